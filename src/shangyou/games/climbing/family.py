@@ -1,0 +1,57 @@
+"""The interface every climbing-game combination family implements.
+
+A *family* knows which card groups form combinations and how they compare: the pagat rules,
+the "winner" rules and the Owen rules of Zheng Shangyou are three families, Zheng Fen a fourth.
+Everything else (turns, passes, tricks, finishing order, exchange, scoring) lives in the engine
+and is shared.
+
+Contract (the generic random-playout test checks it for every preset):
+
+* ``leads(hand)`` lists every distinct play a player holding ``hand`` may lead, each once.
+  Cards interchangeable under the family's rules (identical cards of several packs; suits where
+  the family ignores them) are bound canonically, so such plays appear once.
+* ``follows(hand, prev)`` lists exactly the plays of ``leads(hand)`` that beat ``prev`` (up to the
+  same canonical binding), usually generated directly for speed.
+* ``combos(cards)`` lists every reading of exactly these cards, highest first; each reading's
+  ``label`` is unique among them. The first one is the default reading.
+* Every combo's ``cards`` are sorted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .combo import Combo
+
+
+class Family:
+    """Base class with generic (correct, unoptimised) defaults."""
+
+    name = "family"
+
+    def leads(self, hand: Sequence[int]) -> list[Combo]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
+        return [c for c in self.leads(hand) if c.beats(prev)]
+
+    def combos(self, cards: Sequence[int]) -> list[Combo]:
+        """All readings of exactly ``cards``: the leads of that hand that use every card."""
+        cards = tuple(sorted(cards))
+        n = len(cards)
+        found = [c for c in self.leads(cards) if len(c.cards) == n and c.cards == cards]
+        found.sort(key=reading_order, reverse=True)
+        return found
+
+    def sort_key(self, card: int):
+        """Order for displaying a hand (low to high)."""
+        return card
+
+    def card_strength(self, card: int):
+        """How high a single card is, for "give your highest card" (equal values: any of them)."""
+        return card
+
+
+def reading_order(combo: Combo):
+    """Highest reading first: tier, then class name, then key (deterministic across classes)."""
+    return (combo.tier, combo.cls, combo.key)

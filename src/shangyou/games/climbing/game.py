@@ -1,0 +1,625 @@
+"""The climbing-game state machine: deal, exchange, play, score, next hand, match end.
+
+One class drives every Zheng Shangyou preset (and is meant to drive Zheng Fen too): what
+differs between presets is data in a :class:`Rulebook` (the combination family, who leads, how
+cards are exchanged, how hands are scored). The loop is the same for bots, the terminal game,
+the server and RL environments::
+
+    while not g.over:
+        g.apply(choose(g.view(g.to_act)))
+
+Every decision is a :class:`~shangyou.engine.moves.Move`. ``apply`` validates completely before
+it changes anything, so an illegal move raises :class:`~shangyou.errors.IllegalMove` and leaves the
+game as it was.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...cards import CARD_TEXT, BJ_CODE, Cards, deck, parse
+from ...engine.moves import DISCARD, GIVE, OFFER, PASS, PASS_MOVE, PLAY, TAKE, Move
+from ...errors import IllegalMove, NotationError
+from .combo import Combo
+from .family import Family
+
+PHASE_EXCHANGE, PHASE_PLAY, PHASE_OVER = "exchange", "play", "over"
+
+
+@dataclass(frozen=True)
+class Rulebook:
+    """Everything a climbing preset decides, as data (see ``docs/rules/``)."""
+
+    name: str
+    players: int
+    family: Family
+    decks: int = 1
+    jokers: bool = True
+    deal_count: int | None = None          # cards per player; None: deal the whole pack
+    first_leader: str = "dealer"           # "dealer" | "random-card" | "holder:<card>"
+    later_leader: str = "dealer"           # "dealer" | "place:<i>" (0 = first out)
+    next_dealer: str = "place:2"           # "place:<i>", -1 = last
+    exchange: str | None = None            # None | "pits" | "offer"
+    scoring: str = "places"                # "places" | "teams6" | "cards-left"
+    place_points: tuple = (2, 1)
+    teams: tuple | None = None             # seats per team; scores summed per team
+    target: int | None = 11
+    max_hands: int | None = None           # a match of a fixed number of hands
+    options: dict = field(default_factory=dict)  # the user's options, for the log
+
+    def sort_key(self, card: int):
+        return self.family.sort_key(card)
+
+
+class ClimbingGame:
+    """One hand (``match=False``) or a whole match of a climbing preset."""
+
+    def __init__(self, rules: Rulebook, seed: int | None = None, match: bool = True):
+        self.rules = rules
+        self.n = rules.players
+        self.seed = seed if seed is not None else random.randrange(2**31)
+        self.match = match
+        self._rng = random.Random(self.seed)
+        self.scores = [0] * self.n
+        self.team_totals = [0] * len(rules.teams) if rules.teams else []
+        self.hand_number = 0
+        self.history: list[dict] = []          # results of finished hands
+        self.moves: list[tuple[int, str]] = []  # the log: (seat, move text)
+        self.events: list[dict] = []           # what happened, for the UI and the log
+        self.result: dict | None = None
+        self._legal: list[Move] | None = None
+        self._legal_ids: set[int] = set()
+        self.prev_order: list[int] | None = None
+        self.dealer = self._rng.randrange(self.n)
+        self._start_hand()
+
+    # ------------------------------------------------------------------ public API
+    @property
+    def over(self) -> bool:
+        return self.phase == PHASE_OVER
+
+    def hand(self, seat: int) -> Cards:
+        return Cards(self.hands[seat])
+
+    def legal_moves(self) -> list[Move]:
+        if self._legal is not None:
+            return list(self._legal)
+        if self.phase == PHASE_PLAY:
+            moves = self._play_moves()
+        elif self.phase == PHASE_EXCHANGE:
+            moves = self._exchange_moves()
+        else:
+            moves = []
+        self._legal = moves
+        self._legal_ids = {id(m) for m in moves}
+        return list(moves)
+
+    def apply(self, move: Move | str) -> None:
+        if self.phase == PHASE_OVER:
+            raise IllegalMove("the game is over")
+        seat = self.to_act
+        if self._legal is not None and id(move) in self._legal_ids:
+            mv = move  # one of the moves just listed: already known legal
+            if self.phase == PHASE_PLAY:
+                self._do_play(seat, mv)
+            else:
+                self._do_exchange(seat, mv)
+        elif self.phase == PHASE_PLAY:
+            mv = self._resolve_play(move)
+            self._do_play(seat, mv)
+        else:
+            mv = self._resolve_exchange(move)
+            self._do_exchange(seat, mv)
+        self.moves.append((seat, mv))
+        self._legal = None
+
+    # -------------------------------------------------------------------- dealing
+    def _start_hand(self) -> None:
+        r = self.rules
+        self.hand_number += 1
+        cards = deck(r.decks, r.jokers)
+        self._rng.shuffle(cards)
+        hands: list[list[int]] = [[] for _ in range(self.n)]
+        count = r.deal_count if r.deal_count is not None else len(cards)
+        dealt = 0
+        seat = self.dealer
+        first_seen: dict[int, int] = {}
+        for c in cards:
+            if r.deal_count is not None and dealt >= count * self.n:
+                break
+            hands[seat].append(c)
+            first_seen.setdefault(c, seat)
+            dealt += 1
+            seat = (seat + 1) % self.n
+        self.undealt = cards[dealt:]
+        for h in hands:
+            h.sort()
+        self.hands = hands
+        self.dealt_counts = [len(h) for h in hands]
+        self.counts_at_first_out: list[int] | None = None
+        self.order: list[int] = []
+        self.trick: list[tuple[int, Combo | None]] = []
+        self.tricks: list[list[tuple[int, Combo | None]]] = []
+        self.last: Combo | None = None
+        self.last_seat: int | None = None
+        self.passes = 0
+        self.leader = self._choose_leader(first_seen)
+        self.exchange: dict | None = None
+        if self.hand_number > 1 and r.exchange and self.prev_order:
+            self._begin_exchange()
+        else:
+            self._begin_play()
+
+    def _choose_leader(self, first_seen: dict[int, int]) -> int:
+        r = self.rules
+        how = r.first_leader if self.hand_number == 1 else r.later_leader
+        if how == "dealer":
+            return self.dealer
+        if how.startswith("place:"):
+            return self.prev_order[int(how[6:])]
+        if how == "random-card":
+            # a card is drawn from the pack before the deal and put back; its holder leads
+            drawn = self._rng.choice(deck(r.decks, r.jokers))
+            self.events.append({"event": "drawn card", "card": CARD_TEXT[drawn]})
+            return first_seen[drawn]
+        if how.startswith("holder:"):
+            wanted = parse(how[7:])[0]
+            if wanted in first_seen:
+                return first_seen[wanted]
+            # the card was not dealt: the holder of the lowest dealt card leads
+            low = min(first_seen)
+            return first_seen[low]
+        raise ValueError(f"unknown leader rule {how!r}")
+
+    def _begin_play(self) -> None:
+        self.phase = PHASE_PLAY
+        self.exchange = None
+        self.to_act = self._next_with_cards(self.leader, include_self=True)
+
+    # -------------------------------------------------------------------- exchange
+    def _begin_exchange(self) -> None:
+        order = self.prev_order
+        n = self.n
+        self.phase = PHASE_EXCHANGE
+        if self.rules.exchange == "pits":
+            first, last = order[0], order[-1]
+            if n <= 3:
+                givers, takers = [last], [first]
+            else:
+                givers, takers = [last, order[-2]], [first, order[1]]
+            self.exchange = {"kind": "pits", "givers": givers, "takers": takers,
+                             "shown": [], "discards": [], "step": "show"}
+            self.to_act = givers[0]
+        else:  # "offer": the loser gives the highest card, the winner offers two, loser picks
+            self.exchange = {"kind": "offer", "giver": order[-1], "taker": order[0],
+                             "shown": [], "offered": [], "step": "give"}
+            self.to_act = order[-1]
+
+    def _highest(self, seat: int) -> list[int]:
+        """The cards a player may give as their highest (all equal-ranked highest cards)."""
+        h = self.hands[seat]
+        strength = self.rules.family.card_strength
+        top = max(strength(c) for c in h)
+        return sorted({c for c in h if strength(c) == top})
+
+    def _exchange_moves(self) -> list[Move]:
+        ex = self.exchange
+        seat = self.to_act
+        step = ex["step"]
+        if step in ("show", "give"):
+            return [Move(GIVE, (c,)) for c in self._highest(seat)]
+        if step == "take":
+            return [Move(TAKE, (c,)) for c in sorted(set(ex["pool"]))]
+        if step == "discard":
+            return [Move(DISCARD, (c,)) for c in sorted(set(self.hands[seat]))]
+        if step == "offer":
+            h = sorted(self.hands[seat])
+            pairs = set()
+            for i in range(len(h)):
+                for j in range(i + 1, len(h)):
+                    pairs.add((h[i], h[j]))
+            return [Move(OFFER, p) for p in sorted(pairs)]
+        return []
+
+    def _resolve_exchange(self, move: Move | str) -> Move:
+        text = str(move).strip()
+        legal = self._exchange_moves()
+        for m in legal:
+            if str(m) == text:
+                return m
+        # accept case-insensitive and differently ordered cards
+        parts = text.split(None, 1)
+        if len(parts) == 2:
+            try:
+                cards = tuple(sorted(parse(parts[1])))
+            except NotationError as e:
+                raise IllegalMove(str(e)) from None
+            for m in legal:
+                if m.kind == parts[0].lower() and tuple(sorted(m.cards)) == cards:
+                    return m
+        want = {m.kind for m in legal}
+        raise IllegalMove(f"{text!r} is not a legal {'/'.join(sorted(want))} move now; "
+                          f"legal: {', '.join(str(m) for m in legal[:12])}"
+                          f"{' ...' if len(legal) > 12 else ''}")
+
+    def _do_exchange(self, seat: int, mv: Move) -> None:
+        ex = self.exchange
+        c = mv.cards[0] if mv.cards else None
+        if ex["kind"] == "pits":
+            if ex["step"] == "show":
+                self.hands[seat].remove(c)
+                ex["shown"].append(c)
+                self.events.append({"event": "show", "seat": seat, "card": CARD_TEXT[c]})
+                if len(ex["shown"]) < len(ex["givers"]):
+                    self.to_act = ex["givers"][len(ex["shown"])]
+                else:
+                    ex["step"], ex["pool"] = "take", list(ex["shown"])
+                    self.to_act = ex["takers"][0]
+            elif ex["step"] == "take" and "discarded" not in ex:
+                ex["pool"].remove(c)
+                self._receive(seat, c)
+                if ex["pool"]:  # the second taker gets the other card
+                    self._receive(ex["takers"][1], ex["pool"].pop())
+                ex["step"] = "discard"
+                self.to_act = ex["takers"][0]
+            elif ex["step"] == "discard":
+                self.hands[seat].remove(c)
+                ex["discards"].append(c)
+                self.events.append({"event": "discard", "seat": seat, "card": CARD_TEXT[c]})
+                if len(ex["discards"]) < len(ex["takers"]):
+                    self.to_act = ex["takers"][len(ex["discards"])]
+                else:
+                    ex["discarded"] = True
+                    ex["step"], ex["pool"] = "take", list(ex["discards"])
+                    # the next-to-last chooses first, the last gets the other
+                    self.to_act = ex["givers"][-1]
+            else:  # taking a discard
+                ex["pool"].remove(c)
+                self._receive(seat, c)
+                if ex["pool"]:
+                    self._receive(ex["givers"][0], ex["pool"].pop())
+                self._begin_play()
+        else:
+            if ex["step"] == "give":
+                self.hands[seat].remove(c)
+                self.events.append({"event": "give", "seat": seat, "card": CARD_TEXT[c]})
+                self._receive(ex["taker"], c)
+                ex["step"] = "offer"
+                self.to_act = ex["taker"]
+            elif ex["step"] == "offer":
+                ex["pool"] = list(mv.cards)
+                self.events.append({"event": "offer", "seat": seat, "cards": str(Cards(mv.cards))})
+                ex["step"] = "take"
+                self.to_act = ex["giver"]
+            else:
+                self.hands[ex["taker"]].remove(c)
+                self._receive(seat, c)
+                self._begin_play()
+
+    def _receive(self, seat: int, c: int) -> None:
+        self.hands[seat].append(c)
+        self.hands[seat].sort()
+        self.events.append({"event": "receive", "seat": seat, "card": CARD_TEXT[c]})
+
+    # ------------------------------------------------------------------------ play
+    def _next_with_cards(self, seat: int, include_self: bool = False) -> int:
+        n = self.n
+        s = seat if include_self else (seat + 1) % n
+        for _ in range(n):
+            if self.hands[s]:
+                return s
+            s = (s + 1) % n
+        return seat  # pragma: no cover - a hand always ends before nobody holds cards
+
+    def _play_moves(self) -> list[Move]:
+        fam = self.rules.family
+        hand = self.hands[self.to_act]
+        if self.last is None:
+            return [Move(PLAY, c.cards, c, None, fam) for c in fam.leads(hand)]
+        out = [PASS_MOVE]
+        out.extend(Move(PLAY, c.cards, c, None, fam) for c in fam.follows(hand, self.last))
+        return out
+
+    def _resolve_play(self, move: Move | str) -> Move:
+        if isinstance(move, Move):
+            if move.kind == PASS:
+                return self._check_pass()
+            if move.kind != PLAY or move.combo is None:
+                raise IllegalMove(f"{move} is not a play; it is the {self.phase} phase")
+            combo = move.combo
+            self._check_held(move.cards)
+            self._check_combo(combo)
+            return move if move.family is not None else Move(PLAY, combo.cards, combo, None,
+                                                              self.rules.family)
+        text = str(move).strip()
+        if text.lower() == "pass":
+            return self._check_pass()
+        label = None
+        if " as " in text:
+            text, label = text.split(" as ", 1)
+            label = label.strip()
+        try:
+            cards = tuple(sorted(parse(text)))
+        except NotationError as e:
+            raise IllegalMove(str(e)) from None
+        if not cards:
+            raise IllegalMove("no cards given; type cards like '7H 7S' or 'pass'")
+        self._check_held(cards)
+        readings = self.rules.family.combos(cards)
+        if not readings:
+            raise IllegalMove(f"{Cards(cards)} is not a combination")
+        if label is not None:
+            readings = [c for c in readings if c.label.lower() == label.lower()]
+            if not readings:
+                raise IllegalMove(f"{Cards(cards)} cannot be read as {label!r}")
+        legal = [c for c in readings if self.last is None or c.beats(self.last)]
+        if not legal:
+            if self.last is not None:
+                raise IllegalMove(f"{Cards(cards)} does not beat {self._describe(self.last)}")
+            raise IllegalMove(f"{Cards(cards)} cannot be led")  # pragma: no cover
+        return Move(PLAY, cards, legal[0], None, self.rules.family)
+
+    def _check_pass(self) -> Move:
+        if self.last is None:
+            raise IllegalMove("you have the lead: you must play, not pass")
+        return PASS_MOVE
+
+    def _check_held(self, cards: tuple) -> None:
+        hand = list(self.hands[self.to_act])
+        for c in cards:
+            try:
+                hand.remove(c)
+            except ValueError:
+                raise IllegalMove(f"seat {self.to_act} does not hold {CARD_TEXT[c]}"
+                                  + (" (that many times)" if c in self.hands[self.to_act] else "")
+                                  ) from None
+
+    def _check_combo(self, combo: Combo) -> None:
+        readings = self.rules.family.combos(combo.cards)
+        if not any(r.label == combo.label and r.key == combo.key and r.cls == combo.cls
+                   for r in readings):
+            raise IllegalMove(f"{Cards(combo.cards)} cannot be played as {combo.describe()}")
+        if self.last is not None and not combo.beats(self.last):
+            raise IllegalMove(f"{Cards(combo.cards)} does not beat {self._describe(self.last)}")
+
+    def _describe(self, combo: Combo) -> str:
+        return f"{Cards(combo.cards)} ({combo.describe()})"
+
+    def _do_play(self, seat: int, mv: Move) -> None:
+        if mv.kind == PASS:
+            self.trick.append((seat, None))
+            self.passes += 1
+            others = sum(1 for s in range(self.n) if self.hands[s] and s != self.last_seat)
+            if self.passes >= others:
+                self._end_trick()
+            else:
+                self.to_act = self._next_with_cards(seat)
+            return
+        hand = self.hands[seat]
+        for c in mv.cards:
+            hand.remove(c)
+        self.trick.append((seat, mv.combo))
+        self.last = mv.combo
+        self.last_seat = seat
+        self.passes = 0
+        if not hand:
+            self.order.append(seat)
+            if self.counts_at_first_out is None:
+                self.counts_at_first_out = [len(h) for h in self.hands]
+            holding = [s for s in range(self.n) if self.hands[s]]
+            if len(holding) <= 1:
+                self.order.extend(holding)
+                self.tricks.append(self.trick)
+                self.trick = []
+                self._end_hand()
+                return
+        self.to_act = self._next_with_cards(seat)
+
+    def _end_trick(self) -> None:
+        self.tricks.append(self.trick)
+        self.trick = []
+        self.last = None
+        self.passes = 0
+        self.to_act = self._next_with_cards(self.last_seat, include_self=True)
+        self.last_seat = None
+
+    # --------------------------------------------------------------------- scoring
+    def _end_hand(self) -> None:
+        points, team_points = score_hand(self.rules, self.order, self.counts_at_first_out,
+                                         self.dealt_counts)
+        for s in range(self.n):
+            self.scores[s] += points[s]
+        summary = {"hand": self.hand_number, "order": list(self.order), "points": points,
+                   "scores": list(self.scores)}
+        if self.rules.teams:
+            for i, p in enumerate(team_points):
+                self.team_totals[i] += p
+            summary["team_points"] = team_points
+            summary["team_scores"] = self.team_scores()
+        self.history.append(summary)
+        self.events.append({"event": "hand over", **summary})
+        self.prev_order = list(self.order)
+        winner = self._match_winner() if self.match else None
+        if not self.match or winner is not None:
+            self.phase = PHASE_OVER
+            self.to_act = None
+            self.result = self._final_result(summary, winner)
+            return
+        nd = self.rules.next_dealer
+        self.dealer = self.order[int(nd[6:])] if nd.startswith("place:") else self.dealer
+        self._start_hand()
+
+    def team_scores(self) -> list[int] | None:
+        if not self.rules.teams:
+            return None
+        return list(self.team_totals)
+
+    def _match_winner(self):
+        """The winning seat (or team index), or None to play on."""
+        r = self.rules
+        totals = self.team_scores() if r.teams else self.scores
+        done = False
+        if r.target is not None and max(totals) >= r.target:
+            done = True
+        if r.max_hands is not None and self.hand_number >= r.max_hands:
+            done = True
+        if not done:
+            return None
+        best = max(totals)
+        leaders = [i for i, t in enumerate(totals) if t == best]
+        if len(leaders) > 1:
+            return None  # a tie plays another hand
+        return leaders[0]
+
+    def _final_result(self, summary: dict, winner) -> dict:
+        res = {"order": list(self.order), "points": summary["points"],
+               "scores": list(self.scores), "hands": self.hand_number}
+        if self.rules.teams:
+            res["team_scores"] = self.team_scores()
+            res["teams"] = [list(t) for t in self.rules.teams]
+        if self.match:
+            if self.rules.teams:
+                res["winning_team"] = winner
+                res["winners"] = list(self.rules.teams[winner])
+            else:
+                res["winner"] = winner
+                res["winners"] = [winner]
+        else:
+            res["winner"] = self.order[0]
+            if self.rules.teams:
+                tp = summary["team_points"]
+                res["team_points"] = tp
+        return res
+
+    # ----------------------------------------------------------------------- views
+    def view(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may know: its own hand, public counts, plays and exchanged cards."""
+        if not 0 <= seat < self.n:
+            raise ValueError(f"no seat {seat} at a table of {self.n}")
+        v: dict[str, Any] = {
+            "game": self.rules.name, "players": self.n, "seat": seat, "phase": self.phase,
+            "hand_number": self.hand_number, "dealer": self.dealer, "to_act": self.to_act,
+            "hand": [CARD_TEXT[c] for c in self.hands[seat]],
+            "counts": [len(h) for h in self.hands],
+            "trick": [[s, "pass" if c is None else _play_text(c)] for s, c in self.trick],
+            "last": None if self.last is None else {
+                "seat": self.last_seat, "cards": _play_text(self.last),
+                "kind": self.last.kind, "reading": self.last.label},
+            "passed": sorted({s for s, c in self.trick[self._last_play_index() + 1:]
+                              if c is None}) if self.trick else [],
+            "played": [[[s, "pass" if c is None else _play_text(c)] for s, c in t]
+                       for t in self.tricks],
+            "finished": list(self.order),
+            "scores": list(self.scores),
+            "target": self.rules.target,
+            "previous_order": list(self.prev_order) if self.prev_order else None,
+        }
+        if self.rules.teams:
+            v["teams"] = [list(t) for t in self.rules.teams]
+            v["team_scores"] = self.team_scores()
+        if self.exchange is not None:
+            ex = self.exchange
+            pub = {"kind": ex["kind"], "step": ex["step"]}
+            if ex["kind"] == "pits":
+                pub.update(givers=ex["givers"], takers=ex["takers"],
+                           shown=[CARD_TEXT[c] for c in ex["shown"]],
+                           discards=[CARD_TEXT[c] for c in ex["discards"]])
+            else:
+                pub.update(giver=ex["giver"], taker=ex["taker"],
+                           offered=[CARD_TEXT[c] for c in ex.get("pool", [])]
+                           if ex["step"] == "take" else [])
+            v["exchange"] = pub
+        if self.result is not None:
+            v["result"] = self.result
+        v["history"] = [dict(h) for h in self.history]
+        if seat == self.to_act:
+            v["legal_moves"] = [str(m) for m in self.legal_moves()]
+        return v
+
+    def _last_play_index(self) -> int:
+        for i in range(len(self.trick) - 1, -1, -1):
+            if self.trick[i][1] is not None:
+                return i
+        return -1
+
+    # ------------------------------------------------------------------ log/replay
+    @property
+    def log(self) -> dict:
+        return {"format": "shangyou-log/1", "game": self.rules.name, "players": self.n,
+                "seed": self.seed, "match": self.match, "options": dict(self.rules.options),
+                "moves": [[s, str(m)] for s, m in self.moves]}
+
+    def snapshot(self) -> dict:
+        """The whole state as plain data (for equality and debugging; not a view)."""
+        return {"hands": [list(h) for h in self.hands], "phase": self.phase,
+                "to_act": self.to_act, "scores": list(self.scores), "teams": self.team_scores(), "order": list(self.order),
+                "hand_number": self.hand_number, "dealer": self.dealer,
+                "trick": [(s, None if c is None else (c.cards, c.label)) for s, c in self.trick],
+                "tricks": len(self.tricks), "result": self.result,
+                "history": self.history, "undealt": list(self.undealt),
+                "moves": [(s, str(m)) for s, m in self.moves]}
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ClimbingGame) and self.rules.name == other.rules.name and \
+            self.snapshot() == other.snapshot()
+
+    __hash__ = None  # mutable
+
+    def clone(self) -> ClimbingGame:
+        import copy
+        return copy.deepcopy(self)
+
+
+def _play_text(combo: Combo) -> str:
+    return " ".join(CARD_TEXT[c] for c in combo.cards)
+
+
+def score_hand(rules: Rulebook, order: list[int], counts_at_first_out, dealt):
+    """Points of one hand: (per seat, per team or None). See docs/rules/zheng-shangyou.md."""
+    n = rules.players
+    pts = [0] * n
+    if rules.scoring == "places":
+        for place, seat in enumerate(order):
+            if place < len(rules.place_points):
+                pts[seat] = rules.place_points[place]
+    elif rules.scoring == "teams6":
+        team_of = {s: i for i, t in enumerate(rules.teams) for s in t}
+        t1, t2 = team_of[order[0]], team_of[order[1]]
+        team_pts = [0, 0]
+        if t1 == t2:
+            pos3 = [p for p in range(2, 6) if team_of[order[p]] == t1][0]
+            if pos3 == 2:
+                team_pts[t1] = 10
+            elif pos3 in (3, 4):
+                team_pts[t1] = 5
+            else:
+                team_pts[t1] = 5
+                team_pts[1 - t1] = 2
+        else:
+            team_pts[t1] += 3
+            team_pts[t2] += 2
+            team_pts[1 - team_of[order[-1]]] += 2
+        return pts, team_pts  # only team scores count in this game
+    elif rules.scoring == "cards-left":
+        counts = counts_at_first_out
+        winner = order[0]
+        total = 0
+        for s in range(n):
+            if s == winner:
+                continue
+            left = counts[s]
+            if left == dealt[s]:
+                mult = 3
+            elif n == 3:
+                mult = 3 if left >= 17 else 2 if left >= 12 else 1
+            else:
+                mult = 2 if left >= 10 else 1
+            pts[s] = -left * mult
+            total += left * mult
+        pts[winner] = total
+    else:
+        raise ValueError(f"unknown scoring {rules.scoring!r}")
+    team_pts = [sum(pts[s] for s in t) for t in rules.teams] if rules.teams else None
+    return pts, team_pts

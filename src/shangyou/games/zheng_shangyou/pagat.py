@@ -1,0 +1,286 @@
+"""The pagat combinations of Zheng Shangyou (seed ``000_d95270a3ce94a823.txt``; RULES.md).
+
+Four kinds of play, suits ignored except to make a single-suited sequence:
+
+* **single**: any card; order 3 < ... < A < 2 < BJ < RJ.
+* **set** of two or more cards of one rank. Wild cards stand for a *lower* rank: 2s and both
+  jokers for 3..A, jokers for 2s, the red joker for the black joker. A set needs at least one
+  natural card of its rank (decision: an all-wild group is read as the wilds' own rank).
+  Only sets of the same size compare: higher rank wins, at equal rank pure beats impure.
+* **sequence** of 3+ consecutive ranks 3..A (with ``twos_in_sequences``: 3..2). Jokers are wild,
+  2s never are. Naturals all of one suit (jokers taking that suit) make it *single-suited*,
+  which beats any mixed one of the same length; then higher top, then pure beats impure.
+  Decision: a sequence needs at least one natural card.
+* **multiple sequence**: k >= 2 cards of each of m >= 3 consecutive ranks 3..A. Jokers and 2s
+  are wild, but every rank needs a natural card or a joker. Only the same (m, k) compare.
+
+Plays are listed at rank level: the natural cards of a rank are taken lowest suit first, except
+that a mixed sequence is bound so that it really is mixed. A wild used in place of a natural the
+player holds is a different play (it keeps the natural), and so is BJ versus RJ as the wild.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...cards import BJ_CODE, RANK_NAMES, RJ_CODE, SUIT_NAMES
+from ..climbing.combo import Combo
+from ..climbing.family import Family
+
+SINGLE = ("single",)
+ACE, TWO, BJ, RJ = 11, 12, 13, 14
+
+
+def _by_rank(hand: Sequence[int]) -> list[list[int]]:
+    nat: list[list[int]] = [[] for _ in range(15)]
+    for c in hand:
+        nat[13 if c == BJ_CODE else 14 if c == RJ_CODE else c >> 2].append(c)
+    for lst in nat:
+        lst.sort(key=lambda c: c & 3)
+    return nat
+
+
+def _joker_splits(u: int, nb: int, nr: int):
+    """Ways to use ``u`` jokers from ``nb`` black and ``nr`` red: (black, red) pairs."""
+    for b in range(max(0, u - nr), min(u, nb) + 1):
+        yield b, u - b
+
+
+class PagatFamily(Family):
+    name = "pagat"
+
+    def __init__(self, twos_in_sequences: bool = False):
+        self.twos_in_sequences = bool(twos_in_sequences)
+        self.seq_top = TWO if self.twos_in_sequences else ACE
+
+    def card_strength(self, card: int) -> int:
+        return 13 if card == BJ_CODE else 14 if card == RJ_CODE else card >> 2
+
+    # ----------------------------------------------------------------- listing plays
+    def leads(self, hand: Sequence[int]) -> list[Combo]:
+        nat = _by_rank(hand)
+        out: list[Combo] = []
+        self._singles(nat, out, -1)
+        self._sets(nat, out, None, None)
+        self._sequences(nat, out, None, None)
+        self._multi(nat, out, None, None)
+        return out
+
+    def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
+        nat = _by_rank(hand)
+        out: list[Combo] = []
+        kind = prev.cls[0]
+        if kind == "single":
+            self._singles(nat, out, prev.key[0])
+        elif kind == "set":
+            self._sets(nat, out, prev.cls[1], prev.key)
+        elif kind == "seq":
+            self._sequences(nat, out, prev.cls[1], prev.key)
+        elif kind == "mseq":
+            self._multi(nat, out, prev.cls[1:], prev.key)
+        return out
+
+    # singles ---------------------------------------------------------------------
+    @staticmethod
+    def _singles(nat, out, above: int) -> None:
+        for r in range(above + 1, 15):
+            if nat[r]:
+                out.append(Combo("single", SINGLE, (r,), (nat[r][0],), 0, RANK_NAMES[r]))
+
+    # sets ------------------------------------------------------------------------
+    @staticmethod
+    def _sets(nat, out, size: int | None, beat: tuple | None) -> None:
+        twos, bjs, rjs = nat[TWO], nat[BJ], nat[RJ]
+        lo = 0 if beat is None else beat[0]
+        for r in range(lo, 15):
+            naturals = nat[r]
+            if not naturals:
+                continue
+            if r < TWO:
+                nt, nb, nr = len(twos), len(bjs), len(rjs)
+            elif r == TWO:
+                nt, nb, nr = 0, len(bjs), len(rjs)
+            elif r == BJ:
+                nt, nb, nr = 0, 0, len(rjs)
+            else:
+                nt = nb = nr = 0
+            label = RANK_NAMES[r] + "s"
+            for n in range(1, len(naturals) + 1):
+                base = naturals[:n]
+                for t in range(nt + 1):
+                    for b in range(nb + 1):
+                        for j in range(nr + 1):
+                            total = n + t + b + j
+                            if total < 2 or (size is not None and total != size):
+                                continue
+                            pure = 1 if t + b + j == 0 else 0
+                            if beat is not None and (r, pure) <= beat:
+                                continue
+                            cards = base + twos[:t] + bjs[:b] + rjs[:j]
+                            cards.sort()
+                            out.append(Combo("set", ("set", total), (r, pure), tuple(cards), 0,
+                                             label))
+
+    # single sequences ------------------------------------------------------------
+    def _sequences(self, nat, out, length: int | None, beat: tuple | None) -> None:
+        bjs, rjs = nat[BJ], nat[RJ]
+        nb, nr = len(bjs), len(rjs)
+        jokers = nb + nr
+        top = self.seq_top
+        lengths = range(3, top + 2) if length is None else (length,)
+        for L in lengths:
+            for lo in range(0, top - L + 2):
+                hi = lo + L - 1
+                # mixed
+                if beat is None or beat[0] == 0:
+                    self._one_window(nat, out, lo, hi, None, nb, nr, jokers, beat)
+                for s in range(4):
+                    self._one_window(nat, out, lo, hi, s, nb, nr, jokers, beat)
+
+    @staticmethod
+    def _one_window(nat, out, lo, hi, suit, nb, nr, jokers, beat) -> None:
+        """Every play of the window lo..hi: mixed (suit None) or single-suited in ``suit``."""
+        present: list[int] = []      # ranks with a usable natural
+        choice: dict[int, list[int]] = {}
+        missing = 0
+        for r in range(lo, hi + 1):
+            if suit is None:
+                cands = nat[r]
+            else:
+                cands = [c for c in nat[r] if c & 3 == suit]
+            if cands:
+                present.append(r)
+                choice[r] = cands
+            else:
+                missing += 1
+                if missing > jokers:
+                    return
+        if not present:
+            return
+        suited = 0 if suit is None else 1
+        L = hi - lo + 1
+        label = f"{RANK_NAMES[lo]}-{RANK_NAMES[hi]}" + ("" if suit is None else " " + SUIT_NAMES[suit])
+        if beat is not None:
+            if (suited, hi, 1) <= beat:
+                return  # even the pure version of this window does not beat
+        spare = jokers - missing
+        # choose which present ranks get a joker instead of their natural
+        for extra in range(0, min(spare, len(present) - 1) + 1):
+            u = missing + extra
+            pure = 1 if u == 0 else 0
+            if beat is not None and (suited, hi, pure) <= beat:
+                continue
+            for jokered in _subsets(present, extra):
+                used = [r for r in present if r not in jokered] if extra else present
+                naturals = [choice[r][0] for r in used]
+                if suit is None:
+                    naturals = _make_mixed(naturals, used, choice)
+                    if naturals is None:
+                        continue
+                for b, j in _joker_splits(u, nb, nr):
+                    cards = naturals + [BJ_CODE] * b + [RJ_CODE] * j
+                    cards.sort()
+                    out.append(Combo("sequence", ("seq", L), (suited, hi, pure), tuple(cards), 0,
+                                     label))
+
+    # multiple sequences ----------------------------------------------------------
+    def _multi(self, nat, out, shape: tuple | None, beat: tuple | None) -> None:
+        twos, bjs, rjs = nat[TWO], nat[BJ], nat[RJ]
+        nt, nb, nr = len(twos), len(bjs), len(rjs)
+        wild = nt + nb + nr
+        jokers = nb + nr
+        have = [len(nat[r]) for r in range(12)]
+        if shape is None:
+            ks = range(2, max(have) + wild + 1)
+            ms = None
+        else:
+            ms, k0 = shape
+            ks = (k0,)
+        for k in ks:
+            for lo in range(0, 10):
+                m_range = range(3, 12 - lo + 1) if ms is None else (ms,)
+                for m in m_range:
+                    hi = lo + m - 1
+                    if hi > ACE:
+                        break
+                    if beat is not None and (hi, 1) <= beat:
+                        continue
+                    deficit = 0
+                    zero = 0
+                    for r in range(lo, hi + 1):
+                        h = have[r]
+                        if h < k:
+                            deficit += k - h
+                        if h == 0:
+                            zero += 1
+                    if deficit > wild or zero > jokers:
+                        if ms is None and zero > jokers:
+                            break  # longer windows only add missing ranks
+                        continue
+                    label = f"{RANK_NAMES[lo]}-{RANK_NAMES[hi]}x{k}"
+                    self._multi_window(nat, out, lo, hi, k, twos, nb, nr, wild, beat, label)
+
+    @staticmethod
+    def _multi_window(nat, out, lo, hi, k, twos, nb, nr, wild, beat, label) -> None:
+        ranks = list(range(lo, hi + 1))
+        m = len(ranks)
+        nt = len(twos)
+        jokers = nb + nr
+        # enumerate natural counts per rank with the total deficit bounded by the wilds
+        counts = [0] * m
+
+        def rec(i: int, deficit: int, zero: int) -> None:
+            if deficit > wild or zero > jokers:
+                return
+            if i == m:
+                pure = 1 if deficit == 0 else 0
+                if beat is not None and (hi, pure) <= beat:
+                    return
+                naturals: list[int] = []
+                for idx, r in enumerate(ranks):
+                    naturals.extend(nat[r][:counts[idx]])
+                # wilds: u jokers (at least one per empty rank), the rest 2s
+                for u in range(zero, min(jokers, deficit) + 1):
+                    t = deficit - u
+                    if t > nt:
+                        continue
+                    for b, j in _joker_splits(u, nb, nr):
+                        cards = naturals + twos[:t] + [BJ_CODE] * b + [RJ_CODE] * j
+                        cards.sort()
+                        out.append(Combo("multiple sequence", ("mseq", m, k), (hi, pure),
+                                         tuple(cards), 0, label))
+                return
+            h = min(k, len(nat[ranks[i]]))
+            for n in range(h, -1, -1):
+                counts[i] = n
+                rec(i + 1, deficit + k - n, zero + (n == 0))
+            counts[i] = 0
+
+        rec(0, 0, 0)
+
+
+def _subsets(items: list[int], size: int):
+    if size == 0:
+        yield ()
+        return
+    if size == 1:
+        for x in items:
+            yield (x,)
+        return
+    from itertools import combinations
+    yield from combinations(items, size)
+
+
+def _make_mixed(naturals: list[int], used: list[int], choice: dict[int, list[int]]):
+    """Rebind a sequence's naturals so that they are not all of one suit, if possible."""
+    suits = {c & 3 for c in naturals}
+    if len(suits) > 1:
+        return naturals
+    s = naturals[0] & 3
+    for idx in range(len(used) - 1, -1, -1):
+        for c in choice[used[idx]]:
+            if c & 3 != s:
+                out = list(naturals)
+                out[idx] = c
+                return out
+    return None

@@ -1,0 +1,49 @@
+"""Every preset of every game, found by name or common alias (``pits``, ``winner``, ...).
+
+Games register their presets here; the public functions in :mod:`shangyou` look them up.
+"""
+
+from __future__ import annotations
+
+from .errors import UnknownOption
+from .games.zheng_shangyou import presets as zsy
+
+
+def _games():
+    return [zsy]
+
+
+def preset_names() -> list[str]:
+    names: list[str] = []
+    for g in _games():
+        names.extend(g.PRESETS)
+    return names
+
+
+def aliases() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for g in _games():
+        out.update(g.ALIASES)
+    return out
+
+
+def resolve(name: str):
+    """(canonical name, game module) for a preset name or alias; ValueError if unknown."""
+    key = str(name).strip().lower()
+    key = aliases().get(key, key)
+    for g in _games():
+        if key in g.PRESETS:
+            return key, g
+    raise UnknownOption(f"unknown game {name!r}; known: {', '.join(preset_names())} "
+                        f"(aliases: {', '.join(sorted(aliases()))})")
+
+
+def preset_info(name: str) -> dict:
+    key, g = resolve(name)
+    spec = g.PRESETS[key]
+    return {"name": key, "defaults": dict(spec["defaults"]), "players": spec["players"]}
+
+
+def build(name: str, options: dict):
+    key, g = resolve(name)
+    return g.build(key, options)
