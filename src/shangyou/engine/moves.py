@@ -38,7 +38,7 @@ class Move:
                 self._text = "pass"
             elif self.kind == PLAY:
                 text = " ".join(CARD_TEXT[c] for c in self.cards)
-                if self.family is not None:
+                if self.family is not None and self.family.may_be_ambiguous(self.combo):
                     readings = self.family.combos(self.cards)
                     if readings and readings[0].label != self.combo.label:
                         text += " as " + self.combo.label

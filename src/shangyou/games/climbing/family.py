@@ -47,6 +47,14 @@ class Family:
         """Order for displaying a hand (low to high)."""
         return card
 
+    def may_be_ambiguous(self, combo: Combo) -> bool:
+        """False when ``combo``'s cards surely have one reading (saves re-reading them)."""
+        return True
+
+    def precious(self, card: int) -> bool:
+        """Cards a simple player keeps for later: wild cards, or the top singles."""
+        return card >= 48  # 2s and jokers
+
     def card_strength(self, card: int):
         """How high a single card is, for "give your highest card" (equal values: any of them)."""
         return card

@@ -500,6 +500,7 @@ class ClimbingGame:
             raise ValueError(f"no seat {seat} at a table of {self.n}")
         v: dict[str, Any] = {
             "game": self.rules.name, "players": self.n, "seat": seat, "phase": self.phase,
+            "options": dict(self.rules.options),
             "hand_number": self.hand_number, "dealer": self.dealer, "to_act": self.to_act,
             "hand": [CARD_TEXT[c] for c in self.hands[seat]],
             "counts": [len(h) for h in self.hands],

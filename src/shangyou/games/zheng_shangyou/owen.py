@@ -37,7 +37,7 @@ from ..climbing.family import Family
 __all__ = ["OwenFamily"]
 
 TWO = 12
-BJ_CARD, RJ_CARD = 52, 53
+BJ_CARD = 52
 
 CLS_SINGLE = ("single",)
 CLS_PAIR = ("pair",)
@@ -66,9 +66,11 @@ class _Hand:
     ``wild[w]`` lists every distinct way to supply ``w`` substitutes (a sorted tuple of cards:
     the lowest 2s first, then BJ and/or RJ); ``wild_after[u][w]`` does the same when the ``u``
     lowest 2s are already used as natural 2s, and its tuples include those ``u`` 2s.
+    ``parts(k)[r]`` lists the ways to make a group of ``k`` cards of rank ``r`` (3..A) from the
+    natural cards: ``(naturals used, substitutes still needed)``, only where enough wilds exist.
     """
 
-    __slots__ = ("nat", "twos", "bj", "rj", "wild", "nwild", "_after")
+    __slots__ = ("nat", "twos", "bj", "rj", "wild", "nwild", "_after", "_parts")
 
     def __init__(self, hand: Sequence[int]):
         nat: list[list[int]] = [[], [], [], [], [], [], [], [], [], [], [], []]
@@ -90,6 +92,20 @@ class _Hand:
         self.nwild = len(twos) + (bj is not None) + (rj is not None)
         self.wild = self._options(0)
         self._after: dict[int, list[list[tuple]]] = {}
+        self._parts: dict[int, list[list[tuple[tuple, int]]]] = {}
+
+    def parts(self, k: int) -> list[list[tuple[tuple, int]]]:
+        got = self._parts.get(k)
+        if got is None:
+            nw = self.nwild
+            got = []
+            for cs in self.nat:
+                c = len(cs)
+                lo = k - nw if k - nw > 1 else 1
+                hi = c if c < k else k
+                got.append([(tuple(cs[:n]), k - n) for n in range(hi, lo - 1, -1)])
+            self._parts[k] = got
+        return got
 
     def _jokers(self) -> list[tuple]:
         js: list[tuple] = [()]
@@ -176,6 +192,12 @@ class OwenFamily(Family):
         _rocket(h, out)
         return out
 
+    def may_be_ambiguous(self, combo: Combo) -> bool:
+        return combo.cards[-1] >= 48  # only 2s and jokers allow a second reading
+
+    def card_strength(self, card: int) -> int:
+        return 13 if card == 52 else 14 if card == 53 else card >> 2
+
     def sort_key(self, card: int):
         return card
 
@@ -202,18 +224,12 @@ def _singles(h: _Hand, out: list, above: int) -> None:
 def _sets(h: _Hand, out: list, size: int, lo: int) -> None:
     """Pairs, trips or quads (``size`` 2, 3, 4) of rank >= ``lo``."""
     kind, cls, tier = _SET_INFO[size]
-    nat = h.nat
+    parts = h.parts(size)
     wild = h.wild
     labels = _SET_LABEL
-    for r in range(max(lo, 0), 12):
-        cs = nat[r]
-        if not cs:
-            continue
+    for r in range(lo if lo > 0 else 0, 12):
         label = labels[r]
-        top = len(cs) if len(cs) < size else size
-        for n in range(1, top + 1):
-            w = size - n
-            base = tuple(cs[:n])
+        for base, w in parts[r]:
             if w == 0:
                 out.append(Combo(kind, cls, (r, 1), base, tier, label))
             else:
@@ -226,48 +242,46 @@ def _sets(h: _Hand, out: list, size: int, lo: int) -> None:
 
 def _full_houses(h: _Hand, out: list, lo: int) -> None:
     """Full houses whose trip has rank >= ``lo``."""
-    nat = h.nat
     nt = len(h.twos)
-    ranks = [r for r in range(12) if nat[r]]
-    # per rank: options (natural cards, substitutes needed) for a trip and for a pair
-    trip_opts = {r: [(tuple(nat[r][:n]), 3 - n) for n in range(1, min(3, len(nat[r])) + 1)]
-                 for r in ranks}
-    pair_opts = {r: [(tuple(nat[r][:n]), 2 - n) for n in range(1, min(2, len(nat[r])) + 1)]
-                 for r in ranks}
-    trip_ranks = [r for r in ranks if r >= lo]
-    pair_ranks = list(ranks)
-    if nt >= 3 and lo <= TWO:
-        trip_ranks.append(TWO)
-        trip_opts[TWO] = [((), 0)]
+    p3 = h.parts(3)
+    p2 = h.parts(2)
+    # flat lists of (rank, natural cards, substitutes needed); groups of 2s need no substitute
+    trips = [(r, cs, w) for r in range(lo if lo > 0 else 0, 12) for cs, w in p3[r]]
+    pairs = [(r, cs, w) for r in range(12) for cs, w in p2[r]]
     if nt >= 2:
-        pair_ranks.append(TWO)
-        pair_opts[TWO] = [((), 0)]
+        pairs.append((TWO, (), 0))
+        if nt >= 3 and lo <= TWO:
+            trips.append((TWO, (), 0))
+    if not trips or not pairs:
+        return
+    wild = h.wild
+    w2 = h.wild_after(2) if nt >= 2 else None
     labels = _FH_LABEL
-    for a in trip_ranks:
-        t_opts = trip_opts[a]
-        for b in pair_ranks:
-            if a == b:
-                continue
-            if a == TWO:
-                table = h.wild_after(3)
-            elif b == TWO:
-                table = h.wild_after(2)
-            else:
-                table = h.wild
-            label = labels[a, b]
-            p_opts = pair_opts[b]
-            low_first = a < b
-            for ta, wa in t_opts:
-                for pb, wb in p_opts:
-                    w = wa + wb
-                    opts = table[w]
-                    if not opts:
-                        continue
-                    first = ta + pb if low_first else pb + ta
-                    key = (a, 1 if w == 0 else 0)
+    for a, ta, wa in trips:
+        if a == TWO:
+            w3 = h.wild_after(3)
+            for b, pb, wb in pairs:
+                if b == TWO:
+                    continue
+                opts = w3[wb]
+                if opts:
+                    key = (a, 1 if wb == 0 else 0)
+                    label = labels[a, b]
                     for wc in opts:
-                        out.append(Combo("full house", CLS_FULL_HOUSE, key, first + wc, 0,
-                                         label))
+                        out.append(Combo("full house", CLS_FULL_HOUSE, key, pb + wc, 0, label))
+            continue
+        for b, pb, wb in pairs:
+            if b == a:
+                continue
+            w = wa + wb
+            opts = (w2 if b == TWO else wild)[w]
+            if not opts:
+                continue
+            first = ta + pb if a < b else pb + ta
+            key = (a, 1 if w == 0 else 0)
+            label = labels[a, b]
+            for wc in opts:
+                out.append(Combo("full house", CLS_FULL_HOUSE, key, first + wc, 0, label))
 
 
 def _straights(h: _Hand, out: list, length: int, lo: int) -> None:
@@ -300,6 +314,7 @@ def _chains(h: _Hand, out: list, k: int, length: int, lo: int) -> None:
     """Stairs (``k`` = 2) or plates (``k`` = 3) of ``length`` ranks (any length >= 2 if 0)
     whose top rank is >= ``lo``."""
     nat = h.nat
+    parts = h.parts(k)
     wild = h.wild
     budget = h.nwild
     kind = _CHAIN_KIND[k]
@@ -310,11 +325,9 @@ def _chains(h: _Hand, out: list, k: int, length: int, lo: int) -> None:
         states: list[tuple[tuple, int]] = [((), 0)]
         e = s
         while e < 12:
-            cs = nat[e]
-            if not cs:
+            opts = parts[e]
+            if not opts:
                 break
-            top = len(cs) if len(cs) < k else k
-            opts = [(tuple(cs[:n]), k - n) for n in range(1, top + 1)]
             states = [(p + q, w + dw) for p, w in states for q, dw in opts if w + dw <= budget]
             if not states:
                 break

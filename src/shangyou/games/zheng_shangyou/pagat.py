@@ -53,6 +53,10 @@ class PagatFamily(Family):
         self.twos_in_sequences = bool(twos_in_sequences)
         self.seq_top = TWO if self.twos_in_sequences else ACE
 
+    def may_be_ambiguous(self, combo: Combo) -> bool:
+        # only wild cards (2s, jokers) make a second reading possible
+        return combo.cards[-1] >= 48
+
     def card_strength(self, card: int) -> int:
         return 13 if card == BJ_CODE else 14 if card == RJ_CODE else card >> 2
 
@@ -272,7 +276,12 @@ def _subsets(items: list[int], size: int):
 
 
 def _make_mixed(naturals: list[int], used: list[int], choice: dict[int, list[int]]):
-    """Rebind a sequence's naturals so that they are not all of one suit, if possible."""
+    """Rebind a sequence's naturals so that they are not all of one suit, if possible.
+
+    A sequence with a single natural card is always single-suited (the jokers take its suit).
+    """
+    if len(naturals) < 2:
+        return None
     suits = {c & 3 for c in naturals}
     if len(suits) > 1:
         return naturals

@@ -158,6 +158,9 @@ class WinnerFamily(Family):
         found = self.classify(cards)
         return [found] if found is not None else []
 
+    def may_be_ambiguous(self, combo: Combo) -> bool:
+        return False  # no wild cards: every card set has at most one reading
+
     def sort_key(self, card: int):
         return card
 

@@ -1,0 +1,9 @@
+"""Bots: players that see only their own view (``game.view(seat)``) and answer a move text.
+
+>>> from shangyou.bots import make_bot
+>>> bot = make_bot("greedy", seed=1)
+"""
+
+from .base import Bot, make_bot, BOTS, play_out
+
+__all__ = ["Bot", "make_bot", "BOTS", "play_out"]

@@ -1,0 +1,187 @@
+"""What the human types at the prompt, turned into a command or a move text.
+
+Pure functions, no I/O, so they are easy to test:
+
+* :func:`parse_input` reads one line: a suggestion number, cards (any case, ``10h``/``th``,
+  suit symbols), ``pass``/``p``, an explicit reading (``5h 6d bj as 4-6``), exchange moves
+  (``give 2S`` or just ``2s`` when the step is a give/take/discard), or a command
+  (``help``/``h``/``?``, ``hint``, ``show``, ``quit``/``q``).
+* :func:`order_suggestions` sorts legal moves cheapest first for the numbered list.
+
+The game itself still judges every move (``game.apply`` raises ``IllegalMove``); this module
+only gives clearer messages for what it can see without the rules (bad cards, cards not held,
+numbers out of range, the wrong number of cards for an exchange step).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from ..cards import CARD_TEXT, Cards, parse
+from ..errors import NotationError
+
+EXCHANGE_KINDS = ("give", "take", "discard", "offer")
+# words accepted for each exchange kind ("show" is what the pits exchange calls giving)
+_KIND_WORDS = {"give": "give", "show": "give", "take": "take", "discard": "discard",
+               "offer": "offer"}
+_COMMANDS = {"help": "help", "h": "help", "?": "help", "hint": "hint", "show": "show",
+             "table": "show", "quit": "quit", "q": "quit", "exit": "quit"}
+_PASS_WORDS = ("pass", "p")
+
+
+@dataclass(frozen=True)
+class Command:
+    """One parsed line. ``kind``: move, help, hint, show, quit, empty or error.
+
+    For ``move``, ``text`` is the move text to give to ``game.apply`` (canonical cards) and
+    ``index`` the 0-based suggestion number when the move was picked by number. For ``error``,
+    ``text`` is the one-line message to show.
+    """
+
+    kind: str
+    text: str = ""
+    index: int | None = None
+
+
+def exchange_kind(legal: list[str]) -> str | None:
+    """The exchange step the legal moves belong to (give/take/discard/offer), or None in play."""
+    if not legal:
+        return None
+    first = legal[0].split(None, 1)[0]
+    return first if first in EXCHANGE_KINDS else None
+
+
+def split_reading(tokens: list[str]) -> tuple[list[str], str | None]:
+    """Split ``5h 6d bj as 4-6`` into the card tokens and the reading.
+
+    ``as`` is also the ace of spades, so a line that parses wholly as cards has no reading;
+    otherwise the last ``as`` with only cards before it starts the reading.
+    """
+    if _all_cards(tokens):
+        return tokens, None
+    for i in range(len(tokens) - 2, 0, -1):
+        if tokens[i].lower() == "as" and _all_cards(tokens[:i]):
+            return tokens[:i], " ".join(tokens[i + 1:])
+    return tokens, None
+
+
+def _all_cards(tokens: list[str]) -> bool:
+    try:
+        parse(" ".join(tokens))
+    except NotationError:
+        return False
+    return True
+
+
+def parse_input(line: str, suggestions: list[str], legal: list[str],
+                hand: list[int] | None = None) -> Command:
+    """Read one input line at a decision.
+
+    ``suggestions``: the numbered move texts shown (1-based on screen); ``legal``: every legal
+    move text (to tell an exchange step from play); ``hand``: the player's cards, to say
+    "you don't hold 7H" before the game is asked.
+    """
+    text = line.strip()
+    if not text:
+        return Command("empty")
+    low = text.lower()
+    if low in _COMMANDS:
+        return Command(_COMMANDS[low])
+    if low.isdigit():
+        n = int(low)
+        if not suggestions:
+            return Command("error", "there are no numbered suggestions now; type the cards")
+        if not 1 <= n <= len(suggestions):
+            return Command("error", f"no suggestion {n}: choose 1 to {len(suggestions)}, "
+                                    "or type the cards")
+        return Command("move", suggestions[n - 1], n - 1)
+    step = exchange_kind(legal)
+    if low in _PASS_WORDS:
+        if step is not None:
+            return Command("error", f"you cannot pass during the card exchange: "
+                                    f"{_exchange_hint(step)}")
+        return Command("move", "pass")
+    tokens = text.replace(",", " ").split()
+    if step is not None:
+        return _parse_exchange(tokens, step, hand)
+    cards_tokens, reading = split_reading(tokens)
+    if reading is not None and not reading.strip():
+        return Command("error", "say which reading after 'as', e.g. 5h 6d bj as 4-6")
+    try:
+        cards = parse(" ".join(cards_tokens))
+    except NotationError as e:
+        return Command("error", str(e))
+    missing = _not_held(cards, hand)
+    if missing:
+        return Command("error", missing)
+    move = " ".join(CARD_TEXT[c] for c in sorted(cards))
+    if reading is not None:
+        move += " as " + reading.strip()
+    return Command("move", move)
+
+
+def _parse_exchange(tokens: list[str], step: str, hand: list[int] | None) -> Command:
+    word = _KIND_WORDS.get(tokens[0].lower())
+    if word is not None:
+        tokens = tokens[1:]
+        if word != step:
+            return Command("error", f"this step is not '{word}': {_exchange_hint(step)}")
+    try:
+        cards = parse(" ".join(tokens))
+    except NotationError as e:
+        return Command("error", str(e))
+    need = 2 if step == "offer" else 1
+    if len(cards) != need:
+        return Command("error", f"{'offer two cards' if need == 2 else 'choose one card'}: "
+                                f"{_exchange_hint(step)}")
+    if step != "take":  # a taken card comes from the table, not the hand
+        missing = _not_held(cards, hand)
+        if missing:
+            return Command("error", missing)
+    return Command("move", step + " " + str(Cards(sorted(cards))))
+
+
+def _exchange_hint(step: str) -> str:
+    return {"give": "type the card to give, e.g. 2s (or its number)",
+            "take": "type the card to take, e.g. 2s (or its number)",
+            "discard": "type the card to discard, e.g. 3h (or its number)",
+            "offer": "type the two cards to offer, e.g. 3h 4d (or their number)"}[step]
+
+
+def _not_held(cards, hand: list[int] | None) -> str | None:
+    if hand is None:
+        return None
+    have = Counter(hand)
+    for c, k in Counter(cards).items():
+        if have[c] < k:
+            if have[c]:
+                return f"you hold only {have[c]} x {CARD_TEXT[c]}"
+            return f"you don't hold {CARD_TEXT[c]}"
+    return None
+
+
+def order_suggestions(moves: list, family) -> list:
+    """Legal moves cheapest first: passes, then by kind of step, number of cards and height.
+
+    Plays: lower tier (bombs last), fewer cards, fewer wild/precious cards, lower top natural
+    card. Exchange: ``take`` shows the best card first, the other steps the lowest first.
+    """
+    def strength(cards) -> list:
+        return sorted(family.card_strength(c) for c in cards)
+
+    def key(m):
+        if m.kind == "pass":
+            return (0,)
+        cards = list(m.cards)
+        if m.kind == "play":
+            combo = m.combo
+            naturals = [c for c in cards if not family.precious(c)] or cards
+            top = max(family.card_strength(c) for c in naturals)
+            return (1, combo.tier if combo is not None else 0, len(cards),
+                    sum(1 for c in cards if family.precious(c)), top, strength(cards), str(m))
+        if m.kind == "take":
+            return (1, [-s for s in reversed(strength(cards))], str(m))
+        return (1, list(reversed(strength(cards))), str(m))
+
+    return sorted(moves, key=key)
