@@ -69,7 +69,7 @@ WORST_HANDS = {
     "zheng-shangyou/owen": "5S 6S 7C 7S 8C 8S 9S 2D 2C 2H 2S BJ RJ",
 }
 
-FULL = {"rounds": 7, "block": 1.0, "legal_games": 30, "legal_reps": 5, "worst_reps": 200}
+FULL = {"rounds": 9, "block": 1.0, "legal_games": 30, "legal_reps": 5, "worst_reps": 200}
 QUICK = {"rounds": 3, "block": 0.6, "legal_games": 5, "legal_reps": 3, "worst_reps": 50}
 
 
@@ -419,7 +419,8 @@ def report(res: dict) -> str:
     lines.append("worst 13-card hands (all leads):")
     for name, w in res["worst_hands"].items():
         lines.append(f"  {name:<22} {w['hand']}: {w['leads']} leads, median "
-                     f"{w['median_ms']:.2f} ms, worst {w['worst_ms']:.2f} ms over {w['reps']} reps")
+                     f"{w['median_ms']:.2f} ms (min {w['min_ms']:.2f}, worst {w['worst_ms']:.2f}) "
+                     f"over {w['reps']} reps")
     lines.append("")
     lines.append("targets:")
     for t in res["targets"]:
@@ -452,7 +453,7 @@ def targets(res: dict) -> list[dict]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="about a minute instead of ~4")
+    ap.add_argument("--quick", action="store_true", help="about a minute instead of ~3")
     ap.add_argument("--rounds", type=int, help="interleaved rounds of random play")
     ap.add_argument("--block", type=float, help="seconds per block of random play")
     ap.add_argument("--seed", type=int, default=0, help="first deal seed (default 0)")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Speed benchmark: installs the bench extra (RLCard 1.2 for the comparison) into .venv and runs
 # bench/bench_zsy.py, which prints a table.  Arguments are passed on:
-#   bash bench/run.sh            # full run, about 4 minutes
+#   bash bench/run.sh            # full run, about 3 minutes
 #   bash bench/run.sh --quick    # about 1 minute
 #   bash bench/run.sh --json bench/results/latest.json
 # BENCH_NO_INSTALL=1 skips the install step; BENCH_CORE=N picks the core to pin to.

@@ -44,11 +44,11 @@ class Command:
     index: int | None = None
 
 
-def exchange_kind(legal: list[str]) -> str | None:
-    """The exchange step the legal moves belong to (give/take/discard/offer), or None in play."""
+def exchange_kind(legal: list) -> str | None:
+    """The exchange step the legal moves (texts or moves) belong to, or None in play."""
     if not legal:
         return None
-    first = legal[0].split(None, 1)[0]
+    first = legal[0].kind if hasattr(legal[0], "kind") else str(legal[0]).split(None, 1)[0]
     return first if first in EXCHANGE_KINDS else None
 
 
@@ -74,13 +74,13 @@ def _all_cards(tokens: list[str]) -> bool:
     return True
 
 
-def parse_input(line: str, suggestions: list[str], legal: list[str],
+def parse_input(line: str, suggestions: list[str], step: str | None = None,
                 hand: list[int] | None = None) -> Command:
     """Read one input line at a decision.
 
-    ``suggestions``: the numbered move texts shown (1-based on screen); ``legal``: every legal
-    move text (to tell an exchange step from play); ``hand``: the player's cards, to say
-    "you don't hold 7H" before the game is asked.
+    ``suggestions``: the numbered move texts shown (1-based on screen); ``step``: the exchange
+    step (give/take/discard/offer, see :func:`exchange_kind`) or None when playing;
+    ``hand``: the player's cards, to say "you don't hold 7H" before the game is asked.
     """
     text = line.strip()
     if not text:
@@ -88,7 +88,7 @@ def parse_input(line: str, suggestions: list[str], legal: list[str],
     low = text.lower()
     if low in _COMMANDS:
         return Command(_COMMANDS[low])
-    if low.isdigit():
+    if low.isascii() and low.isdigit():
         n = int(low)
         if not suggestions:
             return Command("error", "there are no numbered suggestions now; type the cards")
@@ -96,13 +96,14 @@ def parse_input(line: str, suggestions: list[str], legal: list[str],
             return Command("error", f"no suggestion {n}: choose 1 to {len(suggestions)}, "
                                     "or type the cards")
         return Command("move", suggestions[n - 1], n - 1)
-    step = exchange_kind(legal)
     if low in _PASS_WORDS:
         if step is not None:
             return Command("error", f"you cannot pass during the card exchange: "
                                     f"{_exchange_hint(step)}")
         return Command("move", "pass")
     tokens = text.replace(",", " ").split()
+    if not tokens:
+        return Command("error", "no cards given; type cards like 7h 7s, or pass")
     if step is not None:
         return _parse_exchange(tokens, step, hand)
     cards_tokens, reading = split_reading(tokens)
@@ -125,6 +126,8 @@ def _parse_exchange(tokens: list[str], step: str, hand: list[int] | None) -> Com
     word = _KIND_WORDS.get(tokens[0].lower())
     if word is not None:
         tokens = tokens[1:]
+        if not tokens:
+            return Command("error", _exchange_hint(step))
         if word != step:
             return Command("error", f"this step is not '{word}': {_exchange_hint(step)}")
     try:
@@ -179,9 +182,10 @@ def order_suggestions(moves: list, family) -> list:
             naturals = [c for c in cards if not family.precious(c)] or cards
             top = max(family.card_strength(c) for c in naturals)
             return (1, combo.tier if combo is not None else 0, len(cards),
-                    sum(1 for c in cards if family.precious(c)), top, strength(cards), str(m))
+                    sum(1 for c in cards if family.precious(c)), top, strength(cards),
+                    tuple(cards), combo.label if combo is not None else "")
         if m.kind == "take":
-            return (1, [-s for s in reversed(strength(cards))], str(m))
-        return (1, list(reversed(strength(cards))), str(m))
+            return (1, [-s for s in reversed(strength(cards))], tuple(cards))
+        return (1, list(reversed(strength(cards))), tuple(cards))
 
     return sorted(moves, key=key)

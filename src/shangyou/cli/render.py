@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..cards import BJ_CODE, CARD_TEXT, RANK_NAMES, RANK_OF, RJ_CODE, SUIT_SYMBOLS
+from ..cards import BJ_CODE, RANK_NAMES, RANK_OF, RJ_CODE, SUIT_SYMBOLS
 
 # suits are indexed D=0, C=1, H=2, S=3 (see cards.py)
 _SUIT_STYLE = ("red", "", "red", "")
@@ -74,9 +74,9 @@ def plain_cards(text: str) -> list[int]:
     return list(parse(text))
 
 
-def describe(kind: str, label: str, cards_text_: str = "") -> str:
+def describe(kind: str, label: str) -> str:
     """A reading in words: ``set of 9s``, ``sequence 5-7``, ``rocket``, ``single 9``."""
-    if not label or label == kind or label == cards_text_:
+    if not label or label == kind or kind == "rocket":
         return kind
     if kind in ("set", "pair", "trip", "quad"):
         return f"{kind} of {label}"
@@ -84,7 +84,7 @@ def describe(kind: str, label: str, cards_text_: str = "") -> str:
 
 
 def describe_combo(combo) -> str:
-    return describe(combo.kind, combo.label, combo.text)
+    return describe(combo.kind, combo.label)
 
 
 def ordinal(i: int) -> str:
@@ -156,7 +156,8 @@ class Renderer:
         self.c.print(text)
 
     def error(self, message: str) -> None:
-        self.c.print(Text("! " + message, style="bold red"))
+        """One line (the terminal may wrap it; no newline is inserted)."""
+        self.c.print(Text("! " + message, style="bold red"), soft_wrap=True)
 
     def blank(self) -> None:
         self.c.print()
@@ -190,7 +191,7 @@ class Renderer:
             length = f"a match to {r.target} points"
         self.say(Text(r.name, style="bold"), f": {r.players} players, {length}; seed {g.seed}")
         if r.options:
-            opts = ", ".join(f"{k}={_fmt_value(v)}" for k, v in r.options.items()
+            opts = ", ".join(f"{k}={fmt_value(v)}" for k, v in r.options.items()
                              if k != "players")
             self.say(f"Options: {opts}")
         if self.human is not None:
@@ -271,7 +272,7 @@ class Renderer:
                 self.say(f"{self.names[who]} has the lead.")
             return
         self.say("To beat: ", cards_text(plain_cards(last["cards"])),
-                 f" ({describe(last['kind'], last['reading'], last['cards'])}) "
+                 f" ({describe(last['kind'], last['reading'])}) "
                  f"by {self.names[last['seat']]}")
 
     # -- exchanges
@@ -311,8 +312,9 @@ class Renderer:
                 doing = self._verb(who, "take one of the shown cards",
                                    "takes one of the shown cards")
         else:
-            self.say(f"  Loser {place(ex['giver'])} gives their highest card to winner "
-                     f"{place(ex['taker'])}, who offers two cards back.")
+            self.say(f"  Giver: {place(ex['giver'])}; taker: {place(ex['taker'])}. The giver "
+                     "hands over their highest card, the taker offers two cards back, the "
+                     "giver takes one.")
             offered = ex.get("offered") or []
             if offered:
                 self.say("  Offered: ", cards_text(plain_cards(" ".join(offered))))
@@ -327,7 +329,8 @@ class Renderer:
     # -- the human's hand and suggestions
     def hand(self, view: dict) -> None:
         cards = self.sorted_hand(plain_cards(" ".join(view["hand"])))
-        line = Text(f"Your hand ({len(cards)}): ", style="bold")
+        line = Text()
+        line.append(f"Your hand ({len(cards)}): ", style="bold")
         line.append_text(cards_text(cards, group=True))
         self.c.print(line)
 
@@ -335,13 +338,16 @@ class Renderer:
         if not texts:
             return
         items = [f"{i}) {t}" for i, t in enumerate(texts, 1)]
-        width = max(len(s) for s in items) + 2
-        cols = max(1, min(len(items), (min(self.c.width, 80) - 1) // width))
-        lines = []
-        for i in range(0, len(items), cols):
-            lines.append("".join(s.ljust(width) for s in items[i:i + cols]).rstrip())
-        for ln in lines:
-            self.say(ln)
+        limit = min(self.c.width, 80) - 1
+        line = ""
+        for item in items:  # flow into lines, each item padded to a 10-column grid
+            cell = item.ljust(-(-(len(item) + 2) // 10) * 10)
+            if line and len(line) + len(item) > limit:
+                self.say(line.rstrip())
+                line = ""
+            line += cell
+        if line:
+            self.say(line.rstrip())
         if more:
             self.say(f"... {more} more: type cards", style="dim")
 
@@ -388,9 +394,11 @@ class Renderer:
         verb = self._verb(seat, "are", "is")
         self.say(Text(f"{self.names[seat]} {verb} out: {ordinal(place)}!", style="bold"))
 
-    def trick_won(self, seat: int) -> None:
-        self.say(f"All others passed: {self.names[seat]} "
-                 f"{self._verb(seat, 'win', 'wins')} the trick.", style="dim")
+    def trick_won(self, seat: int, leader: int | None) -> None:
+        text = f"All others passed: {self.names[seat]} {self._verb(seat, 'win', 'wins')} the trick"
+        if leader is not None and leader != seat:
+            text += f"; {self.names[leader]} {self._verb(leader, 'lead', 'leads')}"
+        self.say(text + ".", style="dim")
 
     def drawn_card(self, card: str) -> None:
         self.say("A card is drawn to choose the first leader: ", cards_text(plain_cards(card)))
@@ -432,19 +440,19 @@ class Renderer:
             seats = sorted(range(g.n), key=lambda s: (-result["scores"][s], last_order.index(s)))
         else:
             seats = list(last_order)
-        show_scores = self.rules.scoring != "teams6"
-        t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
-        t.add_column("#")
-        t.add_column("Player")
-        if show_scores:
-            t.add_column("Points" if g.match else "Points this hand", justify="right")
-        for rank, s in enumerate(seats, 1):
-            row = [ordinal(rank), Text(self.long_names[s], style="bold" if s == self.human
-                                       else "")]
-            if show_scores:
-                row.append(str(result["scores"][s] if g.match else result["points"][s]))
-            t.add_row(*row)
-        self.c.print(t)
+        if self.rules.scoring != "teams6" or not g.match:  # teams6: only team scores count
+            t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
+            t.add_column("#")
+            t.add_column("Player")
+            if self.rules.scoring != "teams6":
+                t.add_column("Points" if g.match else "Points this hand", justify="right")
+            for rank, s in enumerate(seats, 1):
+                row = [ordinal(rank), Text(self.long_names[s],
+                                           style="bold" if s == self.human else "")]
+                if self.rules.scoring != "teams6":
+                    row.append(str(result["scores"][s] if g.match else result["points"][s]))
+                t.add_row(*row)
+            self.c.print(t)
         if g.match:
             self.say(f"Hands played: {result['hands']}")
         if "winning_team" in result and result["winning_team"] is not None:
@@ -475,18 +483,10 @@ def _signed(v: int) -> str:
     return f"+{v}" if v > 0 else str(v)
 
 
-def _fmt_value(v) -> str:
+def fmt_value(v) -> str:
+    """An option value as typed on the command line (true/false/none/number/text)."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if v is None:
         return "none"
     return str(v)
-
-
-def fmt_value(v) -> str:
-    """An option value as typed on the command line (true/false/none/number/text)."""
-    return _fmt_value(v)
-
-
-__all__ = ["Renderer", "card_text", "cards_text", "color_wanted", "describe", "describe_combo",
-           "fmt_value", "make_console", "ordinal", "CARD_TEXT"]

@@ -96,9 +96,12 @@ class ClimbingGame:
         self._legal_ids = {id(m) for m in moves}
         return list(moves)
 
-    def apply(self, move: Move | str) -> None:
+    def apply(self, move: Move | str, seat: int | None = None) -> None:
+        """Make a move for the seat to act (``seat``, if given, must be that seat)."""
         if self.phase == PHASE_OVER:
             raise IllegalMove("the game is over")
+        if seat is not None and seat != self.to_act:
+            raise IllegalMove(f"it is seat {self.to_act}'s turn, not seat {seat}'s")
         seat = self.to_act
         if self._legal is not None and id(move) in self._legal_ids:
             mv = move  # one of the moves just listed: already known legal

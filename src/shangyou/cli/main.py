@@ -1,0 +1,244 @@
+"""The ``shangyou`` command: ``play``, ``presets``, ``replay``.
+
+Errors a user can make on the command line (an unknown game, a bad ``--option``, a player
+count the preset does not allow, a seat off the table) print one line and exit with code 2,
+never a traceback. ``quit`` at the prompt, the end of the game and the end of input exit 0.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+import shangyou
+
+from ..bots import BOTS, make_bot
+from ..registry import aliases
+from .render import Renderer, color_wanted, fmt_value, make_console
+from .replay import load_log, replay_log
+from .session import PlaySession
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Zheng Shangyou and other climbing card games in the terminal.")
+
+DEFAULT_GAME = "zheng-shangyou/pagat"
+RESERVED = {"seed", "name"}
+
+
+def parse_option(text: str) -> tuple[str, object]:
+    """``key=value`` from ``--option``: true/false, none, whole numbers, else the text."""
+    if "=" not in text:
+        raise ValueError(f"bad --option {text!r}: expected key=value, e.g. target=5")
+    key, value = text.split("=", 1)
+    key = key.strip().replace("-", "_")
+    if not key:
+        raise ValueError(f"bad --option {text!r}: the name is missing")
+    v = value.strip()
+    low = v.lower()
+    if low in ("true", "yes", "on"):
+        return key, True
+    if low in ("false", "no", "off"):
+        return key, False
+    if low in ("none", "null"):
+        return key, None
+    try:
+        return key, int(v)
+    except ValueError:
+        return key, v
+
+
+def parse_bots(spec: str, bot_seats: list[int]) -> dict[int, str]:
+    """``greedy`` for every bot, or one name per bot seat in seat order."""
+    names = [s.strip().lower() for s in spec.split(",") if s.strip()]
+    if not names:
+        raise ValueError("--bots needs a bot name: " + ", ".join(BOTS))
+    if len(names) == 1:
+        names = names * len(bot_seats)
+    if len(names) != len(bot_seats):
+        raise ValueError(f"--bots lists {len(names)} bots, but there are {len(bot_seats)} "
+                         f"bot seats ({', '.join(map(str, bot_seats))}); give one name "
+                         "or one per bot seat")
+    for n in names:
+        if n not in BOTS:
+            raise ValueError(f"unknown bot {n!r}; known: {', '.join(BOTS)}")
+    return dict(zip(bot_seats, names))
+
+
+def fail(message: str, code: int = 2):
+    """One line on stderr and the exit code; no traceback."""
+    print(f"Error: {message}", file=sys.stderr)
+    raise typer.Exit(code)
+
+
+def _setup_line_editing() -> None:
+    """Arrow keys and history at the prompt, without escape codes readline might print."""
+    if not sys.stdin.isatty():
+        return
+    try:
+        import readline
+    except ImportError:  # pragma: no cover - not on every platform
+        return
+    for setting in ("set enable-bracketed-paste off", "set enable-meta-key off"):
+        try:
+            readline.parse_and_bind(setting)
+        except Exception:  # pragma: no cover - older readline
+            pass
+
+
+@app.command()
+def play(
+    game: Annotated[str, typer.Option("--game", "-g",
+                                      help="Preset or alias (see `shangyou presets`).")
+                    ] = DEFAULT_GAME,
+    players: Annotated[int | None, typer.Option("--players", "-p",
+                                                help="Players (default: the preset's).")
+                       ] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the deal (default: random).")
+                    ] = None,
+    seat: Annotated[int, typer.Option(help="Your seat, 0 to players-1.")] = 0,
+    bots: Annotated[str, typer.Option(help="greedy or random, or one per bot seat: "
+                                           "greedy,random,...")] = "greedy",
+    option: Annotated[list[str] | None, typer.Option(
+        "--option", "-o", help="A preset option key=value, repeatable: "
+                               "--option twos_in_sequences=true --option target=5")] = None,
+    match: Annotated[bool, typer.Option("--match/--single-hand",
+                                        help="A whole match to the target, or one hand.")
+                     ] = True,
+    no_color: Annotated[bool, typer.Option("--no-color", help="No colours or styles.")
+                        ] = False,
+    delay: Annotated[float, typer.Option(min=0.0, help="Seconds to wait after each bot move.")
+                     ] = 0.0,
+    save: Annotated[Path | None, typer.Option(help="Write the game log (JSON) here at "
+                                                   "the end or on quit.")] = None,
+    auto_pass: Annotated[bool, typer.Option("--auto-pass",
+                                            help="Pass for you when passing is your only "
+                                                 "legal move.")] = False,
+) -> None:
+    """Play against bots: you hold one seat, bots the others."""
+    try:
+        options = dict(parse_option(o) for o in (option or []))
+    except ValueError as e:
+        fail(str(e))
+    for key in RESERVED & set(options):
+        fail(f"--option {key}=... is not a game option; use --{key}" if key == "seed"
+             else f"--option {key}=... is not a game option")
+    if "players" in options:
+        if players is not None and options["players"] != players:
+            fail("--players and --option players=... disagree")
+        players = options.pop("players")
+    make = shangyou.new_match if match else shangyou.new_game
+    try:
+        g = make(game, players=players, seed=seed, **options)
+    except ValueError as e:
+        fail(str(e))
+    if not 0 <= seat < g.n:
+        fail(f"no seat {seat} at a table of {g.n} (seats 0 to {g.n - 1})")
+    bot_seats = [s for s in range(g.n) if s != seat]
+    try:
+        kinds = parse_bots(bots, bot_seats)
+    except ValueError as e:
+        fail(str(e))
+    table = {s: make_bot(k, seed=g.seed * 100 + s) for s, k in kinds.items()}
+
+    console = make_console(color_wanted(no_color))
+    names = ["You" if s == seat else f"Bot {s}" for s in range(g.n)]
+    long_names = ["You" if s == seat else f"Bot {s} ({kinds[s]})" for s in range(g.n)]
+    renderer = Renderer(console, g, names, long_names, human=seat)
+    session = PlaySession(g, seat, table, renderer, delay=delay, auto_pass=auto_pass)
+    _setup_line_editing()
+    try:
+        outcome = session.run()
+    except KeyboardInterrupt:
+        renderer.blank()
+        renderer.say("Interrupted.")
+        if save is not None:
+            _save(g, save, renderer)
+        raise typer.Exit(130) from None
+    if outcome == "quit":
+        renderer.say("You left the game.")
+    _offer_save(g, save, renderer, ask=outcome != "eof")
+
+
+def _offer_save(g, path: Path | None, r: Renderer, ask: bool) -> None:
+    if path is not None:
+        _save(g, path, r)
+        return
+    if not ask:
+        return
+    try:
+        answer = input("Save the game log? File name (Enter to skip)> ").strip()
+    except (EOFError, KeyboardInterrupt):
+        r.blank()
+        return
+    if answer:
+        _save(g, Path(os.path.expanduser(answer)), r)
+
+
+def _save(g, path: Path, r: Renderer) -> None:
+    try:
+        path.write_text(json.dumps(g.log) + "\n", encoding="utf-8")
+    except OSError as e:
+        r.error(f"could not save the log to {path}: {e.strerror or e}")
+        return
+    r.say(f"Game log saved to {path} (shangyou replay {path}).")
+
+
+@app.command()
+def presets() -> None:
+    """List the presets, their aliases, player counts and default options."""
+    by_target: dict[str, list[str]] = {}
+    for alias, target in sorted(aliases().items()):
+        by_target.setdefault(target, []).append(alias)
+    for name in shangyou.preset_names():
+        info = shangyou.preset_info(name)
+        defaults = dict(info["defaults"])
+        default_players = defaults.pop("players", None)
+        line = name
+        if by_target.get(name):
+            line += "  (aliases: " + ", ".join(by_target[name]) + ")"
+        print(line)
+        print(f"  players: {_players_text(info['players'])}"
+              + (f" (default {default_players})" if default_players is not None else ""))
+        if defaults:
+            print("  options: " + ", ".join(f"{k}={fmt_value(v)}" for k, v in defaults.items()))
+    print(f"\nDefault game: {DEFAULT_GAME}. Example: shangyou play --game pits --players 4 "
+          "--option target=5")
+
+
+def _players_text(allowed) -> str:
+    allowed = sorted(allowed)
+    if len(allowed) > 2 and allowed == list(range(allowed[0], allowed[-1] + 1)):
+        return f"{allowed[0]}-{allowed[-1]}"
+    return ", ".join(map(str, allowed))
+
+
+@app.command()
+def replay(
+    logfile: Annotated[Path, typer.Argument(help="A game log saved by `play --save`.")],
+    no_color: Annotated[bool, typer.Option("--no-color", help="No colours or styles.")
+                        ] = False,
+) -> None:
+    """Print a saved game move by move, with every hand open."""
+    try:
+        log = load_log(logfile)
+    except ValueError as e:
+        fail(str(e), 1)
+    console = make_console(color_wanted(no_color))
+    try:
+        replay_log(log, console)
+    except ValueError as e:  # includes IllegalMove, unknown game or option in the log
+        fail(str(e), 1)
+
+
+def main() -> None:
+    """Console entry point (``shangyou``)."""
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

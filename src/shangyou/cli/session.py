@@ -1,0 +1,178 @@
+"""The play loop: one human seat against bots, and the narration shared with ``replay``.
+
+The loop is the engine's own (``while not g.over: g.apply(choose(view))``); the human's
+``choose`` is a prompt. Every move, the human's included, goes through ``game.apply``, which
+checks it completely and leaves the game unchanged when it raises ``IllegalMove``; so a bad
+line never changes anything, it just prints one line and prompts again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from ..bots import make_bot
+from ..errors import IllegalMove, NotationError
+from .inputs import exchange_kind, order_suggestions, parse_input
+from .render import Renderer, plain_cards
+
+MAX_SUGGESTIONS = 30
+PROMPT = "Your move> "
+
+
+class Narrator:
+    """Tells what each move did: plays, passes, players going out, tricks won, exchanges,
+    hand summaries. ``viewer`` is the seat whose view is read for public facts (counts,
+    finishing order, the trick), so nothing hidden is used."""
+
+    def __init__(self, game, renderer: Renderer, viewer: int = 0,
+                 on_play_start: Callable[[], None] | None = None):
+        self.g = game
+        self.r = renderer
+        self.viewer = viewer
+        self.on_play_start = on_play_start or (lambda: None)
+        self.k = 0  # events already told
+
+    def begin(self) -> None:
+        """The first hand: its header, the events of the deal, the open hands (replay)."""
+        self.r.hand_header(self.g.view(self.viewer))
+        self._events(None, None)
+        if self.g.view(self.viewer)["phase"] == "play":
+            self.on_play_start()
+
+    def before(self) -> dict:
+        """The public facts the narration of the next move needs."""
+        v = self.g.view(self.viewer)
+        return {"counts": v["counts"], "finished": v["finished"], "last": v["last"],
+                "phase": v["phase"], "exchange": v.get("exchange")}
+
+    def after(self, seat: int, pre: dict) -> None:
+        g, r = self.g, self.r
+        move = g.moves[-1][1]
+        ex = pre["exchange"]
+        r.move(seat, move, ex["kind"] if ex else None, ex.get("taker") if ex else None)
+        if move.kind == "play" and pre["counts"][seat] == len(move.cards):
+            r.went_out(seat, len(pre["finished"]) + 1)
+        if self._events(seat, move, ex):
+            if not g.over:
+                view = g.view(self.viewer)
+                r.hand_header(view)
+                if view["phase"] == "play":
+                    self.on_play_start()
+            return
+        view = g.view(self.viewer)
+        if move.kind == "pass" and not view["trick"] and pre["last"] is not None:
+            r.trick_won(pre["last"]["seat"], view["to_act"])
+        if pre["phase"] == "exchange" and view["phase"] == "play":
+            r.say("The exchange is over.")
+            self.on_play_start()
+
+    def _events(self, seat, move, ex=None) -> bool:
+        """Tell the new events; True when a hand ended."""
+        ended = False
+        for e in self.g.events[self.k:]:
+            kind = e.get("event")
+            if kind == "hand over":
+                self.r.hand_summary(e)
+                ended = True
+            elif kind == "drawn card":
+                self.r.drawn_card(e["card"])
+            elif kind == "receive":
+                if e["seat"] == seat:
+                    continue  # the mover took it: already told
+                if move is not None and move.kind == "give" and ex and ex["kind"] == "offer":
+                    continue  # "X gives 2S to Y" already told
+                self.r.received(e["seat"], e["card"])
+        self.k = len(self.g.events)
+        return ended
+
+
+class PlaySession:
+    """One human (``human`` seat) against ``bots`` ({seat: Bot}) until the game is over.
+
+    ``run`` returns ``"over"``, ``"quit"`` (the human typed quit) or ``"eof"`` (no more input).
+    """
+
+    def __init__(self, game, human: int, bots: dict, renderer: Renderer,
+                 delay: float = 0.0, auto_pass: bool = False,
+                 input_fn: Callable[[str], str] = input):
+        self.g = game
+        self.human = human
+        self.bots = bots
+        self.r = renderer
+        self.delay = delay
+        self.auto_pass = auto_pass
+        self.input = input_fn
+        self.hint_bot = make_bot("greedy", seed=game.seed)
+        self.narrator = Narrator(game, renderer, viewer=human)
+
+    def run(self) -> str:
+        g = self.g
+        self.r.game_header()
+        self.narrator.begin()
+        while not g.over:
+            seat = g.to_act
+            pre = self.narrator.before()
+            if seat == self.human:
+                outcome = self.human_turn()
+                if outcome is not None:
+                    return outcome
+            else:
+                g.apply(self.bots[seat].choose(g.view(seat)))
+            self.narrator.after(seat, pre)
+            if self.delay and seat != self.human and not g.over:
+                time.sleep(self.delay)
+        self.r.final(g.result)
+        return "over"
+
+    # ------------------------------------------------------------------ the human
+    def human_turn(self) -> str | None:
+        """Prompt until one legal move is applied (None), or quit/eof (the outcome)."""
+        g, r = self.g, self.r
+        moves = g.legal_moves()
+        step = exchange_kind(moves)
+        if len(moves) == 1 and (step is not None or (self.auto_pass and moves[0].is_pass)):
+            r.say(f"(only one choice: {moves[0]})", style="dim")
+            g.apply(moves[0])
+            return None
+        ordered = order_suggestions(moves, g.rules.family)
+        shown = ordered[:MAX_SUGGESTIONS]
+        texts = [str(m) for m in shown]
+        more = len(ordered) - len(shown)
+        view = g.view(self.human)
+        r.decision(view, texts, more)
+        hand = plain_cards(" ".join(view["hand"]))
+        while True:
+            try:
+                line = self.input(PROMPT)
+            except EOFError:
+                r.blank()
+                r.say("No more input: leaving the game.")
+                return "eof"
+            cmd = parse_input(line, texts, step, hand)
+            if cmd.kind == "empty":
+                r.error("type a number, the cards to play, pass, or help")
+            elif cmd.kind == "error":
+                r.error(cmd.text)
+            elif cmd.kind == "help":
+                r.help()
+            elif cmd.kind == "show":
+                r.decision(view, texts, more)
+            elif cmd.kind == "hint":
+                choice = self.hint_bot.choose(view)
+                r.say(f"A greedy bot would play: {choice}")
+            elif cmd.kind == "quit":
+                return "quit"
+            else:
+                move = shown[cmd.index] if cmd.index is not None else cmd.text
+                try:
+                    g.apply(move)
+                except (IllegalMove, NotationError) as e:
+                    r.error(_tidy(str(e), self.human))
+                    continue
+                return None
+
+
+def _tidy(message: str, seat: int) -> str:
+    """Engine messages speak of seats; at the prompt, "you" is clearer."""
+    return message.replace(f"seat {seat} does not", "you do not")

@@ -1,0 +1,323 @@
+"""The terminal game: the input parser, the play loop, and the real ``shangyou`` command.
+
+End-to-end tests run the installed console script through a pseudo-terminal (pexpect), so
+they see what a player sees: prompts, error lines, colours or their absence, exit codes.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import shangyou
+from shangyou.bots import make_bot
+from shangyou.cards import CARD_TEXT, parse
+from shangyou.cli.inputs import Command, order_suggestions, parse_input, split_reading
+from shangyou.cli.main import parse_bots, parse_option
+from shangyou.cli.render import Renderer, make_console
+from shangyou.cli.session import PlaySession
+
+SCRIPT = str(Path(sys.executable).parent / "shangyou")
+PROMPT = "Your move> "
+ANSI = re.compile(r"\x1b\[")
+TIMEOUT = 30  # seconds per expected line: CI machines are slow
+
+
+def _env(**extra) -> dict:
+    env = dict(os.environ, TERM="xterm-256color", COLUMNS="80", LINES="24")
+    env.pop("NO_COLOR", None)
+    env.update(extra)
+    return env
+
+
+def _spawn(*args: str, **env) -> pexpect.spawn:
+    child = pexpect.spawn(SCRIPT, list(args), env=_env(**env), encoding="utf-8",
+                          timeout=TIMEOUT, dimensions=(24, 80))
+    child.delaybeforesend = 0.005  # the default 50 ms per line adds up over a match
+    return child
+
+
+def _run(*args: str, stdin: str = "", **env) -> subprocess.CompletedProcess:
+    return subprocess.run([SCRIPT, *args], input=stdin, capture_output=True, text=True,
+                          env=_env(**env), timeout=60)
+
+
+def _seed_where_seat0_leads(name="pits", players=3, **options) -> int:
+    for seed in range(200):
+        if shangyou.new_match(name, players=players, seed=seed, **options).to_act == 0:
+            return seed
+    raise AssertionError("no seed found")  # pragma: no cover
+
+
+# ------------------------------------------------------------------------ parser
+HAND = list(parse("3D 5H 6D 7H 7S 10H KS AS 2D BJ"))
+SUGG = ["pass", "3D", "5H"]
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("1", Command("move", "pass", 0)),
+    (" 3 ", Command("move", "5H", 2)),
+    ("7h 7s", Command("move", "7H 7S")),
+    ("7S,7h", Command("move", "7H 7S")),
+    ("10h", Command("move", "10H")),
+    ("th", Command("move", "10H")),
+    ("bj", Command("move", "BJ")),
+    ("pass", Command("move", "pass")),
+    ("P", Command("move", "pass")),
+    ("5h 6d bj as 4-6", Command("move", "5H 6D BJ as 4-6")),
+    ("5H 6D BJ AS 4-6", Command("move", "5H 6D BJ as 4-6")),
+    ("ks as", Command("move", "KS AS")),          # 'as' is also the ace of spades
+    ("help", Command("help")), ("h", Command("help")), ("?", Command("help")),
+    ("hint", Command("hint")), ("quit", Command("quit")), ("Q", Command("quit")),
+    ("show", Command("show")), ("", Command("empty")), ("   ", Command("empty")),
+])
+def test_parse_input_play(line, expected):
+    assert parse_input(line, SUGG, None, HAND) == expected
+
+
+@pytest.mark.parametrize("line, fragment", [
+    ("0", "no suggestion 0"), ("4", "choose 1 to 3"), ("zz", "bad card 'zz'"),
+    ("7h 1x", "bad card '1x'"), ("4c", "you don't hold 4C"), ("7h 7h", "only 1 x 7H"),
+    ("as 4-6", "bad card '4-6'"),
+])
+def test_parse_input_errors(line, fragment):
+    cmd = parse_input(line, SUGG, None, HAND)
+    assert cmd.kind == "error" and fragment in cmd.text, cmd
+
+
+@pytest.mark.parametrize("step, line, expected", [
+    ("give", "2d", "give 2D"), ("give", "give 2d", "give 2D"), ("give", "show 2D", "give 2D"),
+    ("give", "1", "give 2D"),
+    ("take", "ks", "take KS"), ("take", "TAKE ks", "take KS"),  # taken from the table
+    ("discard", "3d", "discard 3D"),
+    ("offer", "5h 3d", "offer 3D 5H"), ("offer", "offer 3d 5h", "offer 3D 5H"),
+])
+def test_parse_input_exchange_shorthand(step, line, expected):
+    hand = list(parse("3D 5H 2D"))
+    cmd = parse_input(line, ["give 2D"], step, hand)
+    assert cmd.kind == "move" and cmd.text == expected, cmd
+
+
+@pytest.mark.parametrize("step, line, fragment", [
+    ("give", "pass", "cannot pass"), ("give", "2d 3d", "choose one card"),
+    ("offer", "3d", "offer two cards"), ("take", "give 2d", "not 'give'"),
+    ("discard", "4c", "don't hold 4C"),
+])
+def test_parse_input_exchange_errors(step, line, fragment):
+    cmd = parse_input(line, [], step, list(parse("3D 5H 2D")))
+    assert cmd.kind == "error" and fragment in cmd.text, cmd
+
+
+def test_split_reading():
+    assert split_reading("5h 6d bj as 4-6".split()) == (["5h", "6d", "bj"], "4-6")
+    assert split_reading("as ks qs".split()) == (["as", "ks", "qs"], None)
+    assert split_reading("5h 6d as as 4-6".split()) == (["5h", "6d", "as"], "4-6")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=30), st.sampled_from([None, "give", "take", "discard", "offer"]))
+def test_parse_input_never_raises(line, step):
+    cmd = parse_input(line, SUGG, step, HAND)
+    assert cmd.kind in ("move", "help", "hint", "show", "quit", "empty", "error")
+
+
+def test_order_suggestions_cheapest_first():
+    g = shangyou.new_game("pits", players=3, seed=1)
+    moves = order_suggestions(g.legal_moves(), g.rules.family)
+    sizes = [len(m.cards) for m in moves]
+    assert sizes == sorted(sizes)
+    singles = [m for m in moves if len(m.cards) == 1]
+    strength = [g.rules.family.card_strength(m.cards[0]) for m in singles]
+    assert strength == sorted(strength)
+    g.apply(moves[0])
+    after = order_suggestions(g.legal_moves(), g.rules.family)
+    assert str(after[0]) == "pass"
+
+
+def test_parse_option_and_bots():
+    assert parse_option("twos_in_sequences=true") == ("twos_in_sequences", True)
+    assert parse_option("jokers=False") == ("jokers", False)
+    assert parse_option("target=5") == ("target", 5)
+    assert parse_option("bomb=quad") == ("bomb", "quad")
+    assert parse_option("target=none") == ("target", None)
+    with pytest.raises(ValueError, match="key=value"):
+        parse_option("target")
+    assert parse_bots("greedy", [1, 2]) == {1: "greedy", 2: "greedy"}
+    assert parse_bots("greedy,random", [0, 2]) == {0: "greedy", 2: "random"}
+    with pytest.raises(ValueError):
+        parse_bots("greedy,random,greedy", [1, 2])
+    with pytest.raises(ValueError, match="unknown bot"):
+        parse_bots("smart", [1])
+
+
+# ---------------------------------------------------------------- the play loop
+def _session(lines, name="pits", players=3, seed=None, **options):
+    seed = _seed_where_seat0_leads(name, players, **options) if seed is None else seed
+    g = shangyou.new_match(name, players=players, seed=seed, **options)
+    out = io.StringIO()
+    names = ["You"] + [f"Bot {s}" for s in range(1, g.n)]
+    r = Renderer(make_console(False, file=out), g, names, names, human=0)
+    feed = iter(lines)
+
+    def fake_input(prompt):
+        out.write(prompt)
+        try:
+            return next(feed)
+        except StopIteration:
+            raise EOFError from None
+
+    bots = {s: make_bot("greedy", s) for s in range(1, g.n)}
+    return g, PlaySession(g, 0, bots, r, input_fn=fake_input), out
+
+
+def test_bad_input_changes_nothing():
+    g, session, out = _session(["pass", "zz", "", "99", "4c 4c 4c 4c 4c", "hint", "help"])
+    assert session.run() == "eof"
+    text = out.getvalue()
+    assert not g.moves, "no move was made"
+    assert "you have the lead" in text and "bad card 'zz'" in text
+    assert "no suggestion 99" in text and "A greedy bot would play" in text
+    assert "Combinations in zheng-shangyou/pagat" in text
+    assert text.count(PROMPT) == 8
+    assert "Traceback" not in text
+
+
+def test_session_plays_a_match_to_the_end():
+    g, session, out = _session(["1", "2"] * 300, target=3)
+    assert session.run() == "over"
+    assert g.over
+    text = out.getvalue()
+    assert "Final standings" in text and "Hand 1 is over" in text
+    assert shangyou.replay(g.log) == g
+
+
+# ---------------------------------------------------- the real command, end to end
+def test_play_a_match_through_a_terminal(tmp_path):
+    seed = _seed_where_seat0_leads(target=3)
+    g = shangyou.new_match("pits", players=3, seed=seed, target=3)
+    mine = list(g.hand(0))
+    not_mine = next(c for c in g.hand(1) if c not in mine)
+    lowest = CARD_TEXT[min(mine)].lower()
+    log_path = tmp_path / "game.json"
+    child = _spawn("play", "--game", "pits", "--players", "3", "--seed", str(seed),
+                   "--option", "target=3", "--save", str(log_path))
+    seen = []
+
+    def expect(pattern):
+        child.expect(pattern)
+        seen.append(child.before + str(child.after))
+
+    try:
+        expect(PROMPT)
+        child.sendline("zz")
+        expect(r"bad card 'zz'")
+        expect(PROMPT)
+        child.sendline(CARD_TEXT[not_mine].lower())
+        expect(f"you don't hold {CARD_TEXT[not_mine]}")
+        expect(PROMPT)
+        child.sendline("help")
+        expect("Combinations in zheng-shangyou/pagat")
+        expect(PROMPT)
+        child.sendline("pass")
+        expect("you have the lead")
+        expect(PROMPT)
+        child.sendline(lowest)                                # a typed play
+        expect("You play ")
+        turns = 0
+        while True:
+            i = child.expect([PROMPT, "Final standings"])
+            seen.append(child.before)
+            if i == 1:
+                break
+            turns += 1
+            assert turns < 400, "the match does not end"
+            child.sendline("1" if turns % 3 else "2")         # suggestions 1 and 2
+        expect(pexpect.EOF)
+    finally:
+        child.close()
+    text = "".join(seen)
+    assert child.exitstatus == 0, text[-2000:]
+    assert "wins the match" in text or "You win the match" in text
+    assert "Traceback" not in text
+    assert ANSI.search(text), "a terminal gets colours by default"
+    log = json.loads(log_path.read_text())
+    assert shangyou.replay(log).over
+    # the saved log replays with every hand open
+    res = _run("replay", str(log_path))
+    assert res.returncode == 0, res.stderr
+    assert "Seat 0 (18):" in res.stdout and "Final standings" in res.stdout
+    assert not ANSI.search(res.stdout), "not a terminal: no colours"
+
+
+def test_quit_offers_to_save_and_exits_0(tmp_path):
+    child = _spawn("play", "--game", "owen", "--players", "2", "--seed", "3", "--no-color")
+    child.expect(PROMPT)
+    child.sendline("quit")
+    child.expect("Save the game log")
+    target = tmp_path / "quit.json"
+    child.sendline(str(target))
+    child.expect("saved")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert json.loads(target.read_text())["game"] == "zheng-shangyou/owen"
+
+
+@pytest.mark.parametrize("how", ["flag", "env"])
+def test_no_color_means_no_ansi_codes(how):
+    args = ["play", "--game", "pits", "--players", "4", "--seed", "2"]
+    child = _spawn(*args, "--no-color") if how == "flag" else _spawn(*args, NO_COLOR="1")
+    child.expect(PROMPT)
+    text = child.before
+    child.sendline("zz")
+    child.expect(PROMPT)
+    text += child.before
+    child.sendline("q")
+    child.expect("Save the game log")
+    text += child.before
+    child.sendline("")
+    child.expect(pexpect.EOF)
+    text += child.before
+    child.close()
+    assert child.exitstatus == 0
+    assert "Your hand" in text and "bad card" in text
+    assert not ANSI.search(text), repr(text[:500])
+
+
+def test_end_of_input_exits_cleanly():
+    res = _run("play", "--players", "3", "--seed", "4", stdin="")
+    assert res.returncode == 0, res.stderr
+    assert "No more input" in res.stdout
+    assert "Traceback" not in res.stdout + res.stderr
+    assert not ANSI.search(res.stdout)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--option", "nosuch=1"], "unknown option 'nosuch'"),
+    (["--option", "target=abc"], "option target must be a whole number"),
+    (["--players", "2"], "not 2"),
+    (["--seat", "9"], "no seat 9"),
+])
+def test_bad_options_exit_2_with_a_message(args, message):
+    res = _run("play", *args)
+    assert res.returncode == 2, (res.stdout, res.stderr)
+    assert message in res.stderr
+    assert "Traceback" not in res.stdout + res.stderr
+
+
+def test_presets_lists_presets_aliases_and_defaults():
+    res = _run("presets")
+    assert res.returncode == 0
+    for name in shangyou.preset_names():
+        assert name in res.stdout
+    assert "pits" in res.stdout and "target=11" in res.stdout and "3-8 (default 5)" in res.stdout
