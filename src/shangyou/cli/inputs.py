@@ -183,9 +183,14 @@ def order_suggestions(moves: list, family) -> list:
             top = max(family.card_strength(c) for c in naturals)
             return (1, combo.tier if combo is not None else 0, len(cards),
                     sum(1 for c in cards if family.precious(c)), top, strength(cards),
-                    tuple(cards), combo.label if combo is not None else "")
+                    tuple(cards), _ints(combo.key) if combo is not None else ())
         if m.kind == "take":
             return (1, [-s for s in reversed(strength(cards))], tuple(cards))
         return (1, list(reversed(strength(cards))), tuple(cards))
 
     return sorted(moves, key=key)
+
+
+def _ints(key: tuple) -> tuple:
+    """The numbers of a combo key (keys of different classes may mix other types)."""
+    return tuple(int(k) for k in key if isinstance(k, int))

@@ -117,7 +117,7 @@ COMBINATION_HELP = {
     "winner": [
         "single, pair, triple, full house (triple + pair, by the triple)",
         "consecutive pairs / triples: 2+ of them in a row within 3..A",
-        "straight: 5+ in a row (A low or high, 2 only low: A 2 3 4 5 is the lowest)",
+        "straight: 5+ in a row (option min_straight); A low or high, 2 only low",
         "suits break ties: D < C < H < S",
         "bomb: four of a kind (+ one card) beats any non-bomb; a straight flush beats all",
     ],
@@ -150,7 +150,10 @@ class Renderer:
     def say(self, *parts, style: str | None = None) -> None:
         text = Text()
         for p in parts:
-            text.append_text(p) if isinstance(p, Text) else text.append(str(p))
+            if isinstance(p, Text):
+                text.append_text(p)
+            else:
+                text.append(str(p))
         if style:
             text.stylize(style)
         self.c.print(text)
@@ -299,11 +302,13 @@ class Renderer:
             line.append_text(cards_text(plain_cards(" ".join(discards))) if discards
                              else Text("-"))
             self.c.print(line)
+            takers = "taker" if len(ex["takers"]) == 1 else "takers"
+            givers = "giver" if len(ex["givers"]) == 1 else "givers"
             if step == "show":
-                doing = self._verb(who, "show your highest card (it goes to the takers)",
+                doing = self._verb(who, f"show your highest card (it goes to the {takers})",
                                    "shows their highest card")
             elif step == "discard":
-                doing = self._verb(who, "discard an unwanted card (it goes to the givers)",
+                doing = self._verb(who, f"discard an unwanted card (it goes to the {givers})",
                                    "discards an unwanted card")
             elif discards:
                 doing = self._verb(who, "take one of the discarded cards",

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...cards import BJ_CODE, RANK_NAMES, RJ_CODE, SUIT_NAMES
+from ...cards import BJ_CODE, RANK_NAMES, RANK_OF, RJ_CODE, SUIT_NAMES
 from ..climbing.combo import Combo
 from ..climbing.family import Family
 
@@ -32,11 +32,10 @@ ACE, TWO, BJ, RJ = 11, 12, 13, 14
 
 
 def _by_rank(hand: Sequence[int]) -> list[list[int]]:
-    nat: list[list[int]] = [[] for _ in range(15)]
+    """Held cards per rank index, lowest suit first (hands are sorted: rank, then suit)."""
+    nat: list[list[int]] = [[], [], [], [], [], [], [], [], [], [], [], [], [], [], []]
     for c in hand:
-        nat[13 if c == BJ_CODE else 14 if c == RJ_CODE else c >> 2].append(c)
-    for lst in nat:
-        lst.sort(key=lambda c: c & 3)
+        nat[RANK_OF[c]].append(c)
     return nat
 
 
@@ -131,42 +130,53 @@ class PagatFamily(Family):
         nb, nr = len(bjs), len(rjs)
         jokers = nb + nr
         top = self.seq_top
-        lengths = range(3, top + 2) if length is None else (length,)
-        for L in lengths:
-            for lo in range(0, top - L + 2):
-                hi = lo + L - 1
-                # mixed
-                if beat is None or beat[0] == 0:
-                    self._one_window(nat, out, lo, hi, None, nb, nr, jokers, beat)
-                for s in range(4):
-                    self._one_window(nat, out, lo, hi, s, nb, nr, jokers, beat)
+        # bit r set when a natural of rank r is held: all suits (mixed) and per suit
+        masks: list[tuple[int | None, int, list]] = []
+        any_mask = 0
+        per_suit = [0, 0, 0, 0]
+        per_suit_card: list[list] = [[None] * 15 for _ in range(4)]
+        for r in range(top + 1):
+            for c in nat[r]:
+                any_mask |= 1 << r
+                sb = c & 3
+                if per_suit_card[sb][r] is None:
+                    per_suit[sb] |= 1 << r
+                    per_suit_card[sb][r] = c
+        if beat is None or beat[0] == 0:
+            masks.append((None, any_mask, nat))
+        for sb in range(4):
+            if per_suit[sb]:
+                masks.append((sb, per_suit[sb], per_suit_card[sb]))
+        for suit, mask, cards_of in masks:
+            need = 2 if suit is None else 1   # a mixed sequence needs two naturals
+            for lo in range(0, top - 1):
+                if length is None:
+                    his = range(lo + 2, top + 1)
+                else:
+                    his = (lo + length - 1,) if lo + length - 1 <= top else ()
+                for hi in his:
+                    L = hi - lo + 1
+                    have = (mask & ((1 << (hi + 1)) - (1 << lo))).bit_count()
+                    if L - have > jokers:
+                        break      # a longer window only misses more
+                    if have < need:
+                        continue
+                    self._one_window(cards_of, out, lo, hi, suit, nb, nr, jokers, beat)
 
     @staticmethod
-    def _one_window(nat, out, lo, hi, suit, nb, nr, jokers, beat) -> None:
-        """Every play of the window lo..hi: mixed (suit None) or single-suited in ``suit``."""
-        present: list[int] = []      # ranks with a usable natural
-        choice: dict[int, list[int]] = {}
-        missing = 0
-        for r in range(lo, hi + 1):
-            if suit is None:
-                cands = nat[r]
-            else:
-                cands = [c for c in nat[r] if c & 3 == suit]
-            if cands:
-                present.append(r)
-                choice[r] = cands
-            else:
-                missing += 1
-                if missing > jokers:
-                    return
-        if not present:
-            return
+    def _one_window(cards_of, out, lo, hi, suit, nb, nr, jokers, beat) -> None:
+        """Every play of the window lo..hi: mixed (suit None) or single-suited in ``suit``.
+
+        ``cards_of[r]`` is the list of naturals of rank r (mixed) or the one card of rank r in
+        the suit (single-suited), or empty/None.
+        """
         suited = 0 if suit is None else 1
+        if beat is not None and (suited, hi, 1) <= beat:
+            return  # even the pure version of this window does not beat
+        present = [r for r in range(lo, hi + 1) if cards_of[r]]
+        missing = hi - lo + 1 - len(present)
         L = hi - lo + 1
         label = f"{RANK_NAMES[lo]}-{RANK_NAMES[hi]}" + ("" if suit is None else " " + SUIT_NAMES[suit])
-        if beat is not None:
-            if (suited, hi, 1) <= beat:
-                return  # even the pure version of this window does not beat
         spare = jokers - missing
         # choose which present ranks get a joker instead of their natural
         for extra in range(0, min(spare, len(present) - 1) + 1):
@@ -176,11 +186,16 @@ class PagatFamily(Family):
                 continue
             for jokered in _subsets(present, extra):
                 used = [r for r in present if r not in jokered] if extra else present
-                naturals = [choice[r][0] for r in used]
                 if suit is None:
-                    naturals = _make_mixed(naturals, used, choice)
+                    naturals = _make_mixed([cards_of[r][0] for r in used], used, cards_of)
                     if naturals is None:
                         continue
+                else:
+                    naturals = [cards_of[r] for r in used]
+                if u == 0:
+                    out.append(Combo("sequence", ("seq", L), (suited, hi, 1), tuple(naturals),
+                                     0, label))
+                    continue
                 for b, j in _joker_splits(u, nb, nr):
                     cards = naturals + [BJ_CODE] * b + [RJ_CODE] * j
                     cards.sort()
