@@ -363,3 +363,22 @@ def test_rules_code_does_no_io_and_imports_only_downwards():
                 assert not mod.startswith(("shangyou.bots", "shangyou.cli")), (path, mod)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 assert node.func.id not in ("print", "open", "input"), (path, node.func.id)
+
+
+def test_as_reading_and_ace_of_spades_are_told_apart():
+    g = shangyou.new_game("zheng-shangyou/pagat", players=4, seed=3)
+    g.hands[g.to_act] = sorted(parse("5H 6D BJ KS AS QS 3C"))
+    g._legal = None
+    c = g.clone()
+    c.apply("5h 6d bj as 4-6")
+    assert c.trick[-1][1].label == "4-6"
+    c = g.clone()
+    c.apply("5h 6d bj")
+    assert c.trick[-1][1].label == "5-7"           # default: the highest reading
+    c = g.clone()
+    c.apply("ks as qs")                             # the ace of spades, not a reading
+    assert c.trick[-1][1].label == "Q-A"
+    with pytest.raises(IllegalMove, match="cannot be read"):
+        g.apply("5h 6d bj as 9-J")
+    texts = {str(m) for m in g.legal_moves()}
+    assert "5H 6D BJ" in texts and "5H 6D BJ as 4-6" in texts

@@ -161,7 +161,8 @@ def play(
         raise typer.Exit(130) from None
     if outcome == "quit":
         renderer.say("You left the game.")
-    _offer_save(g, save, renderer, ask=outcome != "eof")
+    # ask only a person at a terminal: piped input would be taken as a file name
+    _offer_save(g, save, renderer, ask=outcome != "eof" and sys.stdin.isatty())
 
 
 def _offer_save(g, path: Path | None, r: Renderer, ask: bool) -> None:

@@ -58,7 +58,9 @@ class Combo:
 
     def describe(self) -> str:
         """Human-readable reading, e.g. ``"sequence 4-6 (impure)"``."""
-        return f"{self.kind} {self.label}".strip()
+        if not self.label or self.label == self.kind:
+            return self.kind
+        return f"{self.kind} {self.label}"
 
     def as_cards(self) -> Cards:
         return Cards(self.cards)

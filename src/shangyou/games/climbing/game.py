@@ -340,13 +340,19 @@ class ClimbingGame:
         if text.lower() == "pass":
             return self._check_pass()
         label = None
-        if " as " in text:
-            text, label = text.split(" as ", 1)
-            label = label.strip()
         try:
             cards = tuple(sorted(parse(text)))
         except NotationError as e:
-            raise IllegalMove(str(e)) from None
+            # "cards as reading" (but "as" alone is also the ace of spades: "KS AS QS")
+            low = text.lower()
+            cut = low.rfind(" as ")
+            if cut < 0:
+                raise IllegalMove(str(e)) from None
+            label = text[cut + 4:].strip()
+            try:
+                cards = tuple(sorted(parse(text[:cut])))
+            except NotationError as e2:
+                raise IllegalMove(str(e2)) from None
         if not cards:
             raise IllegalMove("no cards given; type cards like '7H 7S' or 'pass'")
         self._check_held(cards)
