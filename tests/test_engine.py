@@ -377,7 +377,7 @@ def test_as_reading_and_ace_of_spades_are_told_apart():
     assert c.trick[-1][1].label == "5-7"           # default: the highest reading
     c = g.clone()
     c.apply("ks as qs")                             # the ace of spades, not a reading
-    assert c.trick[-1][1].label == "Q-A"
+    assert c.trick[-1][1].label == "Q-A S"         # a single-suited sequence
     with pytest.raises(IllegalMove, match="cannot be read"):
         g.apply("5h 6d bj as 9-J")
     texts = {str(m) for m in g.legal_moves()}
