@@ -44,10 +44,10 @@ def rules_for(view: dict):
 class GreedyBot(Bot):
     """Plays its lowest legal play and keeps wild cards (2s, jokers) for when it is nearly out.
 
-    Leading: the lowest reading, preferring plays without precious cards and, among equals, the
-    one shedding most cards. Following: the cheapest play that beats; a play that spends precious
-    cards only when it leaves three cards or fewer. Exchanges: give/take the highest card, discard
-    or offer the lowest.
+    Leading: the play holding its lowest card, the largest such play first, preferring plays
+    without precious cards (2s, jokers) and without bombs. Following: the play with the lowest
+    top card that beats; a play spending precious cards only when it leaves three cards or fewer.
+    Exchanges: give/take the highest card, discard or offer the lowest.
     """
 
     name = "greedy"
@@ -67,29 +67,35 @@ class GreedyBot(Bot):
             return min(moves, key=lambda m: sum(fam.card_strength(c)
                                                 for c in parse(m.split(None, 1)[1])))
         plays = [m for m in moves if m != "pass"]
+        leading = "pass" not in moves
         hand_size = len(view["hand"])
+        strength = fam.card_strength
         best = None
         for m in plays:
-            text, _, label = m.partition(" as ")
+            text = m.partition(" as ")[0]
             cards = parse(text)
-            readings = fam.combos(cards)
-            combo = next((c for c in readings if c.label == label), readings[0]) if label \
-                else readings[0]
             spent = sum(1 for c in cards if fam.precious(c))
-            cost = (spent, combo.tier, _top(combo), -len(cards), m)
+            plain = [strength(c) for c in cards if not fam.precious(c)] or \
+                [strength(c) for c in cards]
+            low, high = min(plain), max(plain)
+            tier = 1 if len(cards) >= 4 and _is_bomb_like(fam, m) else 0
+            if leading:   # shed the lowest card in the largest play that holds it
+                cost = (spent, tier, low, -len(cards), high, m)
+            else:         # the cheapest play that beats
+                cost = (spent, tier, high, low, m)
             if best is None or cost < best[0]:
                 best = (cost, m)
         if best is None:
             return "pass"
-        (spent, *_), choice = best
-        if "pass" in moves and spent and hand_size - len(parse(choice.partition(" as ")[0])) > 3:
+        spent, choice = best[0][0], best[1]
+        if not leading and spent and hand_size - len(parse(choice.partition(" as ")[0])) > 3:
             return "pass"
         return choice
 
 
-def _top(combo) -> tuple:
-    key = combo.key
-    return tuple(k for k in key if isinstance(k, int))
+def _is_bomb_like(fam, move_text: str) -> bool:
+    readings = fam.combos(parse(move_text.partition(" as ")[0]))
+    return bool(readings) and readings[0].tier > 0
 
 
 BOTS = {"random": RandomBot, "greedy": GreedyBot}
