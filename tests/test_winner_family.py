@@ -317,8 +317,19 @@ def test_leads_are_exactly_the_combinations_of_the_hand(ci):
             subsets.update(combinations(h, k))
         expected = set()
         for s in subsets:
-            expected |= ident(fam.combos(s))
-        assert ident(fam.leads(h)) == expected, h
+            expected |= canonical(fam.combos(s))
+        assert canonical(fam.leads(h)) == expected, h
+
+
+def canonical(combos) -> set:
+    """Plain straights are listed once per (positions, top card): compare them by ranks and key."""
+    out = set()
+    for c in combos:
+        if c.kind == "straight":
+            out.add((c.cls, c.key, tuple(sorted(x >> 2 for x in c.cards))))
+        else:
+            out.add((c.cards, c.label))
+    return out
 
 
 @pytest.mark.parametrize("ci", range(len(CONFIGS)))

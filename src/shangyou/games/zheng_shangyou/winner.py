@@ -85,6 +85,24 @@ def _by_rank(hand: Sequence[int]) -> list[tuple]:
     return [tuple(x) for x in by]
 
 
+def _not_one_suit(body: list, top: int, opts: list, s: int, p: int, top_free: bool):
+    """``body + [top]`` rebound (lowest position first) so its cards are not all one suit."""
+    suit = top & 3
+    if any(c & 3 != suit for c in body):
+        return body + [top]
+    for q in range(s, p):
+        for c in opts[q]:
+            if c & 3 != suit:
+                out = list(body)
+                out[q - s] = c
+                return out + [top]
+    if top_free:  # the top card's suit does not matter either
+        for c in opts[p]:
+            if c & 3 != suit:
+                return body + [c]
+    return None
+
+
 class WinnerFamily(Family):
     """Combinations of the "winner" rules of Zheng Shangyou (seed 001).
 
@@ -336,39 +354,41 @@ class WinnerFamily(Family):
 
     def _straights(self, by: list[tuple], out: list[Combo], length: int = 0,
                    above: tuple | None = None) -> None:
-        """Plain (not one-suit) straights; with ``length`` only that length, key > ``above``."""
+        """Plain (not one-suit) straights; with ``length`` only that length, key > ``above``.
+
+        Only the top card's suit matters in a plain straight, so each straight is listed once
+        per (positions, top card): the other cards are the lowest suits held, rebound if needed
+        so that the cards are not all one suit (that would be a straight flush).
+        """
         mn = self.min_straight
         rank_only = self.straight_needs_higher_rank
         opts = [_distinct(by[POSITION_RANK[p]]) for p in range(_TOP_POSITION + 1)]
         need = length or mn
         first = above[0] if above is not None else 0
         for s in range(first, _TOP_POSITION + 2 - need):
+            if not opts[s]:
+                continue
             maxn = self._max_length(s)
             if length:
                 if length > maxn:
                     continue
                 maxn = length
-            if not all(opts[p] for p in range(s, s + need)):
-                continue
-            partial = [((c,), c & 3) for c in opts[s]]
             n = 1
             p = s
             while n < maxn and opts[p + 1]:
                 p += 1
                 n += 1
-                partial = [(cs + (c,), fs if fs == c & 3 else -1)
-                           for cs, fs in partial for c in opts[p]]
                 if n < mn or (length and n != length):
                     continue
                 cls = (STRAIGHT, n)
-                for cs, fs in partial:
-                    if fs >= 0:
-                        continue  # one suit: a straight flush
-                    key = (s,) if rank_only else (s, cs[-1] & 3)
+                body = [opts[q][0] for q in range(s, p)]
+                for top in (opts[p][:1] if rank_only else opts[p]):
+                    key = (s,) if rank_only else (s, top & 3)
                     if above is not None and key <= above:
                         continue
-                    cards = tuple(sorted(cs)) if s <= 1 else cs
-                    out.append(Combo(STRAIGHT, cls, key, cards, 0, STRAIGHT))
+                    cards = _not_one_suit(body, top, opts, s, p, rank_only)
+                    if cards is not None:
+                        out.append(Combo(STRAIGHT, cls, key, tuple(sorted(cards)), 0, STRAIGHT))
 
     def _flushes(self, held: set, out: list[Combo], length: int = 0,
                  above: tuple | None = None) -> None:
