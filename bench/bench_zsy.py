@@ -70,7 +70,7 @@ WORST_HANDS = {
 }
 
 FULL = {"rounds": 9, "block": 1.0, "legal_games": 30, "legal_reps": 5, "worst_reps": 200}
-QUICK = {"rounds": 3, "block": 0.6, "legal_games": 5, "legal_reps": 3, "worst_reps": 50}
+QUICK = {"rounds": 4, "block": 0.6, "legal_games": 5, "legal_reps": 3, "worst_reps": 50}
 
 
 def pin(core: int | None) -> list[int] | None:
@@ -126,6 +126,7 @@ def machine_info() -> dict:
                                capture_output=True, text=True).stdout.strip()
         if rev:
             info["git"] = rev + ("+dirty-src" if dirty else "")
+            info["git_dirty_src"] = [line[3:] for line in dirty.splitlines()]
     except OSError:
         pass
     return info
@@ -409,14 +410,20 @@ def report(res: dict) -> str:
     lines.append(head)
     lines.append("-" * len(head))
     for key, e in lg.items():
-        ld, fo = e.get("lead"), e.get("follow")
+        nan = {"median_us": float("nan"), "worst_us": float("nan"), "mean_moves": float("nan"),
+               "states": 0}
+        ld, fo = e.get("lead", nan), e.get("follow", nan)
         lines.append(
             f"{key:<18} {ld['median_us']:>9.1f} {ld['worst_us']:>10.0f} {ld['mean_moves']:>7.1f} "
             f"{fo['median_us']:>10.1f} {fo['worst_us']:>12.0f} {fo['mean_moves']:>8.2f} "
             f"{ld['states'] + fo['states']:>7}")
     lines.append("  (#leads / #follows: mean number of plays listed; follows exclude 'pass')")
     lines.append("")
-    lines.append("worst 13-card hands (all leads):")
+    cal = res.get("worst_hands_calib_Mloops_per_s")
+    lines.append("worst 13-card hands (all leads)"
+                 + (f", calibration loop {cal[0]:.2f} / {cal[1]:.2f} M loops/s before / after"
+                    " (absolute times: compare at similar calibration speed)" if cal else "")
+                 + ":")
     for name, w in res["worst_hands"].items():
         lines.append(f"  {name:<22} {w['hand']}: {w['leads']} leads, median "
                      f"{w['median_ms']:.2f} ms (min {w['min_ms']:.2f}, worst {w['worst_ms']:.2f}) "
@@ -495,7 +502,9 @@ def main(argv=None) -> int:
     res["legal"] = legal_generation(cfgs, cfg["legal_games"], cfg["legal_reps"],
                                     10_000 + args.seed)
     print("worst hands ...", file=sys.stderr, flush=True)
+    cal_before = calib()
     res["worst_hands"] = worst_hands(cfg["worst_reps"])
+    res["worst_hands_calib_Mloops_per_s"] = [cal_before, calib()]
     res["targets"] = targets(res)
     res["loadavg_end"] = loadavg()
     res["elapsed_s"] = time.perf_counter() - t_start

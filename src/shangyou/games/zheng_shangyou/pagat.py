@@ -119,8 +119,8 @@ class PagatFamily(Family):
                             pure = 1 if t + b + j == 0 else 0
                             if beat is not None and (r, pure) <= beat:
                                 continue
+                            # naturals, then 2s, BJs, RJs: already in card order
                             cards = base + twos[:t] + bjs[:b] + rjs[:j]
-                            cards.sort()
                             out.append(Combo("set", ("set", total), (r, pure), tuple(cards), 0,
                                              label))
 
@@ -197,8 +197,7 @@ class PagatFamily(Family):
                                      0, label))
                     continue
                 for b, j in _joker_splits(u, nb, nr):
-                    cards = naturals + [BJ_CODE] * b + [RJ_CODE] * j
-                    cards.sort()
+                    cards = naturals + [BJ_CODE] * b + [RJ_CODE] * j   # already in card order
                     out.append(Combo("sequence", ("seq", L), (suited, hi, pure), tuple(cards), 0,
                                      label))
 
@@ -245,37 +244,72 @@ class PagatFamily(Family):
         m = len(ranks)
         nt = len(twos)
         jokers = nb + nr
-        # enumerate natural counts per rank with the total deficit bounded by the wilds
+        cls = ("mseq", m, k)
+        caps = [min(k, len(nat[r])) for r in ranks]
+        # the least deficit and the fewest empty ranks still to come, for pruning
+        rest_def = [0] * (m + 1)
+        rest_zero = [0] * (m + 1)
+        for i in range(m - 1, -1, -1):
+            rest_def[i] = rest_def[i + 1] + k - caps[i]
+            rest_zero[i] = rest_zero[i + 1] + (caps[i] == 0)
+        if rest_def[0] > wild or rest_zero[0] > jokers:
+            return
         counts = [0] * m
+        wild_sets = _wild_sets(twos, nb, nr)
+
+        def emit(deficit: int, zero: int) -> None:
+            pure = 1 if deficit == 0 else 0
+            if beat is not None and (hi, pure) <= beat:
+                return
+            naturals: list[int] = []
+            for idx in range(m):
+                if counts[idx]:
+                    naturals.extend(nat[ranks[idx]][:counts[idx]])
+            if deficit == 0:
+                out.append(Combo("multiple sequence", cls, (hi, 1), tuple(naturals), 0, label))
+                return
+            # naturals (ranks 3..A) sort below every wild card, so no sorting is needed
+            base = tuple(naturals)
+            for wc in wild_sets(deficit, zero):
+                out.append(Combo("multiple sequence", cls, (hi, 0), base + wc, 0, label))
 
         def rec(i: int, deficit: int, zero: int) -> None:
-            if deficit > wild or zero > jokers:
-                return
             if i == m:
-                pure = 1 if deficit == 0 else 0
-                if beat is not None and (hi, pure) <= beat:
-                    return
-                naturals: list[int] = []
-                for idx, r in enumerate(ranks):
-                    naturals.extend(nat[r][:counts[idx]])
-                # wilds: u jokers (at least one per empty rank), the rest 2s
-                for u in range(zero, min(jokers, deficit) + 1):
-                    t = deficit - u
-                    if t > nt:
-                        continue
-                    for b, j in _joker_splits(u, nb, nr):
-                        cards = naturals + twos[:t] + [BJ_CODE] * b + [RJ_CODE] * j
-                        cards.sort()
-                        out.append(Combo("multiple sequence", ("mseq", m, k), (hi, pure),
-                                         tuple(cards), 0, label))
+                emit(deficit, zero)
                 return
-            h = min(k, len(nat[ranks[i]]))
-            for n in range(h, -1, -1):
+            nxt_def = rest_def[i + 1]
+            nxt_zero = rest_zero[i + 1]
+            for n in range(caps[i], -1, -1):
+                d = deficit + k - n
+                z = zero + (n == 0)
+                if d + nxt_def > wild or z + nxt_zero > jokers:
+                    break      # fewer naturals here only makes it worse
                 counts[i] = n
-                rec(i + 1, deficit + k - n, zero + (n == 0))
+                rec(i + 1, d, z)
             counts[i] = 0
 
         rec(0, 0, 0)
+
+
+def _wild_sets(twos: list[int], nb: int, nr: int):
+    """``f(d, z)``: every way to supply ``d`` wild cards using at least ``z`` jokers, as sorted
+    tuples (2s of the lowest suits, then BJs, then RJs); memoised per hand."""
+    memo: dict[tuple[int, int], list[tuple]] = {}
+    nt = len(twos)
+
+    def f(d: int, z: int) -> list[tuple]:
+        got = memo.get((d, z))
+        if got is None:
+            got = []
+            for u in range(z, min(nb + nr, d) + 1):
+                t = d - u
+                if t > nt:
+                    continue
+                for b, j in _joker_splits(u, nb, nr):
+                    got.append(tuple(twos[:t]) + (BJ_CODE,) * b + (RJ_CODE,) * j)
+            memo[(d, z)] = got
+        return got
+    return f
 
 
 def _subsets(items: list[int], size: int):
