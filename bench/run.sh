@@ -16,14 +16,8 @@ PY=.venv/bin/python
 if [ "${BENCH_NO_INSTALL:-0}" != "1" ]; then
     if ! "$PY" -c 'import shangyou, rlcard, numpy' 2>/dev/null; then
         echo "installing the bench extra into .venv ..." >&2
-        # numpy 2.5.x needs Python >= 3.12; if the declared extra cannot be resolved here,
-        # install the same packages with the numpy that rlcard 1.2.0 is known to work with.
-        if ! "$PY" -m pip install -q -e '.[bench]' 2>/tmp/shangyou-bench-pip.log; then
-            echo "  '.[bench]' did not install (see /tmp/shangyou-bench-pip.log);" \
-                 "falling back to rlcard==1.2.0 numpy==2.4.6" >&2
-            "$PY" -m pip install -q -e . rlcard==1.2.0 numpy==2.4.6 \
-                || echo "  RLCard could not be installed: the benchmark runs without it" >&2
-        fi
+        "$PY" -m pip install -q -e '.[bench]' \
+            || echo "  RLCard could not be installed: the benchmark runs without it" >&2
     fi
 fi
 

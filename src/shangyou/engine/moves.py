@@ -18,15 +18,16 @@ PLAY, PASS, GIVE, TAKE, DISCARD, OFFER = "play", "pass", "give", "take", "discar
 
 
 class Move:
-    __slots__ = ("kind", "cards", "combo", "_text", "family")
+    __slots__ = ("kind", "cards", "combo", "_text", "family", "token")
 
     def __init__(self, kind: str, cards: tuple = (), combo: Combo | None = None,
-                 text: str | None = None, family=None):
+                 text: str | None = None, family=None, token=None):
         self.kind = kind
         self.cards = cards
         self.combo = combo
         self._text = text
         self.family = family  # for plays: decides lazily whether the text needs "as <reading>"
+        self.token = token    # set by the game that listed this move as legal in its state
 
     @classmethod
     def play(cls, combo: Combo, family=None) -> Move:

@@ -70,7 +70,7 @@ class ClimbingGame:
         self.events: list[dict] = []           # what happened, for the UI and the log
         self.result: dict | None = None
         self._legal: list[Move] | None = None
-        self._legal_ids: set[int] = set()
+        self._token: object | None = None     # identifies the moves listed for this state
         self.prev_order: list[int] | None = None
         self.dealer = self._rng.randrange(self.n)
         self._start_hand()
@@ -86,6 +86,7 @@ class ClimbingGame:
     def legal_moves(self) -> list[Move]:
         if self._legal is not None:
             return list(self._legal)
+        self._token = object()
         if self.phase == PHASE_PLAY:
             moves = self._play_moves()
         elif self.phase == PHASE_EXCHANGE:
@@ -93,7 +94,6 @@ class ClimbingGame:
         else:
             moves = []
         self._legal = moves
-        self._legal_ids = {id(m) for m in moves}
         return list(moves)
 
     def apply(self, move: Move | str, seat: int | None = None) -> None:
@@ -103,7 +103,7 @@ class ClimbingGame:
         if seat is not None and seat != self.to_act:
             raise IllegalMove(f"it is seat {self.to_act}'s turn, not seat {seat}'s")
         seat = self.to_act
-        if self._legal is not None and id(move) in self._legal_ids:
+        if self._legal is not None and getattr(move, "token", None) is self._token:
             mv = move  # one of the moves just listed: already known legal
             if self.phase == PHASE_PLAY:
                 self._do_play(seat, mv)
@@ -117,6 +117,7 @@ class ClimbingGame:
             self._do_exchange(seat, mv)
         self.moves.append((seat, mv))
         self._legal = None
+        self._token = None
 
     # -------------------------------------------------------------------- dealing
     def _start_hand(self) -> None:
@@ -212,18 +213,18 @@ class ClimbingGame:
         seat = self.to_act
         step = ex["step"]
         if step in ("show", "give"):
-            return [Move(GIVE, (c,)) for c in self._highest(seat)]
+            return [Move(GIVE, (c,), token=self._token) for c in self._highest(seat)]
         if step == "take":
-            return [Move(TAKE, (c,)) for c in sorted(set(ex["pool"]))]
+            return [Move(TAKE, (c,), token=self._token) for c in sorted(set(ex["pool"]))]
         if step == "discard":
-            return [Move(DISCARD, (c,)) for c in sorted(set(self.hands[seat]))]
+            return [Move(DISCARD, (c,), token=self._token) for c in sorted(set(self.hands[seat]))]
         if step == "offer":
             h = sorted(self.hands[seat])
             pairs = set()
             for i in range(len(h)):
                 for j in range(i + 1, len(h)):
                     pairs.add((h[i], h[j]))
-            return [Move(OFFER, p) for p in sorted(pairs)]
+            return [Move(OFFER, p, token=self._token) for p in sorted(pairs)]
         return []
 
     def _resolve_exchange(self, move: Move | str) -> Move:
@@ -319,10 +320,11 @@ class ClimbingGame:
     def _play_moves(self) -> list[Move]:
         fam = self.rules.family
         hand = self.hands[self.to_act]
+        tok = self._token
         if self.last is None:
-            return [Move(PLAY, c.cards, c, None, fam) for c in fam.leads(hand)]
+            return [Move(PLAY, c.cards, c, None, fam, tok) for c in fam.leads(hand)]
         out = [PASS_MOVE]
-        out.extend(Move(PLAY, c.cards, c, None, fam) for c in fam.follows(hand, self.last))
+        out += [Move(PLAY, c.cards, c, None, fam, tok) for c in fam.follows(hand, self.last)]
         return out
 
     def _resolve_play(self, move: Move | str) -> Move:

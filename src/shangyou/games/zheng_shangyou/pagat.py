@@ -45,6 +45,15 @@ def _joker_splits(u: int, nb: int, nr: int):
         yield b, u - b
 
 
+_SEQ_LABEL = {(lo, hi, suit): f"{RANK_NAMES[lo]}-{RANK_NAMES[hi]}"
+              + ("" if suit is None else " " + SUIT_NAMES[suit])
+              for lo in range(13) for hi in range(lo, 13) for suit in (None, 0, 1, 2, 3)}
+_MSEQ_LABEL = {(lo, hi, k): f"{RANK_NAMES[lo]}-{RANK_NAMES[hi]}x{k}"
+               for lo in range(12) for hi in range(lo, 12) for k in range(2, 25)}
+_JOKER_SPLITS = {(u, nb, nr): tuple(_joker_splits(u, nb, nr))
+                 for u in range(9) for nb in range(5) for nr in range(5)}
+
+
 class PagatFamily(Family):
     name = "pagat"
 
@@ -176,7 +185,7 @@ class PagatFamily(Family):
         present = [r for r in range(lo, hi + 1) if cards_of[r]]
         missing = hi - lo + 1 - len(present)
         L = hi - lo + 1
-        label = f"{RANK_NAMES[lo]}-{RANK_NAMES[hi]}" + ("" if suit is None else " " + SUIT_NAMES[suit])
+        label = _SEQ_LABEL[lo, hi, suit]
         spare = jokers - missing
         # choose which present ranks get a joker instead of their natural
         for extra in range(0, min(spare, len(present) - 1) + 1):
@@ -196,7 +205,7 @@ class PagatFamily(Family):
                     out.append(Combo("sequence", ("seq", L), (suited, hi, 1), tuple(naturals),
                                      0, label))
                     continue
-                for b, j in _joker_splits(u, nb, nr):
+                for b, j in _JOKER_SPLITS[u, nb, nr]:
                     cards = naturals + [BJ_CODE] * b + [RJ_CODE] * j   # already in card order
                     out.append(Combo("sequence", ("seq", L), (suited, hi, pure), tuple(cards), 0,
                                      label))
@@ -208,38 +217,42 @@ class PagatFamily(Family):
         wild = nt + nb + nr
         jokers = nb + nr
         have = [len(nat[r]) for r in range(12)]
+        wild_sets = _wild_sets(twos, nb, nr)
         if shape is None:
             ks = range(2, max(have) + wild + 1)
             ms = None
         else:
             ms, k0 = shape
             ks = (k0,)
+        zpre = [0]                      # prefix counts of ranks without a natural
+        for h in have:
+            zpre.append(zpre[-1] + (h == 0))
         for k in ks:
+            dpre = [0]                  # prefix sums of the wilds each rank would need
+            for h in have:
+                dpre.append(dpre[-1] + (k - h if h < k else 0))
+            feasible = False
             for lo in range(0, 10):
-                m_range = range(3, 12 - lo + 1) if ms is None else (ms,)
-                for m in m_range:
+                for m in (range(3, 12 - lo + 1) if ms is None else (ms,)):
                     hi = lo + m - 1
                     if hi > ACE:
                         break
+                    if zpre[hi + 1] - zpre[lo] > jokers:
+                        break           # longer windows only add missing ranks
+                    if dpre[hi + 1] - dpre[lo] > wild:
+                        if ms is None:
+                            break       # and only need more wilds
+                        continue
+                    feasible = True
                     if beat is not None and (hi, 1) <= beat:
                         continue
-                    deficit = 0
-                    zero = 0
-                    for r in range(lo, hi + 1):
-                        h = have[r]
-                        if h < k:
-                            deficit += k - h
-                        if h == 0:
-                            zero += 1
-                    if deficit > wild or zero > jokers:
-                        if ms is None and zero > jokers:
-                            break  # longer windows only add missing ranks
-                        continue
-                    label = f"{RANK_NAMES[lo]}-{RANK_NAMES[hi]}x{k}"
-                    self._multi_window(nat, out, lo, hi, k, twos, nb, nr, wild, beat, label)
+                    self._multi_window(nat, out, lo, hi, k, twos, nb, nr, wild, beat,
+                                       _MSEQ_LABEL[lo, hi, k], wild_sets)
+            if not feasible and ms is None:
+                break                   # a larger k needs even more wilds
 
     @staticmethod
-    def _multi_window(nat, out, lo, hi, k, twos, nb, nr, wild, beat, label) -> None:
+    def _multi_window(nat, out, lo, hi, k, twos, nb, nr, wild, beat, label, wild_sets) -> None:
         ranks = list(range(lo, hi + 1))
         m = len(ranks)
         nt = len(twos)
@@ -255,7 +268,6 @@ class PagatFamily(Family):
         if rest_def[0] > wild or rest_zero[0] > jokers:
             return
         counts = [0] * m
-        wild_sets = _wild_sets(twos, nb, nr)
 
         def emit(deficit: int, zero: int) -> None:
             pure = 1 if deficit == 0 else 0
@@ -305,7 +317,7 @@ def _wild_sets(twos: list[int], nb: int, nr: int):
                 t = d - u
                 if t > nt:
                     continue
-                for b, j in _joker_splits(u, nb, nr):
+                for b, j in _JOKER_SPLITS[u, nb, nr]:
                     got.append(tuple(twos[:t]) + (BJ_CODE,) * b + (RJ_CODE,) * j)
             memo[(d, z)] = got
         return got
