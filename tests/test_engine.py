@@ -382,3 +382,19 @@ def test_as_reading_and_ace_of_spades_are_told_apart():
         g.apply("5h 6d bj as 9-J")
     texts = {str(m) for m in g.legal_moves()}
     assert "5H 6D BJ" in texts and "5H 6D BJ as 4-6" in texts
+
+
+def test_readings_that_look_like_cards():
+    # "as" before a reading vs "as" the ace of spades, with an Owen reading ("aces")
+    g = shangyou.new_game("zheng-shangyou/owen", players=2, seed=1)
+    seat = g.to_act
+    g.hands[seat] = sorted(parse("AH 2D 7C 7D 2H 2S"))
+    g._legal = None
+    c = g.clone()
+    c.apply("ah 2d as aces")
+    assert c.trick[-1][1].label == "aces" and c.trick[-1][1].cards == tuple(sorted(parse("AH 2D")))
+    texts = [str(m) for m in g.legal_moves()]
+    assert len(texts) == len(set(texts))
+    for t in texts:                    # every listed text resolves to its own move
+        r = g._resolve_play(t)
+        assert str(r) == t or str(r).split(" as ")[0] == t.split(" as ")[0]

@@ -95,15 +95,15 @@ def test_rocket_is_never_a_pair():
 
 def test_full_house_two_readings():
     found = readings("7H 7D 2S BJ 8C")
-    assert [c.label for c in found] == ["8s over 7s", "7s over 8s"]
+    assert [c.label for c in found] == ["eights over sevens", "sevens over eights"]
     assert all(c.key[1] == 0 for c in found)
     found = readings("7H 2S 2D 2C 2H")
-    assert [c.label for c in found] == ["2s over 7s", "7s over 2s"]
+    assert [c.label for c in found] == ["twos over sevens", "sevens over twos"]
     # 2s over 7s: the pair of 7s holds a substitute, so the whole play is substituted
     assert found[0].key == (12, 0)
     # a trip of 2s over a natural pair is natural; the same cards read the other way are not
     found = readings("2D 2C 2H 3D 3C")
-    assert [(c.label, c.key) for c in found] == [("2s over 3s", (12, 1)), ("3s over 2s", (0, 0))]
+    assert [(c.label, c.key) for c in found] == [("twos over threes", (12, 1)), ("threes over twos", (0, 0))]
 
 
 def test_labels_unique_among_readings():
@@ -131,9 +131,9 @@ BEATS = [
     ("7D 7C", None, "7D", None, False),              # different classes
     ("8D 8C 8H 3D 3C", None, "7D 7C 7H AD AC", None, True),   # by the trip
     ("7D 7C 7H AD AC", None, "8D 8C 8H 3D 3C", None, False),
-    ("7D 7C 7H 3D 3C", None, "7S 7D BJ AD AC", "7s over As", True),  # natural beats wild
-    ("7S 7D BJ AD AC", "7s over As", "7D 7C 7H 3D 3C", None, False),
-    ("7S 7D BJ AD AC", "As over 7s", "7D 7C 7H 3D 3C", None, True),
+    ("7D 7C 7H 3D 3C", None, "7S 7D BJ AD AC", "sevens over aces", True),  # natural beats wild
+    ("7S 7D BJ AD AC", "sevens over aces", "7D 7C 7H 3D 3C", None, False),
+    ("7S 7D BJ AD AC", "aces over sevens", "7D 7C 7H 3D 3C", None, True),
     ("2D 2C 2H 3D 3C", None, "AD AC AH KD KC", None, True),
     ("4D 5C 6H 7S 8D", None, "3D 4C 5H 6S 7D", None, True),
     ("4D 5C 6H 7S 8D", None, "4S 5S 6S 7D 8C", None, False),  # equal straights
@@ -161,7 +161,7 @@ BEATS = [
     ("2D 2C 2H 2S", None, "BJ RJ", None, False),
     ("BJ RJ", None, "3D", None, True),
     ("AD AC AH AS", None, "RJ", None, True),
-    ("7H 7D 2S BJ 8C", "8s over 7s", "7H 7D 2S BJ 8C", "7s over 8s", True),
+    ("7H 7D 2S BJ 8C", "eights over sevens", "7H 7D 2S BJ 8C", "sevens over eights", True),
 ]
 
 
@@ -188,8 +188,8 @@ def test_leads_small_hand_exact():
     d7, c7, h8, bj = sorted(hand)
     expected = {
         ("single", "7", (d7,)), ("single", "8", (h8,)), ("single", "BJ", (bj,)),
-        ("pair", "7s", (d7, c7)), ("pair", "7s", (d7, bj)), ("pair", "8s", (h8, bj)),
-        ("trip", "7s", (d7, c7, bj)),
+        ("pair", "sevens", (d7, c7)), ("pair", "sevens", (d7, bj)), ("pair", "eights", (h8, bj)),
+        ("trip", "sevens", (d7, c7, bj)),
         ("stair", "7-8", (d7, c7, h8, bj)),
     }
     assert got == expected
@@ -302,6 +302,8 @@ def oracle_readings(cards) -> set:
     wild = n2 + jok
     ranks = sorted(set(nat))
     names = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "BJ", "RJ"]
+    words = ["threes", "fours", "fives", "sixes", "sevens", "eights", "nines", "tens", "jacks",
+             "queens", "kings", "aces", "twos"]
     out = set()
     if n == 1:
         c = cards[0]
@@ -312,9 +314,9 @@ def oracle_readings(cards) -> set:
     if n in (2, 3, 4):
         cls = {2: ("pair",), 3: ("trip",), 4: ("bomb",)}[n]
         if len(ranks) == 1:
-            out.add((cls, (ranks[0], int(wild == 0)), names[ranks[0]] + "s"))
+            out.add((cls, (ranks[0], int(wild == 0)), words[ranks[0]]))
         if n2 == n:
-            out.add((cls, (12, 1), "2s"))
+            out.add((cls, (12, 1), "twos"))
     if n == 5 and len(ranks) <= 2:
         # assign every card to the trip (group 0) or the pair (group 1); a group's rank must be
         # that of one of its natural cards (a natural 3..A, or a 2 in a group of 2s)
@@ -351,7 +353,7 @@ def oracle_readings(cards) -> set:
                             ok = False
                     if ok:
                         out.add((("full house",), (a, int(subs == 0)),
-                                 f"{names[a]}s over {names[b]}s"))
+                                 f"{words[a]} over {words[b]}"))
     if n >= 5 and wild == 0 and len(ranks) == n and ranks[-1] - ranks[0] == n - 1:
         out.add((("straight", n), (ranks[-1],), f"{names[ranks[0]]}-{names[ranks[-1]]}"))
     for k, kind in ((2, "stair"), (3, "plate")):

@@ -24,7 +24,7 @@ def kinds(cards, rules=R):
 
 # --- sets -----------------------------------------------------------------------------------
 def test_seven_two_two_is_three_sevens_beaten_by_natural_then_by_higher():
-    assert kinds("7H 2S 2D") == [("set", "7s")]
+    assert kinds("7H 2S 2D") == [("set", "sevens")]
     assert beats("7H 2S 2D", "7S 7C 7D")       # natural beats impure at equal rank
     assert beats("7S 7C 7D", "8H 8S BJ")       # a higher set, even impure
     assert not beats("7S 7C 7D", "7H 2S 2D")
@@ -37,13 +37,13 @@ def test_impure_sets_of_equal_rank_cannot_beat_each_other():
 
 
 def test_two_and_joker_is_an_impure_pair_of_twos():
-    assert kinds("2H BJ") == [("set", "2s")]
+    assert kinds("2H BJ") == [("set", "twos")]
     assert beats("2H BJ", "2S 2D")
     assert not beats("2S 2D", "2H BJ")
 
 
 def test_red_joker_stands_for_black_joker():
-    assert kinds("BJ RJ") == [("set", "BJs")]
+    assert kinds("BJ RJ") == [("set", "black jokers")]
     assert beats("2S 2D", "BJ RJ")             # a pair of black jokers beats a pair of 2s
 
 
@@ -53,7 +53,7 @@ def test_sets_only_compare_with_the_same_size():
 
 
 def test_four_fours_with_twos_is_a_set():
-    assert kinds("4H 4S 2D 2C") == [("set", "4s")]
+    assert kinds("4H 4S 2D 2C") == [("set", "fours")]
 
 
 def test_singles_ignore_suits():
@@ -62,7 +62,7 @@ def test_singles_ignore_suits():
 
 
 def test_all_wild_group_reads_as_its_own_rank():
-    assert kinds("2S 2D") == [("set", "2s")]
+    assert kinds("2S 2D") == [("set", "twos")]
 
 
 # --- single sequences ------------------------------------------------------------------------

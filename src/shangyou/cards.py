@@ -26,6 +26,9 @@ from .errors import NotationError
 
 RANK_NAMES = ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "BJ", "RJ")
 SUIT_NAMES = ("D", "C", "H", "S")
+# plural rank words, used for the readings of sets ("sevens"): never mistaken for a card
+RANK_WORDS = ("threes", "fours", "fives", "sixes", "sevens", "eights", "nines", "tens", "jacks",
+              "queens", "kings", "aces", "twos", "black jokers", "red jokers")
 SUIT_SYMBOLS = ("♦", "♣", "♥", "♠")
 TWO, BLACK_JOKER, RED_JOKER = 12, 13, 14
 ACE = 11

@@ -66,6 +66,16 @@ def split_reading(tokens: list[str]) -> tuple[list[str], str | None]:
     return tokens, None
 
 
+def _canonical_token(token: str) -> str:
+    """A card token in canonical form; ``as`` and reading words unchanged."""
+    if token.lower() == "as":
+        return "as"
+    try:
+        return str(parse(token)[0])
+    except (NotationError, IndexError):
+        return token
+
+
 def _all_cards(tokens: list[str]) -> bool:
     try:
         parse(" ".join(tokens))
@@ -106,6 +116,10 @@ def parse_input(line: str, suggestions: list[str], step: str | None = None,
         return Command("error", "no cards given; type cards like 7h 7s, or pass")
     if step is not None:
         return _parse_exchange(tokens, step, hand)
+    if any(t.lower() == "as" for t in tokens[1:]) and tokens[-1].lower() != "as":
+        # "as" may start a reading or be the ace of spades: the game decides, knowing the
+        # readings of the cards
+        return Command("move", " ".join(_canonical_token(t) for t in tokens))
     cards_tokens, reading = split_reading(tokens)
     if reading is not None and not reading.strip():
         return Command("error", "say which reading after 'as', e.g. 5h 6d bj as 4-6")

@@ -341,20 +341,7 @@ class ClimbingGame:
         text = str(move).strip()
         if text.lower() == "pass":
             return self._check_pass()
-        label = None
-        try:
-            cards = tuple(sorted(parse(text)))
-        except NotationError as e:
-            # "cards as reading" (but "as" alone is also the ace of spades: "KS AS QS")
-            low = text.lower()
-            cut = low.rfind(" as ")
-            if cut < 0:
-                raise IllegalMove(str(e)) from None
-            label = text[cut + 4:].strip()
-            try:
-                cards = tuple(sorted(parse(text[:cut])))
-            except NotationError as e2:
-                raise IllegalMove(str(e2)) from None
+        cards, label = self._split_reading(text)
         if not cards:
             raise IllegalMove("no cards given; type cards like '7H 7S' or 'pass'")
         self._check_held(cards)
@@ -371,6 +358,35 @@ class ClimbingGame:
                 raise IllegalMove(f"{Cards(cards)} does not beat {self._describe(self.last)}")
             raise IllegalMove(f"{Cards(cards)} cannot be led")  # pragma: no cover
         return Move(PLAY, cards, legal[0], None, self.rules.family)
+
+    def _split_reading(self, text: str) -> tuple[tuple, str | None]:
+        """``"cards"`` or ``"cards as reading"``. Labels such as ``As`` (aces) look like cards
+        and ``as`` is also the ace of spades, so the split is taken only when the part after
+        the last ``as`` is a reading of the cards before it."""
+        low = text.lower()
+        cut = low.rfind(" as ")
+        first_cut = cut
+        while cut >= 0:
+            label = text[cut + 4:].strip()
+            try:
+                cards = tuple(sorted(parse(text[:cut])))
+            except NotationError:
+                cards = None
+            if cards and any(c.label.lower() == label.lower()
+                             for c in self.rules.family.combos(cards)):
+                return cards, label
+            cut = low.rfind(" as ", 0, cut)
+        try:
+            return tuple(sorted(parse(text))), None
+        except NotationError as e:
+            if first_cut >= 0:
+                try:
+                    cards = tuple(sorted(parse(text[:first_cut])))
+                except NotationError:
+                    raise IllegalMove(str(e)) from None
+                raise IllegalMove(f"{Cards(cards)} cannot be read as "
+                                  f"{text[first_cut + 4:].strip()!r}") from None
+            raise IllegalMove(str(e)) from None
 
     def _check_pass(self) -> Move:
         if self.last is None:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...cards import RANK_NAMES
+from ...cards import RANK_NAMES, RANK_WORDS
 from ..climbing.combo import Combo
 from ..climbing.family import Family
 
@@ -53,7 +53,7 @@ _CHAIN_K = {"stair": 2, "plate": 3}
 _CHAIN_CLS = {(k, m): (_CHAIN_KIND[k], m) for k in (2, 3) for m in range(2, 13)}
 _STRAIGHT_CLS = {m: ("straight", m) for m in range(5, 13)}
 
-_SET_LABEL = tuple(name + "s" for name in RANK_NAMES[:13])
+_SET_LABEL = RANK_WORDS[:13]
 _FH_LABEL = {(a, b): f"{_SET_LABEL[a]} over {_SET_LABEL[b]}"
              for a in range(13) for b in range(13) if a != b}
 _RUN_LABEL = {(s, e): f"{RANK_NAMES[s]}-{RANK_NAMES[e]}" for s in range(12) for e in range(s, 12)}

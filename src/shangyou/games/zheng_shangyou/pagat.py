@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...cards import BJ_CODE, RANK_NAMES, RANK_OF, RJ_CODE, SUIT_NAMES
+from ...cards import BJ_CODE, RANK_NAMES, RANK_OF, RANK_WORDS, RJ_CODE, SUIT_NAMES
 from ..climbing.combo import Combo
 from ..climbing.family import Family
 
@@ -116,7 +116,7 @@ class PagatFamily(Family):
                 nt, nb, nr = 0, 0, len(rjs)
             else:
                 nt = nb = nr = 0
-            label = RANK_NAMES[r] + "s"
+            label = RANK_WORDS[r]
             for n in range(1, len(naturals) + 1):
                 base = naturals[:n]
                 for t in range(nt + 1):
