@@ -6,11 +6,12 @@ Games register their presets here; the public functions in :mod:`shangyou` look 
 from __future__ import annotations
 
 from .errors import UnknownOption
+from .games.zheng_fen import presets as zheng_fen
 from .games.zheng_shangyou import presets as zsy
 
 
 def _games():
-    return [zsy]
+    return [zsy, zheng_fen]
 
 
 def preset_names() -> list[str]:

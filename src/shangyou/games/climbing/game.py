@@ -47,6 +47,8 @@ class Rulebook:
     teams: tuple | None = None             # seats per team; scores summed per team
     target: int | None = 11
     max_hands: int | None = None           # a match of a fixed number of hands
+    finish_trick: bool = False             # when one player holds cards: end now, or finish the
+    #                                        trick in progress first (Zheng Fen)
     options: dict = field(default_factory=dict)  # the user's options, for the log
 
     def sort_key(self, card: int):
@@ -146,6 +148,7 @@ class ClimbingGame:
         self.order: list[int] = []
         self.trick: list[tuple[int, Combo | None]] = []
         self.tricks: list[list[tuple[int, Combo | None]]] = []
+        self.won: list[list[int]] = [[] for _ in range(self.n)]   # cards of the tricks won
         self.last: Combo | None = None
         self.last_seat: int | None = None
         self.passes = 0
@@ -437,25 +440,43 @@ class ClimbingGame:
                 self.counts_at_first_out = [len(h) for h in self.hands]
             holding = [s for s in range(self.n) if self.hands[s]]
             if len(holding) <= 1:
-                self.order.extend(holding)
-                self.tricks.append(self.trick)
-                self.trick = []
-                self._end_hand()
-                return
+                if not self.rules.finish_trick:
+                    self.order.extend(holding)
+                    self.tricks.append(self.trick)
+                    self.trick = []
+                    self._end_hand()
+                    return
+                if not holding:       # the last holder beat the trick with their last cards
+                    self._end_trick()
+                    return
+        elif self.rules.finish_trick and \
+                not any(self.hands[s] for s in range(self.n) if s != seat):
+            self._end_trick()         # nobody is left to answer: the trick is complete
+            return
         self.to_act = self._next_with_cards(seat)
 
     def _end_trick(self) -> None:
+        winner = self.last_seat
         self.tricks.append(self.trick)
+        won = self.won[winner]
+        for _, combo in self.trick:
+            if combo is not None:
+                won.extend(combo.cards)
         self.trick = []
         self.last = None
         self.passes = 0
-        self.to_act = self._next_with_cards(self.last_seat, include_self=True)
         self.last_seat = None
+        holding = [s for s in range(self.n) if self.hands[s]]
+        if len(holding) <= 1:         # only reached when the rules finish the trick
+            self.order.extend(s for s in holding if s not in self.order)
+            self._end_hand()
+            return
+        self.to_act = self._next_with_cards(winner, include_self=True)
 
     # --------------------------------------------------------------------- scoring
     def _end_hand(self) -> None:
         points, team_points = score_hand(self.rules, self.order, self.counts_at_first_out,
-                                         self.dealt_counts)
+                                         self.dealt_counts, self.won, self.hands)
         for s in range(self.n):
             self.scores[s] += points[s]
         summary = {"hand": self.hand_number, "order": list(self.order), "points": points,
@@ -547,6 +568,10 @@ class ClimbingGame:
         if self.rules.teams:
             v["teams"] = [list(t) for t in self.rules.teams]
             v["team_scores"] = self.team_scores()
+        if self.rules.scoring == "trick-points":
+            points = self.rules.family.points
+            v["won_points"] = [points(w) for w in self.won]     # tricks taken are public
+            v["table_points"] = sum(points(c.cards) for _, c in self.trick if c is not None)
         if self.exchange is not None:
             ex = self.exchange
             pub = {"kind": ex["kind"], "step": ex["step"]}
@@ -582,9 +607,11 @@ class ClimbingGame:
     def snapshot(self) -> dict:
         """The whole state as plain data (for equality and debugging; not a view)."""
         return {"hands": [list(h) for h in self.hands], "phase": self.phase,
-                "to_act": self.to_act, "scores": list(self.scores), "teams": self.team_scores(), "order": list(self.order),
+                "to_act": self.to_act, "scores": list(self.scores),
+                "teams": self.team_scores(), "order": list(self.order),
                 "hand_number": self.hand_number, "dealer": self.dealer,
                 "trick": [(s, None if c is None else (c.cards, c.label)) for s, c in self.trick],
+                "won": [sorted(w) for w in self.won],
                 "tricks": len(self.tricks), "result": self.result,
                 "history": self.history, "undealt": list(self.undealt),
                 "moves": [(s, str(m)) for s, m in self.moves]}
@@ -604,8 +631,10 @@ def _play_text(combo: Combo) -> str:
     return " ".join(CARD_TEXT[c] for c in combo.cards)
 
 
-def score_hand(rules: Rulebook, order: list[int], counts_at_first_out, dealt):
-    """Points of one hand: (per seat, per team or None). See docs/rules/zheng-shangyou.md."""
+def score_hand(rules: Rulebook, order: list[int], counts_at_first_out, dealt, won=None,
+               hands=None):
+    """Points of one hand: (per seat, per team or None). See docs/rules/zheng-shangyou.md and
+    docs/rules/zheng-fen.md."""
     n = rules.players
     pts = [0] * n
     if rules.scoring == "places":
@@ -647,6 +676,15 @@ def score_hand(rules: Rulebook, order: list[int], counts_at_first_out, dealt):
             pts[s] = -left * mult
             total += left * mult
         pts[winner] = total
+    elif rules.scoring == "trick-points":
+        # the last player's tricks and the cards left in their hand go to the first player out
+        points = rules.family.points
+        first, last = order[0], order[-1]
+        for s in range(n):
+            pts[s] = points(won[s])
+        pts[first] += pts[last] + points(hands[last])
+        if last != first:
+            pts[last] = 0
     else:
         raise ValueError(f"unknown scoring {rules.scoring!r}")
     team_pts = [sum(pts[s] for s in t) for t in rules.teams] if rules.teams else None

@@ -7,8 +7,8 @@ The decisions behind every field are in ``docs/rules/zheng-shangyou.md``.
 
 from __future__ import annotations
 
-from ...errors import UnknownOption
 from ..climbing.game import Rulebook
+from ..options import check_bool, check_int, check_options, check_players, require
 from .owen import OwenFamily
 from .pagat import PagatFamily
 from .winner import WinnerFamily
@@ -36,67 +36,37 @@ def preset(name: str, defaults: dict, players: tuple):
 
 
 def _check(name: str, options: dict) -> dict:
-    spec = PRESETS[name]
-    unknown = sorted(set(options) - set(spec["defaults"]))
-    if unknown:
-        raise UnknownOption(f"unknown option {unknown[0]!r} for {name}; options are: "
-                            + ", ".join(sorted(spec["defaults"])))
-    merged = dict(spec["defaults"])
-    merged.update({k: v for k, v in options.items() if v is not None})
-    return merged
-
-
-def _require(cond: bool, message: str) -> None:
-    if not cond:
-        raise UnknownOption(message)
-
-
-def _bool(name: str, value) -> bool:
-    _require(isinstance(value, bool) or value in (0, 1), f"option {name} must be true or false")
-    return bool(value)
-
-
-def _int(name: str, value, lo: int | None = None, hi: int | None = None) -> int:
-    _require(isinstance(value, int) and not isinstance(value, bool),
-             f"option {name} must be a whole number, not {value!r}")
-    _require((lo is None or value >= lo) and (hi is None or value <= hi),
-             f"option {name}={value} is out of range {lo}..{hi}")
-    return value
-
-
-def _players(name: str, players, allowed: tuple) -> int:
-    p = _int("players", players)
-    _require(p in allowed, f"{name} is played by {', '.join(map(str, allowed))} players, not {p}")
-    return p
+    return check_options(PRESETS, name, options)
 
 
 @preset("zheng-shangyou/pagat",
         {"players": 5, "decks": 1, "twos_in_sequences": False, "target": 11},
         tuple(range(3, 9)))
 def _pagat(o: dict) -> Rulebook:
-    n = _players("zheng-shangyou/pagat", o["players"], tuple(range(3, 9)))
-    decks = _int("decks", o["decks"], 1, 2)
+    n = check_players("zheng-shangyou/pagat", o["players"], tuple(range(3, 9)))
+    decks = check_int("decks", o["decks"], 1, 2)
     return Rulebook(
         name="zheng-shangyou/pagat", players=n, decks=decks, jokers=True,
-        family=PagatFamily(twos_in_sequences=_bool("twos_in_sequences", o["twos_in_sequences"])),
+        family=PagatFamily(
+            twos_in_sequences=check_bool("twos_in_sequences", o["twos_in_sequences"])),
         first_leader="dealer", later_leader="dealer", next_dealer="place:2",
         exchange="pits", scoring="places", place_points=(2, 1),
-        target=_int("target", o["target"], 1), options=o)
+        target=check_int("target", o["target"], 1), options=o)
 
 
 @preset("zheng-shangyou/pagat-teams",
         {"players": 4, "twos_in_sequences": False, "target": None}, (4, 6))
 def _pagat_teams(o: dict) -> Rulebook:
-    n = _players("zheng-shangyou/pagat-teams", o["players"], (4, 6))
-    fam = PagatFamily(twos_in_sequences=_bool("twos_in_sequences", o["twos_in_sequences"]))
+    n = check_players("zheng-shangyou/pagat-teams", o["players"], (4, 6))
+    fam = PagatFamily(twos_in_sequences=check_bool("twos_in_sequences", o["twos_in_sequences"]))
     if n == 4:
-        target = _int("target", o["target"] if o["target"] is not None else 11, 1)
+        target = check_int("target", o["target"] if o["target"] is not None else 11, 1)
         return Rulebook(
             name="zheng-shangyou/pagat-teams", players=4, family=fam,
             first_leader="dealer", later_leader="dealer", next_dealer="place:2",
             exchange="pits", scoring="places", place_points=(2, 1),
             teams=((0, 2), (1, 3)), target=target, options=o)
-    target = _int("target", o["target"] if o["target"] is not None else 50, 1)
+    target = check_int("target", o["target"] if o["target"] is not None else 50, 1)
     return Rulebook(
         name="zheng-shangyou/pagat-teams", players=6, family=fam,
         first_leader="random-card", later_leader="place:4", next_dealer="place:4",
@@ -109,21 +79,21 @@ def _pagat_teams(o: dict) -> Rulebook:
          "straight_needs_higher_rank": False, "bomb": "kicker", "hands": 8, "target": None},
         tuple(range(3, 9)))
 def _winner(o: dict) -> Rulebook:
-    decks = _int("decks", o["decks"], 1, 2)
+    decks = check_int("decks", o["decks"], 1, 2)
     allowed = (3, 4) if decks == 1 else tuple(range(4, 9))
-    n = _players(f"zheng-shangyou/winner with decks={decks}", o["players"], allowed)
-    _require(o["bomb"] in ("kicker", "quad"), "option bomb must be 'kicker' or 'quad'")
+    n = check_players(f"zheng-shangyou/winner with decks={decks}", o["players"], allowed)
+    require(o["bomb"] in ("kicker", "quad"), "option bomb must be 'kicker' or 'quad'")
     hands = o["hands"]
     target = o["target"]
     if hands is not None:
-        hands = _int("hands", hands, 1)
+        hands = check_int("hands", hands, 1)
     if target is not None:
-        target = _int("target", target, 1)
-    _require(hands is not None or target is not None,
+        target = check_int("target", target, 1)
+    require(hands is not None or target is not None,
              "zheng-shangyou/winner needs a number of hands or a target score")
-    fam = WinnerFamily(jokers=_bool("jokers", o["jokers"]),
-                       min_straight=_int("min_straight", o["min_straight"], 3, 13),
-                       straight_needs_higher_rank=_bool("straight_needs_higher_rank",
+    fam = WinnerFamily(jokers=check_bool("jokers", o["jokers"]),
+                       min_straight=check_int("min_straight", o["min_straight"], 3, 13),
+                       straight_needs_higher_rank=check_bool("straight_needs_higher_rank",
                                                         o["straight_needs_higher_rank"]),
                        bomb=o["bomb"])
     return Rulebook(
@@ -137,12 +107,12 @@ OWEN_DEAL = {2: 26, 3: 18, 4: 13, 6: 9}
 
 @preset("zheng-shangyou/owen", {"players": 4, "target": 6}, (2, 3, 4, 6))
 def _owen(o: dict) -> Rulebook:
-    n = _players("zheng-shangyou/owen", o["players"], (2, 3, 4, 6))
+    n = check_players("zheng-shangyou/owen", o["players"], (2, 3, 4, 6))
     return Rulebook(
         name="zheng-shangyou/owen", players=n, family=OwenFamily(), deal_count=OWEN_DEAL[n],
         first_leader="holder:3S", later_leader="place:0", next_dealer="place:-1",
         exchange=None, scoring="places", place_points=(2, 1),
-        target=_int("target", o["target"], 1), options=o)
+        target=check_int("target", o["target"], 1), options=o)
 
 
 def build(name: str, options: dict) -> Rulebook:
