@@ -21,13 +21,14 @@ CONFIGS = (
                                      "straight_needs_higher_rank": True}),
        ("zheng-shangyou/winner", 5, {"decks": 2})]
     + [("zheng-shangyou/owen", n, {}) for n in (2, 3, 4, 6)]
+    + [("zheng-fen", n, {}) for n in (3, 4, 5, 6)]
 )
 
 
 def config_id(cfg) -> str:
     name, n, opts = cfg
     extra = ",".join(f"{k}={v}" for k, v in opts.items())
-    return f"{name.split('/')[1]}-{n}p" + (f"-{extra}" if extra else "")
+    return f"{name.split('/')[-1]}-{n}p" + (f"-{extra}" if extra else "")
 
 
 def all_cards(g) -> Counter:
@@ -40,6 +41,15 @@ def all_cards(g) -> Counter:
             if combo is not None:
                 c.update(combo.cards)
     c.update(g.undealt)
+    if not g.over:              # won piles hold exactly the cards of the finished tricks
+        won, played = Counter(), Counter()
+        for w in g.won:
+            won.update(w)
+        for t in g.tricks:
+            for _, combo in t:
+                if combo is not None:
+                    played.update(combo.cards)
+        assert won == played, "a finished trick's cards are not in its winner's pile"
     if g.exchange:
         c.update(g.exchange.get("pool", []) if g.exchange.get("step") == "take" and
                  g.exchange["kind"] == "pits" else [])

@@ -68,3 +68,28 @@ def test_greedy_beats_random(name, players):
         play_out(g, bots)
         firsts += g.result["order"][0] == seed % players
     assert firsts / hands > 1.5 / players, firsts
+
+
+def test_greedy_keeps_point_cards_in_zheng_fen():
+    g = shangyou.new_game("zheng-fen", players=4, seed=3)
+    seat = g.to_act
+    g.hands[seat] = sorted(shangyou.parse("5H 6S 9D KC"))
+    g._legal = None
+    assert make_bot("greedy").choose(g.view(seat)) == "6S"     # not the 5: it scores 5
+    g.apply("6S")
+    nxt = g.to_act
+    g.hands[nxt] = sorted(shangyou.parse("10D JS 3C"))
+    g._legal = None
+    assert make_bot("greedy").choose(g.view(nxt)) == "JS"      # beats without giving 10 points
+
+
+def test_greedy_outscores_random_in_zheng_fen():
+    """Seeded: one greedy bot against three random ones takes well over a quarter of the points."""
+    total, hands = 0, 120
+    for seed in range(hands):
+        g = shangyou.new_game("zheng-fen", players=4, seed=seed)
+        me = seed % 4
+        play_out(g, [make_bot("greedy" if s == me else "random", seed=seed * 7 + s)
+                     for s in range(4)])
+        total += g.result["points"][me]
+    assert total / hands > 35, total / hands      # an even share would be 25

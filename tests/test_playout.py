@@ -36,6 +36,10 @@ def check_hand_result(g, points) -> None:
     elif scoring == "cards-left":
         assert sum(points) == 0, "the winner gains what the others lose"
         assert points[order[0]] >= 0
+    elif scoring == "trick-points":
+        assert sum(points) == 100, "every hand scores the pack's 100 points"
+        assert points[order[-1]] == 0, "the last player's points go to the first"
+        assert not any(g.hands[s] for s in range(n) if s != order[-1])
     else:  # pragma: no cover
         raise AssertionError(scoring)
 
@@ -83,5 +87,7 @@ def check_hand_result_summary(g, h) -> None:
         assert sum(h["points"]) == 3
     elif g.rules.scoring == "cards-left":
         assert sum(h["points"]) == 0
+    elif g.rules.scoring == "trick-points":
+        assert sum(h["points"]) == 100
     else:
         assert sum(h["team_points"]) in (5, 7, 10)

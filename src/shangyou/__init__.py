@@ -45,6 +45,12 @@ class Rules:
         top = a[0]
         return any(c.beats(top) for c in self.combos(second))
 
+    def points(self, cards) -> int:
+        """Card points of these cards (games that count points: Zheng Fen, Sheng ji)."""
+        if not hasattr(self.family, "points"):
+            raise ValueError(f"{self.name} does not count card points")
+        return self.family.points(parse(cards))
+
     def __repr__(self) -> str:
         return f"Rules({self.name!r})"
 

@@ -45,7 +45,7 @@ class GreedyBot(Bot):
     """Plays its lowest legal play and keeps wild cards (2s, jokers) for when it is nearly out.
 
     Leading: the play holding its lowest card, the largest such play first, preferring plays
-    without precious cards (2s, jokers) and without bombs. Following: the play with the lowest
+    without precious cards (2s, jokers), without bombs and (in point games) without points. Following: the play with the lowest
     top card that beats; a play spending precious cards only when it leaves three cards or fewer.
     Exchanges: give/take the highest card, discard or offer the lowest.
     """
@@ -70,6 +70,7 @@ class GreedyBot(Bot):
         leading = "pass" not in moves
         hand_size = len(view["hand"])
         strength = fam.card_strength
+        points = getattr(fam, "points", None)
         best = None
         for m in plays:
             text = m.partition(" as ")[0]
@@ -78,11 +79,12 @@ class GreedyBot(Bot):
             plain = [strength(c) for c in cards if not fam.precious(c)] or \
                 [strength(c) for c in cards]
             low, high = min(plain), max(plain)
-            tier = 1 if len(cards) >= 4 and _is_bomb_like(fam, m) else 0
+            tier = 1 if len(cards) >= 3 and _is_bomb_like(fam, m) else 0
+            pts = points(cards) if points else 0    # point games: keep counting cards
             if leading:   # shed the lowest card in the largest play that holds it
-                cost = (spent, tier, low, -len(cards), high, m)
+                cost = (spent, tier, pts, low, -len(cards), high, m)
             else:         # the cheapest play that beats
-                cost = (spent, tier, high, low, m)
+                cost = (spent, tier, pts, high, low, m)
             if best is None or cost < best[0]:
                 best = (cost, m)
         if best is None:

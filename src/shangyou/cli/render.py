@@ -78,8 +78,11 @@ def describe(kind: str, label: str) -> str:
     """A reading in words: ``set of 9s``, ``sequence 5-7``, ``rocket``, ``single 9``."""
     if not label or label == kind or kind == "rocket":
         return kind
-    if kind in ("set", "pair", "trip", "quad"):
+    if kind in ("set", "pair", "trip", "quad", "triple", "quartet"):
         return f"{kind} of {label}"
+    if kind.startswith("sequence of ") and label.endswith(" " + kind[12:]):
+        # Zheng Fen: "sequence of pairs" read "8-J pairs" -> "sequence of pairs 8-J"
+        return f"{kind} {label[:-len(kind[12:]) - 1]}"
     return f"{kind} {label}"
 
 
@@ -121,6 +124,24 @@ COMBINATION_HELP = {
         "suits break ties: D < C < H < S",
         "bomb: four of a kind (+ one card) beats any non-bomb; a straight flush beats all",
     ],
+    "zheng-fen": [
+        "single: any card; 3 < 4 < ... < K < A < 2 < BJ < RJ (the jokers are the top singles)",
+        "pair, triple, quartet: cards of one rank",
+        "sequence of 3+ pairs, triples or quartets in a row; 2s are high and come after A "
+        "(K K A A 2 2 is a sequence, 2 2 3 3 4 4 is not); the top rank decides, then the "
+        "length (longer wins)",
+        "full house: a triple with two more cards: a pair, two neighbouring cards of one "
+        "suit, a 3 and any card, or two counting cards (5, 10, K); only the triple counts",
+        "suit sequence: 5+ cards of one suit in a row; top rank, then length",
+        "special, beating everything: 5-10-K mixed < 5-10-K of one suit < four 2s",
+        "jokers are wild except as singles (there they are the top cards) and in the "
+        "special category",
+        "follow with a higher play of the same category (or a special); equal plays "
+        "do not beat each other",
+        "points: each 5 scores 5, each 10 and K 10 (100 in a hand); jokers score nothing",
+        "the trick's winner takes its points; when one player is left, the trick is "
+        "finished, and that player's tricks and cards go to the first player out",
+    ],
 }
 
 INPUT_HELP = [
@@ -145,6 +166,8 @@ class Renderer:
         self.names = names
         self.long_names = long_names
         self.human = human
+        # Zheng Fen: points are won in tricks (view keys won_points, table_points)
+        self.trick_points = game.rules.scoring == "trick-points"
 
     # -- small helpers
     def say(self, *parts, style: str | None = None) -> None:
@@ -217,6 +240,9 @@ class Renderer:
             t.add_column("Team")
         t.add_column("Cards", justify="right")
         t.add_column("Status")
+        won = view.get("won_points") if self.trick_points else None
+        if won is not None:
+            t.add_column("Won this hand", justify="right")
         if show_scores:
             t.add_column("Score", justify="right")
         last = view.get("last")
@@ -238,6 +264,8 @@ class Renderer:
             if teams:
                 row.append(TEAM_NAMES[self.team_of(s)])
             row += [str(view["counts"][s]), status]
+            if won is not None:
+                row.append(str(won[s]))
             if show_scores:
                 row.append(str(view["scores"][s]))
             t.add_row(*row)
@@ -246,6 +274,10 @@ class Renderer:
             scores = view.get("team_scores") or [0] * len(teams)
             self.say("Team scores: " + "   ".join(
                 f"{self.team_label(i)} {scores[i]}" for i in range(len(teams))))
+        if won is not None:
+            on_table = view.get("table_points") or 0
+            self.say(f"On the table: {_points(on_table)} in the trick in progress; "
+                     f"{sum(won)} of 100 won so far this hand.")
         target = view.get("target")
         if self.g.match and target is not None:
             self.say(f"Target: {target} points.", style="dim")
@@ -399,22 +431,42 @@ class Renderer:
         verb = self._verb(seat, "are", "is")
         self.say(Text(f"{self.names[seat]} {verb} out: {ordinal(place)}!", style="bold"))
 
-    def trick_won(self, seat: int, leader: int | None) -> None:
+    def trick_won(self, seat: int, leader: int | None, points: int | None = None) -> None:
         text = f"All others passed: {self.names[seat]} {self._verb(seat, 'win', 'wins')} the trick"
+        if points is not None:
+            text += f" ({_points(points)})"
         if leader is not None and leader != seat:
             text += f"; {self.names[leader]} {self._verb(leader, 'lead', 'leads')}"
         self.say(text + ".", style="dim")
+
+    def last_trick_won(self, seat: int, points: int) -> None:
+        """Zheng Fen: the trick finished at the end of the hand."""
+        self.say(f"{self.names[seat]} {self._verb(seat, 'win', 'wins')} the last trick "
+                 f"({_points(points)}).", style="dim")
+
+    def last_holder(self, seat: int) -> None:
+        """Zheng Fen: one player still holds cards; the trick in progress is finished first."""
+        if seat == self.human:
+            self.say("Only you still hold cards: you may still beat the last play, "
+                     "then the hand ends.", style="dim")
+        else:
+            self.say(f"Only {self.names[seat]} still holds cards: they may still beat the "
+                     "last play, then the hand ends.", style="dim")
 
     def drawn_card(self, card: str) -> None:
         self.say("A card is drawn to choose the first leader: ", cards_text(plain_cards(card)))
 
     # -- summaries
-    def hand_summary(self, summary: dict) -> None:
+    def hand_summary(self, summary: dict, transfer: dict | None = None) -> None:
+        """The end of a hand. ``transfer`` (Zheng Fen, from the narrator): the points of the
+        last player's tricks (``tricks``) and of the cards left in their hand (``hand``)."""
         self.blank()
         order = summary["order"]
         self.say(Text(f"Hand {summary['hand']} is over.", style="bold"))
         self.say("Finishing order: " + ", ".join(
             f"{ordinal(i + 1)} {self.names[s]}" for i, s in enumerate(order)))
+        if self.trick_points:
+            self._transfer_line(order, transfer)
         teams = self.rules.teams
         if self.rules.scoring != "teams6":
             t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
@@ -425,11 +477,31 @@ class Renderer:
                 t.add_row(ordinal(i + 1), self.long_names[s], _signed(summary["points"][s]),
                           str(summary["scores"][s]))
             self.c.print(t)
+            if self.trick_points:
+                self.say(f"Points this hand: {sum(summary['points'])} in all.", style="dim")
         if teams and "team_points" in summary:
             for i in range(len(teams)):
                 total = (summary.get("team_scores") or [None] * len(teams))[i]
                 self.say(f"{self.team_label(i)}: {_signed(summary['team_points'][i])} this hand"
                          + (f", total {total}" if total is not None else ""))
+
+    def _transfer_line(self, order: list[int], transfer: dict | None) -> None:
+        first, last = order[0], order[-1]
+        fn, ln = self.names[first], self.names[last]
+        if last == self.human:
+            whose, their = "your", "your"
+        else:
+            whose, their = f"{ln}'s", "their"
+        if last == self.human:
+            ln = "you"
+        text = (f"{fn} went out first and {ln} {self._verb(last, 'were', 'was')} last: "
+                f"{whose} tricks")
+        if transfer is not None:
+            text += f" ({_points(transfer['tricks'])})"
+        text += f" and the cards left in {their} hand"
+        if transfer is not None:
+            text += f" ({_points(transfer['hand'])})"
+        self.say(text + f" go to {fn if first != self.human else 'you'}.")
 
     def final(self, result: dict) -> None:
         self.blank()
@@ -482,6 +554,10 @@ class Renderer:
             self.say(Text(f"Combinations in {self.rules.name}:", style="bold"))
             for line in lines:
                 self.say("  - " + line)
+
+
+def _points(v: int) -> str:
+    return "1 point" if v == 1 else f"{v} points"
 
 
 def _signed(v: int) -> str:

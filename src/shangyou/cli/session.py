@@ -44,7 +44,9 @@ class Narrator:
         """The public facts the narration of the next move needs."""
         v = self.g.view(self.viewer)
         return {"counts": v["counts"], "finished": v["finished"], "last": v["last"],
-                "phase": v["phase"], "exchange": v.get("exchange")}
+                "phase": v["phase"], "exchange": v.get("exchange"),
+                "hand_number": v["hand_number"],
+                "won_points": v.get("won_points"), "table_points": v.get("table_points")}
 
     def after(self, seat: int, pre: dict) -> None:
         g, r = self.g, self.r
@@ -53,7 +55,10 @@ class Narrator:
         r.move(seat, move, ex["kind"] if ex else None, ex.get("taker") if ex else None)
         if move.kind == "play" and pre["counts"][seat] == len(move.cards):
             r.went_out(seat, len(pre["finished"]) + 1)
-        if self._events(seat, move, ex):
+        transfer = None
+        if pre["won_points"] is not None and (g.over or g.hand_number != pre["hand_number"]):
+            transfer = self._last_trick(seat, move, pre)
+        if self._events(seat, move, ex, transfer):
             if not g.over:
                 view = g.view(self.viewer)
                 r.hand_header(view)
@@ -62,18 +67,45 @@ class Narrator:
             return
         view = g.view(self.viewer)
         if move.kind == "pass" and not view["trick"] and pre["last"] is not None:
-            r.trick_won(pre["last"]["seat"], view["to_act"])
+            points = pre["table_points"] if pre["won_points"] is not None else None
+            r.trick_won(pre["last"]["seat"], view["to_act"], points)
+        if g.rules.finish_trick and move.kind == "play" and view["phase"] == "play":
+            holding = [s for s, k in enumerate(view["counts"]) if k]
+            if len(holding) == 1 and sum(1 for k in pre["counts"] if k) > 1:
+                r.last_holder(holding[0])
         if pre["phase"] == "exchange" and view["phase"] == "play":
             r.say("The exchange is over.")
             self.on_play_start()
 
-    def _events(self, seat, move, ex=None) -> bool:
+    def _last_trick(self, seat, move, pre) -> dict | None:
+        """Zheng Fen, when a move ended the hand: tell who won the trick finished with it,
+        and work out, for the summary, the points of the last player's tricks and of the
+        cards left in their hand (the public points won before the move, the trick, and the
+        hand's points, which count both for the first player out)."""
+        summary = self.g.history[-1]
+        order, points = summary["order"], summary["points"]
+        first, last = order[0], order[-1]
+        if move.kind == "play":
+            winner, trick = seat, pre["table_points"] + self.g.rules.family.points(move.cards)
+        elif pre["last"] is not None:
+            winner, trick = pre["last"]["seat"], pre["table_points"]
+        else:  # pragma: no cover - a hand ends with a play or a pass that ends a trick
+            return None
+        self.r.last_trick_won(winner, trick)
+        won = list(pre["won_points"])
+        won[winner] += trick
+        hand = points[first] - won[first] - won[last]
+        if first == last or hand < 0:  # pragma: no cover - not how the engine scores
+            return None
+        return {"tricks": won[last], "hand": hand}
+
+    def _events(self, seat, move, ex=None, transfer=None) -> bool:
         """Tell the new events; True when a hand ended."""
         ended = False
         for e in self.g.events[self.k:]:
             kind = e.get("event")
             if kind == "hand over":
-                self.r.hand_summary(e)
+                self.r.hand_summary(e, transfer)
                 ended = True
             elif kind == "drawn card":
                 self.r.drawn_card(e["card"])
