@@ -55,6 +55,7 @@ PLAYER_COUNTS = {
     "zheng-shangyou/pagat-teams": (4, 6),
     "zheng-shangyou/winner": (3, 4),
     "zheng-shangyou/owen": (2, 4),
+    "zheng-fen": (3, 4, 6),
 }
 HEADLINE = ("zheng-shangyou/pagat", 5)        # the preset's default table: the 3x target row
 TARGET_RATIO = 3.0                              # ours / RLCard raw engine, moves per second
@@ -67,6 +68,8 @@ TARGET_WORST_MS = 5.0                           # all leads of the worst hand
 WORST_HANDS = {
     "zheng-shangyou/pagat": "5S 6S 7C 7S 8C 8S 9S 2D 2C 2H 2S BJ RJ",
     "zheng-shangyou/owen": "5S 6S 7C 7S 8C 8S 9S 2D 2C 2H 2S BJ RJ",
+    # Zheng Fen: a three and counting cards make many full houses; 2s and jokers fill sequences
+    "zheng-fen": "3S 5S 7C 7S 8C 8S KS 2D 2C 2H 2S BJ RJ",
 }
 
 FULL = {"rounds": 9, "block": 1.0, "legal_games": 30, "legal_reps": 5, "worst_reps": 200}

@@ -24,7 +24,7 @@ from shangyou.bots import make_bot
 from shangyou.cards import CARD_TEXT, parse
 from shangyou.cli.inputs import Command, order_suggestions, parse_input, split_reading
 from shangyou.cli.main import parse_bots, parse_option
-from shangyou.cli.render import Renderer, make_console
+from shangyou.cli.render import Renderer, describe, make_console
 from shangyou.cli.session import PlaySession
 
 SCRIPT = str(Path(sys.executable).parent / "shangyou")
@@ -321,3 +321,83 @@ def test_presets_lists_presets_aliases_and_defaults():
     for name in shangyou.preset_names():
         assert name in res.stdout
     assert "pits" in res.stdout and "target=11" in res.stdout and "3-8 (default 5)" in res.stdout
+
+
+# ------------------------------------------------------------------------ Zheng Fen
+def _render_table(name, players, **view_changes) -> str:
+    g = shangyou.new_match(name, players=players, seed=1)
+    out = io.StringIO()
+    names = ["You"] + [f"Bot {s}" for s in range(1, g.n)]
+    r = Renderer(make_console(False, file=out), g, names, names, human=0)
+    view = g.view(0)
+    view.update(view_changes)
+    r.table(view)
+    return out.getvalue()
+
+
+def test_zheng_fen_table_shows_points_won_and_on_the_table():
+    text = _render_table("zheng-fen", 3, won_points=[15, 0, 35], table_points=20,
+                         scores=[120, 45, 0])
+    header = next(line for line in text.splitlines() if "Player" in line)
+    assert "Won this hand" in header and "Score" in header
+    rows = {line.split()[0] if not line.startswith(">") else line.split()[1]: line.split()
+            for line in text.splitlines() if "You" in line or "Bot" in line}
+    assert rows["You"][-2:] == ["15", "120"]
+    assert rows["Bot"][-2:] in (["0", "45"], ["35", "0"])
+    assert "On the table: 20 points in the trick in progress; 50 of 100 won" in text
+    assert "Target: 500 points." in text
+    # the other presets have no points won in tricks
+    other = _render_table("pits", 3)
+    assert "Won this hand" not in other and "On the table" not in other
+    assert "Score" in other
+
+
+def test_zheng_fen_readings_and_help():
+    assert describe("full house", "eights full") == "full house eights full"
+    assert describe("sequence of pairs", "K-2 pairs") == "sequence of pairs K-2"
+    assert describe("triple", "eights") == "triple of eights"
+    assert describe("special", "four twos") == "special four twos"
+    g, session, out = _session(["help"], name="zheng-fen", players=3, seed=1)
+    assert session.run() == "eof"
+    text = out.getvalue()
+    assert "Combinations in zheng-fen" in text
+    assert "K K A A 2 2" in text and "5-10-K mixed < 5-10-K of one suit < four 2s" in text
+    assert "each 5 scores 5, each 10 and K 10" in text
+
+
+def test_zheng_fen_match_through_a_terminal():
+    child = _spawn("play", "--game", "zheng-fen", "--players", "3", "--seed", "2",
+                   "--option", "target=100", "--no-color")
+    seen = []
+    try:
+        turns = 0
+        while True:
+            i = child.expect([PROMPT, "Final standings"])
+            seen.append(child.before)
+            if i == 1:
+                break
+            turns += 1
+            assert turns < 400, "the match does not end"
+            child.sendline("1")                       # the cheapest suggestion (or pass)
+        child.expect(pexpect.EOF)
+        seen.append(child.before)
+    finally:
+        child.close()
+    text = "".join(seen)
+    assert child.exitstatus == 0, text[-2000:]
+    assert "Traceback" not in text
+    assert "Won this hand" in text and "On the table: " in text
+    assert "Target: 100 points." in text
+    assert re.search(r"wins the trick \(\d+ points?\)", text)
+    assert re.search(r"went out first and .+ last: .+ tricks \(\d+ points?\) and the",
+                     text.replace("\r\n", " "))
+    assert "Points this hand: 100 in all." in text
+    assert "wins the match" in text or "You win the match" in text
+
+
+def test_presets_lists_zheng_fen():
+    res = _run("presets")
+    assert res.returncode == 0
+    assert "zheng-fen" in res.stdout
+    block = res.stdout.split("zheng-fen", 1)[1]
+    assert "3-6 (default 4)" in block and "target=500" in block
