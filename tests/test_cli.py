@@ -340,10 +340,11 @@ def test_zheng_fen_table_shows_points_won_and_on_the_table():
                          scores=[120, 45, 0])
     header = next(line for line in text.splitlines() if "Player" in line)
     assert "Won this hand" in header and "Score" in header
-    rows = {line.split()[0] if not line.startswith(">") else line.split()[1]: line.split()
-            for line in text.splitlines() if "You" in line or "Bot" in line}
-    assert rows["You"][-2:] == ["15", "120"]
-    assert rows["Bot"][-2:] in (["0", "45"], ["35", "0"])
+    def row(name):
+        return next(line.split() for line in text.splitlines() if name in line)
+    assert row("You")[-2:] == ["15", "120"]          # won this hand, then the match score
+    assert row("Bot 1")[-2:] == ["0", "45"]
+    assert row("Bot 2")[-2:] == ["35", "0"]
     assert "On the table: 20 points in the trick in progress; 50 of 100 won" in text
     assert "Target: 500 points." in text
     # the other presets have no points won in tricks
@@ -379,6 +380,9 @@ def test_zheng_fen_match_through_a_terminal():
             turns += 1
             assert turns < 400, "the match does not end"
             child.sendline("1")                       # the cheapest suggestion (or pass)
+        child.expect("Save the game log")             # a terminal is asked; skip it
+        seen.append(child.before)
+        child.sendline("")
         child.expect(pexpect.EOF)
         seen.append(child.before)
     finally:
@@ -401,3 +405,19 @@ def test_presets_lists_zheng_fen():
     assert "zheng-fen" in res.stdout
     block = res.stdout.split("zheng-fen", 1)[1]
     assert "3-6 (default 4)" in block and "target=500" in block
+
+
+def test_zheng_fen_single_hand_is_won_by_the_most_points():
+    g = shangyou.new_game("zheng-fen", players=4, seed=31)
+    bots = [make_bot("greedy", s) for s in range(4)]
+    while not g.over:
+        g.apply(bots[g.to_act].choose(g.view(g.to_act)))
+    points = g.result["points"]
+    best = max(range(4), key=lambda s: points[s])
+    out = io.StringIO()
+    names = [f"Seat {s}" for s in range(4)]
+    Renderer(make_console(False, file=out), g, names, names, human=None).final(g.result)
+    text = out.getvalue()
+    assert f"Seat {best} wins the hand." in text
+    ranked = [line.split()[2] for line in text.splitlines() if line.startswith(("1st", "2nd"))]
+    assert ranked[0] == str(best)

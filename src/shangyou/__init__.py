@@ -55,26 +55,30 @@ class Rules:
         return f"Rules({self.name!r})"
 
 
-def rules(name: str, **options) -> Rules:
-    """The rules of a preset (or alias) with options; unknown name or option: ValueError."""
-    from .registry import build
-    return Rules(build(name, options))
+def rules(name: str, **options):
+    """The judge of a preset (or alias) with options; unknown name or option: ValueError.
+
+    Climbing games answer ``combos``, ``beats`` (and ``points`` for Zheng Fen); Sheng ji answers
+    ``is_tractor``, ``trick_winner``, ``points``, ``level_change``.
+    """
+    from .registry import make_rules
+    return make_rules(name, options)
 
 
 def new_game(name: str, players: int | None = None, seed: int | None = None, **options):
     """One hand of a preset (no card exchange: it is the first hand)."""
-    from .registry import build
+    from .registry import make_game
     if players is not None:
         options["players"] = players
-    return ClimbingGame(build(name, options), seed=seed, match=False)
+    return make_game(name, options, seed, match=False)
 
 
 def new_match(name: str, players: int | None = None, seed: int | None = None, **options):
     """A match: hands to the preset's target, with exchanges and scoring between hands."""
-    from .registry import build
+    from .registry import make_game
     if players is not None:
         options["players"] = players
-    return ClimbingGame(build(name, options), seed=seed, match=True)
+    return make_game(name, options, seed, match=True)
 
 
 def replay(log: dict):

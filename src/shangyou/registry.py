@@ -6,12 +6,13 @@ Games register their presets here; the public functions in :mod:`shangyou` look 
 from __future__ import annotations
 
 from .errors import UnknownOption
+from .games.sheng_ji import presets as sheng_ji
 from .games.zheng_fen import presets as zheng_fen
 from .games.zheng_shangyou import presets as zsy
 
 
 def _games():
-    return [zsy, zheng_fen]
+    return [zsy, zheng_fen, sheng_ji]
 
 
 def preset_names() -> list[str]:
@@ -48,3 +49,22 @@ def preset_info(name: str) -> dict:
 def build(name: str, options: dict):
     key, g = resolve(name)
     return g.build(key, options)
+
+
+def make_rules(name: str, options: dict):
+    """The judge object of a preset (``shangyou.rules``)."""
+    key, g = resolve(name)
+    rulebook = g.build(key, options)
+    if hasattr(g, "judge"):
+        return g.judge(rulebook)
+    from . import Rules
+    return Rules(rulebook)
+
+
+def make_game(name: str, options: dict, seed, match: bool):
+    key, g = resolve(name)
+    rulebook = g.build(key, options)
+    if hasattr(g, "new_game"):
+        return g.new_game(rulebook, seed, match)
+    from .games.climbing.game import ClimbingGame
+    return ClimbingGame(rulebook, seed=seed, match=match)

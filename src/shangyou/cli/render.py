@@ -515,6 +515,8 @@ class Renderer:
         last_order = result["order"]
         if g.match:
             seats = sorted(range(g.n), key=lambda s: (-result["scores"][s], last_order.index(s)))
+        elif self.trick_points:  # one hand of Zheng Fen: the points taken decide
+            seats = sorted(range(g.n), key=lambda s: (-result["points"][s], last_order.index(s)))
         else:
             seats = list(last_order)
         if self.rules.scoring != "teams6" or not g.match:  # teams6: only team scores count
@@ -538,6 +540,15 @@ class Renderer:
             msg = f"{self.team_label(i)} wins the match!" + (" Well played!" if mine else "")
         else:
             w = result.get("winner")
+            if self.trick_points and not g.match:
+                # the engine names the first player out; in Zheng Fen the most points win
+                best = max(result["points"])
+                top = [s for s in seats if result["points"][s] == best]
+                if len(top) > 1:
+                    self.say(Text("Most points this hand, shared: "
+                                  + ", ".join(self.names[s] for s in top) + ".", style="bold"))
+                    return
+                w = top[0]
             if w is None:
                 return
             what = "match" if g.match else "hand"

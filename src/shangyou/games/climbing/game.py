@@ -534,6 +534,11 @@ class ClimbingGame:
             else:
                 res["winner"] = winner
                 res["winners"] = [winner]
+        elif self.rules.scoring == "trick-points":   # one hand of a point game: most points
+            pts = summary["points"]
+            best = max(pts)
+            res["winners"] = [s for s in range(self.n) if pts[s] == best]
+            res["winner"] = res["winners"][0] if len(res["winners"]) == 1 else None
         else:
             res["winner"] = self.order[0]
             if self.rules.teams:

@@ -1,0 +1,704 @@
+"""The Sheng ji state machine: deal with bids, kitty, friends, tricks, scoring, levels, match.
+
+Phases (each decision is a move; see docs/rules/sheng-ji.md for the rules and decisions):
+
+* ``deal``: cards are drawn one at a time, starting with the declarer (first hand: a random
+  seat). After each draw, the player who drew may bid (``bid 7H``, ``bid 7H 7H``, ``bid BJ BJ``)
+  or ``pass``, when they have a bid that would be legal. After the last card every player in
+  turn gets a last chance to bid.
+* ``bury``: the declarer takes the kitty and buries as many cards, one at a time (``bury 3D``).
+  With ``kitty_theft`` the others may then overcall in turn and bury again (炒地皮).
+* ``call`` (Zhao Pengyou): the declarer names friends, one at a time (``call 1 AS``: the first
+  A♠ played by another player makes that player a friend).
+* ``play``: tricks. A lead is one unit (``7H``, ``7H 7H``, ``8H 8H 6H 6H``) or a throw built card by
+  card (``throw KH``, ``throw QH``, ..., then ``play``); any play may also be applied whole. A
+  follow is a whole play (``9S 9S``); when a player short of the suit could fill the rest in too
+  many ways, the free cards are picked one at a time (``pick 3D``).
+* ``over`` after the match: a side at level A wins a hand as declarers.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...cards import BJ_CODE, CARD_TEXT, RJ_CODE, Cards, deck, parse
+from ...engine.moves import Move
+from ...errors import IllegalMove, NotationError
+from .follow import check_follow, legal_follows
+from .order import LEVELS, SJ_RANK, Trump, decompose
+from .scoring import level_change, next_level, points
+from .tricks import kitty_multiplier, lead_suit, throw_check, trick_winner
+
+DEAL, BURY, CALL, PLAY, OVER = "deal", "bury", "call", "play", "over"
+BID, PASS, BURY_K, CALL_K, PLAY_K, THROW, COMMIT, PICK = ("bid", "pass", "bury", "call", "play",
+                                                         "throw", "commit", "pick")
+FOLLOW_LIMIT = 400     # more whole follows than this (short of the suit): pick free cards
+ACE_RANK = 11
+
+
+@dataclass(frozen=True)
+class ShengJiRules:
+    """A Sheng ji preset as data."""
+
+    name: str
+    players: int
+    decks: int
+    kitty: int
+    friends: int = 0                     # Zhao Pengyou: friends the declarer calls
+    teams: tuple | None = None           # fixed partnerships (Tractor); None: Zhao Pengyou
+    kitty_multiplier: str = "power"      # "power": 2^(n+1); "linear": 2(n+1)
+    throw_penalty: int = 0               # points per failed throw (0 or 10)
+    no_bid: str = "kitty-card"           # "kitty-card" | "no-trump" | "redeal"
+    kitty_theft: bool = False
+    jack_hook: bool = False
+    red_five: bool = False
+    must_play: tuple = ()                # rank indices that must be played
+    start_level: int = 12                # rank index of the starting level (12 = 2)
+    options: dict = field(default_factory=dict)
+
+    @property
+    def family(self):  # so shared code (bots, CLI) can ask for points and card order
+        return _FamilyShim(self)
+
+
+class _FamilyShim:
+    """The small part of the climbing-family interface generic code uses."""
+
+    def __init__(self, rules: ShengJiRules):
+        self.rules = rules
+
+    def points(self, cards) -> int:
+        return points(cards)
+
+    def card_strength(self, c: int) -> int:
+        return SJ_RANK[c >> 2] if c < BJ_CODE else 13 + (c == RJ_CODE)
+
+    def precious(self, c: int) -> bool:
+        return c >= BJ_CODE
+
+    def sort_key(self, c: int):
+        return c
+
+
+class ShengJiGame:
+    """One hand (``match=False``) or a match to A of a Sheng ji preset."""
+
+    def __init__(self, rules: ShengJiRules, seed: int | None = None, match: bool = True):
+        self.rules = rules
+        self.n = rules.players
+        self.seed = seed if seed is not None else random.randrange(2**31)
+        self.match = match
+        self._rng = random.Random(self.seed)
+        self.levels = [rules.start_level] * self.n      # per player (teams move together)
+        self.declarer: int | None = None                # None until the first hand's bidding
+        self.starter = self._rng.randrange(self.n)      # first to draw in the first hand
+        self.hand_number = 0
+        self.history: list[dict] = []
+        self.moves: list[tuple[int, Move]] = []
+        self.events: list[dict] = []
+        self.result: dict | None = None
+        self._legal: list[Move] | None = None
+        self._token: object | None = None
+        self._start_hand()
+
+    # ------------------------------------------------------------------ public API
+    @property
+    def over(self) -> bool:
+        return self.phase == OVER
+
+    def hand(self, seat: int) -> Cards:
+        return Cards(sorted(self.hands[seat], key=self.sort_key))
+
+    def sort_key(self, c: int):
+        t = self.trump_for_display()
+        return t.key(c) + (c,)
+
+    def trump_for_display(self) -> Trump:
+        return self.trump if self.trump is not None else Trump(self.level_rank, None)
+
+    def legal_moves(self) -> list[Move]:
+        if self._legal is None:
+            self._token = object()
+            self._legal = self._list_moves()
+        return list(self._legal)
+
+    def apply(self, move: Move | str, seat: int | None = None) -> None:
+        if self.phase == OVER:
+            raise IllegalMove("the game is over")
+        if seat is not None and seat != self.to_act:
+            raise IllegalMove(f"it is seat {self.to_act}'s turn, not seat {seat}'s")
+        seat = self.to_act
+        if not (isinstance(move, Move) and self._legal is not None and move.token is self._token):
+            move = self._resolve(str(move).strip())
+        self._do(seat, move)
+        self.moves.append((seat, move))
+        self._legal = None
+        self._token = None
+
+    # --------------------------------------------------------------------- dealing
+    def _start_hand(self) -> None:
+        r = self.rules
+        self.hand_number += 1
+        cards = deck(r.decks)
+        self._rng.shuffle(cards)
+        self.kitty = sorted(cards[:r.kitty])
+        self.stock = cards[r.kitty:]         # drawn from the end, one at a time
+        self.hands: list[list[int]] = [[] for _ in range(self.n)]
+        self.level_rank = self.levels[self.declarer] if self.declarer is not None \
+            else r.start_level
+        self.trump: Trump | None = None
+        self.bid: dict | None = None         # {"seat", "card", "count"}
+        self.bid_log: list[tuple[int, str]] = []
+        self.next_draw = self.starter if self.declarer is None else self.declarer
+        self.final_round: list[int] | None = None
+        self.buried: list[int] = []
+        self.kitty_owner: int | None = None
+        self.calls: list[tuple[int, int]] = []       # (ordinal, card)
+        self.friends: list[int] = []
+        self.call_results: dict[int, int] = {}       # call index -> seat that played it
+        self.seen_counts: Counter = Counter()
+        self.won: list[list[int]] = [[] for _ in range(self.n)]
+        self.trick: list[tuple[int, tuple]] = []
+        self.tricks: list[dict] = []
+        self.lead_units = None
+        self.pending: list[int] = []          # the current player's picked cards
+        self.penalty_points = 0               # failed throws, added to the opponents' points
+        self.phase = DEAL
+        self.to_act = None
+        self._advance_deal()
+
+    def _draw(self) -> None:
+        seat = self.next_draw
+        self.hands[seat].append(self.stock.pop())
+        self.next_draw = (seat + 1) % self.n
+        self._drawn_by = seat
+
+    def _advance_deal(self) -> None:
+        """Draw until somebody has a bid to make (they act), or the deal is done."""
+        while True:
+            if self.stock:
+                self._draw()
+                if self._bids_for(self._drawn_by):
+                    self.to_act = self._drawn_by
+                    return
+                continue
+            if self.final_round is None:
+                first = self.starter if self.declarer is None else self.declarer
+                self.final_round = [(first + i) % self.n for i in range(self.n)]
+            while self.final_round:
+                seat = self.final_round.pop(0)
+                if self._bids_for(seat):
+                    self.to_act = seat
+                    return
+            self._end_deal()
+            return
+
+    def _bids_for(self, seat: int) -> list[tuple[int, int]]:
+        """Legal bids of ``seat``: (card, count); the card is a level card or a joker."""
+        counts = Counter(self.hands[seat])
+        cur = self.bid
+        out = []
+        for s in range(4):
+            c = self.level_rank * 4 + s
+            for k in range(1, counts[c] + 1):
+                out.append((c, k))
+        for j in (BJ_CODE, RJ_CODE):
+            for k in range(2, counts[j] + 1):
+                out.append((j, k))
+        if cur is None:
+            return out
+        strength = _bid_strength(cur["card"], cur["count"])
+        legal = []
+        for c, k in out:
+            if cur["seat"] == seat:       # the winning bidder may only reinforce
+                if c == cur["card"] and k > cur["count"]:
+                    legal.append((c, k))
+            elif _bid_strength(c, k) > strength:
+                legal.append((c, k))
+        return legal
+
+    def _end_deal(self) -> None:
+        r = self.rules
+        if self.bid is None:
+            if r.no_bid == "redeal":
+                self.events.append({"event": "redeal", "hand": self.hand_number})
+                self.hand_number -= 1
+                self._start_hand()
+                return
+            if r.no_bid == "no-trump":
+                self.trump = Trump(self.level_rank, None)
+            else:   # the first kitty card that is not a joker names the suit
+                plain = [c for c in self.kitty if c < BJ_CODE]
+                first = self._kitty_order()[0] if plain else None
+                self.trump = Trump(self.level_rank, None if first is None else first & 3)
+            if self.declarer is None:
+                self.declarer = self.starter
+            self.events.append({"event": "no bid", "trump": str(self.trump)})
+        else:
+            c = self.bid["card"]
+            self.trump = Trump(self.level_rank, None if c >= BJ_CODE else c & 3)
+            if self.declarer is None:
+                self.declarer = self.bid["seat"]
+                self.level_rank = self.levels[self.declarer]
+        self.events.append({"event": "trump", "trump": str(self.trump), "declarer": self.declarer})
+        self._give_kitty(self.declarer)
+
+    def _kitty_order(self) -> list[int]:
+        # the kitty as it lies (deal order), for "the first card": a fixed shuffle of the seed
+        order = [c for c in self.kitty if c < BJ_CODE]
+        random.Random(self.seed * 7 + self.hand_number).shuffle(order)
+        return order
+
+    def _give_kitty(self, seat: int) -> None:
+        self.hands[seat].extend(self.kitty)
+        self.kitty_owner = seat
+        self.kitty = []
+        self.to_bury = self.rules.kitty
+        self.buried = []
+        self.phase = BURY
+        self.to_act = seat
+
+    # ------------------------------------------------------------------ move lists
+    def _list_moves(self) -> list[Move]:
+        tok = self._token
+        seat = self.to_act
+        if self.phase == DEAL:
+            moves = [Move(PASS, (), None, "pass", token=tok)]
+            for c, k in self._bids_for(seat):
+                moves.append(Move(BID, (c,) * k, None, None, token=tok))
+            return moves
+        if self.phase == BURY:
+            if self.theft_round is not None:
+                moves = [Move(PASS, (), None, "pass", token=tok)]
+                for c, k in self._bids_for(seat):
+                    moves.append(Move(BID, (c,) * k, None, None, token=tok))
+                return moves
+            return [Move(BURY_K, (c,), token=tok) for c in sorted(set(self.hands[seat]),
+                                                                   key=self.sort_key)]
+        if self.phase == CALL:
+            return [Move(CALL_K, (c,), None, f"call {o} {CARD_TEXT[c]}", token=tok)
+                    for c, o in self._callable()]
+        if self.phase == PLAY:
+            return self._play_moves(seat, tok)
+        return []
+
+    def _callable(self) -> list[tuple[int, int]]:
+        t = self.trump
+        out = []
+        for c in range(52):
+            if t.is_trump(c):
+                continue
+            for o in range(1, self.rules.decks + 1):
+                out.append((c, o))
+        return out
+
+    def _play_moves(self, seat: int, tok) -> list[Move]:
+        hand = self.hands[seat]
+        t = self.trump
+        if not self.trick:                       # leading
+            if self.pending:                     # a throw being built
+                s = t.suit_of(self.pending[0])
+                left = Counter(hand)
+                left.subtract(self.pending)
+                moves = [Move(COMMIT, (), None, "play", token=tok)]
+                moves += [Move(THROW, (c,), token=tok) for c in sorted(
+                    (c for c, k in left.items() if k > 0 and t.suit_of(c) == s),
+                    key=self.sort_key)]
+                return moves
+            moves = [Move(PLAY_K, u, None, None, token=tok) for u in self._lead_units(hand)]
+            moves += [Move(THROW, (c,), token=tok) for c in sorted(set(hand), key=self.sort_key)]
+            return moves
+        lead = self.trick[0][1]
+        if self.pending or self._must_pick(seat):
+            left = Counter(hand)
+            left.subtract(self.pending)
+            s = t.suit_of(lead[0])
+            free = sorted((c for c, k in left.items() if k > 0 and t.suit_of(c) != s),
+                          key=self.sort_key)
+            return [Move(PICK, (c,), token=tok) for c in free]
+        plays = legal_follows(t, hand, lead, self.lead_units)
+        return [Move(PLAY_K, p, None, None, token=tok) for p in plays]
+
+    def _must_pick(self, seat: int) -> bool:
+        lead = self.trick[0][1]
+        return legal_follows(self.trump, self.hands[seat], lead, self.lead_units,
+                             limit=FOLLOW_LIMIT) is None
+
+    def _lead_units(self, hand) -> list[tuple]:
+        """Every single, tuple and tractor the hand can lead (each multiset once)."""
+        t = self.trump
+        counts = Counter(hand)
+        out: set[tuple] = set()
+        for c, k in counts.items():
+            for w in range(1, k + 1):
+                out.add((c,) * w)
+        # tractors: runs of consecutive positions with identical cards of width >= 2
+        by_suit: dict[int, dict[int, list[int]]] = {}
+        for c, k in counts.items():
+            if k >= 2:
+                by_suit.setdefault(t.suit_of(c), {}).setdefault(t.position(c), []).append(c)
+        for positions in by_suit.values():
+            for start in positions:
+                for w in range(2, self.rules.decks + 1):
+                    self._extend_tractors(positions, counts, start, w, [], out)
+        return sorted(out, key=lambda u: (len(u), [self.sort_key(c) for c in u]))
+
+    def _extend_tractors(self, positions, counts, pos, w, chain, out) -> None:
+        for c in positions.get(pos, []):
+            if counts[c] < w:
+                continue
+            nxt = chain + [c]
+            if len(nxt) >= 2:
+                out.add(tuple(sorted(x for x in nxt for _ in range(w))))
+            self._extend_tractors(positions, counts, pos + 1, w, nxt, out)
+
+    # ------------------------------------------------------------------ resolving
+    def _resolve(self, text: str) -> Move:
+        legal = self._legal if self._legal is not None else self.legal_moves()
+        for m in legal:
+            if str(m) == text:
+                return m
+        low = text.lower()
+        word, _, rest = text.partition(" ")
+        try:
+            if self.phase == PLAY and word.lower() not in ("throw", "pick", "play", "pass"):
+                return self._resolve_play(tuple(parse(text)))
+            if word.lower() in (BID, BURY_K, THROW, PICK):
+                cards = tuple(sorted(parse(rest)))
+                for m in legal:
+                    if m.kind == word.lower() and tuple(sorted(m.cards)) == cards:
+                        return m
+            if word.lower() == CALL_K:
+                o, _, card = rest.partition(" ")
+                cards = parse(card)
+                for m in legal:
+                    if m.kind == CALL_K and str(m) == f"call {o} {cards}":
+                        return m
+        except NotationError as e:
+            raise IllegalMove(str(e)) from None
+        if low == "pass" and self.phase == PLAY:
+            raise IllegalMove("there is no passing in Sheng ji: play cards")
+        kinds = sorted({m.kind for m in legal})
+        raise IllegalMove(f"{text!r} is not a legal move now ({self.phase} phase); legal: "
+                          + ", ".join(str(m) for m in legal[:10])
+                          + (" ..." if len(legal) > 10 else "") + f" [{'/'.join(kinds)}]")
+
+    def _resolve_play(self, cards: tuple) -> Move:
+        seat = self.to_act
+        t = self.trump
+        if not cards:
+            raise IllegalMove("no cards given")
+        left = Counter(self.hands[seat])
+        left.subtract(self.pending)
+        left.subtract(cards)
+        if any(v < 0 for v in left.values()):
+            raise IllegalMove(f"seat {seat} does not hold {Cards(cards)}")
+        if not self.trick:
+            if self.pending:
+                raise IllegalMove("finish the throw you started: add cards or 'play'")
+            if lead_suit(t, cards) is None:
+                raise IllegalMove("a lead must be all of one suit (all trumps count as one)")
+            return Move(PLAY_K, tuple(sorted(cards)))
+        lead = self.trick[0][1]
+        play = tuple(sorted(tuple(self.pending) + cards))
+        why = check_follow(t, self.hands[seat], lead, self.lead_units, play)
+        if why:
+            raise IllegalMove(why)
+        return Move(PLAY_K, tuple(sorted(cards)))
+
+    # ---------------------------------------------------------------------- doing
+    def _do(self, seat: int, mv: Move) -> None:
+        if self.phase == DEAL:
+            self._do_bid(seat, mv)
+            if self.phase == DEAL:
+                self._advance_deal()
+        elif self.phase == BURY:
+            self._do_bury(seat, mv)
+        elif self.phase == CALL:
+            self.calls.append((int(str(mv).split()[1]), mv.cards[0]))
+            self.events.append({"event": "call", "seat": seat, "call": str(mv)[5:]})
+            if len(self.calls) >= self.rules.friends:
+                self._begin_play()
+        else:
+            self._do_play(seat, mv)
+
+    def _do_bid(self, seat: int, mv: Move) -> None:
+        if mv.kind == PASS:
+            return
+        c, k = mv.cards[0], len(mv.cards)
+        self.bid = {"seat": seat, "card": c, "count": k}
+        self.bid_log.append((seat, str(mv)))
+        self.events.append({"event": "bid", "seat": seat, "bid": str(Cards(mv.cards))})
+
+    def _do_bury(self, seat: int, mv: Move) -> None:
+        if self.theft_round is not None:
+            if mv.kind == PASS:
+                self._next_thief()
+                return
+            self._do_bid(seat, mv)
+            c = mv.cards[0]
+            self.trump = Trump(self.level_rank, None if c >= BJ_CODE else c & 3)
+            self.events.append({"event": "kitty theft", "seat": seat, "trump": str(self.trump)})
+            self.kitty = list(self.buried)
+            self.theft_round = None
+            self._give_kitty(seat)
+            return
+        c = mv.cards[0]
+        self.hands[seat].remove(c)
+        self.buried.append(c)
+        if len(self.buried) < self.to_bury:
+            return
+        self.kitty = sorted(self.buried)
+        self.events.append({"event": "buried", "seat": seat})
+        if self.rules.kitty_theft:
+            self.theft_round = [(seat + i) % self.n for i in range(1, self.n)]
+            self._next_thief()
+            return
+        self._after_kitty()
+
+    theft_round: list[int] | None = None
+
+    def _next_thief(self) -> None:
+        while self.theft_round:
+            s = self.theft_round.pop(0)
+            if self._bids_for(s):
+                self.to_act = s
+                return
+        self.theft_round = None
+        self._after_kitty()
+
+    def _after_kitty(self) -> None:
+        if self.rules.friends:
+            self.phase = CALL
+            self.to_act = self.declarer
+        else:
+            self._begin_play()
+
+    def _begin_play(self) -> None:
+        self.phase = PLAY
+        self.to_act = self.declarer
+        self.leader = self.declarer
+
+    def team_of(self, seat: int) -> str:
+        """"declarers" or "opponents" (Zhao Pengyou: friends revealed so far)."""
+        if self.rules.teams:
+            team = [t for t in self.rules.teams if self.declarer in t][0]
+            return "declarers" if seat in team else "opponents"
+        return "declarers" if seat == self.declarer or seat in self.friends else "opponents"
+
+    def _do_play(self, seat: int, mv: Move) -> None:
+        t = self.trump
+        if mv.kind == THROW:
+            self.pending.append(mv.cards[0])
+            return
+        if mv.kind == PICK:
+            self.pending.append(mv.cards[0])
+            lead = self.trick[0][1]
+            suit = t.suit_of(lead[0])
+            mine = [c for c in self.hands[seat] if t.suit_of(c) == suit]
+            if len(self.pending) + len(mine) < len(lead):
+                return
+            cards = tuple(sorted(tuple(mine) + tuple(self.pending)))
+        elif mv.kind == COMMIT:
+            cards = tuple(sorted(self.pending))
+        else:
+            cards = tuple(sorted(tuple(self.pending) + tuple(mv.cards)))
+        self.pending = []
+        if not self.trick:
+            cards = self._lead(seat, cards)
+        for c in cards:
+            self.hands[seat].remove(c)
+        self.trick.append((seat, cards))
+        self._note_friends(seat, cards)
+        self.events.append({"event": "play", "seat": seat, "cards": str(Cards(cards))})
+        if len(self.trick) < self.n:
+            self.to_act = (seat + 1) % self.n
+            return
+        self._end_trick()
+
+    def _lead(self, seat: int, cards: tuple) -> tuple:
+        """Check a throw against the other hands; a failed throw plays the forced unit."""
+        t = self.trump
+        units = decompose(t, cards)
+        if len(units) > 1:
+            others = [self.hands[s] for s in range(self.n) if s != seat]
+            forced = throw_check(t, cards, others)
+            if forced is not None:
+                self.events.append({"event": "failed throw", "seat": seat,
+                                    "tried": str(Cards(cards)),
+                                    "forced": str(Cards(forced.cards))})
+                if self.rules.throw_penalty:
+                    sign = 1 if self.team_of(seat) == "declarers" else -1
+                    self.penalty_points += sign * self.rules.throw_penalty
+                cards = tuple(sorted(forced.cards))
+                units = decompose(t, cards)
+        self.lead_units = units
+        return cards
+
+    def _note_friends(self, seat: int, cards: tuple) -> None:
+        if not self.rules.friends:
+            return
+        for c in cards:
+            self.seen_counts[c] += 1
+            for i, (o, fc) in enumerate(self.calls):
+                if fc == c and self.seen_counts[c] == o and i not in self.call_results:
+                    self.call_results[i] = seat
+                    if seat != self.declarer and seat not in self.friends:
+                        self.friends.append(seat)
+                        self.events.append({"event": "friend", "seat": seat,
+                                            "call": f"{o} {CARD_TEXT[fc]}"})
+
+    def _end_trick(self) -> None:
+        t = self.trump
+        plays = [cards for _, cards in self.trick]
+        w = trick_winner(t, plays)
+        winner = self.trick[w][0]
+        for _, cards in self.trick:
+            self.won[winner].extend(cards)
+        self.tricks.append({"plays": [(s, c) for s, c in self.trick], "winner": winner})
+        self.events.append({"event": "trick", "winner": winner,
+                            "points": points(c for _, cs in self.trick for c in cs)})
+        last_lead_units = self.lead_units
+        self.trick = []
+        self.lead_units = None
+        if any(self.hands):
+            self.to_act = winner
+            return
+        self._end_hand(winner, last_lead_units, plays[w])
+
+    # --------------------------------------------------------------------- scoring
+    def _end_hand(self, last_winner: int, last_units, winning_play) -> None:
+        r = self.rules
+        t = self.trump
+        opp = [s for s in range(self.n) if self.team_of(s) == "opponents"]
+        decl = [s for s in range(self.n) if self.team_of(s) == "declarers"]
+        won = sum(points(self.won[s]) for s in opp)
+        kitty_pts = points(self.kitty)
+        bonus = 0
+        mult = 0
+        if last_winner in opp and kitty_pts:
+            mult = kitty_multiplier(t, last_units, r.kitty_multiplier)
+            bonus = kitty_pts * mult
+        total = won + bonus + self.penalty_points
+        change = level_change(total, r.decks)
+        old_levels = list(self.levels)
+        hook = False
+        if r.jack_hook and last_winner in opp:
+            lvl = self.level_rank
+            if lvl in (8, ACE_RANK) and all(len(cs) == 1 and (cs[0] >> 2) == lvl
+                                            for cs in [winning_play]):
+                hook = True
+        if change["side"] == "declarers":
+            for s in decl:
+                self.levels[s] = next_level(self.levels[s], change["levels"], r.must_play)
+        else:
+            for s in opp:
+                self.levels[s] = next_level(self.levels[s], change["levels"], r.must_play)
+        if hook:   # J hooks the declarers back to 2, A (the "needle") back to J
+            back = 12 if self.level_rank == 8 else 8
+            for s in decl:
+                self.levels[s] = back
+            self.events.append({"event": "hook", "back_to": LEVELS[SJ_RANK[back]]})
+        won_game = change["side"] == "declarers" and self.level_rank == ACE_RANK and not hook
+        winners_side = decl if change["side"] == "declarers" else opp
+        summary = {"hand": self.hand_number, "declarer": self.declarer, "trump": str(t),
+                   "declarers": decl, "opponents": opp, "points": won,
+                   "kitty_points": kitty_pts, "kitty_multiplier": mult, "kitty_bonus": bonus,
+                   "penalty": self.penalty_points, "total": total, "change": change,
+                   "levels_before": [LEVELS[SJ_RANK[x]] for x in old_levels],
+                   "levels": [LEVELS[SJ_RANK[x]] for x in self.levels],
+                   "kitty": str(Cards(self.kitty)), "friends": list(self.friends)}
+        self.history.append(summary)
+        self.events.append({"event": "hand over", **summary})
+        # next declarer: the next seat after the declarer on the winning side
+        nxt = self.declarer
+        for i in range(1, self.n + 1):
+            s = (self.declarer + i) % self.n
+            if s in winners_side:
+                nxt = s
+                break
+        if not self.match or won_game:
+            self.phase = OVER
+            self.to_act = None
+            self.result = {"hands": self.hand_number, "levels": summary["levels"],
+                           "last": summary,
+                           "winners": sorted(decl) if won_game or change["side"] == "declarers"
+                           else sorted(opp)}
+            if won_game:
+                self.result["match_winners"] = sorted(decl)
+            return
+        self.declarer = nxt
+        self._start_hand()
+
+    # ----------------------------------------------------------------------- views
+    def view(self, seat: int) -> dict[str, Any]:
+        if not 0 <= seat < self.n:
+            raise ValueError(f"no seat {seat} at a table of {self.n}")
+        t = self.trump
+        v: dict[str, Any] = {
+            "game": self.rules.name, "players": self.n, "seat": seat, "phase": self.phase,
+            "options": dict(self.rules.options), "hand_number": self.hand_number,
+            "to_act": self.to_act, "hand": [CARD_TEXT[c] for c in self.hand(seat)],
+            "counts": [len(h) for h in self.hands],
+            "level": LEVELS[SJ_RANK[self.level_rank]],
+            "levels": [LEVELS[SJ_RANK[x]] for x in self.levels],
+            "trump": None if t is None else str(t),
+            "bid": None if self.bid is None else {
+                "seat": self.bid["seat"], "cards": str(Cards((self.bid["card"],)
+                                                              * self.bid["count"]))},
+            "declarer": self.declarer, "kitty_size": self.rules.kitty,
+            "trick": [[s, str(Cards(c))] for s, c in self.trick],
+            "tricks": [{"plays": [[s, str(Cards(c))] for s, c in tr["plays"]],
+                        "winner": tr["winner"]} for tr in self.tricks],
+            "points_won": [points(w) for w in self.won],
+            "opponents_points": sum(points(self.won[s]) for s in range(self.n)
+                                    if self.declarer is not None and
+                                    self.team_of(s) == "opponents"),
+            "calls": [f"{o} {CARD_TEXT[c]}" for o, c in self.calls],
+            "friends": list(self.friends),
+            "teams": [list(x) for x in self.rules.teams] if self.rules.teams else None,
+            "history": [dict(h) for h in self.history],
+        }
+        if seat == self.kitty_owner and self.phase == BURY:
+            v["buried"] = [CARD_TEXT[c] for c in self.buried]
+        if seat == self.to_act:
+            v["pending"] = [CARD_TEXT[c] for c in self.pending]
+            v["legal_moves"] = [str(m) for m in self.legal_moves()]
+        if self.phase == OVER:
+            v["result"] = self.result
+        return v
+
+    # ----------------------------------------------------------------- log/replay
+    @property
+    def log(self) -> dict:
+        return {"format": "shangyou-log/1", "game": self.rules.name, "players": self.n,
+                "seed": self.seed, "match": self.match, "options": dict(self.rules.options),
+                "moves": [[s, str(m)] for s, m in self.moves]}
+
+    def snapshot(self) -> dict:
+        return {"hands": [sorted(h) for h in self.hands], "phase": self.phase,
+                "to_act": self.to_act, "levels": list(self.levels), "declarer": self.declarer,
+                "trump": None if self.trump is None else str(self.trump),
+                "kitty": sorted(self.kitty), "won": [sorted(w) for w in self.won],
+                "trick": list(self.trick), "hand_number": self.hand_number,
+                "history": self.history, "result": self.result, "pending": list(self.pending),
+                "moves": [(s, str(m)) for s, m in self.moves]}
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ShengJiGame) and self.snapshot() == other.snapshot()
+
+    __hash__ = None
+
+    def clone(self) -> ShengJiGame:
+        import copy
+        return copy.deepcopy(self)
+
+
+def _bid_strength(card: int, count: int) -> tuple[int, int]:
+    """More cards win; at equal count jokers beat suits and RJ beats BJ."""
+    tier = 2 if card == RJ_CODE else 1 if card == BJ_CODE else 0
+    return (count, tier)
+
