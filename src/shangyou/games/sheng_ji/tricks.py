@@ -107,13 +107,14 @@ def match_format(trump: Trump, lead_units: Sequence[Unit], cards: Iterable[int]
     singles = [i for i in order if lead_units[i].width < 2]
 
     counts = Counter(cards)
+    full = Counter(cards)                 # candidates come from all the cards, not what is left
     cand_cache: dict[tuple[int, int], list[tuple]] = {}
     chosen: dict[int, Unit] = {}
     failed: set = set()
 
     def cands(w: int, l: int) -> list[tuple]:
         if (w, l) not in cand_cache:
-            cand_cache[(w, l)] = _candidates(trump, counts, w, l)
+            cand_cache[(w, l)] = _candidates(trump, full, w, l)
         return cand_cache[(w, l)]
 
     def search(k: int, start: int) -> bool:
