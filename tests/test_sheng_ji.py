@@ -114,7 +114,7 @@ def test_throw_fails_when_a_partner_holds_a_higher_unit():
     g.hands = [list(P("KH QH 3S")), list(P("4S 5S 6S")), list(P("AH 8S 9S")),
                list(P("10S JS QS"))]
     g.apply("KH QH")                 # the partner (seat 2) holds AH: the throw fails
-    assert g.trick[0] == (0, P("QH"))  # the smallest unit that can be beaten... Q (by K? no)
+    assert g.trick[0] == (0, P("QH"))  # both singles can be beaten (by AH): the smaller, QH
     assert any(e["event"] == "failed throw" for e in g.events)
 
 
@@ -341,3 +341,38 @@ def test_presets_and_options():
         shangyou.new_game("sheng-ji", players=5)
     with pytest.raises(ValueError):
         shangyou.new_game("sheng-ji", must_play_ranks=["Z"])
+
+
+def test_red_five_option_makes_the_five_of_hearts_the_top_trump():
+    plain = shangyou.rules("sheng-ji")
+    red = shangyou.rules("sheng-ji", red_five=True)
+    assert plain.trick_winner(["RJ", "5H"], trump="7C") == 0
+    assert red.trick_winner(["RJ", "5H"], trump="7C") == 1
+    assert red.trick_winner(["AH", "5H"], trump="7C") == 1         # a trump now, not a heart
+    assert red.is_tractor("5H 5H RJ RJ", trump="7C")
+    assert red.points("5H") == 5
+
+
+def test_kitty_theft_lets_a_stronger_bid_take_the_kitty():
+    g = shangyou.new_game("sheng-ji", seed=7, kitty_theft=True)
+    while g.phase == "deal":
+        g.apply("pass")
+    decl = g.declarer
+    for _ in range(8):
+        g.apply(g.legal_moves()[0])
+    assert g.phase == "bury" and g.to_act != decl, "seed 7: another player can overcall"
+    thief = g.to_act
+    bid = next(m for m in g.legal_moves() if m.kind == "bid")
+    g.apply(bid)
+    assert g.to_act == thief and len(g.hands[thief]) == 25 + 8 and g.phase == "bury"
+    assert g.declarer == decl                       # the declarer does not change
+    assert str(g.trump)[-1] == str(bid).split()[1][-1] or g.trump.suit is None
+
+
+def test_redeal_policy_deals_again():
+    g = shangyou.new_game("sheng-ji", seed=2, no_bid="redeal")
+    while g.phase == "deal" and g.bid is None and not any(e["event"] == "redeal"
+                                                          for e in g.events):
+        g.apply("pass")
+    assert any(e["event"] == "redeal" for e in g.events)
+    assert g.hand_number == 1

@@ -117,7 +117,10 @@ class ShengJiGame:
         return t.key(c) + (c,)
 
     def trump_for_display(self) -> Trump:
-        return self.trump if self.trump is not None else Trump(self.level_rank, None)
+        return self.trump if self.trump is not None else self._trump(None)
+
+    def _trump(self, suit: int | None) -> Trump:
+        return Trump(self.level_rank, suit, self.rules.red_five)
 
     def legal_moves(self) -> list[Move]:
         if self._legal is None:
@@ -229,17 +232,17 @@ class ShengJiGame:
                 self._start_hand()
                 return
             if r.no_bid == "no-trump":
-                self.trump = Trump(self.level_rank, None)
+                self.trump = self._trump(None)
             else:   # the first kitty card that is not a joker names the suit
                 plain = [c for c in self.kitty if c < BJ_CODE]
                 first = self._kitty_order()[0] if plain else None
-                self.trump = Trump(self.level_rank, None if first is None else first & 3)
+                self.trump = self._trump(None if first is None else first & 3)
             if self.declarer is None:
                 self.declarer = self.starter
             self.events.append({"event": "no bid", "trump": str(self.trump)})
         else:
             c = self.bid["card"]
-            self.trump = Trump(self.level_rank, None if c >= BJ_CODE else c & 3)
+            self.trump = self._trump(None if c >= BJ_CODE else c & 3)
             if self.declarer is None:
                 self.declarer = self.bid["seat"]
                 self.level_rank = self.levels[self.declarer]
@@ -440,7 +443,7 @@ class ShengJiGame:
                 return
             self._do_bid(seat, mv)
             c = mv.cards[0]
-            self.trump = Trump(self.level_rank, None if c >= BJ_CODE else c & 3)
+            self.trump = self._trump(None if c >= BJ_CODE else c & 3)
             self.events.append({"event": "kitty theft", "seat": seat, "trump": str(self.trump)})
             self.kitty = list(self.buried)
             self.theft_round = None

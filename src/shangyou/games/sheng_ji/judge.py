@@ -24,10 +24,11 @@ class ShengJiJudge:
         self.name = rules.name
         self.family = rules.family
 
-    @staticmethod
-    def trump(trump: str | Trump) -> Trump:
-        """``"7C"``: level 7, clubs trump; ``"7"``: level 7, no trump."""
-        return trump if isinstance(trump, Trump) else Trump.parse(trump)
+    def trump(self, trump: str | Trump) -> Trump:
+        """``"7C"``: level 7, clubs trump; ``"7"``: level 7, no trump (with the preset's
+        ``red_five`` option applied)."""
+        t = trump if isinstance(trump, Trump) else Trump.parse(trump)
+        return Trump(t.level, t.suit, self.rulebook.red_five)
 
     def is_tractor(self, cards, trump: str) -> bool:
         return is_tractor(self.trump(trump), tuple(parse(cards)))

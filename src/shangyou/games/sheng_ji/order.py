@@ -25,6 +25,7 @@ from ...cards import BJ_CODE, RJ_CODE, SUIT_NAMES, parse_card
 from ...errors import NotationError
 
 TRUMP = 4                      # the effective suit of all trumps (plain suits are 0..3)
+RED_FIVE = 2 * 4 + 2           # the 5 of hearts (rank index 2, suit H)
 # Sheng ji rank order within a suit: 2 < 3 < ... < A; our rank indices put 2 at 12
 SJ_RANK = [(r + 1) % 13 for r in range(13)]          # rank index -> 0 (for 2) .. 12 (for A)
 LEVELS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -37,6 +38,7 @@ class Trump:
 
     level: int
     suit: int | None
+    red_five: bool = False     # option red_five: the 5 of hearts is the highest trump
 
     @classmethod
     def parse(cls, text: str) -> Trump:
@@ -59,7 +61,8 @@ class Trump:
 
     # -------------------------------------------------------------- per-card facts
     def is_trump(self, c: int) -> bool:
-        return c >= BJ_CODE or (c >> 2) == self.level or (c & 3) == self.suit
+        return c >= BJ_CODE or (c >> 2) == self.level or (c & 3) == self.suit or \
+            (self.red_five and c == RED_FIVE)
 
     def suit_of(self, c: int) -> int:
         """Effective suit: 0..3 for plain suits, ``TRUMP`` for trumps."""
@@ -67,6 +70,8 @@ class Trump:
 
     def position(self, c: int) -> int:
         """Order within the effective suit; adjacent cards have consecutive positions."""
+        if self.red_five and c == RED_FIVE:
+            return 16 if self.suit is not None else 15
         if c == RJ_CODE:
             return 15 if self.suit is not None else 14
         if c == BJ_CODE:

@@ -13,7 +13,8 @@ ALIASES = {"tractor": "sheng-ji", "shengji": "sheng-ji", "升级": "sheng-ji",
            "找朋友": "sheng-ji/zhao-pengyou"}
 
 COMMON = {"kitty": None, "kitty_multiplier": "power", "throw_penalty": 0, "no_bid": "kitty-card",
-          "kitty_theft": False, "jack_hook": False, "must_play_ranks": (), "start_level": "2"}
+          "kitty_theft": False, "jack_hook": False, "red_five": False, "must_play_ranks": (),
+          "start_level": "2"}
 
 
 def default_kitty(cards: int, players: int) -> int:
@@ -49,6 +50,7 @@ def _common(name: str, o: dict, players: int, decks: int) -> dict:
                 kitty_multiplier=o["kitty_multiplier"], throw_penalty=o["throw_penalty"],
                 no_bid=o["no_bid"], kitty_theft=check_bool("kitty_theft", o["kitty_theft"]),
                 jack_hook=check_bool("jack_hook", o["jack_hook"]),
+                red_five=check_bool("red_five", o["red_five"]),
                 must_play=tuple(LEVEL_RANK[str(x).upper()] for x in ranks),
                 start_level=LEVEL_RANK[start], options=o)
 
