@@ -46,6 +46,8 @@ from pathlib import Path
 
 import shangyou
 from shangyou.cards import parse
+from shangyou.games.sheng_ji.follow import legal_follows
+from shangyou.games.sheng_ji.game import lead_units
 from shangyou.registry import preset_info, preset_names
 
 # --------------------------------------------------------------------------- configuration
@@ -56,6 +58,9 @@ PLAYER_COUNTS = {
     "zheng-shangyou/winner": (3, 4),
     "zheng-shangyou/owen": (2, 4),
     "zheng-fen": (3, 4, 6),
+    "sheng-ji": (4,),
+    "sheng-ji/single-deck": (4,),
+    "sheng-ji/zhao-pengyou": (5, 6),
 }
 HEADLINE = ("zheng-shangyou/pagat", 5)        # the preset's default table: the 3x target row
 TARGET_RATIO = 3.0                              # ours / RLCard raw engine, moves per second
@@ -293,7 +298,17 @@ def collect_states(name: str, players: int, games: int, seed: int):
     return states
 
 
-def time_states(family, states, reps: int) -> dict:
+def _sj_show(hand) -> str:
+    return str(parse(hand[2]))
+
+
+def _prev_text(prev) -> str:
+    if isinstance(prev, tuple):          # Sheng ji: (lead cards, lead units)
+        return str(parse(prev[0]))
+    return f"{prev} ({prev.describe()})"
+
+
+def time_states(family, states, reps: int, show=None) -> dict:
     pc = time.perf_counter_ns
     lead_t, lead_n, fol_t, fol_n = [], [], [], []
     worst = {"lead": (0, None, 0), "follow": (0, None, 0)}
@@ -327,15 +342,54 @@ def time_states(family, states, reps: int) -> dict:
         w = worst[kind]
         out[kind] = {"states": len(t), "median_us": statistics.median(t), "worst_us": max(t),
                      "mean_us": statistics.fmean(t), "mean_moves": statistics.fmean(n),
-                     "max_moves": max(n), "worst_hand": str(parse(w[1])), "worst_hand_moves": w[2]}
+                     "max_moves": max(n),
+                     "worst_hand": show(w[1]) if show else str(parse(w[1])),
+                     "worst_hand_moves": w[2]}
         if kind == "follow":
-            out[kind]["worst_prev"] = f"{w[3]} ({w[3].describe()})"
+            out[kind]["worst_prev"] = _prev_text(w[3])
     return out
+
+
+class _ShengJiTimer:
+    """Times Sheng ji's lead listing and legal-follow generation like a climbing family."""
+
+    def __init__(self, states):
+        self.states = states
+
+    def leads(self, state):
+        trump, decks, hand = state
+        return lead_units(trump, hand, decks)
+
+    def follows(self, state, prev):
+        trump, decks, hand = state
+        lead, units = prev
+        return legal_follows(trump, hand, lead, units) or []
+
+
+def collect_sheng_ji_states(name: str, players: int, games: int, seed: int):
+    """((trump, decks, hand), prev) at every play decision; prev None = leading."""
+    rng = random.Random(seed)
+    states = []
+    for s in range(seed, seed + games):
+        g = shangyou.new_game(name, players=players, seed=s)
+        while not g.over:
+            if g.phase == "play" and not g.pending:
+                state = (g.trump, g.rules.decks, tuple(g.hands[g.to_act]))
+                states.append((state, (g.trick[0][1], g.lead_units) if g.trick else None))
+            g.apply(rng.choice(g.legal_moves()))
+    return states
 
 
 def legal_generation(cfgs, games: int, reps: int, seed: int) -> dict:
     out = {}
     for name, players in cfgs:
+        if name.startswith("sheng-ji"):
+            states = collect_sheng_ji_states(name, players, games, seed)
+            gc.collect()
+            timed = time_states(_ShengJiTimer(states), states, reps, show=_sj_show)
+            out[label(name, players)] = {"name": name, "players": players, "games": games,
+                                         "reps": reps, **timed}
+            continue
         fam = shangyou.rules(name).family
         states = collect_states(name, players, games, seed)
         gc.collect()

@@ -331,32 +331,8 @@ class ShengJiGame:
                              limit=FOLLOW_LIMIT) is None
 
     def _lead_units(self, hand) -> list[tuple]:
-        """Every single, tuple and tractor the hand can lead (each multiset once)."""
-        t = self.trump
-        counts = Counter(hand)
-        out: set[tuple] = set()
-        for c, k in counts.items():
-            for w in range(1, k + 1):
-                out.add((c,) * w)
-        # tractors: runs of consecutive positions with identical cards of width >= 2
-        by_suit: dict[int, dict[int, list[int]]] = {}
-        for c, k in counts.items():
-            if k >= 2:
-                by_suit.setdefault(t.suit_of(c), {}).setdefault(t.position(c), []).append(c)
-        for positions in by_suit.values():
-            for start in positions:
-                for w in range(2, self.rules.decks + 1):
-                    self._extend_tractors(positions, counts, start, w, [], out)
-        return sorted(out, key=lambda u: (len(u), [self.sort_key(c) for c in u]))
-
-    def _extend_tractors(self, positions, counts, pos, w, chain, out) -> None:
-        for c in positions.get(pos, []):
-            if counts[c] < w:
-                continue
-            nxt = chain + [c]
-            if len(nxt) >= 2:
-                out.add(tuple(sorted(x for x in nxt for _ in range(w))))
-            self._extend_tractors(positions, counts, pos + 1, w, nxt, out)
+        return sorted(lead_units(self.trump, hand, self.rules.decks),
+                      key=lambda u: (len(u), [self.sort_key(c) for c in u]))
 
     # ------------------------------------------------------------------ resolving
     def _resolve(self, text: str) -> Move:
@@ -705,3 +681,32 @@ def _bid_strength(card: int, count: int) -> tuple[int, int]:
     tier = 2 if card == RJ_CODE else 1 if card == BJ_CODE else 0
     return (count, tier)
 
+
+
+def lead_units(trump: Trump, hand, decks: int) -> set[tuple]:
+    """Every single, tuple and tractor the hand can lead (each multiset once)."""
+    counts = Counter(hand)
+    out: set[tuple] = set()
+    for c, k in counts.items():
+        for w in range(1, k + 1):
+            out.add((c,) * w)
+    # tractors: runs of consecutive positions with identical cards of width >= 2
+    by_suit: dict[int, dict[int, list[int]]] = {}
+    for c, k in counts.items():
+        if k >= 2:
+            by_suit.setdefault(trump.suit_of(c), {}).setdefault(trump.position(c), []).append(c)
+    for positions in by_suit.values():
+        for start in positions:
+            for w in range(2, decks + 1):
+                _extend_tractors(positions, counts, start, w, [], out)
+    return out
+
+
+def _extend_tractors(positions, counts, pos, w, chain, out) -> None:
+    for c in positions.get(pos, []):
+        if counts[c] < w:
+            continue
+        nxt = chain + [c]
+        if len(nxt) >= 2:
+            out.add(tuple(sorted(x for x in nxt for _ in range(w))))
+        _extend_tractors(positions, counts, pos + 1, w, nxt, out)
