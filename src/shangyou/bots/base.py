@@ -44,6 +44,8 @@ def rules_for(view: dict):
 class GreedyBot(Bot):
     """Plays its lowest legal play and keeps wild cards (2s, jokers) for when it is nearly out.
 
+    Sheng ji (trick-taking) has its own simple rules: :mod:`shangyou.bots.sheng_ji`.
+
     Leading: the play holding its lowest card, the largest such play first, preferring plays
     without precious cards (2s, jokers), without bombs and (in point games) without points. Following: the play with the lowest
     top card that beats; a play spending precious cards only when it leaves three cards or fewer.
@@ -56,6 +58,9 @@ class GreedyBot(Bot):
         moves = view["legal_moves"]
         if len(moves) == 1:
             return moves[0]
+        if str(view.get("game", "")).startswith("sheng-ji"):
+            from . import sheng_ji
+            return sheng_ji.choose(view, self.rng)
         fam = rules_for(view).family
         kind = moves[0].split()[0] if moves[0] != "pass" else "pass"
         if kind in ("give", "take"):
