@@ -26,10 +26,11 @@ from rich.text import Text
 from ..bots import sheng_ji as sjbot
 from ..cards import BJ_CODE, CARD_TEXT, RJ_CODE, SUIT_SYMBOLS, parse
 from ..errors import IllegalMove, NotationError
+from ..registry import preset_info
 from ..games.sheng_ji.order import LEVEL_RANK, TRUMP, Trump, decompose
 from ..games.sheng_ji.tricks import trick_winner
 from .inputs import _COMMANDS, _PASS_WORDS
-from .render import TEAM_NAMES, Renderer, card_text, ordinal, plain_cards
+from .render import TEAM_NAMES, Renderer, card_text, fmt_value, ordinal, plain_cards
 from .session import MAX_SUGGESTIONS, PROMPT, PlaySession, _tidy
 
 __all__ = ["is_sheng_ji", "ShengJiRenderer", "ShengJiNarrator", "ShengJiSession",
@@ -190,7 +191,6 @@ class ShengJiRenderer(Renderer):
     # -- headers
     def game_header(self) -> None:
         r, g = self.rules, self.g
-        start = str(r.options.get("start_level", "2")).upper()
         length = "one hand" if not g.match else "a match: the first side to win a hand as " \
                                                  "declarers at level A"
         self.say(Text(r.name, style="bold"),
@@ -201,9 +201,9 @@ class ShengJiRenderer(Renderer):
         else:
             self.say(f"Partners change every hand: the declarer calls "
                      f"{_plural(r.friends, 'friend')}.")
-        opts = ", ".join(f"{k}={v}" for k, v in r.options.items()
-                         if k != "players" and v not in (None, False, (), [], "") and
-                         not (k == "start_level" and start == "2"))
+        defaults = preset_info(r.name)["defaults"]
+        opts = ", ".join(f"{k}={fmt_value(v)}" for k, v in r.options.items()
+                         if k != "players" and str(v) != str(defaults.get(k)))
         if opts:
             self.say(f"Options: {opts}")
         if self.human is not None:
@@ -235,22 +235,25 @@ class ShengJiRenderer(Renderer):
         friends = view.get("friends") or []
         teams = self.rules.teams
         t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
-        for col, just in (("", "left"), ("Player", "left"), ("Team" if teams else "Side",
-                          "left"), ("Level", "right"), ("Cards", "right"),
-                          ("Points won", "right")):
+        cols = [("", "left"), ("Player", "left")] + ([("Team", "left")] if teams else []) + \
+            [("Role", "left"), ("Level", "right"), ("Cards", "right"), ("Points won", "right")]
+        for col, just in cols:
             t.add_column(col, justify=just)
+        decl_team = self.team_index(decl) if teams and decl is not None else None
         for s in range(view["players"]):
-            marker = ">" if view["to_act"] == s else ""
+            row = [">" if view["to_act"] == s else "",
+                   Text(self.long_names[s], style="bold" if s == self.human else "")]
             if teams:
-                side = TEAM_NAMES[self.team_index(s)]
-                if decl is not None:
-                    side += " declarer" if s == decl else (
-                        " (declarers)" if self.g.team_of(s) == "declarers" else "")
+                row.append(TEAM_NAMES[self.team_index(s)])
+            if s == decl:
+                role = "declarer"
+            elif teams:
+                role = "partner" if decl_team is not None and \
+                    self.team_index(s) == decl_team else ""
             else:
-                side = "declarer" if s == decl else "friend" if s in friends else ""
-            t.add_row(marker, Text(self.long_names[s], style="bold" if s == self.human else ""),
-                      side, view["levels"][s], str(view["counts"][s]),
-                      str(view["points_won"][s]))
+                role = "friend" if s in friends else ""
+            row += [role, view["levels"][s], str(view["counts"][s]), str(view["points_won"][s])]
+            t.add_row(*row)
         self.c.print(t)
         self.say(Text(self.trump_words(view), style="bold"),
                  f"   (bid: {self.name(view['bid']['seat'])} {view['bid']['cards']})"
@@ -261,7 +264,7 @@ class ShengJiRenderer(Renderer):
                 for i in range(len(teams))))
         if decl is not None:
             self.say(self.sides_line(view))
-            u = 40 * self.rules.decks // 2 * 2  # two bands of 20 per pack: the take-over mark
+            u = 40 * self.rules.decks     # two bands of 20 points per pack: the take-over mark
             self.say(f"Opponents' points: {view['opponents_points']} "
                      f"(the opponents take over at {u}; kitty not counted yet)")
 
@@ -329,12 +332,17 @@ class ShengJiRenderer(Renderer):
                      f"can{pairs}.")
             if pending or (view.get("legal_moves") or [""])[0].startswith("pick"):
                 mine = [c for c in plain_cards(" ".join(view["hand"])) if t.suit_of(c) == suit]
-                self.say(f"You are short of {suit_name(t, suit)}: "
-                         + ("all yours go in: " if mine else "")
-                         + (str(self.cards(mine, t)) + "; " if mine else "")
-                         + f"choose the other {_plural(n - len(mine), 'card')} one at a time"
-                         + (" (so far: " + str(self.cards(pending, t)) + ")" if pending else "")
-                         + ", or type them all.")
+                line = Text(f"You are short of {suit_name(t, suit)}: ")
+                if mine:
+                    line.append("yours all go in (")
+                    line.append_text(self.cards(mine, t))
+                    line.append("); ")
+                line.append(f"choose the other {_plural(n - len(mine), 'card')} one at a time")
+                if pending:
+                    line.append(" (so far: ")
+                    line.append_text(self.cards(pending, t))
+                    line.append(")")
+                self.c.print(line.append(", or type them all."))
 
     # -- the human's hand and decision
     def hand(self, view: dict) -> None:
@@ -379,13 +387,11 @@ class ShengJiRenderer(Renderer):
         hand = Counter(plain_cards(" ".join(view["hand"])))
         bid = view.get("bid")
         if view["phase"] == "deal":
-            dealt = sum(view["counts"])
-            total = dealt + 0  # the stock is hidden; say how many the human holds
             new = []
             if self._deal_hand is not None:
                 new = sorted((hand - self._deal_hand).elements(), key=lambda c: t.key(c) + (c,))
             self._deal_hand = hand
-            line = Text(f"Dealing (you hold {total and len(view['hand'])} cards). "
+            line = Text(f"Dealing: you hold {_plural(len(view['hand']), 'card')}. "
                         f"Level {view['level']}; ")
             line.append(f"bid so far: {self.name(bid['seat'])} {bid['cards']}" if bid
                         else "no bid yet")
@@ -523,17 +529,19 @@ class ShengJiNarrator:
         self.k = 0           # events told
         self.m = 0           # moves told
         self.trick: list[tuple[int, tuple]] = []
-        self.pre_hand: Counter | None = None
+        self.pre_hands: dict[int, Counter] = {}
 
     def begin(self) -> None:
         self.r.hand_header(self.g.view(self.viewer))
         self._tell()
 
     def before(self) -> dict:
+        """Before a move: the phase, and the hands the kitty may join (the human's; all of
+        them with open hands), to tell what the kitty gave."""
         g = self.g
-        seat = self.r.human if self.r.human is not None else g.to_act
-        self.pre_hand = Counter(g.hand(seat)) if seat is not None else None
-        return {"phase": g.phase, "seat": seat, "hand_number": g.hand_number}
+        seats = range(g.n) if self.open else [self.r.human] if self.r.human is not None else []
+        self.pre_hands = {s: Counter(g.hand(s)) for s in seats} if g.phase != "play" else {}
+        return {"phase": g.phase, "hand_number": g.hand_number}
 
     def after(self, seat: int, pre: dict) -> None:
         self._tell(pre)
@@ -623,15 +631,13 @@ class ShengJiNarrator:
     def _kitty(self, seat: int, pre: dict | None) -> None:
         """Remember which cards the kitty gave the human (shown while burying)."""
         r = self.r
-        if pre is None or pre.get("seat") != seat or self.pre_hand is None:
+        if pre is None or seat not in self.pre_hands:
             return
-        if r.human is not None and seat != r.human:
-            return
-        got = Counter(self.g.hand(seat)) - self.pre_hand
+        got = Counter(self.g.hand(seat)) - self.pre_hands[seat]
         cards = sorted(got.elements(), key=lambda c: self.g.trump.key(c) + (c,))
         r.kitty_cards = cards
         if self.open:
-            r.say(f"The kitty: ", r.cards(cards, self.g.trump))
+            r.say("The kitty: ", r.cards(cards, self.g.trump))
 
 
 # ---------------------------------------------------------------------------- input
