@@ -398,3 +398,17 @@ def test_readings_that_look_like_cards():
     for t in texts:                    # every listed text resolves to its own move
         r = g._resolve_play(t)
         assert str(r) == t or str(r).split(" as ")[0] == t.split(" as ")[0]
+
+
+@pytest.mark.parametrize("name,players", [("zheng-shangyou/pagat", 5), ("zheng-fen", 4),
+                                          ("sheng-ji", 4), ("sheng-ji/zhao-pengyou", 5)])
+def test_public_view_holds_no_private_cards(name, players):
+    g = shangyou.new_game(name, players=players, seed=3)
+    for _ in range(60):
+        if g.over:
+            break
+        v = g.public_view()
+        assert v["seat"] is None
+        assert not {"hand", "legal_moves", "pending", "buried"} & set(v)
+        json.dumps(v)
+        g.apply(g.legal_moves()[0])

@@ -22,9 +22,10 @@ from ..registry import aliases
 from .render import Renderer, color_wanted, fmt_value, make_console
 from .replay import load_log, replay_log
 from .session import PlaySession
+from .sheng_ji import ShengJiRenderer, ShengJiSession, is_sheng_ji
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="Zheng Shangyou and other climbing card games in the terminal.")
+                  help="Zheng Shangyou, Zheng Fen and Sheng ji (Tractor) in the terminal.")
 
 DEFAULT_GAME = "zheng-shangyou/pagat"
 RESERVED = {"seed", "name"}
@@ -148,8 +149,12 @@ def play(
     console = make_console(color_wanted(no_color))
     names = ["You" if s == seat else f"Bot {s}" for s in range(g.n)]
     long_names = ["You" if s == seat else f"Bot {s} ({kinds[s]})" for s in range(g.n)]
-    renderer = Renderer(console, g, names, long_names, human=seat)
-    session = PlaySession(g, seat, table, renderer, delay=delay, auto_pass=auto_pass)
+    if is_sheng_ji(g):
+        renderer = ShengJiRenderer(console, g, names, long_names, human=seat)
+        session = ShengJiSession(g, seat, table, renderer, delay=delay, auto_pass=auto_pass)
+    else:
+        renderer = Renderer(console, g, names, long_names, human=seat)
+        session = PlaySession(g, seat, table, renderer, delay=delay, auto_pass=auto_pass)
     _setup_line_editing()
     try:
         outcome = session.run()

@@ -596,6 +596,14 @@ class ClimbingGame:
             v["legal_moves"] = [str(m) for m in self.legal_moves()]
         return v
 
+    def public_view(self) -> dict[str, Any]:
+        """What a spectator may know: a seat's view without any seat's private cards."""
+        v = self.view(0)
+        for key in ("hand", "legal_moves"):
+            v.pop(key, None)
+        v["seat"] = None
+        return v
+
     def _last_play_index(self) -> int:
         for i in range(len(self.trick) - 1, -1, -1):
             if self.trick[i][1] is not None:

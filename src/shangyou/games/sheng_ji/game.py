@@ -650,6 +650,14 @@ class ShengJiGame:
             v["result"] = self.result
         return v
 
+    def public_view(self) -> dict[str, Any]:
+        """What a spectator may know: a seat's view without any seat's private cards."""
+        v = self.view(0)
+        for key in ("hand", "legal_moves", "pending", "buried"):
+            v.pop(key, None)
+        v["seat"] = None
+        return v
+
     # ----------------------------------------------------------------- log/replay
     @property
     def log(self) -> dict:
