@@ -166,11 +166,14 @@ def _sets(h: _Hand, out: list, k: int, beat: tuple | None) -> None:
     uses = _joker_uses(h.jokers)
     cls, kind = SET_CLS[k], SET_KIND[k]
     lo = 0 if beat is None else beat[0] + 1
+    nu = len(uses)
     for r in range(lo, 13):
         nat = h.nat[r]
+        if not nat or len(nat) + nu - 1 < k:
+            continue
         for n in range(min(k, len(nat)), 0, -1):
             j = k - n
-            if j >= len(uses):
+            if j >= nu:
                 break
             base = tuple(nat[:n])
             for js in uses[j]:
@@ -308,16 +311,18 @@ def _full_houses(h: _Hand, out: list, beat: tuple | None) -> None:
     seen: set[tuple] = set()
     for t in range(lo, 13):
         nat = h.nat[t]
+        if not nat or len(nat) + len(uses) - 1 < 3:
+            continue
         for n in range(min(3, len(nat)), 0, -1):
             j = 3 - n
             if j >= len(uses):
                 break
+            rest = list(h.nat)          # the other cards: only rank t loses cards
+            rest[t] = nat[n:]
+            label = RANK_WORDS[t] + " full"
             for js in uses[j]:
-                rest = [list(x) for x in h.nat]
-                del rest[t][:n]
                 left = tuple(x for x in h.jokers if x not in js)
                 triple = tuple(nat[:n]) + js
-                label = RANK_WORDS[t] + " full"
                 for kick in _kickers(rest, left):
                     cards = tuple(sorted(triple + kick))
                     sig = (cards, t)
