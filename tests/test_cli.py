@@ -421,3 +421,238 @@ def test_zheng_fen_single_hand_is_won_by_the_most_points():
     assert f"Seat {best} wins the hand." in text
     ranked = [line.split()[2] for line in text.splitlines() if line.startswith(("1st", "2nd"))]
     assert ranked[0] == str(best)
+
+
+# ------------------------------------------------------------------------ Sheng ji
+from shangyou.cli.sheng_ji import (ShengJiRenderer, ShengJiSession,  # noqa: E402
+                                   order_sheng_ji, parse_sheng_ji_input, trump_words)
+
+
+def _sj_view(**changes) -> dict:
+    v = shangyou.new_game("sheng-ji", seed=1).view(0)
+    v.update(changes)
+    return v
+
+
+@pytest.mark.parametrize("phase, legal, line, expected", [
+    ("deal", ["pass", "bid 2H"], "pass", ("pass",)),
+    ("deal", ["pass", "bid 2H"], "2h", ("bid 2H",)),
+    ("deal", ["pass", "bid 2H 2H"], "bid 2h 2h", ("bid 2H 2H",)),
+    ("deal", ["pass", "bid 2H"], "2", ("bid 2H",)),
+    ("bury", ["bury 3D", "bury 5C"], "3d", ("bury 3D",)),
+    ("bury", ["bury 3D", "bury 5C"], "bury 3d 5c", ("bury 3D", "bury 5C")),
+    ("call", ["call 1 AS", "call 2 AS"], "call 2 as", ("call 2 AS",)),
+    ("call", ["call 1 AS", "call 2 AS"], "as", ("call 1 AS",)),
+    ("call", ["call 1 AS", "call 2 AS"], "2nd as", ("call 2 AS",)),
+    ("play", ["3D", "5C", "throw 3D"], "kh qh qh", ("QH QH KH",)),
+    ("play", ["3D", "5C", "throw 3D"], "throw kh", ("throw KH",)),
+])
+def test_parse_sheng_ji_input(phase, legal, line, expected):
+    view = _sj_view(phase=phase, legal_moves=legal, trump="2S", trick=[], pending=[],
+                    hand="3D 5C QH QH KH 2H 2H".split())
+    cmd = parse_sheng_ji_input(line, legal, view)
+    assert cmd.kind == "move" and cmd.moves == expected, cmd
+
+
+@pytest.mark.parametrize("phase, line, fragment", [
+    ("play", "pass", "no passing now"), ("bury", "4s", "you don't hold 4S"),
+    ("deal", "2h 2h 2h", "only 2 x 2H"), ("play", "zz", "bad card 'zz'"),
+    ("play", "9", "no suggestion 9"), ("call", "call x as", "say which copy"),
+])
+def test_parse_sheng_ji_input_errors(phase, line, fragment):
+    legal = ["pass", "bid 2H"] if phase == "deal" else ["call 1 AS"] if phase == "call" \
+        else ["3D"]
+    view = _sj_view(phase=phase, legal_moves=legal, trump="2S", trick=[],
+                    hand="3D 5C QH QH KH 2H 2H".split())
+    cmd = parse_sheng_ji_input(line, legal, view)
+    assert cmd.kind == "error" and fragment in cmd.text, cmd
+
+
+def test_sheng_ji_short_of_the_suit_types_only_the_free_cards():
+    # a tractor is led; holding one heart, typing two free cards adds the heart
+    view = _sj_view(phase="play", trump="2S", trick=[[1, "8H 8H 9H 9H"]], pending=[],
+                    hand="3H 4C 5C 9C QD 3S".split(), legal_moves=["pick 4C", "pick 5C"])
+    cmd = parse_sheng_ji_input("4c 9c qd", [], view)
+    assert cmd.moves == ("3H 4C 9C QD",), cmd
+
+
+def test_sheng_ji_suggestions_put_the_sensible_move_first():
+    view = _sj_view(phase="deal", legal_moves=["bid 2H 2H", "pass", "bid 2H"])
+    assert order_sheng_ji(view["legal_moves"], view) == ["pass", "bid 2H", "bid 2H 2H"]
+    lead = ["throw 4D", "9C 9C", "AH", "4D", "9C"]
+    view = _sj_view(phase="play", trump="2S", trick=[], legal_moves=lead)
+    assert order_sheng_ji(lead, view) == ["4D", "9C", "AH", "9C 9C", "throw 4D"]
+    follow = ["KH", "AH", "6H", "2S"]
+    view = _sj_view(phase="play", trump="2S", trick=[[1, "3H"]], legal_moves=follow)
+    assert order_sheng_ji(follow, view) == ["6H", "AH", "KH", "2S"]
+
+
+def _sj_render(view_changes: dict, name="sheng-ji", players=4) -> str:
+    g = shangyou.new_game(name, players=players, seed=1)
+    out = io.StringIO()
+    names = ["You"] + [f"Bot {s}" for s in range(1, g.n)]
+    r = ShengJiRenderer(make_console(False, file=out), g, names, names, human=0)
+    view = g.view(0)
+    view.update(view_changes)
+    r.table(view)
+    r.trick(view)
+    r.hand(view)
+    return out.getvalue()
+
+
+def test_sheng_ji_table_shows_trump_levels_sides_points_and_the_trick():
+    text = _sj_render({"phase": "play", "trump": "7S", "level": "7", "declarer": 1,
+                       "levels": ["5", "7", "5", "7"], "points_won": [30, 0, 15, 5],
+                       "opponents_points": 45, "counts": [20, 21, 20, 20], "to_act": 0,
+                       "trick": [[1, "KH KH"], [2, "3H 4H"], [3, "7H 7H"]],
+                       "hand": "3D 9D 6C 5H 9H 10H 4S 7D 7S BJ".split(),
+                       "legal_moves": ["5H 9H"]})
+    lines = text.splitlines()
+    header = next(line for line in lines if "Player" in line)
+    for col in ("Team", "Role", "Level", "Cards", "Points won"):
+        assert col in header
+    def row(name):
+        return next(line.lstrip("> ")[len(name):].split() for line in lines
+                    if line.lstrip("> ").startswith(name + " "))
+    assert row("You") == ["A", "5", "20", "30"]
+    assert row("Bot 1") == ["B", "declarer", "7", "21", "0"]
+    assert row("Bot 2") == ["A", "5", "20", "15"]
+    assert row("Bot 3") == ["B", "partner", "7", "20", "5"]
+    assert next(line for line in lines if "You" in line).startswith(">")
+    assert "Level 7, trump ♠" in text
+    assert "Levels: Team A (You, Bot 2) 5   Team B (Bot 1, Bot 3) 7" in text
+    assert "Declarer: Bot 1 of Team B (Bot 1, Bot 3); opponents: Team A (You, Bot 2)." in text
+    assert "Opponents' points: 45 (the opponents take over at 80" in text
+    assert "Trick 1: Bot 1 K♥ K♥ | Bot 2 3♥ 4♥ | Bot 3 7♥ 7♥" in text
+    assert "(Bot 3 is winning)" in text                  # 7s are trumps at level 7
+    assert "Follow with 2 cards: ♥ as far as you can; pairs for pairs." in text
+    assert "Your hand (10): 3♦ 9♦  6♣  5♥ 9♥ 10♥  | trumps: 4♠ 7♦ 7♠ BJ" in text
+    assert trump_words("10") == "Level 10, no trump"
+    zp = _sj_render({"phase": "play", "trump": "2", "declarer": 2, "calls": ["1 AS", "2 KH"],
+                     "friends": [4], "to_act": 0, "trick": [], "legal_moves": ["3D"]},
+                    name="sheng-ji/zhao-pengyou", players=6)
+    assert "Level 2, no trump" in zp
+    assert "Declarer: Bot 2; calls: 1st A♠, 2nd K♥; friends: Bot 4 (1 of 2 found)." in zp
+    assert "Team" not in zp.splitlines()[0] and "friend" in zp
+    assert "You lead: a single, a pair, a tractor" in zp
+
+
+def _sj_session(name, players, seed, typed=True, **options):
+    """A one-hand session where the human types what a greedy bot would play."""
+    g = shangyou.new_game(name, players=players, seed=seed, **options)
+    out = io.StringIO()
+    names = ["You"] + [f"Bot {s}" for s in range(1, g.n)]
+    r = ShengJiRenderer(make_console(False, file=out), g, names, names, human=0)
+    me = make_bot("greedy")
+
+    def fake_input(prompt):
+        out.write(prompt)
+        move = me.choose(g.view(0))
+        if typed and move.startswith(("bury ", "bid ")):
+            move = move.split(None, 1)[1].lower()        # just the cards
+        return move
+
+    bots = {s: make_bot("greedy", s) for s in range(1, g.n)}
+    return g, ShengJiSession(g, 0, bots, r, input_fn=fake_input), out
+
+
+@pytest.mark.parametrize("name, players, seed", [("sheng-ji/single-deck", 4, 2),
+                                                 ("sheng-ji/zhao-pengyou", 5, 6),
+                                                 ("sheng-ji/zhao-pengyou", 6, 3)])
+def test_sheng_ji_sessions_typed_moves(name, players, seed):
+    g, session, out = _sj_session(name, players, seed)
+    assert session.run() == "over"
+    text = out.getvalue()
+    assert not [line for line in text.splitlines() if line.startswith("! ")], text[-1500:]
+    assert "Hand 1 is over." in text and "Total for the opponents: " in text
+    assert "Kitty: " in text and re.search(r"Levels: .*\.", text)
+    declarer = g.history[-1]["declarer"]
+    if declarer == 0:
+        assert "Bury " in text and "You bury " in text
+    else:  # a bot's buried cards stay hidden until the end
+        assert " buries " not in text and f"Bot {declarer} has buried" in text
+    if "zhao-pengyou" in name:
+        assert re.search(r"calls? a friend: whoever plays the", text)
+
+
+def test_sheng_ji_human_declarer_buries_and_calls():
+    # find a hand the human declares when bidding like the greedy bot
+    for seed in range(40):
+        g, session, out = _sj_session("sheng-ji/zhao-pengyou", 5, seed)
+        assert session.run() == "over"
+        if g.history[-1]["declarer"] == 0:
+            break
+    else:  # pragma: no cover
+        pytest.skip("no seed where the human declares")
+    text = out.getvalue()
+    assert "The kitty gave you: " in text and "Bury 8 cards: type a card" in text
+    assert "Call friend 1 of 1" in text and "You call a friend" in text
+
+
+def _seed_where_human_declares(**options) -> int:
+    """A seed where bidding at the first chance (suggestion 2), then always answering 1,
+    makes seat 0 the declarer, as the terminal test plays it."""
+    for seed in range(60):
+        g = shangyou.new_game("sheng-ji", seed=seed, **options)
+        bots = {s: make_bot("greedy", seed=g.seed * 100 + s) for s in range(1, 4)}
+        out = io.StringIO()
+        names = ["You", "Bot 1", "Bot 2", "Bot 3"]
+        r = ShengJiRenderer(make_console(False, file=out), g, names, names, human=0)
+        state = {"bid": False}
+
+        def answer(prompt):
+            if g.phase == "deal" and not state["bid"]:
+                state["bid"] = True
+                return "2"
+            return "1"
+
+        ShengJiSession(g, 0, bots, r, input_fn=answer).run()
+        if g.history[-1]["declarer"] == 0:
+            return seed
+    raise AssertionError("no seed found")  # pragma: no cover
+
+
+def test_sheng_ji_hand_through_a_terminal(tmp_path):
+    seed = _seed_where_human_declares(start_level="A")
+    log_path = tmp_path / "sj.json"
+    child = _spawn("play", "--game", "sheng-ji", "--seed", str(seed), "--option",
+                   "start_level=A", "--single-hand", "--save", str(log_path))
+    seen = []
+    try:
+        child.expect(PROMPT)
+        seen.append(child.before)
+        child.sendline("help")
+        child.expect("Sheng ji in short")
+        child.expect(PROMPT)
+        child.sendline("zz")
+        child.expect("bad card 'zz'")
+        child.expect(PROMPT)
+        child.sendline("2")                          # bid at the first chance
+        turns = 0
+        while True:
+            i = child.expect([PROMPT, "The end"])
+            seen.append(child.before)
+            if i == 1:
+                break
+            turns += 1
+            assert turns < 300, "the hand does not end"
+            child.sendline("1")
+        child.expect(pexpect.EOF)
+        seen.append(child.before)
+    finally:
+        child.close()
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", "".join(seen))
+    assert child.exitstatus == 0, plain[-2000:]
+    assert "Traceback" not in plain
+    assert re.search(r"Level A, (trump [♠♥♣♦]|no trump)", plain)
+    assert "You may bid: " in plain and "You bid " in plain
+    assert "Bury 8 cards: type a card" in plain and "You bury " in plain
+    assert "Opponents' points: " in plain and "Hand 1 is over." in plain
+    assert re.search(r"Total for the opponents: \d+ points?: the ", plain)
+    assert ANSI.search("".join(seen)), "a terminal gets colours by default"
+    log = json.loads(log_path.read_text())
+    assert shangyou.replay(log).over
+    res = _run("replay", str(log_path))
+    assert res.returncode == 0, res.stderr
+    assert "You" not in res.stdout and "Seat 0 buries " in res.stdout
+    assert "Seat 1 (25): " in res.stdout and "Hand 1 is over." in res.stdout

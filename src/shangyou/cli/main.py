@@ -118,7 +118,9 @@ def play(
                                                    "the end or on quit.")] = None,
     auto_pass: Annotated[bool, typer.Option("--auto-pass",
                                             help="Pass for you when passing is your only "
-                                                 "legal move.")] = False,
+                                                 "legal move (Sheng ji: during the deal, "
+                                                 "ask only when your possible bids "
+                                                 "change).")] = False,
 ) -> None:
     """Play against bots: you hold one seat, bots the others."""
     try:

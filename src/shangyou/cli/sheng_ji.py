@@ -24,7 +24,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..bots import sheng_ji as sjbot
-from ..cards import BJ_CODE, CARD_TEXT, RJ_CODE, SUIT_SYMBOLS, parse
+from ..cards import BJ_CODE, CARD_TEXT, SUIT_SYMBOLS, parse
 from ..errors import IllegalMove, NotationError
 from ..registry import preset_info
 from ..games.sheng_ji.order import LEVEL_RANK, TRUMP, Trump, decompose
@@ -54,6 +54,15 @@ def _plural(n: int, word: str) -> str:
 
 def _pts(n: int) -> str:
     return "1 point" if n == 1 else f"{n} points"
+
+
+def trump_words(trump: str) -> str:
+    """``"7C"`` -> ``Level 7, trump ♣``; ``"7"`` -> ``Level 7, no trump``."""
+    t = Trump.parse(trump)
+    level = str(t)[:-1] if t.suit is not None else str(t)
+    if t.suit is None:
+        return f"Level {level}, no trump"
+    return f"Level {level}, trump {SUIT_SYMBOLS[t.suit]}"
 
 
 def suit_name(t: Trump, suit: int) -> str:
@@ -98,9 +107,10 @@ HELP = [
     "  - The highest play of the led suit wins, or the highest trump play of the same shape; "
     "on a tie the earlier play wins. The winner leads next.",
     "  - Points: each 5 counts 5, each 10 and K 10 (100 per pack). The opponents collect "
-    "points; if they win the last trick, the kitty's points count double (more for pairs and "
-    "tractors). Few opponent points: the declarers go up levels; half or more of the step "
-    "table (80 with two packs): the opponents take over, and go up with more.",
+    "points; if they win the last trick, the kitty's points count double (more when that "
+    "trick was led with pairs or a tractor). With two packs: under 80 points the declarers "
+    "go up 1 to 3 levels and declare again; from 80 the opponents become the declarers, and "
+    "from 120 they also go up (the marks scale with the packs: 40 with one).",
     "  - Zhao Pengyou: the declarer calls friends, e.g. call 1 AS: whoever plays the first "
     "A♠ joins the declarer; the sides are known only as friends appear.",
     "Typing: a suggestion number; cards in any case (7h 7h, 10h or th, bj); pass during the "
@@ -180,13 +190,9 @@ class ShengJiRenderer(Renderer):
         return f"Team {TEAM_NAMES[i]} ({self.seats(self.rules.teams[i])})"
 
     def trump_words(self, view: dict) -> str:
-        level = view["level"]
         if not view.get("trump"):
-            return f"Level {level}, trump not named yet"
-        t = Trump.parse(view["trump"])
-        if t.suit is None:
-            return f"Level {level}, no trump"
-        return f"Level {level}, trump {SUIT_SYMBOLS[t.suit]}"
+            return f"Level {view['level']}, trump not named yet"
+        return trump_words(view["trump"])
 
     # -- headers
     def game_header(self) -> None:
@@ -202,8 +208,12 @@ class ShengJiRenderer(Renderer):
             self.say(f"Partners change every hand: the declarer calls "
                      f"{_plural(r.friends, 'friend')}.")
         defaults = preset_info(r.name)["defaults"]
+
+        def norm(v):
+            return str(tuple(v) if isinstance(v, (list, tuple)) else v).upper()
+
         opts = ", ".join(f"{k}={fmt_value(v)}" for k, v in r.options.items()
-                         if k != "players" and str(v) != str(defaults.get(k)))
+                         if k != "players" and norm(v) != norm(defaults.get(k)))
         if opts:
             self.say(f"Options: {opts}")
         if self.human is not None:
@@ -221,7 +231,7 @@ class ShengJiRenderer(Renderer):
         else:
             self.say(f"Level {view['level']}: {self.name(decl)} "
                      f"{self._verb(decl, 'declare', 'declares')}"
-                     + (f" ({self.side_words(view, decl)})" if self.rules.teams else "")
+                     + (f" for {self.side_words(view, decl)}" if self.rules.teams else "")
                      + ". Cards are dealt one at a time: show a level card "
                        f"({view['level']}) to name the trump.")
 
@@ -274,7 +284,7 @@ class ShengJiRenderer(Renderer):
         if teams:
             d = self.team_index(decl)
             o = 1 - d if len(teams) == 2 else None
-            line = f"Declarer: {self.name(decl)}. Declarers: {self.team_label(d)}"
+            line = f"Declarer: {self.name(decl)} of {self.team_label(d)}"
             if o is not None:
                 line += f"; opponents: {self.team_label(o)}"
             return line + "."
@@ -388,6 +398,7 @@ class ShengJiRenderer(Renderer):
         bid = view.get("bid")
         if view["phase"] == "deal":
             new = []
+            previous = self._deal_hand
             if self._deal_hand is not None:
                 new = sorted((hand - self._deal_hand).elements(), key=lambda c: t.key(c) + (c,))
             self._deal_hand = hand
@@ -398,6 +409,8 @@ class ShengJiRenderer(Renderer):
             if new:
                 line.append(".  New: ")
                 line.append_text(self.cards(new, t))
+            elif previous is not None and previous == hand:
+                line.append(". The deal is over: a last chance to bid")
             self.c.print(line)
         else:
             self.say(f"Kitty theft: {self.name(view['declarer'])} buried; you may overcall "
@@ -405,6 +418,12 @@ class ShengJiRenderer(Renderer):
         self.hand(view)
         bids = [m for m in legal if m != "pass"]
         self.say("You may bid: " + ", ".join(bids) + ", or pass")
+
+    def suggestions(self, texts: list[str], more: int) -> None:
+        super().suggestions(texts, more if not texts or not texts[0].startswith("call")
+                            else 0)
+        if more and texts and texts[0].startswith("call"):
+            self.say(f"... {more} more: type the call, e.g. call 1 AS", style="dim")
 
     # -- narration
     def bid_made(self, seat: int, cards: str) -> None:
@@ -416,12 +435,12 @@ class ShengJiRenderer(Renderer):
         self.say(f"{self.name(seat)} {self._verb(seat, 'bid', 'bids')} ", self.cards(c),
                  f" ({what}).")
 
-    def trump_named(self, view: dict, declarer: int, no_bid: bool) -> None:
+    def trump_named(self, trump: str, declarer: int, no_bid: bool) -> None:
         prefix = "Nobody bid: the kitty names the trump. " if no_bid else ""
-        self.say(Text(prefix + self.trump_words(view) + ".", style="bold"))
-        line = f"{self.name(declarer)} {self._verb(declarer, 'are', 'is')} the declarer"
+        self.say(Text(prefix + trump_words(trump) + ".", style="bold"))
+        line = f"{self.name(declarer)} {self._verb(declarer, 'declare', 'declares')}"
         if self.rules.teams:
-            line += f" ({self.team_label(self.team_index(declarer))})"
+            line += f" for {self.team_label(self.team_index(declarer))}"
         self.say(line + f" and {self._verb(declarer, 'take', 'takes')} the kitty "
                         f"({_plural(self.rules.kitty, 'card')}) to bury as many.")
 
@@ -439,10 +458,11 @@ class ShengJiRenderer(Renderer):
         self.say(Text(f"Hand {summary['hand']} is over.", style="bold"))
         decl, opp = summary["declarers"], summary["opponents"]
         t = Trump.parse(summary["trump"])
-        self.say(f"Trump {summary['trump']}; declarer {self.name(summary['declarer'])}. "
+        self.say(f"{trump_words(summary['trump'])}; declarer {self.name(summary['declarer'])}. "
                  f"Declarers: {self.seats(decl)}; opponents: {self.seats(opp)}.")
         self.say(f"The opponents won {_pts(summary['points'])} in tricks.")
-        kitty = plain_cards(summary["kitty"]) if summary.get("kitty") else []
+        kitty = sorted(plain_cards(summary["kitty"]) if summary.get("kitty") else [],
+                       key=lambda c: t.key(c) + (c,))
         line = Text("Kitty: ")
         line.append_text(self.cards(kitty, t) if kitty else Text("-"))
         kp, mult = summary["kitty_points"], summary["kitty_multiplier"]
@@ -497,7 +517,7 @@ class ShengJiRenderer(Renderer):
         if g.match:
             self.say(f"Hands played: {result['hands']}")
         winners = result.get("match_winners") or result.get("winners") or []
-        what = "match" if g.match and result.get("match_winners") else "hand"
+        what = "match at level A" if g.match and result.get("match_winners") else "hand"
         mine = self.human is not None and self.human in winners
         if self.rules.teams:
             i = self.team_index(winners[0]) if winners else None
@@ -529,18 +549,21 @@ class ShengJiNarrator:
         self.k = 0           # events told
         self.m = 0           # moves told
         self.trick: list[tuple[int, tuple]] = []
-        self.pre_hands: dict[int, Counter] = {}
+        self.kitty: list[int] = []
+        # the trump of the hand being told (the game may already be dealing the next one)
+        self.t: Trump | None = game.trump
+        self.quiet_pass = False   # the next pass of the human was automatic: not told
 
     def begin(self) -> None:
         self.r.hand_header(self.g.view(self.viewer))
         self._tell()
 
     def before(self) -> dict:
-        """Before a move: the phase, and the hands the kitty may join (the human's; all of
-        them with open hands), to tell what the kitty gave."""
+        """Before a move: the phase, and the kitty the move may hand over."""
         g = self.g
-        seats = range(g.n) if self.open else [self.r.human] if self.r.human is not None else []
-        self.pre_hands = {s: Counter(g.hand(s)) for s in seats} if g.phase != "play" else {}
+        # the kitty as it lies (or as buried, for a kitty theft), told only to whoever takes
+        # it: the human, or everyone in a replay with open hands
+        self.kitty = list(getattr(g, "kitty", []) or []) if g.phase != "play" else []
         return {"phase": g.phase, "hand_number": g.hand_number}
 
     def after(self, seat: int, pre: dict) -> None:
@@ -551,13 +574,27 @@ class ShengJiNarrator:
         for s, move in g.moves[self.m:]:
             if move.kind == "bury" and (s == r.human or self.open):
                 r.say(f"{r.name(s)} {r._verb(s, 'bury', 'buries')} ",
-                      r.cards(move.cards, g.trump))
-            elif move.kind == "pass" and s == r.human:
+                      r.cards(move.cards, self.t))
+            elif move.kind == "pass" and s == r.human and not self.quiet_pass:
                 r.say("You pass.", style="dim")
+        self.quiet_pass = False
         self.m = len(g.moves)
         phase_before = pre["phase"] if pre else None
+        friends: list[dict] = []          # told after the play that makes them friends
         for e in g.events[self.k:]:
+            if e.get("event") == "friend":
+                friends.append(e)
+                continue
+            if e.get("event") != "play":
+                for f in friends:
+                    self._event(f, pre)
+                friends = []
             self._event(e, pre)
+            for f in friends:
+                self._event(f, pre)
+            friends = []
+        for f in friends:
+            self._event(f, pre)
         self.k = len(g.events)
         if not g.over and g.phase == "play" and phase_before not in (None, "play") and \
                 not g.tricks and not g.trick:
@@ -573,11 +610,12 @@ class ShengJiNarrator:
         elif kind == "no bid":
             self._no_bid = True
         elif kind == "trump":
-            view = g.view(self.viewer)
-            r.trump_named(view, e["declarer"], getattr(self, "_no_bid", False))
+            self.t = Trump.parse(e["trump"])
+            r.trump_named(e["trump"], e["declarer"], getattr(self, "_no_bid", False))
             self._no_bid = False
             self._kitty(e["declarer"], pre)
         elif kind == "kitty theft":
+            self.t = Trump.parse(e["trump"])
             r.say(Text(f"{r.name(e['seat'])} {r._verb(e['seat'], 'overcall', 'overcalls')}: "
                        f"trump {e['trump']}; {r._verb(e['seat'], 'you take', 'they take')} "
                        "the kitty and bury again.", style="bold"))
@@ -592,13 +630,13 @@ class ShengJiNarrator:
                   f"{r.call_words(e['call'])} joins {r._verb(s, 'you', 'them')}.")
         elif kind == "failed throw":
             s = e["seat"]
-            t = g.trump
+            t = self.t
             r.say(Text(f"{r.name(s)} {r._verb(s, 'try', 'tries')} to throw "
                        f"{r.cards(plain_cards(e['tried']), t)}, but it can be beaten: "
                        f"{r._verb(s, 'you play', 'they play')} "
                        f"{r.cards(plain_cards(e['forced']), t)} instead.", style="bold"))
         elif kind == "play":
-            t = g.trump
+            t = self.t
             cards = tuple(plain_cards(e["cards"]))
             self.trick.append((e["seat"], cards))
             lead = len(self.trick) == 1
@@ -631,13 +669,12 @@ class ShengJiNarrator:
     def _kitty(self, seat: int, pre: dict | None) -> None:
         """Remember which cards the kitty gave the human (shown while burying)."""
         r = self.r
-        if pre is None or seat not in self.pre_hands:
+        if pre is None or not self.kitty or not (self.open or seat == r.human):
             return
-        got = Counter(self.g.hand(seat)) - self.pre_hands[seat]
-        cards = sorted(got.elements(), key=lambda c: self.g.trump.key(c) + (c,))
+        cards = sorted(self.kitty, key=lambda c: self.t.key(c) + (c,))
         r.kitty_cards = cards
         if self.open:
-            r.say("The kitty: ", r.cards(cards, self.g.trump))
+            r.say("The kitty: ", r.cards(cards, self.t))
 
 
 # ---------------------------------------------------------------------------- input
@@ -815,16 +852,16 @@ def order_sheng_ji(moves: list, view: dict) -> list:
         ordered = sorted(texts, key=lambda m: (t.is_trump(parse(m[5:])[0]),
                                                sjbot.card_points(parse(m[5:])[0]) > 0,
                                                t.position(parse(m[5:])[0]), m))
-    else:
+    elif view["trick"]:       # following: the cheapest first (no trumps, no points, low)
+        ordered = sorted(texts, key=lambda m: sjbot._cost(t, parse(m)))
+    else:                     # leading: singles in hand order, then pairs, tractors, throws
         def key(m):
-            w = m.split()[0]
             if m == "play":
-                return (0,)
-            if w == "throw":
-                c = parse(m[6:])[0]
-                return (3, t.is_trump(c), t.key(c))
+                return (0, 0, ())
+            if m.startswith("throw "):
+                return (2, 0, t.key(parse(m[6:])[0]))
             cards = parse(m)
-            return (1 if view["trick"] else 2,) + sjbot._cost(t, cards)[:3] + (cards,)
+            return (1, len(cards), min(t.key(c) for c in cards))
         ordered = sorted(texts, key=key)
     return [by_text[m] for m in ordered]
 
@@ -832,13 +869,16 @@ def order_sheng_ji(moves: list, view: dict) -> list:
 # ---------------------------------------------------------------------------- session
 class ShengJiSession(PlaySession):
     """One human against bots in Sheng ji. A single legal move (a forced follow, a last card)
-    is played for the human; delays follow bot plays, not their silent passes while dealing."""
+    is played for the human; delays follow bot plays, not their silent passes while dealing.
+    With ``auto_pass`` the human is asked during the deal only when the bids open to them
+    change (a new level card or pair), and passes otherwise."""
 
     def __init__(self, game, human: int, bots: dict, renderer: ShengJiRenderer,
                  delay: float = 0.0, auto_pass: bool = False, input_fn=input):
         super().__init__(game, human, bots, renderer, delay=delay, auto_pass=auto_pass,
                          input_fn=input_fn)
         self.narrator = ShengJiNarrator(game, renderer, viewer=human)
+        self._bids_seen: tuple | None = None
 
     def run(self) -> str:
         g = self.g
@@ -864,6 +904,14 @@ class ShengJiSession(PlaySession):
         g, r = self.g, self.r
         moves = g.legal_moves()
         view = g.view(self.human)
+        if self.auto_pass and g.phase == "deal":
+            # --auto-pass: while dealing, ask only when the bids open to you change
+            bids = (g.hand_number, tuple(str(m) for m in moves if m.kind != "pass"))
+            if bids == self._bids_seen:
+                g.apply(next(m for m in moves if m.kind == "pass"))
+                self.narrator.quiet_pass = True
+                return None
+            self._bids_seen = bids
         forced = None
         if len(moves) == 1 and g.phase == "play":
             forced = moves[0]

@@ -8,8 +8,9 @@ Phases (each decision is a move; see docs/rules/sheng-ji.md for the rules and de
   turn gets a last chance to bid.
 * ``bury``: the declarer takes the kitty and buries as many cards, one at a time (``bury 3D``).
   With ``kitty_theft`` the others may then overcall in turn and bury again (炒地皮).
-* ``call`` (Zhao Pengyou): the declarer names friends, one at a time (``call 1 AS``: the first
-  A♠ played by another player makes that player a friend).
+* ``call`` (Zhao Pengyou): the declarer names friends, one at a time (``call 1 AS``: whoever
+  plays the first A♠ of the hand becomes a friend; if that is the declarer or a friend already,
+  the call is used up).
 * ``play``: tricks. A lead is one unit (``7H``, ``7H 7H``, ``8H 8H 6H 6H``) or a throw built card by
   card (``throw KH``, ``throw QH``, ..., then ``play``); any play may also be applied whole. A
   follow is a whole play (``9S 9S``); when a player short of the suit could fill the rest in too
@@ -637,7 +638,9 @@ class ShengJiGame:
                                     if self.declarer is not None and
                                     self.team_of(s) == "opponents"),
             "calls": [f"{o} {CARD_TEXT[c]}" for o, c in self.calls],
+            "call_results": [self.call_results.get(i) for i in range(len(self.calls))],
             "friends": list(self.friends),
+            "penalty_points": self.penalty_points,
             "teams": [list(x) for x in self.rules.teams] if self.rules.teams else None,
             "history": [dict(h) for h in self.history],
         }
