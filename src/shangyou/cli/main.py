@@ -243,6 +243,23 @@ def replay(
         fail(str(e), 1)
 
 
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port.")] = 8000,
+    data: Annotated[str, typer.Option(help="Data folder for the SQLite store.")] = "data",
+    db: Annotated[str | None, typer.Option(help="SQLAlchemy URL instead (PostgreSQL...).")
+                  ] = None,
+    bot_delay: Annotated[float, typer.Option(help="Seconds a bot waits before moving.")] = 0.3,
+) -> None:
+    """Start the web server (tables, bots, spectators, replays) and print its URL."""
+    from ..server.__main__ import main as server_main
+    args = ["--host", host, "--port", str(port), "--data", data, "--bot-delay", str(bot_delay)]
+    if db:
+        args += ["--db", db]
+    raise typer.Exit(server_main(args))
+
+
 def main() -> None:
     """Console entry point (``shangyou``)."""
     app()

@@ -1,0 +1,39 @@
+"""``python -m shangyou.server [--host H] [--port P] [--data DIR] [--db URL]``"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m shangyou.server",
+                                description="The shangyou web server: play in the browser.")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--data", default="data",
+                   help="data folder for the SQLite store data/shangyou.db (default ./data)")
+    p.add_argument("--db", default=None,
+                   help="SQLAlchemy database URL instead (e.g. postgresql+psycopg://...)")
+    p.add_argument("--bot-delay", type=float, default=0.3,
+                   help="seconds a bot waits before moving, so people can follow (default 0.3)")
+    p.add_argument("--log-level", default="warning",
+                   choices=["critical", "error", "warning", "info", "debug"])
+    a = p.parse_args(argv)
+
+    import uvicorn
+
+    from .app import create_app
+
+    logging.basicConfig(level=a.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    app = create_app(db_url=a.db, data_dir=a.data, bot_delay=a.bot_delay)
+    shown = f"[{a.host}]" if ":" in a.host else a.host
+    print(f"shangyou server: http://{shown}:{a.port}/", flush=True)
+    uvicorn.run(app, host=a.host, port=a.port, log_level=a.log_level, ws_max_size=65536,
+                ws_ping_interval=20.0, ws_ping_timeout=20.0)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,221 @@
+"""The web app: HTTP routes, the WebSocket, and the pages (``docs/protocol.md``)."""
+
+from __future__ import annotations
+
+import logging
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+from fastapi import FastAPI, HTTPException, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.websockets import WebSocketDisconnect
+
+from shangyou.registry import aliases, preset_info, preset_names
+
+from . import schemas, views
+from .replays import ReplayCache
+from .store import AsyncStore, Store, database_url
+from .tables import TableManager
+
+log = logging.getLogger("shangyou.server")
+
+STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
+MAX_BODY = 16 * 1024          # bytes of an HTTP request body
+PAGES = {"lobby": "lobby.html", "table": "table.html", "replay": "replay.html"}
+
+_PLACEHOLDER = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>shangyou</title></head>
+<body><h1>shangyou</h1>
+<p>The {page} page is not installed ({file} is missing). The server is running: see
+<a href="/api/presets">/api/presets</a>, <a href="/api/tables">/api/tables</a> and
+<a href="/api/matches">/api/matches</a>.</p></body></html>
+"""
+
+
+def _presets() -> list[dict]:
+    al = aliases()
+    out = []
+    for name in preset_names():
+        info = preset_info(name)
+        out.append({"name": name, "aliases": sorted(a for a, n in al.items() if n == name),
+                    "players": list(info["players"]), "defaults": info["defaults"],
+                    "game": name.split("/")[0]})
+    return out
+
+
+def create_app(db_url: str | None = None, data_dir: str | Path = "data",
+               bot_delay: float = 0.3, static_dir: str | Path | None = None,
+               rate: float = schemas.RATE_PER_SECOND) -> FastAPI:
+    """The app. ``db_url``: any SQLAlchemy URL; by default SQLite in ``data_dir/shangyou.db``.
+    ``bot_delay``: seconds a bot waits before each move (0 in tests)."""
+    static = Path(static_dir) if static_dir is not None else STATIC_DIR
+    url = database_url(db_url, data_dir)
+    state: dict = {}
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        store = AsyncStore(Store(url))
+        manager = TableManager(store, bot_delay=bot_delay, rate=rate)
+        await manager.startup()
+        state["store"], state["manager"] = store, manager
+        app.state.manager = manager
+        try:
+            yield
+        finally:
+            await manager.shutdown()
+            store.close()
+
+    app = FastAPI(title="shangyou", lifespan=lifespan, docs_url="/api/docs",
+                  redoc_url=None, openapi_url="/api/openapi.json")
+    presets_cache = _presets()
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError):
+        errs = exc.errors()
+        parts = []
+        for e in errs[:3]:
+            where = ".".join(str(x) for x in e.get("loc", ()) if x != "body") or "body"
+            parts.append(f"{where}: {e.get('msg', 'invalid')}")
+        return JSONResponse(status_code=422, content={"detail": "; ".join(parts),
+                                                      "message": "; ".join(parts)})
+
+    @app.middleware("http")
+    async def _headers(request: Request, call_next):
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+            return JSONResponse(status_code=413, content={"detail": "request body too large",
+                                                          "message": "request body too large"})
+        response = await call_next(request)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        return response
+
+    # ------------------------------------------------------------------------------- pages
+    def page(kind: str) -> Response:
+        f = static / PAGES[kind]
+        if f.is_file():
+            return FileResponse(f, media_type="text/html; charset=utf-8",
+                                headers={"Cache-Control": "no-cache"})
+        return HTMLResponse(_PLACEHOLDER.format(page=kind, file=PAGES[kind]))
+
+    @app.get("/", include_in_schema=False)
+    async def lobby():
+        return page("lobby")
+
+    @app.get("/t/{table_id}", include_in_schema=False)
+    async def table_page(table_id: str):
+        return page("table")
+
+    @app.get("/replay/{match_id}", include_in_schema=False)
+    async def replay_page(match_id: str):
+        return page("replay")
+
+    @app.get("/static/{path:path}", include_in_schema=False)
+    async def static_file(path: str):
+        root = static.resolve()
+        try:
+            f = (root / path).resolve()
+        except (OSError, ValueError):
+            raise HTTPException(404, "not found") from None
+        if not f.is_relative_to(root) or not f.is_file():
+            raise HTTPException(404, "not found")
+        return FileResponse(f, headers={"Cache-Control": "no-cache"})
+
+    # --------------------------------------------------------------------------------- API
+    @app.get("/healthz")
+    async def healthz():
+        return {"ok": True}
+
+    @app.get("/api/presets", response_model=list[schemas.PresetOut])
+    async def presets():
+        return presets_cache
+
+    @app.post("/api/tables", response_model=schemas.CreatedTable)
+    async def create_table(body: schemas.CreateTable):
+        try:
+            t = await state["manager"].create_table(body.game, body.players, dict(body.options),
+                                                   body.bots)
+        except ValueError as e:
+            return JSONResponse(status_code=422, content={"detail": str(e), "message": str(e)})
+        return {"table_id": t.id, "url": f"/t/{t.id}"}
+
+    @app.get("/api/tables", response_model=list[schemas.TableListItem])
+    async def list_tables():
+        return state["manager"].open_tables()
+
+    @app.get("/api/matches", response_model=list[schemas.MatchListItem])
+    async def list_matches(limit: int = 100, offset: int = 0):
+        limit = max(1, min(limit, 500))
+        return await state["store"].call("finished_matches", limit, max(0, offset))
+
+    replays = ReplayCache()
+
+    async def finished(match_id: str) -> dict:
+        m = None
+        if len(match_id) <= 32:
+            m = await state["store"].call("match", match_id)
+        if m is None:
+            raise HTTPException(404, "no such match")
+        if m["finished_at"] is None:
+            raise HTTPException(404, "the match is still being played")
+        m["log"] = {"format": "shangyou-log/1", "game": m["game"], "players": m["players"],
+                    "seed": m["seed"], "match": True, "options": m["options"],
+                    "moves": m["moves"]}
+        return m
+
+    @app.get("/api/matches/{match_id}", response_model=schemas.MatchOut)
+    async def get_match(match_id: str):
+        m = await finished(match_id)
+        return {"log": m["log"], "result": m["result"], "names": m["names"]}
+
+    @app.get("/api/matches/{match_id}/step/{k}", response_model=schemas.ReplayStep)
+    async def match_step(match_id: str, k: int, seat: str = "all"):
+        entry = replays.entry(match_id)
+        if entry is None:
+            entry = replays.entry(match_id, (await finished(match_id))["log"])
+        log_ = entry.log
+        n = len(log_["moves"])
+        if not 0 <= k <= n:
+            raise HTTPException(422, f"step {k} is out of range 0..{n}")
+        if seat in ("all", "public", "spectator", ""):
+            who = "all" if seat == "all" else None
+        elif seat.isdigit() and int(seat) < log_["players"]:
+            who = int(seat)
+        else:
+            raise HTTPException(422, f"seat must be 'all', 'public' or 0..{log_['players'] - 1}")
+        return await anyio.to_thread.run_sync(
+            entry.build, k, lambda g: views.replay_step(g, k, n, who))
+
+    # ---------------------------------------------------------------------------- socket
+    @app.websocket("/ws/{table_id}")
+    async def socket(ws: WebSocket, table_id: str):
+        manager: TableManager = state["manager"]
+        await ws.accept()
+        table = await manager.get(table_id)
+        if table is None:
+            await ws.send_json({"type": "error", "code": "no_table",
+                                "message": f"no table {table_id[:40]!r}"})
+            await ws.close(4404)
+            return
+        conn = manager.new_conn(table, ws)
+        try:
+            while True:
+                msg = await ws.receive()
+                if msg["type"] == "websocket.disconnect":
+                    break
+                raw = msg.get("text")
+                if raw is None:
+                    raw = msg.get("bytes")
+                await manager.handle(table, conn, raw)
+        except WebSocketDisconnect:
+            pass
+        except RuntimeError:       # receive after the socket closed
+            pass
+        finally:
+            await manager.disconnect(table, conn)
+
+    return app

@@ -1,0 +1,255 @@
+"""Every message of the web protocol (``docs/protocol.md``) as a pydantic model.
+
+Client messages are parsed with :data:`CLIENT_MESSAGE` (a union discriminated by ``type``);
+anything that does not validate is answered with an ``error`` (``bad_message``) and changes
+nothing. Server messages are built in :mod:`shangyou.server.views`; their models here document
+them and let the tests check every message a client receives.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import (BaseModel, ConfigDict, Field, StrictInt, StrictStr, TypeAdapter,
+                      ValidationError, field_validator)
+
+MAX_MESSAGE_BYTES = 4096      # a client message over this is refused (too_big)
+RATE_PER_SECOND = 20          # token bucket: refill rate and burst
+NAME_MAX = 24
+CHAT_MAX = 200
+MOVE_MAX = 200
+TOKEN_MAX = 128
+BOT_LEVELS = ("random", "greedy")
+
+ERROR_CODES = ("bad_json", "bad_message", "too_big", "rate_limited", "no_table", "not_seated",
+               "not_your_turn", "stale", "illegal", "not_waiting", "seat_taken", "not_ready",
+               # added to the contract:
+               "not_playing",   # a move while no match is live (waiting, or over)
+               "replaced",      # the same seat token connected again elsewhere; socket closes
+               "server_error")  # the store failed; the action was undone
+
+
+# ----------------------------------------------------------------------------- plain text
+_SPACES = re.compile(r"\s+")
+
+
+def _has_control(text: str) -> bool:
+    """Control characters (C0/C1, tabs and newlines included) and invisible format characters
+    (bidi overrides, zero-width joiners, ...) are refused in names and chat."""
+    return any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in text)
+
+
+def plain_text(value: Any, limit: int, what: str, allow_empty: bool = True) -> str:
+    """A name or chat line as plain text: a string without control characters, surrounding
+    space stripped and inner runs of spaces collapsed, at most ``limit`` characters. Markup is
+    not special: it is kept as the characters it is, and clients insert it as text."""
+    if not isinstance(value, str):
+        raise ValueError(f"{what} must be a string")
+    if _has_control(value):
+        raise ValueError(f"{what} may not contain control characters")
+    text = _SPACES.sub(" ", value).strip()
+    if len(text) > limit:
+        raise ValueError(f"{what} is longer than {limit} characters")
+    if not text and not allow_empty:
+        raise ValueError(f"{what} is empty")
+    return text
+
+
+# --------------------------------------------------------------------------- client -> server
+class _Client(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class Hello(_Client):
+    type: Literal["hello"]
+    token: StrictStr | None = Field(default=None, max_length=TOKEN_MAX)
+    name: StrictStr = ""
+
+    @field_validator("name", mode="before")
+    @classmethod
+    def _name(cls, v):
+        return plain_text("" if v is None else v, NAME_MAX, "name")
+
+
+class Sit(_Client):
+    type: Literal["sit"]
+    seat: StrictInt
+    name: StrictStr | None = None
+
+    @field_validator("name", mode="before")
+    @classmethod
+    def _name(cls, v):
+        return None if v is None else plain_text(v, NAME_MAX, "name")
+
+
+class Leave(_Client):
+    type: Literal["leave"]
+
+
+class Bots(_Client):
+    type: Literal["bots"]
+    level: Literal["random", "greedy"] | None = None   # None: the table's bot strength
+
+
+class Start(_Client):
+    type: Literal["start"]
+
+
+class MoveMsg(_Client):
+    type: Literal["move"]
+    move: StrictStr = Field(min_length=1, max_length=MOVE_MAX)
+    version: StrictInt
+
+    @field_validator("move")
+    @classmethod
+    def _move(cls, v):
+        if _has_control(v):
+            raise ValueError("move may not contain control characters")
+        return v.strip()
+
+
+class Chat(_Client):
+    type: Literal["chat"]
+    text: StrictStr
+
+    @field_validator("text", mode="before")
+    @classmethod
+    def _text(cls, v):
+        return plain_text(v, CHAT_MAX, "text", allow_empty=False)
+
+
+ClientMessage = Annotated[Union[Hello, Sit, Leave, Bots, Start, MoveMsg, Chat],
+                          Field(discriminator="type")]
+CLIENT_MESSAGE: TypeAdapter = TypeAdapter(ClientMessage)
+CLIENT_TYPES = ("hello", "sit", "leave", "bots", "start", "move", "chat")
+
+
+def parse_client(data: Any):
+    """The client message of already-decoded JSON ``data``; ValueError with a readable reason."""
+    if not isinstance(data, dict):
+        raise ValueError("a message is a JSON object with a 'type'")
+    kind = data.get("type")
+    if kind not in CLIENT_TYPES:
+        raise ValueError(f"unknown message type {str(kind)[:40]!r}; known: "
+                         + ", ".join(CLIENT_TYPES))
+    try:
+        return CLIENT_MESSAGE.validate_python(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        where = ".".join(str(x) for x in err.get("loc", ())[1:]) or "message"
+        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        raise ValueError(f"{kind}: {where}: {msg}") from None
+
+
+# --------------------------------------------------------------------------- server -> client
+class SeatInfo(BaseModel):
+    seat: int
+    name: str | None
+    kind: Literal["human", "bot", "empty"]
+    connected: bool
+    bot_level: str | None = None        # added: the bot's strength (bots only)
+
+
+class TableInfo(BaseModel):
+    table_id: str                       # added
+    game: str
+    players: int
+    options: dict[str, Any]
+    status: Literal["waiting", "playing", "over"]
+    seats: list[SeatInfo]
+    bot_level: str                      # added: the table's default bot strength
+    match_id: str | None = None         # added: the current (or last) match
+
+
+class Welcome(BaseModel):
+    type: Literal["welcome"]
+    seat: int | None
+    token: str | None = None
+    table: TableInfo
+
+
+class State(BaseModel):
+    type: Literal["state"]
+    version: int
+    table: TableInfo
+    view: dict[str, Any] | None         # None before the first match starts
+    last_events: list[dict[str, Any]]
+    move_count: int = 0                 # added: moves made in the current match
+    seat: int | None = None             # added: the seat this view is for (None: spectator)
+
+
+class ChatOut(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+    type: Literal["chat"]
+    from_: str = Field(alias="from")
+    text: str
+    seat: int | None = None             # added: the sender's seat (None: spectator)
+
+
+class Error(BaseModel):
+    type: Literal["error"]
+    code: str
+    message: str
+
+
+ServerMessage = Annotated[Union[Welcome, State, ChatOut, Error], Field(discriminator="type")]
+SERVER_MESSAGE: TypeAdapter = TypeAdapter(ServerMessage)
+
+
+# --------------------------------------------------------------------------------------- HTTP
+class CreateTable(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    game: StrictStr = Field(max_length=64)
+    players: StrictInt | None = None
+    options: dict[str, Any] = Field(default_factory=dict, max_length=32)
+    bots: Literal["random", "greedy"] = "greedy"
+
+
+class CreatedTable(BaseModel):
+    table_id: str
+    url: str
+
+
+class PresetOut(BaseModel):
+    name: str
+    aliases: list[str]
+    players: list[int]
+    defaults: dict[str, Any]
+    game: str
+
+
+class TableListItem(BaseModel):
+    table_id: str
+    game: str
+    players: int
+    seats: list[SeatInfo]
+    status: str
+
+
+class MatchListItem(BaseModel):
+    match_id: str
+    table_id: str
+    game: str
+    players: int
+    finished_at: str | None
+    result: dict[str, Any] | None
+    names: list[str | None] = []        # added
+
+
+class MatchOut(BaseModel):
+    log: dict[str, Any]
+    result: dict[str, Any] | None
+    names: list[str | None]
+
+
+class ReplayStep(BaseModel):
+    """``GET /api/matches/{id}/step/{k}?seat=S|all|public`` (added): a finished match after its
+    first ``k`` of ``n`` moves."""
+    k: int
+    n: int
+    seat: int | str | None
+    view: dict[str, Any]                       # the seat's view; public view for all/public
+    views: list[dict[str, Any]] | None         # every seat's view (seat=all)
+    move: list | None                          # the k-th move: [seat, text]

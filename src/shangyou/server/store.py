@@ -1,0 +1,222 @@
+"""Persistence: tables, seats, matches and their moves, as they happen (SQLAlchemy 2).
+
+SQLite in a file by default (``<data>/shangyou.db``), or any SQLAlchemy URL (PostgreSQL:
+``postgresql+psycopg://user:pass@host/db``, with its driver installed). Every method here is
+synchronous; the server calls them one at a time in a single worker thread
+(:class:`AsyncStore`), so the event loop never waits on the disk and writes keep their order.
+
+A move is stored (with the table's new state version) in one transaction before any client
+hears of it, so a server killed at any moment restarts with every table where it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (JSON, BigInteger, DateTime, ForeignKey, Integer, String, create_engine,
+                        event, select, update)
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+from sqlalchemy.pool import StaticPool
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class TableRow(Base):
+    __tablename__ = "tables"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    game: Mapped[str] = mapped_column(String(64))
+    players: Mapped[int] = mapped_column(Integer)
+    options: Mapped[dict] = mapped_column(JSON, default=dict)
+    bot_level: Mapped[str] = mapped_column(String(16), default="greedy")
+    status: Mapped[str] = mapped_column(String(16), default="waiting", index=True)
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    match_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class SeatRow(Base):
+    __tablename__ = "seats"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    kind: Mapped[str] = mapped_column(String(8), default="empty")   # human | bot | empty
+    token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    bot_level: Mapped[str | None] = mapped_column(String(16), nullable=True)
+
+
+class MatchRow(Base):
+    __tablename__ = "matches"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), index=True)
+    game: Mapped[str] = mapped_column(String(64))
+    players: Mapped[int] = mapped_column(Integer)
+    options: Mapped[dict] = mapped_column(JSON, default=dict)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    names: Mapped[list] = mapped_column(JSON, default=list)
+    result: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    started_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True, index=True)
+
+
+class MoveRow(Base):
+    __tablename__ = "moves"
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    idx: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(String(256))
+
+
+def database_url(db_url: str | None, data_dir: str | Path) -> str:
+    if db_url:
+        return db_url
+    path = Path(data_dir)
+    path.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{(path / 'shangyou.db').resolve()}"
+
+
+class Store:
+    """Synchronous store; see :class:`AsyncStore` for the server's use."""
+
+    def __init__(self, url: str):
+        self.url = url
+        kwargs: dict[str, Any] = {}
+        sqlite = url.startswith("sqlite")
+        if sqlite:
+            kwargs["connect_args"] = {"check_same_thread": False}
+            if url in ("sqlite://", "sqlite:///:memory:"):
+                kwargs["poolclass"] = StaticPool
+        self.engine = create_engine(url, **kwargs)
+        if sqlite:
+            @event.listens_for(self.engine, "connect")
+            def _pragmas(conn, _record):   # durable against a killed process, and fast
+                cur = conn.cursor()
+                cur.execute("PRAGMA journal_mode=WAL")
+                cur.execute("PRAGMA synchronous=NORMAL")
+                cur.execute("PRAGMA foreign_keys=ON")
+                cur.close()
+        Base.metadata.create_all(self.engine)
+        self.session = sessionmaker(self.engine, expire_on_commit=False)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # ------------------------------------------------------------------------------ writes
+    def create_table(self, table_id: str, game: str, players: int, options: dict,
+                     bot_level: str) -> None:
+        with self.session.begin() as s:
+            s.add(TableRow(id=table_id, game=game, players=players, options=options,
+                           bot_level=bot_level, status="waiting", version=0))
+            s.flush()
+            for i in range(players):
+                s.add(SeatRow(table_id=table_id, seat=i, kind="empty"))
+
+    def save_seats(self, table_id: str, seats: list[dict], version: int) -> None:
+        """Seats as dicts (seat, name, kind, token_hash, bot_level) and the new version."""
+        with self.session.begin() as s:
+            for d in seats:
+                s.execute(update(SeatRow).where(SeatRow.table_id == table_id,
+                                                SeatRow.seat == d["seat"])
+                          .values(name=d["name"], kind=d["kind"], token_hash=d["token_hash"],
+                                  bot_level=d["bot_level"]))
+            s.execute(update(TableRow).where(TableRow.id == table_id).values(version=version))
+
+    def start_match(self, table_id: str, match_id: str, game: str, players: int, options: dict,
+                    seed: int, names: list, version: int) -> None:
+        with self.session.begin() as s:
+            s.add(MatchRow(id=match_id, table_id=table_id, game=game, players=players,
+                           options=options, seed=seed, names=names))
+            s.flush()
+            s.execute(update(TableRow).where(TableRow.id == table_id)
+                      .values(status="playing", match_id=match_id, version=version))
+
+    def add_move(self, table_id: str, match_id: str, idx: int, seat: int, text: str,
+                 version: int, result: dict | None = None) -> None:
+        """One move and the table's new version; with ``result``, the match is over."""
+        with self.session.begin() as s:
+            s.add(MoveRow(match_id=match_id, idx=idx, seat=seat, text=text))
+            s.flush()
+            values: dict[str, Any] = {"version": version}
+            if result is not None:
+                values["status"] = "over"
+                s.execute(update(MatchRow).where(MatchRow.id == match_id)
+                          .values(result=result, finished_at=utcnow()))
+            s.execute(update(TableRow).where(TableRow.id == table_id).values(**values))
+
+    # ------------------------------------------------------------------------------- reads
+    def table_ids(self, statuses: tuple[str, ...]) -> list[str]:
+        with self.session() as s:
+            return list(s.scalars(select(TableRow.id).where(TableRow.status.in_(statuses))
+                                  .order_by(TableRow.created_at)))
+
+    def load_table(self, table_id: str) -> dict | None:
+        """A table with its seats and its current match (with the moves so far), or None."""
+        with self.session() as s:
+            t = s.get(TableRow, table_id)
+            if t is None:
+                return None
+            seats = s.scalars(select(SeatRow).where(SeatRow.table_id == table_id)
+                              .order_by(SeatRow.seat)).all()
+            out = {"id": t.id, "game": t.game, "players": t.players, "options": t.options or {},
+                   "bot_level": t.bot_level, "status": t.status, "version": t.version,
+                   "match": None,
+                   "seats": [{"seat": x.seat, "name": x.name, "kind": x.kind,
+                              "token_hash": x.token_hash, "bot_level": x.bot_level}
+                             for x in seats]}
+            if t.match_id:
+                out["match"] = self._match(s, t.match_id)
+            return out
+
+    def _match(self, s: Session, match_id: str) -> dict | None:
+        m = s.get(MatchRow, match_id)
+        if m is None:
+            return None
+        moves = s.execute(select(MoveRow.seat, MoveRow.text).where(MoveRow.match_id == match_id)
+                          .order_by(MoveRow.idx)).all()
+        return {"id": m.id, "table_id": m.table_id, "game": m.game, "players": m.players,
+                "options": m.options or {}, "seed": m.seed, "names": m.names or [],
+                "result": m.result, "finished_at": _iso(m.finished_at),
+                "moves": [[seat, text] for seat, text in moves]}
+
+    def match(self, match_id: str) -> dict | None:
+        with self.session() as s:
+            return self._match(s, match_id)
+
+    def finished_matches(self, limit: int = 100, offset: int = 0) -> list[dict]:
+        with self.session() as s:
+            rows = s.scalars(select(MatchRow).where(MatchRow.finished_at.is_not(None))
+                             .order_by(MatchRow.finished_at.desc(), MatchRow.id)
+                             .limit(limit).offset(offset)).all()
+            return [{"match_id": m.id, "table_id": m.table_id, "game": m.game,
+                     "players": m.players, "finished_at": _iso(m.finished_at),
+                     "result": m.result, "names": m.names or []} for m in rows]
+
+
+def _iso(t: dt.datetime | None) -> str | None:
+    return None if t is None else t.replace(tzinfo=dt.timezone.utc).isoformat()
+
+
+class AsyncStore:
+    """The store's methods as coroutines, run one at a time in a single worker thread."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="shangyou-store")
+
+    async def call(self, fn_name: str, *args, **kwargs):
+        loop = asyncio.get_running_loop()
+        fn = getattr(self.store, fn_name)
+        return await loop.run_in_executor(self._pool, lambda: fn(*args, **kwargs))
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+        self.store.close()

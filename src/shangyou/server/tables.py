@@ -1,0 +1,639 @@
+"""The table manager: tables in memory, their sockets, and the action pipeline.
+
+Each table has one :class:`asyncio.Lock`; every change to a table (seats, start, moves, bot
+moves) happens under it, is stored first, then broadcast (one ``state`` per client, built by
+:mod:`shangyou.server.views`). :meth:`TableManager.handle` is the whole pipeline of
+``docs/protocol.md``: size, rate, JSON, schema; table and live match; seat; turn; version;
+legality; store; version + 1; bots; broadcast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import itertools
+import json
+import logging
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import shangyou
+from shangyou.bots.base import make_bot
+from shangyou.registry import resolve
+
+from . import schemas, views
+from .store import AsyncStore
+
+log = logging.getLogger("shangyou.server")
+
+SEND_QUEUE = 1024          # messages waiting for one socket; a client that falls further behind
+#                            is disconnected (it reconnects and gets the whole state again)
+FLOOD_CLOSE = 400          # refused messages in a row before a flooding socket is closed
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_id(nbytes: int = 6) -> str:
+    return secrets.token_urlsafe(nbytes)
+
+
+class ActionError(Exception):
+    """An action refused: ``code`` and ``message`` go to the sender only; nothing changed."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+# ------------------------------------------------------------------------------------ sockets
+_CLOSE = object()
+
+
+class Conn:
+    """One client socket: a send queue drained by its own writer task, and a rate limiter."""
+
+    _ids = itertools.count(1)
+
+    def __init__(self, ws, rate: float = schemas.RATE_PER_SECOND):
+        self.ws = ws
+        self.id = next(self._ids)
+        self.seat: int | None = None
+        self.name = ""
+        self.said_hello = False
+        self.closed = False
+        self.close_code = 1000
+        self.rate = rate
+        self.tokens = float(rate)
+        self.stamp = time.monotonic()
+        self.refused_in_a_row = 0
+        self.queue: asyncio.Queue = asyncio.Queue(SEND_QUEUE)
+        self.writer: asyncio.Task | None = None
+
+    def start(self) -> None:
+        self.writer = asyncio.create_task(self._write(), name=f"ws-writer-{self.id}")
+
+    async def _write(self) -> None:
+        try:
+            while True:
+                item = await self.queue.get()
+                if item is _CLOSE:
+                    await self.ws.close(self.close_code)
+                    return
+                await self.ws.send_text(item)
+        except asyncio.CancelledError:
+            raise
+        except Exception:       # the client went away
+            pass
+        finally:
+            self.closed = True
+
+    def allow(self) -> bool:
+        """Token bucket: ``rate`` messages per second, bursts of ``rate``."""
+        now = time.monotonic()
+        self.tokens = min(float(self.rate), self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+    def send_text(self, text: str) -> None:
+        if self.closed:
+            return
+        try:
+            self.queue.put_nowait(text)
+        except asyncio.QueueFull:
+            log.warning("socket %s is too slow; closing it", self.id)
+            self.close(1013)
+
+    def send(self, msg: dict) -> None:
+        self.send_text(views.dumps(msg))
+
+    def error(self, code: str, message: str) -> None:
+        self.send({"type": "error", "code": code, "message": message})
+
+    def close(self, code: int = 1000) -> None:
+        """Close after what is queued has been sent."""
+        if self.closed:
+            return
+        self.closed = True
+        self.close_code = code
+        try:
+            self.queue.put_nowait(_CLOSE)
+        except asyncio.QueueFull:
+            while not self.queue.empty():
+                self.queue.get_nowait()
+            self.queue.put_nowait(_CLOSE)
+
+    async def finish(self) -> None:
+        """The socket is gone: stop the writer."""
+        self.closed = True
+        w = self.writer
+        if w is not None and not w.done():
+            w.cancel()
+            try:
+                await w
+            except (asyncio.CancelledError, Exception):
+                pass
+
+
+# ------------------------------------------------------------------------------------- tables
+@dataclass
+class Seat:
+    index: int
+    name: str | None = None
+    kind: str = "empty"               # human | bot | empty
+    token_hash: str | None = None
+    bot_level: str | None = None
+    bot: Any = None
+    connections: int = 0              # sockets attached to this seat (0 or 1)
+
+    def row(self) -> dict:
+        return {"seat": self.index, "name": self.name, "kind": self.kind,
+                "token_hash": self.token_hash, "bot_level": self.bot_level}
+
+
+@dataclass
+class Table:
+    id: str
+    game_name: str
+    players: int
+    options: dict
+    bot_level: str = "greedy"
+    status: str = "waiting"           # waiting | playing | over
+    version: int = 0
+    seats: list[Seat] = field(default_factory=list)
+    game: Any = None
+    match_id: str | None = None
+    event_cursor: int = 0
+    conns: set = field(default_factory=set)       # sockets that said hello
+    sockets: int = 0                                # sockets open on this table
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    bot_task: asyncio.Task | None = None
+
+    def summary(self) -> dict:
+        info = views.table_info(self)
+        return {"table_id": self.id, "game": self.game_name, "players": self.players,
+                "seats": info["seats"], "status": self.status}
+
+    def humans(self) -> int:
+        return sum(1 for s in self.seats if s.kind == "human")
+
+
+def _make_bot(level: str):
+    return make_bot(level, seed=secrets.randbits(32))
+
+
+def _bot_name(level: str, seat: int) -> str:
+    return f"{level.capitalize()} bot {seat + 1}"
+
+
+class TableManager:
+    def __init__(self, store: AsyncStore, bot_delay: float = 0.3,
+                 rate: float = schemas.RATE_PER_SECOND):
+        self.store = store
+        self.bot_delay = float(bot_delay)
+        self.rate = rate
+        self.tables: dict[str, Table] = {}
+        self._loading: asyncio.Lock | None = None
+
+    # ----------------------------------------------------------------------- life cycle
+    async def startup(self) -> None:
+        """Reload every waiting or running table from the store (replaying stored moves)."""
+        self._loading = asyncio.Lock()
+        for table_id in await self.store.call("table_ids", ("waiting", "playing")):
+            await self._load(table_id)
+        resumed = sum(1 for t in self.tables.values() if t.status == "playing")
+        if self.tables:
+            log.info("reloaded %d tables (%d playing)", len(self.tables), resumed)
+
+    async def shutdown(self) -> None:
+        for t in list(self.tables.values()):
+            if t.bot_task is not None:
+                t.bot_task.cancel()
+            for c in list(t.conns):
+                c.close(1001)
+
+    async def _load(self, table_id: str) -> Table | None:
+        row = await self.store.call("load_table", table_id)
+        if row is None:
+            return None
+        t = Table(id=row["id"], game_name=row["game"], players=row["players"],
+                  options=row["options"], bot_level=row["bot_level"], status=row["status"],
+                  version=row["version"])
+        for d in row["seats"]:
+            s = Seat(index=d["seat"], name=d["name"], kind=d["kind"],
+                     token_hash=d["token_hash"], bot_level=d["bot_level"])
+            if s.kind == "bot":
+                s.bot = _make_bot(s.bot_level or t.bot_level)
+            t.seats.append(s)
+        m = row["match"]
+        if m is not None:
+            t.match_id = m["id"]
+            try:
+                t.game = shangyou.replay({"game": m["game"], "players": m["players"],
+                                          "seed": m["seed"], "match": True,
+                                          "options": m["options"], "moves": m["moves"]})
+            except Exception:
+                log.exception("table %s: match %s does not replay", t.id, m["id"])
+                t.game = None
+                t.status = "over" if t.status == "playing" else t.status
+            if t.game is not None:
+                t.event_cursor = len(t.game.events)
+                if t.status == "playing" and t.game.over:
+                    t.status = "over"
+        self.tables[t.id] = t
+        self._kick_bots(t)
+        return t
+
+    async def get(self, table_id: str) -> Table | None:
+        t = self.tables.get(table_id)
+        if t is not None:
+            return t
+        if not table_id or len(table_id) > 32 or self._loading is None:
+            return None
+        async with self._loading:
+            t = self.tables.get(table_id)
+            return t if t is not None else await self._load(table_id)
+
+    def open_tables(self) -> list[dict]:
+        return [t.summary() for t in self.tables.values() if t.status in ("waiting", "playing")]
+
+    # --------------------------------------------------------------------------- creating
+    async def create_table(self, game: str, players: int | None, options: dict,
+                           bot_level: str) -> Table:
+        """A new waiting table; ValueError (with the engine's message) for a bad preset or
+        option."""
+        try:
+            name, _ = resolve(game)
+            trial = shangyou.new_match(name, players=players, seed=0, **options)
+        except (ValueError, TypeError, KeyError) as e:
+            raise ValueError(str(e) or e.__class__.__name__) from None
+        if bot_level not in schemas.BOT_LEVELS:
+            raise ValueError(f"unknown bot level {bot_level!r}")
+        n = trial.n
+        table_id = new_id()
+        while table_id in self.tables:
+            table_id = new_id()
+        opts = {k: v for k, v in options.items() if k != "players"}
+        await self.store.call("create_table", table_id, name, n, opts, bot_level)
+        t = Table(id=table_id, game_name=name, players=n, options=opts, bot_level=bot_level,
+                  seats=[Seat(index=i) for i in range(n)])
+        self.tables[table_id] = t
+        return t
+
+    # ------------------------------------------------------------------------------ sockets
+    def new_conn(self, table: Table, ws) -> Conn:
+        table.sockets += 1
+        c = Conn(ws, rate=self.rate)
+        c.start()
+        return c
+
+    async def disconnect(self, table: Table, conn: Conn) -> None:
+        table.sockets -= 1
+        if conn in table.conns:
+            async with table.lock:
+                table.conns.discard(conn)
+                if conn.seat is not None:
+                    table.seats[conn.seat].connections -= 1
+                    conn.seat = None
+                    self._broadcast(table, [])
+        await conn.finish()
+        if table.status == "over" and table.sockets == 0 and table.bot_task is None \
+                and self.tables.get(table.id) is table:
+            del self.tables[table.id]      # finished and unwatched: reloaded on demand
+
+    # ----------------------------------------------------------------------------- pipeline
+    async def handle(self, table: Table, conn: Conn, raw: str | bytes | None) -> None:
+        """One client message, through the whole pipeline; any refusal is an ``error`` to
+        this client only, and changes nothing."""
+        if conn.closed:
+            return
+        try:
+            # 1. rate, size, JSON, schema
+            if not conn.allow():
+                conn.refused_in_a_row += 1
+                if conn.refused_in_a_row > FLOOD_CLOSE:
+                    conn.error("rate_limited", "too many messages; closing")
+                    conn.close(1008)
+                    return
+                raise ActionError("rate_limited", f"more than {self.rate:g} messages per second;"
+                                  " this one was ignored")
+            if raw is None:
+                raise ActionError("bad_json", "empty message")
+            size = len(raw) if isinstance(raw, bytes) else \
+                (len(raw) if len(raw) > schemas.MAX_MESSAGE_BYTES else len(raw.encode("utf-8")))
+            if size > schemas.MAX_MESSAGE_BYTES:
+                raise ActionError("too_big", f"a message may be at most "
+                                  f"{schemas.MAX_MESSAGE_BYTES} bytes")
+            try:
+                data = json.loads(raw)
+            except (ValueError, UnicodeDecodeError):
+                raise ActionError("bad_json", "the message is not valid JSON") from None
+            try:
+                msg = schemas.parse_client(data)
+            except ValueError as e:
+                raise ActionError("bad_message", str(e)) from None
+            if not conn.said_hello and msg.type != "hello":
+                raise ActionError("bad_message", "the first message must be 'hello'")
+            if conn.said_hello and msg.type == "hello":
+                raise ActionError("bad_message", "already joined: 'hello' is the first message "
+                                  "only")
+            if msg.type == "chat":
+                self._chat(table, conn, msg.text)
+            else:
+                async with table.lock:
+                    if conn.closed:
+                        return
+                    if msg.type == "move":
+                        await self._move(table, conn, msg)
+                    else:
+                        await getattr(self, "_" + msg.type)(table, conn, msg)
+            conn.refused_in_a_row = 0
+        except ActionError as e:
+            if e.code != "rate_limited":
+                conn.refused_in_a_row += 1
+                if conn.refused_in_a_row > FLOOD_CLOSE:
+                    conn.close(1008)
+                    return
+            conn.error(e.code, e.message)
+        except Exception:
+            log.exception("table %s: message from socket %s failed", table.id, conn.id)
+            conn.error("server_error", "the server failed on this message")
+
+    async def _move(self, table: Table, conn: Conn, msg: schemas.MoveMsg) -> None:
+        # 2. the table exists (the socket is bound to it) and the match is live
+        g = table.game
+        if table.status != "playing" or g is None or g.over:
+            raise ActionError("not_playing", "no match is being played at this table"
+                              if table.status == "waiting" else "the match is over")
+        # 3. the sender holds a seat (proved by its token at hello, or by sitting)
+        seat = conn.seat
+        if seat is None:
+            raise ActionError("not_seated", "you hold no seat at this table (spectator)")
+        # 4. it is that seat's turn
+        if g.to_act != seat:
+            raise ActionError("not_your_turn", f"it is seat {g.to_act}'s turn, not yours "
+                              f"(seat {seat})")
+        # 5. the state version is the current one (stale or repeated actions)
+        if msg.version != table.version:
+            raise ActionError("stale", f"the move was chosen in version {msg.version}; the "
+                              f"current version is {table.version}")
+        # 6. the move is legal
+        try:
+            g.apply(msg.move, seat=seat)
+        except ValueError as e:          # IllegalMove, NotationError: the game is unchanged
+            raise ActionError("illegal", str(e)) from None
+        except Exception:                # an engine bug: rebuild the state from the log
+            log.exception("table %s: the engine failed on %r", table.id, msg.move)
+            table.game = shangyou.replay(g.log)
+            table.event_cursor = len(table.game.events)
+            raise ActionError("illegal", "the server could not make this move") from None
+        # 7. store, version + 1, broadcast each client its own view; then the bots
+        await self._commit(table)
+        self._kick_bots(table)
+
+    async def _commit(self, table: Table) -> None:
+        """Store the move just applied, raise the version, send every client its state."""
+        g = table.game
+        idx = len(g.moves) - 1
+        seat, mv = g.moves[idx]
+        version = table.version + 1
+        result = g.result if g.over else None
+        try:
+            await self.store.call("add_move", table.id, table.match_id, idx, seat, str(mv),
+                                  version, _jsonable(result) if result is not None else None)
+        except Exception:
+            log.exception("table %s: storing move %d failed; undoing it", table.id, idx)
+            log_ = g.log
+            log_["moves"] = log_["moves"][:-1]
+            table.game = shangyou.replay(log_)
+            table.event_cursor = len(table.game.events)
+            raise ActionError("server_error", "the move could not be stored; it was undone")
+        table.version = version
+        if g.over:
+            table.status = "over"
+        self._broadcast(table, self._new_events(table, seat, mv))
+
+    def _new_events(self, table: Table, seat: int, mv) -> list[dict]:
+        g = table.game
+        new = list(g.events[table.event_cursor:])
+        table.event_cursor = len(g.events)
+        kind = getattr(mv, "kind", None)
+        if kind in ("play", "pass") and not any(
+                e.get("event") in ("play", "pass") and e.get("seat") == seat for e in new):
+            # the climbing engine records plays only in its state: say what was played
+            ev: dict[str, Any] = {"event": kind, "seat": seat}
+            if kind == "play":
+                text = str(mv)
+                ev["cards"] = text.partition(" as ")[0]
+                ev["move"] = text
+            new.insert(0, ev)
+        return new
+
+    def _broadcast(self, table: Table, events: list[dict]) -> None:
+        if not table.conns:
+            return
+        texts = views.states_by_seat(table, {c.seat for c in table.conns}, events)
+        for c in table.conns:
+            c.send_text(texts[c.seat])
+
+    def _send_state(self, table: Table, conn: Conn) -> None:
+        conn.send_text(views.states_by_seat(table, [conn.seat], [])[conn.seat])
+
+    def _welcome(self, table: Table, conn: Conn, token: str | None) -> None:
+        conn.send({"type": "welcome", "seat": conn.seat, "token": token,
+                   "table": views.table_info(table)})
+
+    # ------------------------------------------------------------------------- messages
+    async def _hello(self, table: Table, conn: Conn, msg: schemas.Hello) -> None:
+        conn.said_hello = True
+        conn.name = msg.name or "guest"
+        seat = None
+        if msg.token:
+            h = hash_token(msg.token)
+            for s in table.seats:
+                if s.kind == "human" and s.token_hash and hmac.compare_digest(s.token_hash, h):
+                    seat = s.index
+                    break
+        table.conns.add(conn)
+        if seat is None:
+            self._welcome(table, conn, None)
+            self._send_state(table, conn)
+            return
+        for other in list(table.conns):
+            if other is not conn and other.seat == seat:
+                other.seat = None
+                table.conns.discard(other)
+                table.seats[seat].connections -= 1
+                other.error("replaced", "this seat was opened in another window or device")
+                other.close(4001)
+        conn.seat = seat
+        conn.name = table.seats[seat].name or conn.name
+        table.seats[seat].connections += 1
+        self._welcome(table, conn, msg.token)
+        self._broadcast(table, [])
+
+    def _may_set_up(self, table: Table, conn: Conn) -> None:
+        """Filling seats and starting: a seated player, or anyone at a table with no human."""
+        if conn.seat is None and table.humans() > 0:
+            raise ActionError("not_seated", "only a seated player may do this")
+
+    async def _save_seats(self, table: Table, changes: dict[int, dict]) -> None:
+        rows = [{"seat": i, **d} for i, d in changes.items()]
+        try:
+            await self.store.call("save_seats", table.id, rows, table.version + 1)
+        except Exception:
+            log.exception("table %s: storing seats failed", table.id)
+            raise ActionError("server_error", "the seats could not be stored") from None
+        table.version += 1
+        for i, d in changes.items():
+            s = table.seats[i]
+            s.name, s.kind, s.token_hash, s.bot_level = (d["name"], d["kind"], d["token_hash"],
+                                                         d["bot_level"])
+            s.bot = _make_bot(s.bot_level) if s.kind == "bot" else None
+
+    async def _sit(self, table: Table, conn: Conn, msg: schemas.Sit) -> None:
+        if table.status != "waiting":
+            raise ActionError("not_waiting", "seats cannot change after the start")
+        if not 0 <= msg.seat < table.players:
+            raise ActionError("bad_message", f"sit: seat: no seat {msg.seat} at a table of "
+                              f"{table.players}")
+        if table.seats[msg.seat].kind != "empty":
+            raise ActionError("seat_taken", f"seat {msg.seat} is taken")
+        name = msg.name or conn.name
+        if not name or name == "guest":
+            name = f"Player {msg.seat + 1}"
+        token = secrets.token_urlsafe(24)
+        empty = {"name": None, "kind": "empty", "token_hash": None, "bot_level": None}
+        changes = {msg.seat: {"name": name, "kind": "human", "token_hash": hash_token(token),
+                              "bot_level": None}}
+        old = conn.seat
+        if old is not None:
+            changes[old] = empty
+        await self._save_seats(table, changes)
+        if old is not None:
+            table.seats[old].connections -= 1
+        conn.seat = msg.seat
+        conn.name = name
+        table.seats[msg.seat].connections += 1
+        self._welcome(table, conn, token)
+        self._broadcast(table, [])
+
+    async def _leave(self, table: Table, conn: Conn, msg: schemas.Leave) -> None:
+        if table.status != "waiting":
+            raise ActionError("not_waiting", "seats cannot change after the start")
+        if conn.seat is None:
+            raise ActionError("not_seated", "you hold no seat")
+        seat = conn.seat
+        await self._save_seats(table, {seat: {"name": None, "kind": "empty", "token_hash": None,
+                                              "bot_level": None}})
+        table.seats[seat].connections -= 1
+        conn.seat = None
+        self._welcome(table, conn, None)
+        self._broadcast(table, [])
+
+    async def _bots(self, table: Table, conn: Conn, msg: schemas.Bots) -> None:
+        if table.status != "waiting":
+            raise ActionError("not_waiting", "seats cannot change after the start")
+        self._may_set_up(table, conn)
+        level = msg.level or table.bot_level
+        changes = {s.index: {"name": _bot_name(level, s.index), "kind": "bot",
+                             "token_hash": None, "bot_level": level}
+                   for s in table.seats if s.kind == "empty"}
+        if not changes:
+            self._send_state(table, conn)
+            return
+        await self._save_seats(table, changes)
+        self._broadcast(table, [])
+
+    async def _start(self, table: Table, conn: Conn, msg: schemas.Start) -> None:
+        if table.status == "playing":
+            raise ActionError("not_waiting", "the match has already started")
+        self._may_set_up(table, conn)
+        empty = [s.index for s in table.seats if s.kind == "empty"]
+        if empty:
+            raise ActionError("not_ready", f"empty seats: {', '.join(map(str, empty))} "
+                              "(sit, or fill them with bots)")
+        seed = secrets.randbits(31)
+        g = shangyou.new_match(table.game_name, players=table.players, seed=seed,
+                               **table.options)
+        match_id = new_id(8)
+        names = [s.name for s in table.seats]
+        try:
+            await self.store.call("start_match", table.id, match_id, table.game_name,
+                                  table.players, table.options, seed, names, table.version + 1)
+        except Exception:
+            log.exception("table %s: storing the match start failed", table.id)
+            raise ActionError("server_error", "the match could not be stored") from None
+        table.version += 1
+        table.game = g
+        table.match_id = match_id
+        table.status = "playing"
+        table.event_cursor = len(g.events)
+        self._broadcast(table, list(g.events))
+        self._kick_bots(table)
+
+    def _chat(self, table: Table, conn: Conn, text: str) -> None:
+        msg = views.dumps({"type": "chat", "from": conn.name or "guest", "text": text,
+                           "seat": conn.seat})
+        for c in table.conns:
+            c.send_text(msg)
+
+    # --------------------------------------------------------------------------------- bots
+    @staticmethod
+    def _bot_to_act(table: Table) -> bool:
+        g = table.game
+        return (table.status == "playing" and g is not None and not g.over
+                and g.to_act is not None and table.seats[g.to_act].kind == "bot")
+
+    def _kick_bots(self, table: Table) -> None:
+        if self._bot_to_act(table) and (table.bot_task is None or table.bot_task.done()):
+            table.bot_task = asyncio.create_task(self._bot_loop(table),
+                                                 name=f"bots-{table.id}")
+
+    async def _bot_loop(self, table: Table) -> None:
+        try:
+            while True:
+                await asyncio.sleep(self.bot_delay)
+                async with table.lock:
+                    if not self._bot_to_act(table) or not await self._bot_step(table):
+                        table.bot_task = None
+                        return
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("table %s: bots stopped", table.id)
+            table.bot_task = None
+
+    async def _bot_step(self, table: Table) -> bool:
+        g = table.game
+        seat = g.to_act
+        s = table.seats[seat]
+        if s.bot is None:
+            s.bot = _make_bot(s.bot_level or table.bot_level)
+        try:
+            g.apply(s.bot.choose(g.view(seat)), seat=seat)
+        except Exception:
+            log.exception("table %s: bot at seat %d failed; playing its first legal move",
+                          table.id, seat)
+            try:
+                g.apply(g.legal_moves()[0], seat=seat)
+            except Exception:
+                log.exception("table %s: no move for the bot at seat %d", table.id, seat)
+                return False
+        try:
+            await self._commit(table)
+        except ActionError:
+            return False
+        return True
+
+
+def _jsonable(value):
+    return json.loads(json.dumps(value, default=list))

@@ -1,0 +1,88 @@
+"""What each client receives: the one place where game state leaves the server.
+
+:func:`state_for` builds the ``state`` message of one seat (or of a spectator, ``seat=None``):
+the engine's ``view(seat)`` for a seated client, ``public_view()`` for a spectator, and the
+events since the previous state with cards a seat may not see taken out. Every ``state`` any
+client gets is built here; the other messages (``welcome``, ``chat``, ``error``) carry no game
+state.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+# Events whose card(s) only the event's own seat may see: the card the loser of the previous
+# hand gives to the winner (``give``), and a card a seat receives (``receive``: sometimes public,
+# as in the Pits exchange, but the view shows what is public; the event keeps it to its seat).
+PRIVATE_CARD_EVENTS = frozenset({"give", "receive"})
+CARD_FIELDS = ("card", "cards")
+
+
+def dumps(msg: dict) -> str:
+    return json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
+
+
+def seat_info(seat) -> dict[str, Any]:
+    return {"seat": seat.index, "name": seat.name, "kind": seat.kind,
+            "connected": seat.kind == "bot" or seat.connections > 0,
+            "bot_level": seat.bot_level if seat.kind == "bot" else None}
+
+
+def table_info(table) -> dict[str, Any]:
+    """The public description of a table (no game state)."""
+    return {"table_id": table.id, "game": table.game_name, "players": table.players,
+            "options": dict(table.options), "status": table.status,
+            "seats": [seat_info(s) for s in table.seats], "bot_level": table.bot_level,
+            "match_id": table.match_id}
+
+
+def event_for(ev: dict, seat: int | None) -> dict:
+    if ev.get("event") in PRIVATE_CARD_EVENTS and ev.get("seat") != seat:
+        ev = {k: v for k, v in ev.items() if k not in CARD_FIELDS}
+        ev["card"] = None
+        ev["hidden"] = True
+    return ev
+
+
+def state_for(table, seat: int | None, events: list[dict], info: dict | None = None) -> dict:
+    """The ``state`` message for ``seat`` (None: a spectator) of ``table``."""
+    g = table.game
+    if g is None:
+        view = None
+    elif seat is None:
+        view = g.public_view()
+    else:
+        view = g.view(seat)
+    return {"type": "state", "version": table.version,
+            "table": info if info is not None else table_info(table),
+            "view": view, "last_events": [event_for(e, seat) for e in events],
+            "move_count": len(g.moves) if g is not None else 0, "seat": seat}
+
+
+def states_by_seat(table, seats, events: list[dict]) -> dict[int | None, str]:
+    """The serialized ``state`` for each of ``seats`` (each built once, whatever the number of
+    sockets on that seat)."""
+    info = table_info(table)
+    return {s: dumps(state_for(table, s, events, info)) for s in seats}
+
+
+def replay_step(game, k: int, n: int, seat: int | str | None) -> dict:
+    """A step of a **finished** match for the replay page: one seat's view (``seat`` an int),
+    a spectator's (None), or every seat's (``"all"``: ``views``, with the public view)."""
+    out: dict[str, Any] = {"k": k, "n": n, "seat": seat}
+    if seat == "all":
+        out["view"] = game.public_view()
+        out["views"] = [game.view(s) for s in range(game.n)]
+    elif seat is None:
+        out["view"] = game.public_view()
+        out["views"] = None
+    else:
+        out["view"] = game.view(seat)
+        out["views"] = None
+    if k > 0:
+        s, text = game.moves[k - 1]
+        out["move"] = [s, str(text)]
+    else:
+        out["move"] = None
+    return out

@@ -1,0 +1,1 @@
+"""The browser pages (static HTML, CSS and JavaScript) served by shangyou.server."""
