@@ -1,0 +1,206 @@
+// The lobby: presets (GET /api/presets), create a table (POST /api/tables), the open tables
+// (GET /api/tables) and the finished matches (GET /api/matches).
+
+import { api, h } from "./common.js";
+
+const $ = (id) => document.getElementById(id);
+let presets = [];
+
+const GAME_TITLES = {
+  "zheng-shangyou": "Zheng Shangyou",
+  "zheng-fen": "Zheng Fen",
+  "sheng-ji": "Sheng ji / Tractor",
+};
+
+function familyOf(p) {
+  if (p.game) return String(p.game).split("/")[0];
+  return String(p.name).split("/")[0];
+}
+
+function currentPreset() {
+  return presets.find((p) => p.name === $("game").value) || presets[0];
+}
+
+function fillPresets() {
+  const sel = $("game");
+  sel.replaceChildren();
+  const groups = new Map();
+  for (const p of presets) {
+    const fam = familyOf(p);
+    if (!groups.has(fam)) groups.set(fam, h("optgroup", { label: GAME_TITLES[fam] || fam }));
+    const aliases = (p.aliases || []).length ? ` (${p.aliases.join(", ")})` : "";
+    groups.get(fam).append(h("option", { value: p.name }, p.name + aliases));
+  }
+  for (const g of groups.values()) sel.append(g);
+  const wanted = new URLSearchParams(location.search).get("game");
+  if (wanted && presets.some((p) => p.name === wanted)) sel.value = wanted;
+  onPreset();
+}
+
+function onPreset() {
+  const p = currentPreset();
+  if (!p) return;
+  const players = $("players");
+  players.replaceChildren(...p.players.map((n) => h("option", { value: String(n) }, String(n))));
+  const d = p.defaults || {};
+  if (p.players.includes(d.players)) players.value = String(d.players);
+  $("game-note").textContent = `${p.players.join(", ")} players`;
+  const box = $("options");
+  box.replaceChildren();
+  for (const [name, value] of Object.entries(d)) {
+    if (name === "players") continue;
+    box.append(optionField(name, value));
+  }
+}
+
+function optionField(name, value) {
+  const id = `opt-${name}`;
+  const label = name.replace(/_/g, " ");
+  if (typeof value === "boolean") {
+    return h("label", { class: "field check" },
+      h("input", { type: "checkbox", id, dataset: { option: name, type: "bool" },
+                   checked: value ? true : undefined }),
+      h("span", {}, label));
+  }
+  let input;
+  if (typeof value === "number") {
+    input = h("input", { type: "number", id, step: "1", inputmode: "numeric",
+                         value: String(value), dataset: { option: name, type: "int" } });
+  } else if (Array.isArray(value)) {
+    input = h("input", { type: "text", id, value: value.join(", "), placeholder: "none",
+                         dataset: { option: name, type: "list" } });
+  } else if (value === null || value === undefined) {
+    input = h("input", { type: "text", id, value: "", placeholder: "auto",
+                         dataset: { option: name, type: "any" } });
+  } else {
+    input = h("input", { type: "text", id, value: String(value),
+                         dataset: { option: name, type: "str" } });
+  }
+  return h("label", { class: "field" }, h("span", {}, label), input);
+}
+
+function readOptions() {
+  const p = currentPreset();
+  const d = p.defaults || {};
+  const out = {};
+  for (const input of document.querySelectorAll("#options [data-option]")) {
+    const name = input.dataset.option;
+    const type = input.dataset.type;
+    let v;
+    if (type === "bool") v = input.checked;
+    else {
+      const raw = input.value.trim();
+      if (raw === "") {
+        if (type === "list") v = [];
+        else continue;                     // empty: the preset's default
+      } else if (type === "int") {
+        const n = Number(raw);
+        if (!Number.isInteger(n)) throw new Error(`${name} must be a whole number`);
+        v = n;
+      } else if (type === "list") {
+        v = raw.split(/[,\s]+/).filter(Boolean);
+      } else if (type === "any") {
+        if (/^-?\d+$/.test(raw)) v = Number(raw);
+        else if (/^(true|false)$/i.test(raw)) v = raw.toLowerCase() === "true";
+        else v = raw;
+      } else v = raw;
+    }
+    if (JSON.stringify(v) !== JSON.stringify(d[name])) out[name] = v;
+  }
+  return out;
+}
+
+async function onCreate(e) {
+  e.preventDefault();
+  const err = $("create-error");
+  err.textContent = "";
+  const btn = $("create");
+  btn.disabled = true;
+  try {
+    const body = {
+      game: currentPreset().name,
+      players: Number($("players").value),
+      options: readOptions(),
+      bots: $("bots").value,
+    };
+    const res = await api("/api/tables", { method: "POST", body });
+    location.href = res.url && res.url.startsWith("/") ? res.url
+      : `/t/${encodeURIComponent(res.table_id)}`;
+  } catch (ex) {
+    err.textContent = ex.message || String(ex);
+    btn.disabled = false;
+  }
+}
+
+function seatSummary(seats) {
+  const taken = seats.filter((s) => s.kind !== "empty");
+  const names = taken.map((s) => (s.kind === "bot" ? `${s.name || "bot"} (bot)` : s.name || "?"));
+  return `${taken.length}/${seats.length} seated${names.length ? ": " + names.join(", ") : ""}`;
+}
+
+async function loadTables() {
+  const ul = $("tables");
+  try {
+    const tables = await api("/api/tables");
+    if (!tables.length) {
+      ul.replaceChildren(h("li", { class: "muted" }, "No open tables: create one above."));
+      return;
+    }
+    ul.replaceChildren(...tables.map((t) => {
+      const free = (t.seats || []).some((s) => s.kind === "empty");
+      const action = t.status === "waiting" && free ? "Join" : "Watch";
+      return h("li", { dataset: { table: t.table_id } },
+        h("span", { class: "item-text" }, h("strong", {}, t.game), ` · ${t.players} players · `,
+          t.status, " · ", seatSummary(t.seats || [])),
+        h("a", { class: "button", href: `/t/${encodeURIComponent(t.table_id)}` }, action));
+    }));
+  } catch (ex) {
+    ul.replaceChildren(h("li", { class: "muted" }, `Could not load tables: ${ex.message}`));
+  }
+}
+
+function resultText(m) {
+  const r = m.result || {};
+  const names = m.names || [];
+  const nm = (s) => names[s] || `Seat ${s + 1}`;
+  const w = r.match_winners || r.winners || (r.winner !== undefined && r.winner !== null ? [r.winner] : []);
+  if (!w.length) return "";
+  return ` · won by ${w.map(nm).join(", ")}`;
+}
+
+async function loadMatches() {
+  const ul = $("matches");
+  try {
+    const matches = await api("/api/matches");
+    if (!matches.length) {
+      ul.replaceChildren(h("li", { class: "muted" }, "No finished matches yet."));
+      return;
+    }
+    ul.replaceChildren(...matches.map((m) => {
+      const when = m.finished_at ? new Date(m.finished_at).toLocaleString() : "";
+      return h("li", { dataset: { match: m.match_id } },
+        h("span", { class: "item-text" }, h("strong", {}, m.game), ` · ${m.players} players`,
+          when ? ` · ${when}` : "", resultText(m)),
+        h("a", { class: "button", href: `/replay/${encodeURIComponent(m.match_id)}` }, "Replay"));
+    }));
+  } catch (ex) {
+    ul.replaceChildren(h("li", { class: "muted" }, `Could not load matches: ${ex.message}`));
+  }
+}
+
+async function init() {
+  $("game").addEventListener("change", onPreset);
+  $("create-form").addEventListener("submit", onCreate);
+  $("refresh").addEventListener("click", () => { loadTables(); loadMatches(); });
+  loadTables();
+  loadMatches();
+  setInterval(() => { if (!document.hidden) { loadTables(); loadMatches(); } }, 5000);
+  try {
+    presets = await api("/api/presets");
+    fillPresets();
+  } catch (ex) {
+    $("create-error").textContent = `Could not load the games: ${ex.message}`;
+  }
+}
+
+init();

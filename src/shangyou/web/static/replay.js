@@ -1,0 +1,173 @@
+// The replay page: a finished match, step by step, from one seat's point of view or with every
+// hand open. The log comes from GET /api/matches/{id}; the state after k moves from
+// GET /api/matches/{id}/step/{k}?seat=S|all ({"k", "n", "view", "views"}): there is no engine
+// in the browser.
+
+import { richText } from "./cards.js";
+import {
+  api, h, handRow, renderInfo, renderResult, renderSeats, renderSummary, renderTrick, seatName,
+} from "./common.js";
+
+const $ = (id) => document.getElementById(id);
+const matchId = decodeURIComponent(location.pathname.replace(/^\/replay\//, "").split("/")[0] || "");
+
+const R = {
+  log: null, names: [], result: null, n: 0, k: 0, seat: "all",
+  cache: new Map(), loading: 0, timer: null, fallback: false,
+};
+
+function ctx() {
+  return { names: R.names, seats: null, mySeat: /^\d+$/.test(R.seat) ? Number(R.seat) : null,
+           replay: true };
+}
+
+function readHash() {
+  const p = new URLSearchParams(location.hash.slice(1));
+  const k = Number(p.get("k"));
+  if (Number.isInteger(k) && k >= 0) R.k = Math.min(k, R.n);
+  const seat = p.get("seat");
+  if (seat === "all" || seat === "public" || (seat !== null && /^\d+$/.test(seat) && Number(seat) < R.log.players)) {
+    R.seat = seat;
+  }
+}
+
+function writeHash() {
+  history.replaceState(null, "", `#k=${R.k}&seat=${R.seat}`);
+}
+
+async function fetchStep(k, seat) {
+  const key = `${k}|${seat}`;
+  if (R.cache.has(key)) return R.cache.get(key);
+  const data = await api(`/api/matches/${encodeURIComponent(matchId)}/step/${k}?seat=${encodeURIComponent(seat)}`);
+  R.cache.set(key, data);
+  return data;
+}
+
+async function show(k) {
+  R.k = Math.max(0, Math.min(R.n, k));
+  writeHash();
+  updateStepper();
+  const ticket = ++R.loading;
+  let data;
+  try {
+    data = await fetchStep(R.k, R.seat);
+  } catch (ex) {
+    if (ticket !== R.loading) return;
+    $("alert").textContent = `Could not load step ${R.k}: ${ex.message}`;
+    if (ex.status === 404 || ex.status === 405) showFallback();
+    return;
+  }
+  if (ticket !== R.loading) return;   // a later step was asked for meanwhile
+  $("alert").textContent = "";
+  render(data);
+  // fetch the next step ahead of time so "next" feels instant
+  if (R.k < R.n) fetchStep(R.k + 1, R.seat).catch(() => {});
+}
+
+function updateStepper() {
+  $("step-text").textContent = `move ${R.k} / ${R.n}`;
+  $("slider").max = String(R.n);
+  $("slider").value = String(R.k);
+  $("first").disabled = $("prev").disabled = R.k <= 0;
+  $("next").disabled = $("last").disabled = R.k >= R.n;
+  const lm = $("last-move");
+  lm.replaceChildren();
+  if (R.k > 0) {
+    const [seat, text] = R.log.moves[R.k - 1];
+    lm.append(`Move ${R.k}: ${seatName(ctx(), seat)} — `, richText(text === "pass" ? "passes" : text));
+  } else {
+    lm.append("The deal, before any move.");
+  }
+}
+
+function render(data) {
+  const views = Array.isArray(data.views) ? data.views : null;
+  const base = data.view || (views && views[0]);
+  if (!base) return;
+  const c = ctx();
+  $("seats-panel").replaceChildren(renderSeats(base, c));
+  $("trick-panel").replaceChildren(renderTrick(base, c));
+  $("info-panel").replaceChildren(h("h2", {}, "Game"), renderInfo(base, c));
+  const hands = $("hands-panel");
+  hands.replaceChildren();
+  if (views) {
+    hands.append(h("h2", {}, "All hands"));
+    const list = h("div", { class: "open-hands" });
+    views.forEach((v, s) => {
+      list.append(h("div", { dataset: { seat: String(s) } },
+        h("div", { class: "who" }, seatName(c, s), base.to_act === s ? " — to play" : ""),
+        (v.hand || []).length ? handRow(v.hand) : h("p", { class: "muted" }, "no cards")));
+    });
+    hands.append(list);
+  } else if (R.seat === "public") {
+    hands.append(h("h2", {}, "Hands"), h("p", { class: "muted" }, "A spectator sees no hand."));
+  } else {
+    hands.append(h("h2", {}, `${seatName(c, Number(R.seat))}'s hand`),
+                 (base.hand || []).length ? handRow(base.hand) : h("p", { class: "muted" }, "no cards"));
+  }
+  const summary = renderSummary(base, c);
+  $("summary-slot").replaceChildren(...(summary ? [h("div", { class: "panel" }, summary)] : []));
+  const result = renderResult(base, c);
+  $("result-slot").replaceChildren(...(result ? [h("div", { class: "panel" }, result)] : []));
+}
+
+/** Without the step endpoint: at least list the moves of the log. */
+function showFallback() {
+  if (R.fallback) return;
+  R.fallback = true;
+  const ol = h("ol", { class: "log" });
+  for (const [seat, text] of R.log.moves) ol.append(h("li", {}, `${seatName(ctx(), seat)}: `, richText(text)));
+  $("hands-panel").replaceChildren(h("h2", {}, "Moves"), ol);
+}
+
+function stopAuto() {
+  clearInterval(R.timer);
+  R.timer = null;
+  $("autoplay").textContent = "Auto-play";
+}
+
+async function init() {
+  if (!matchId) { $("alert").textContent = "No match in the address."; return; }
+  let data;
+  try {
+    data = await api(`/api/matches/${encodeURIComponent(matchId)}`);
+  } catch (ex) {
+    $("alert").textContent = ex.status === 404
+      ? "No finished match with this id (a match can be replayed once it is over)."
+      : `Could not load the match: ${ex.message}`;
+    return;
+  }
+  R.log = data.log;
+  R.result = data.result;
+  R.names = (data.names || []).map((x, i) => x || `Seat ${i + 1}`);
+  R.n = (R.log.moves || []).length;
+  $("replay-title").textContent = `· ${R.log.game} · ${R.log.players} players`;
+  document.title = `Shangyou · replay · ${R.log.game}`;
+  const sel = $("seat");
+  sel.append(h("option", { value: "all" }, "All hands open"),
+             h("option", { value: "public" }, "Spectator (hands hidden)"));
+  for (let s = 0; s < R.log.players; s++) sel.append(h("option", { value: String(s) }, seatName(ctx(), s)));
+  readHash();
+  sel.value = R.seat;
+  sel.addEventListener("change", () => { R.seat = sel.value; show(R.k); });
+  $("first").addEventListener("click", () => { stopAuto(); show(0); });
+  $("prev").addEventListener("click", () => { stopAuto(); show(R.k - 1); });
+  $("next").addEventListener("click", () => { stopAuto(); show(R.k + 1); });
+  $("last").addEventListener("click", () => { stopAuto(); show(R.n); });
+  $("slider").addEventListener("input", () => { stopAuto(); show(Number($("slider").value)); });
+  $("autoplay").addEventListener("click", () => {
+    if (R.timer) { stopAuto(); return; }
+    $("autoplay").textContent = "Stop";
+    R.timer = setInterval(() => { if (R.k >= R.n) stopAuto(); else show(R.k + 1); }, 800);
+  });
+  document.addEventListener("keydown", (e) => {
+    if (e.target && (e.target.tagName === "INPUT" || e.target.tagName === "SELECT")) return;
+    if (e.key === "ArrowRight") show(R.k + 1);
+    else if (e.key === "ArrowLeft") show(R.k - 1);
+    else if (e.key === "Home") show(0);
+    else if (e.key === "End") show(R.n);
+  });
+  show(R.k);
+}
+
+init();
