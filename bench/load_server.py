@@ -1,0 +1,163 @@
+"""Load benchmark of the web server: many tables over real WebSockets on loopback.
+
+    python bench/load_server.py [--tables 200] [--spectators 3] [--game zheng-shangyou/pagat]
+                                [--players 4] [--seconds 60]
+
+Starts ``python -m shangyou.server`` (bots move without delay) on a free port with a fresh data
+folder. Each table has one human seat played by this script (it always sends the first legal
+move), bots in the other seats, and ``--spectators`` watching connections: so 200 tables with 3
+spectators are 800 connections. For every move the script sends it measures the latency until
+**every** connection of that table has received a state with a newer version (median, p99).
+It also counts moves served (the versions all tables advanced), error messages and moves lost
+(a sent move that never produced a newer state). Finished matches start again until the time
+is up. Not a test: figures go to docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+import websockets
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def post(url: str, body: dict) -> dict:
+    req = urllib.request.Request(url, data=json.dumps(body).encode(),
+                                 headers={"content-type": "application/json"})
+    with urllib.request.urlopen(req) as r:
+        return json.loads(r.read())
+
+
+class Table:
+    def __init__(self, base: str, ws_base: str, game: str, players: int, spectators: int):
+        self.base, self.ws_base = base, ws_base
+        self.game, self.players, self.spectators = game, players, spectators
+        self.latencies: list[float] = []
+        self.errors = 0
+        self.sent = 0
+        self.lost = 0
+        self.versions = 0
+        self.pending: dict[int, tuple[float, set]] = {}   # version sent at -> (t, clients seen)
+
+    async def run(self, until: float) -> None:
+        tid = post(self.base + "/api/tables", {"game": self.game, "players": self.players,
+                                               "options": {}, "bots": "greedy"})["table_id"]
+        url = f"{self.ws_base}/ws/{tid}"
+        n_clients = 1 + self.spectators
+        conns = [await websockets.connect(url, max_size=2**22) for _ in range(n_clients)]
+        player = conns[0]
+        for i, c in enumerate(conns):
+            await c.send(json.dumps({"type": "hello", "token": None, "name": f"c{i}"}))
+        await player.send(json.dumps({"type": "sit", "seat": 0, "name": "load"}))
+        await player.send(json.dumps({"type": "bots", "level": "greedy"}))
+        await player.send(json.dumps({"type": "start"}))
+        self.first_version = None
+        tasks = [asyncio.create_task(self.listen(i, c, until, n_clients))
+                 for i, c in enumerate(conns)]
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for c in conns:
+            await c.close()
+        # a move still unanswered 2 s before the end is lost; later ones were cut off by the end
+        self.lost += sum(1 for t, _ in self.pending.values() if t < until - 2.0)
+
+    async def listen(self, idx: int, conn, until: float, n_clients: int) -> None:
+        last_seen = -1
+        while time.perf_counter() < until:
+            try:
+                raw = await asyncio.wait_for(conn.recv(), timeout=max(0.05, until -
+                                                                        time.perf_counter()))
+            except (asyncio.TimeoutError, websockets.ConnectionClosed):
+                return
+            msg = json.loads(raw)
+            if msg.get("type") == "error":
+                if msg.get("code") not in ("stale",):
+                    self.errors += 1
+                continue
+            if msg.get("type") != "state":
+                continue
+            v = msg["version"]
+            now = time.perf_counter()
+            for sent_v in [k for k in self.pending if k < v]:
+                t, seen = self.pending[sent_v]
+                seen.add(idx)
+                if len(seen) == n_clients:
+                    self.latencies.append(now - t)
+                    del self.pending[sent_v]
+            if idx == 0 and v > last_seen:
+                self.versions += v - last_seen if last_seen >= 0 else 0
+                last_seen = v
+                view = msg.get("view") or {}
+                status = msg["table"]["status"]
+                if status == "over":
+                    await conn.send(json.dumps({"type": "start"}))
+                elif view.get("to_act") == view.get("seat") and view.get("legal_moves") and \
+                        v not in self.pending:
+                    self.pending[v] = (time.perf_counter(), set())
+                    self.sent += 1
+                    await conn.send(json.dumps({"type": "move", "move": view["legal_moves"][0],
+                                                "version": v}))
+
+
+async def main_async(a) -> dict:
+    port = free_port()
+    data = tempfile.mkdtemp(prefix="shangyou-load-")
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-m", "shangyou.server", "--port", str(port),
+                             "--data", data, "--bot-delay", "0"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    base, ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+    for _ in range(100):
+        try:
+            urllib.request.urlopen(base + "/healthz").read()
+            break
+        except OSError:
+            time.sleep(0.1)
+    tables = [Table(base, ws_base, a.game, a.players, a.spectators) for _ in range(a.tables)]
+    start = time.perf_counter()
+    until = start + a.seconds
+    await asyncio.gather(*(t.run(until) for t in tables))
+    elapsed = time.perf_counter() - start
+    proc.terminate()
+    proc.wait(timeout=10)
+    lat = sorted(x for t in tables for x in t.latencies)
+    out = {"tables": a.tables, "connections": a.tables * (1 + a.spectators), "game": a.game,
+           "players": a.players, "seconds": round(elapsed, 1),
+           "moves_served": sum(t.versions for t in tables),
+           "moves_per_s": round(sum(t.versions for t in tables) / elapsed, 1),
+           "actions_measured": len(lat),
+           "latency_ms_median": round(statistics.median(lat) * 1000, 1) if lat else None,
+           "latency_ms_p99": round(lat[int(0.99 * (len(lat) - 1))] * 1000, 1) if lat else None,
+           "errors": sum(t.errors for t in tables), "lost_moves": sum(t.lost for t in tables)}
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--tables", type=int, default=200)
+    p.add_argument("--spectators", type=int, default=3)
+    p.add_argument("--game", default="zheng-shangyou/pagat")
+    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--seconds", type=float, default=60)
+    a = p.parse_args(argv)
+    res = asyncio.run(main_async(a))
+    print(json.dumps(res, indent=1))
+    return 0 if res["errors"] == 0 and res["lost_moves"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
