@@ -17,8 +17,7 @@ from .cards import Card, Cards, parse
 from .engine.moves import Move
 from .errors import IllegalMove, NotationError, UnknownOption
 from .games.climbing.combo import Combo
-from .games.climbing.game import ClimbingGame
-from .registry import preset_info, preset_names, resolve
+from .registry import preset_info, preset_names
 
 __all__ = ["Card", "Cards", "Combo", "IllegalMove", "Move", "NotationError", "UnknownOption",
            "new_game", "new_match", "parse", "preset_names", "preset_info", "replay", "rules"]

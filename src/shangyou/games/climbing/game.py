@@ -15,11 +15,11 @@ game as it was.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...cards import CARD_TEXT, BJ_CODE, Cards, deck, parse
+from ...cards import CARD_TEXT, Cards, deck, parse
+from ...engine.base import GameBase
 from ...engine.moves import DISCARD, GIVE, OFFER, PASS, PASS_MOVE, PLAY, TAKE, Move
 from ...errors import IllegalMove, NotationError
 from .combo import Combo
@@ -55,24 +55,13 @@ class Rulebook:
         return self.family.sort_key(card)
 
 
-class ClimbingGame:
+class ClimbingGame(GameBase):
     """One hand (``match=False``) or a whole match of a climbing preset."""
 
     def __init__(self, rules: Rulebook, seed: int | None = None, match: bool = True):
-        self.rules = rules
-        self.n = rules.players
-        self.seed = seed if seed is not None else random.randrange(2**31)
-        self.match = match
-        self._rng = random.Random(self.seed)
+        super().__init__(rules, seed, match)
         self.scores = [0] * self.n
         self.team_totals = [0] * len(rules.teams) if rules.teams else []
-        self.hand_number = 0
-        self.history: list[dict] = []          # results of finished hands
-        self.moves: list[tuple[int, str]] = []  # the log: (seat, move text)
-        self.events: list[dict] = []           # what happened, for the UI and the log
-        self.result: dict | None = None
-        self._legal: list[Move] | None = None
-        self._token: object | None = None     # identifies the moves listed for this state
         self.prev_order: list[int] | None = None
         self.dealer = self._rng.randrange(self.n)
         self._start_hand()
@@ -596,27 +585,13 @@ class ClimbingGame:
             v["legal_moves"] = [str(m) for m in self.legal_moves()]
         return v
 
-    def public_view(self) -> dict[str, Any]:
-        """What a spectator may know: a seat's view without any seat's private cards."""
-        v = self.view(0)
-        for key in ("hand", "legal_moves"):
-            v.pop(key, None)
-        v["seat"] = None
-        return v
-
     def _last_play_index(self) -> int:
         for i in range(len(self.trick) - 1, -1, -1):
             if self.trick[i][1] is not None:
                 return i
         return -1
 
-    # ------------------------------------------------------------------ log/replay
-    @property
-    def log(self) -> dict:
-        return {"format": "shangyou-log/1", "game": self.rules.name, "players": self.n,
-                "seed": self.seed, "match": self.match, "options": dict(self.rules.options),
-                "moves": [[s, str(m)] for s, m in self.moves]}
-
+    # ------------------------------------------------------------------ equality
     def snapshot(self) -> dict:
         """The whole state as plain data (for equality and debugging; not a view)."""
         return {"hands": [list(h) for h in self.hands], "phase": self.phase,
@@ -628,16 +603,6 @@ class ClimbingGame:
                 "tricks": len(self.tricks), "result": self.result,
                 "history": self.history, "undealt": list(self.undealt),
                 "moves": [(s, str(m)) for s, m in self.moves]}
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, ClimbingGame) and self.rules.name == other.rules.name and \
-            self.snapshot() == other.snapshot()
-
-    __hash__ = None  # mutable
-
-    def clone(self) -> ClimbingGame:
-        import copy
-        return copy.deepcopy(self)
 
 
 def _play_text(combo: Combo) -> str:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...cards import BJ_CODE, CARD_TEXT, RJ_CODE, Cards, deck, parse
+from ...engine.base import GameBase
 from ...engine.moves import Move
 from ...errors import IllegalMove, NotationError
 from .follow import check_follow, legal_follows
@@ -84,25 +85,16 @@ class _FamilyShim:
         return c
 
 
-class ShengJiGame:
+class ShengJiGame(GameBase):
     """One hand (``match=False``) or a match to A of a Sheng ji preset."""
 
+    PRIVATE_VIEW_KEYS = ("hand", "legal_moves", "pending", "buried")
+
     def __init__(self, rules: ShengJiRules, seed: int | None = None, match: bool = True):
-        self.rules = rules
-        self.n = rules.players
-        self.seed = seed if seed is not None else random.randrange(2**31)
-        self.match = match
-        self._rng = random.Random(self.seed)
+        super().__init__(rules, seed, match)
         self.levels = [rules.start_level] * self.n      # per player (teams move together)
         self.declarer: int | None = None                # None until the first hand's bidding
         self.starter = self._rng.randrange(self.n)      # first to draw in the first hand
-        self.hand_number = 0
-        self.history: list[dict] = []
-        self.moves: list[tuple[int, Move]] = []
-        self.events: list[dict] = []
-        self.result: dict | None = None
-        self._legal: list[Move] | None = None
-        self._token: object | None = None
         self._start_hand()
 
     # ------------------------------------------------------------------ public API
@@ -653,21 +645,7 @@ class ShengJiGame:
             v["result"] = self.result
         return v
 
-    def public_view(self) -> dict[str, Any]:
-        """What a spectator may know: a seat's view without any seat's private cards."""
-        v = self.view(0)
-        for key in ("hand", "legal_moves", "pending", "buried"):
-            v.pop(key, None)
-        v["seat"] = None
-        return v
-
-    # ----------------------------------------------------------------- log/replay
-    @property
-    def log(self) -> dict:
-        return {"format": "shangyou-log/1", "game": self.rules.name, "players": self.n,
-                "seed": self.seed, "match": self.match, "options": dict(self.rules.options),
-                "moves": [[s, str(m)] for s, m in self.moves]}
-
+    # ------------------------------------------------------------------ equality
     def snapshot(self) -> dict:
         return {"hands": [sorted(h) for h in self.hands], "phase": self.phase,
                 "to_act": self.to_act, "levels": list(self.levels), "declarer": self.declarer,
@@ -676,15 +654,6 @@ class ShengJiGame:
                 "trick": list(self.trick), "hand_number": self.hand_number,
                 "history": self.history, "result": self.result, "pending": list(self.pending),
                 "moves": [(s, str(m)) for s, m in self.moves]}
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, ShengJiGame) and self.snapshot() == other.snapshot()
-
-    __hash__ = None
-
-    def clone(self) -> ShengJiGame:
-        import copy
-        return copy.deepcopy(self)
 
 
 def _bid_strength(card: int, count: int) -> tuple[int, int]:

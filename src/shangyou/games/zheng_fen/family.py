@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 
-from ...cards import BJ_CODE, RANK_NAMES, RANK_OF, RANK_WORDS, RJ_CODE, SUIT_NAMES
+from ...cards import BJ_CODE, RANK_NAMES, RANK_OF, RANK_WORDS
 from ..climbing.combo import Combo
 from ..climbing.family import Family
 

@@ -255,7 +255,6 @@ class PagatFamily(Family):
     def _multi_window(nat, out, lo, hi, k, twos, nb, nr, wild, beat, label, wild_sets) -> None:
         ranks = list(range(lo, hi + 1))
         m = len(ranks)
-        nt = len(twos)
         jokers = nb + nr
         cls = ("mseq", m, k)
         caps = [min(k, len(nat[r])) for r in ranks]
