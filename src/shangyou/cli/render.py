@@ -167,7 +167,7 @@ class Renderer:
         self.long_names = long_names
         self.human = human
         # Zheng Fen: points are won in tricks (view keys won_points, table_points)
-        self.trick_points = game.rules.scoring == "trick-points"
+        self.trick_points = getattr(game.rules, "scoring", None) == "trick-points"
 
     # -- small helpers
     def say(self, *parts, style: str | None = None) -> None:

@@ -152,10 +152,14 @@ class PlaySession:
             else:
                 g.apply(self.bots[seat].choose(g.view(seat)))
             self.narrator.after(seat, pre)
-            if self.delay and seat != self.human and not g.over:
+            if self.delay and seat != self.human and not g.over and self._pause_after():
                 time.sleep(self.delay)
         self.r.final(g.result)
         return "over"
+
+    def _pause_after(self) -> bool:
+        """Whether a bot's last move is worth the delay (every move in climbing games)."""
+        return True
 
     # ------------------------------------------------------------------ the human
     def human_turn(self) -> str | None:

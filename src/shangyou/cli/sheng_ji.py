@@ -15,7 +15,6 @@ The play loop is :class:`~.session.PlaySession`'s, with the pieces swapped:
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from dataclasses import dataclass
 
@@ -125,13 +124,7 @@ class ShengJiRenderer(Renderer):
 
     def __init__(self, console, game, names: list[str], long_names: list[str],
                  human: int | None):
-        self.c = console
-        self.g = game
-        self.rules = game.rules
-        self.family = game.rules.family
-        self.names = names
-        self.long_names = long_names
-        self.human = human
+        super().__init__(console, game, names, long_names, human)
         self.trick_points = False
         self.kitty_cards: list[int] = []        # what the human's hand got from the kitty
         self._deal_hand: Counter | None = None  # the human's hand at the last deal decision
@@ -880,25 +873,9 @@ class ShengJiSession(PlaySession):
         self.narrator = ShengJiNarrator(game, renderer, viewer=human)
         self._bids_seen: tuple | None = None
 
-    def run(self) -> str:
-        g = self.g
-        self.r.game_header()
-        self.narrator.begin()
-        while not g.over:
-            seat = g.to_act
-            pre = self.narrator.before()
-            if seat == self.human:
-                outcome = self.human_turn()
-                if outcome is not None:
-                    return outcome
-            else:
-                g.apply(self.bots[seat].choose(g.view(seat)))
-            played = g.moves and g.moves[-1][1].kind == "play"
-            self.narrator.after(seat, pre)
-            if self.delay and seat != self.human and played and not g.over:
-                time.sleep(self.delay)
-        self.r.final(g.result)
-        return "over"
+    def _pause_after(self) -> bool:
+        # bids and burying flow past; only card plays are worth watching
+        return bool(self.g.moves) and self.g.moves[-1][1].kind == "play"
 
     def human_turn(self) -> str | None:
         g, r = self.g, self.r
