@@ -11,6 +11,8 @@ import copy
 import random
 from typing import Any
 
+from ..errors import IllegalMove
+
 LOG_FORMAT = "shangyou-log/1"
 
 
@@ -30,6 +32,24 @@ class GameBase:
         self.result: dict | None = None
         self._legal: list | None = None        # moves listed for the current state
         self._token: object | None = None      # identifies them (see ``apply``'s fast path)
+
+    def _check_turn(self, seat: int | None) -> int:
+        """The seat to act; IllegalMove if the game is over or ``seat`` is not that seat."""
+        if self.over:
+            raise IllegalMove("the game is over")
+        if seat is not None and seat != self.to_act:
+            raise IllegalMove(f"it is seat {self.to_act}'s turn, not seat {seat}'s")
+        return self.to_act
+
+    def _listed(self, move) -> bool:
+        """Is ``move`` one of the moves just listed for this state (so known legal)?"""
+        return self._legal is not None and getattr(move, "token", None) is self._token
+
+    def _moved(self, seat: int, move) -> None:
+        """Record a move made and forget the moves listed for the previous state."""
+        self.moves.append((seat, move))
+        self._legal = None
+        self._token = None
 
     @property
     def log(self) -> dict:

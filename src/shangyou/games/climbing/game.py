@@ -89,26 +89,18 @@ class ClimbingGame(GameBase):
 
     def apply(self, move: Move | str, seat: int | None = None) -> None:
         """Make a move for the seat to act (``seat``, if given, must be that seat)."""
-        if self.phase == PHASE_OVER:
-            raise IllegalMove("the game is over")
-        if seat is not None and seat != self.to_act:
-            raise IllegalMove(f"it is seat {self.to_act}'s turn, not seat {seat}'s")
-        seat = self.to_act
-        if self._legal is not None and getattr(move, "token", None) is self._token:
+        seat = self._check_turn(seat)
+        if self._listed(move):
             mv = move  # one of the moves just listed: already known legal
-            if self.phase == PHASE_PLAY:
-                self._do_play(seat, mv)
-            else:
-                self._do_exchange(seat, mv)
         elif self.phase == PHASE_PLAY:
             mv = self._resolve_play(move)
-            self._do_play(seat, mv)
         else:
             mv = self._resolve_exchange(move)
+        if self.phase == PHASE_PLAY:
+            self._do_play(seat, mv)
+        else:
             self._do_exchange(seat, mv)
-        self.moves.append((seat, mv))
-        self._legal = None
-        self._token = None
+        self._moved(seat, mv)
 
     # -------------------------------------------------------------------- dealing
     def _start_hand(self) -> None:

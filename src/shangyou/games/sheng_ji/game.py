@@ -122,17 +122,11 @@ class ShengJiGame(GameBase):
         return list(self._legal)
 
     def apply(self, move: Move | str, seat: int | None = None) -> None:
-        if self.phase == OVER:
-            raise IllegalMove("the game is over")
-        if seat is not None and seat != self.to_act:
-            raise IllegalMove(f"it is seat {self.to_act}'s turn, not seat {seat}'s")
-        seat = self.to_act
-        if not (isinstance(move, Move) and self._legal is not None and move.token is self._token):
+        seat = self._check_turn(seat)
+        if not self._listed(move):
             move = self._resolve(str(move).strip())
         self._do(seat, move)
-        self.moves.append((seat, move))
-        self._legal = None
-        self._token = None
+        self._moved(seat, move)
 
     # --------------------------------------------------------------------- dealing
     def _start_hand(self) -> None:
