@@ -4,6 +4,6 @@
 >>> bot = make_bot("greedy", seed=1)
 """
 
-from .base import Bot, make_bot, BOTS, play_out
+from .base import Bot, make_bot, BOTS, LEVELS, known_levels, parse_level, play_out
 
-__all__ = ["Bot", "make_bot", "BOTS", "play_out"]
+__all__ = ["Bot", "make_bot", "BOTS", "LEVELS", "known_levels", "parse_level", "play_out"]

@@ -106,13 +106,49 @@ def _is_bomb_like(fam, move_text: str) -> bool:
 
 
 BOTS = {"random": RandomBot, "greedy": GreedyBot}
+"""Bot levels by name. ``heuristic`` and ``search`` register themselves from their modules."""
+
+LEVELS = ("random", "greedy", "heuristic", "search")
+
+
+def _load_levels() -> None:
+    # the stronger levels live in their own modules; importing them registers them in BOTS
+    import importlib
+    for mod in ("heuristic", "search"):
+        try:
+            importlib.import_module(f"{__package__}.{mod}")
+        except ModuleNotFoundError as exc:     # not built yet
+            if exc.name != f"{__package__}.{mod}":
+                raise
+
+
+def parse_level(spec: str) -> tuple[str, dict]:
+    """``"search:400"`` -> ``("search", {"budget": "400"})``; ``"greedy"`` -> ``("greedy", {})``.
+
+    A level may carry one parameter after a colon (for ``search``: its budget, iterations or
+    seconds such as ``0.5s``).
+    """
+    name, _, param = str(spec).strip().partition(":")
+    return name.lower(), ({"budget": param} if param else {})
+
+
+def known_levels() -> list[str]:
+    _load_levels()
+    return list(BOTS)
 
 
 def make_bot(name: str, seed: int | None = None) -> Bot:
+    """A bot by level name (``random``, ``greedy``, ``heuristic``, ``search`` or ``search:BUDGET``)."""
+    level, kwargs = parse_level(name)
+    if level not in BOTS:
+        _load_levels()
     try:
-        return BOTS[name](seed)
+        cls = BOTS[level]
     except KeyError:
         raise ValueError(f"unknown bot {name!r}; known: {', '.join(BOTS)}") from None
+    if kwargs and not getattr(cls, "takes_budget", False):
+        raise ValueError(f"bot {level!r} takes no parameter (got {name!r})")
+    return cls(seed, **kwargs) if kwargs else cls(seed)
 
 
 def play_out(game, bots: dict | list) -> None:

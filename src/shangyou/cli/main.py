@@ -17,7 +17,7 @@ import typer
 
 import shangyou
 
-from ..bots import BOTS, make_bot
+from ..bots import known_levels, make_bot
 from ..registry import aliases
 from .render import Renderer, color_wanted, fmt_value, make_console
 from .replay import load_log, replay_log
@@ -57,7 +57,7 @@ def parse_bots(spec: str, bot_seats: list[int]) -> dict[int, str]:
     """``greedy`` for every bot, or one name per bot seat in seat order."""
     names = [s.strip().lower() for s in spec.split(",") if s.strip()]
     if not names:
-        raise ValueError("--bots needs a bot name: " + ", ".join(BOTS))
+        raise ValueError("--bots needs a bot name: " + ", ".join(known_levels()))
     if len(names) == 1:
         names = names * len(bot_seats)
     if len(names) != len(bot_seats):
@@ -65,8 +65,7 @@ def parse_bots(spec: str, bot_seats: list[int]) -> dict[int, str]:
                          f"bot seats ({', '.join(map(str, bot_seats))}); give one name "
                          "or one per bot seat")
     for n in names:
-        if n not in BOTS:
-            raise ValueError(f"unknown bot {n!r}; known: {', '.join(BOTS)}")
+        make_bot(n)        # raises a clear error for an unknown level or a bad parameter
     return dict(zip(bot_seats, names))
 
 

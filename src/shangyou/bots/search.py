@@ -1,0 +1,53 @@
+"""The ``search`` level: determinized Monte Carlo search over worlds sampled from the view.
+
+``search`` uses the default budget; ``search:400`` runs 400 iterations per decision and
+``search:0.5s`` thinks for half a second. Climbing games: :mod:`shangyou.bots.climbing_search`;
+Sheng ji: :mod:`shangyou.bots.sheng_ji_search`.
+"""
+
+from __future__ import annotations
+
+from .base import BOTS, Bot
+from .heuristic import is_sheng_ji
+
+DEFAULT_BUDGET = "200"
+
+
+def parse_budget(text: str) -> tuple[int | None, float | None]:
+    """``"400"`` -> (400 iterations, no time limit); ``"0.5s"`` -> (no limit, 0.5 seconds)."""
+    t = str(text).strip().lower()
+    try:
+        if t.endswith("s"):
+            seconds = float(t[:-1])
+            if seconds > 0:
+                return None, seconds
+        else:
+            iterations = int(t)
+            if iterations > 0:
+                return iterations, None
+    except ValueError:
+        pass
+    raise ValueError(f"bad search budget {text!r}: give iterations (400) or seconds (0.5s)")
+
+
+class SearchBot(Bot):
+    name = "search"
+    takes_budget = True
+
+    def __init__(self, seed: int | None = None, budget: str = DEFAULT_BUDGET):
+        super().__init__(seed)
+        self.budget = str(budget)
+        self.iterations, self.seconds = parse_budget(budget)
+
+    def choose(self, view: dict) -> str:
+        moves = view["legal_moves"]
+        if len(moves) == 1:
+            return moves[0]
+        if is_sheng_ji(view):
+            from . import sheng_ji_search as impl
+        else:
+            from . import climbing_search as impl
+        return impl.choose(view, self.rng, iterations=self.iterations, seconds=self.seconds)
+
+
+BOTS["search"] = SearchBot
