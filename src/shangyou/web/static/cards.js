@@ -1,6 +1,10 @@
 // Cards drawn as inline SVG: rank and suit symbol (suits are drawn as paths, so no font is
-// needed for them), hearts and diamonds red, spades and clubs black, the two jokers distinct.
+// needed for them; a suit is always told by its shape, never by colour alone). The ink is
+// currentColor under a class per suit (ink-S, ink-H, ink-D, ink-C, ink-RJ, ink-BJ): hearts and
+// diamonds red, spades and clubs black, or four colours with the four-colour setting (CSS).
 // Card texts follow the engine's notation: "7H", "10S", "QD", "BJ", "RJ".
+
+import { t } from "./i18n.js";
 
 const NS = "http://www.w3.org/2000/svg";
 
@@ -67,17 +71,20 @@ export function splitPlay(text) {
 
 export function cardName(text) {
   const c = parseCard(text);
-  if (c.joker === "BJ") return "black joker";
-  if (c.joker === "RJ") return "red joker";
-  const r = RANK_WORDS[c.rank] || c.rank;
-  return `${r} of ${c.suit ? SUITS[c.suit].name : "?"}`;
+  if (c.joker) return t(`card.${c.joker}`);
+  const r = RANK_WORDS[c.rank] ? t(`rank.${c.rank}`) : c.rank;
+  return t("card.name", { rank: r, suit: c.suit ? t(`card.${c.suit}`) : "?" });
+}
+
+function inkClass(c) {
+  return "ink-" + (c.joker || c.suit || "S");
 }
 
 /** A suit symbol as a small SVG (for prompts such as "trump 2♠"). */
 export function suitIcon(suit, size = 14) {
   const svg = el("svg", { viewBox: "0 0 10 10", width: size, height: size,
-                          class: "suit-icon", role: "img", "aria-label": SUITS[suit].name });
-  svg.append(suitShape(suit, SUITS[suit].color === "red" ? "#c8102e" : "#111"));
+                          class: `suit-icon ink-${suit}`, role: "img", "aria-label": t(`card.${suit}`) });
+  svg.append(suitShape(suit, "currentColor"));
   return svg;
 }
 
@@ -106,10 +113,9 @@ function placed(shape, x, y, size, rotate = false) {
  */
 export function cardSVG(text) {
   const c = parseCard(text);
-  const svg = el("svg", { viewBox: "0 0 50 70", class: "card-svg", "aria-hidden": "true",
+  const svg = el("svg", { viewBox: "0 0 50 70", class: `card-svg ${inkClass(c)}`, "aria-hidden": "true",
                           focusable: "false", preserveAspectRatio: "xMidYMid meet" });
-  const red = c.joker === "RJ" || (c.suit && SUITS[c.suit].color === "red");
-  const ink = red ? "#c8102e" : "#111";
+  const ink = "currentColor";
   svg.append(el("rect", { x: 0.75, y: 0.75, width: 48.5, height: 68.5, rx: 4.5,
                           class: "card-face", fill: "#fff", stroke: "#555", "stroke-width": 1.2 }));
   if (c.joker) {
@@ -122,12 +128,12 @@ export function cardSVG(text) {
       svg.append(t);
     });
     const star = starPath(30, 38, 14, 6);
-    svg.append(el("path", { d: star, fill: c.joker === "RJ" ? "#c8102e" : "#fff",
+    svg.append(el("path", { d: star, fill: c.joker === "RJ" ? "currentColor" : "#fff",
                             stroke: ink, "stroke-width": 1.6 }));
     const lab = el("text", { x: 30, y: 64, "text-anchor": "middle", fill: ink, "font-size": 7,
                              "font-weight": 700,
                              "font-family": "DejaVu Sans, Verdana, Arial, sans-serif" });
-    lab.textContent = c.joker === "RJ" ? "RED" : "BLACK";
+    lab.textContent = c.joker === "RJ" ? t("card.redShort") : t("card.blackShort");
     svg.append(lab);
     return svg;
   }
@@ -190,7 +196,7 @@ export function playElement(text, { small = true } = {}) {
   if (p.reading) {
     const r = document.createElement("span");
     r.className = "reading";
-    r.textContent = "as " + p.reading;
+    r.textContent = t("c.as", { r: p.reading });
     wrap.append(r);
   }
   wrap.dataset.play = String(text);
@@ -209,10 +215,9 @@ export function richText(text) {
     if (/^(BJ|RJ|(10|[2-9JQKA])[SHDC])$/.test(part)) {
       const c = parseCard(part);
       const s = document.createElement("span");
-      s.className = "card-token " + (c.joker === "RJ" || (c.suit && SUITS[c.suit].color === "red")
-        ? "red" : "black");
+      s.className = "card-token " + inkClass(c);
       if (c.joker) {
-        s.textContent = c.joker === "RJ" ? "Red Joker" : "Black Joker";
+        s.textContent = c.joker === "RJ" ? t("card.rj") : t("card.bj");
       } else {
         s.append(document.createTextNode(c.rank), suitIcon(c.suit, 12));
       }
@@ -229,14 +234,14 @@ export function richText(text) {
 export function trumpElement(trump) {
   const span = document.createElement("span");
   span.className = "trump";
-  if (!trump) { span.textContent = "not yet decided"; return span; }
-  const t = String(trump);
-  const suit = t.slice(-1).toUpperCase();
-  if (SUITS[suit] && t.length >= 2) {
-    span.append(document.createTextNode(t.slice(0, -1) + " "), suitIcon(suit, 14),
-                document.createTextNode(" " + SUITS[suit].name));
+  if (!trump) { span.textContent = t("f.undecided"); return span; }
+  const tr = String(trump);
+  const suit = tr.slice(-1).toUpperCase();
+  if (SUITS[suit] && tr.length >= 2) {
+    span.append(document.createTextNode(tr.slice(0, -1) + " "), suitIcon(suit, 14),
+                document.createTextNode(" " + t(`card.${suit}`)));
   } else {
-    span.textContent = t + " (no trump suit)";
+    span.textContent = t("f.noTrumpSuit", { t: tr });
   }
   return span;
 }

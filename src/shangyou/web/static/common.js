@@ -3,6 +3,7 @@
 // Every string that comes from the server or another player goes into the page as text.
 
 import { cardElement, playElement, richText, trumpElement } from "./cards.js";
+import { has, lang, t } from "./i18n.js";
 
 export async function api(path, { method = "GET", body } = {}) {
   const res = await fetch(path, {
@@ -59,24 +60,41 @@ export function gameFamily(game) {
   return "zheng-shangyou";
 }
 
+/** A preset's name in the current language ("zheng-shangyou/owen" when unknown). */
+export function gameTitle(game) {
+  return has(`game.${game}`) ? t(`game.${game}`) : String(game || "");
+}
+
 export function ordinal(n) {
-  const s = ["th", "st", "nd", "rd"], v = n % 100;
-  return n + (s[(v - 20) % 10] || s[v] || s[0]);
+  return n <= 3 ? t(`ord.${n}`) : t("ord.n", { n });
+}
+
+/** The name a seat shows: a bot's name is made here, in the reader's language. */
+export function displayName(info) {
+  if (!info || info.kind === "empty") return null;
+  if (info.kind === "bot") {
+    const lvl = info.bot_level || "";
+    const level = has(`botlevel.${lvl}`) ? t(`botlevel.${lvl}`) : lvl;
+    return t("bot.name", { level, n: info.seat + 1 });
+  }
+  return info.name;
 }
 
 export function seatName(ctx, seat) {
   if (seat === null || seat === undefined) return "?";
   const n = ctx.names && ctx.names[seat];
-  return n ? String(n) : `Seat ${seat + 1}`;
+  return n ? String(n) : t("t.seatN", { n: seat + 1 });
 }
 
 function nameList(ctx, seats) {
-  return (seats || []).map((s) => seatName(ctx, s)).join(", ");
+  return (seats || []).map((s) => seatName(ctx, s)).join(lang() === "zh" ? "、" : ", ");
 }
 
 function signed(x) {
   return x > 0 ? `+${x}` : String(x);
 }
+
+const SEP = " · ";
 
 // ----------------------------------------------------------------------------- seats
 /**
@@ -88,93 +106,113 @@ export function renderSeats(view, ctx) {
   const wrap = h("div", { class: "seats", id: "seat-boxes" });
   const n = view.players;
   const finished = view.finished || [];
+  const active = view.phase !== "over" && !view.result ? view.to_act : null;
   for (let s = 0; s < n; s++) {
     const info = ctx.seats ? ctx.seats[s] : null;
+    const isActive = active === s;
     const box = h("div", {
-      class: "seat-box" + (view.to_act === s ? " to-act" : "") + (ctx.mySeat === s ? " me" : ""),
+      class: "seat-box" + (isActive ? " to-act" : "") + (ctx.mySeat === s ? " me" : ""),
       dataset: { seat: String(s) },
+      "aria-current": isActive ? "true" : undefined,
     });
     const title = h("div", { class: "seat-name" },
       h("span", { class: "name" }, seatName(ctx, s)),
-      ctx.mySeat === s ? h("span", { class: "tag you" }, ctx.replay ? "point of view" : "you") : null,
-      info && info.kind === "bot" ? h("span", { class: "tag bot" }, "bot") : null,
+      ctx.mySeat === s ? h("span", { class: "tag you" }, ctx.replay ? t("c.pov") : t("t.you")) : null,
+      info && info.kind === "bot" ? h("span", { class: "tag bot" }, t("c.bot")) : null,
       info && info.kind === "human" && info.connected === false
-        ? h("span", { class: "tag away", title: "disconnected" }, "away") : null);
+        ? h("span", { class: "tag away", title: t("c.disconnected") }, t("c.away")) : null,
+      info && info.kind === "human" && info.autoplay
+        ? h("span", { class: "tag autoplay", title: t("t.botPlayingTitle") }, t("t.botPlaying")) : null);
     box.append(title);
     const facts = h("div", { class: "seat-facts" });
     const count = (view.counts || [])[s];
-    facts.append(h("span", { class: "count", title: "cards in hand" }, `${count ?? "?"} cards`));
+    facts.append(h("span", { class: "count", title: t("c.cardsInHand") }, t("c.nCards", { n: count ?? "?" })));
     if (fam !== "sheng-ji") {
       const place = finished.indexOf(s);
-      if (place >= 0) facts.append(h("span", { class: "place" }, `${ordinal(place + 1)} out`));
-      if ((view.passed || []).includes(s)) facts.append(h("span", { class: "passed" }, "passed"));
-      if (view.scores) facts.append(h("span", { class: "score" }, `score ${view.scores[s]}`));
-      if (view.won_points) facts.append(h("span", { class: "won" }, `won ${view.won_points[s]} pts`));
+      if (place >= 0) facts.append(h("span", { class: "place" }, t("c.out", { ord: ordinal(place + 1) })));
+      if ((view.passed || []).includes(s)) facts.append(h("span", { class: "passed" }, t("c.passed")));
+      if (view.scores) facts.append(h("span", { class: "score" }, t("c.score", { n: view.scores[s] })));
+      if (view.won_points) facts.append(h("span", { class: "won" }, t("c.won", { n: view.won_points[s] })));
       if (view.teams) {
-        const t = view.teams.findIndex((team) => team.includes(s));
-        if (t >= 0) facts.append(h("span", { class: "team" }, `team ${t + 1}`));
+        const tm = view.teams.findIndex((team) => team.includes(s));
+        if (tm >= 0) facts.append(h("span", { class: "team" }, t("c.team", { n: tm + 1 })));
       }
-      if (view.dealer === s) facts.append(h("span", { class: "dealer" }, "dealer"));
+      if (view.dealer === s) facts.append(h("span", { class: "dealer" }, t("c.dealer")));
     } else {
-      if (view.levels) facts.append(h("span", { class: "level" }, `level ${view.levels[s]}`));
-      if (view.declarer === s) facts.append(h("span", { class: "declarer" }, "declarer"));
-      else if ((view.friends || []).includes(s)) facts.append(h("span", { class: "friend" }, "friend"));
+      if (view.levels) facts.append(h("span", { class: "level" }, t("c.level", { n: view.levels[s] })));
+      if (view.declarer === s) facts.append(h("span", { class: "declarer" }, t("c.declarer")));
+      else if ((view.friends || []).includes(s)) facts.append(h("span", { class: "friend" }, t("c.friend")));
       else if (view.teams && view.declarer !== null && view.declarer !== undefined) {
-        const team = view.teams.find((t) => t.includes(view.declarer));
-        if (team && team.includes(s)) facts.append(h("span", { class: "friend" }, "declarer's side"));
+        const team = view.teams.find((tm) => tm.includes(view.declarer));
+        if (team && team.includes(s)) facts.append(h("span", { class: "friend" }, t("c.declSide")));
       }
-      if (view.points_won) facts.append(h("span", { class: "won" }, `${view.points_won[s]} pts`));
+      if (view.points_won) facts.append(h("span", { class: "won" }, t("c.pts", { n: view.points_won[s] })));
       if (view.bid && view.bid.seat === s && view.phase === "deal") {
-        facts.append(h("span", { class: "bid" }, "bid ", richText(view.bid.cards)));
+        facts.append(h("span", { class: "bid" }, t("c.bid"), richText(view.bid.cards)));
       }
     }
     box.append(facts);
-    if (view.to_act === s && view.phase !== "over") box.append(h("div", { class: "turn-mark" }, "to play"));
+    if (isActive) box.append(h("div", { class: "turn-mark" }, t("c.toPlay")));
     wrap.append(box);
   }
   return wrap;
 }
 
 // ----------------------------------------------------------------------------- trick
-export function renderTrick(view, ctx) {
-  const fam = gameFamily(view.game);
-  const box = h("div", { class: "trick", id: "trick" });
-  let plays = view.trick || [];
-  let label = "Current trick";
+/** The last finished trick: {plays, winner} (or null). */
+export function lastTrick(view) {
+  if (gameFamily(view.game) === "sheng-ji") {
+    const tr = view.tricks || [];
+    return tr.length ? { plays: tr[tr.length - 1].plays, winner: tr[tr.length - 1].winner } : null;
+  }
+  const played = view.played || [];
+  if (!played.length) return null;
+  const plays = played[played.length - 1];
   let winner = null;
-  let old = false;
-  if (!plays.length) {
-    if (fam === "sheng-ji" && (view.tricks || []).length) {
-      const last = view.tricks[view.tricks.length - 1];
-      plays = last.plays; winner = last.winner; label = "Last trick"; old = true;
-    } else if (fam !== "sheng-ji" && (view.played || []).length) {
-      plays = view.played[view.played.length - 1]; label = "Last trick"; old = true;
-    }
-  }
-  if (view.phase === "exchange" && view.exchange) {
-    const ex = view.exchange;
-    box.append(h("div", { class: "trick-label" }, "Exchange of cards"),
-               h("p", { class: "exchange-text" }, exchangeText(view, ctx)));
-    return box;
-  }
-  if (!plays.length) {
-    box.append(h("div", { class: "trick-label" }, label),
-               h("div", { class: "muted" }, view.phase === "play" ? "No cards on the table yet." : ""));
-    return box;
-  }
-  if (old) box.classList.add("old");
-  box.append(h("div", { class: "trick-label" }, label,
-               winner !== null ? ` — won by ${seatName(ctx, winner)}` : ""));
+  for (const [s, text] of plays) if (text !== "pass") winner = s;
+  return { plays, winner };
+}
+
+export function trickList(plays, ctx, { old = false } = {}) {
   const list = h("ol", { class: "trick-plays" });
   plays.forEach(([s, text], i) => {
     const cls = (text === "pass" ? "pass" : "") + (i === plays.length - 1 && !old ? " latest" : "");
     list.append(h("li", { dataset: { seat: String(s) }, class: cls.trim() },
       h("span", { class: "who" }, seatName(ctx, s)),
-      text === "pass" ? h("span", { class: "play-word" }, "passes") : playElement(text)));
+      text === "pass" ? h("span", { class: "play-word" }, t("c.passes")) : playElement(text)));
   });
-  box.append(list);
-  if (fam === "zheng-fen" && typeof view.table_points === "number") {
-    box.append(h("div", { class: "table-points" }, `Points on the table: ${view.table_points}`));
+  return list;
+}
+
+export function renderTrick(view, ctx) {
+  const box = h("div", { class: "trick", id: "trick" });
+  let plays = view.trick || [];
+  let label = t("c.currentTrick");
+  let winner = null;
+  let old = false;
+  if (!plays.length) {
+    const last = lastTrick(view);
+    if (last) {
+      plays = last.plays; label = t("c.lastTrick"); old = true;
+      if (gameFamily(view.game) === "sheng-ji") winner = last.winner;
+    }
+  }
+  if (view.phase === "exchange" && view.exchange) {
+    box.append(h("div", { class: "trick-label" }, t("c.exchange")),
+               h("p", { class: "exchange-text" }, exchangeText(view, ctx)));
+    return box;
+  }
+  if (!plays.length) {
+    box.append(h("div", { class: "trick-label" }, label),
+               h("div", { class: "trick-empty" }, view.phase === "play" ? t("c.noCards") : ""));
+    return box;
+  }
+  if (old) box.classList.add("old");
+  box.append(h("div", { class: "trick-label" }, label,
+               winner !== null ? t("c.wonBy", { name: seatName(ctx, winner) }) : ""));
+  box.append(trickList(plays, ctx, { old }));
+  if (gameFamily(view.game) === "zheng-fen" && typeof view.table_points === "number") {
+    box.append(h("div", { class: "table-points" }, t("c.tablePoints", { n: view.table_points })));
   }
   return box;
 }
@@ -184,35 +222,35 @@ export function renderInfo(view, ctx) {
   const fam = gameFamily(view.game);
   const dl = h("dl", { class: "info", id: "info" });
   const add = (k, v) => dl.append(h("div", { class: "fact" }, h("dt", {}, k), h("dd", {}, v)));
-  add("Game", view.game);
-  add("Hand", String(view.hand_number ?? "-"));
+  add(t("f.game"), gameTitle(view.game));
+  add(t("f.hand"), String(view.hand_number ?? "-"));
   if (fam === "sheng-ji") {
-    add("Level", String(view.level ?? "-"));
-    add("Trump", trumpElement(view.trump));
-    add("Declarer", view.declarer === null || view.declarer === undefined
-      ? "not yet decided" : seatName(ctx, view.declarer));
-    if (view.bid) add("Bid", h("span", {}, seatName(ctx, view.bid.seat), ": ", richText(view.bid.cards)));
-    add("Kitty", `${view.kitty_size} cards`);
-    add("Opponents' points", String(view.opponents_points ?? 0));
-    if ((view.calls || []).length) add("Calls", richText(view.calls.join(", ")));
+    add(t("f.level"), String(view.level ?? "-"));
+    add(t("f.trump"), trumpElement(view.trump));
+    add(t("f.declarer"), view.declarer === null || view.declarer === undefined
+      ? t("f.undecided") : seatName(ctx, view.declarer));
+    if (view.bid) add(t("f.bid"), h("span", {}, seatName(ctx, view.bid.seat), ": ", richText(view.bid.cards)));
+    add(t("f.kitty"), t("f.kittyN", { n: view.kitty_size }));
+    add(t("f.oppPoints"), String(view.opponents_points ?? 0));
+    if ((view.calls || []).length) add(t("f.calls"), richText(view.calls.join(", ")));
     if ((view.friends || []).length || (view.calls || []).length) {
-      add("Friends found", view.friends.length ? nameList(ctx, view.friends) : "none yet");
+      add(t("f.friends"), view.friends.length ? nameList(ctx, view.friends) : t("f.noneYet"));
     }
-    if (view.teams) add("Teams", view.teams.map((t) => nameList(ctx, t)).join(" vs "));
-    if (view.buried && view.buried.length) add("Buried", richText(view.buried.join(" ")));
+    if (view.teams) add(t("f.teams"), view.teams.map((tm) => nameList(ctx, tm)).join(t("f.vs")));
+    if (view.buried && view.buried.length) add(t("f.buried"), richText(view.buried.join(" ")));
   } else {
-    if (view.target !== null && view.target !== undefined) add("Target", String(view.target));
+    if (view.target !== null && view.target !== undefined) add(t("f.target"), String(view.target));
     if (view.teams && view.team_scores) {
-      add("Team scores", view.teams.map((t, i) => `${nameList(ctx, t)}: ${view.team_scores[i]}`)
-        .join(" · "));
+      add(t("f.teamScores"), view.teams.map((tm, i) => `${nameList(ctx, tm)}: ${view.team_scores[i]}`)
+        .join(SEP));
     }
     if (fam === "zheng-fen") {
-      add("Points on the table", String(view.table_points ?? 0));
+      add(t("f.tablePoints"), String(view.table_points ?? 0));
       if (view.won_points) {
-        add("Points won", view.won_points.map((p, s) => `${seatName(ctx, s)}: ${p}`).join(" · "));
+        add(t("f.pointsWon"), view.won_points.map((p, s) => `${seatName(ctx, s)}: ${p}`).join(SEP));
       }
     }
-    if (view.exchange) add("Exchange", exchangeText(view, ctx));
+    if (view.exchange) add(t("f.exchange"), exchangeText(view, ctx));
   }
   return dl;
 }
@@ -224,65 +262,95 @@ export function exchangeText(view, ctx) {
   let text;
   if (ex.kind === "pits") {
     const step = {
-      show: `${nameList(ctx, ex.givers)} give${ex.givers.length > 1 ? "" : "s"} their highest card`,
-      take: (ex.discards || []).length
-        ? `${nameList(ctx, [...ex.givers].reverse())} take${ex.givers.length > 1 ? "" : "s"} a discarded card`
-        : `${nameList(ctx, ex.takers)} take${ex.takers.length > 1 ? "" : "s"} a card`,
-      discard: `${nameList(ctx, ex.takers)} discard${ex.takers.length > 1 ? "" : "s"} a card`,
-    }[ex.step] || ex.step;
-    text = step;
-    if ((ex.shown || []).length) text += ` · shown: ${ex.shown.join(" ")}`;
-    if ((ex.discards || []).length) text += ` · discarded: ${ex.discards.join(" ")}`;
+      show: () => t("x.pitsShow", { names: nameList(ctx, ex.givers) }),
+      take: () => ((ex.discards || []).length
+        ? t("x.pitsTakeDiscard", { names: nameList(ctx, [...ex.givers].reverse()) })
+        : t("x.pitsTake", { names: nameList(ctx, ex.takers) })),
+      discard: () => t("x.pitsDiscard", { names: nameList(ctx, ex.takers) }),
+    }[ex.step];
+    text = step ? step() : String(ex.step);
+    if ((ex.shown || []).length) text += t("x.shown", { cards: ex.shown.join(" ") });
+    if ((ex.discards || []).length) text += t("x.discarded", { cards: ex.discards.join(" ") });
   } else {
-    const step = {
-      give: `${seatName(ctx, ex.giver)} gives their highest card to ${seatName(ctx, ex.taker)}`,
-      offer: `${seatName(ctx, ex.taker)} offers two cards`,
-      take: `${seatName(ctx, ex.giver)} takes one of the two offered cards`,
-    }[ex.step] || ex.step;
-    text = step;
-    if ((ex.offered || []).length) text += ` · offered: ${ex.offered.join(" ")}`;
+    const p = { giver: seatName(ctx, ex.giver), taker: seatName(ctx, ex.taker) };
+    const key = { give: "x.give", offer: "x.offer", take: "x.take" }[ex.step];
+    text = key ? t(key, p) : String(ex.step);
+    if ((ex.offered || []).length) text += t("x.offered", { cards: ex.offered.join(" ") });
   }
   frag.append(richText(text));
   return frag;
 }
 
 // ----------------------------------------------------------------------------- summary
+/** The score table of the last hand: rows of before / change / after that add up. */
+function scoreTable(view, last, ctx) {
+  const fam = gameFamily(view.game);
+  const table = h("table", { class: "score-table", id: "score-table" });
+  if (fam === "sheng-ji") {
+    table.append(h("caption", {}, t("t.summaryTitle", { n: last.hand })));
+    table.append(h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("t.col.what")),
+                                         h("th", { scope: "col" }, t("t.col.points")))));
+    const body = h("tbody", {});
+    const row = (what, n, cls) => body.append(h("tr", { class: cls || "part", dataset: { value: String(n) } },
+      h("th", { scope: "row" }, what), h("td", {}, String(n))));
+    row(t("t.row.tricks"), last.points ?? 0);
+    if (last.kitty_bonus) row(t("t.row.kitty", { p: last.kitty_points, m: last.kitty_multiplier }), last.kitty_bonus);
+    if (last.penalty) row(t("t.row.penalty"), last.penalty);
+    row(t("t.row.total"), last.total ?? 0, "total");
+    table.append(body);
+    return table;
+  }
+  const teams = !last.scores || (last.team_scores && (last.scores || []).every((x) => x === 0));
+  const after = teams ? (last.team_scores || []) : (last.scores || []);
+  const change = teams ? (last.team_points || []) : (last.points || []);
+  if (!after.length) return null;
+  table.append(h("caption", {}, t("t.summaryTitle", { n: last.hand })));
+  table.append(h("thead", {}, h("tr", {},
+    h("th", { scope: "col" }, teams ? t("t.col.team") : t("t.col.player")),
+    h("th", { scope: "col" }, t("t.col.before")), h("th", { scope: "col" }, t("t.col.change")),
+    h("th", { scope: "col" }, t("t.col.after")))));
+  const body = h("tbody", {});
+  after.forEach((a, i) => {
+    const c = change[i] ?? 0;
+    const who = teams ? nameList(ctx, (view.teams || [])[i] || []) : seatName(ctx, i);
+    body.append(h("tr", { dataset: { before: String(a - c), change: String(c), after: String(a) } },
+      h("th", { scope: "row" }, who), h("td", {}, String(a - c)), h("td", {}, signed(c)),
+      h("td", {}, String(a))));
+  });
+  table.append(body);
+  return table;
+}
+
 /** The end-of-hand summary of history[-1] (or null when no hand is over yet). */
 export function renderSummary(view, ctx) {
   const hist = view.history || [];
   if (!hist.length) return null;
   const last = hist[hist.length - 1];
-  const box = h("section", { class: "summary", id: "summary", "aria-live": "polite" });
-  box.append(h("h3", {}, `Hand ${last.hand} is over`));
+  const box = h("section", { class: "summary", id: "summary" });
+  box.append(h("h3", {}, t("s.handOver", { n: last.hand })));
   const ul = h("ul", {});
   if (gameFamily(view.game) === "sheng-ji") {
-    ul.append(h("li", {}, `Declarer: ${seatName(ctx, last.declarer)} · trump `, trumpElement(last.trump)));
-    ul.append(h("li", {}, `Declarers: ${nameList(ctx, last.declarers)} · opponents: ${nameList(ctx, last.opponents)}`));
-    let pts = `Opponents won ${last.points} points`;
-    if (last.kitty_bonus) pts += ` + kitty ${last.kitty_points} × ${last.kitty_multiplier} = ${last.kitty_bonus}`;
-    if (last.penalty) pts += ` + penalties ${last.penalty}`;
-    pts += ` → total ${last.total}`;
+    ul.append(h("li", {}, t("s.declarerTrump", { name: seatName(ctx, last.declarer) }), trumpElement(last.trump)));
+    ul.append(h("li", {}, t("s.sides", { a: nameList(ctx, last.declarers), b: nameList(ctx, last.opponents) })));
+    let pts = t("s.oppWon", { n: last.points });
+    if (last.kitty_bonus) pts += t("s.kitty", { p: last.kitty_points, m: last.kitty_multiplier, b: last.kitty_bonus });
+    if (last.penalty) pts += t("s.penalty", { n: last.penalty });
+    pts += t("s.total", { n: last.total });
     ul.append(h("li", {}, pts));
     if (last.change) {
       const c = last.change;
-      ul.append(h("li", {}, `${c.side === "declarers" ? "Declarers" : "Opponents"} go up ${c.levels} level${c.levels === 1 ? "" : "s"}` +
-        (c.swap ? " and become the declarers" : "")));
+      ul.append(h("li", {}, t(c.side === "declarers" ? "s.declUp" : "s.oppUp", { n: c.levels }) +
+        (c.swap ? t("s.swap") : "")));
     }
-    if (last.levels) ul.append(h("li", {}, "Levels: " + last.levels.map((l, s) => `${seatName(ctx, s)}: ${l}`).join(" · ")));
-    if (last.kitty) ul.append(h("li", {}, "Kitty: ", richText(last.kitty)));
-    if ((last.friends || []).length) ul.append(h("li", {}, `Friends: ${nameList(ctx, last.friends)}`));
+    if (last.levels) ul.append(h("li", {}, t("s.levels") + last.levels.map((l, s) => `${seatName(ctx, s)}: ${l}`).join(SEP)));
+    if (last.kitty) ul.append(h("li", {}, t("s.kittyCards"), richText(last.kitty)));
+    if ((last.friends || []).length) ul.append(h("li", {}, t("s.friends", { names: nameList(ctx, last.friends) })));
   } else {
-    ul.append(h("li", {}, "Order: " + (last.order || []).map((s, i) => `${ordinal(i + 1)} ${seatName(ctx, s)}`).join(" · ")));
-    ul.append(h("li", {}, "Points: " + (last.points || []).map((p, s) => `${seatName(ctx, s)}: ${signed(p)}`).join(" · ")));
-    ul.append(h("li", {}, "Scores: " + (last.scores || []).map((p, s) => `${seatName(ctx, s)}: ${p}`).join(" · ")));
-    if (last.team_points && view.teams) {
-      ul.append(h("li", {}, "Team points: " + last.team_points.map((p, i) => `${nameList(ctx, view.teams[i])}: ${signed(p)}`).join(" · ")));
-    }
-    if (last.team_scores && view.teams) {
-      ul.append(h("li", {}, "Team scores: " + last.team_scores.map((p, i) => `${nameList(ctx, view.teams[i])}: ${p}`).join(" · ")));
-    }
+    ul.append(h("li", {}, t("s.order") + (last.order || []).map((s, i) => `${ordinal(i + 1)} ${seatName(ctx, s)}`).join(SEP)));
   }
   box.append(ul);
+  const table = scoreTable(view, last, ctx);
+  if (table) box.append(table);
   return box;
 }
 
@@ -294,23 +362,23 @@ export function renderResult(view, ctx) {
   const winners = r.match_winners || r.winners || (r.winner !== undefined && r.winner !== null ? [r.winner] : []);
   const mine = !ctx.replay && ctx.mySeat !== null && ctx.mySeat !== undefined &&
     winners.includes(ctx.mySeat);
-  box.append(h("h2", {}, `Match over after ${r.hands} hand${r.hands === 1 ? "" : "s"}`));
+  box.append(h("h2", {}, t("r.over", { n: r.hands })));
   let who;
   if (r.winning_team !== undefined && r.winning_team !== null) {
-    who = `Winning team: ${nameList(ctx, r.winners)}`;
+    who = t("r.winningTeam", { names: nameList(ctx, r.winners) });
   } else if (winners.length === 1) {
-    who = `Winner: ${seatName(ctx, winners[0])}`;
+    who = t("r.winner", { name: seatName(ctx, winners[0]) });
   } else if (winners.length) {
-    who = `Winners: ${nameList(ctx, winners)}`;
+    who = t("r.winners", { names: nameList(ctx, winners) });
   } else {
-    who = "No winner";
+    who = t("r.noWinner");
   }
-  box.append(h("p", { class: "winner" }, who, mine ? " — you won!" : ""));
-  if (r.scores) box.append(h("p", {}, "Final scores: " + r.scores.map((p, s) => `${seatName(ctx, s)}: ${p}`).join(" · ")));
+  box.append(h("p", { class: "winner" }, who, mine ? t("r.youWon") : ""));
+  if (r.scores) box.append(h("p", {}, t("r.final") + r.scores.map((p, s) => `${seatName(ctx, s)}: ${p}`).join(SEP)));
   if (r.team_scores && r.teams) {
-    box.append(h("p", {}, "Team scores: " + r.team_scores.map((p, i) => `${nameList(ctx, r.teams[i])}: ${p}`).join(" · ")));
+    box.append(h("p", {}, t("r.teamScores") + r.team_scores.map((p, i) => `${nameList(ctx, r.teams[i])}: ${p}`).join(SEP)));
   }
-  if (r.levels) box.append(h("p", {}, "Levels: " + r.levels.map((l, s) => `${seatName(ctx, s)}: ${l}`).join(" · ")));
+  if (r.levels) box.append(h("p", {}, t("r.levels") + r.levels.map((l, s) => `${seatName(ctx, s)}: ${l}`).join(SEP)));
   return box;
 }
 
@@ -319,32 +387,33 @@ export function renderResult(view, ctx) {
 export function eventText(ev, ctx) {
   if (!ev || typeof ev !== "object") return String(ev);
   const who = ev.seat !== undefined && ev.seat !== null ? seatName(ctx, ev.seat) : "";
+  const card = ev.card ?? t("e.aCard");
   switch (ev.event || ev.type) {
-    case "play": return `${who} plays ${ev.cards ?? ev.move}`;
-    case "move": return ev.move === "pass" ? `${who} passes` : `${who}: ${ev.move}`;
-    case "pass": return `${who} passes`;
-    case "bid": return `${who} bids ${ev.bid}`;
-    case "trump": return `Trump is ${ev.trump}; declarer ${seatName(ctx, ev.declarer)}`;
-    case "no bid": return `Nobody bid: trump is ${ev.trump}`;
-    case "redeal": return "Nobody bid: the cards are dealt again";
-    case "buried": return `${who} has buried the kitty`;
-    case "kitty theft": return `${who} takes the kitty; trump is now ${ev.trump}`;
-    case "call": return `${who} calls ${ev.call}`;
-    case "friend": return `${who} is a friend (${ev.call})`;
-    case "trick": return `${seatName(ctx, ev.winner)} wins the trick (${ev.points} points)`;
-    case "failed throw": return `${who}'s throw ${ev.tried} fails: plays ${ev.forced}`;
-    case "hook": return `Hooked! The declarers go back to ${ev.back_to}`;
-    case "drawn card": return `Drawn card ${ev.card}: its holder leads`;
-    case "show": return `${who} gives ${ev.card}`;
-    case "give": return `${who} gives ${ev.card ?? "a card"}`;
-    case "receive": return `${who} receives ${ev.card ?? "a card"}`;
-    case "discard": return `${who} discards ${ev.card}`;
-    case "offer": return `${who} offers ${ev.cards}`;
-    case "hand over": return `Hand ${ev.hand} is over`;
+    case "play": return t("e.play", { who, cards: ev.cards ?? ev.move });
+    case "move": return ev.move === "pass" ? t("e.pass", { who }) : t("e.move", { who, move: ev.move });
+    case "pass": return t("e.pass", { who });
+    case "bid": return t("e.bid", { who, bid: ev.bid });
+    case "trump": return t("e.trump", { trump: ev.trump, name: seatName(ctx, ev.declarer) });
+    case "no bid": return t("e.noBid", { trump: ev.trump });
+    case "redeal": return t("e.redeal");
+    case "buried": return t("e.buried", { who });
+    case "kitty theft": return t("e.theft", { who, trump: ev.trump });
+    case "call": return t("e.call", { who, call: ev.call });
+    case "friend": return t("e.friend", { who, call: ev.call });
+    case "trick": return t("e.trick", { name: seatName(ctx, ev.winner), n: ev.points });
+    case "failed throw": return t("e.failedThrow", { who, tried: ev.tried, forced: ev.forced });
+    case "hook": return t("e.hook", { rank: ev.back_to });
+    case "drawn card": return t("e.drawn", { card: ev.card });
+    case "show": return t("e.show", { who, card: ev.card });
+    case "give": return t("e.give", { who, card });
+    case "receive": return t("e.receive", { who, card });
+    case "discard": return t("e.discard", { who, card: ev.card });
+    case "offer": return t("e.offer", { who, cards: ev.cards });
+    case "hand over": return t("e.handOver", { n: ev.hand });
     default: {
       const parts = Object.entries(ev).filter(([k]) => k !== "event" && k !== "type")
         .map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : v}`);
-      return `${ev.event || ev.type || "event"}${who ? " " + who : ""} ${parts.join(" ")}`.trim();
+      return `${ev.event || ev.type || t("e.event")}${who ? " " + who : ""} ${parts.join(" ")}`.trim();
     }
   }
 }

@@ -1,16 +1,12 @@
 // The lobby: presets (GET /api/presets), create a table (POST /api/tables), the open tables
 // (GET /api/tables) and the finished matches (GET /api/matches).
 
-import { api, h } from "./common.js";
+import { api, displayName, gameTitle, h } from "./common.js";
+import { has, t, translatePage } from "./i18n.js";
+import { mountSettings, optionDescription, rulesDialog } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);
 let presets = [];
-
-const GAME_TITLES = {
-  "zheng-shangyou": "Zheng Shangyou",
-  "zheng-fen": "Zheng Fen",
-  "sheng-ji": "Sheng ji / Tractor",
-};
 
 function familyOf(p) {
   if (p.game) return String(p.game).split("/")[0];
@@ -27,11 +23,12 @@ function fillPresets() {
   const groups = new Map();
   for (const p of presets) {
     const fam = familyOf(p);
-    if (!groups.has(fam)) groups.set(fam, h("optgroup", { label: GAME_TITLES[fam] || fam }));
-    const aliases = (p.aliases || []).length ? ` (${p.aliases.join(", ")})` : "";
-    groups.get(fam).append(h("option", { value: p.name }, p.name + aliases));
+    if (!groups.has(fam)) groups.set(fam, h("optgroup", { label: has(`family.${fam}`) ? t(`family.${fam}`) : fam }));
+    groups.get(fam).append(h("option", { value: p.name }, gameTitle(p.name)));
   }
   for (const g of groups.values()) sel.append(g);
+  const keep = sel.dataset.keep;
+  if (keep && presets.some((p) => p.name === keep)) sel.value = keep;
   const wanted = new URLSearchParams(location.search).get("game");
   if (wanted && presets.some((p) => p.name === wanted)) sel.value = wanted;
   onPreset();
@@ -43,8 +40,10 @@ function onPreset() {
   const players = $("players");
   players.replaceChildren(...p.players.map((n) => h("option", { value: String(n) }, String(n))));
   const d = p.defaults || {};
-  if (p.players.includes(d.players)) players.value = String(d.players);
-  $("game-note").textContent = `${p.players.join(", ")} players`;
+  const keepN = players.dataset.keep;
+  if (keepN && p.players.includes(Number(keepN))) players.value = keepN;
+  else if (p.players.includes(d.players)) players.value = String(d.players);
+  $("game-note").textContent = t("lobby.nPlayers", { n: p.players.join(", ") });
   const box = $("options");
   box.replaceChildren();
   for (const [name, value] of Object.entries(d)) {
@@ -55,7 +54,7 @@ function onPreset() {
 
 function optionField(name, value) {
   const id = `opt-${name}`;
-  const label = name.replace(/_/g, " ");
+  const label = optionDescription(name) || name.replace(/_/g, " ");
   if (typeof value === "boolean") {
     return h("label", { class: "field check" },
       h("input", { type: "checkbox", id, dataset: { option: name, type: "bool" },
@@ -67,10 +66,10 @@ function optionField(name, value) {
     input = h("input", { type: "number", id, step: "1", inputmode: "numeric",
                          value: String(value), dataset: { option: name, type: "int" } });
   } else if (Array.isArray(value)) {
-    input = h("input", { type: "text", id, value: value.join(", "), placeholder: "none",
+    input = h("input", { type: "text", id, value: value.join(", "), placeholder: t("lobby.noneValue"),
                          dataset: { option: name, type: "list" } });
   } else if (value === null || value === undefined) {
-    input = h("input", { type: "text", id, value: "", placeholder: "auto",
+    input = h("input", { type: "text", id, value: "", placeholder: t("lobby.auto"),
                          dataset: { option: name, type: "any" } });
   } else {
     input = h("input", { type: "text", id, value: String(value),
@@ -95,7 +94,7 @@ function readOptions() {
         else continue;                     // empty: the preset's default
       } else if (type === "int") {
         const n = Number(raw);
-        if (!Number.isInteger(n)) throw new Error(`${name} must be a whole number`);
+        if (!Number.isInteger(n)) throw new Error(t("lobby.wholeNumber", { name }));
         v = n;
       } else if (type === "list") {
         v = raw.split(/[,\s]+/).filter(Boolean);
@@ -123,6 +122,16 @@ async function onCreate(e) {
       options: readOptions(),
       bots: $("bots").value,
     };
+    const room = {};
+    const timer = Number($("room-timer").value || 0);
+    const grace = Number($("room-grace").value);
+    if (!Number.isInteger(timer) || timer < 0) throw new Error(t("lobby.wholeNumber", { name: t("lobby.timer") }));
+    if ($("room-grace").value !== "" && (!Number.isInteger(grace) || grace < 0)) {
+      throw new Error(t("lobby.wholeNumber", { name: t("lobby.grace") }));
+    }
+    if (timer) room.turn_timer = timer;
+    if ($("room-grace").value !== "") room.grace = grace;
+    if (Object.keys(room).length) body.room = room;
     const res = await api("/api/tables", { method: "POST", body });
     location.href = res.url && res.url.startsWith("/") ? res.url
       : `/t/${encodeURIComponent(res.table_id)}`;
@@ -134,8 +143,8 @@ async function onCreate(e) {
 
 function seatSummary(seats) {
   const taken = seats.filter((s) => s.kind !== "empty");
-  const names = taken.map((s) => (s.kind === "bot" ? `${s.name || "bot"} (bot)` : s.name || "?"));
-  return `${taken.length}/${seats.length} seated${names.length ? ": " + names.join(", ") : ""}`;
+  const names = taken.map((s) => (s.kind === "bot" ? displayName(s) : s.name || "?"));
+  return t("lobby.seated", { n: taken.length, m: seats.length }) + (names.length ? ": " + names.join(", ") : "");
 }
 
 async function loadTables() {
@@ -143,29 +152,29 @@ async function loadTables() {
   try {
     const tables = await api("/api/tables");
     if (!tables.length) {
-      ul.replaceChildren(h("li", { class: "muted" }, "No open tables: create one above."));
+      ul.replaceChildren(h("li", { class: "muted" }, t("lobby.none")));
       return;
     }
-    ul.replaceChildren(...tables.map((t) => {
-      const free = (t.seats || []).some((s) => s.kind === "empty");
-      const action = t.status === "waiting" && free ? "Join" : "Watch";
-      return h("li", { dataset: { table: t.table_id } },
-        h("span", { class: "item-text" }, h("strong", {}, t.game), ` · ${t.players} players · `,
-          t.status, " · ", seatSummary(t.seats || [])),
-        h("a", { class: "button", href: `/t/${encodeURIComponent(t.table_id)}` }, action));
+    ul.replaceChildren(...tables.map((tb) => {
+      const free = (tb.seats || []).some((s) => s.kind === "empty");
+      const action = tb.status === "waiting" && free ? t("lobby.join") : t("lobby.watch");
+      return h("li", { dataset: { table: tb.table_id } },
+        h("span", { class: "item-text" }, h("strong", {}, gameTitle(tb.game)), ` · ${t("lobby.nPlayers", { n: tb.players })} · `,
+          has(`status.${tb.status}`) ? t(`status.${tb.status}`) : tb.status, " · ", seatSummary(tb.seats || [])),
+        h("a", { class: "button", href: `/t/${encodeURIComponent(tb.table_id)}` }, action));
     }));
   } catch (ex) {
-    ul.replaceChildren(h("li", { class: "muted" }, `Could not load tables: ${ex.message}`));
+    ul.replaceChildren(h("li", { class: "muted" }, t("lobby.errTables", { msg: ex.message })));
   }
 }
 
 function resultText(m) {
   const r = m.result || {};
   const names = m.names || [];
-  const nm = (s) => names[s] || `Seat ${s + 1}`;
+  const nm = (s) => names[s] || t("t.seatN", { n: s + 1 });
   const w = r.match_winners || r.winners || (r.winner !== undefined && r.winner !== null ? [r.winner] : []);
   if (!w.length) return "";
-  return ` · won by ${w.map(nm).join(", ")}`;
+  return ` · ${t("lobby.wonBy", { names: w.map(nm).join(", ") })}`;
 }
 
 async function loadMatches() {
@@ -173,22 +182,45 @@ async function loadMatches() {
   try {
     const matches = await api("/api/matches");
     if (!matches.length) {
-      ul.replaceChildren(h("li", { class: "muted" }, "No finished matches yet."));
+      ul.replaceChildren(h("li", { class: "muted" }, t("lobby.noMatches")));
       return;
     }
     ul.replaceChildren(...matches.map((m) => {
       const when = m.finished_at ? new Date(m.finished_at).toLocaleString() : "";
       return h("li", { dataset: { match: m.match_id } },
-        h("span", { class: "item-text" }, h("strong", {}, m.game), ` · ${m.players} players`,
+        h("span", { class: "item-text" }, h("strong", {}, gameTitle(m.game)), ` · ${t("lobby.nPlayers", { n: m.players })}`,
           when ? ` · ${when}` : "", resultText(m)),
-        h("a", { class: "button", href: `/replay/${encodeURIComponent(m.match_id)}` }, "Replay"));
+        h("a", { class: "button", href: `/replay/${encodeURIComponent(m.match_id)}` }, t("lobby.replay")));
     }));
   } catch (ex) {
-    ul.replaceChildren(h("li", { class: "muted" }, `Could not load matches: ${ex.message}`));
+    ul.replaceChildren(h("li", { class: "muted" }, t("lobby.errMatches", { msg: ex.message })));
+  }
+}
+
+function translateStatic() {
+  translatePage();
+  for (const o of $("bots").options) {
+    if (has(`bot.${o.value}`)) o.textContent = t(`bot.${o.value}`);
   }
 }
 
 async function init() {
+  translateStatic();
+  mountSettings($("top"), { onLang: () => {
+    translateStatic();
+    if (presets.length) {
+      $("game").dataset.keep = $("game").value;
+      $("players").dataset.keep = $("players").value;
+      fillPresets();
+    }
+    loadTables();
+    loadMatches();
+  } });
+  const openRules = rulesDialog(() => {
+    const p = currentPreset();
+    return p && { game: p.name, defaults: p.defaults, options: null };
+  });
+  $("lobby-rules").addEventListener("click", openRules);
   $("game").addEventListener("change", onPreset);
   $("create-form").addEventListener("submit", onCreate);
   $("refresh").addEventListener("click", () => { loadTables(); loadMatches(); });
@@ -199,7 +231,7 @@ async function init() {
     presets = await api("/api/presets");
     fillPresets();
   } catch (ex) {
-    $("create-error").textContent = `Could not load the games: ${ex.message}`;
+    $("create-error").textContent = t("lobby.errGames", { msg: ex.message });
   }
 }
 

@@ -5,8 +5,11 @@
 
 import { richText } from "./cards.js";
 import {
-  api, h, handRow, renderInfo, renderResult, renderSeats, renderSummary, renderTrick, seatName,
+  api, gameTitle, h, handRow, renderInfo, renderResult, renderSeats, renderSummary, renderTrick,
+  seatName,
 } from "./common.js";
+import { t, translatePage } from "./i18n.js";
+import { mountSettings } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);
 const matchId = decodeURIComponent(location.pathname.replace(/^\/replay\//, "").split("/")[0] || "");
@@ -53,7 +56,7 @@ async function show(k) {
     data = await fetchStep(R.k, R.seat);
   } catch (ex) {
     if (ticket !== R.loading) return;
-    $("alert").textContent = `Could not load step ${R.k}: ${ex.message}`;
+    $("alert").textContent = t("rp.errStep", { k: R.k, msg: ex.message });
     if (ex.status === 404 || ex.status === 405) showFallback();
     return;
   }
@@ -65,7 +68,7 @@ async function show(k) {
 }
 
 function updateStepper() {
-  $("step-text").textContent = `move ${R.k} / ${R.n}`;
+  $("step-text").textContent = t("rp.step", { k: R.k, n: R.n });
   $("slider").max = String(R.n);
   $("slider").value = String(R.k);
   $("first").disabled = $("prev").disabled = R.k <= 0;
@@ -74,9 +77,9 @@ function updateStepper() {
   lm.replaceChildren();
   if (R.k > 0) {
     const [seat, text] = R.log.moves[R.k - 1];
-    lm.append(`Move ${R.k}: ${seatName(ctx(), seat)} — `, richText(text === "pass" ? "passes" : text));
+    lm.append(t("rp.move", { k: R.k, name: seatName(ctx(), seat) }), text === "pass" ? t("rp.passes") : richText(text));
   } else {
-    lm.append("The deal, before any move.");
+    lm.append(t("rp.deal"));
   }
 }
 
@@ -87,23 +90,23 @@ function render(data) {
   const c = ctx();
   $("seats-panel").replaceChildren(renderSeats(base, c));
   $("trick-panel").replaceChildren(renderTrick(base, c));
-  $("info-panel").replaceChildren(h("h2", {}, "Game"), renderInfo(base, c));
+  $("info-panel").replaceChildren(h("h2", {}, t("f.game")), renderInfo(base, c));
   const hands = $("hands-panel");
   hands.replaceChildren();
   if (views) {
-    hands.append(h("h2", {}, "All hands"));
+    hands.append(h("h2", {}, t("rp.allHands")));
     const list = h("div", { class: "open-hands" });
     views.forEach((v, s) => {
       list.append(h("div", { dataset: { seat: String(s) } },
-        h("div", { class: "who" }, seatName(c, s), base.to_act === s ? " — to play" : ""),
-        (v.hand || []).length ? handRow(v.hand) : h("p", { class: "muted" }, "no cards")));
+        h("div", { class: "who" }, seatName(c, s), base.to_act === s ? t("rp.toPlay") : ""),
+        (v.hand || []).length ? handRow(v.hand) : h("p", { class: "muted" }, t("rp.noCards"))));
     });
     hands.append(list);
   } else if (R.seat === "public") {
-    hands.append(h("h2", {}, "Hands"), h("p", { class: "muted" }, "A spectator sees no hand."));
+    hands.append(h("h2", {}, t("rp.hands")), h("p", { class: "muted" }, t("rp.noHand")));
   } else {
-    hands.append(h("h2", {}, `${seatName(c, Number(R.seat))}'s hand`),
-                 (base.hand || []).length ? handRow(base.hand) : h("p", { class: "muted" }, "no cards"));
+    hands.append(h("h2", {}, t("rp.hisHand", { name: seatName(c, Number(R.seat)) })),
+                 (base.hand || []).length ? handRow(base.hand) : h("p", { class: "muted" }, t("rp.noCards")));
   }
   const summary = renderSummary(base, c);
   $("summary-slot").replaceChildren(...(summary ? [h("div", { class: "panel" }, summary)] : []));
@@ -117,36 +120,45 @@ function showFallback() {
   R.fallback = true;
   const ol = h("ol", { class: "log" });
   for (const [seat, text] of R.log.moves) ol.append(h("li", {}, `${seatName(ctx(), seat)}: `, richText(text)));
-  $("hands-panel").replaceChildren(h("h2", {}, "Moves"), ol);
+  $("hands-panel").replaceChildren(h("h2", {}, t("rp.moves")), ol);
+}
+
+function fillSeats() {
+  if (!R.log) return;
+  $("replay-title").textContent = "· " + t("rp.title", { game: gameTitle(R.log.game), n: R.log.players });
+  document.title = `${t("app.name")} · ${t("page.replay")} · ${gameTitle(R.log.game)}`;
+  const sel = $("seat");
+  const keep = sel.value;
+  sel.replaceChildren(h("option", { value: "all" }, t("rp.allOpen")),
+                      h("option", { value: "public" }, t("rp.public")));
+  for (let s = 0; s < R.log.players; s++) sel.append(h("option", { value: String(s) }, seatName(ctx(), s)));
+  if (keep) sel.value = keep;
 }
 
 function stopAuto() {
   clearInterval(R.timer);
   R.timer = null;
-  $("autoplay").textContent = "Auto-play";
+  $("autoplay").textContent = t("rp.auto");
 }
 
 async function init() {
-  if (!matchId) { $("alert").textContent = "No match in the address."; return; }
+  translatePage();
+  mountSettings($("top"), { onLang: () => { translatePage(); fillSeats(); show(R.k); } });
+  if (!matchId) { $("alert").textContent = t("rp.noMatch"); return; }
   let data;
   try {
     data = await api(`/api/matches/${encodeURIComponent(matchId)}`);
   } catch (ex) {
     $("alert").textContent = ex.status === 404
-      ? "No finished match with this id (a match can be replayed once it is over)."
-      : `Could not load the match: ${ex.message}`;
+      ? t("rp.notFound") : t("rp.errMatch", { msg: ex.message });
     return;
   }
   R.log = data.log;
   R.result = data.result;
-  R.names = (data.names || []).map((x, i) => x || `Seat ${i + 1}`);
+  R.names = (data.names || []).map((x, i) => x || t("t.seatN", { n: i + 1 }));
   R.n = (R.log.moves || []).length;
-  $("replay-title").textContent = `· ${R.log.game} · ${R.log.players} players`;
-  document.title = `Shangyou · replay · ${R.log.game}`;
+  fillSeats();
   const sel = $("seat");
-  sel.append(h("option", { value: "all" }, "All hands open"),
-             h("option", { value: "public" }, "Spectator (hands hidden)"));
-  for (let s = 0; s < R.log.players; s++) sel.append(h("option", { value: String(s) }, seatName(ctx(), s)));
   readHash();
   sel.value = R.seat;
   sel.addEventListener("change", () => { R.seat = sel.value; show(R.k); });
@@ -157,7 +169,7 @@ async function init() {
   $("slider").addEventListener("input", () => { stopAuto(); show(Number($("slider").value)); });
   $("autoplay").addEventListener("click", () => {
     if (R.timer) { stopAuto(); return; }
-    $("autoplay").textContent = "Stop";
+    $("autoplay").textContent = t("rp.stop");
     R.timer = setInterval(() => { if (R.k >= R.n) stopAuto(); else show(R.k + 1); }, 800);
   });
   document.addEventListener("keydown", (e) => {

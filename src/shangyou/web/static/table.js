@@ -1,16 +1,27 @@
 // The table page: one WebSocket to /ws/{table_id}; seats and start before the match, then the
 // game for every preset (climbing games and Sheng ji). See docs/protocol.md.
+//
+// What a player gets here beyond the game itself: a seamless resume (the seat token in
+// localStorage, quick reconnects, a "Reconnecting…" banner), turn awareness (one active seat,
+// a "Your turn" banner, a title marker, an optional sound, the room's turn timer, a screen
+// reader announcement), play helpers (Play disabled with the reason, hints, readings, auto-pass,
+// a kept selection), the last trick, a game log, keyboard play, settings and rules help, and
+// two languages (i18n.js).
 
 import { cardElement, richText, sameCards, splitPlay } from "./cards.js";
 import {
-  eventText, gameFamily, h, renderInfo, renderResult, renderSeats, renderSummary, renderTrick,
-  seatName,
+  displayName, eventText, gameFamily, gameTitle, h, lastTrick, renderInfo, renderResult,
+  renderSeats, renderSummary, renderTrick, seatName, trickList,
 } from "./common.js";
+import { has, t, translatePage } from "./i18n.js";
+import { mountSettings, rulesDialog, settings } from "./settings.js";
 
 const tableId = decodeURIComponent(location.pathname.replace(/^\/t\//, "").split("/")[0] || "");
 const TOKEN_KEY = `shangyou.token.${tableId}`;
+const LOG_KEY = `shangyou.log.${tableId}`;
 const NAME_KEY = "shangyou.name";
 const BOTS_KEY = "shangyou.bots";
+const RETRY_MS = [150, 400, 800, 1500, 3000];   // reconnect delays: the first ones are quick
 
 const $ = (id) => document.getElementById(id);
 
@@ -28,9 +39,17 @@ const S = {
   choices: null,        // several readings of the selected cards: the player picks one
   busy: false,          // a move was sent and no answer came yet
   retry: 0,
+  connected: false,
+  everConnected: false,
+  stopped: false,       // no table, or the seat was opened elsewhere: no more sending
   historyLen: null,
-  lastResultShown: false,
   alertTimer: null,
+  turn: null,           // {seat, deadline (performance.now() ms) or null}
+  wasMyTurn: false,
+  autopassKey: null,    // the trick the auto-pass toggle holds for
+  focusIndex: 0,        // the hand card that takes the keyboard focus
+  log: { match: null, lines: [] },
+  showLast: false,
 };
 
 // ---------------------------------------------------------------------- connection
@@ -45,7 +64,9 @@ function myName() {
 }
 
 function connect() {
-  setConn(false, S.retry ? "reconnecting…" : "connecting…");
+  if (S.stopped || (S.ws && S.ws.readyState <= WebSocket.OPEN)) return;
+  clearTimeout(S.retryTimer);
+  setConn(false, S.everConnected ? "t.conn.reconnecting" : "t.conn.connecting");
   let ws;
   try {
     ws = new WebSocket(wsUrl());
@@ -56,50 +77,89 @@ function connect() {
   S.ws = ws;
   ws.addEventListener("open", () => {
     S.retry = 0;
-    setConn(true, "connected");
     send({ type: "hello", token: localStorage.getItem(TOKEN_KEY) || null, name: myName() });
   });
   ws.addEventListener("message", (e) => {
+    if (S.ws !== ws) return;
     let msg;
     try { msg = JSON.parse(e.data); } catch { return; }
     handle(msg);
   });
-  ws.addEventListener("close", () => {
+  ws.addEventListener("close", (e) => {
     if (S.ws !== ws) return;
     S.ws = null;
     S.busy = false;
+    S.connected = false;
+    if (e.code === 4001) { openedElsewhere(); return; }
+    if (e.code === 4404) { S.stopped = true; }
     scheduleReconnect();
   });
   ws.addEventListener("error", () => { /* the close event follows */ });
 }
 
 function scheduleReconnect() {
-  if (S.stopped) { setConn(false, "disconnected"); return; }
+  renderConn();
+  if (S.stopped) return;
+  const delay = RETRY_MS[Math.min(S.retry, RETRY_MS.length - 1)];
   S.retry += 1;
-  const delay = Math.min(8000, 500 * 2 ** Math.min(S.retry, 4));
-  setConn(false, "reconnecting…");
-  setTimeout(connect, delay);
+  clearTimeout(S.retryTimer);
+  S.retryTimer = setTimeout(connect, delay);
+}
+
+function reconnectNow() {
+  if (!S.stopped && !S.ws) { S.retry = 0; connect(); }
 }
 
 function send(msg) {
+  if (S.stopped) return false;
   if (!S.ws || S.ws.readyState !== WebSocket.OPEN) {
-    showAlert("Not connected: reconnecting…");
+    showAlert(t("t.notConnected"));
     return false;
   }
   S.ws.send(JSON.stringify(msg));
   return true;
 }
 
-function setConn(ok, text) {
+function setConn(ok, key) {
+  S.connKey = key;
+  renderConn();
+}
+
+function renderConn() {
   const c = $("conn");
-  c.textContent = text;
-  c.classList.toggle("down", !ok);
+  const key = S.stopped && !S.connected ? "t.conn.disconnected"
+    : S.connected ? "t.conn.connected" : (S.connKey || "t.conn.connecting");
+  c.textContent = t(key);
+  c.classList.toggle("down", !S.connected);
+  // the banner: whenever this page is not attached to its table and is trying to be
+  $("reconnecting").hidden = S.connected || S.stopped;
+  document.body.dataset.connected = S.connected ? "1" : "";
+}
+
+function openedElsewhere() {
+  S.stopped = true;
+  S.connected = false;
+  clearTimeout(S.retryTimer);
+  if (S.ws) { const ws = S.ws; S.ws = null; try { ws.close(); } catch { /* already */ } }
+  const box = $("elsewhere");
+  box.replaceChildren(h("span", {}, t("t.elsewhere")), " ",
+    h("button", { type: "button", id: "reconnect", onclick: () => {
+      S.stopped = false; S.retry = 0; box.hidden = true; document.body.dataset.elsewhere = "";
+      connect();
+    } }, t("t.playHere")));
+  box.hidden = false;
+  document.body.dataset.elsewhere = "1";
+  renderConn();
+  if (S.view) render();
 }
 
 // ------------------------------------------------------------------------ messages
 function handle(msg) {
   switch (msg.type) {
     case "welcome":
+      S.connected = true;
+      S.everConnected = true;
+      renderConn();
       onSeat(msg);
       if (msg.table) S.table = msg.table;
       if (S.table && S.table.bot_level && !localStorage.getItem(BOTS_KEY)) {
@@ -115,7 +175,8 @@ function handle(msg) {
       S.view = msg.view || null;
       if (S.view && S.view.seat !== undefined) S.mySeat = S.view.seat;
       S.busy = false;
-      logEvents(msg.last_events || []);
+      onTurn(msg.turn);
+      logEvents(msg.last_events || [], msg.move_count);
       render();
       break;
     case "chat":
@@ -123,19 +184,12 @@ function handle(msg) {
       break;
     case "error":
       S.busy = false;
+      if (msg.code === "replaced") { openedElsewhere(); return; }
       showAlert(msg.message || msg.code || "error");
       if (msg.code === "no_table") {
         S.stopped = true;
-        $("top-alert").textContent = "There is no such table. Go back to the lobby to create one.";
-      }
-      if (msg.code === "replaced") {
-        // the same seat was opened in another window: do not fight over it
-        S.stopped = true;
-        const top = $("top-alert");
-        top.replaceChildren("This seat is now open in another window. ",
-          h("button", { type: "button", id: "reconnect", onclick: () => {
-            S.stopped = false; S.retry = 0; top.textContent = ""; connect();
-          } }, "Play here instead"));
+        $("top-alert").textContent = t("t.noTable");
+        renderConn();
       }
       renderControls();
       break;
@@ -152,12 +206,46 @@ function onSeat(msg) {
   }
 }
 
-function logEvents(events) {
-  const log = $("log");
-  for (const ev of events) {
-    log.append(h("li", {}, eventText(ev, ctx())));
+/** The turn as the server timed it: {seat, left (seconds) or null}. */
+function onTurn(turn) {
+  if (!turn || turn.seat === null || turn.seat === undefined) { S.turn = null; return; }
+  S.turn = { seat: turn.seat,
+             deadline: typeof turn.left === "number" ? performance.now() + turn.left * 1000 : null };
+}
+
+// -------------------------------------------------------------------------- the log
+function loadLog() {
+  try {
+    const d = JSON.parse(sessionStorage.getItem(LOG_KEY) || "null");
+    if (d && Array.isArray(d.lines)) S.log = d;
+  } catch { /* nothing kept */ }
+}
+
+function saveLog() {
+  try { sessionStorage.setItem(LOG_KEY, JSON.stringify(S.log)); } catch { /* full */ }
+}
+
+/** One log line per action: the events of each state, kept for the match across reloads. */
+function logEvents(events, moveCount) {
+  const match = S.table && S.table.match_id;
+  if (match !== S.log.match) S.log = { match, lines: [], moves: 0 };
+  if (events.length && typeof moveCount === "number" && moveCount <= (S.log.moves || 0) &&
+      S.log.lines.length) {
+    return;       // already logged (a state sent again after a reconnect)
   }
-  while (log.children.length > 60) log.firstChild.remove();
+  for (const ev of events) S.log.lines.push(ev);
+  if (typeof moveCount === "number" && events.length) S.log.moves = moveCount;
+  if (S.log.lines.length > 400) S.log.lines.splice(0, S.log.lines.length - 400);
+  saveLog();
+  renderLog();
+}
+
+function renderLog() {
+  const log = $("log");
+  const c = ctx();
+  log.replaceChildren(...S.log.lines.map((ev) => h("li", {
+    dataset: { action: String(ev.event || ev.type || ""), seat: ev.seat ?? "" },
+  }, eventText(ev, c))));
   log.scrollTop = log.scrollHeight;
 }
 
@@ -167,10 +255,10 @@ function addChat(from, text) {
   const f = document.createElement("span");
   f.className = "from";
   f.textContent = String(from ?? "?") + ":";
-  const t = document.createElement("span");
-  t.className = "text";
-  t.textContent = String(text ?? "");
-  li.append(f, t);
+  const tx = document.createElement("span");
+  tx.className = "text";
+  tx.textContent = String(text ?? "");
+  li.append(f, tx);
   log.append(li);
   while (log.children.length > 80) log.firstChild.remove();
   log.scrollTop = log.scrollHeight;
@@ -188,14 +276,19 @@ function showAlert(text) {
 // ---------------------------------------------------------------------- context
 function ctx() {
   const seats = S.table && S.table.seats ? S.table.seats : null;
-  const names = seats ? seats.map((s) => (s.kind === "empty" ? null : s.name)) : [];
+  const names = seats ? seats.map((s) => displayName(s)) : [];
   return { names, seats, mySeat: S.mySeat };
+}
+
+function seated() {
+  return S.mySeat !== null && S.mySeat !== undefined;
 }
 
 function myTurn() {
   const v = S.view;
-  return !!(v && S.mySeat !== null && S.mySeat !== undefined && v.to_act === S.mySeat &&
-            Array.isArray(v.legal_moves) && v.legal_moves.length && v.phase !== "over");
+  return !!(v && !S.stopped && seated() && v.to_act === S.mySeat &&
+            Array.isArray(v.legal_moves) && v.legal_moves.length && v.phase !== "over" &&
+            !v.result);
 }
 
 function legal() {
@@ -227,28 +320,37 @@ function offers() {
   return legal().filter((m) => m.startsWith("offer "));
 }
 
+/** The trick in progress, as a key: the auto-pass toggle holds until it changes. */
+function trickKey(v) {
+  if (!v) return "";
+  const done = gameFamily(v.game) === "sheng-ji" ? (v.tricks || []).length : (v.played || []).length;
+  return `${v.hand_number}|${done}`;
+}
+
 // ------------------------------------------------------------------------- render
 function render() {
-  const t = S.table;
+  const tb = S.table;
   const v = S.view;
   // for tests and debugging: what this page last received
   document.body.dataset.version = String(S.version ?? "");
-  document.body.dataset.seat = S.mySeat === null || S.mySeat === undefined ? "" : String(S.mySeat);
-  document.body.dataset.status = (t && t.status) || "";
-  if (t) {
-    $("table-title").textContent = `${t.game || (v && v.game) || ""} · ${t.players || ""} players`;
-    $("table-status").textContent = t.status || "";
-    document.title = `Shangyou · ${t.game || "table"}`;
+  document.body.dataset.seat = seated() ? String(S.mySeat) : "";
+  document.body.dataset.status = (tb && tb.status) || "";
+  document.body.dataset.toAct = v && v.to_act !== null && v.to_act !== undefined ? String(v.to_act) : "";
+  if (tb) {
+    $("table-title").textContent = t("t.title", { game: gameTitle(tb.game || (v && v.game)), n: tb.players || "" });
+    $("table-status").textContent = tb.status ? t(`status.${tb.status}`) : "";
   }
-  const waiting = !t || t.status === "waiting" || !v;
+  const waiting = !tb || tb.status === "waiting" || !v;
   renderWaiting(waiting);
   $("game").hidden = !v;
   $("info-panel").hidden = !v;
   renderRole();
+  renderRoom();
+  renderTurn();
   if (!v) return;
 
   const c = ctx();
-  const handKey = `${v.hand_number}|${(v.hand || []).join(",")}|${v.phase}|${v.to_act}|${(v.pending || []).join(",")}`;
+  const handKey = `${v.hand_number}|${(v.hand || []).join(",")}|${v.phase}|${(v.pending || []).join(",")}`;
   if (handKey !== S.handKey) {
     S.handKey = handKey;
     const keepSel = S.selected.size && v.hand && S.lastHand && v.hand.join(",") === S.lastHand;
@@ -259,10 +361,15 @@ function render() {
     $("hint-text").textContent = "";
   }
   S.lastHand = (v.hand || []).join(",");
+  if (S.autopassKey !== null && S.autopassKey !== trickKey(v)) {
+    S.autopassKey = null;        // the trick ended: auto-pass switches itself off
+    $("autopass").checked = false;
+  }
 
   $("seats-panel").replaceChildren(renderSeats(v, c));
   $("trick-panel").replaceChildren(renderTrick(v, c));
-  $("info-panel").replaceChildren(h("h2", {}, "Game"), renderInfo(v, c));
+  renderLastTrick();
+  $("info-panel").replaceChildren(h("h2", {}, t("f.game")), renderInfo(v, c));
 
   const hist = (v.history || []).length;
   const summary = renderSummary(v, c);
@@ -272,62 +379,118 @@ function render() {
   S.historyLen = hist;
   $("summary-slot").replaceChildren(...(summary ? [h("div", { class: "panel" }, summary)] : []));
   const result = renderResult(v, c);
-  if (result && t && t.match_id && (t.status === "over" || v.phase === "over")) {
+  if (result && tb && tb.match_id && (tb.status === "over" || v.phase === "over")) {
     result.append(h("p", { class: "row" },
-      h("a", { class: "button", href: `/replay/${encodeURIComponent(t.match_id)}`, id: "replay-link" },
-        "Watch the replay"),
-      h("a", { class: "button", href: "/" }, "Back to the lobby")));
+      h("a", { class: "button", href: `/replay/${encodeURIComponent(tb.match_id)}`, id: "replay-link" },
+        t("t.watchReplay")),
+      h("a", { class: "button", href: "/" }, t("t.backLobby"))));
   }
   $("result-slot").replaceChildren(...(result ? [h("div", { class: "panel result-panel" }, result)] : []));
   const over = v.phase === "over" || !!v.result;
   $("controls").hidden = over;
+  $("autopass").closest(".row").hidden = over || !seated();
   $("hand").hidden = over && !(v.hand || []).length;
+  $("keys-help").hidden = over || !seated();
 
   renderPrompt();
   renderMoves();
   renderHand();
   renderControls();
+  maybeAutopass();
 }
 
 function renderRole() {
   const line = $("role-line");
-  const t = S.table;
-  if (S.mySeat !== null && S.mySeat !== undefined) {
-    line.textContent = `You sit in seat ${S.mySeat + 1}. Share the link to invite friends; ` +
-      "a reload brings you back to this seat.";
-  } else if (t && t.status === "waiting") {
-    line.textContent = "Take a free seat to play, or watch as a spectator.";
-  } else {
-    line.textContent = "You are watching this table as a spectator (hands are hidden).";
-  }
+  const tb = S.table;
+  if (seated()) line.textContent = t("t.role.seated", { n: S.mySeat + 1 });
+  else if (tb && tb.status === "waiting") line.textContent = t("t.role.free");
+  else line.textContent = t("t.role.spectator");
+}
+
+function renderRoom() {
+  const room = (S.table && S.table.room) || {};
+  const parts = [];
+  if (room.turn_timer) parts.push(t("t.timerRoom", { s: room.turn_timer }));
+  if (room.grace !== undefined && room.grace !== null) parts.push(t("t.grace", { s: room.grace }));
+  $("room-line").textContent = parts.join(" ");
 }
 
 function renderWaiting(show) {
-  const t = S.table;
-  $("waiting").hidden = !(show && t && t.status === "waiting");
-  if (!t || !t.seats) return;
+  const tb = S.table;
+  $("waiting").hidden = !(show && tb && tb.status === "waiting");
+  if (!tb || !tb.seats) return;
   const list = $("seat-list");
-  const seated = S.mySeat !== null && S.mySeat !== undefined;
-  list.replaceChildren(...t.seats.map((s) => {
-    const label = s.kind === "empty" ? "empty" : `${s.name}${s.kind === "bot" ? " (bot)" : ""}` +
-      (s.kind === "human" && s.connected === false ? " (away)" : "");
+  const me = seated();
+  list.replaceChildren(...tb.seats.map((s) => {
+    const label = s.kind === "empty" ? t("t.empty") : `${displayName(s)}${s.kind === "bot" ? " " + t("t.botTag") : ""}` +
+      (s.kind === "human" && s.connected === false ? " " + t("t.awayTag") : "");
     const li = h("li", { dataset: { seat: String(s.seat) } },
-      h("span", { class: "seat-label" }, `Seat ${s.seat + 1}: `, label,
-        s.seat === S.mySeat ? " — you" : ""));
+      h("span", { class: "seat-label" }, t("t.seatN", { n: s.seat + 1 }), ": ", label,
+        s.seat === S.mySeat ? ` — ${t("t.you")}` : ""));
     if (s.kind === "empty") {
       li.append(h("button", { type: "button", class: "sit", dataset: { seat: String(s.seat) },
-        onclick: () => sit(s.seat) }, seated ? "Move here" : "Sit here"));
+        onclick: () => sit(s.seat) }, me ? t("t.moveHere") : t("t.sitHere")));
     }
     if (s.seat === S.mySeat) {
-      li.append(h("button", { type: "button", class: "leave", onclick: leave }, "Leave"));
+      li.append(h("button", { type: "button", class: "leave", onclick: leave }, t("t.leave")));
     }
     return li;
   }));
-  const full = t.seats.every((s) => s.kind !== "empty");
+  const full = tb.seats.every((s) => s.kind !== "empty");
   // a spectator may set up only a table where nobody sits yet
-  const mayAct = seated || !t.seats.some((s) => s.kind === "human");
-  $("start").disabled = !full || !mayAct;
-  $("fill-bots").disabled = full || !mayAct;
+  const mayAct = me || !tb.seats.some((s) => s.kind === "human");
+  $("start").disabled = !full || !mayAct || S.stopped;
+  $("fill-bots").disabled = full || !mayAct || S.stopped;
+}
+
+/** Turn awareness: the title marker, the announcement, the sound, the timer. */
+function renderTurn() {
+  const mine = myTurn();
+  const base = `${t("app.name")} · ${S.table ? gameTitle(S.table.game) : t("page.table")}`;
+  document.title = mine ? `● ${t("t.yourTurn")} · ${base}` : base;
+  document.body.dataset.myTurn = mine ? "1" : "";
+  if (mine && !S.wasMyTurn) {
+    $("announce").textContent = t("t.yourTurnSay");
+    if (settings().sound) beep();
+  } else if (!mine && S.wasMyTurn) {
+    $("announce").textContent = "";
+  }
+  S.wasMyTurn = mine;
+  tickTimer();
+}
+
+function tickTimer() {
+  const box = $("turn-timer");
+  const tr = S.turn;
+  const v = S.view;
+  if (!tr || tr.deadline === null || !v || v.result || v.phase === "over") {
+    box.hidden = true;
+    box.dataset.left = "";
+    return;
+  }
+  const left = Math.max(0, Math.ceil((tr.deadline - performance.now()) / 1000));
+  box.hidden = false;
+  box.dataset.left = String(left);
+  box.dataset.seat = String(tr.seat);
+  box.setAttribute("aria-label", t("t.timerLabel"));
+  box.textContent = `${t("t.turnOf", { name: tr.seat === S.mySeat ? t("t.you") : seatName(ctx(), tr.seat) })}: ${t("t.timer", { s: left })}`;
+  box.classList.toggle("urgent", left <= 5);
+}
+
+let audio = null;
+function beep() {
+  document.body.dataset.beeps = String(Number(document.body.dataset.beeps || 0) + 1);
+  try {
+    audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+    const o = audio.createOscillator();
+    const g = audio.createGain();
+    o.frequency.value = 660;
+    g.gain.setValueAtTime(0.08, audio.currentTime);
+    g.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + 0.25);
+    o.connect(g).connect(audio.destination);
+    o.start();
+    o.stop(audio.currentTime + 0.26);
+  } catch { /* no audio here */ }
 }
 
 function renderPrompt() {
@@ -337,61 +500,65 @@ function renderPrompt() {
   p.classList.toggle("my-turn", myTurn());
   const c = ctx();
   if (v.phase === "over" || v.result) {
-    p.append("The match is over.");
+    p.append(t("t.over"));
     return;
   }
-  if (S.mySeat === null || S.mySeat === undefined) {
-    p.append(v.to_act !== null && v.to_act !== undefined ? `${seatName(c, v.to_act)} to play.` : "");
+  if (!seated()) {
+    p.append(v.to_act !== null && v.to_act !== undefined ? t("t.toPlay", { name: seatName(c, v.to_act) }) : "");
     return;
   }
   if (!myTurn()) {
     p.append(v.to_act !== null && v.to_act !== undefined
-      ? `Waiting for ${seatName(c, v.to_act)}…` : "Waiting…");
+      ? t("t.waitingFor", { name: seatName(c, v.to_act) }) : t("t.waiting"));
     return;
   }
-  p.append(h("span", { class: "turn-flag", id: "your-turn" }, "Your turn"));
+  p.append(h("div", { class: "turn-flag", id: "your-turn" }, t("t.yourTurn")));
   const moves = legal();
   const fam = gameFamily(v.game);
   let text = "";
   if (fam === "sheng-ji") {
-    if (v.phase === "deal") text = "Bidding: bid to name the trump suit, or pass.";
+    if (v.phase === "deal") text = t("t.p.bid");
     else if (v.phase === "bury") {
       if (moves.some((m) => m.startsWith("bury "))) {
-        const left = (v.kitty_size || 0) - (v.buried || []).length;
-        text = `Bury ${left} more card${left === 1 ? "" : "s"}: click a card to bury it.`;
-      } else text = "You may overcall to take the kitty, or pass.";
-    } else if (v.phase === "call") text = "Call a friend: the first player to play this card joins you.";
+        text = t("t.p.bury", { n: (v.kitty_size || 0) - (v.buried || []).length });
+      } else text = t("t.p.overcall");
+    } else if (v.phase === "call") text = t("t.p.call");
     else if (v.phase === "play") {
-      if (moves.some((m) => m.startsWith("pick "))) text = "Choose the rest of your cards: click one card at a time.";
-      else if ((v.pending || []).length) text = "Building a throw: click more cards of the same suit, or finish the throw.";
-      else if (!(v.trick || []).length) text = "Your lead: select a single, pair or tractor (or several units to throw) and press Play.";
-      else {
-        const lead = v.trick[0][1].split(" ").length;
-        text = `Follow: select ${lead} card${lead === 1 ? "" : "s"} and press Play.`;
-      }
+      if (moves.some((m) => m.startsWith("pick "))) text = t("t.p.pick");
+      else if ((v.pending || []).length) text = t("t.p.throw");
+      else if (!(v.trick || []).length) text = t("t.p.lead");
+      else text = t("t.p.follow", { n: v.trick[0][1].split(" ").length });
     }
   } else if (v.phase === "exchange") {
     const kind = clickKind();
-    if (kind === "give") text = "Exchange: give your highest card — click it.";
-    else if (kind === "discard") text = "Exchange: discard a card you do not want — click it.";
-    else if (offers().length) text = "Exchange: select two cards to offer, then press Offer.";
-    else if (moves.some((m) => m.startsWith("take "))) text = "Exchange: take one of these cards.";
+    if (kind === "give") text = t("t.p.give");
+    else if (kind === "discard") text = t("t.p.discard");
+    else if (offers().length) text = t("t.p.offer");
+    else if (moves.some((m) => m.startsWith("take "))) text = t("t.p.take");
   } else if (v.last) {
     const reading = v.last.reading && v.last.reading !== v.last.kind ? " " + v.last.reading : "";
-    p.append(`Beat ${seatName(c, v.last.seat)}'s `, richText(v.last.cards),
-             ` (${v.last.kind}${reading}) or pass.`);
+    const parts = t("t.p.beat", { name: seatName(c, v.last.seat), cards: "\u0000", kind: v.last.kind + reading })
+      .split("\u0000");
+    p.append(parts[0], richText(v.last.cards), parts[1] || "");
     return;
   } else {
-    text = "Your lead: select cards and press Play.";
+    text = t("t.p.leadAny");
   }
   p.append(text);
 }
 
 function moveLabel(m) {
-  if (m === "play") return "Finish the throw";
+  if (m === "play") return t("t.finishThrow");
   const frag = document.createDocumentFragment();
   frag.append(richText(m));
   return frag;
+}
+
+function callLabel(m) {
+  const mm = /^call (\d+) (\S+)$/.exec(m);
+  if (!mm) return m;
+  const o = Number(mm[1]);
+  return t("t.callOrd", { ord: o <= 3 ? t(`call.${o}`) : t("call.n", { n: o }), card: mm[2] });
 }
 
 function renderMoves() {
@@ -399,9 +566,9 @@ function renderMoves() {
   box.replaceChildren();
   if (!myTurn()) return;
   if (S.choices) {
-    box.append(h("span", { class: "muted" }, "These cards can be read in several ways:"));
+    box.append(h("span", { class: "muted", id: "readings-q" }, t("t.readings")));
     for (const m of S.choices) {
-      box.append(h("button", { type: "button", class: "move-btn", dataset: { move: m },
+      box.append(h("button", { type: "button", class: "move-btn reading-btn", dataset: { move: m },
         onclick: () => sendMove(m) }, richText(m)));
     }
     return;
@@ -421,25 +588,25 @@ function renderMoves() {
       onclick: () => sendMove(m) }, moveLabel(m)));
   }
   if (calls.length > 12) {
-    const sel = h("select", { id: "call-select", "aria-label": "card to call" },
-      ...calls.map((m) => h("option", { value: m }, m.replace(/^call (\d+) /, (_, o) =>
-        `${o === "1" ? "first" : o === "2" ? "second" : o === "3" ? "third" : o + "th"} `))));
+    const sel = h("select", { id: "call-select", "aria-label": t("t.callLabel") },
+      ...calls.map((m) => h("option", { value: m }, callLabel(m))));
     box.append(sel, h("button", { type: "button", class: "primary", id: "call-send",
-      onclick: () => sendMove(sel.value) }, "Call"));
+      onclick: () => sendMove(sel.value) }, t("t.call")));
   }
 }
 
 function renderHand() {
   const v = S.view;
   const box = $("hand");
+  const hadFocus = box.contains(document.activeElement);
   box.replaceChildren();
   if (!Array.isArray(v.hand)) {
-    box.append(h("p", { class: "muted" }, S.mySeat === null || S.mySeat === undefined
-      ? "Spectating: the players' hands are hidden." : ""));
+    box.append(h("p", { class: "muted" }, seated() ? "" : t("t.spectating")));
     return;
   }
   const ck = clickKind();
   const pending = [...(v.pending || [])];
+  S.focusIndex = Math.max(0, Math.min(S.focusIndex, v.hand.length - 1));
   v.hand.forEach((card, i) => {
     const b = cardElement(card, { button: true });
     b.dataset.index = String(i);
@@ -450,10 +617,43 @@ function renderHand() {
     const sel = S.selected.has(i) || isPending;
     b.classList.toggle("selected", sel);
     b.setAttribute("aria-pressed", String(sel));
+    b.tabIndex = i === S.focusIndex ? 0 : -1;     // one tab stop; arrows move inside the hand
     if (ck) b.classList.add("clickable");
     b.addEventListener("click", () => onCard(i));
+    b.addEventListener("focus", () => { S.focusIndex = i; });
     box.append(b);
   });
+  if (hadFocus) box.children[S.focusIndex]?.focus();
+}
+
+/**
+ * May the selected cards be played now? {ok, reason}: the reason is shown under the Play
+ * button, which stays disabled while the selection is not a play.
+ */
+function playCheck() {
+  const v = S.view;
+  if (!myTurn()) return { ok: false, reason: "" };
+  if (S.busy) return { ok: false, reason: t("t.why.busy") };
+  if (clickKind()) return { ok: false, reason: "" };
+  const sel = selectedCards();
+  const offs = offers();
+  if (offs.length) {
+    if (sel.length !== 2) return { ok: false, reason: t("t.offerTwo") };
+    return { ok: true, reason: "" };
+  }
+  const plays = cardPlays();
+  if (!sel.length) return { ok: false, reason: plays.length ? t("t.why.select") : "" };
+  if (plays.some((m) => sameCards(splitPlay(m).cards, sel))) return { ok: true, reason: "" };
+  if (gameFamily(v.game) === "sheng-ji" && v.phase === "play") {
+    const trick = v.trick || [];
+    if (!trick.length) return { ok: true, reason: "" };   // a throw: the server judges it
+    const n = trick[0][1].split(" ").length;
+    if (sel.length !== n) return { ok: false, reason: t("t.why.count", { n }) };
+    return { ok: false, reason: t("t.why.follow") };
+  }
+  if (!plays.length) return { ok: false, reason: "" };
+  if (v.last) return { ok: false, reason: t("t.why.notBeat") };
+  return { ok: false, reason: t("t.why.notCombo") };
 }
 
 function renderControls() {
@@ -462,32 +662,57 @@ function renderControls() {
   const mine = myTurn() && !S.busy;
   const moves = legal();
   const ck = clickKind();
-  const plays = cardPlays();
   const offs = offers();
   const play = $("play");
-  play.textContent = offs.length ? "Offer" : "Play";
-  play.disabled = !(mine && !ck && S.selected.size > 0 && (plays.length || offs.length ||
-                    (gameFamily(v.game) === "sheng-ji" && v.phase === "play")));
+  play.textContent = offs.length ? t("t.offer") : t("t.play");
+  const check = playCheck();
+  play.disabled = !(mine && check.ok);
+  const why = $("play-why");
+  const reason = myTurn() && !ck ? check.reason : "";
+  if (why.textContent !== reason) why.textContent = reason;
   $("pass").disabled = !(mine && moves.includes("pass"));
   // there is no passing in Sheng ji's play phase
   $("pass").hidden = gameFamily(v.game) === "sheng-ji" && v.phase === "play";
+  $("autopass").disabled = !seated() || S.stopped || (gameFamily(v.game) === "sheng-ji" && v.phase === "play");
   $("hint").disabled = !(mine && moves.length);
   $("clear").disabled = S.selected.size === 0 && !S.hintMove;
+  $("last-trick-btn").textContent = S.showLast ? t("t.hideLastTrick") : t("t.lastTrick");
   for (const b of document.querySelectorAll("#moves button")) b.disabled = !mine;
-  for (const b of document.querySelectorAll("#hand .card")) b.disabled = S.busy;
+  for (const b of document.querySelectorAll("#hand .card")) b.setAttribute("aria-disabled", String(S.busy || S.stopped));
   document.body.classList.toggle("my-turn", mine);
+}
+
+function renderLastTrick() {
+  const box = $("last-trick");
+  const btn = $("last-trick-btn");
+  btn.setAttribute("aria-expanded", String(S.showLast));
+  box.hidden = !S.showLast;
+  if (!S.showLast || !S.view) return;
+  const last = lastTrick(S.view);
+  const c = ctx();
+  if (!last) {
+    box.replaceChildren(h("div", { class: "trick-label" }, t("c.lastTrick")),
+                        h("div", {}, t("t.noLastTrick")));
+    return;
+  }
+  box.replaceChildren(
+    h("div", { class: "trick-label" }, t("c.lastTrick"),
+      last.winner !== null ? t("c.wonBy", { name: seatName(c, last.winner) }) : ""),
+    trickList(last.plays, c, { old: true }));
+  box.dataset.winner = last.winner === null ? "" : String(last.winner);
 }
 
 // ------------------------------------------------------------------------ actions
 function onCard(i) {
   const v = S.view;
-  if (!v || !v.hand) return;
+  if (!v || !v.hand || S.busy || S.stopped) return;
+  S.focusIndex = i;
   const ck = clickKind();
   if (ck && myTurn()) {
     const want = `${ck} ${v.hand[i]}`.toUpperCase();
     const m = legal().find((x) => x.toUpperCase() === want);
     if (m) sendMove(m);
-    else showAlert(`You cannot ${ck} ${v.hand[i]} now` + (ck === "give" ? ": give your highest card." : "."));
+    else showAlert(ck === "give" ? t("t.cannotGive", { card: v.hand[i] }) : t("t.cannot", { card: v.hand[i] }));
     return;
   }
   if (S.selected.has(i)) S.selected.delete(i); else S.selected.add(i);
@@ -503,7 +728,7 @@ function onCard(i) {
 
 function selectedCards() {
   const hand = (S.view && S.view.hand) || [];
-  return [...S.selected].sort((a, b) => a - b).map((i) => hand[i]);
+  return [...S.selected].sort((a, b) => a - b).map((i) => hand[i]).filter(Boolean);
 }
 
 function sendMove(move) {
@@ -511,6 +736,7 @@ function sendMove(move) {
   if (send({ type: "move", move, version: S.version })) {
     S.busy = true;
     S.choices = null;
+    if (move !== "pass") S.selected.clear();
     renderControls();
     setTimeout(() => { if (S.busy) { S.busy = false; renderControls(); } }, 6000);
   }
@@ -518,10 +744,10 @@ function sendMove(move) {
 
 function onPlay() {
   const sel = selectedCards();
-  if (!sel.length) return;
+  if (!sel.length || !playCheck().ok) return;
   const offs = offers();
   if (offs.length) {
-    if (sel.length !== 2) { showAlert("Select exactly two cards to offer."); return; }
+    if (sel.length !== 2) { showAlert(t("t.offerTwo")); return; }
     const m = offs.find((o) => sameCards(o.split(" ").slice(1), sel));
     if (m) sendMove(m); else sendMove(`offer ${sel.join(" ")}`);
     return;
@@ -533,9 +759,11 @@ function onPlay() {
   const matches = cardPlays().filter((m) => sameCards(splitPlay(m).cards, sel));
   if (matches.length === 1) { sendMove(matches[0]); return; }
   if (matches.length > 1) {
+    // the same cards read several ways (wild cards, throws): ask which one
     S.choices = matches;
     renderMoves();
     renderControls();
+    $("moves").querySelector("button")?.focus();
     return;
   }
   // not among the listed moves (e.g. a Sheng ji throw): the server judges it
@@ -569,7 +797,8 @@ function onHint() {
   }
   if (p || isOffer) for (const i of used) S.selected.add(i);
   const ht = $("hint-text");
-  ht.replaceChildren(`Hint ${S.hintIndex + 1}/${list.length}: `, richText(m === "pass" ? "pass" : m));
+  ht.replaceChildren(t("t.hintN", { i: S.hintIndex + 1, n: list.length }),
+                     m === "pass" ? t("t.pass") : richText(m));
   ht.dataset.move = m;
   renderMoves();
   for (const b of document.querySelectorAll("#moves button")) {
@@ -579,6 +808,19 @@ function onHint() {
   renderHand();
   if (!p && !isOffer) for (const i of used) $("hand").children[i]?.classList.add("hinted");
   renderControls();
+}
+
+function onClear() {
+  S.selected.clear(); S.hintMove = null; S.choices = null;
+  $("hint-text").textContent = "";
+  $("pass").classList.remove("hinted");
+  renderMoves(); renderHand(); renderControls();
+}
+
+/** Auto-pass: while the toggle is on, pass at each turn of this trick where passing is legal. */
+function maybeAutopass() {
+  if (!$("autopass").checked || S.busy || !myTurn()) return;
+  if (legal().includes("pass")) sendMove("pass");
 }
 
 function sit(seat) {
@@ -594,14 +836,65 @@ function leave() {
   render();
 }
 
+// ------------------------------------------------------------------------ keyboard
+function onKey(e) {
+  if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (document.querySelector("dialog[open]")) return;
+  const tg = e.target;
+  const typing = tg && (tg.tagName === "INPUT" || tg.tagName === "SELECT" || tg.tagName === "TEXTAREA");
+  if (typing || !S.view) return;
+  const inHand = tg && tg.classList && tg.classList.contains("card") && $("hand").contains(tg);
+  const cards = [...$("hand").querySelectorAll(".card")];
+  if (inHand && (e.key === "ArrowRight" || e.key === "ArrowLeft" || e.key === "Home" || e.key === "End")) {
+    const i = cards.indexOf(tg);
+    let j = i;
+    if (e.key === "ArrowRight") j = Math.min(cards.length - 1, i + 1);
+    else if (e.key === "ArrowLeft") j = Math.max(0, i - 1);
+    else if (e.key === "Home") j = 0;
+    else j = cards.length - 1;
+    e.preventDefault();
+    S.focusIndex = j;
+    cards.forEach((c, k) => { c.tabIndex = k === j ? 0 : -1; });
+    cards[j].focus();
+    return;
+  }
+  const onButton = tg && tg.tagName === "BUTTON" && !inHand;
+  if (e.key === "Enter" && (inHand || !onButton) && !(tg && tg.tagName === "A")) {
+    if (!$("play").disabled) { e.preventDefault(); onPlay(); }
+    else if (inHand) e.preventDefault();      // Enter plays; Space selects
+    return;
+  }
+  if (onButton && e.key === " ") return;
+  const k = e.key.toLowerCase();
+  if (k === "h" && !$("hint").disabled) { e.preventDefault(); onHint(); }
+  else if (k === "x" && !$("pass").disabled && !$("pass").hidden) { e.preventDefault(); sendMove("pass"); }
+  else if (k === "c" && !$("clear").disabled) { e.preventDefault(); onClear(); }
+  else if (k === "p" && !$("play").disabled) { e.preventDefault(); onPlay(); }
+}
+
 // --------------------------------------------------------------------------- setup
+function translateStatic() {
+  translatePage();
+  for (const o of $("bot-level").options) {
+    if (has(`bot.${o.value}`)) o.textContent = t(`bot.${o.value}`);
+  }
+  renderConn();
+}
+
 function init() {
+  translateStatic();
+  loadLog();
+  mountSettings($("top"), { sound: true, onLang: () => { translateStatic(); render(); renderLog(); } });
+  const openRules = rulesDialog(() => S.table && {
+    game: S.table.game, options: S.table.options || {}, room: S.table.room || null,
+  });
+  $("open-rules").addEventListener("click", openRules);
   const link = `${location.origin}/t/${encodeURIComponent(tableId)}`;
   $("share-link").value = link;
   $("copy-link").addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText(link);
-      $("copy-link").textContent = "Copied";
+      $("copy-link").textContent = t("t.copied");
     } catch {
       $("share-link").select();
     }
@@ -612,18 +905,23 @@ function init() {
     if (v) localStorage.setItem(NAME_KEY, v);
   });
   const lvl = localStorage.getItem(BOTS_KEY);
-  if (lvl) $("bot-level").value = lvl;
+  if (lvl && [...$("bot-level").options].some((o) => o.value === lvl)) $("bot-level").value = lvl;
   $("bot-level").addEventListener("change", () => localStorage.setItem(BOTS_KEY, $("bot-level").value));
   $("fill-bots").addEventListener("click", () => send({ type: "bots", level: $("bot-level").value }));
   $("start").addEventListener("click", () => send({ type: "start" }));
   $("play").addEventListener("click", onPlay);
   $("pass").addEventListener("click", () => sendMove("pass"));
   $("hint").addEventListener("click", onHint);
-  $("clear").addEventListener("click", () => {
-    S.selected.clear(); S.hintMove = null; S.choices = null;
-    $("hint-text").textContent = "";
-    $("pass").classList.remove("hinted");
-    renderMoves(); renderHand(); renderControls();
+  $("clear").addEventListener("click", onClear);
+  $("last-trick-btn").addEventListener("click", () => {
+    S.showLast = !S.showLast;
+    renderLastTrick();
+    renderControls();
+  });
+  $("autopass").addEventListener("change", () => {
+    S.autopassKey = $("autopass").checked ? trickKey(S.view) : null;
+    if ($("autopass").checked) showAlert(t("t.autopassOn"));
+    maybeAutopass();
   });
   $("chat-form").addEventListener("submit", (e) => {
     e.preventDefault();
@@ -631,8 +929,15 @@ function init() {
     if (!text) return;
     if (send({ type: "chat", text })) $("chat-input").value = "";
   });
+  document.addEventListener("keydown", onKey);
+  // come back at once when the tab is shown again or the network returns
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) reconnectNow(); });
+  window.addEventListener("online", reconnectNow);
+  setInterval(tickTimer, 250);
+  renderConn();
   if (!tableId) {
-    $("top-alert").textContent = "No table in the address.";
+    S.stopped = true;
+    $("top-alert").textContent = t("t.noTableId");
     return;
   }
   connect();
