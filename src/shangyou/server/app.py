@@ -138,7 +138,7 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
     async def create_table(body: schemas.CreateTable):
         try:
             t = await state["manager"].create_table(body.game, body.players, dict(body.options),
-                                                   body.bots)
+                                                   body.bots, room=body.room.model_dump())
         except ValueError as e:
             return JSONResponse(status_code=422, content={"detail": str(e), "message": str(e)})
         return {"table_id": t.id, "url": f"/t/{t.id}"}

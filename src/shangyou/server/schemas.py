@@ -150,6 +150,7 @@ class SeatInfo(BaseModel):
     kind: Literal["human", "bot", "empty"]
     connected: bool
     bot_level: str | None = None        # added: the bot's strength (bots only)
+    autoplay: bool = False              # added: a person who is away, played by a bot meanwhile
 
 
 class TableInfo(BaseModel):
@@ -161,6 +162,7 @@ class TableInfo(BaseModel):
     seats: list[SeatInfo]
     bot_level: str                      # added: the table's default bot strength
     match_id: str | None = None         # added: the current (or last) match
+    room: dict[str, Any] = {}           # added: the room options (turn_timer, grace)
 
 
 class Welcome(BaseModel):
@@ -178,6 +180,7 @@ class State(BaseModel):
     last_events: list[dict[str, Any]]
     move_count: int = 0                 # added: moves made in the current match
     seat: int | None = None             # added: the seat this view is for (None: spectator)
+    turn: dict[str, Any] | None = None  # added: {"seat", "left"}: who acts, seconds left (timer)
 
 
 class ChatOut(BaseModel):
@@ -199,11 +202,26 @@ SERVER_MESSAGE: TypeAdapter = TypeAdapter(ServerMessage)
 
 
 # --------------------------------------------------------------------------------------- HTTP
+GRACE_DEFAULT = 60              # seconds before a bot plays for an absent person
+TURN_TIMER_MAX = 600
+GRACE_MAX = 3600
+
+
+class RoomOptions(BaseModel):
+    """Options of the room, not of the game: ``turn_timer`` seconds for each move of a person
+    (0: no timer; at zero the seat passes, or a bot moves for it) and ``grace`` seconds an
+    absent person's seat waits before a bot plays it."""
+    model_config = ConfigDict(extra="forbid")
+    turn_timer: StrictInt = Field(default=0, ge=0, le=TURN_TIMER_MAX)
+    grace: StrictInt = Field(default=GRACE_DEFAULT, ge=0, le=GRACE_MAX)
+
+
 class CreateTable(BaseModel):
     model_config = ConfigDict(extra="forbid")
     game: StrictStr = Field(max_length=64)
     players: StrictInt | None = None
     options: dict[str, Any] = Field(default_factory=dict, max_length=32)
+    room: RoomOptions = Field(default_factory=RoomOptions)
     bots: Literal["random", "greedy"] = "greedy"
 
 

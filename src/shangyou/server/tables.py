@@ -32,6 +32,8 @@ log = logging.getLogger("shangyou.server")
 SEND_QUEUE = 1024          # messages waiting for one socket; a client that falls further behind
 #                            is disconnected (it reconnects and gets the whole state again)
 FLOOD_CLOSE = 400          # refused messages in a row before a flooding socket is closed
+ROOM_KEY = "_room"         # where the room options live in the stored table options
+ROOM_DEFAULTS = {"turn_timer": 0, "grace": schemas.GRACE_DEFAULT}
 
 
 def hash_token(token: str) -> str:
@@ -153,6 +155,8 @@ class Seat:
     bot_level: str | None = None
     bot: Any = None
     connections: int = 0              # sockets attached to this seat (0 or 1)
+    autoplay: bool = False            # a person away past the grace period: a bot plays
+    grace_task: asyncio.Task | None = None
 
     def row(self) -> dict:
         return {"seat": self.index, "name": self.name, "kind": self.kind,
@@ -176,6 +180,9 @@ class Table:
     sockets: int = 0                                # sockets open on this table
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     bot_task: asyncio.Task | None = None
+    room: dict = field(default_factory=lambda: dict(ROOM_DEFAULTS))
+    turn_deadline: float | None = None             # time.monotonic() when the timer runs out
+    timer_task: asyncio.Task | None = None
 
     def summary(self) -> dict:
         info = views.table_info(self)
@@ -217,6 +224,10 @@ class TableManager:
         for t in list(self.tables.values()):
             if t.bot_task is not None:
                 t.bot_task.cancel()
+            if t.timer_task is not None:
+                t.timer_task.cancel()
+            for s in t.seats:
+                self._cancel_grace(s)
             for c in list(t.conns):
                 c.close(1001)
 
@@ -224,9 +235,11 @@ class TableManager:
         row = await self.store.call("load_table", table_id)
         if row is None:
             return None
+        options = dict(row["options"] or {})
+        room = {**ROOM_DEFAULTS, **(options.pop(ROOM_KEY, None) or {})}
         t = Table(id=row["id"], game_name=row["game"], players=row["players"],
-                  options=row["options"], bot_level=row["bot_level"], status=row["status"],
-                  version=row["version"])
+                  options=options, bot_level=row["bot_level"], status=row["status"],
+                  version=row["version"], room=room)
         for d in row["seats"]:
             s = Seat(index=d["seat"], name=d["name"], kind=d["kind"],
                      token_hash=d["token_hash"], bot_level=d["bot_level"])
@@ -249,6 +262,11 @@ class TableManager:
                 if t.status == "playing" and t.game.over:
                     t.status = "over"
         self.tables[t.id] = t
+        if t.status == "playing":
+            for s in t.seats:               # nobody is connected yet after a restart
+                if s.kind == "human":
+                    self._start_grace(t, s)
+            self._arm_timer(t)
         self._kick_bots(t)
         return t
 
@@ -267,7 +285,7 @@ class TableManager:
 
     # --------------------------------------------------------------------------- creating
     async def create_table(self, game: str, players: int | None, options: dict,
-                           bot_level: str) -> Table:
+                           bot_level: str, room: dict | None = None) -> Table:
         """A new waiting table; ValueError (with the engine's message) for a bad preset or
         option."""
         try:
@@ -282,9 +300,11 @@ class TableManager:
         while table_id in self.tables:
             table_id = new_id()
         opts = {k: v for k, v in options.items() if k != "players"}
-        await self.store.call("create_table", table_id, name, n, opts, bot_level)
+        room = {**ROOM_DEFAULTS, **(room or {})}
+        stored = {**opts, ROOM_KEY: room} if room != ROOM_DEFAULTS else opts
+        await self.store.call("create_table", table_id, name, n, stored, bot_level)
         t = Table(id=table_id, game_name=name, players=n, options=opts, bot_level=bot_level,
-                  seats=[Seat(index=i) for i in range(n)])
+                  seats=[Seat(index=i) for i in range(n)], room=room)
         self.tables[table_id] = t
         return t
 
@@ -301,8 +321,11 @@ class TableManager:
             async with table.lock:
                 table.conns.discard(conn)
                 if conn.seat is not None:
-                    table.seats[conn.seat].connections -= 1
+                    seat = table.seats[conn.seat]
+                    seat.connections -= 1
                     conn.seat = None
+                    if seat.connections <= 0 and table.status == "playing":
+                        self._start_grace(table, seat)
                     self._broadcast(table, [])
         await conn.finish()
         if table.status == "over" and table.sockets == 0 and table.bot_task is None \
@@ -419,6 +442,7 @@ class TableManager:
         table.version = version
         if g.over:
             table.status = "over"
+        self._arm_timer(table)
         self._broadcast(table, self._new_events(table, seat, mv))
 
     def _new_events(self, table: Table, seat: int, mv) -> list[dict]:
@@ -476,7 +500,12 @@ class TableManager:
                 other.close(4001)
         conn.seat = seat
         conn.name = table.seats[seat].name or conn.name
-        table.seats[seat].connections += 1
+        s = table.seats[seat]
+        s.connections += 1
+        self._cancel_grace(s)
+        if s.autoplay:
+            s.autoplay = False            # the person is back: the bot stops playing for them
+            self._arm_timer(table)
         self._welcome(table, conn, msg.token)
         self._broadcast(table, [])
 
@@ -577,6 +606,11 @@ class TableManager:
         table.match_id = match_id
         table.status = "playing"
         table.event_cursor = len(g.events)
+        for s in table.seats:
+            s.autoplay = False
+            if s.kind == "human" and s.connections <= 0:
+                self._start_grace(table, s)
+        self._arm_timer(table)
         self._broadcast(table, list(g.events))
         self._kick_bots(table)
 
@@ -590,8 +624,11 @@ class TableManager:
     @staticmethod
     def _bot_to_act(table: Table) -> bool:
         g = table.game
-        return (table.status == "playing" and g is not None and not g.over
-                and g.to_act is not None and table.seats[g.to_act].kind == "bot")
+        if not (table.status == "playing" and g is not None and not g.over
+                and g.to_act is not None):
+            return False
+        s = table.seats[g.to_act]
+        return s.kind == "bot" or (s.kind == "human" and s.autoplay)
 
     def _kick_bots(self, table: Table) -> None:
         if self._bot_to_act(table) and (table.bot_task is None or table.bot_task.done()):
@@ -633,6 +670,96 @@ class TableManager:
         except ActionError:
             return False
         return True
+
+    # ---------------------------------------------------------- absent players, turn timer
+    def _start_grace(self, table: Table, seat: Seat) -> None:
+        """A person's seat has no socket: after the room's grace period a bot plays it (until
+        the person opens the link again, which cancels this or ends the autoplay)."""
+        self._cancel_grace(seat)
+        if seat.kind != "human" or seat.autoplay:
+            return
+        seat.grace_task = asyncio.create_task(self._grace(table, seat),
+                                              name=f"grace-{table.id}-{seat.index}")
+
+    @staticmethod
+    def _cancel_grace(seat: Seat) -> None:
+        task, seat.grace_task = seat.grace_task, None
+        if task is not None and not task.done() and task is not asyncio.current_task():
+            task.cancel()
+
+    async def _grace(self, table: Table, seat: Seat) -> None:
+        try:
+            await asyncio.sleep(float(table.room.get("grace", schemas.GRACE_DEFAULT)))
+            async with table.lock:
+                seat.grace_task = None
+                if (seat.kind != "human" or seat.connections > 0 or table.status != "playing"
+                        or table.seats[seat.index] is not seat):
+                    return
+                seat.autoplay = True
+                if seat.bot is None:
+                    seat.bot = _make_bot(table.bot_level)
+                self._arm_timer(table)
+                self._broadcast(table, [])
+                self._kick_bots(table)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("table %s: grace timer of seat %d failed", table.id, seat.index)
+
+    def _arm_timer(self, table: Table) -> None:
+        """The room's turn timer: a new deadline whenever a person is to act (each move
+        restarts it); none for bots, for seats a bot plays, or without a timer."""
+        if table.timer_task is not None and table.timer_task is not asyncio.current_task():
+            table.timer_task.cancel()
+        table.timer_task = None
+        table.turn_deadline = None
+        seconds = int(table.room.get("turn_timer") or 0)
+        g = table.game
+        if (seconds <= 0 or table.status != "playing" or g is None or g.over
+                or g.to_act is None):
+            return
+        if table.seats[g.to_act].kind != "human" or table.seats[g.to_act].autoplay:
+            return
+        table.turn_deadline = time.monotonic() + seconds
+        table.timer_task = asyncio.create_task(self._timeout(table, table.version, seconds),
+                                               name=f"timer-{table.id}")
+
+    async def _timeout(self, table: Table, version: int, seconds: float) -> None:
+        """Time is up for the seat to act: it passes where it may, otherwise a bot moves."""
+        try:
+            await asyncio.sleep(seconds)
+            async with table.lock:
+                g = table.game
+                if table.version != version or not self._timer_may_move(table):
+                    return
+                table.timer_task = None
+                seat = g.to_act
+                s = table.seats[seat]
+                legal = g.legal_moves()
+                if "pass" in legal:
+                    move = "pass"
+                else:
+                    if s.bot is None:
+                        s.bot = _make_bot(table.bot_level)
+                    move = s.bot.choose(g.view(seat))
+                try:
+                    g.apply(move, seat=seat)
+                except ValueError:
+                    g.apply(legal[0], seat=seat)
+                await self._commit(table)
+                self._kick_bots(table)
+        except asyncio.CancelledError:
+            raise
+        except ActionError:
+            pass
+        except Exception:
+            log.exception("table %s: the turn timer failed", table.id)
+
+    @staticmethod
+    def _timer_may_move(table: Table) -> bool:
+        g = table.game
+        return (table.status == "playing" and g is not None and not g.over
+                and g.to_act is not None and table.seats[g.to_act].kind == "human")
 
 
 def _jsonable(value):

@@ -10,6 +10,7 @@ state.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 # Events whose card(s) only the event's own seat may see: the card the loser of the previous
@@ -26,7 +27,8 @@ def dumps(msg: dict) -> str:
 def seat_info(seat) -> dict[str, Any]:
     return {"seat": seat.index, "name": seat.name, "kind": seat.kind,
             "connected": seat.kind == "bot" or seat.connections > 0,
-            "bot_level": seat.bot_level if seat.kind == "bot" else None}
+            "bot_level": seat.bot_level if seat.kind == "bot" else None,
+            "autoplay": seat.kind == "human" and seat.autoplay}
 
 
 def table_info(table) -> dict[str, Any]:
@@ -34,7 +36,19 @@ def table_info(table) -> dict[str, Any]:
     return {"table_id": table.id, "game": table.game_name, "players": table.players,
             "options": dict(table.options), "status": table.status,
             "seats": [seat_info(s) for s in table.seats], "bot_level": table.bot_level,
-            "match_id": table.match_id}
+            "match_id": table.match_id, "room": dict(table.room)}
+
+
+def turn_info(table) -> dict[str, Any] | None:
+    """Who acts now and, with the room's turn timer, the seconds left (the same for everyone;
+    a client counts down from its own clock, so a reload shows the right time)."""
+    g = table.game
+    if table.status != "playing" or g is None or g.over or g.to_act is None:
+        return None
+    left = None
+    if table.turn_deadline is not None:
+        left = round(max(0.0, table.turn_deadline - time.monotonic()), 2)
+    return {"seat": g.to_act, "left": left}
 
 
 def event_for(ev: dict, seat: int | None) -> dict:
@@ -57,7 +71,8 @@ def state_for(table, seat: int | None, events: list[dict], info: dict | None = N
     return {"type": "state", "version": table.version,
             "table": info if info is not None else table_info(table),
             "view": view, "last_events": [event_for(e, seat) for e in events],
-            "move_count": len(g.moves) if g is not None else 0, "seat": seat}
+            "move_count": len(g.moves) if g is not None else 0, "seat": seat,
+            "turn": turn_info(table)}
 
 
 def states_by_seat(table, seats, events: list[dict]) -> dict[int | None, str]:

@@ -1,0 +1,433 @@
+"""The table players expect (issue 8), checked in real headless Chromium with Playwright: one
+browser context per player, one server for the module (``--bot-delay 0.05``).
+
+1 seamless resume and the "Reconnecting…" banner; 2 a dropped player's seat is played by a bot
+after the room's grace period and given back when the link is opened again; 3 the same seat in a
+second tab; 4 turn awareness (one active seat, the banner, the title marker in a background tab,
+the sound, the room's turn timer, the screen-reader announcement); 5 play helpers; 6 the last
+trick, the game log and the end-of-hand score table; 7 phone layout, keyboard play and the kept
+display settings; 8 English and Chinese for every key; 9 axe-core on the lobby and the table;
+10 rules help at the table. Screenshots of the table (phone and desktop, both languages) go to
+``artifacts/screenshots/``.
+
+axe-core is the npm package pinned in ``package.json`` (``npm ci`` in ``scripts/test.sh``
+installs it into ``node_modules/``); Chromium is Debian's ``/usr/bin/chromium``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+try:
+    from playwright import sync_api
+except ImportError:       # reported by the fixture: these tests must run, not be skipped
+    sync_api = None
+
+ROOT = Path(__file__).resolve().parent.parent
+STATIC = ROOT / "src" / "shangyou" / "web" / "static"
+SHOTS = ROOT / "artifacts" / "screenshots"
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+CHROMIUM = os.environ.get("SHANGYOU_CHROMIUM", "/usr/bin/chromium")
+CHROME_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run"]
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+STEP_MS = 15_000
+
+pytestmark = pytest.mark.timeout(240)
+
+
+# ------------------------------------------------------------------------------ fixtures
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get_json(url: str):
+    with urllib.request.urlopen(url, timeout=5) as r:
+        return json.loads(r.read().decode())
+
+
+def _post_json(url: str, body: dict):
+    req = urllib.request.Request(url, data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(req, timeout=5) as r:
+        return json.loads(r.read().decode())
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    data = tmp_path_factory.mktemp("web-table-data")
+    port = _free_port()
+    log = open(data / "server.log", "wb")
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-m", "shangyou.server", "--port", str(port),
+                             "--data", str(data), "--bot-delay", "0.05"], cwd=ROOT,
+                            stdout=log, stderr=subprocess.STDOUT, env=env)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        if proc.poll() is not None:
+            log.close()
+            pytest.fail("the server exited at start:\n"
+                        + (data / "server.log").read_text(errors="replace")[-3000:])
+        try:
+            if _get_json(base + "/healthz").get("ok"):
+                break
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail("the server did not answer /healthz in 30 s")
+        time.sleep(0.1)
+    yield base
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if sync_api is None:
+        pytest.fail("Playwright is missing: pip install playwright==1.65.2 (never run "
+                    "'playwright install': the tests drive Debian's chromium)")
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"no Chromium at {CHROMIUM}: apt-get install -y chromium "
+                    "(or set SHANGYOU_CHROMIUM)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROME_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def errors():
+    """JavaScript errors of every page a test opens (checked at the end of the test)."""
+    found: list[str] = []
+    yield found
+    assert not found, found
+
+
+# ------------------------------------------------------------------------------- helpers
+def _watch(page, errors: list):
+    page.on("pageerror", lambda e: errors.append(f"{page.url}: {e}"))
+    return page
+
+
+def _shot(page, name: str):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / name), full_page=True)
+
+
+def _table(server, game="zheng-shangyou/owen", players=2, options=None, room=None,
+           bots="greedy") -> str:
+    body = {"game": game, "players": players, "options": options or {}, "bots": bots}
+    if room is not None:
+        body["room"] = room
+    return server + _post_json(server + "/api/tables", body)["url"]
+
+
+def _sit(page, url: str, name: str, seat: int | None = None):
+    page.goto(url)
+    page.wait_for_selector("#seat-list .sit", timeout=STEP_MS)
+    page.fill("#name", name)
+    if seat is None:
+        page.click("#seat-list .sit >> nth=0")
+    else:
+        page.click(f'#seat-list .sit[data-seat="{seat}"]')
+    page.wait_for_function("document.body.dataset.seat !== ''", timeout=STEP_MS)
+    return int(page.evaluate("document.body.dataset.seat"))
+
+
+def _start(page, bots=True):
+    if bots:
+        page.click("#fill-bots")
+    page.wait_for_selector("#start:not([disabled])", timeout=STEP_MS)
+    page.click("#start")
+    page.wait_for_selector("#game:not([hidden]) #seat-boxes", timeout=STEP_MS)
+
+
+def _hand(page) -> list[str]:
+    return page.locator("#hand .card").evaluate_all("els => els.map(e => e.dataset.card)")
+
+
+def _version(page) -> int:
+    v = page.evaluate("document.body.dataset.version")
+    return int(v) if v else -1
+
+
+def _legal(page) -> list[str]:
+    return page.evaluate("(window.__shangyou.view || {}).legal_moves || []")
+
+
+def _wait_my_turn(page):
+    page.wait_for_selector("#your-turn, #result", timeout=STEP_MS)
+    return page.locator("#result").count() == 0
+
+
+def _wait_version_above(page, v0: int, timeout=STEP_MS):
+    page.wait_for_function("v0 => Number(document.body.dataset.version) > v0", arg=v0,
+                           timeout=timeout)
+
+
+def _hint_and_play(page, keyboard=False) -> str:
+    """Our turn: take the first hint and make it (by keys or by clicks)."""
+    v0 = _version(page)
+    if keyboard:
+        page.keyboard.press("h")
+    else:
+        page.click("#hint")
+    move = page.get_attribute("#hint-text", "data-move")
+    assert move and move in _legal(page), move
+    if move == "pass":
+        if keyboard:
+            page.keyboard.press("x")
+        else:
+            page.click("#pass")
+    else:
+        assert not page.locator("#play").is_disabled(), "Play is enabled for a legal hint"
+        if keyboard:
+            page.keyboard.press("Enter")
+        else:
+            page.click("#play")
+    _wait_version_above(page, v0)
+    assert not page.text_content("#alert"), page.text_content("#alert")
+    return move
+
+
+def _no_horizontal_scroll(page):
+    over = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert over <= 0, f"{page.url}: the page scrolls sideways by {over}px"
+
+
+def _card_tap_areas(page):
+    boxes = page.evaluate("""() => {
+        const cards = [...document.querySelectorAll('#hand .card')];
+        return cards.map((c, i) => {
+            const r = c.getBoundingClientRect();
+            const next = cards[i + 1] && cards[i + 1].getBoundingClientRect();
+            const sameRow = next && Math.abs(next.top - r.top) < 2;
+            const visible = sameRow ? next.left - r.left : r.width;
+            return [c.dataset.card, visible, r.height, r.right];
+        });
+    }""")
+    assert boxes, "the hand is drawn"
+    for card, visible, height, right in boxes:
+        assert visible >= 24 and height >= 44, f"card {card}: {visible}x{height}px to tap"
+        assert right <= PHONE["width"], f"card {card} sticks out of the screen"
+
+
+# ================================================================================ tests
+def test_resume_after_reload_and_dropped_socket(server, browser, errors):
+    """1. Back in the same seat with the same hand within 2 s, after a reload and after the
+    socket drops; the "Reconnecting…" banner shows meanwhile."""
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = _watch(ctx.new_page(), errors)
+    routes = []
+
+    def route(ws):        # pass every socket through, keeping a handle to cut it
+        ws.connect_to_server()
+        routes.append(ws)
+
+    page.route_web_socket(re.compile(r".*/ws/.*"), route)
+    url = _table(server, options={"target": 50})
+    seat = _sit(page, url, "Ada")
+    _start(page)
+    page.wait_for_function("document.getElementById('hand').children.length > 0")
+    hand = _hand(page)
+    assert page.is_hidden("#reconnecting")
+
+    # a reload: same seat, same hand, within 2 s, without typing anything
+    t0 = time.monotonic()
+    page.reload()
+    page.wait_for_function("h => [...document.querySelectorAll('#hand .card')]"
+                           ".map(e => e.dataset.card).join(',') === h", arg=",".join(hand),
+                           timeout=STEP_MS)
+    assert time.monotonic() - t0 < 2.0, f"resume took {time.monotonic() - t0:.2f} s"
+    assert int(page.evaluate("document.body.dataset.seat")) == seat
+    assert page.is_hidden("#reconnecting")
+
+    # the socket drops (the server side closes it): the banner, then the same seat and hand
+    page.evaluate("""() => { window.__sawBanner = false;
+        new MutationObserver(() => { if (!document.getElementById('reconnecting').hidden)
+            window.__sawBanner = true; }).observe(document.getElementById('reconnecting'),
+            {attributes: true}); }""")
+    n = len(routes)
+    t0 = time.monotonic()
+    routes[-1].close(code=1012, reason="server restart")
+    page.wait_for_function("window.__sawBanner === true", timeout=STEP_MS)
+    page.wait_for_function("document.body.dataset.connected === '1'", timeout=STEP_MS)
+    page.wait_for_function("h => [...document.querySelectorAll('#hand .card')]"
+                           ".map(e => e.dataset.card).join(',') === h", arg=",".join(hand),
+                           timeout=STEP_MS)
+    assert time.monotonic() - t0 < 2.0, f"reconnect took {time.monotonic() - t0:.2f} s"
+    assert len(routes) == n + 1, "one new socket"
+    assert page.is_hidden("#reconnecting")
+    assert int(page.evaluate("document.body.dataset.seat")) == seat
+    ctx.close()
+
+
+def _two_players(server, browser, errors, room=None, options=None, viewport=DESKTOP):
+    """A 2-player Owen table with two people, each in their own browser context."""
+    url = _table(server, options=options or {"target": 50}, room=room)
+    ca = browser.new_context(viewport=viewport)
+    cb = browser.new_context(viewport=viewport)
+    a = _watch(ca.new_page(), errors)
+    b = _watch(cb.new_page(), errors)
+    sa = _sit(a, url, "Ada", seat=0)
+    sb = _sit(b, url, "Bo", seat=1)
+    assert (sa, sb) == (0, 1)
+    _start(a, bots=False)
+    b.wait_for_selector("#game:not([hidden]) #seat-boxes", timeout=STEP_MS)
+    return url, (ca, a), (cb, b)
+
+
+def _to_act(page) -> int:
+    page.wait_for_function("document.body.dataset.toAct !== ''", timeout=STEP_MS)
+    return int(page.evaluate("document.body.dataset.toAct"))
+
+
+def test_turn_awareness_timer_and_background_title(server, browser, errors):
+    """4. One active seat; "Your turn" only for that player; the title marker within 1 s in a
+    background tab; the sound; the room's turn timer for everyone, right after a reload, and
+    a move made for the player at zero; the announcement in an aria-live region."""
+    url, (ca, a), (cb, b) = _two_players(server, browser, errors, room={"turn_timer": 6})
+    pages = {0: a, 1: b}
+    for p in (a, b):
+        p.wait_for_selector("#turn-timer:not([hidden])", timeout=STEP_MS)
+        assert p.locator(".seat-box.to-act").count() == 1
+    mover = _to_act(a)
+    other = 1 - mover
+    assert pages[mover].locator("#your-turn").count() == 1
+    assert pages[other].locator("#your-turn").count() == 0
+    assert pages[mover].title().startswith("●") and not pages[other].title().startswith("●")
+    live = pages[mover].locator("#announce")
+    assert live.get_attribute("aria-live") == "polite" and "turn" in live.text_content().lower()
+    assert pages[other].text_content("#announce") == ""
+
+    # the timer is shown to both players, and a reload shows the same time left (within 1 s)
+    left_other = int(pages[other].get_attribute("#turn-timer", "data-left"))
+    assert 4 <= left_other <= 6 and pages[other].get_attribute("#turn-timer", "data-seat") == str(mover)
+    t_reload = time.monotonic()
+    pages[other].reload()
+    pages[other].wait_for_selector("#turn-timer:not([hidden])", timeout=STEP_MS)
+    after = int(pages[other].get_attribute("#turn-timer", "data-left"))
+    mover_left = int(pages[mover].get_attribute("#turn-timer", "data-left"))
+    assert abs(after - mover_left) <= 1, (after, mover_left)
+    assert abs(after - (left_other - (time.monotonic() - t_reload))) <= 1.5
+
+    # the other player turns the sound on and puts the table in a background tab
+    ctx_other = cb if other == 1 else ca
+    op = pages[other]
+    op.click("#open-settings")
+    op.check("#set-sound")
+    op.click("#settings-close")
+    # Playwright lets every page think it has the focus: turn that off for this one, so that
+    # with another page in front it is a background tab (headless Chromium still reports every
+    # page "visible")
+    ctx_other.new_cdp_session(op).send("Emulation.setFocusEmulationEnabled", {"enabled": False})
+    front = ctx_other.new_page()
+    front.goto(server + "/")
+    front.bring_to_front()
+    assert not op.evaluate("document.hasFocus()")
+
+    # the mover does nothing: at zero the server moves for them (pass or a bot's move)
+    v0 = _version(op)
+    _wait_version_above(op, v0, timeout=10_000)
+    t_moved = time.monotonic()
+    # now it is the background tab's turn: its title gets the marker within 1 s
+    op.wait_for_function("document.title.startsWith('●')", timeout=1000)
+    assert time.monotonic() - t_moved < 1.0
+    assert int(op.evaluate("document.body.dataset.beeps || 0")) >= 1, "the sound played"
+    assert pages[mover].locator("#your-turn").count() == 0
+    front.close()
+    ca.close()
+    cb.close()
+
+
+def test_dropped_player_is_played_by_a_bot_then_restored(server, browser, errors):
+    """2. The badge when a player is gone; a bot plays the seat within 2 s after the grace
+    period; opening the link again gives the seat back to the person."""
+    grace = 2
+    url, (ca, a), (cb, b) = _two_players(server, browser, errors, room={"grace": grace})
+    state = cb.storage_state()
+    hand_b = _hand(b)
+    cb.close()                                   # Bo is gone
+    t_gone = time.monotonic()
+    a.wait_for_selector('.seat-box[data-seat="1"] .tag.away', timeout=STEP_MS)
+    # Ada plays whenever it is her turn; Bo's seat must move by itself after the grace period
+    a.wait_for_selector('.seat-box[data-seat="1"] .tag.autoplay', timeout=STEP_MS)
+    assert time.monotonic() - t_gone >= grace - 0.2
+    moved_by_bot = False
+    while time.monotonic() - t_gone < grace + 8:
+        if _to_act(a) == 0:
+            _hint_and_play(a)
+            continue
+        v0 = _version(a)
+        t0 = time.monotonic()
+        _wait_version_above(a, v0, timeout=STEP_MS)
+        assert time.monotonic() - max(t0, t_gone + grace) < 2.0, "the bot moved within 2 s"
+        moved_by_bot = True
+        break
+    assert moved_by_bot
+    # Bo opens the link again: the seat is his, the badge goes, his hand is there
+    cb2 = browser.new_context(viewport=DESKTOP, storage_state=state)
+    b2 = _watch(cb2.new_page(), errors)
+    b2.goto(url)
+    b2.wait_for_function("document.body.dataset.seat === '1'", timeout=STEP_MS)
+    b2.wait_for_selector("#hand .card", timeout=STEP_MS)
+    a.wait_for_selector('.seat-box[data-seat="1"] .tag.autoplay', state="detached",
+                        timeout=STEP_MS)
+    assert a.locator('.seat-box[data-seat="1"] .tag.away').count() == 0
+    assert set(_hand(b2)) <= set(hand_b)
+    # and the seat waits for him again: when it is his turn, nobody moves for him
+    if _to_act(a) == 0:
+        _hint_and_play(a)
+    b2.wait_for_selector("#your-turn", timeout=STEP_MS)
+    v = _version(b2)
+    time.sleep(1.0)
+    assert _version(b2) == v, "no bot moves for a person who is back"
+    ca.close()
+    cb2.close()
+
+
+def test_same_seat_in_a_second_tab(server, browser, errors):
+    """3. The older tab says "Opened elsewhere" and sends nothing from then on."""
+    url, (ca, a), (cb, b) = _two_players(server, browser, errors)
+    sent = []
+    b.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    b.reload()
+    b.wait_for_selector("#hand .card", timeout=STEP_MS)
+    b.wait_for_function("document.body.dataset.connected === '1'", timeout=STEP_MS)
+    newer = _watch(cb.new_page(), errors)
+    newer.goto(url)
+    newer.wait_for_function("document.body.dataset.seat === '1'", timeout=STEP_MS)
+    b.wait_for_selector("#elsewhere:not([hidden])", timeout=STEP_MS)
+    assert "Opened elsewhere" in b.text_content("#elsewhere")
+    n = len(sent)
+    # whatever the older tab tries, nothing goes out
+    b.click("#hand .card >> nth=0", force=True)      # (the card says aria-disabled)
+    for key in ("h", "Enter", "x", "p"):
+        b.keyboard.press(key)
+    b.fill("#chat-input", "still here?")
+    b.click("#chat-form button")
+    time.sleep(0.5)
+    assert len(sent) == n, sent[n:]
+    assert b.locator("#play").is_disabled() and b.locator("#pass").is_disabled()
+    assert newer.locator("#hand .card").count() > 0
+    ca.close()
+    cb.close()
