@@ -124,6 +124,7 @@ def errors():
 
 # ------------------------------------------------------------------------------- helpers
 def _watch(page, errors: list):
+    page.set_default_timeout(STEP_MS)
     page.on("pageerror", lambda e: errors.append(f"{page.url}: {e}"))
     return page
 
@@ -201,7 +202,7 @@ def _hint_and_play(page, keyboard=False) -> str:
     else:
         assert not page.locator("#play").is_disabled(), "Play is enabled for a legal hint"
         if keyboard:
-            page.keyboard.press("Enter")
+            page.keyboard.press("p")
         else:
             page.click("#play")
     _wait_version_above(page, v0)
@@ -431,3 +432,237 @@ def test_same_seat_in_a_second_tab(server, browser, errors):
     assert newer.locator("#hand .card").count() > 0
     ca.close()
     cb.close()
+
+
+def test_play_helpers_selection_and_auto_pass(server, browser, errors):
+    """5. The selection survives the other players' moves; Play stays disabled for an illegal
+    selection and says why; the hint cycles through legal plays; auto-pass passes for the rest
+    of the trick and switches itself off when the trick ends."""
+    url, (ca, a), (cb, b) = _two_players(server, browser, errors)
+    pages = {0: a, 1: b}
+    mover = _to_act(a)
+    me, mp = 1 - mover, pages[1 - mover]
+    # the waiting player picks a card; the other player's move keeps it picked
+    card = _hand(mp)[-1]
+    mp.click(f'#hand .card[data-card="{card}"]')
+    assert mp.get_attribute(f'#hand .card[data-card="{card}"]', "aria-pressed") == "true"
+    _hint_and_play(pages[mover])
+    mp.wait_for_selector("#your-turn", timeout=STEP_MS)
+    assert mp.get_attribute(f'#hand .card[data-card="{card}"]', "aria-pressed") == "true"
+    mp.click("#clear")
+
+    # an illegal selection: Play disabled, with the reason next to it
+    hand = _hand(mp)
+    def ranks(cards):          # suits never matter in Owen's rules
+        return " ".join(sorted(c if c in ("BJ", "RJ") else c[:-1] for c in cards))
+
+    plays = {ranks(m.split(" as ")[0].split()) for m in _legal(mp) if m != "pass"}
+    natural = [c for c in hand if c not in ("BJ", "RJ") and not c.startswith("2")]
+    bad = next(([x, y] for i, x in enumerate(natural) for y in natural[i + 1:]
+                if ranks([x, y]) not in plays), None)
+    assert bad, "two cards that make no play"
+    for c in bad:
+        mp.click(f'#hand .card[data-card="{c}"]')
+    assert mp.locator("#play").is_disabled()
+    why = mp.text_content("#play-why")
+    assert why and ("beat" in why or "form" in why), why
+    assert mp.get_attribute("#play", "aria-describedby") == "play-why"
+    mp.click("#clear")
+
+    # the hint cycles through legal plays
+    seen = []
+    for _ in range(min(4, len(_legal(mp)))):
+        mp.click("#hint")
+        m = mp.get_attribute("#hint-text", "data-move")
+        assert m in _legal(mp)
+        seen.append(m)
+    assert len(set(seen)) == len(seen), seen
+    mp.click("#clear")
+
+    # auto-pass: on while the other player leads; it passes for me in this trick, then is off
+    _hint_and_play(mp)                     # my move; now the other player acts
+    op = pages[mover]
+    op.wait_for_selector("#your-turn", timeout=STEP_MS)
+    beats = [m for m in _legal(op) if m != "pass"]
+    if not beats:
+        pytest.fail("expected the other player to have a play")
+    mp.check("#autopass")
+    v0 = _version(mp)
+    move = beats[0]
+    for c in move.split(" as ")[0].split():
+        op.click(f'#hand .card[data-card="{c}"]')
+    op.click("#play")
+    if op.locator("#moves .reading-btn").count():
+        op.click("#moves .reading-btn >> nth=0")
+    # the trick goes on with my turn: auto-pass passes without a click, and the trick ends
+    mp.wait_for_function("v0 => Number(document.body.dataset.version) >= v0 + 2", arg=v0,
+                         timeout=STEP_MS)
+    mp.wait_for_function("!document.getElementById('autopass').checked", timeout=STEP_MS)
+    actions = mp.locator("#log li").evaluate_all(
+        "els => els.map(e => [e.dataset.action, e.dataset.seat])")
+    assert actions[-1] == ["pass", str(me)] or ["pass", str(me)] in actions[-3:], actions[-4:]
+    ca.close()
+    cb.close()
+
+
+def test_wild_card_readings_are_asked(server, browser, errors):
+    """5. When the selected cards can be read two ways (a joker in a pagat sequence), the
+    player is asked which reading; the chosen one is played."""
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = _watch(ctx.new_page(), errors)
+    group = None
+    for _ in range(10):                   # deals are random: find one where it happens
+        url = _table(server, game="zheng-shangyou/pagat", players=3, options={"target": 50})
+        _sit(page, url, "Ada", seat=0)
+        _start(page)
+        if not _wait_my_turn(page):
+            continue
+        group = page.evaluate("""() => {
+            const by = {};
+            for (const m of window.__shangyou.view.legal_moves) {
+                if (m === 'pass') continue;
+                const k = m.split(' as ')[0].split(' ').sort().join(' ');
+                (by[k] = by[k] || []).push(m);
+            }
+            return Object.values(by).find(g => g.length > 1) || null;
+        }""")
+        if group:
+            break
+    assert group, "no deal with a play of two readings in 10 tries"
+    for c in group[0].split(" as ")[0].split():
+        page.click(f'#hand .card[data-card="{c}"]')
+    assert not page.locator("#play").is_disabled()
+    page.click("#play")
+    page.wait_for_selector("#moves .reading-btn", timeout=STEP_MS)
+    offered = page.locator("#moves .reading-btn").evaluate_all(
+        "els => els.map(e => e.dataset.move)")
+    assert sorted(offered) == sorted(group)
+    assert page.text_content("#readings-q")
+    v0 = _version(page)
+    page.click(f'#moves .reading-btn[data-move="{group[-1]}"]')
+    _wait_version_above(page, v0)
+    assert not page.text_content("#alert")
+    played = page.evaluate("(window.__shangyou.view.played.flat().concat(window.__shangyou.view.trick))"
+                           ".filter(p => p[0] === 0).map(p => p[1])")
+    assert group[-1] in played or group[-1].split(" as ")[0] in " ".join(played), played
+    ctx.close()
+
+
+def test_whole_hand_on_a_phone_by_keyboard_with_review(server, browser, errors):
+    """6 and 7. A whole match on a 390x844 screen played with the keyboard only: no sideways
+    scroll, every card at least 24x44 px to tap; the last trick on demand, one log line per
+    move, and the end-of-hand score table whose rows add up."""
+    ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
+                              has_touch=True)
+    page = _watch(ctx.new_page(), errors)
+    url = _table(server, options={"target": 2})
+    seat = _sit(page, url, "Ada")
+    _start(page)
+    _wait_my_turn(page)
+    _no_horizontal_scroll(page)
+    _card_tap_areas(page)
+    _shot(page, "table-phone-en.png")
+
+    # a whole turn by the keyboard: Tab into the hand, arrows, Space picks, Enter plays
+    v0 = _version(page)
+    page.focus("#hand .card[tabindex='0']")
+    if page.evaluate("window.__shangyou.view.last") is None:       # we lead: any single card
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
+        focused = page.evaluate("document.activeElement.dataset.card")
+        assert focused == _hand(page)[2]
+        page.keyboard.press("Space")
+        assert page.evaluate("document.activeElement.getAttribute('aria-pressed')") == "true"
+        page.keyboard.press("Enter")
+    else:
+        page.keyboard.press("h")
+        page.keyboard.press("Enter" if page.get_attribute("#hint-text", "data-move") != "pass"
+                            else "x")
+    _wait_version_above(page, v0)
+    assert not page.text_content("#alert")
+
+    checked_last = False
+    moves = 1
+    while _wait_my_turn(page):
+        if not checked_last and page.evaluate("(window.__shangyou.view.played || []).length"):
+            page.click("#last-trick-btn")
+            page.wait_for_selector("#last-trick:not([hidden]) .trick-plays li", timeout=STEP_MS)
+            want = page.evaluate("window.__shangyou.view.played.at(-1)")
+            shown = page.locator("#last-trick .trick-plays li").evaluate_all(
+                "els => els.map(e => Number(e.dataset.seat))")
+            assert shown == [p[0] for p in want]
+            winner = [p[0] for p in want if p[1] != "pass"][-1]
+            assert page.get_attribute("#last-trick", "data-winner") == str(winner)
+            assert page.get_attribute("#last-trick-btn", "aria-expanded") == "true"
+            _no_horizontal_scroll(page)
+            checked_last = True
+        _hint_and_play(page, keyboard=True)
+        moves += 1
+        assert moves < 120
+    assert checked_last
+
+    # one log line per move
+    n_moves = page.evaluate("window.__shangyou.moveCount")
+    lines = page.locator("#log li[data-action='play'], #log li[data-action='pass']").count()
+    assert lines == n_moves, (lines, n_moves)
+    # the score table: before + change = after on every row, after = the final scores
+    page.wait_for_selector("#score-table tbody tr", timeout=STEP_MS)
+    rows = page.locator("#score-table tbody tr").evaluate_all(
+        "els => els.map(e => [+e.dataset.before, +e.dataset.change, +e.dataset.after])")
+    assert rows and all(b + c == a for b, c, a in rows), rows
+    result = page.evaluate("window.__shangyou.view.result")
+    assert [a for _, _, a in rows] == result["scores"]
+    assert sum(c for _, c, _ in rows) == sum(result["scores"]) - sum(b for b, _, _ in rows)
+    _no_horizontal_scroll(page)
+    ctx.close()
+
+
+def test_display_settings_kept_and_suits_not_by_colour(server, browser, errors):
+    """7. Four-colour suits, dark theme, card size and reduced motion are kept across reloads;
+    each suit has its own shape and name, whatever the colours."""
+    ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
+                              has_touch=True)
+    page = _watch(ctx.new_page(), errors)
+    url = _table(server, options={"target": 50})
+    _sit(page, url, "Ada")
+    _start(page)
+    page.wait_for_selector("#hand .card", timeout=STEP_MS)
+    colour = "c => getComputedStyle(document.querySelector(`.card-svg.ink-${c}`) || document.body).color"
+    page.click("#open-settings")
+    page.check("#set-four")
+    page.check("#set-dark")
+    page.select_option("#set-size", "l")
+    page.check("#set-motion")
+    page.click("#settings-close")
+    page.reload()
+    page.wait_for_selector("#hand .card", timeout=STEP_MS)
+    classes = page.evaluate("document.documentElement.className")
+    for c in ("four-colour", "dark", "size-l", "reduce-motion"):
+        assert c in classes.split(), classes
+    page.click("#open-settings")
+    assert page.is_checked("#set-four") and page.is_checked("#set-dark")
+    assert page.is_checked("#set-motion") and page.input_value("#set-size") == "l"
+    page.click("#settings-close")
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") != "rgb(15, 81, 50)"
+    assert page.evaluate("getComputedStyle(document.querySelector('.card')).transitionDuration") \
+        in ("0s", "")
+    _card_tap_areas(page)
+    _no_horizontal_scroll(page)
+    # every card names its suit and draws its own suit shape
+    labels = page.locator("#hand .card").evaluate_all(
+        "els => els.map(e => [e.dataset.card, e.getAttribute('aria-label'),"
+        " e.querySelector('svg g path, svg g g') ? e.querySelector('svg g').innerHTML : ''])")
+    names = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+    shapes = {}
+    for card, label, shape in labels:
+        if card in ("BJ", "RJ"):
+            assert "joker" in label
+            continue
+        assert names[card[-1]] in label, (card, label)
+        shapes.setdefault(card[-1], set()).add(shape)
+    assert all(len(v) == 1 for v in shapes.values())
+    assert len({next(iter(v)) for v in shapes.values()}) == len(shapes), "one shape per suit"
+    # four colours: diamonds and clubs get their own ink
+    page.evaluate("document.documentElement.classList.add('x')")
+    assert len({page.evaluate(colour, s) for s in "SHDC"}) == 4
+    ctx.close()

@@ -171,6 +171,7 @@ function handle(msg) {
       if (msg.token) localStorage.setItem(TOKEN_KEY, msg.token);
       if ("seat" in msg) S.mySeat = msg.seat ?? null;
       S.version = msg.version;
+      S.moveCount = msg.move_count ?? 0;
       if (msg.table) S.table = msg.table;
       S.view = msg.view || null;
       if (S.view && S.view.seat !== undefined) S.mySeat = S.view.seat;
@@ -314,6 +315,31 @@ function clickKind() {
 
 function cardPlays() {
   return legal().filter((m) => splitPlay(m));
+}
+
+function rankKey(cards) {
+  return cards.map((c) => (/^(BJ|RJ)$/i.test(c) ? c.toUpperCase() : c.slice(0, -1).toUpperCase()))
+    .sort().join(" ");
+}
+
+/**
+ * The legal plays made of exactly the selected cards. Where suits do not matter the engine
+ * lists a play once, with canonical cards, and accepts any held cards of the same ranks: such
+ * a play is offered with the player's own cards (and its reading).
+ */
+function playsOf(sel) {
+  const plays = cardPlays();
+  const exact = plays.filter((m) => sameCards(splitPlay(m).cards, sel));
+  if (exact.length || gameFamily(S.view.game) === "sheng-ji") return exact;
+  const key = rankKey(sel);
+  const out = [];
+  for (const m of plays) {
+    const p = splitPlay(m);
+    if (rankKey(p.cards) !== key) continue;
+    const text = sel.join(" ") + (p.reading ? ` as ${p.reading}` : "");
+    if (!out.includes(text)) out.push(text);
+  }
+  return out;
 }
 
 function offers() {
@@ -537,7 +563,8 @@ function renderPrompt() {
     else if (moves.some((m) => m.startsWith("take "))) text = t("t.p.take");
   } else if (v.last) {
     const reading = v.last.reading && v.last.reading !== v.last.kind ? " " + v.last.reading : "";
-    const parts = t("t.p.beat", { name: seatName(c, v.last.seat), cards: "\u0000", kind: v.last.kind + reading })
+    const kind = has(`kind.${v.last.kind}`) ? t(`kind.${v.last.kind}`) : v.last.kind;
+    const parts = t("t.p.beat", { name: seatName(c, v.last.seat), cards: "\u0000", kind: kind + reading })
       .split("\u0000");
     p.append(parts[0], richText(v.last.cards), parts[1] || "");
     return;
@@ -643,7 +670,7 @@ function playCheck() {
   }
   const plays = cardPlays();
   if (!sel.length) return { ok: false, reason: plays.length ? t("t.why.select") : "" };
-  if (plays.some((m) => sameCards(splitPlay(m).cards, sel))) return { ok: true, reason: "" };
+  if (playsOf(sel).length) return { ok: true, reason: "" };
   if (gameFamily(v.game) === "sheng-ji" && v.phase === "play") {
     const trick = v.trick || [];
     if (!trick.length) return { ok: true, reason: "" };   // a throw: the server judges it
@@ -756,7 +783,7 @@ function onPlay() {
     const p = splitPlay(S.hintMove);
     if (p && sameCards(p.cards, sel)) { sendMove(S.hintMove); return; }
   }
-  const matches = cardPlays().filter((m) => sameCards(splitPlay(m).cards, sel));
+  const matches = playsOf(sel);
   if (matches.length === 1) { sendMove(matches[0]); return; }
   if (matches.length > 1) {
     // the same cards read several ways (wild cards, throws): ask which one
@@ -942,5 +969,8 @@ function init() {
   }
   connect();
 }
+
+// for the browser tests and debugging: the page's state (read it, do not change it)
+window.__shangyou = S;
 
 init();
