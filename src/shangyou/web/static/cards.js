@@ -119,22 +119,15 @@ export function cardSVG(text) {
   svg.append(el("rect", { x: 0.75, y: 0.75, width: 48.5, height: 68.5, rx: 4.5,
                           class: "card-face", fill: "#fff", stroke: "#555", "stroke-width": 1.2 }));
   if (c.joker) {
-    // the word JOKER down the left edge, a star in the middle; black or red
-    "JOKER".split("").forEach((ch, i) => {
-      const t = el("text", { x: 6.5, y: 11 + i * 8.6, "text-anchor": "middle", fill: ink,
-                             "font-size": 8.4, "font-weight": 700,
-                             "font-family": "DejaVu Sans, Verdana, Arial, sans-serif" });
-      t.textContent = ch;
-      svg.append(t);
-    });
-    const star = starPath(30, 38, 14, 6);
-    svg.append(el("path", { d: star, fill: c.joker === "RJ" ? "currentColor" : "#fff",
-                            stroke: ink, "stroke-width": 1.6 }));
-    const lab = el("text", { x: 30, y: 64, "text-anchor": "middle", fill: ink, "font-size": 7,
-                             "font-weight": 700,
-                             "font-family": "DejaVu Sans, Verdana, Arial, sans-serif" });
-    lab.textContent = c.joker === "RJ" ? t("card.redShort") : t("card.blackShort");
-    svg.append(lab);
+    // no letters (the button's name says which joker): the red (big) joker has two filled
+    // stars in its corner and a filled star in the middle, the black (small) joker one hollow
+    // star in its corner and a hollow one in the middle, so shape tells them apart, not colour
+    const big = c.joker === "RJ";
+    svg.append(el("path", { d: starPath(7, 9, 5.5, 2.3), fill: big ? ink : "#fff", stroke: ink,
+                            "stroke-width": 1.2 }));
+    if (big) svg.append(el("path", { d: starPath(7, 21, 5.5, 2.3), fill: ink, stroke: ink, "stroke-width": 1.2 }));
+    svg.append(el("path", { d: starPath(29, 40, 16, 6.5), fill: big ? ink : "#fff",
+                            stroke: ink, "stroke-width": 1.8 }));
     return svg;
   }
   const rank = el("text", {

@@ -313,7 +313,6 @@ const en = {
   "card.S": "spades", "card.H": "hearts", "card.D": "diamonds", "card.C": "clubs",
   "card.BJ": "black joker", "card.RJ": "red joker",
   "card.bj": "Black Joker", "card.rj": "Red Joker",
-  "card.redShort": "RED", "card.blackShort": "BLACK",
   "card.name": "{rank} of {suit}",
   "rank.J": "jack", "rank.Q": "queen", "rank.K": "king", "rank.A": "ace",
 
@@ -350,6 +349,10 @@ const en = {
   "rules.yes": "yes",
   "rules.no": "no",
   "rules.full": "The full rules with every decision are in the project's docs/rules folder.",
+  "val.power": "doubling per pair", "val.linear": "growing by two per pair",
+  "val.kitty-card": "a kitty card names the trump", "val.no-trump": "no trump suit",
+  "val.redeal": "deal again", "val.kicker": "four of a kind with one more card",
+  "val.quad": "four of a kind alone",
 };
 
 const zh = {
@@ -655,7 +658,6 @@ const zh = {
   "card.S": "黑桃", "card.H": "红桃", "card.D": "方块", "card.C": "梅花",
   "card.BJ": "小王", "card.RJ": "大王",
   "card.bj": "小王", "card.rj": "大王",
-  "card.redShort": "大王", "card.blackShort": "小王",
   "card.name": "{suit}{rank}",
   "rank.J": "J", "rank.Q": "Q", "rank.K": "K", "rank.A": "A",
 
@@ -690,6 +692,10 @@ const zh = {
   "rules.yes": "是",
   "rules.no": "否",
   "rules.full": "完整规则（含所有取舍说明）在项目的 docs/rules 目录里。",
+  "val.power": "每多一对翻一倍", "val.linear": "每多一对加二倍",
+  "val.kitty-card": "翻底牌定主", "val.no-trump": "无主",
+  "val.redeal": "重新发牌", "val.kicker": "四张带一张",
+  "val.quad": "只有四张",
 };
 
 export const STRINGS = { en, zh };

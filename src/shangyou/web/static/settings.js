@@ -3,7 +3,7 @@
 // and the rules dialog. Changing the language calls the page's re-render hook.
 
 import { h } from "./common.js";
-import { LANGS, lang, setLang, t } from "./i18n.js";
+import { LANGS, has, lang, setLang, t } from "./i18n.js";
 import { OPTIONS, RULES } from "./rules.js";
 
 const KEY = "shangyou.settings";
@@ -58,7 +58,10 @@ export function mountSettings(header, { sound = false, onLang = () => {} } = {})
     langSel.addEventListener("change", () => {
       setLang(langSel.value);
       build();
+      const open = document.getElementById("open-settings");
+      if (open) open.textContent = t("set.open");
       onLang();
+      document.getElementById("set-lang")?.focus();
     });
     const size = h("select", { id: "set-size" },
       ...["s", "m", "l"].map((z) => h("option", { value: z, selected: s.size === z ? true : undefined },
@@ -107,7 +110,10 @@ export function rulesContent(game, { options = null, defaults = null, room = nul
     const dl = h("dl", { class: "rules-options" });
     for (const k of names) {
       const desc = (OPTIONS[l] && OPTIONS[l][k]) || OPTIONS.en[k] || k;
-      dl.append(h("dt", {}, desc), h("dd", {}, h("code", {}, k), " = ", valueText(opts[k])));
+      const v = opts[k];
+      const named = typeof v === "string" && has(`val.${v}`);
+      dl.append(h("dt", {}, desc), h("dd", {}, h("code", {}, k), " = ",
+        named ? h("code", {}, v) : valueText(v), named ? ` (${t(`val.${v}`)})` : ""));
     }
     box.append(dl);
   }

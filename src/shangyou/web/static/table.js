@@ -911,7 +911,10 @@ function translateStatic() {
 function init() {
   translateStatic();
   loadLog();
-  mountSettings($("top"), { sound: true, onLang: () => { translateStatic(); render(); renderLog(); } });
+  mountSettings($("top"), { sound: true, onLang: () => {
+    translateStatic(); render(); renderLog();
+    if (S.wasMyTurn) $("announce").textContent = t("t.yourTurnSay");
+  } });
   const openRules = rulesDialog(() => S.table && {
     game: S.table.game, options: S.table.options || {}, room: S.table.room || null,
   });
