@@ -375,11 +375,11 @@ def test_dropped_player_is_played_by_a_bot_then_restored(server, browser, errors
     assert time.monotonic() - t_gone >= grace - 0.2
     moved_by_bot = False
     while time.monotonic() - t_gone < grace + 8:
-        if _to_act(a) == 0:
+        to_act, v0 = a.evaluate("[document.body.dataset.toAct, Number(document.body.dataset.version)]")
+        t0 = time.monotonic()
+        if to_act == "0":
             _hint_and_play(a)
             continue
-        v0 = _version(a)
-        t0 = time.monotonic()
         _wait_version_above(a, v0, timeout=STEP_MS)
         assert time.monotonic() - max(t0, t_gone + grace) < 2.0, "the bot moved within 2 s"
         moved_by_bot = True

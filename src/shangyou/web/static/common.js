@@ -80,6 +80,14 @@ export function displayName(info) {
   return info.name;
 }
 
+/** A stored name in the reader's language: the server names its bots "Greedy bot 2". */
+export function localName(name) {
+  const m = /^(\w+) bot (\d+)$/.exec(String(name || ""));
+  const lvl = m && m[1].toLowerCase();
+  if (m && has(`botlevel.${lvl}`)) return t("bot.name", { level: t(`botlevel.${lvl}`), n: m[2] });
+  return name;
+}
+
 export function seatName(ctx, seat) {
   if (seat === null || seat === undefined) return "?";
   const n = ctx.names && ctx.names[seat];

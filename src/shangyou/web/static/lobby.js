@@ -1,7 +1,7 @@
 // The lobby: presets (GET /api/presets), create a table (POST /api/tables), the open tables
 // (GET /api/tables) and the finished matches (GET /api/matches).
 
-import { api, displayName, gameTitle, h } from "./common.js";
+import { api, displayName, gameTitle, h, localName } from "./common.js";
 import { has, t, translatePage } from "./i18n.js";
 import { mountSettings, optionDescription, rulesDialog } from "./settings.js";
 
@@ -147,10 +147,24 @@ function seatSummary(seats) {
   return t("lobby.seated", { n: taken.length, m: seats.length }) + (names.length ? ": " + names.join(", ") : "");
 }
 
+let lastTables = null;
+let lastMatches = null;
+
 async function loadTables() {
-  const ul = $("tables");
   try {
-    const tables = await api("/api/tables");
+    lastTables = await api("/api/tables");
+  } catch (ex) {
+    $("tables").replaceChildren(h("li", { class: "muted" }, t("lobby.errTables", { msg: ex.message })));
+    return;
+  }
+  showTables();
+}
+
+function showTables() {
+  const ul = $("tables");
+  const tables = lastTables;
+  if (!tables) return;
+  {
     if (!tables.length) {
       ul.replaceChildren(h("li", { class: "muted" }, t("lobby.none")));
       return;
@@ -163,24 +177,33 @@ async function loadTables() {
           has(`status.${tb.status}`) ? t(`status.${tb.status}`) : tb.status, " · ", seatSummary(tb.seats || [])),
         h("a", { class: "button", href: `/t/${encodeURIComponent(tb.table_id)}` }, action));
     }));
-  } catch (ex) {
-    ul.replaceChildren(h("li", { class: "muted" }, t("lobby.errTables", { msg: ex.message })));
   }
 }
 
 function resultText(m) {
   const r = m.result || {};
   const names = m.names || [];
-  const nm = (s) => names[s] || t("t.seatN", { n: s + 1 });
+  const nm = (s) => localName(names[s]) || t("t.seatN", { n: s + 1 });
   const w = r.match_winners || r.winners || (r.winner !== undefined && r.winner !== null ? [r.winner] : []);
   if (!w.length) return "";
   return ` · ${t("lobby.wonBy", { names: w.map(nm).join(", ") })}`;
 }
 
 async function loadMatches() {
-  const ul = $("matches");
   try {
-    const matches = await api("/api/matches");
+    lastMatches = await api("/api/matches");
+  } catch (ex) {
+    $("matches").replaceChildren(h("li", { class: "muted" }, t("lobby.errMatches", { msg: ex.message })));
+    return;
+  }
+  showMatches();
+}
+
+function showMatches() {
+  const ul = $("matches");
+  const matches = lastMatches;
+  if (!matches) return;
+  {
     if (!matches.length) {
       ul.replaceChildren(h("li", { class: "muted" }, t("lobby.noMatches")));
       return;
@@ -192,8 +215,6 @@ async function loadMatches() {
           when ? ` · ${when}` : "", resultText(m)),
         h("a", { class: "button", href: `/replay/${encodeURIComponent(m.match_id)}` }, t("lobby.replay")));
     }));
-  } catch (ex) {
-    ul.replaceChildren(h("li", { class: "muted" }, t("lobby.errMatches", { msg: ex.message })));
   }
 }
 
@@ -213,8 +234,8 @@ async function init() {
       $("players").dataset.keep = $("players").value;
       fillPresets();
     }
-    loadTables();
-    loadMatches();
+    showTables();
+    showMatches();
   } });
   const openRules = rulesDialog(() => {
     const p = currentPreset();

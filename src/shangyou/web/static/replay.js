@@ -5,7 +5,7 @@
 
 import { richText } from "./cards.js";
 import {
-  api, gameTitle, h, handRow, renderInfo, renderResult, renderSeats, renderSummary, renderTrick,
+  api, gameTitle, h, handRow, localName, renderInfo, renderResult, renderSeats, renderSummary, renderTrick,
   seatName,
 } from "./common.js";
 import { t, translatePage } from "./i18n.js";
@@ -155,7 +155,7 @@ async function init() {
   }
   R.log = data.log;
   R.result = data.result;
-  R.names = (data.names || []).map((x, i) => x || t("t.seatN", { n: i + 1 }));
+  R.names = (data.names || []).map((x, i) => localName(x) || t("t.seatN", { n: i + 1 }));
   R.n = (R.log.moves || []).length;
   fillSeats();
   const sel = $("seat");
