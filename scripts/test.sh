@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Install everything into .venv (and Debian's chromium for the browser tests, if missing) and
-# run the whole test suite. Extra arguments go to pytest
-# (e.g. `bash scripts/test.sh --playouts 2000` for the large random-playout run).
+# Install everything into .venv (Debian's chromium and a Chinese font for the browser tests, if
+# missing, and axe-core into node_modules/ with npm) and run the whole test suite. Extra
+# arguments go to pytest (e.g. `bash scripts/test.sh --playouts 2000` for the large random-playout run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
@@ -11,6 +11,16 @@ if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
+if ! fc-list :lang=zh 2>/dev/null | grep -q .; then
+    # a Chinese font, so the screenshots of the table in Chinese show characters, not boxes
+    echo "installing a Chinese font for the browser tests' screenshots ..." >&2
+    SUDO=""
+    [ "$(id -u)" = 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq fonts-wqy-microhei >/dev/null
+fi
+# axe-core (the accessibility scanner of the browser tests), pinned in package.json
+npm ci --no-audit --no-fund --silent
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
 exec .venv/bin/python -m pytest -n auto -q "$@"
