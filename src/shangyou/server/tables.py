@@ -407,7 +407,7 @@ class TableManager:
         version = table.version + 1
         result = g.result if g.over else None
         try:
-            await self.store.call("add_move", table.id, table.match_id, idx, seat, str(mv),
+            await self.store.add_move(table.id, table.match_id, idx, seat, str(mv),
                                   version, _jsonable(result) if result is not None else None)
         except Exception:
             log.exception("table %s: storing move %d failed; undoing it", table.id, idx)

@@ -35,13 +35,27 @@ class Family:
     def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
         return [c for c in self.leads(hand) if c.beats(prev)]
 
+    COMBOS_CACHE = 4096     # card groups whose readings are remembered (per family object)
+
     def combos(self, cards: Sequence[int]) -> list[Combo]:
-        """All readings of exactly ``cards``: the leads of that hand that use every card."""
+        """All readings of exactly ``cards``: the leads of that hand that use every card.
+
+        Remembered per card group (a bounded cache): naming a legal move ("... as <reading>")
+        asks for the readings of the same groups again and again.
+        """
         cards = tuple(sorted(cards))
-        n = len(cards)
-        found = [c for c in self.leads(cards) if len(c.cards) == n and c.cards == cards]
-        found.sort(key=reading_order, reverse=True)
-        return found
+        cache = self.__dict__.get("_combos_cache")
+        if cache is None:
+            cache = self.__dict__["_combos_cache"] = {}
+        found = cache.get(cards)
+        if found is None:
+            n = len(cards)
+            found = [c for c in self.leads(cards) if len(c.cards) == n and c.cards == cards]
+            found.sort(key=reading_order, reverse=True)
+            if len(cache) >= self.COMBOS_CACHE:
+                cache.clear()
+            cache[cards] = found
+        return list(found)
 
     def sort_key(self, card: int):
         """Order for displaying a hand (low to high)."""
