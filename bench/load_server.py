@@ -61,33 +61,43 @@ class Table:
         self.versions = 0
         self.pending: dict[int, tuple[float, set]] = {}   # version sent at -> (t, clients seen)
 
-    async def run(self, until: float) -> None:
-        tid = post(self.base + "/api/tables", {"game": self.game, "players": self.players,
-                                               "options": {}, "bots": "greedy"})["table_id"]
+    async def setup(self) -> None:
+        """Create the table, connect its clients, sit, fill with bots, start (not measured)."""
+        body = {"game": self.game, "players": self.players, "options": {}, "bots": "greedy"}
+        tid = (await asyncio.to_thread(post, self.base + "/api/tables", body))["table_id"]
         url = f"{self.ws_base}/ws/{tid}"
-        n_clients = 1 + self.spectators
-        conns = [await websockets.connect(url, max_size=2**22) for _ in range(n_clients)]
-        player = conns[0]
-        for i, c in enumerate(conns):
+        self.n_clients = 1 + self.spectators
+        self.conns = [await websockets.connect(url, max_size=2**22, compression=None)
+                      for _ in range(self.n_clients)]
+        player = self.conns[0]
+        for i, c in enumerate(self.conns):
             await c.send(json.dumps({"type": "hello", "token": None, "name": f"c{i}"}))
         await player.send(json.dumps({"type": "sit", "seat": 0, "name": "load"}))
         await player.send(json.dumps({"type": "bots", "level": "greedy"}))
         await player.send(json.dumps({"type": "start"}))
-        self.first_version = None
-        tasks = [asyncio.create_task(self.listen(i, c, until, n_clients))
-                 for i, c in enumerate(conns)]
-        await asyncio.gather(*tasks, return_exceptions=True)
-        for c in conns:
+        self.tasks = [asyncio.create_task(self.listen(i, c)) for i, c in enumerate(self.conns)]
+
+    async def finish(self) -> None:
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        for c in self.conns:
             await c.close()
         # a move still unanswered 2 s before the end is lost; later ones were cut off by the end
-        self.lost += sum(1 for t, _ in self.pending.values() if t < until - 2.0)
+        self.lost += sum(1 for t, _ in self.pending.values() if t < self.until - 2.0)
 
-    async def listen(self, idx: int, conn, until: float, n_clients: int) -> None:
+    until = float("inf")          # set once every table is running
+    measure_from = float("inf")
+
+    async def listen(self, idx: int, conn) -> None:
         last_seen = -1
-        while time.perf_counter() < until:
+        n_clients = self.n_clients
+        while time.perf_counter() < self.until:
             try:
-                raw = await asyncio.wait_for(conn.recv(), timeout=max(0.05, until -
-                                                                        time.perf_counter()))
+                raw = await asyncio.wait_for(conn.recv(), timeout=max(0.05, min(
+                    5.0, self.until - time.perf_counter())))
+            except asyncio.TimeoutError:
+                continue
+            except websockets.ConnectionClosed:
+                return
             except (asyncio.TimeoutError, websockets.ConnectionClosed):
                 return
             msg = json.loads(raw)
@@ -103,10 +113,12 @@ class Table:
                 t, seen = self.pending[sent_v]
                 seen.add(idx)
                 if len(seen) == n_clients:
-                    self.latencies.append(now - t)
+                    if t >= self.measure_from:
+                        self.latencies.append(now - t)
                     del self.pending[sent_v]
             if idx == 0 and v > last_seen:
-                self.versions += v - last_seen if last_seen >= 0 else 0
+                if last_seen >= 0 and now >= self.measure_from:
+                    self.versions += v - last_seen
                 last_seen = v
                 view = msg.get("view") or {}
                 status = msg["table"]["status"]
@@ -121,7 +133,7 @@ class Table:
         if self.think:
             await asyncio.sleep(self.think)
         self.pending[v] = (time.perf_counter(), set())
-        self.sent += 1
+        self.sent += self.pending[v][0] >= self.measure_from
         try:
             await conn.send(json.dumps({"type": "move", "move": text, "version": v}))
         except websockets.ConnectionClosed:
@@ -145,12 +157,23 @@ async def main_async(a) -> dict:
             time.sleep(0.1)
     tables = [Table(base, ws_base, a.game, a.players, a.spectators, a.think)
               for _ in range(a.tables)]
+    sem = asyncio.Semaphore(20)
+
+    async def setup(t):
+        async with sem:
+            await t.setup()
+
+    await asyncio.gather(*(setup(t) for t in tables))
+    await asyncio.sleep(a.warmup)
     start = time.perf_counter()
     cpu0 = cpu_seconds(proc.pid)
     until = start + a.seconds
-    await asyncio.gather(*(t.run(until) for t in tables))
+    for t in tables:
+        t.measure_from, t.until = start, until
+    await asyncio.sleep(a.seconds)
     elapsed = time.perf_counter() - start
     cpu = cpu_seconds(proc.pid) - cpu0
+    await asyncio.gather(*(t.finish() for t in tables))
     proc.terminate()
     proc.wait(timeout=10)
     lat = sorted(x for t in tables for x in t.latencies)
@@ -204,6 +227,8 @@ def main(argv=None) -> int:
     p.add_argument("--think", type=float, default=0.3,
                    help="seconds the scripted player waits before each move")
     p.add_argument("--ws", default="auto", help="uvicorn's WebSocket implementation")
+    p.add_argument("--warmup", type=float, default=3.0,
+                   help="seconds between the last table starting and the measurement")
     a = p.parse_args(argv)
     res = asyncio.run(main_async(a))
     print(json.dumps(res, indent=1))
