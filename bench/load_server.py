@@ -1,16 +1,21 @@
 """Load benchmark of the web server: many tables over real WebSockets on loopback.
 
     python bench/load_server.py [--tables 200] [--spectators 3] [--game zheng-shangyou/pagat]
-                                [--players 4] [--seconds 60]
+                                [--players 4] [--seconds 60] [--bot-delay 0.3] [--think 0.3]
+                                [--ws auto]
 
-Starts ``python -m shangyou.server`` (bots move without delay) on a free port with a fresh data
-folder. Each table has one human seat played by this script (it always sends the first legal
-move), bots in the other seats, and ``--spectators`` watching connections: so 200 tables with 3
-spectators are 800 connections. For every move the script sends it measures the latency until
-**every** connection of that table has received a state with a newer version (median, p99).
-It also counts moves served (the versions all tables advanced), error messages and moves lost
-(a sent move that never produced a newer state). Finished matches start again until the time
-is up. Not a test: figures go to docs/benchmarks.md.
+Starts ``python -m shangyou.server`` on a free port with a fresh data folder, its bots moving
+after ``--bot-delay`` seconds (0.3 is the server's default, the pace people watch; 0 floods the
+server as fast as it can go). Each table has one human seat played by this script (it waits
+``--think`` seconds, then sends the first legal move), bots in the other seats, and
+``--spectators`` watching connections: so 200 tables with 3 spectators are 800 connections. For
+every move the script sends it measures the latency until **every** connection of that table has
+received a state with a newer version (median, p99). It also counts moves served (the versions
+all tables advanced), error messages and moves lost (a sent move that never produced a newer
+state), and reads the server's CPU time (so: CPU milliseconds per move served, and how busy the
+server's core was). On Linux the server is pinned to the first CPU and this script to the
+others, so that the two do not take turns on one core. Finished matches start again until the
+time is up. Not a test: figures go to docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -44,8 +49,10 @@ def post(url: str, body: dict) -> dict:
 
 
 class Table:
-    def __init__(self, base: str, ws_base: str, game: str, players: int, spectators: int):
+    def __init__(self, base: str, ws_base: str, game: str, players: int, spectators: int,
+                 think: float = 0.0):
         self.base, self.ws_base = base, ws_base
+        self.think = think
         self.game, self.players, self.spectators = game, players, spectators
         self.latencies: list[float] = []
         self.errors = 0
@@ -54,33 +61,43 @@ class Table:
         self.versions = 0
         self.pending: dict[int, tuple[float, set]] = {}   # version sent at -> (t, clients seen)
 
-    async def run(self, until: float) -> None:
-        tid = post(self.base + "/api/tables", {"game": self.game, "players": self.players,
-                                               "options": {}, "bots": "greedy"})["table_id"]
+    async def setup(self) -> None:
+        """Create the table, connect its clients, sit, fill with bots, start (not measured)."""
+        body = {"game": self.game, "players": self.players, "options": {}, "bots": "greedy"}
+        tid = (await asyncio.to_thread(post, self.base + "/api/tables", body))["table_id"]
         url = f"{self.ws_base}/ws/{tid}"
-        n_clients = 1 + self.spectators
-        conns = [await websockets.connect(url, max_size=2**22) for _ in range(n_clients)]
-        player = conns[0]
-        for i, c in enumerate(conns):
+        self.n_clients = 1 + self.spectators
+        self.conns = [await websockets.connect(url, max_size=2**22, compression=None)
+                      for _ in range(self.n_clients)]
+        player = self.conns[0]
+        for i, c in enumerate(self.conns):
             await c.send(json.dumps({"type": "hello", "token": None, "name": f"c{i}"}))
         await player.send(json.dumps({"type": "sit", "seat": 0, "name": "load"}))
         await player.send(json.dumps({"type": "bots", "level": "greedy"}))
         await player.send(json.dumps({"type": "start"}))
-        self.first_version = None
-        tasks = [asyncio.create_task(self.listen(i, c, until, n_clients))
-                 for i, c in enumerate(conns)]
-        await asyncio.gather(*tasks, return_exceptions=True)
-        for c in conns:
+        self.tasks = [asyncio.create_task(self.listen(i, c)) for i, c in enumerate(self.conns)]
+
+    async def finish(self) -> None:
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        for c in self.conns:
             await c.close()
         # a move still unanswered 2 s before the end is lost; later ones were cut off by the end
-        self.lost += sum(1 for t, _ in self.pending.values() if t < until - 2.0)
+        self.lost += sum(1 for t, _ in self.pending.values() if t < self.until - 2.0)
 
-    async def listen(self, idx: int, conn, until: float, n_clients: int) -> None:
+    until = float("inf")          # set once every table is running
+    measure_from = float("inf")
+
+    async def listen(self, idx: int, conn) -> None:
         last_seen = -1
-        while time.perf_counter() < until:
+        n_clients = self.n_clients
+        while time.perf_counter() < self.until:
             try:
-                raw = await asyncio.wait_for(conn.recv(), timeout=max(0.05, until -
-                                                                        time.perf_counter()))
+                raw = await asyncio.wait_for(conn.recv(), timeout=max(0.05, min(
+                    5.0, self.until - time.perf_counter())))
+            except asyncio.TimeoutError:
+                continue
+            except websockets.ConnectionClosed:
+                return
             except (asyncio.TimeoutError, websockets.ConnectionClosed):
                 return
             msg = json.loads(raw)
@@ -96,10 +113,12 @@ class Table:
                 t, seen = self.pending[sent_v]
                 seen.add(idx)
                 if len(seen) == n_clients:
-                    self.latencies.append(now - t)
+                    if t >= self.measure_from:
+                        self.latencies.append(now - t)
                     del self.pending[sent_v]
             if idx == 0 and v > last_seen:
-                self.versions += v - last_seen if last_seen >= 0 else 0
+                if last_seen >= 0 and now >= self.measure_from:
+                    self.versions += v - last_seen
                 last_seen = v
                 view = msg.get("view") or {}
                 status = msg["table"]["status"]
@@ -107,10 +126,18 @@ class Table:
                     await conn.send(json.dumps({"type": "start"}))
                 elif view.get("to_act") == view.get("seat") and view.get("legal_moves") and \
                         v not in self.pending:
-                    self.pending[v] = (time.perf_counter(), set())
-                    self.sent += 1
-                    await conn.send(json.dumps({"type": "move", "move": view["legal_moves"][0],
-                                                "version": v}))
+                    self.pending[v] = (time.perf_counter(), set())   # replaced when sent
+                    asyncio.create_task(self.move(conn, v, view["legal_moves"][0]))
+
+    async def move(self, conn, v: int, text: str) -> None:
+        if self.think:
+            await asyncio.sleep(self.think)
+        self.pending[v] = (time.perf_counter(), set())
+        self.sent += self.pending[v][0] >= self.measure_from
+        try:
+            await conn.send(json.dumps({"type": "move", "move": text, "version": v}))
+        except websockets.ConnectionClosed:
+            pass
 
 
 async def main_async(a) -> dict:
@@ -118,8 +145,9 @@ async def main_async(a) -> dict:
     data = tempfile.mkdtemp(prefix="shangyou-load-")
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen([sys.executable, "-m", "shangyou.server", "--port", str(port),
-                             "--data", data, "--bot-delay", "0"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                             "--data", data, "--bot-delay", str(a.bot_delay), "--ws", a.ws],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    pinned = pin(proc.pid)
     base, ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
     for _ in range(100):
         try:
@@ -127,11 +155,25 @@ async def main_async(a) -> dict:
             break
         except OSError:
             time.sleep(0.1)
-    tables = [Table(base, ws_base, a.game, a.players, a.spectators) for _ in range(a.tables)]
+    tables = [Table(base, ws_base, a.game, a.players, a.spectators, a.think)
+              for _ in range(a.tables)]
+    sem = asyncio.Semaphore(20)
+
+    async def setup(t):
+        async with sem:
+            await t.setup()
+
+    await asyncio.gather(*(setup(t) for t in tables))
+    await asyncio.sleep(a.warmup)
     start = time.perf_counter()
+    cpu0 = cpu_seconds(proc.pid)
     until = start + a.seconds
-    await asyncio.gather(*(t.run(until) for t in tables))
+    for t in tables:
+        t.measure_from, t.until = start, until
+    await asyncio.sleep(a.seconds)
     elapsed = time.perf_counter() - start
+    cpu = cpu_seconds(proc.pid) - cpu0
+    await asyncio.gather(*(t.finish() for t in tables))
     proc.terminate()
     proc.wait(timeout=10)
     lat = sorted(x for t in tables for x in t.latencies)
@@ -142,8 +184,35 @@ async def main_async(a) -> dict:
            "actions_measured": len(lat),
            "latency_ms_median": round(statistics.median(lat) * 1000, 1) if lat else None,
            "latency_ms_p99": round(lat[int(0.99 * (len(lat) - 1))] * 1000, 1) if lat else None,
-           "errors": sum(t.errors for t in tables), "lost_moves": sum(t.lost for t in tables)}
+           "errors": sum(t.errors for t in tables), "lost_moves": sum(t.lost for t in tables),
+           "bot_delay": a.bot_delay, "think": a.think, "ws": a.ws, "pinned": pinned,
+           "server_cpu_s": round(cpu, 1), "server_busy": round(cpu / elapsed, 2),
+           "server_cpu_ms_per_move": round(1000 * cpu / max(1, sum(t.versions for t in tables)),
+                                           3)}
     return out
+
+
+def pin(server_pid: int) -> bool:
+    """Server on the first CPU, this script on the others (Linux with two CPUs or more)."""
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) < 2:
+            return False
+        os.sched_setaffinity(server_pid, {cpus[0]})
+        os.sched_setaffinity(0, set(cpus[1:]))
+        return True
+    except (AttributeError, OSError):
+        return False
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux /proc; 0 elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def main(argv=None) -> int:
@@ -153,6 +222,13 @@ def main(argv=None) -> int:
     p.add_argument("--game", default="zheng-shangyou/pagat")
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--seconds", type=float, default=60)
+    p.add_argument("--bot-delay", type=float, default=0.3,
+                   help="seconds the server's bots wait (0.3: the server's default; 0: flood)")
+    p.add_argument("--think", type=float, default=0.3,
+                   help="seconds the scripted player waits before each move")
+    p.add_argument("--ws", default="auto", help="uvicorn's WebSocket implementation")
+    p.add_argument("--warmup", type=float, default=3.0,
+                   help="seconds between the last table starting and the measurement")
     a = p.parse_args(argv)
     res = asyncio.run(main_async(a))
     print(json.dumps(res, indent=1))

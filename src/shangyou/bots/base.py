@@ -37,6 +37,12 @@ def _rules(game: str, options: tuple):
     return shangyou.rules(game, **dict(options))
 
 
+@lru_cache(maxsize=16384)
+def _cards(text: str) -> tuple[int, ...]:
+    """The cards of a move text (cached: bots read the same texts move after move)."""
+    return tuple(parse(text))
+
+
 def rules_for(view: dict):
     return _rules(view["game"], tuple(sorted((view.get("options") or {}).items())))
 
@@ -64,13 +70,13 @@ class GreedyBot(Bot):
         fam = rules_for(view).family
         kind = moves[0].split()[0] if moves[0] != "pass" else "pass"
         if kind in ("give", "take"):
-            return max(moves, key=lambda m: fam.card_strength(parse(m.split(None, 1)[1])[0]))
+            return max(moves, key=lambda m: fam.card_strength(_cards(m.split(None, 1)[1])[0]))
         if kind == "discard":
-            return min(moves, key=lambda m: (fam.precious(parse(m.split(None, 1)[1])[0]),
-                                             fam.card_strength(parse(m.split(None, 1)[1])[0])))
+            return min(moves, key=lambda m: (fam.precious(_cards(m.split(None, 1)[1])[0]),
+                                             fam.card_strength(_cards(m.split(None, 1)[1])[0])))
         if kind == "offer":
             return min(moves, key=lambda m: sum(fam.card_strength(c)
-                                                for c in parse(m.split(None, 1)[1])))
+                                                for c in _cards(m.split(None, 1)[1])))
         plays = [m for m in moves if m != "pass"]
         leading = "pass" not in moves
         hand_size = len(view["hand"])
@@ -79,7 +85,7 @@ class GreedyBot(Bot):
         best = None
         for m in plays:
             text = m.partition(" as ")[0]
-            cards = parse(text)
+            cards = _cards(text)
             spent = sum(1 for c in cards if fam.precious(c))
             plain = [strength(c) for c in cards if not fam.precious(c)] or \
                 [strength(c) for c in cards]
@@ -95,13 +101,13 @@ class GreedyBot(Bot):
         if best is None:
             return "pass"
         spent, choice = best[0][0], best[1]
-        if not leading and spent and hand_size - len(parse(choice.partition(" as ")[0])) > 3:
+        if not leading and spent and hand_size - len(_cards(choice.partition(" as ")[0])) > 3:
             return "pass"
         return choice
 
 
 def _is_bomb_like(fam, move_text: str) -> bool:
-    readings = fam.combos(parse(move_text.partition(" as ")[0]))
+    readings = fam.combos(_cards(move_text.partition(" as ")[0]))
     return bool(readings) and readings[0].tier > 0
 
 

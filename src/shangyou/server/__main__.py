@@ -18,6 +18,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="SQLAlchemy database URL instead (e.g. postgresql+psycopg://...)")
     p.add_argument("--bot-delay", type=float, default=0.3,
                    help="seconds a bot waits before moving, so people can follow (default 0.3)")
+    p.add_argument("--ws", default="auto",
+                   choices=["auto", "websockets", "websockets-sansio"],
+                   help="uvicorn's WebSocket implementation (default auto)")
     p.add_argument("--log-level", default="warning",
                    choices=["critical", "error", "warning", "info", "debug"])
     a = p.parse_args(argv)
@@ -30,8 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     app = create_app(db_url=a.db, data_dir=a.data, bot_delay=a.bot_delay)
     shown = f"[{a.host}]" if ":" in a.host else a.host
     print(f"shangyou server: http://{shown}:{a.port}/", flush=True)
-    uvicorn.run(app, host=a.host, port=a.port, log_level=a.log_level, ws_max_size=65536,
-                ws_ping_interval=20.0, ws_ping_timeout=20.0)
+    uvicorn.run(app, host=a.host, port=a.port, log_level=a.log_level, ws=a.ws, ws_max_size=65536,
+                ws_ping_interval=20.0, ws_ping_timeout=20.0,
+                ws_per_message_deflate=False)   # small JSON: compressing costs more CPU than it saves
     return 0
 
 

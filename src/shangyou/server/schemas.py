@@ -21,7 +21,7 @@ NAME_MAX = 24
 CHAT_MAX = 200
 MOVE_MAX = 200
 TOKEN_MAX = 128
-BOT_LEVELS = ("random", "greedy")
+BOT_LEVELS = ("random", "greedy", "heuristic", "search")
 
 ERROR_CODES = ("bad_json", "bad_message", "too_big", "rate_limited", "no_table", "not_seated",
                "not_your_turn", "stale", "illegal", "not_waiting", "seat_taken", "not_ready",
@@ -90,7 +90,7 @@ class Leave(_Client):
 
 class Bots(_Client):
     type: Literal["bots"]
-    level: Literal["random", "greedy"] | None = None   # None: the table's bot strength
+    level: Literal["random", "greedy", "heuristic", "search"] | None = None   # None: table default
 
 
 class Start(_Client):
@@ -221,8 +221,8 @@ class CreateTable(BaseModel):
     game: StrictStr = Field(max_length=64)
     players: StrictInt | None = None
     options: dict[str, Any] = Field(default_factory=dict, max_length=32)
+    bots: Literal["random", "greedy", "heuristic", "search"] = "greedy"
     room: RoomOptions = Field(default_factory=RoomOptions)
-    bots: Literal["random", "greedy"] = "greedy"
 
 
 class CreatedTable(BaseModel):

@@ -17,8 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import (JSON, BigInteger, DateTime, ForeignKey, Integer, String, create_engine,
-                        event, select, update)
+from sqlalchemy import (JSON, BigInteger, DateTime, ForeignKey, Integer, String, bindparam,
+                        create_engine, event, insert, select, update)
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 from sqlalchemy.pool import StaticPool
 
@@ -142,15 +142,31 @@ class Store:
     def add_move(self, table_id: str, match_id: str, idx: int, seat: int, text: str,
                  version: int, result: dict | None = None) -> None:
         """One move and the table's new version; with ``result``, the match is over."""
+        self.add_moves([(table_id, match_id, idx, seat, text, version, result)])
+
+    def add_moves(self, batch: list[tuple]) -> None:
+        """Moves of any tables, ``(table_id, match_id, idx, seat, text, version, result)`` each,
+        in one transaction (the server's group commit): all are stored or none."""
+        if not batch:
+            return
+        tables = TableRow.__table__
         with self.session.begin() as s:
-            s.add(MoveRow(match_id=match_id, idx=idx, seat=seat, text=text))
-            s.flush()
-            values: dict[str, Any] = {"version": version}
-            if result is not None:
-                values["status"] = "over"
-                s.execute(update(MatchRow).where(MatchRow.id == match_id)
-                          .values(result=result, finished_at=utcnow()))
-            s.execute(update(TableRow).where(TableRow.id == table_id).values(**values))
+            s.execute(insert(MoveRow.__table__),
+                      [{"match_id": m, "idx": i, "seat": st, "text": t}
+                       for _, m, i, st, t, _, _ in batch])
+            latest: dict[str, int] = {}
+            for tid, _, _, _, _, version, _ in batch:
+                latest[tid] = max(version, latest.get(tid, version))
+            s.execute(update(tables).where(tables.c.id == bindparam("tid"))
+                      .values(version=bindparam("v")),
+                      [{"tid": tid, "v": v} for tid, v in latest.items()])
+            now = utcnow()
+            for tid, m, _, _, _, _, result in batch:
+                if result is not None:
+                    s.execute(update(MatchRow).where(MatchRow.id == m)
+                              .values(result=result, finished_at=now))
+                    s.execute(update(TableRow).where(TableRow.id == tid)
+                              .values(status="over"))
 
     # ------------------------------------------------------------------------------- reads
     def table_ids(self, statuses: tuple[str, ...]) -> list[str]:
@@ -206,16 +222,62 @@ def _iso(t: dt.datetime | None) -> str | None:
 
 
 class AsyncStore:
-    """The store's methods as coroutines, run one at a time in a single worker thread."""
+    """The store's methods as coroutines, run one at a time in a single worker thread.
+
+    Moves go through :meth:`add_move`, a **group commit**: every move handed in while the
+    previous write is on the disk is written in the next single transaction, and each caller
+    resumes only once its own move is stored. Under load one transaction carries the moves of
+    many tables; a lone move is written at once. If a batch fails, its moves are retried one by
+    one, so a bad move fails alone.
+    """
 
     def __init__(self, store: Store):
         self.store = store
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="shangyou-store")
+        self._pending: list[tuple[tuple, asyncio.Future]] = []
+        self._writer: asyncio.Task | None = None
 
     async def call(self, fn_name: str, *args, **kwargs):
         loop = asyncio.get_running_loop()
         fn = getattr(self.store, fn_name)
         return await loop.run_in_executor(self._pool, lambda: fn(*args, **kwargs))
+
+    async def add_move(self, table_id: str, match_id: str, idx: int, seat: int, text: str,
+                       version: int, result: dict | None = None) -> None:
+        fut = asyncio.get_running_loop().create_future()
+        self._pending.append(((table_id, match_id, idx, seat, text, version, result), fut))
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._write_moves(), name="store-group-commit")
+        await fut
+
+    async def _write_moves(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self._pending:
+            await asyncio.sleep(0)        # let the moves made in this turn of the loop join
+            batch, self._pending = self._pending, []
+            rows = [row for row, _ in batch]
+            try:
+                await loop.run_in_executor(self._pool, self.store.add_moves, rows)
+                outcome = [None] * len(batch)
+            except Exception:
+                outcome = await loop.run_in_executor(self._pool, self._one_by_one, rows)
+            for (_, fut), exc in zip(batch, outcome):
+                if fut.done():
+                    continue
+                if exc is None:
+                    fut.set_result(None)
+                else:
+                    fut.set_exception(exc)
+
+    def _one_by_one(self, rows: list[tuple]) -> list[Exception | None]:
+        out: list[Exception | None] = []
+        for row in rows:
+            try:
+                self.store.add_moves([row])
+                out.append(None)
+            except Exception as e:     # noqa: BLE001 - handed to the move's own caller
+                out.append(e)
+        return out
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)

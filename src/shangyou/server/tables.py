@@ -15,6 +15,7 @@ import hmac
 import itertools
 import json
 import logging
+import os
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -209,6 +210,7 @@ class TableManager:
         self.rate = rate
         self.tables: dict[str, Table] = {}
         self._loading: asyncio.Lock | None = None
+        self._pool = None          # worker processes for searching bots, made when needed
 
     # ----------------------------------------------------------------------- life cycle
     async def startup(self) -> None:
@@ -221,6 +223,9 @@ class TableManager:
             log.info("reloaded %d tables (%d playing)", len(self.tables), resumed)
 
     async def shutdown(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
         for t in list(self.tables.values()):
             if t.bot_task is not None:
                 t.bot_task.cancel()
@@ -430,7 +435,7 @@ class TableManager:
         version = table.version + 1
         result = g.result if g.over else None
         try:
-            await self.store.call("add_move", table.id, table.match_id, idx, seat, str(mv),
+            await self.store.add_move(table.id, table.match_id, idx, seat, str(mv),
                                   version, _jsonable(result) if result is not None else None)
         except Exception:
             log.exception("table %s: storing move %d failed; undoing it", table.id, idx)
@@ -639,6 +644,11 @@ class TableManager:
         try:
             while True:
                 await asyncio.sleep(self.bot_delay)
+                if self._bot_is_slow(table):
+                    if not await self._slow_bot_step(table):
+                        table.bot_task = None
+                        return
+                    continue
                 async with table.lock:
                     if not self._bot_to_act(table) or not await self._bot_step(table):
                         table.bot_task = None
@@ -648,6 +658,57 @@ class TableManager:
         except Exception:
             log.exception("table %s: bots stopped", table.id)
             table.bot_task = None
+
+    def _bot_is_slow(self, table: Table) -> bool:
+        """A searching bot thinks for a while: it runs in a worker process, outside the lock."""
+        if not self._bot_to_act(table):
+            return False
+        s = table.seats[table.game.to_act]
+        return _level_name(s.bot_level or table.bot_level) in SLOW_LEVELS
+
+    async def _slow_bot_step(self, table: Table) -> bool:
+        async with table.lock:
+            if not self._bot_to_act(table):
+                return False
+            g = table.game
+            seat = g.to_act
+            version = table.version
+            level = table.seats[seat].bot_level or table.bot_level
+            view = g.view(seat)
+        loop = asyncio.get_running_loop()
+        try:
+            text = await loop.run_in_executor(self._bot_pool(), _choose_in_worker, level,
+                                              secrets.randbits(32), view)
+        except Exception:
+            log.exception("table %s: the %s bot at seat %d failed", table.id, level, seat)
+            text = None
+        async with table.lock:
+            if table.game is not g or table.version != version or not self._bot_to_act(table):
+                return self._bot_to_act(table)     # the table moved on meanwhile: look again
+            try:
+                g.apply(text, seat=seat)
+            except Exception:
+                log.warning("table %s: the %s bot at seat %d chose %r; playing its first "
+                            "legal move", table.id, level, seat, text)
+                try:
+                    g.apply(g.legal_moves()[0], seat=seat)
+                except Exception:
+                    log.exception("table %s: no move for the bot at seat %d", table.id, seat)
+                    return False
+            try:
+                await self._commit(table)
+            except ActionError:
+                return False
+            return True
+
+    def _bot_pool(self):
+        if self._pool is None:
+            import concurrent.futures
+            import multiprocessing
+            self._pool = concurrent.futures.ProcessPoolExecutor(
+                max_workers=max(1, min(4, (os.cpu_count() or 2) - 1)),
+                mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
 
     async def _bot_step(self, table: Table) -> bool:
         g = table.game
@@ -738,10 +799,11 @@ class TableManager:
                 legal = g.legal_moves()
                 if "pass" in legal:
                     move = "pass"
-                else:
-                    if s.bot is None:
-                        s.bot = _make_bot(table.bot_level)
-                    move = s.bot.choose(g.view(seat))
+                else:            # a quick bot: this runs under the table's lock
+                    level = table.bot_level
+                    if _level_name(level) in SLOW_LEVELS:
+                        level = "greedy"
+                    move = _make_bot(level).choose(g.view(seat))
                 try:
                     g.apply(move, seat=seat)
                 except ValueError:
@@ -760,6 +822,18 @@ class TableManager:
         g = table.game
         return (table.status == "playing" and g is not None and not g.over
                 and g.to_act is not None and table.seats[g.to_act].kind == "human")
+
+
+SLOW_LEVELS = frozenset({"search"})
+
+
+def _level_name(level: str) -> str:
+    return level.partition(":")[0].strip().lower()
+
+
+def _choose_in_worker(level: str, seed: int, view: dict) -> str:
+    """A bot's move, computed in a worker process (the bot sees the view only)."""
+    return make_bot(level, seed=seed).choose(view)
 
 
 def _jsonable(value):

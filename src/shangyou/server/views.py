@@ -13,6 +13,8 @@ import json
 import time
 from typing import Any
 
+import orjson
+
 # Events whose card(s) only the event's own seat may see: the card the loser of the previous
 # hand gives to the winner (``give``), and a card a seat receives (``receive``: sometimes public,
 # as in the Pits exchange, but the view shows what is public; the event keeps it to its seat).
@@ -21,7 +23,11 @@ CARD_FIELDS = ("card", "cards")
 
 
 def dumps(msg: dict) -> str:
-    return json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
+    """Compact JSON text (orjson: about ten times faster than the standard library here)."""
+    try:
+        return orjson.dumps(msg, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:        # a type orjson does not know: the standard library decides
+        return json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
 
 
 def seat_info(seat) -> dict[str, Any]:
