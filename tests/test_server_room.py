@@ -1,0 +1,105 @@
+"""Room options of the web server (issue 8, docs/protocol.md "Room options"): the turn timer and
+the grace period after which a bot plays for an absent person, who gets the seat back by
+connecting again with their token."""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import pytest
+
+from test_server import OPEN, Player, new_table, server_table
+
+from shangyou.server import create_app
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")      # starlette prefers httpx2 to httpx
+    from fastapi.testclient import TestClient
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture
+def client(tmp_path):
+    with TestClient(create_app(data_dir=tmp_path / "data", bot_delay=0)) as c:
+        try:
+            yield c
+        finally:
+            while OPEN:
+                OPEN.pop().close()
+
+
+def two_people(client, room):
+    tid = new_table(client, options={"target": 50}, room=room)
+    a = Player(client, tid, "Ada")
+    a.sit(0)
+    b = Player(client, tid, "Bo")
+    b.sit(1)
+    a.send({"type": "start"})
+    sa = a.state_until(lambda s: s["view"] is not None)
+    b.state_until(lambda s: s["version"] == sa["version"])
+    return tid, a, b, sa
+
+
+def test_room_options_are_checked_kept_and_shown(client):
+    for bad in ({"turn_timer": -1}, {"turn_timer": 601}, {"grace": "x"}, {"grace": 3601},
+                {"colour": 1}, {"turn_timer": 1.5}):
+        r = client.post("/api/tables", json={"game": "owen", "players": 2, "room": bad})
+        assert r.status_code == 422, bad
+    plain = new_table(client)
+    t = server_table(client, plain)
+    assert t.room == {"turn_timer": 0, "grace": 60} and "_room" not in t.options
+    tid = new_table(client, room={"turn_timer": 30, "grace": 5})
+    p = Player(client, tid, "Ada")
+    assert p.state["table"]["room"] == {"turn_timer": 30, "grace": 5}
+    assert p.state["turn"] is None                      # no match yet
+    assert "_room" not in p.state["table"]["options"]
+    row = client.app.state.manager.store.store.load_table(tid)    # kept for a restart
+    assert row["options"]["_room"] == {"turn_timer": 30, "grace": 5}
+
+
+def test_the_turn_timer_moves_for_a_person_at_zero(client):
+    tid, a, b, s = two_people(client, {"turn_timer": 1})
+    turn = s["turn"]
+    assert turn["seat"] == s["view"]["to_act"] and 0.5 <= turn["left"] <= 1.0
+    mover = a if turn["seat"] == 0 else b
+    t0 = time.monotonic()
+    s2 = mover.state_until(lambda x: x["move_count"] == s["move_count"] + 1)
+    assert 0.8 <= time.monotonic() - t0 < 3.0
+    made_for = server_table(client, tid).game.moves[s["move_count"]][0]
+    assert made_for == turn["seat"]
+    assert s2["turn"]["seat"] != turn["seat"] or s2["view"]["to_act"] == turn["seat"]
+    assert s2["turn"]["left"] is not None and s2["turn"]["left"] > 0.5   # the timer restarted
+
+
+def test_an_absent_person_is_played_by_a_bot_until_they_come_back(client):
+    tid, a, b, s = two_people(client, {"grace": 0})
+    token = b.token
+    b.close()
+    # Bo is away at once (grace 0): the seat says so and a bot plays it when it is its turn
+    s = a.state_until(lambda x: x["table"]["seats"][1]["autoplay"])
+    assert s["table"]["seats"][1]["kind"] == "human"
+    assert s["table"]["seats"][1]["connected"] is False
+    for _ in range(20):                        # Ada moves when it is her turn; Bo's seat moves
+        s = a.state
+        if s["view"]["to_act"] == 0:
+            move = s["view"]["legal_moves"][0]
+            a.send({"type": "move", "move": move, "version": s["version"]})
+        s = a.state_until(lambda x: x["version"] > s["version"])
+        if any(seat == 1 for seat, _ in server_table(client, tid).game.moves[-2:]):
+            break
+    assert any(seat == 1 for seat, _ in server_table(client, tid).game.moves), "the bot moved"
+    # Bo comes back with his token: the seat is his again and nobody moves for him
+    b2 = Player(client, tid, "Bo", token=token)
+    assert b2.seat == 1
+    assert not b2.state["table"]["seats"][1]["autoplay"]
+    assert b2.state["table"]["seats"][1]["connected"]
+    if b2.state["view"]["to_act"] == 0:
+        s = a.state_until(lambda x: not x["table"]["seats"][1]["autoplay"])
+        a.send({"type": "move", "move": s["view"]["legal_moves"][0], "version": s["version"]})
+        b2.state_until(lambda x: x["view"]["to_act"] == 1)
+    n = len(server_table(client, tid).game.moves)
+    time.sleep(0.6)
+    assert len(server_table(client, tid).game.moves) == n
+    assert server_table(client, tid).game.to_act == 1
