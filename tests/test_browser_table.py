@@ -614,6 +614,15 @@ def test_whole_hand_on_a_phone_by_keyboard_with_review(server, browser, errors):
     assert [a for _, _, a in rows] == result["scores"]
     assert sum(c for _, c, _ in rows) == sum(result["scores"]) - sum(b for b, _, _ in rows)
     _no_horizontal_scroll(page)
+    # the log on another device (no log kept there yet): the server sends the whole match
+    other = browser.new_context(viewport=DESKTOP)
+    spect = _watch(other.new_page(), errors)
+    spect.goto(url)
+    spect.wait_for_selector("#result")
+    spect.wait_for_function("n => document.querySelectorAll(\"#log li[data-action='play'], "
+                            "#log li[data-action='pass']\").length === n", arg=n_moves)
+    assert spect.locator("#log li").count() == page.locator("#log li").count()
+    other.close()
     ctx.close()
 
 

@@ -103,3 +103,36 @@ def test_an_absent_person_is_played_by_a_bot_until_they_come_back(client):
     time.sleep(0.6)
     assert len(server_table(client, tid).game.moves) == n
     assert server_table(client, tid).game.to_act == 1
+
+
+def test_a_reconnecting_client_gets_the_events_its_log_lacks(client):
+    tid, a, b, s = two_people(client, {})
+    match = s["table"]["match_id"]
+    for _ in range(4):                           # four moves, whoever is to act
+        st = a.state
+        p = a if st["view"]["to_act"] == 0 else b
+        ps = p.at_version(st["version"])
+        p.send({"type": "move", "move": ps["view"]["legal_moves"][-1], "version": st["version"]})
+        for q in (a, b):
+            q.state_until(lambda x: x["version"] > st["version"])
+    moves = server_table(client, tid).game.moves
+    plays = lambda st: [(e["seat"], e.get("move", "pass")) for e in st["last_events"]  # noqa: E731
+                        if e["event"] in ("play", "pass")]
+    # a spectator knowing nothing gets every event of the match, one play or pass per move
+    w = Player(client, tid, "Eve", hello=False)
+    w.send({"type": "hello", "token": None, "name": "Eve", "since": 0})
+    w.next("welcome")
+    st = w.next("state")
+    assert [seat for seat, _ in plays(st)] == [seat for seat, _ in moves]
+    # Bo, whose log holds the first two moves of this match, gets the other two
+    token = b.token
+    b.close()
+    b2 = Player(client, tid, "Bo", hello=False)
+    b2.send({"type": "hello", "token": token, "name": "Bo", "since": 2, "match": match})
+    b2.next("welcome")
+    st = b2.next("state")
+    assert len(plays(st)) == 2 and [x for x, _ in plays(st)] == [x for x, _ in moves[2:]]
+    # without `since`, nothing is sent again (older clients)
+    b2.close()
+    b3 = Player(client, tid, "Bo", token=token)
+    assert b3.state["last_events"] == []

@@ -66,6 +66,10 @@ class Hello(_Client):
     type: Literal["hello"]
     token: StrictStr | None = Field(default=None, max_length=TOKEN_MAX)
     name: StrictStr = ""
+    # added: the client's game log holds the events of match `match` up to move `since`; the
+    # first state then carries the events after that (all of them for another match)
+    since: StrictInt | None = Field(default=None, ge=0)
+    match: StrictStr | None = Field(default=None, max_length=32)
 
     @field_validator("name", mode="before")
     @classmethod

@@ -183,6 +183,7 @@ class Table:
     bot_task: asyncio.Task | None = None
     room: dict = field(default_factory=lambda: dict(ROOM_DEFAULTS))
     turn_deadline: float | None = None             # time.monotonic() when the timer runs out
+    events_by_move: list = field(default_factory=list)   # [(move count, events)] this match
     timer_task: asyncio.Task | None = None
 
     def summary(self) -> dict:
@@ -448,7 +449,9 @@ class TableManager:
         if g.over:
             table.status = "over"
         self._arm_timer(table)
-        self._broadcast(table, self._new_events(table, seat, mv))
+        events = self._new_events(table, seat, mv)
+        table.events_by_move.append((len(g.moves), events))
+        self._broadcast(table, events)
 
     def _new_events(self, table: Table, seat: int, mv) -> list[dict]:
         g = table.game
@@ -473,8 +476,18 @@ class TableManager:
         for c in table.conns:
             c.send_text(texts[c.seat])
 
-    def _send_state(self, table: Table, conn: Conn) -> None:
-        conn.send_text(views.states_by_seat(table, [conn.seat], [])[conn.seat])
+    def _send_state(self, table: Table, conn: Conn, events: list | None = None) -> None:
+        conn.send_text(views.states_by_seat(table, [conn.seat], events or [])[conn.seat])
+
+    @staticmethod
+    def _catch_up(table: Table, msg: schemas.Hello) -> list[dict]:
+        """The events a (re)connecting client's log lacks: those after move ``since`` of its
+        match (every event of this match when it knows another one); none if it did not ask.
+        Each client gets them through its own view filter (views.state_for)."""
+        if msg.since is None or table.match_id is None:
+            return []
+        since = msg.since if msg.match == table.match_id else -1
+        return [ev for n, evs in table.events_by_move if n > since for ev in evs]
 
     def _welcome(self, table: Table, conn: Conn, token: str | None) -> None:
         conn.send({"type": "welcome", "seat": conn.seat, "token": token,
@@ -492,9 +505,10 @@ class TableManager:
                     seat = s.index
                     break
         table.conns.add(conn)
+        catch_up = self._catch_up(table, msg)
         if seat is None:
             self._welcome(table, conn, None)
-            self._send_state(table, conn)
+            self._send_state(table, conn, catch_up)
             return
         for other in list(table.conns):
             if other is not conn and other.seat == seat:
@@ -512,6 +526,8 @@ class TableManager:
             s.autoplay = False            # the person is back: the bot stops playing for them
             self._arm_timer(table)
         self._welcome(table, conn, msg.token)
+        if catch_up:
+            self._send_state(table, conn, catch_up)
         self._broadcast(table, [])
 
     def _may_set_up(self, table: Table, conn: Conn) -> None:
@@ -616,6 +632,7 @@ class TableManager:
             if s.kind == "human" and s.connections <= 0:
                 self._start_grace(table, s)
         self._arm_timer(table)
+        table.events_by_move = [(0, list(g.events))]
         self._broadcast(table, list(g.events))
         self._kick_bots(table)
 

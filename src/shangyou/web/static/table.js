@@ -77,7 +77,9 @@ function connect() {
   S.ws = ws;
   ws.addEventListener("open", () => {
     S.retry = 0;
-    send({ type: "hello", token: localStorage.getItem(TOKEN_KEY) || null, name: myName() });
+    // the log asks for the events it lacks (all of them on a new device or tab)
+    send({ type: "hello", token: localStorage.getItem(TOKEN_KEY) || null, name: myName(),
+           since: S.log.moves || 0, ...(S.log.match ? { match: S.log.match } : {}) });
   });
   ws.addEventListener("message", (e) => {
     if (S.ws !== ws) return;
