@@ -793,6 +793,15 @@ def test_two_languages_for_every_key(server, browser, errors):
     assert not _latin_words(page), _latin_words(page)
     missing = page.evaluate("[...window.__i18n.missing]")
     assert not missing, missing
+    # the replay of the match, in Chinese too
+    page.click("#replay-link")
+    page.wait_for_selector(".open-hands .card")
+    page.click("#next")
+    page.wait_for_function("document.getElementById('step-text').textContent.includes('1')")
+    assert not _latin_words(page), _latin_words(page)
+    assert not page.evaluate("[...window.__i18n.missing]")
+    page.go_back()
+    page.wait_for_selector("#result")
     # back to English: the same page, every string in English again
     page.click("#open-settings")
     page.select_option("#set-lang", "en")

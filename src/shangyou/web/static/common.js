@@ -77,7 +77,7 @@ export function displayName(info) {
     const level = has(`botlevel.${lvl}`) ? t(`botlevel.${lvl}`) : lvl;
     return t("bot.name", { level, n: info.seat + 1 });
   }
-  return info.name;
+  return localName(info.name);
 }
 
 /** A stored name in the reader's language: the server names its bots "Greedy bot 2". */
@@ -85,6 +85,8 @@ export function localName(name) {
   const m = /^(\w+) bot (\d+)$/.exec(String(name || ""));
   const lvl = m && m[1].toLowerCase();
   if (m && has(`botlevel.${lvl}`)) return t("bot.name", { level: t(`botlevel.${lvl}`), n: m[2] });
+  const p = /^Player (\d+)$/.exec(String(name || ""));     // the server's name for a guest
+  if (p) return t("t.playerN", { n: p[1] });
   return name;
 }
 

@@ -143,7 +143,7 @@ async function onCreate(e) {
 
 function seatSummary(seats) {
   const taken = seats.filter((s) => s.kind !== "empty");
-  const names = taken.map((s) => (s.kind === "bot" ? displayName(s) : s.name || "?"));
+  const names = taken.map((s) => displayName(s) || "?");
   return t("lobby.seated", { n: taken.length, m: seats.length }) + (names.length ? ": " + names.join(", ") : "");
 }
 

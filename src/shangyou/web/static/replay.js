@@ -77,7 +77,8 @@ function updateStepper() {
   lm.replaceChildren();
   if (R.k > 0) {
     const [seat, text] = R.log.moves[R.k - 1];
-    lm.append(t("rp.move", { k: R.k, name: seatName(ctx(), seat) }), text === "pass" ? t("rp.passes") : richText(text));
+    lm.append(t("rp.move", { k: R.k, name: seatName(ctx(), seat) }),
+              text === "pass" ? t("rp.passes") : h("span", { class: "play" }, richText(text)));
   } else {
     lm.append(t("rp.deal"));
   }

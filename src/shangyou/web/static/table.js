@@ -699,6 +699,7 @@ function renderControls() {
   const why = $("play-why");
   const reason = myTurn() && !ck ? check.reason : "";
   if (why.textContent !== reason) why.textContent = reason;
+  why.classList.toggle("neutral", reason === t("t.why.select"));   // a prompt, not a refusal
   $("pass").disabled = !(mine && moves.includes("pass"));
   // there is no passing in Sheng ji's play phase
   $("pass").hidden = gameFamily(v.game) === "sheng-ji" && v.phase === "play";
