@@ -868,3 +868,50 @@ def test_accessibility_axe_and_rules_at_the_table(server, browser, errors):
     assert not _axe(page), _axe(page)
     assert page.text_content("#announce") in ("", "轮到你出牌。")
     ctx.close()
+
+
+def test_sheng_ji_lead_of_two_suits_is_refused_with_the_reason(server, browser, errors):
+    """5 (Sheng ji). A lead of two suits keeps Play disabled and says why (trumps are one
+    suit); the table of a trick-taking game also passes axe-core."""
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = _watch(ctx.new_page(), errors)
+    url = _table(server, game="sheng-ji", players=4)
+    _sit(page, url, "Ada")
+    _start(page)
+    for _ in range(120):            # bidding, burying, tricks: until we lead a trick
+        assert _wait_my_turn(page)
+        v = page.evaluate("window.__shangyou.view")
+        if v["phase"] == "play" and not v["trick"] and not v.get("pending"):
+            break
+        move = page.evaluate("window.__shangyou.view.legal_moves[0]")
+        v0 = _version(page)
+        kind = move.split()[0]
+        if page.locator(f'#moves button[data-move="{move}"]').count():
+            page.click(f'#moves button[data-move="{move}"]')
+        elif move == "pass":
+            page.click("#pass")
+        elif kind in ("bury", "pick", "throw"):
+            page.click(f'#hand .card[data-card="{move.split()[1]}"] >> nth=0')
+        else:
+            for c in move.split():
+                page.click(f'#hand .card[aria-pressed="false"][data-card="{c}"] >> nth=0')
+            page.click("#play")
+        _wait_version_above(page, v0)
+    else:
+        pytest.fail("never led a trick")
+    suit = page.evaluate("""() => {
+        const v = window.__shangyou.view, lvl = String(v.level), tr = String(v.trump || '');
+        return v.hand.map(c => (c === 'BJ' || c === 'RJ' || c.slice(0, -1) === lvl ||
+            (tr.length >= 2 && c.slice(-1) === tr.slice(-1))) ? 'T' : c.slice(-1));
+    }""")
+    hand = _hand(page)
+    first = 0
+    second = next((i for i, s in enumerate(suit) if s != suit[first]), None)
+    assert second is not None, "a hand of one suit only"
+    page.click(f'#hand .card[data-index="{first}"]')
+    assert not page.locator("#play").is_disabled(), f"{hand[first]} alone is a lead"
+    page.click(f'#hand .card[data-index="{second}"]')
+    assert page.locator("#play").is_disabled()
+    assert "one suit" in page.text_content("#play-why")
+    assert not _axe(page), _axe(page)
+    ctx.close()

@@ -675,7 +675,11 @@ function playCheck() {
   if (playsOf(sel).length) return { ok: true, reason: "" };
   if (gameFamily(v.game) === "sheng-ji" && v.phase === "play") {
     const trick = v.trick || [];
-    if (!trick.length) return { ok: true, reason: "" };   // a throw: the server judges it
+    if (!trick.length) {
+      // a lead is all of one suit, the trumps counting as one; a throw is judged by the server
+      if (new Set(sel.map(shengJiSuit)).size > 1) return { ok: false, reason: t("t.why.oneSuit") };
+      return { ok: true, reason: "" };
+    }
     const n = trick[0][1].split(" ").length;
     if (sel.length !== n) return { ok: false, reason: t("t.why.count", { n }) };
     return { ok: false, reason: t("t.why.follow") };
@@ -683,6 +687,21 @@ function playCheck() {
   if (!plays.length) return { ok: false, reason: "" };
   if (v.last) return { ok: false, reason: t("t.why.notBeat") };
   return { ok: false, reason: t("t.why.notCombo") };
+}
+
+/** The suit a card plays in, in Sheng ji: "T" for trumps (jokers, level cards, the trump suit,
+ * the 5 of hearts with red_five), otherwise its own suit. */
+function shengJiSuit(card) {
+  const v = S.view;
+  const c = String(card).toUpperCase();
+  if (c === "BJ" || c === "RJ") return "T";
+  const rank = c.slice(0, -1);
+  const suit = c.slice(-1);
+  if (String(v.level) === rank) return "T";
+  if (v.options && v.options.red_five && c === "5H") return "T";
+  const tr = String(v.trump || "");
+  if (tr.length >= 2 && /[SHDC]$/.test(tr) && tr.slice(-1) === suit) return "T";
+  return suit;
 }
 
 function renderControls() {
