@@ -252,13 +252,14 @@ def test_resume_after_reload_and_dropped_socket(server, browser, errors):
     hand = _hand(page)
     assert page.is_hidden("#reconnecting")
 
-    # a reload: same seat, same hand, within 2 s, without typing anything
-    t0 = time.monotonic()
+    # a reload: same seat, same hand, within 2 s, without typing anything (timed by the page:
+    # from the start of the navigation to the first state drawn)
     page.reload()
     page.wait_for_function("h => [...document.querySelectorAll('#hand .card')]"
                            ".map(e => e.dataset.card).join(',') === h", arg=",".join(hand),
                            timeout=STEP_MS)
-    assert time.monotonic() - t0 < 2.0, f"resume took {time.monotonic() - t0:.2f} s"
+    took = page.evaluate("window.__shangyou.resumedAt")
+    assert took < 2000, f"resume took {took:.0f} ms"
     assert int(page.evaluate("document.body.dataset.seat")) == seat
     assert page.is_hidden("#reconnecting")
 
@@ -268,14 +269,14 @@ def test_resume_after_reload_and_dropped_socket(server, browser, errors):
             window.__sawBanner = true; }).observe(document.getElementById('reconnecting'),
             {attributes: true}); }""")
     n = len(routes)
-    t0 = time.monotonic()
     routes[-1].close(code=1012, reason="server restart")
     page.wait_for_function("window.__sawBanner === true", timeout=STEP_MS)
     page.wait_for_function("document.body.dataset.connected === '1'", timeout=STEP_MS)
     page.wait_for_function("h => [...document.querySelectorAll('#hand .card')]"
                            ".map(e => e.dataset.card).join(',') === h", arg=",".join(hand),
                            timeout=STEP_MS)
-    assert time.monotonic() - t0 < 2.0, f"reconnect took {time.monotonic() - t0:.2f} s"
+    took = page.evaluate("window.__shangyou.resumedAt - window.__shangyou.droppedAt")
+    assert took < 2000, f"reconnect took {took:.0f} ms (from the drop to the state drawn)"
     assert len(routes) == n + 1, "one new socket"
     assert page.is_hidden("#reconnecting")
     assert int(page.evaluate("document.body.dataset.seat")) == seat
@@ -346,13 +347,17 @@ def test_turn_awareness_timer_and_background_title(server, browser, errors):
     front.bring_to_front()
     assert not op.evaluate("document.hasFocus()")
 
-    # the mover does nothing: at zero the server moves for them (pass or a bot's move)
+    # the mover does nothing: at zero the server moves for them (pass or a bot's move); then
+    # it is the background tab's turn, and its title gets the marker within 1 s of the news
+    op.evaluate("""() => new MutationObserver(() => {
+        if (document.title.startsWith('●') && !window.__markedAt)
+            window.__markedAt = performance.now(); }).observe(
+        document.querySelector('title'), {childList: true, characterData: true, subtree: true})""")
     v0 = _version(op)
     _wait_version_above(op, v0, timeout=10_000)
-    t_moved = time.monotonic()
-    # now it is the background tab's turn: its title gets the marker within 1 s
-    op.wait_for_function("document.title.startsWith('●')", timeout=1000)
-    assert time.monotonic() - t_moved < 1.0
+    op.wait_for_function("document.title.startsWith('●')", timeout=STEP_MS)
+    took = op.evaluate("window.__markedAt - window.__shangyou.stateAt")
+    assert 0 <= took < 1000, f"the title changed {took:.0f} ms after the state arrived"
     assert int(op.evaluate("document.body.dataset.beeps || 0")) >= 1, "the sound played"
     assert pages[mover].locator("#your-turn").count() == 0
     front.close()

@@ -92,6 +92,8 @@ function connect() {
     S.ws = null;
     S.busy = false;
     S.connected = false;
+    S.droppedAt = performance.now();
+    S.resumedAt = null;
     if (e.code === 4001) { openedElsewhere(); return; }
     if (e.code === 4404) { S.stopped = true; }
     scheduleReconnect();
@@ -170,6 +172,7 @@ function handle(msg) {
       render();
       break;
     case "state":
+      S.stateAt = performance.now();
       if (msg.token) localStorage.setItem(TOKEN_KEY, msg.token);
       if ("seat" in msg) S.mySeat = msg.seat ?? null;
       S.version = msg.version;
@@ -181,6 +184,8 @@ function handle(msg) {
       onTurn(msg.turn);
       logEvents(msg.last_events || [], msg.move_count);
       render();
+      // when the page was back with its state (since the page started, or the socket dropped)
+      if (S.resumedAt === null || S.resumedAt === undefined) S.resumedAt = performance.now();
       break;
     case "chat":
       addChat(msg.from, msg.text);
