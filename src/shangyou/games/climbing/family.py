@@ -36,12 +36,30 @@ class Family:
         return [c for c in self.leads(hand) if c.beats(prev)]
 
     def combos(self, cards: Sequence[int]) -> list[Combo]:
-        """All readings of exactly ``cards``: the leads of that hand that use every card."""
+        """All readings of exactly ``cards``: the leads of that hand that use every card.
+
+        A pure function of the family's options and the cards, so it is memoised (shared by
+        every family object with the same options)."""
         cards = tuple(sorted(cards))
-        n = len(cards)
-        found = [c for c in self.leads(cards) if len(c.cards) == n and c.cards == cards]
-        found.sort(key=reading_order, reverse=True)
-        return found
+        key = (self.options_key(), cards)
+        found = _READINGS.get(key)
+        if found is None:
+            n = len(cards)
+            found = [c for c in self.leads(cards) if len(c.cards) == n and c.cards == cards]
+            found.sort(key=reading_order, reverse=True)
+            if len(_READINGS) >= _READINGS_MAX:
+                _READINGS.clear()
+            _READINGS[key] = found = tuple(found)
+        return list(found)
+
+    def options_key(self) -> tuple:
+        """The family's class and public options: families with equal keys play alike."""
+        key = self.__dict__.get("_options_key")
+        if key is None:
+            key = (type(self).__qualname__,) + tuple(
+                sorted((k, v) for k, v in vars(self).items() if not k.startswith("_")))
+            self._options_key = key
+        return key
 
     def sort_key(self, card: int):
         """Order for displaying a hand (low to high)."""
@@ -58,6 +76,10 @@ class Family:
     def card_strength(self, card: int):
         """How high a single card is, for "give your highest card" (equal values: any of them)."""
         return card
+
+
+_READINGS: dict = {}
+_READINGS_MAX = 200_000
 
 
 def reading_order(combo: Combo):
