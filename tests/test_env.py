@@ -295,3 +295,46 @@ def test_render_text():
     seat = e.game.to_act
     assert "to act: p%d" % seat in text
     assert " ".join(e.game.view(seat)["hand"]) in text
+
+
+@pytest.mark.parametrize("name", ["zheng-shangyou/pagat", "zheng-shangyou/winner", "zheng-fen",
+                                  "sheng-ji/single-deck"])
+def test_batch_sim_matches_single_envs(name):
+    """Game i of a batch is the single env reset with seed+i: same ids, same observations,
+    masks, seats and rewards, through the end of a hand and into the next."""
+    from shangyou.env.batch import BatchSim
+    n = 3
+    sim = BatchSim(name, n_games=n, seed=40, max_candidates=16)
+    singles = [sy_env.raw_env(name, max_candidates=16) for _ in range(n)]
+    for i, e in enumerate(singles):
+        e.reset(seed=40 + i)
+    rng = np.random.default_rng(0)
+    ends = 0
+    for _ in range(300):
+        obs, mask, seat = sim.observe()
+        for i, e in enumerate(singles):
+            assert seat[i] == e.game.to_act
+            o = e.observe(e.agent_selection)
+            assert (o["observation"] == obs[i]).all() and (o["action_mask"] == mask[i]).all()
+        acts = sim.random_actions(rng)
+        _, _, _, rewards, done = sim.step(acts)
+        for i, e in enumerate(singles):
+            e.step(int(acts[i]))
+            if e.game.over:
+                assert done[i] and list(rewards[i]) == sy_env.rewards_of(e.game)
+                e.reset()
+                ends += 1
+            else:
+                assert not done[i] and not rewards[i].any()
+    assert ends >= 1
+    with pytest.raises(ValueError):
+        sim.step(np.full(n, -1))
+    mask = sim.observe()[1]
+    acts = sim.random_actions(rng)
+    acts[0] = int(np.flatnonzero(mask[0] == 0)[0])
+    before = [e.game.log["moves"] for e in sim.envs]
+    with pytest.raises(ValueError, match="game 0"):
+        sim.step(acts)
+    assert [e.game.log["moves"] for e in sim.envs] == before, "no game moved"
+    with pytest.raises(ValueError):
+        sim.step([0] * (n + 1))
