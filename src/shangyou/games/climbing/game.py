@@ -402,7 +402,8 @@ class ClimbingGame(GameBase):
         if mv.kind == PASS:
             self.trick.append((seat, None))
             self.passes += 1
-            others = sum(1 for s in range(self.n) if self.hands[s] and s != self.last_seat)
+            hands = self.hands     # seats holding cards, other than the last player's
+            others = sum(map(bool, hands)) - bool(hands[self.last_seat])
             if self.passes >= others:
                 self._end_trick()
             else:

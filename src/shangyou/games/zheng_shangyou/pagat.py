@@ -117,21 +117,16 @@ class PagatFamily(Family):
             else:
                 nt = nb = nr = 0
             label = RANK_WORDS[r]
-            for n in range(1, len(naturals) + 1):
-                base = naturals[:n]
-                for t in range(nt + 1):
-                    for b in range(nb + 1):
-                        for j in range(nr + 1):
-                            total = n + t + b + j
-                            if total < 2 or (size is not None and total != size):
-                                continue
-                            pure = 1 if t + b + j == 0 else 0
-                            if beat is not None and (r, pure) <= beat:
-                                continue
-                            # naturals, then 2s, BJs, RJs: already in card order
-                            cards = base + twos[:t] + bjs[:b] + rjs[:j]
-                            out.append(Combo("set", ("set", total), (r, pure), tuple(cards), 0,
-                                             label))
+            key = (len(naturals), nt, nb, nr, size)
+            shapes = _SET_SHAPES.get(key)
+            if shapes is None:
+                shapes = _SET_SHAPES[key] = _set_shapes(*key)
+            for n, t, b, j, cls, pure in shapes:
+                if beat is not None and (r, pure) <= beat:
+                    continue
+                # naturals, then 2s, BJs, RJs: already in card order
+                out.append(Combo("set", cls, (r, pure),
+                                 tuple(naturals[:n] + twos[:t] + bjs[:b] + rjs[:j]), 0, label))
 
     # single sequences ------------------------------------------------------------
     def _sequences(self, nat, out, length: int | None, beat: tuple | None) -> None:
@@ -158,19 +153,12 @@ class PagatFamily(Family):
                 masks.append((sb, per_suit[sb], per_suit_card[sb]))
         for suit, mask, cards_of in masks:
             need = 2 if suit is None else 1   # a mixed sequence needs two naturals
-            for lo in range(0, top - 1):
-                if length is None:
-                    his = range(lo + 2, top + 1)
-                else:
-                    his = (lo + length - 1,) if lo + length - 1 <= top else ()
-                for hi in his:
-                    L = hi - lo + 1
-                    have = (mask & ((1 << (hi + 1)) - (1 << lo))).bit_count()
-                    if L - have > jokers:
-                        break      # a longer window only misses more
-                    if have < need:
-                        continue
-                    self._one_window(cards_of, out, lo, hi, suit, nb, nr, jokers, beat)
+            key = (mask, jokers, need, top, length)
+            wins = _WINDOWS.get(key)
+            if wins is None:
+                wins = _WINDOWS[key] = _windows(mask, jokers, need, top, length)
+            for lo, hi in wins:
+                self._one_window(cards_of, out, lo, hi, suit, nb, nr, jokers, beat)
 
     @staticmethod
     def _one_window(cards_of, out, lo, hi, suit, nb, nr, jokers, beat) -> None:
@@ -216,40 +204,19 @@ class PagatFamily(Family):
         nt, nb, nr = len(twos), len(bjs), len(rjs)
         wild = nt + nb + nr
         jokers = nb + nr
-        have = [len(nat[r]) for r in range(12)]
+        have = tuple([len(nat[r]) for r in range(12)])
+        key = (have, wild, jokers, shape)
+        wins = _MULTI_WINDOWS.get(key)
+        if wins is None:
+            wins = _MULTI_WINDOWS[key] = _multi_windows(have, wild, jokers, shape)
+        if not wins:
+            return
         wild_sets = _wild_sets(twos, nb, nr)
-        if shape is None:
-            ks = range(2, max(have) + wild + 1)
-            ms = None
-        else:
-            ms, k0 = shape
-            ks = (k0,)
-        zpre = [0]                      # prefix counts of ranks without a natural
-        for h in have:
-            zpre.append(zpre[-1] + (h == 0))
-        for k in ks:
-            dpre = [0]                  # prefix sums of the wilds each rank would need
-            for h in have:
-                dpre.append(dpre[-1] + (k - h if h < k else 0))
-            feasible = False
-            for lo in range(0, 10):
-                for m in (range(3, 12 - lo + 1) if ms is None else (ms,)):
-                    hi = lo + m - 1
-                    if hi > ACE:
-                        break
-                    if zpre[hi + 1] - zpre[lo] > jokers:
-                        break           # longer windows only add missing ranks
-                    if dpre[hi + 1] - dpre[lo] > wild:
-                        if ms is None:
-                            break       # and only need more wilds
-                        continue
-                    feasible = True
-                    if beat is not None and (hi, 1) <= beat:
-                        continue
-                    self._multi_window(nat, out, lo, hi, k, twos, nb, nr, wild, beat,
-                                       _MSEQ_LABEL[lo, hi, k], wild_sets)
-            if not feasible and ms is None:
-                break                   # a larger k needs even more wilds
+        for lo, hi, k in wins:
+            if beat is not None and (hi, 1) <= beat:
+                continue
+            self._multi_window(nat, out, lo, hi, k, twos, nb, nr, wild, beat,
+                               _MSEQ_LABEL[lo, hi, k], wild_sets)
 
     @staticmethod
     def _multi_window(nat, out, lo, hi, k, twos, nb, nr, wild, beat, label, wild_sets) -> None:
@@ -300,6 +267,86 @@ class PagatFamily(Family):
             counts[i] = 0
 
         rec(0, 0, 0)
+
+
+_SET_SHAPES: dict = {}
+
+
+def _set_shapes(nn: int, nt: int, nb: int, nr: int, size: int | None) -> tuple:
+    """How a set can be made from ``nn`` naturals (at least one), ``nt`` 2s, ``nb`` black and
+    ``nr`` red jokers: (naturals, 2s, BJs, RJs, class, pure) in listing order (by naturals,
+    then 2s, BJs, RJs), of ``size`` cards when given, else of two cards or more."""
+    out = []
+    for n in range(1, nn + 1):
+        for t in range(nt + 1):
+            for b in range(nb + 1):
+                for j in range(nr + 1):
+                    total = n + t + b + j
+                    if total < 2 or (size is not None and total != size):
+                        continue
+                    out.append((n, t, b, j, ("set", total), 1 if t + b + j == 0 else 0))
+    return tuple(out)
+
+_WINDOWS: dict = {}
+_MULTI_WINDOWS: dict = {}
+
+
+def _multi_windows(have: tuple, wild: int, jokers: int, shape: tuple | None) -> tuple:
+    """The (lo, hi, k) windows worth trying for multiple sequences, in listing order: every
+    rank needs a natural or a joker, and the wilds must fill each rank up to k cards.
+    ``have`` counts the naturals of ranks 3..A; ``shape`` is (m, k) when following."""
+    out = []
+    if shape is None:
+        ks = range(2, max(have) + wild + 1)
+        ms = None
+    else:
+        ms, k0 = shape
+        ks = (k0,)
+    zpre = [0]                      # prefix counts of ranks without a natural
+    for h in have:
+        zpre.append(zpre[-1] + (h == 0))
+    for k in ks:
+        dpre = [0]                  # prefix sums of the wilds each rank would need
+        for h in have:
+            dpre.append(dpre[-1] + (k - h if h < k else 0))
+        feasible = False
+        for lo in range(0, 10):
+            for m in (range(3, 12 - lo + 1) if ms is None else (ms,)):
+                hi = lo + m - 1
+                if hi > ACE:
+                    break
+                if zpre[hi + 1] - zpre[lo] > jokers:
+                    break           # longer windows only add missing ranks
+                if dpre[hi + 1] - dpre[lo] > wild:
+                    if ms is None:
+                        break       # and only need more wilds
+                    continue
+                feasible = True
+                out.append((lo, hi, k))
+        if not feasible and ms is None:
+            break                   # a larger k needs even more wilds
+    return tuple(out)
+
+
+def _windows(mask: int, jokers: int, need: int, top: int, length: int | None) -> tuple:
+    """The rank windows lo..hi (lowest lo first, then shortest) that can hold a sequence:
+    at most ``jokers`` ranks without a natural (bit of ``mask``), at least ``need`` naturals,
+    3 ranks or more, exactly ``length`` when given. Memoised by ``_sequences``."""
+    out = []
+    for lo in range(0, top - 1):
+        if length is None:
+            his = range(lo + 2, top + 1)
+        else:
+            his = (lo + length - 1,) if lo + length - 1 <= top else ()
+        for hi in his:
+            L = hi - lo + 1
+            have = (mask & ((1 << (hi + 1)) - (1 << lo))).bit_count()
+            if L - have > jokers:
+                break      # a longer window only misses more
+            if have < need:
+                continue
+            out.append((lo, hi))
+    return tuple(out)
 
 
 def _wild_sets(twos: list[int], nb: int, nr: int):
