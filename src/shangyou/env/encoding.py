@@ -139,6 +139,9 @@ class Encoder:
         self.k = k
         self.layout = Layout(self.parts() + [("page", 2), ("candidates", k * CAND_WIDTH)])
         self.slices = self.layout.slices
+        self.offsets = {name: sl.start for name, sl in self.slices.items()}
+        self.rel_table = [[(i - seat) % players for i in range(players)]
+                          for seat in range(players)]
         self.reset()
 
     def parts(self) -> list[tuple[str, int]]:  # pragma: no cover - abstract
@@ -217,9 +220,12 @@ class ClimbingEncoder(Encoder):
     def fill(self, obs, view):
         seat = view["seat"]
         n = self.n
-        s = self.slices
+        o = self.offsets
+        rel = self.rel_table[seat]          # rel[i]: seat i as seen from ``seat``
+        code = CODE
+        base = o["hand"]
         for t in view["hand"]:
-            obs[s["hand"].start + CODE[t]] += 1
+            obs[base + code[t]] += 1
         # cards of finished tricks (counted once per seat and hand) and of the current trick
         played = view["played"]
         hn, done, acc = self._played.get(seat, (None, 0, None))
@@ -234,48 +240,57 @@ class ClimbingEncoder(Encoder):
                             acc[c] += 1
             acc = bytes(acc)
             done = len(played)
-        self._played[seat] = (view["hand_number"], done, acc)
-        obs[s["played"]] = acc
+            self._played[seat] = (view["hand_number"], done, acc)
+        base = o["played"]
+        obs[base:base + N_CARDS] = acc
         for _, text in view["trick"]:
-            self.add_cards(obs, "played", text)
+            if text != "pass":
+                for c in parse_move(text)[1]:
+                    obs[base + c] += 1
         last = view["last"]
         if last is not None:
-            self.add_cards(obs, "last", last["cards"])
-            self.one_hot(obs, "last_seat", self.rel(seat, last["seat"]))
+            base = o["last"]
+            for c in parse_move(last["cards"])[1]:
+                obs[base + c] += 1
+            obs[o["last_seat"] + rel[last["seat"]]] = 1
         else:
-            obs[s["leading"].start] = 1
+            obs[o["leading"]] = 1
+        base = o["counts"]
         for i, c in enumerate(view["counts"]):
-            self.put(obs, "counts", self.rel(seat, i), c)
+            obs[base + rel[i]] = c if c < 127 else 127
+        base = o["finished"]
         for place, i in enumerate(view["finished"]):
-            self.put(obs, "finished", self.rel(seat, i), place + 1)
+            obs[base + rel[i]] = place + 1
+        base = o["passed"]
         for i in view["passed"]:
-            self.one_hot(obs, "passed", self.rel(seat, i))
+            obs[base + rel[i]] = 1
+        base = o["partners"]
         teams = view.get("teams")
         if teams:
             for t in teams:
                 if seat in t:
                     for i in t:
-                        self.one_hot(obs, "partners", self.rel(seat, i))
+                        obs[base + rel[i]] = 1
         else:
-            self.one_hot(obs, "partners", 0)
+            obs[base] = 1
         won = view.get("won_points")
         if won is not None:
+            base = o["won_points"]
             for i, p in enumerate(won):
-                self.put(obs, "won_points", self.rel(seat, i), p // 5)
-            self.put(obs, "table_points", 0, view["table_points"] // 5)
-        self.one_hot(obs, "phase", self.phases.index(view["phase"]))
+                obs[base + rel[i]] = min(127, max(0, p // 5))
+            obs[o["table_points"]] = min(127, max(0, view["table_points"] // 5))
+        obs[o["phase"] + self.phases.index(view["phase"])] = 1
         ex = view.get("exchange")
         if ex is not None:
-            self.one_hot(obs, "exchange_step", self.steps.index(ex["step"]))
+            obs[o["exchange_step"] + self.steps.index(ex["step"])] = 1
+            base = o["exchange_cards"]
             for key in ("shown", "discards", "offered"):
                 for t in ex.get(key, ()):
-                    obs[s["exchange_cards"].start + CODE[t]] += 1
-            givers = ex.get("givers", [ex.get("giver")])
-            takers = ex.get("takers", [ex.get("taker")])
-            if seat in givers:
-                self.one_hot(obs, "exchange_role", 0)
-            if seat in takers:
-                self.one_hot(obs, "exchange_role", 1)
+                    obs[base + code[t]] += 1
+            if seat in ex.get("givers", [ex.get("giver")]):
+                obs[o["exchange_role"]] = 1
+            if seat in ex.get("takers", [ex.get("taker")]):
+                obs[o["exchange_role"] + 1] = 1
 
 
 class ShengJiEncoder(Encoder):

@@ -545,8 +545,7 @@ class ClimbingGame(GameBase):
                 "kind": self.last.kind, "reading": self.last.label},
             "passed": sorted({s for s, c in self.trick[self._last_play_index() + 1:]
                               if c is None}) if self.trick else [],
-            "played": [[[s, "pass" if c is None else _play_text(c)] for s, c in t]
-                       for t in self.tricks],
+            "played": [[[s, text] for s, text in t] for t in self._played_texts()],
             "finished": list(self.order),
             "scores": list(self.scores),
             "target": self.rules.target,
@@ -577,6 +576,17 @@ class ClimbingGame(GameBase):
         if seat == self.to_act:
             v["legal_moves"] = [str(m) for m in self.legal_moves()]
         return v
+
+    def _played_texts(self) -> list:
+        """(seat, text) of every finished trick of this hand; a trick's texts are made once
+        (finished tricks never change), so a view costs little late in a hand."""
+        owner, cache = self.__dict__.get("_played_cache", (None, None))
+        if owner is not self.tricks:          # a new hand (a new list of tricks) began
+            cache = []
+            self._played_cache = (self.tricks, cache)
+        for t in self.tricks[len(cache):]:
+            cache.append([(s, "pass" if c is None else _play_text(c)) for s, c in t])
+        return cache
 
     def _last_play_index(self) -> int:
         for i in range(len(self.trick) - 1, -1, -1):
