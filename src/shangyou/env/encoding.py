@@ -78,7 +78,8 @@ class Pager:
     __slots__ = ("texts", "k", "page", "pages", "per_page")
 
     def __init__(self, texts: list[str], k: int):
-        self.texts = sorted(texts, key=move_key)
+        texts.sort(key=move_key)
+        self.texts = texts
         self.k = k
         self.page = 0
         self.per_page = k if len(texts) <= k else k - 1

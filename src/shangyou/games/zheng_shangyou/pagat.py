@@ -62,8 +62,8 @@ class PagatFamily(Family):
         self.seq_top = TWO if self.twos_in_sequences else ACE
 
     def may_be_ambiguous(self, combo: Combo) -> bool:
-        # only wild cards (2s, jokers) make a second reading possible
-        return combo.cards[-1] >= 48
+        # only wild cards (2s, jokers) make a second reading possible; a single card is a single
+        return combo.cards[-1] >= 48 and len(combo.cards) > 1
 
     def card_strength(self, card: int) -> int:
         return 13 if card == BJ_CODE else 14 if card == RJ_CODE else card >> 2
