@@ -152,15 +152,15 @@ class ShangyouAEC(AECEnv):
             self.game.apply(self._moves[text])
             self._pager = None
         g = self.game
-        self.rewards = {a: 0.0 for a in self.agents}
         if g.over:
-            for a, r in zip(self.possible_agents, rewards_of(g)):
-                self.rewards[a] = r
+            # rewards stay 0 during the hand; the hand result gives them at its end
+            self.rewards = dict(zip(self.possible_agents, rewards_of(g)))
+            for a in self.agents:
                 self.terminations[a] = True
             self.infos = {a: {"result": g.result} for a in self.agents}
+            self._accumulate_rewards()
         else:
             self.agent_selection = self.possible_agents[g.to_act]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

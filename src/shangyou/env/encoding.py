@@ -72,6 +72,9 @@ def move_key(text: str) -> tuple:
     return (KIND_INDEX[kind], len(cards), cards, extra, label != "", text)
 
 
+_MASKS: dict = {}
+
+
 class Pager:
     """The candidates of one decision: sorted legal moves split into pages of ``K - 1``."""
 
@@ -90,11 +93,16 @@ class Pager:
         return self.texts[self.page * per:(self.page + 1) * per]
 
     def mask(self) -> np.ndarray:
-        m = np.zeros(self.k, dtype=np.int8)
-        m[:len(self.page_texts())] = 1
-        if self.pages > 1:
-            m[self.k - 1] = 1
-        return m
+        n = len(self.page_texts())
+        key = (self.k, n, self.pages > 1)
+        m = _MASKS.get(key)
+        if m is None:
+            m = np.zeros(self.k, dtype=np.int8)
+            m[:n] = 1
+            if self.pages > 1:
+                m[self.k - 1] = 1
+            _MASKS[key] = m
+        return m.copy()
 
     def decode(self, action: int) -> str | None:
         """The move text of an id on the current page, or None for MORE; ValueError if the id

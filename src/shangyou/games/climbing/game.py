@@ -543,9 +543,8 @@ class ClimbingGame(GameBase):
             "last": None if self.last is None else {
                 "seat": self.last_seat, "cards": _play_text(self.last),
                 "kind": self.last.kind, "reading": self.last.label},
-            "passed": sorted({s for s, c in self.trick[self._last_play_index() + 1:]
-                              if c is None}) if self.trick else [],
-            "played": [[[s, text] for s, text in t] for t in self._played_texts()],
+            "passed": self._passed_since_last_play(),
+            "played": [list(map(list, t)) for t in self._played_texts()],
             "finished": list(self.order),
             "scores": list(self.scores),
             "target": self.rules.target,
@@ -588,11 +587,14 @@ class ClimbingGame(GameBase):
             cache.append([(s, "pass" if c is None else _play_text(c)) for s, c in t])
         return cache
 
-    def _last_play_index(self) -> int:
-        for i in range(len(self.trick) - 1, -1, -1):
-            if self.trick[i][1] is not None:
-                return i
-        return -1
+    def _passed_since_last_play(self) -> list[int]:
+        """Seats that passed after the last play of the current trick (sorted)."""
+        passed = set()
+        for s, c in reversed(self.trick):
+            if c is not None:
+                break
+            passed.add(s)
+        return sorted(passed)
 
     # ------------------------------------------------------------------ equality
     def snapshot(self) -> dict:
@@ -609,7 +611,15 @@ class ClimbingGame(GameBase):
 
 
 def _play_text(combo: Combo) -> str:
-    return " ".join(CARD_TEXT[c] for c in combo.cards)
+    text = _TEXTS.get(combo.cards)
+    if text is None:
+        text = " ".join([CARD_TEXT[c] for c in combo.cards])
+        if len(_TEXTS) < 100_000:
+            _TEXTS[combo.cards] = text
+    return text
+
+
+_TEXTS: dict[tuple, str] = {}     # the notation of a play's cards, memoised
 
 
 def score_hand(rules: Rulebook, order: list[int], counts_at_first_out, dealt, won=None,
