@@ -79,12 +79,13 @@ class PagatFamily(Family):
         return out
 
     def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
-        nat = _by_rank(hand)
         out: list[Combo] = []
         kind = prev.cls[0]
         if kind == "single":
-            self._singles(nat, out, prev.key[0])
-        elif kind == "set":
+            self._singles_from_hand(hand, out, prev.key[0])
+            return out
+        nat = _by_rank(hand)
+        if kind == "set":
             self._sets(nat, out, prev.cls[1], prev.key)
         elif kind == "seq":
             self._sequences(nat, out, prev.cls[1], prev.key)
@@ -95,9 +96,25 @@ class PagatFamily(Family):
     # singles ---------------------------------------------------------------------
     @staticmethod
     def _singles(nat, out, above: int) -> None:
+        singles = _SINGLE_COMBOS
         for r in range(above + 1, 15):
             if nat[r]:
-                out.append(Combo("single", SINGLE, (r,), (nat[r][0],), 0, RANK_NAMES[r]))
+                out.append(singles[nat[r][0]])
+
+    @staticmethod
+    def _singles_from_hand(hand, out, above: int) -> None:
+        """As ``_singles`` (the first held card of each rank above ``above``), from the hand."""
+        first: list = [None] * 15
+        rank_of = RANK_OF
+        for c in hand:
+            r = rank_of[c]
+            if r > above and first[r] is None:
+                first[r] = c
+        singles = _SINGLE_COMBOS
+        for r in range(above + 1, 15):
+            c = first[r]
+            if c is not None:
+                out.append(singles[c])
 
     # sets ------------------------------------------------------------------------
     @staticmethod
@@ -135,30 +152,42 @@ class PagatFamily(Family):
         jokers = nb + nr
         top = self.seq_top
         # bit r set when a natural of rank r is held: all suits (mixed) and per suit
-        masks: list[tuple[int | None, int, list]] = []
         any_mask = 0
         per_suit = [0, 0, 0, 0]
-        per_suit_card: list[list] = [[None] * 15 for _ in range(4)]
         for r in range(top + 1):
-            for c in nat[r]:
-                any_mask |= 1 << r
-                sb = c & 3
-                if per_suit_card[sb][r] is None:
-                    per_suit[sb] |= 1 << r
-                    per_suit_card[sb][r] = c
-        if beat is None or beat[0] == 0:
-            masks.append((None, any_mask, nat))
-        for sb in range(4):
-            if per_suit[sb]:
-                masks.append((sb, per_suit[sb], per_suit_card[sb]))
-        for suit, mask, cards_of in masks:
-            need = 2 if suit is None else 1   # a mixed sequence needs two naturals
-            key = (mask, jokers, need, top, length)
-            wins = _WINDOWS.get(key)
+            cs = nat[r]
+            if cs:
+                bit = 1 << r
+                any_mask |= bit
+                for c in cs:
+                    per_suit[c & 3] |= bit
+        windows = _WINDOWS
+        if beat is None or beat[0] == 0:    # mixed sequences (a mixed one needs two naturals)
+            key = (any_mask, jokers, 2, top, length)
+            wins = windows.get(key)
             if wins is None:
-                wins = _WINDOWS[key] = _windows(mask, jokers, need, top, length)
+                wins = windows[key] = _windows(*key)
             for lo, hi in wins:
-                self._one_window(cards_of, out, lo, hi, suit, nb, nr, jokers, beat)
+                self._one_window(nat, out, lo, hi, None, nb, nr, jokers, beat)
+        for sb in range(4):                 # single-suited sequences
+            mask = per_suit[sb]
+            if not mask:
+                continue
+            key = (mask, jokers, 1, top, length)
+            wins = windows.get(key)
+            if wins is None:
+                wins = windows[key] = _windows(*key)
+            if not wins:
+                continue
+            cards_of: list = [None] * 15    # the card of rank r in this suit
+            for r in range(top + 1):
+                if mask >> r & 1:
+                    for c in nat[r]:
+                        if c & 3 == sb:
+                            cards_of[r] = c
+                            break
+            for lo, hi in wins:
+                self._one_window(cards_of, out, lo, hi, sb, nb, nr, jokers, beat)
 
     @staticmethod
     def _one_window(cards_of, out, lo, hi, suit, nb, nr, jokers, beat) -> None:
@@ -270,6 +299,9 @@ class PagatFamily(Family):
 
 
 _SET_SHAPES: dict = {}
+# one shared (immutable) single combo per card
+_SINGLE_COMBOS = [Combo("single", SINGLE, (RANK_OF[c],), (c,), 0, RANK_NAMES[RANK_OF[c]])
+                  for c in range(54)]
 
 
 def _set_shapes(nn: int, nt: int, nb: int, nr: int, size: int | None) -> tuple:
