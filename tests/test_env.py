@@ -338,13 +338,3 @@ def test_batch_sim_matches_single_envs(name):
     assert [e.game.log["moves"] for e in sim.envs] == before, "no game moved"
     with pytest.raises(ValueError):
         sim.step([0] * (n + 1))
-
-
-@pytest.mark.parametrize("name", ["zheng-shangyou/pagat", "zheng-shangyou/owen", "zheng-fen",
-                                  "zheng-shangyou/winner"])
-def test_a_single_card_has_one_reading(name):
-    """Move texts skip the reading check for single cards (``may_be_ambiguous``): true only
-    because every family reads one card one way."""
-    fam = shangyou.rules(name).family
-    for c in range(54):
-        assert len(fam.combos((c,))) <= 1

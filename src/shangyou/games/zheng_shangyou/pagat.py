@@ -62,8 +62,11 @@ class PagatFamily(Family):
         self.seq_top = TWO if self.twos_in_sequences else ACE
 
     def may_be_ambiguous(self, combo: Combo) -> bool:
-        # only wild cards (2s, jokers) make a second reading possible; a single card is a single
-        return combo.cards[-1] >= 48 and len(combo.cards) > 1
+        # Only jokers make a second reading possible. A single card is a single. Without
+        # jokers, 2s are wild only in sets (one natural rank) and multiple sequences (three or
+        # more natural ranks, every rank of the window holding a natural), so the naturals
+        # fix the reading (tests/test_speed_paths.py checks this on random hands).
+        return combo.cards[-1] >= BJ_CODE and len(combo.cards) > 1
 
     def card_strength(self, card: int) -> int:
         return 13 if card == BJ_CODE else 14 if card == RJ_CODE else card >> 2
