@@ -90,15 +90,16 @@ class ClimbingGame(GameBase):
     def apply(self, move: Move | str, seat: int | None = None) -> None:
         """Make a move for the seat to act (``seat``, if given, must be that seat)."""
         seat = self._check_turn(seat)
-        if self._listed(move):
-            mv = move  # one of the moves just listed: already known legal
-        elif self.phase == PHASE_PLAY:
-            mv = self._resolve_play(move)
-        else:
-            mv = self._resolve_exchange(move)
         if self.phase == PHASE_PLAY:
+            if self._listed(move):
+                mv = move  # one of the moves just listed: already known legal
+            elif move is PASS_MOVE and self.last is not None:
+                mv = move  # passing is legal whenever there is a play to beat
+            else:
+                mv = self._resolve_play(move)
             self._do_play(seat, mv)
         else:
+            mv = move if self._listed(move) else self._resolve_exchange(move)
             self._do_exchange(seat, mv)
         self._moved(seat, mv)
 

@@ -76,9 +76,13 @@ class PagatFamily(Family):
         nat = _by_rank(hand)
         out: list[Combo] = []
         self._singles(nat, out, -1)
-        self._sets(nat, out, None, None)
-        self._sequences(nat, out, None, None)
-        self._multi(nat, out, None, None)
+        size = len(hand)
+        if size >= 2:
+            self._sets(nat, out, None, None)
+        if size >= 3:
+            self._sequences(nat, out, None, None)
+        if size >= 6:       # a multiple sequence has at least 3 ranks of 2 cards
+            self._multi(nat, out, None, None)
         return out
 
     def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
@@ -164,22 +168,27 @@ class PagatFamily(Family):
                 any_mask |= bit
                 for c in cs:
                     per_suit[c & 3] |= bit
+        if not jokers and not any_mask & (any_mask >> 1) & (any_mask >> 2):
+            return                          # no three ranks in a row and nothing wild
         windows = _WINDOWS
+        # one int key per (mask, jokers, naturals needed, top rank, length)
+        tail = ((jokers * 4 + 2) * 16 + top) * 16 + (length or 0)
         if beat is None or beat[0] == 0:    # mixed sequences (a mixed one needs two naturals)
-            key = (any_mask, jokers, 2, top, length)
+            key = (any_mask << 16) + tail
             wins = windows.get(key)
             if wins is None:
-                wins = windows[key] = _windows(*key)
+                wins = windows[key] = _windows(any_mask, jokers, 2, top, length)
             for lo, hi in wins:
                 self._one_window(nat, out, lo, hi, None, nb, nr, jokers, beat)
+        tail -= 256                         # need one natural: single-suited
         for sb in range(4):                 # single-suited sequences
             mask = per_suit[sb]
             if not mask:
                 continue
-            key = (mask, jokers, 1, top, length)
+            key = (mask << 16) + tail
             wins = windows.get(key)
             if wins is None:
-                wins = windows[key] = _windows(*key)
+                wins = windows[key] = _windows(mask, jokers, 1, top, length)
             if not wins:
                 continue
             cards_of: list = [None] * 15    # the card of rank r in this suit
