@@ -9,13 +9,12 @@ import warnings
 import numpy as np
 import pytest
 
-pytest.importorskip("pettingzoo")
-from gymnasium.utils.env_checker import check_env  # noqa: E402
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
 
-import shangyou  # noqa: E402
-from shangyou import env as sy_env  # noqa: E402
-from shangyou.env.encoding import CAND_WIDTH, KINDS, N_CARDS, parse_move  # noqa: E402
+import shangyou
+from shangyou import env as sy_env
+from shangyou.env.encoding import CAND_WIDTH, KINDS, N_CARDS, parse_move
 
 # every preset at its default table, plus the other table sizes of the climbing games
 ENV_CONFIGS = [(name, None) for name in shangyou.preset_names()] + [
