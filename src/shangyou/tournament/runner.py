@@ -364,14 +364,18 @@ def _run_ray(cfg: Config, todo: list[int], address: str, workers: int, finished)
         raise ValueError("--ray needs Ray: pip install 'shangyou[cluster]'") from None
     started = False
     if not ray.is_initialized():
-        if address == "local":
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
-                     configure_logging=False)
-        else:
-            # ship this package to the cluster so its workers run the same code
-            pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-            ray.init(address=address, runtime_env={"py_modules": [pkg]},
-                     log_to_driver=False, configure_logging=False)
+        try:
+            if address == "local":
+                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
+                         configure_logging=False)
+            else:
+                # ship this package to the cluster so its workers run the same code
+                pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+                ray.init(address=address, runtime_env={"py_modules": [pkg]},
+                         log_to_driver=False, configure_logging=False)
+        except (ConnectionError, RuntimeError, ValueError) as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise ValueError(f"could not start or reach Ray at {address!r}: {first}") from e
         started = True
     try:
         task = ray.remote(_play_deal_from_key)
