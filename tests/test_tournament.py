@@ -259,6 +259,14 @@ def test_resume_after_interruption_gives_the_same_results(tmp_path):
     assert _strip_timing(resumed) == _strip_timing(whole)
     deals = [json.loads(x)["deal"] for x in (part / "deals.jsonl").read_text().splitlines()[1:]]
     assert deals == [0, 1, 2, 3, 4, 5]
+    # killed between a line and its newline: the line counts, the next one starts afresh
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    text = (part / "deals.jsonl").read_text().splitlines()
+    (cut / "deals.jsonl").write_text("\n".join(text[:3]))
+    resumed = run_tournament(cfg, 6, cut, workers=1)
+    assert _strip_timing(resumed) == _strip_timing(whole)
+    assert (cut / "deals.jsonl").read_text().splitlines()[:3] == text[:3]
     # a finished tournament re-run plays nothing and reports the same
     again = run_tournament(cfg, 6, part, workers=1, on_deal=lambda r: played.append(r["deal"]))
     assert played == [3, 4, 5] and _strip_timing(again) == _strip_timing(whole)

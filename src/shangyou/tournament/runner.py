@@ -250,9 +250,13 @@ def load_records(path: Path, cfg: Config) -> dict[int, dict]:
             _check_same(header, cfg.key(), path)
             continue
         records[obj["deal"]] = obj
-    if keep_bytes < path.stat().st_size:
-        with open(path, "r+b") as f:
-            f.truncate(min(keep_bytes, path.stat().st_size))
+    size = path.stat().st_size
+    with open(path, "r+b") as f:
+        if keep_bytes < size:
+            f.truncate(keep_bytes)
+        elif size and lines[-1] != b"":      # a whole last line without its newline
+            f.seek(0, os.SEEK_END)
+            f.write(b"\n")
     return records
 
 
