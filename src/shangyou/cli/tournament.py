@@ -50,8 +50,7 @@ def tournament(
     progress: Annotated[bool, typer.Option("--progress/--no-progress",
                                            help="Show a progress bar.")] = True,
 ) -> None:
-    """Play bots against each other on duplicate deals; write results.json, results.csv and
-    scores.png."""
+    """Bot levels against each other on duplicate deals (results.json, .csv, scores.png)."""
     from rich.console import Console
 
     from .main import fail, parse_option
