@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Install everything into .venv (and Debian's chromium for the browser tests, if missing) and
-# run the whole test suite. Extra arguments go to pytest
+# Install everything (extras test, tournament, cluster) into .venv (and Debian's chromium for
+# the browser tests, if missing) and run the whole test suite. Extra arguments go to pytest
 # (e.g. `bash scripts/test.sh --playouts 2000` for the large random-playout run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,5 +12,5 @@ if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
 python3 -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test,env]'
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test,env,tournament,cluster]'
 exec .venv/bin/python -m pytest -n auto -q "$@"
