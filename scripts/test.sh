@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install everything (extras test, tournament, cluster) into .venv (and Debian's chromium for
+# Install everything (extras test, env, tournament, cluster) into .venv (and Debian's chromium for
 # the browser tests, if missing) and run the whole test suite. Extra arguments go to pytest
 # (e.g. `bash scripts/test.sh --playouts 2000` for the large random-playout run).
 set -euo pipefail
