@@ -370,7 +370,10 @@ def _run_ray(cfg: Config, todo: list[int], address: str, workers: int, finished)
     if not ray.is_initialized():
         try:
             if address == "local":
-                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
+                # address="local": always a new instance here, never a leftover one found
+                # through /tmp/ray's "current cluster" file
+                ray.init(address="local", num_cpus=workers, include_dashboard=False,
+                         log_to_driver=False,
                          configure_logging=False)
             else:
                 # ship this package to the cluster so its workers run the same code
