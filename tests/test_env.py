@@ -352,3 +352,13 @@ def test_match_episodes_cross_exchanges(name, options):
     assert any(m[1].split()[0] in ("give", "take", "discard", "offer")
                for m in game.log["moves"])
     assert [total[a] for a in e.possible_agents] == sy_env.rewards_of(game)
+
+
+def test_raw_env_refuses_a_forbidden_id_without_change():
+    e = sy_env.raw_env("zheng-shangyou/pagat")
+    e.reset(seed=2)
+    before = (e.agent_selection, e.game.log["moves"], dict(e._cumulative_rewards))
+    mask = e.observe(e.agent_selection)["action_mask"]
+    with pytest.raises(ValueError):
+        e.step(int(np.flatnonzero(mask == 0)[0]))
+    assert (e.agent_selection, e.game.log["moves"], dict(e._cumulative_rewards)) == before
