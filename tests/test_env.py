@@ -337,3 +337,28 @@ def test_batch_sim_matches_single_envs(name):
     assert [e.game.log["moves"] for e in sim.envs] == before, "no game moved"
     with pytest.raises(ValueError):
         sim.step([0] * (n + 1))
+
+
+@pytest.mark.parametrize("name, options", [("zheng-shangyou/pagat", {"target": 3}),
+                                           ("zheng-shangyou/winner", {"hands": 2})])
+def test_match_episodes_cross_exchanges(name, options):
+    """``match=True``: one episode is a whole match, exchanges between hands included."""
+    e = sy_env.env(name, match=True, **options)
+    quiet(api_test, e, num_cycles=5000)
+    e.reset(seed=8)
+    game = e.unwrapped.game
+    steps, total = play_random_episode(e, random.Random(3))
+    assert game.over and game.hand_number >= 2
+    assert any(m[1].split()[0] in ("give", "take", "discard", "offer")
+               for m in game.log["moves"])
+    assert [total[a] for a in e.possible_agents] == sy_env.rewards_of(game)
+
+
+def test_raw_env_refuses_a_forbidden_id_without_change():
+    e = sy_env.raw_env("zheng-shangyou/pagat")
+    e.reset(seed=2)
+    before = (e.agent_selection, e.game.log["moves"], dict(e._cumulative_rewards))
+    mask = e.observe(e.agent_selection)["action_mask"]
+    with pytest.raises(ValueError):
+        e.step(int(np.flatnonzero(mask == 0)[0]))
+    assert (e.agent_selection, e.game.log["moves"], dict(e._cumulative_rewards)) == before

@@ -143,9 +143,9 @@ class ShangyouAEC(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._cumulative_rewards[agent] = 0.0
         pager = self.pager()
-        text = pager.decode(action)
+        text = pager.decode(action)      # a forbidden id raises here, before any change
+        self._cumulative_rewards[agent] = 0.0
         if text is None:
             pager.turn()
         else:
