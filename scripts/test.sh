@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Install everything into .venv (Debian's chromium and a Chinese font for the browser tests, if
-# missing, and axe-core into node_modules/ with npm) and run the whole test suite. Extra
-# arguments go to pytest (e.g. `bash scripts/test.sh --playouts 2000` for the large random-playout run).
+# Install everything (extras test, env, tournament, cluster) into .venv (Debian's chromium and a
+# Chinese font for the browser tests, if missing, and axe-core into node_modules/ with npm) and
+# run the whole test suite. Extra arguments go to pytest
+# (e.g. `bash scripts/test.sh --playouts 2000` for the large random-playout run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
@@ -22,5 +23,5 @@ fi
 # axe-core (the accessibility scanner of the browser tests), pinned in package.json
 npm ci --no-audit --no-fund --silent
 python3 -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test,env,tournament,cluster]'
 exec .venv/bin/python -m pytest -n auto -q "$@"

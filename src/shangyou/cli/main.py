@@ -1,4 +1,4 @@
-"""The ``shangyou`` command: ``play``, ``presets``, ``replay``.
+"""The ``shangyou`` command: ``play``, ``presets``, ``replay``, ``serve``, ``tournament``.
 
 Errors a user can make on the command line (an unknown game, a bad ``--option``, a player
 count the preset does not allow, a seat off the table) print one line and exit with code 2,
@@ -257,6 +257,11 @@ def serve(
     if db:
         args += ["--db", db]
     raise typer.Exit(server_main(args))
+
+
+from .tournament import tournament as _tournament  # noqa: E402  (it uses fail, parse_option)
+
+app.command(name="tournament")(_tournament)
 
 
 def main() -> None:

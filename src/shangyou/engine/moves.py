@@ -38,10 +38,11 @@ class Move:
             if self.kind == PASS:
                 self._text = "pass"
             elif self.kind == PLAY:
-                text = " ".join(CARD_TEXT[c] for c in self.cards)
-                if self.family is not None and self.family.may_be_ambiguous(self.combo):
-                    readings = self.family.combos(self.cards)
-                    if readings and readings[0].label != self.combo.label:
+                text = " ".join([CARD_TEXT[c] for c in self.cards])
+                fam = self.family
+                if fam is not None and fam.may_be_ambiguous(self.combo):
+                    default = fam.default_label(tuple(self.cards))
+                    if default is not None and default != self.combo.label:
                         text += " as " + self.combo.label
                 self._text = text
             else:

@@ -52,6 +52,19 @@ class Family:
             _READINGS[key] = found = tuple(found)
         return list(found)
 
+    def default_label(self, cards: tuple):
+        """The label of the default (first) reading of these sorted cards, or None if they
+        form no combination; memoised like :meth:`combos`."""
+        key = (self.options_key(), cards)
+        label = _DEFAULT_LABEL.get(key, _MISSING)
+        if label is _MISSING:
+            readings = self.combos(cards)
+            label = readings[0].label if readings else None
+            if len(_DEFAULT_LABEL) >= _READINGS_MAX:
+                _DEFAULT_LABEL.clear()
+            _DEFAULT_LABEL[key] = label
+        return label
+
     def options_key(self) -> tuple:
         """The family's class and public options: families with equal keys play alike."""
         key = self.__dict__.get("_options_key")
@@ -79,6 +92,8 @@ class Family:
 
 
 _READINGS: dict = {}
+_DEFAULT_LABEL: dict = {}
+_MISSING = object()
 _READINGS_MAX = 200_000
 
 

@@ -90,15 +90,16 @@ class ClimbingGame(GameBase):
     def apply(self, move: Move | str, seat: int | None = None) -> None:
         """Make a move for the seat to act (``seat``, if given, must be that seat)."""
         seat = self._check_turn(seat)
-        if self._listed(move):
-            mv = move  # one of the moves just listed: already known legal
-        elif self.phase == PHASE_PLAY:
-            mv = self._resolve_play(move)
-        else:
-            mv = self._resolve_exchange(move)
         if self.phase == PHASE_PLAY:
+            if self._listed(move):
+                mv = move  # one of the moves just listed: already known legal
+            elif move is PASS_MOVE and self.last is not None:
+                mv = move  # passing is legal whenever there is a play to beat
+            else:
+                mv = self._resolve_play(move)
             self._do_play(seat, mv)
         else:
+            mv = move if self._listed(move) else self._resolve_exchange(move)
             self._do_exchange(seat, mv)
         self._moved(seat, mv)
 
@@ -402,7 +403,8 @@ class ClimbingGame(GameBase):
         if mv.kind == PASS:
             self.trick.append((seat, None))
             self.passes += 1
-            others = sum(1 for s in range(self.n) if self.hands[s] and s != self.last_seat)
+            hands = self.hands     # seats holding cards, other than the last player's
+            others = sum(map(bool, hands)) - bool(hands[self.last_seat])
             if self.passes >= others:
                 self._end_trick()
             else:
@@ -542,10 +544,8 @@ class ClimbingGame(GameBase):
             "last": None if self.last is None else {
                 "seat": self.last_seat, "cards": _play_text(self.last),
                 "kind": self.last.kind, "reading": self.last.label},
-            "passed": sorted({s for s, c in self.trick[self._last_play_index() + 1:]
-                              if c is None}) if self.trick else [],
-            "played": [[[s, "pass" if c is None else _play_text(c)] for s, c in t]
-                       for t in self.tricks],
+            "passed": self._passed_since_last_play(),
+            "played": [list(map(list, t)) for t in self._played_texts()],
             "finished": list(self.order),
             "scores": list(self.scores),
             "target": self.rules.target,
@@ -577,11 +577,25 @@ class ClimbingGame(GameBase):
             v["legal_moves"] = [str(m) for m in self.legal_moves()]
         return v
 
-    def _last_play_index(self) -> int:
-        for i in range(len(self.trick) - 1, -1, -1):
-            if self.trick[i][1] is not None:
-                return i
-        return -1
+    def _played_texts(self) -> list:
+        """(seat, text) of every finished trick of this hand; a trick's texts are made once
+        (finished tricks never change), so a view costs little late in a hand."""
+        owner, cache = self.__dict__.get("_played_cache", (None, None))
+        if owner is not self.tricks:          # a new hand (a new list of tricks) began
+            cache = []
+            self._played_cache = (self.tricks, cache)
+        for t in self.tricks[len(cache):]:
+            cache.append([(s, "pass" if c is None else _play_text(c)) for s, c in t])
+        return cache
+
+    def _passed_since_last_play(self) -> list[int]:
+        """Seats that passed after the last play of the current trick (sorted)."""
+        passed = set()
+        for s, c in reversed(self.trick):
+            if c is not None:
+                break
+            passed.add(s)
+        return sorted(passed)
 
     # ------------------------------------------------------------------ equality
     def snapshot(self) -> dict:
@@ -598,7 +612,15 @@ class ClimbingGame(GameBase):
 
 
 def _play_text(combo: Combo) -> str:
-    return " ".join(CARD_TEXT[c] for c in combo.cards)
+    text = _TEXTS.get(combo.cards)
+    if text is None:
+        text = " ".join([CARD_TEXT[c] for c in combo.cards])
+        if len(_TEXTS) < 100_000:
+            _TEXTS[combo.cards] = text
+    return text
+
+
+_TEXTS: dict[tuple, str] = {}     # the notation of a play's cards, memoised
 
 
 def score_hand(rules: Rulebook, order: list[int], counts_at_first_out, dealt, won=None,

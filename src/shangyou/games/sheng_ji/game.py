@@ -617,8 +617,8 @@ class ShengJiGame(GameBase):
                                                               * self.bid["count"]))},
             "declarer": self.declarer, "kitty_size": self.rules.kitty,
             "trick": [[s, str(Cards(c))] for s, c in self.trick],
-            "tricks": [{"plays": [[s, str(Cards(c))] for s, c in tr["plays"]],
-                        "winner": tr["winner"]} for tr in self.tricks],
+            "tricks": [{"plays": [[s, text] for s, text in plays], "winner": winner}
+                       for plays, winner in self._trick_texts()],
             "points_won": [points(w) for w in self.won],
             "opponents_points": sum(points(self.won[s]) for s in range(self.n)
                                     if self.declarer is not None and
@@ -638,6 +638,17 @@ class ShengJiGame(GameBase):
         if self.phase == OVER:
             v["result"] = self.result
         return v
+
+    def _trick_texts(self) -> list:
+        """(plays as (seat, text), winner) of every finished trick of this hand, each made
+        once (finished tricks never change)."""
+        owner, cache = self.__dict__.get("_tricks_cache", (None, None))
+        if owner is not self.tricks:          # a new hand (a new list of tricks) began
+            cache = []
+            self._tricks_cache = (self.tricks, cache)
+        for tr in self.tricks[len(cache):]:
+            cache.append(([(s, str(Cards(c))) for s, c in tr["plays"]], tr["winner"]))
+        return cache
 
     # ------------------------------------------------------------------ equality
     def snapshot(self) -> dict:

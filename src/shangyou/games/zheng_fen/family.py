@@ -110,7 +110,9 @@ class ZhengFenFamily(Family):
 
     def may_be_ambiguous(self, combo: Combo) -> bool:
         # jokers allow other readings; four 2s are also a quartet of 2s
-        return combo.cards[-1] >= BJ_CODE or combo.cls == SPECIAL or combo.cls == QUARTET
+        # (a single card is a single)
+        return len(combo.cards) > 1 and (combo.cards[-1] >= BJ_CODE or combo.cls == SPECIAL
+                                         or combo.cls == QUARTET)
 
     def precious(self, card: int) -> bool:
         return card >= 48  # 2s and jokers

@@ -193,7 +193,8 @@ class OwenFamily(Family):
         return out
 
     def may_be_ambiguous(self, combo: Combo) -> bool:
-        return combo.cards[-1] >= 48  # only 2s and jokers allow a second reading
+        # only 2s and jokers allow a second reading; a single card is a single
+        return combo.cards[-1] >= 48 and len(combo.cards) > 1
 
     def card_strength(self, card: int) -> int:
         return 13 if card == 52 else 14 if card == 53 else card >> 2

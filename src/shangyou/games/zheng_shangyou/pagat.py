@@ -62,8 +62,11 @@ class PagatFamily(Family):
         self.seq_top = TWO if self.twos_in_sequences else ACE
 
     def may_be_ambiguous(self, combo: Combo) -> bool:
-        # only wild cards (2s, jokers) make a second reading possible
-        return combo.cards[-1] >= 48
+        # Only jokers make a second reading possible. A single card is a single. Without
+        # jokers, 2s are wild only in sets (one natural rank) and multiple sequences (three or
+        # more natural ranks, every rank of the window holding a natural), so the naturals
+        # fix the reading (tests/test_speed_paths.py checks this on random hands).
+        return combo.cards[-1] >= BJ_CODE and len(combo.cards) > 1
 
     def card_strength(self, card: int) -> int:
         return 13 if card == BJ_CODE else 14 if card == RJ_CODE else card >> 2
@@ -73,18 +76,23 @@ class PagatFamily(Family):
         nat = _by_rank(hand)
         out: list[Combo] = []
         self._singles(nat, out, -1)
-        self._sets(nat, out, None, None)
-        self._sequences(nat, out, None, None)
-        self._multi(nat, out, None, None)
+        size = len(hand)
+        if size >= 2:
+            self._sets(nat, out, None, None)
+        if size >= 3:
+            self._sequences(nat, out, None, None)
+        if size >= 6:       # a multiple sequence has at least 3 ranks of 2 cards
+            self._multi(nat, out, None, None)
         return out
 
     def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
-        nat = _by_rank(hand)
         out: list[Combo] = []
         kind = prev.cls[0]
         if kind == "single":
-            self._singles(nat, out, prev.key[0])
-        elif kind == "set":
+            self._singles_from_hand(hand, out, prev.key[0])
+            return out
+        nat = _by_rank(hand)
+        if kind == "set":
             self._sets(nat, out, prev.cls[1], prev.key)
         elif kind == "seq":
             self._sequences(nat, out, prev.cls[1], prev.key)
@@ -95,9 +103,25 @@ class PagatFamily(Family):
     # singles ---------------------------------------------------------------------
     @staticmethod
     def _singles(nat, out, above: int) -> None:
+        singles = _SINGLE_COMBOS
         for r in range(above + 1, 15):
             if nat[r]:
-                out.append(Combo("single", SINGLE, (r,), (nat[r][0],), 0, RANK_NAMES[r]))
+                out.append(singles[nat[r][0]])
+
+    @staticmethod
+    def _singles_from_hand(hand, out, above: int) -> None:
+        """As ``_singles`` (the first held card of each rank above ``above``), from the hand."""
+        first: list = [None] * 15
+        rank_of = RANK_OF
+        for c in hand:
+            r = rank_of[c]
+            if r > above and first[r] is None:
+                first[r] = c
+        singles = _SINGLE_COMBOS
+        for r in range(above + 1, 15):
+            c = first[r]
+            if c is not None:
+                out.append(singles[c])
 
     # sets ------------------------------------------------------------------------
     @staticmethod
@@ -117,21 +141,16 @@ class PagatFamily(Family):
             else:
                 nt = nb = nr = 0
             label = RANK_WORDS[r]
-            for n in range(1, len(naturals) + 1):
-                base = naturals[:n]
-                for t in range(nt + 1):
-                    for b in range(nb + 1):
-                        for j in range(nr + 1):
-                            total = n + t + b + j
-                            if total < 2 or (size is not None and total != size):
-                                continue
-                            pure = 1 if t + b + j == 0 else 0
-                            if beat is not None and (r, pure) <= beat:
-                                continue
-                            # naturals, then 2s, BJs, RJs: already in card order
-                            cards = base + twos[:t] + bjs[:b] + rjs[:j]
-                            out.append(Combo("set", ("set", total), (r, pure), tuple(cards), 0,
-                                             label))
+            key = (len(naturals), nt, nb, nr, size)
+            shapes = _SET_SHAPES.get(key)
+            if shapes is None:
+                shapes = _SET_SHAPES[key] = _set_shapes(*key)
+            for n, t, b, j, cls, pure in shapes:
+                if beat is not None and (r, pure) <= beat:
+                    continue
+                # naturals, then 2s, BJs, RJs: already in card order
+                out.append(Combo("set", cls, (r, pure),
+                                 tuple(naturals[:n] + twos[:t] + bjs[:b] + rjs[:j]), 0, label))
 
     # single sequences ------------------------------------------------------------
     def _sequences(self, nat, out, length: int | None, beat: tuple | None) -> None:
@@ -140,37 +159,47 @@ class PagatFamily(Family):
         jokers = nb + nr
         top = self.seq_top
         # bit r set when a natural of rank r is held: all suits (mixed) and per suit
-        masks: list[tuple[int | None, int, list]] = []
         any_mask = 0
         per_suit = [0, 0, 0, 0]
-        per_suit_card: list[list] = [[None] * 15 for _ in range(4)]
         for r in range(top + 1):
-            for c in nat[r]:
-                any_mask |= 1 << r
-                sb = c & 3
-                if per_suit_card[sb][r] is None:
-                    per_suit[sb] |= 1 << r
-                    per_suit_card[sb][r] = c
-        if beat is None or beat[0] == 0:
-            masks.append((None, any_mask, nat))
-        for sb in range(4):
-            if per_suit[sb]:
-                masks.append((sb, per_suit[sb], per_suit_card[sb]))
-        for suit, mask, cards_of in masks:
-            need = 2 if suit is None else 1   # a mixed sequence needs two naturals
-            for lo in range(0, top - 1):
-                if length is None:
-                    his = range(lo + 2, top + 1)
-                else:
-                    his = (lo + length - 1,) if lo + length - 1 <= top else ()
-                for hi in his:
-                    L = hi - lo + 1
-                    have = (mask & ((1 << (hi + 1)) - (1 << lo))).bit_count()
-                    if L - have > jokers:
-                        break      # a longer window only misses more
-                    if have < need:
-                        continue
-                    self._one_window(cards_of, out, lo, hi, suit, nb, nr, jokers, beat)
+            cs = nat[r]
+            if cs:
+                bit = 1 << r
+                any_mask |= bit
+                for c in cs:
+                    per_suit[c & 3] |= bit
+        if not jokers and not any_mask & (any_mask >> 1) & (any_mask >> 2):
+            return                          # no three ranks in a row and nothing wild
+        windows = _WINDOWS
+        # one int key per (mask, jokers, naturals needed, top rank, length)
+        tail = ((jokers * 4 + 2) * 16 + top) * 16 + (length or 0)
+        if beat is None or beat[0] == 0:    # mixed sequences (a mixed one needs two naturals)
+            key = (any_mask << 16) + tail
+            wins = windows.get(key)
+            if wins is None:
+                wins = windows[key] = _windows(any_mask, jokers, 2, top, length)
+            for lo, hi in wins:
+                self._one_window(nat, out, lo, hi, None, nb, nr, jokers, beat)
+        tail -= 256                         # need one natural: single-suited
+        for sb in range(4):                 # single-suited sequences
+            mask = per_suit[sb]
+            if not mask:
+                continue
+            key = (mask << 16) + tail
+            wins = windows.get(key)
+            if wins is None:
+                wins = windows[key] = _windows(mask, jokers, 1, top, length)
+            if not wins:
+                continue
+            cards_of: list = [None] * 15    # the card of rank r in this suit
+            for r in range(top + 1):
+                if mask >> r & 1:
+                    for c in nat[r]:
+                        if c & 3 == sb:
+                            cards_of[r] = c
+                            break
+            for lo, hi in wins:
+                self._one_window(cards_of, out, lo, hi, sb, nb, nr, jokers, beat)
 
     @staticmethod
     def _one_window(cards_of, out, lo, hi, suit, nb, nr, jokers, beat) -> None:
@@ -216,40 +245,19 @@ class PagatFamily(Family):
         nt, nb, nr = len(twos), len(bjs), len(rjs)
         wild = nt + nb + nr
         jokers = nb + nr
-        have = [len(nat[r]) for r in range(12)]
+        have = tuple([len(nat[r]) for r in range(12)])
+        key = (have, wild, jokers, shape)
+        wins = _MULTI_WINDOWS.get(key)
+        if wins is None:
+            wins = _MULTI_WINDOWS[key] = _multi_windows(have, wild, jokers, shape)
+        if not wins:
+            return
         wild_sets = _wild_sets(twos, nb, nr)
-        if shape is None:
-            ks = range(2, max(have) + wild + 1)
-            ms = None
-        else:
-            ms, k0 = shape
-            ks = (k0,)
-        zpre = [0]                      # prefix counts of ranks without a natural
-        for h in have:
-            zpre.append(zpre[-1] + (h == 0))
-        for k in ks:
-            dpre = [0]                  # prefix sums of the wilds each rank would need
-            for h in have:
-                dpre.append(dpre[-1] + (k - h if h < k else 0))
-            feasible = False
-            for lo in range(0, 10):
-                for m in (range(3, 12 - lo + 1) if ms is None else (ms,)):
-                    hi = lo + m - 1
-                    if hi > ACE:
-                        break
-                    if zpre[hi + 1] - zpre[lo] > jokers:
-                        break           # longer windows only add missing ranks
-                    if dpre[hi + 1] - dpre[lo] > wild:
-                        if ms is None:
-                            break       # and only need more wilds
-                        continue
-                    feasible = True
-                    if beat is not None and (hi, 1) <= beat:
-                        continue
-                    self._multi_window(nat, out, lo, hi, k, twos, nb, nr, wild, beat,
-                                       _MSEQ_LABEL[lo, hi, k], wild_sets)
-            if not feasible and ms is None:
-                break                   # a larger k needs even more wilds
+        for lo, hi, k in wins:
+            if beat is not None and (hi, 1) <= beat:
+                continue
+            self._multi_window(nat, out, lo, hi, k, twos, nb, nr, wild, beat,
+                               _MSEQ_LABEL[lo, hi, k], wild_sets)
 
     @staticmethod
     def _multi_window(nat, out, lo, hi, k, twos, nb, nr, wild, beat, label, wild_sets) -> None:
@@ -300,6 +308,89 @@ class PagatFamily(Family):
             counts[i] = 0
 
         rec(0, 0, 0)
+
+
+_SET_SHAPES: dict = {}
+# one shared (immutable) single combo per card
+_SINGLE_COMBOS = [Combo("single", SINGLE, (RANK_OF[c],), (c,), 0, RANK_NAMES[RANK_OF[c]])
+                  for c in range(54)]
+
+
+def _set_shapes(nn: int, nt: int, nb: int, nr: int, size: int | None) -> tuple:
+    """How a set can be made from ``nn`` naturals (at least one), ``nt`` 2s, ``nb`` black and
+    ``nr`` red jokers: (naturals, 2s, BJs, RJs, class, pure) in listing order (by naturals,
+    then 2s, BJs, RJs), of ``size`` cards when given, else of two cards or more."""
+    out = []
+    for n in range(1, nn + 1):
+        for t in range(nt + 1):
+            for b in range(nb + 1):
+                for j in range(nr + 1):
+                    total = n + t + b + j
+                    if total < 2 or (size is not None and total != size):
+                        continue
+                    out.append((n, t, b, j, ("set", total), 1 if t + b + j == 0 else 0))
+    return tuple(out)
+
+_WINDOWS: dict = {}
+_MULTI_WINDOWS: dict = {}
+
+
+def _multi_windows(have: tuple, wild: int, jokers: int, shape: tuple | None) -> tuple:
+    """The (lo, hi, k) windows worth trying for multiple sequences, in listing order: every
+    rank needs a natural or a joker, and the wilds must fill each rank up to k cards.
+    ``have`` counts the naturals of ranks 3..A; ``shape`` is (m, k) when following."""
+    out = []
+    if shape is None:
+        ks = range(2, max(have) + wild + 1)
+        ms = None
+    else:
+        ms, k0 = shape
+        ks = (k0,)
+    zpre = [0]                      # prefix counts of ranks without a natural
+    for h in have:
+        zpre.append(zpre[-1] + (h == 0))
+    for k in ks:
+        dpre = [0]                  # prefix sums of the wilds each rank would need
+        for h in have:
+            dpre.append(dpre[-1] + (k - h if h < k else 0))
+        feasible = False
+        for lo in range(0, 10):
+            for m in (range(3, 12 - lo + 1) if ms is None else (ms,)):
+                hi = lo + m - 1
+                if hi > ACE:
+                    break
+                if zpre[hi + 1] - zpre[lo] > jokers:
+                    break           # longer windows only add missing ranks
+                if dpre[hi + 1] - dpre[lo] > wild:
+                    if ms is None:
+                        break       # and only need more wilds
+                    continue
+                feasible = True
+                out.append((lo, hi, k))
+        if not feasible and ms is None:
+            break                   # a larger k needs even more wilds
+    return tuple(out)
+
+
+def _windows(mask: int, jokers: int, need: int, top: int, length: int | None) -> tuple:
+    """The rank windows lo..hi (lowest lo first, then shortest) that can hold a sequence:
+    at most ``jokers`` ranks without a natural (bit of ``mask``), at least ``need`` naturals,
+    3 ranks or more, exactly ``length`` when given. Memoised by ``_sequences``."""
+    out = []
+    for lo in range(0, top - 1):
+        if length is None:
+            his = range(lo + 2, top + 1)
+        else:
+            his = (lo + length - 1,) if lo + length - 1 <= top else ()
+        for hi in his:
+            L = hi - lo + 1
+            have = (mask & ((1 << (hi + 1)) - (1 << lo))).bit_count()
+            if L - have > jokers:
+                break      # a longer window only misses more
+            if have < need:
+                continue
+            out.append((lo, hi))
+    return tuple(out)
 
 
 def _wild_sets(twos: list[int], nb: int, nr: int):

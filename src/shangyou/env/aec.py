@@ -1,0 +1,197 @@
+"""PettingZoo AEC environment for every preset (one hand per episode by default).
+
+Agents are ``player_0 .. player_{n-1}`` (seat numbers). The agent to act is the game's
+``to_act``; players who are out of cards simply are not selected until the hand ends, when every
+agent is terminated at once with its reward from the hand result (see :func:`rewards_of`).
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from .. import new_game, new_match, preset_info
+from ..registry import resolve
+from .encoding import ClimbingEncoder, Pager, ShengJiEncoder
+
+DEFAULT_CANDIDATES = 128
+
+
+def rewards_of(game) -> list[float]:
+    """Per seat reward of a finished game.
+
+    Climbing games: the seat's points from the hand result (``result["points"]``), or its
+    team's points where the preset scores teams. Sheng ji: the levels the seat's side goes up
+    (+) or the other side goes up (-)."""
+    res = game.result
+    n = game.n
+    if "last" in res and "change" in res["last"]:                      # Sheng ji
+        last = res["last"]
+        change = last["change"]
+        side = set(last["declarers"] if change["side"] == "declarers" else last["opponents"])
+        lv = float(change["levels"])
+        return [lv if s in side else -lv for s in range(n)]
+    teams = res.get("teams")
+    if teams and "team_points" in res:
+        tp = res["team_points"]
+        return [float(tp[i]) for s in range(n) for i, t in enumerate(teams) if s in t]
+    if teams and "team_scores" in res:
+        ts = res["team_scores"]
+        return [float(ts[i]) for s in range(n) for i, t in enumerate(teams) if s in t]
+    return [float(p) for p in res["points"]]
+
+
+def encoder_for(preset: str, players: int, k: int):
+    key, module = resolve(preset)
+    return ShengJiEncoder(players, k) if key.startswith("sheng-ji") else ClimbingEncoder(players, k)
+
+
+class ShangyouAEC(AECEnv):
+    """One preset as a PettingZoo AEC environment; see ``docs/env.md``."""
+
+    metadata = {"render_modes": ["human", "ansi"], "name": "shangyou_v0",
+                "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, preset: str = "zheng-shangyou/pagat", players: int | None = None,
+                 render_mode: str | None = None, max_candidates: int = DEFAULT_CANDIDATES,
+                 match: bool = False, **options):
+        super().__init__()
+        info = preset_info(preset)
+        self.preset = info["name"]
+        self.players = players if players is not None else info["defaults"]["players"]
+        self.options = dict(options)
+        self.match = match
+        if max_candidates < 2:
+            raise ValueError("max_candidates must be at least 2")
+        self.max_candidates = max_candidates
+        # build one game to check the options now (bad options: a clear error here)
+        self._new(0)
+        self.encoder = encoder_for(self.preset, self.players, max_candidates)
+        self.observation_slices = dict(self.encoder.slices)
+        self.possible_agents = [f"player_{i}" for i in range(self.players)]
+        self.agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0, 127, (self.encoder.layout.size,), np.int8),
+            "action_mask": spaces.Box(0, 1, (max_candidates,), np.int8)})
+        self._obs_spaces = {a: obs_space for a in self.possible_agents}
+        self._act_spaces = {a: spaces.Discrete(max_candidates) for a in self.possible_agents}
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.render_mode = render_mode
+        self._seeder = random.Random()
+        self.game = None
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent):
+        return self._obs_spaces[agent]
+
+    def action_space(self, agent):
+        return self._act_spaces[agent]
+
+    # ------------------------------------------------------------------- game
+    def _new(self, seed: int):
+        make = new_match if self.match else new_game
+        return make(self.preset, players=self.players, seed=seed, **self.options)
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._seeder = random.Random(seed)
+        self.game = self._new(self._seeder.randrange(2**31))
+        self.encoder.reset()
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._pager = None
+        self.agent_selection = self.possible_agents[self.game.to_act]
+
+    def pager(self) -> Pager | None:
+        """The candidates of the decision now (None once the game is over)."""
+        g = self.game
+        if g.over:
+            return None
+        if self._pager is None:
+            moves = g.legal_moves()
+            self._moves = {str(m): m for m in moves}
+            self._pager = Pager(list(self._moves), self.max_candidates)
+        return self._pager
+
+    def action_to_move(self, action: int) -> str | None:
+        """The move text of an id now (None: MORE, the next page); ValueError if illegal."""
+        return self.pager().decode(action)
+
+    def move_to_actions(self, text: str) -> list[int]:
+        """The ids that play ``text`` from the current page 0 (``MORE`` ids, then the move)."""
+        return self.pager().encode(text)
+
+    def observe(self, agent):
+        seat = self.agent_seat[agent]
+        g = self.game
+        mine = not g.over and g.to_act == seat
+        pager = self.pager() if mine else None
+        obs = self.encoder.encode(g.view(seat), pager)
+        mask = pager.mask() if pager is not None else np.zeros(self.max_candidates, np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        pager = self.pager()
+        text = pager.decode(action)      # a forbidden id raises here, before any change
+        self._cumulative_rewards[agent] = 0.0
+        if text is None:
+            pager.turn()
+        else:
+            self.game.apply(self._moves[text])
+            self._pager = None
+        g = self.game
+        if g.over:
+            # rewards stay 0 during the hand; the hand result gives them at its end
+            self.rewards = dict(zip(self.possible_agents, rewards_of(g)))
+            for a in self.agents:
+                self.terminations[a] = True
+            self.infos = {a: {"result": g.result} for a in self.agents}
+            self._accumulate_rewards()
+        else:
+            self.agent_selection = self.possible_agents[g.to_act]
+        if self.render_mode == "human":
+            self.render()
+
+    # ------------------------------------------------------------------ render
+    def render(self):
+        text = render_text(self.game)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def render_text(g) -> str:
+    """The table as text: public state and the hand of the seat to act."""
+    v = g.public_view()
+    lines = [f"{v['game']}  hand {v.get('hand_number', 1)}  phase {v['phase']}"]
+    counts = v.get("counts", [])
+    lines.append("cards held: " + "  ".join(f"p{i}={c}" for i, c in enumerate(counts)))
+    if v.get("trick"):
+        lines.append("trick: " + ", ".join(f"p{s}: {t}" for s, t in v["trick"]))
+    if v.get("last"):
+        lines.append(f"to beat: {v['last']['cards']} (p{v['last']['seat']})")
+    if v.get("trump"):
+        lines.append(f"trump: {v['trump']}")
+    if g.over:
+        lines.append(f"result: {g.result}")
+    else:
+        seat = g.to_act
+        hand = g.view(seat)["hand"]
+        lines.append(f"to act: p{seat}  hand: {' '.join(hand)}")
+    return "\n".join(lines)

@@ -1,0 +1,364 @@
+"""The research environments: PettingZoo API and seed tests for every preset, the action
+encoding as a bijection, observations built from the seat's view only, the Gymnasium wrapper."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
+
+import shangyou
+from shangyou import env as sy_env
+from shangyou.env.encoding import CAND_WIDTH, KINDS, N_CARDS, parse_move
+
+# every preset at its default table, plus the other table sizes of the climbing games
+ENV_CONFIGS = [(name, None) for name in shangyou.preset_names()] + [
+    ("zheng-shangyou/pagat", 3), ("zheng-shangyou/pagat", 8), ("zheng-shangyou/pagat-teams", 6),
+    ("zheng-shangyou/winner", 3), ("zheng-shangyou/owen", 2), ("zheng-fen", 6),
+    ("sheng-ji/zhao-pengyou", 6)]
+
+
+def cid(cfg):
+    name, n = cfg
+    return name.replace("/", "-") + ("" if n is None else f"-{n}p")
+
+
+def quiet(fn, *args, **kwargs):
+    """Run a PettingZoo test, hiding its warning about dict observations (it whitelists the
+    names of its own environments); any other warning fails."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn(*args, **kwargs)
+    other = [str(w.message) for w in caught
+             if "not a NumPy array" not in str(w.message)
+             and "probably should be gymnasium.spaces.box" not in str(w.message)]
+    assert not other, other
+
+
+@pytest.mark.parametrize("cfg", ENV_CONFIGS, ids=cid)
+def test_pettingzoo_api_and_seed(cfg):
+    name, n = cfg
+    quiet(api_test, sy_env.env(name, players=n), num_cycles=1000)
+    quiet(seed_test, lambda: sy_env.env(name, players=n), num_cycles=200)
+
+
+def play_random_episode(e, rng):
+    """Random legal ids through the AEC loop; returns (steps, cumulative reward per agent)."""
+    total = {a: 0.0 for a in e.possible_agents}
+    steps = 0
+    for agent in e.agent_iter():
+        obs, reward, term, trunc, info = e.last()
+        total[agent] += reward
+        if term or trunc:
+            e.step(None)
+            continue
+        mask = obs["action_mask"]
+        assert mask.dtype == np.int8 and mask.shape == (e.unwrapped.max_candidates,)
+        ids = np.flatnonzero(mask)
+        assert len(ids) > 0, "the agent to act always has a legal id"
+        assert e.observation_space(agent).contains(obs)
+        e.step(int(ids[rng.randrange(len(ids))]))
+        steps += 1
+    return steps, total
+
+
+@pytest.mark.parametrize("cfg", ENV_CONFIGS, ids=cid)
+def test_many_episodes(cfg):
+    name, n = cfg
+    e = sy_env.env(name, players=n)
+    rng = random.Random(5)
+    episodes = 12 if name.startswith("sheng-ji") else 25
+    for ep in range(episodes):
+        e.reset(seed=ep)
+        game = e.unwrapped.game
+        steps, total = play_random_episode(e, rng)
+        assert game.over and not e.agents
+        expect = sy_env.rewards_of(game)
+        assert [total[a] for a in e.possible_agents] == expect
+        assert steps == len(game.log["moves"])      # no pages at the default size here
+        # the same seed replays the same hand
+        replay = shangyou.replay(game.log)
+        assert replay == game
+
+
+def test_rewards_follow_the_result():
+    e = sy_env.raw_env("zheng-shangyou/pagat", players=5)
+    e.reset(seed=3)
+    play_random_episode(e, random.Random(1))
+    res = e.game.result
+    rewards = sy_env.rewards_of(e.game)
+    assert rewards[res["order"][0]] == 2.0 and rewards[res["order"][1]] == 1.0
+    assert sum(rewards) == 3.0
+    e = sy_env.raw_env("zheng-shangyou/pagat-teams", players=4)
+    e.reset(seed=3)
+    play_random_episode(e, random.Random(1))
+    r = sy_env.rewards_of(e.game)
+    assert r[0] == r[2] and r[1] == r[3] and sorted({r[0], r[1]}) == sorted(
+        e.game.result["team_points"])
+    e = sy_env.raw_env("sheng-ji/single-deck")
+    e.reset(seed=3)
+    play_random_episode(e, random.Random(1))
+    r = sy_env.rewards_of(e.game)
+    last = e.game.result["last"]
+    assert r[0] == r[2] == -r[1] == -r[3]
+    assert abs(r[0]) == last["change"]["levels"]
+
+
+def walk_states(e, rng, limit=400):
+    """Yield the env at each decision of a random episode (the caller inspects, we step)."""
+    e.reset(seed=rng.randrange(1000))
+    for _ in range(limit):
+        if e.game.over:
+            return
+        yield e
+        ids = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
+        if e.pager().pages > 1:
+            ids = ids[:-1]            # a move, not MORE: the next state starts on page 0
+        e.step(int(ids[rng.randrange(len(ids))]))
+
+
+@pytest.mark.parametrize("k", [4, 128])
+@pytest.mark.parametrize("name", ["zheng-shangyou/pagat", "zheng-shangyou/owen", "sheng-ji",
+                                  "zheng-shangyou/winner"])
+def test_action_encoding_is_a_bijection(name, k):
+    """At every decision: the ids (through MORE pages) reach every legal move text exactly
+    once, ``move_to_actions`` inverts ``action_to_move``, and forbidden ids raise."""
+    e = sy_env.raw_env(name, players=2 if name.endswith("owen") else None, max_candidates=k)
+    rng = random.Random(11)
+    paged = 0
+    for _ in range(3):
+        for env in walk_states(e, rng):
+            legal = sorted(str(m) for m in env.game.legal_moves())
+            pager = env.pager()
+            seen = []
+            for page in range(pager.pages):
+                assert pager.page == page
+                mask = env.observe(env.agent_selection)["action_mask"]
+                for i in np.flatnonzero(mask):
+                    text = env.action_to_move(int(i))
+                    if text is None:
+                        assert i == k - 1 and pager.pages > 1
+                        continue
+                    seen.append(text)
+                    assert env.move_to_actions(text)[-1] == i
+                    assert len(env.move_to_actions(text)) == page + 1
+                for bad in (int(i) for i in np.flatnonzero(mask == 0)):
+                    with pytest.raises(ValueError):
+                        env.action_to_move(bad)
+                if pager.pages > 1:
+                    env.step(k - 1)                 # MORE: same agent, same game
+                    assert env.pager() is pager
+            paged += pager.pages > 1
+            assert pager.page == 0                  # the pages wrap round
+            assert sorted(seen) == legal and len(set(seen)) == len(seen)
+    if k == 4:
+        assert paged > 0, "the small page size must have exercised MORE"
+
+
+def test_paging_passes_the_api_test():
+    quiet(api_test, sy_env.env("zheng-shangyou/pagat", players=4, max_candidates=3),
+          num_cycles=2000)
+    quiet(seed_test, lambda: sy_env.env("zheng-shangyou/pagat", players=4, max_candidates=3),
+          num_cycles=300)
+
+
+def test_move_texts_parse():
+    assert parse_move("pass")[:2] == ("pass", ())
+    assert parse_move("5H 6D BJ as 4-6") == ("play", (10, 12, 52), 0, "4-6")
+    assert parse_move("call 2 AS")[:3] == ("call", (47,), 2)
+    assert parse_move("throw KH")[:2] == ("throw", (42,))
+    assert parse_move("play")[0] == "commit"
+    assert CAND_WIDTH == N_CARDS + len(KINDS) + 1
+
+
+@pytest.mark.parametrize("name", ["zheng-shangyou/pagat", "zheng-shangyou/pagat-teams",
+                                  "zheng-fen", "sheng-ji", "sheng-ji/zhao-pengyou"])
+def test_observation_slices(name):
+    e = sy_env.raw_env(name)
+    sl = e.observation_slices
+    covered = sorted((s.start, s.stop) for s in sl.values())
+    assert covered[0][0] == 0 and covered[-1][1] == e.observation_space("player_0")[
+        "observation"].shape[0]
+    assert all(a[1] == b[0] for a, b in zip(covered, covered[1:])), "slices tile the vector"
+    rng = random.Random(2)
+    for i, env in enumerate(walk_states(e, rng)):
+        if i % 7:
+            continue
+        seat = env.game.to_act
+        obs = env.observe(env.agent_selection)["observation"]
+        hand = np.zeros(N_CARDS, np.int8)
+        for c in env.game.hands[seat]:
+            hand[c] += 1
+        assert (obs[sl["hand"]] == hand).all()
+        assert obs[sl["counts"]][0] == len(env.game.hands[seat])
+        cand = obs[sl["candidates"]].reshape(e.max_candidates, CAND_WIDTH)
+        texts = env.pager().page_texts()
+        for row, text in zip(cand, texts):
+            kind, cards, _, _ = parse_move(text)
+            assert row[N_CARDS + KINDS.index(kind)] == 1
+            assert row[:N_CARDS].sum() == len(cards)
+        assert not cand[len(texts):].any()
+
+
+@pytest.mark.parametrize("name", ["zheng-shangyou/pagat", "zheng-fen", "sheng-ji"])
+def test_observation_hides_other_hands(name):
+    """Swapping cards between two other seats' hands leaves a seat's observation unchanged;
+    changing its own hand changes it."""
+    e = sy_env.raw_env(name)
+    rng = random.Random(4)
+    checked = 0
+    for i, env in enumerate(walk_states(e, rng, limit=300)):
+        g = env.game
+        if i % 5 or g.phase not in ("play",):
+            continue
+        seat = g.to_act
+        others = [s for s in range(g.n) if s != seat and g.hands[s]]
+        if len(others) < 2:
+            continue
+        a, b = others[:2]
+        ca, cb = g.hands[a][0], g.hands[b][-1]
+        if ca == cb:
+            continue
+        before = env.observe(env.agent_selection)["observation"].copy()
+        twin = g.clone()
+        twin.hands[a].remove(ca)
+        twin.hands[b].remove(cb)
+        twin.hands[a].append(cb)
+        twin.hands[b].append(ca)
+        twin.hands[a].sort()
+        twin.hands[b].sort()
+        e2 = sy_env.raw_env(name)
+        e2.reset(seed=0)
+        e2.game = twin
+        after = e2.observe(e.agent_selection)["observation"]
+        assert (before == after).all()
+        checked += 1
+    assert checked >= 3
+
+
+@pytest.mark.parametrize("name", shangyou.preset_names())
+def test_single_agent_check_env(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(sy_env.single_agent(name, seat=1, opponents="random"),
+                  skip_render_check=True)
+
+
+def test_single_agent_plays_against_bots():
+    e = sy_env.single_agent("zheng-shangyou/pagat", seat=2, opponents="greedy")
+    rng = random.Random(0)
+    results = []
+    for ep in range(6):
+        obs, info = e.reset(seed=ep)
+        trace = []
+        done = False
+        while not done:
+            assert e.aec.game.to_act == 2
+            ids = np.flatnonzero(obs["action_mask"])
+            a = int(ids[rng.randrange(len(ids))])
+            trace.append(a)
+            obs, reward, done, trunc, info = e.step(a)
+        assert reward == sy_env.rewards_of(e.aec.game)[2]
+        results.append((trace, reward))
+        # the same seed and the same ids replay the same episode
+        obs, _ = e.reset(seed=ep)
+        for a in trace:
+            obs, reward2, done, _, _ = e.step(a)
+        assert done and reward2 == reward
+    obs, _ = e.reset(seed=1)
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    _, r, done, _, info = e.step(bad)
+    assert done and r == -1.0 and info["illegal"]
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError):
+        sy_env.make("no-such-game")
+    with pytest.raises(ValueError):
+        sy_env.make("zheng-shangyou/pagat", players=12)
+    with pytest.raises(ValueError):
+        sy_env.single_agent("zheng-shangyou/pagat", seat=9)
+    with pytest.raises(ValueError):
+        sy_env.single_agent("zheng-shangyou/pagat", opponents="grandmaster")
+
+
+def test_render_text():
+    e = sy_env.raw_env("zheng-shangyou/pagat", render_mode="ansi")
+    e.reset(seed=1)
+    text = e.render()
+    seat = e.game.to_act
+    assert "to act: p%d" % seat in text
+    assert " ".join(e.game.view(seat)["hand"]) in text
+
+
+@pytest.mark.parametrize("name", ["zheng-shangyou/pagat", "zheng-shangyou/winner", "zheng-fen",
+                                  "sheng-ji/single-deck"])
+def test_batch_sim_matches_single_envs(name):
+    """Game i of a batch is the single env reset with seed+i: same ids, same observations,
+    masks, seats and rewards, through the end of a hand and into the next."""
+    from shangyou.env.batch import BatchSim
+    n = 3
+    sim = BatchSim(name, n_games=n, seed=40, max_candidates=16)
+    singles = [sy_env.raw_env(name, max_candidates=16) for _ in range(n)]
+    for i, e in enumerate(singles):
+        e.reset(seed=40 + i)
+    rng = np.random.default_rng(0)
+    ends = 0
+    for _ in range(300):
+        obs, mask, seat = sim.observe()
+        for i, e in enumerate(singles):
+            assert seat[i] == e.game.to_act
+            o = e.observe(e.agent_selection)
+            assert (o["observation"] == obs[i]).all() and (o["action_mask"] == mask[i]).all()
+        acts = sim.random_actions(rng)
+        _, _, _, rewards, done = sim.step(acts)
+        for i, e in enumerate(singles):
+            e.step(int(acts[i]))
+            if e.game.over:
+                assert done[i] and list(rewards[i]) == sy_env.rewards_of(e.game)
+                e.reset()
+                ends += 1
+            else:
+                assert not done[i] and not rewards[i].any()
+    assert ends >= 1
+    with pytest.raises(ValueError):
+        sim.step(np.full(n, -1))
+    mask = sim.observe()[1]
+    acts = sim.random_actions(rng)
+    acts[0] = int(np.flatnonzero(mask[0] == 0)[0])
+    before = [e.game.log["moves"] for e in sim.envs]
+    with pytest.raises(ValueError, match="game 0"):
+        sim.step(acts)
+    assert [e.game.log["moves"] for e in sim.envs] == before, "no game moved"
+    with pytest.raises(ValueError):
+        sim.step([0] * (n + 1))
+
+
+@pytest.mark.parametrize("name, options", [("zheng-shangyou/pagat", {"target": 3}),
+                                           ("zheng-shangyou/winner", {"hands": 2})])
+def test_match_episodes_cross_exchanges(name, options):
+    """``match=True``: one episode is a whole match, exchanges between hands included."""
+    e = sy_env.env(name, match=True, **options)
+    quiet(api_test, e, num_cycles=5000)
+    e.reset(seed=8)
+    game = e.unwrapped.game
+    steps, total = play_random_episode(e, random.Random(3))
+    assert game.over and game.hand_number >= 2
+    assert any(m[1].split()[0] in ("give", "take", "discard", "offer")
+               for m in game.log["moves"])
+    assert [total[a] for a in e.possible_agents] == sy_env.rewards_of(game)
+
+
+def test_raw_env_refuses_a_forbidden_id_without_change():
+    e = sy_env.raw_env("zheng-shangyou/pagat")
+    e.reset(seed=2)
+    before = (e.agent_selection, e.game.log["moves"], dict(e._cumulative_rewards))
+    mask = e.observe(e.agent_selection)["action_mask"]
+    with pytest.raises(ValueError):
+        e.step(int(np.flatnonzero(mask == 0)[0]))
+    assert (e.agent_selection, e.game.log["moves"], dict(e._cumulative_rewards)) == before

@@ -1,0 +1,352 @@
+"""The tournament runner: duplicate rotations, statistics, resuming, workers, Ray, the command."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import shangyou
+from shangyou.bots import base as bots_base
+from shangyou.tournament import (ConfigMismatch, make_config, play_deal, run_tournament,
+                                 seating)
+from shangyou.tournament import report, runner
+from shangyou.tournament.stats import mean_ci, overlap, t_quantile, wilson
+
+SCRIPT = str(Path(sys.executable).parent / "shangyou")
+
+
+def _strip_timing(results: dict) -> dict:
+    out = dict(results)
+    out.pop("timing")
+    return out
+
+
+def _hand_digests(game) -> list[str]:
+    return [runner._hand_digest(game.view(s)["hand"]) for s in range(game.n)]
+
+
+# ----------------------------------------------------------------------------- rotations
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_seating_puts_every_entry_in_every_seat_once(players):
+    tables = [seating(players, r) for r in range(players)]
+    for seat in range(players):
+        assert sorted(t[seat] for t in tables) == list(range(players))
+    for t in tables:
+        assert sorted(t) == list(range(players))
+
+
+def test_duplicate_deal_climbing():
+    cfg = make_config("owen", "greedy,random,random,random", seed=11)
+    seen_deals = set()
+    for d in range(3):
+        rec = play_deal(cfg, d)
+        assert rec["seed"] == runner.deal_seed(11, d)
+        hands = rec["hands"]
+        assert [h["rotation"] for h in hands] == [0, 1, 2, 3]
+        # every line-up entry in every seat exactly once
+        for seat in range(4):
+            assert sorted(h["seats"][seat] for h in hands) == [0, 1, 2, 3]
+        # the same cards in every rotation, and they are the cards the deal's seed deals
+        game = shangyou.new_game("zheng-shangyou/owen", players=4, seed=rec["seed"])
+        dealt = _hand_digests(game)
+        assert all(h["dealt"] == dealt for h in hands)
+        seen_deals.add(tuple(dealt))
+        # the greedy entry (0) sits in a different seat in each rotation
+        assert sorted(h["seats"].index(0) for h in hands) == [0, 1, 2, 3]
+    assert len(seen_deals) == 3
+
+
+@pytest.mark.parametrize("players,line_up", [(4, "greedy,random,greedy,random"),
+                                             (6, "greedy,random,greedy,random,greedy,random")])
+def test_duplicate_deal_teams_keep_partners(players, line_up):
+    cfg = make_config("pits-teams", line_up, seed=5, players=players)
+    rec = play_deal(cfg, 0)
+    for h in rec["hands"]:
+        for team in h["teams"]:
+            # partners are always the same level and share the score and the result
+            assert len({cfg.bots[h["seats"][s]] for s in team}) == 1
+            assert len({h["score"][s] for s in team}) == 1
+            assert len({h["win"][s] for s in team}) == 1
+        assert h["dealt"] == rec["hands"][0]["dealt"]
+    # each level holds the even seats (0, 2, ...) in half the rotations, the odd ones in the rest
+    even = Counter(cfg.bots[h["seats"][0]] for h in rec["hands"])
+    assert even == {"greedy": players // 2, "random": players // 2}
+
+
+def test_duplicate_deal_sheng_ji_same_cards():
+    cfg = make_config("sheng-ji", "greedy,random,greedy,random", seed=2)
+    firsts = []
+    for d in range(3):
+        hands = play_deal(cfg, d)["hands"]
+        compared = 0
+        for a in hands:
+            for b in hands:
+                # the declarer's hand also holds the kitty; every other seat's must match
+                for s in range(4):
+                    if s not in (a["declarer"], b["declarer"]):
+                        assert a["dealt"][s] == b["dealt"][s]
+                        compared += 1
+        assert compared >= 4 * 4 * 2
+        firsts.append(hands[0]["dealt"])
+    assert firsts[0][0] != firsts[1][0] != firsts[2][0]
+
+
+@pytest.mark.parametrize("name", shangyou.preset_names())
+def test_outcomes_are_consistent_in_every_preset(name):
+    n = shangyou.preset_info(name)["defaults"]["players"]
+    cfg = make_config(name, ["greedy"] + ["random"] * (n - 1), seed=3)
+    for h in play_deal(cfg, 0)["hands"]:
+        assert sorted(s for t in h["teams"] for s in t) == list(range(n))
+        assert len(h["ranks"]) == len(h["teams"])
+        winners = [t for t in h["teams"] if h["win"][t[0]]]
+        if name.startswith("sheng-ji") or "teams" in name:
+            assert len(winners) == 1        # exactly one side wins the hand
+            assert len(h["teams"]) == 2
+        elif name == "zheng-fen":
+            assert winners                   # the most points (ties: all of them)
+            best = max(h["score"])
+            assert all(h["score"][t[0]] == best for t in winners)
+        else:
+            assert len(winners) == 1 and h["place"][winners[0][0]] == 1
+        for t in h["teams"]:
+            assert len({h["score"][s] for s in t}) == 1 and len({h["win"][s] for s in t}) == 1
+        if name.startswith("sheng-ji"):
+            assert h["place"] == [None] * n
+            sides = {h["score"][t[0]] for t in h["teams"]}
+            assert sides == {0} or sum(sides) == 0      # +L for one side, -L for the other
+        else:
+            assert sorted(h["place"]) == list(range(1, n + 1))
+
+
+def test_any_registered_level_can_play(monkeypatch):
+    class FirstMove(bots_base.Bot):
+        name = "first"
+
+        def choose(self, view):
+            return view["legal_moves"][0]
+
+    monkeypatch.setitem(bots_base.BOTS, "first", FirstMove)
+    cfg = make_config("zheng-fen", "first,random,random,random", seed=1)
+    rec = play_deal(cfg, 0)
+    assert len(rec["hands"]) == 4
+
+
+def test_bad_configurations_are_refused():
+    with pytest.raises(ValueError, match="unknown bot"):
+        make_config("owen", "greedy,nosuchbot,random,random", seed=1)
+    with pytest.raises(ValueError, match="3 bots for 4 seats"):
+        make_config("owen", "greedy,random,random", seed=1, players=4)
+    with pytest.raises(ValueError, match="not 9"):
+        make_config("owen", ["random"] * 9, seed=1)
+    with pytest.raises(ValueError, match="unknown game"):
+        make_config("no-such-game", "random,random,random,random", seed=1)
+    with pytest.raises(ValueError):
+        make_config("owen", "random,random,random,random", seed=1, options={"nope": 1})
+
+
+# ----------------------------------------------------------------------------- statistics
+def test_wilson_against_hand_computed_values():
+    # z = 1.959964; 8 of 10: centre (0.8 + z^2/20) / (1 + z^2/10), half-width by hand
+    p, lo, hi = wilson(8, 10)
+    assert p == 0.8
+    assert lo == pytest.approx(0.490162, abs=1e-6)
+    assert hi == pytest.approx(0.943318, abs=1e-6)
+    # 0 of 10: the upper end is z^2/n / (1 + z^2/n)
+    assert wilson(0, 10) == pytest.approx((0.0, 0.0, 0.277533), abs=1e-6)
+    assert wilson(5, 10)[1] + wilson(5, 10)[2] == pytest.approx(1.0)
+    with pytest.raises(ValueError):
+        wilson(3, 0)
+    with pytest.raises(ValueError):
+        wilson(11, 10)
+
+
+def test_t_quantiles_match_tables():
+    for df, table in [(1, 12.706205), (2, 4.302653), (3, 3.182446), (9, 2.262157),
+                      (29, 2.045230), (100, 1.983972)]:
+        assert t_quantile(0.975, df) == pytest.approx(table, abs=2e-6)
+    assert t_quantile(0.025, 9) == pytest.approx(-2.262157, abs=2e-6)
+    assert t_quantile(0.975, 10 ** 6) == pytest.approx(1.959964, abs=1e-5)
+
+
+def test_mean_ci_against_hand_computed_values():
+    # 1, 2, 3, 4: mean 2.5, sd sqrt(5/3), se sd/2, t(0.975, 3) = 3.182446
+    m, lo, hi = mean_ci([1, 2, 3, 4])
+    half = 3.182446 * math.sqrt(5 / 3) / 2
+    assert m == 2.5
+    assert (lo, hi) == pytest.approx((2.5 - half, 2.5 + half), abs=1e-5)
+    # negative scores are fine
+    m, lo, hi = mean_ci([-4, -2, 0])
+    assert m == -2 and lo == pytest.approx(-2 - 4.302653 * 2 / math.sqrt(3), abs=1e-5)
+    assert mean_ci([7]) == (7.0, None, None)
+
+
+def test_overlap():
+    assert overlap((0, 1), (1, 2)) is True
+    assert overlap((0.5, 0.0, 1.0), (0.5, 1.1, 2.0)) is False
+    assert overlap((3, 4), (0, 10)) is True
+    assert overlap((None, None), (0, 1)) is None
+
+
+def _fake_hand(rotation, score, win, place):
+    return {"rotation": rotation, "seats": seating(2, rotation), "score": score, "win": win,
+            "place": place, "teams": [[0], [1]],
+            "ranks": [place[0], place[1]], "dealt": None, "moves": [1, 1], "think": [0.0, 0.0]}
+
+
+def test_aggregate_against_hand_computed_values():
+    cfg = runner.Config("zheng-shangyou/owen", 2, ("a", "b"), 1)
+    # deal 0: a wins in both seats (2 vs 0); deal 1: a wins once, b once
+    records = [
+        {"deal": 0, "hands": [_fake_hand(0, [2, 0], [1, 0], [1, 2]),
+                              _fake_hand(1, [0, 2], [0, 1], [2, 1])]},
+        {"deal": 1, "hands": [_fake_hand(0, [2, 0], [1, 0], [1, 2]),
+                              _fake_hand(1, [2, 0], [1, 0], [1, 2])]},
+        {"deal": 2, "hands": [_fake_hand(0, [0, 2], [0, 1], [2, 1]),
+                              _fake_hand(1, [0, 2], [0, 1], [2, 1])]},
+    ]
+    res = report.aggregate(cfg, records)
+    a, b = res["bots"]
+    assert (a["bot"], b["bot"]) == ("a", "b")
+    # a's seat-hands: deal 0 -> 2, 2; deal 1 -> 2, 0; deal 2 -> 2, 0: per-deal means 2, 1, 1
+    assert a["score"]["mean"] == pytest.approx(4 / 3)
+    half = 4.302653 * math.sqrt(1 / 3) / math.sqrt(3)
+    assert a["score"]["low"] == pytest.approx(4 / 3 - half, abs=1e-5)
+    assert b["score"]["mean"] == pytest.approx(2 / 3)
+    assert a["win"]["wins"] == 4 and a["win"]["trials"] == 6
+    assert (a["win"]["low"], a["win"]["high"]) == pytest.approx(wilson(4, 6)[1:])
+    assert a["places"] == pytest.approx([4 / 6, 2 / 6]) and a["mean_place"] == pytest.approx(8 / 6)
+    pair = res["pairs"][0]
+    # per-deal differences 2, 0, ... : a - b = (2 - 0), (1 - 1), (1 - 1) = 2, 0, 0
+    assert pair["score_difference"]["mean"] == pytest.approx(2 / 3)
+    assert pair["score_overlap"] is True
+    assert res["ratings"][0]["mu"] > res["ratings"][1]["mu"]
+
+
+# ----------------------------------------------------------------------------- running
+CFG = ("zheng-shangyou/owen", "greedy,random,random,random", 7)
+
+
+def test_resume_after_interruption_gives_the_same_results(tmp_path):
+    cfg = make_config(CFG[0], CFG[1], seed=CFG[2])
+    whole = run_tournament(cfg, 6, tmp_path / "whole", workers=1)
+
+    class Stop(KeyboardInterrupt):
+        pass
+
+    def stop_after_three(rec):
+        if rec["deal"] == 2:
+            raise Stop
+
+    part = tmp_path / "part"
+    with pytest.raises(Stop):
+        run_tournament(cfg, 6, part, workers=1, on_deal=stop_after_three)
+    lines = (part / "deals.jsonl").read_text().splitlines()
+    assert len(lines) == 1 + 3 and not (part / "results.json").exists()
+    # killed while writing: half a line at the end
+    with open(part / "deals.jsonl", "a") as f:
+        f.write(lines[1][: len(lines[1]) // 2])
+    played = []
+    resumed = run_tournament(cfg, 6, part, workers=1, on_deal=lambda r: played.append(r["deal"]))
+    assert played == [3, 4, 5]
+    assert _strip_timing(resumed) == _strip_timing(whole)
+    deals = [json.loads(x)["deal"] for x in (part / "deals.jsonl").read_text().splitlines()[1:]]
+    assert deals == [0, 1, 2, 3, 4, 5]
+    # killed between a line and its newline: the line counts, the next one starts afresh
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    text = (part / "deals.jsonl").read_text().splitlines()
+    (cut / "deals.jsonl").write_text("\n".join(text[:3]))
+    resumed = run_tournament(cfg, 6, cut, workers=1)
+    assert _strip_timing(resumed) == _strip_timing(whole)
+    assert (cut / "deals.jsonl").read_text().splitlines()[:3] == text[:3]
+    # a finished tournament re-run plays nothing and reports the same
+    again = run_tournament(cfg, 6, part, workers=1, on_deal=lambda r: played.append(r["deal"]))
+    assert played == [3, 4, 5] and _strip_timing(again) == _strip_timing(whole)
+
+
+def test_mismatched_configuration_is_refused(tmp_path):
+    cfg = make_config(CFG[0], CFG[1], seed=CFG[2])
+    run_tournament(cfg, 1, tmp_path, workers=1)
+    before = (tmp_path / "deals.jsonl").read_text()
+    other = make_config(CFG[0], CFG[1], seed=CFG[2] + 1)
+    with pytest.raises(ConfigMismatch, match="seed: 7 there, 8 now"):
+        run_tournament(other, 1, tmp_path, workers=1)
+    swapped = make_config(CFG[0], "random,greedy,random,random", seed=CFG[2])
+    with pytest.raises(ConfigMismatch, match="bots"):
+        run_tournament(swapped, 1, tmp_path, workers=1)
+    assert (tmp_path / "deals.jsonl").read_text() == before
+
+
+def test_workers_give_the_same_results(tmp_path):
+    cfg = make_config(CFG[0], CFG[1], seed=CFG[2])
+    one = run_tournament(cfg, 4, tmp_path / "one", workers=1)
+    two = run_tournament(cfg, 4, tmp_path / "two", workers=2)
+    assert _strip_timing(one) == _strip_timing(two)
+
+
+@pytest.mark.timeout(240)
+def test_ray_local_gives_the_same_results(tmp_path):
+    import ray          # required, not skipped: scripts/test.sh installs the cluster extra
+    cfg = make_config("sheng-ji/single-deck", "greedy,random,greedy,random", seed=4)
+    local = run_tournament(cfg, 3, tmp_path / "local", workers=1)
+    on_ray = run_tournament(cfg, 3, tmp_path / "ray", workers=1, ray_address="local")
+    assert _strip_timing(on_ray) == _strip_timing(local)
+    assert not ray.is_initialized()
+
+
+# ----------------------------------------------------------------------------- the command
+def _cli(*args, cwd):
+    env = dict(os.environ, COLUMNS="160")
+    if env.get("PYTHONPATH"):       # runs in another folder: keep a relative path working
+        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p)
+                                            for p in env["PYTHONPATH"].split(os.pathsep))
+    return subprocess.run([SCRIPT, "tournament", *args], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=180)
+
+
+def test_cli_end_to_end(tmp_path):
+    args = ["--game", "zheng-fen", "--bots", "greedy,random,random,random", "--hands", "3",
+            "--seed", "2", "--workers", "1"]
+    r = _cli(*args, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = next((tmp_path / "tournaments").iterdir())
+    assert out.name == "zheng-fen-p4-greedy,random,random,random-s2"
+    results = json.loads((out / "results.json").read_text())
+    assert results["deals"] == 3 and results["hands"] == 12
+    assert [b["bot"] for b in results["bots"]] == ["greedy", "random"]
+    assert results["bots"][1]["seat_hands"] == 36
+    with open(out / "results.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [row["bot"] for row in rows] == ["greedy", "random"]
+    assert float(rows[0]["score_mean"]) == pytest.approx(results["bots"][0]["score"]["mean"])
+    assert (out / "scores.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "greedy - random: score difference" in r.stdout
+    # the same command again resumes (nothing left to play) and prints the same table
+    again = _cli(*args, cwd=tmp_path)
+    assert again.returncode == 0 and again.stdout == r.stdout
+    # another seed in the same folder: refused with one line, exit 2
+    bad = _cli("--game", "zheng-fen", "--bots", "greedy,random,random,random", "--hands", "3",
+               "--seed", "3", "--out", str(out), cwd=tmp_path)
+    assert bad.returncode == 2 and "holds a different tournament" in bad.stderr
+    assert "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["--game", "owen", "--bots", "greedy,wizard,random,random"], "unknown bot"),
+    (["--game", "pits", "--bots", "greedy,random"], "not 2"),
+    (["--game", "nope", "--bots", "greedy,random,random,random"], "unknown game"),
+    (["--game", "owen", "--bots", "greedy,random,random,random", "--option", "x"],
+     "expected key=value"),
+])
+def test_cli_bad_input(tmp_path, args, fragment):
+    r = _cli(*args, cwd=tmp_path)
+    assert r.returncode == 2 and fragment in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "tournaments").exists()
