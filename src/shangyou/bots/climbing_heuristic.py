@@ -1,0 +1,347 @@
+"""The ``heuristic`` bot for the climbing games (every Zheng Shangyou preset, Zheng Fen).
+
+It plays from one seat's view the way the pagat notes of seed 000 (``000_d95270a3ce94a823.txt``)
+and seed 004 (Zheng Fen) describe good play:
+
+* **Plan the hand as a few combinations.** :func:`plan` splits the hand into combinations with
+  the least cost, where a combination nobody can beat any more (judged against every card not
+  yet seen: a *control*) costs a quarter of a plain one, because it wins the lead back. Every
+  decision compares what is left of the plan after each legal play.
+* **Leading**: go out if one play empties the hand; with only controls and one plain
+  combination left, cash the controls first; else shed the lowest plain combination of the
+  plan, avoiding plays of the size that an opponent close to going out could follow with.
+* **Following**: never beat a partner (team presets); play a combination of the plan that beats
+  the last play, the lowest one, keeping 2s, jokers, bombs and controls for later, unless an
+  opponent is close to going out or the trick holds points worth taking (Zheng Fen); otherwise
+  pass. In "winner" (cards left at the end cost points) it sheds more eagerly.
+* **Exchanges**: take the card that improves the plan most, discard or offer the cards whose
+  loss hurts it least.
+
+``choose(view, rng)`` never stops a game: should the rules above fail on an unforeseen view it
+answers a legal move (``strict=True`` re-raises, for tests).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..cards import parse
+from .base import GreedyBot
+
+CONTROL_COST = 0.25       # a combination that surely wins the lead back
+NODE_BUDGET = 400         # plan search nodes per decision (the search is exact below it)
+BRANCH = 6                # combinations tried for the lowest card at each node
+
+
+def choose(view: dict, rng=None, strict: bool = False) -> str:
+    moves = view["legal_moves"]
+    if len(moves) == 1:
+        return moves[0]
+    try:
+        move = Heuristic(view).choose()
+        if move not in moves:  # pragma: no cover - a bug: say so in strict mode
+            raise RuntimeError(f"heuristic chose {move!r}, not a legal move")
+        return move
+    except Exception:
+        if strict:
+            raise
+        try:
+            return GreedyBot(0).choose(view)
+        except Exception:      # pragma: no cover - last resort
+            return moves[0]
+
+
+def move_cards(text: str) -> list[int]:
+    """The cards of a move's text (``"5H 6D BJ as 4-6"``, ``"take 2S"``)."""
+    text = text.partition(" as ")[0]
+    head, _, tail = text.partition(" ")
+    if head in ("give", "take", "discard", "offer"):
+        text = tail
+    return list(parse(text))
+
+
+def _remove(hand: tuple, cards) -> tuple:
+    rest = list(hand)
+    for c in cards:
+        rest.remove(c)
+    return tuple(rest)
+
+
+class Heuristic:
+    """One decision: the view, parsed once, and the plan search's caches."""
+
+    def __init__(self, view: dict):
+        self.view = view
+        self.fam = _family(view)
+        self.seat = view["seat"]
+        self.n = view["players"]
+        self.hand = tuple(sorted(parse(" ".join(view["hand"])))) if view["hand"] else ()
+        self.counts = view["counts"]
+        self.scoring = _scoring(view)
+        teams = view.get("teams")
+        self.partners = set()
+        if teams:
+            for t in teams:
+                if self.seat in t:
+                    self.partners = set(t) - {self.seat}
+        self.points = getattr(self.fam, "points", None) if self.scoring == "trick-points" \
+            else None
+        self._unseen = None
+        self._cost: dict = {}
+        self._plans: dict = {}
+        self._nodes = 0
+        self._leads = None
+
+    # ------------------------------------------------------------------ knowledge
+    @property
+    def unseen(self) -> list[int]:
+        """Every card this seat has not seen (in other hands or undealt), sorted."""
+        if self._unseen is None:
+            from ..cards import deck
+            r = rules_for_view(self.view)
+            pool = Counter(deck(r.decks, r.jokers))
+            pool.subtract(self.hand)
+            for trick in self.view["played"] + [self.view["trick"]]:
+                for _, text in trick:
+                    if text != "pass":
+                        pool.subtract(parse(text))
+            self._unseen = sorted(pool.elements())
+        return self._unseen
+
+    def opponents(self) -> list[int]:
+        return [s for s in range(self.n) if s != self.seat and s not in self.partners
+                and self.counts[s] > 0]
+
+    def danger(self) -> int:
+        """The fewest cards an opponent still holds (a large number when nobody is close)."""
+        opp = [self.counts[s] for s in self.opponents()]
+        return min(opp) if opp else 99
+
+    # --------------------------------------------------------------------- planning
+    def combo_cost(self, combo) -> float:
+        key = (combo.cards, combo.label, combo.cls)
+        cost = self._cost.get(key)
+        if cost is None:
+            beaters = self.fam.follows(self.unseen, combo) if self.unseen else []
+            if not beaters:
+                cost = CONTROL_COST
+            else:
+                # the fewer distinct plays could beat it, the likelier it holds
+                cost = 1.0 - 0.35 / (1 + len(beaters))
+            if combo.tier > 0:
+                cost = min(cost, 0.5)
+            self._cost[key] = cost
+        return cost
+
+    def leads(self):
+        if self._leads is None:
+            self._leads = self.fam.leads(self.hand)
+            by_low: dict[int, list] = {}
+            for c in self._leads:
+                by_low.setdefault(c.cards[0], []).append(c)
+            for lst in by_low.values():   # bigger combinations first: fewer plays
+                lst.sort(key=lambda c: (-len(c.cards), self.combo_cost(c)))
+            self._by_low = by_low
+        return self._leads
+
+    def plan(self, hand: tuple) -> tuple[float, tuple]:
+        """(cost, combinations): a cheap split of ``hand`` (a sub-multiset of this seat's hand)
+        into plays. Each node tries the combinations holding the hand's lowest card."""
+        if not hand:
+            return 0.0, ()
+        got = self._plans.get(hand)
+        if got is not None:
+            return got
+        self.leads()
+        self._nodes += 1
+        have = Counter(hand)
+        low = hand[0]
+        options = []
+        for c in self._by_low.get(low, ()):
+            need = Counter(c.cards)
+            if all(have[x] >= k for x, k in need.items()):
+                options.append(c)
+                if len(options) >= (BRANCH if self._nodes < NODE_BUDGET else 1):
+                    break
+        best = None
+        for c in options:
+            sub_cost, sub = self.plan(_remove(hand, c.cards))
+            cost = self.combo_cost(c) + sub_cost
+            if best is None or cost < best[0]:
+                best = (cost, (c,) + sub)
+        if best is None:          # the lowest card starts no listed play (should not happen)
+            rest_cost, rest = self.plan(hand[1:])
+            best = (1.0 + rest_cost, rest)
+        self._plans[hand] = best
+        return best
+
+    # -------------------------------------------------------------------- decisions
+    def choose(self) -> str:
+        moves = self.view["legal_moves"]
+        kind = moves[0].split()[0] if moves[0] != "pass" else "pass"
+        if kind in ("give", "take", "discard", "offer"):
+            return self.exchange(kind, moves)
+        if "pass" in moves:
+            return self.follow(moves)
+        return self.lead(moves)
+
+    def _combo_of(self, text: str):
+        cards = tuple(sorted(move_cards(text)))
+        label = text.partition(" as ")[2]
+        readings = self.fam.combos(cards)
+        for r in readings:
+            if not label or r.label == label:
+                return r
+        return readings[0]
+
+    def _height(self, cards) -> float:
+        s = self.fam.card_strength
+        return sum(s(c) for c in cards) / len(cards)
+
+    def lead(self, moves: list[str]) -> str:
+        hand = self.hand
+        for m in moves:
+            if len(move_cards(m)) == len(hand):
+                return m                      # out in one play
+        total, combos = self.plan(hand)
+        plain = [c for c in combos if self.combo_cost(c) > CONTROL_COST]
+        danger = {s: self.counts[s] for s in self.opponents() if self.counts[s] <= 3}
+        best = None
+        for m in moves:
+            cards = move_cards(m)
+            combo = self._combo_of(m)
+            rest_cost, _ = self.plan(_remove(hand, cards))
+            ctrl = self.combo_cost(combo) <= CONTROL_COST
+            score = rest_cost
+            if len(plain) <= 1 and ctrl:
+                score -= 1.0                  # cash the controls, then the last plain play
+            if danger and not ctrl and any(len(cards) == k for k in danger.values()):
+                score += 1.5                  # an opponent could follow and go out
+            if self.points:
+                score += 0.02 * self.points(cards)   # do not lead points into others' tricks
+            score += 0.01 * self._height(cards) - 0.001 * len(cards)
+            if best is None or score < best[0]:
+                best = (score, m)
+        return best[1]
+
+    def follow(self, moves: list[str]) -> str:
+        view = self.view
+        hand = self.hand
+        plays = [m for m in moves if m != "pass"]
+        if not plays:
+            return "pass"
+        for m in plays:
+            if len(move_cards(m)) == len(hand):
+                return m
+        last_seat = view["last"]["seat"] if view.get("last") else None
+        partner_leads = last_seat in self.partners
+        base, _ = self.plan(hand)
+        danger = self.danger()
+        last_threat = last_seat is not None and not partner_leads and \
+            self.counts[last_seat] <= 3
+        urgent = danger <= 2 or last_threat
+        table_pts = view.get("table_points", 0) if self.points else 0
+        eager = self.scoring == "cards-left"
+        if partner_leads:
+            # the partner wins this trick unless someone beats it: only save the team
+            if not (danger <= 1 and self.counts[last_seat] > 2):
+                return "pass"
+        best = None
+        for m in plays:
+            cards = move_cards(m)
+            combo = self._combo_of(m)
+            rest = _remove(hand, cards)
+            rest_cost, rest_plan = self.plan(rest)
+            gain = base - rest_cost               # turns saved by this play
+            precious = sum(1 for c in cards if self.fam.precious(c))
+            ctrl = self.combo_cost(combo) <= CONTROL_COST
+            pts = self.points(cards) if self.points else 0
+            score = -gain + 0.01 * self._height(cards)
+            if precious and len(rest_plan) > 2:
+                score += 0.3 * precious
+            if combo.tier > 0 and len(rest_plan) > 1:
+                score += 0.6                       # a bomb is worth keeping
+            if self.points:
+                # points on the table are worth taking; points put down may feed others
+                win_odds = 1.0 if ctrl else 0.4
+                score -= 0.03 * (table_pts + pts) * win_odds
+                score += 0.02 * pts * (1 - win_odds)
+            if best is None or score < best[0]:
+                best = (score, m, gain, ctrl, precious)
+        score, m, gain, ctrl, precious = best
+        threshold = 0.55
+        if eager:
+            threshold = 0.35
+        if urgent:
+            threshold = -0.8
+        if table_pts >= 15 and ctrl:
+            threshold = min(threshold, -0.3)
+        if gain >= threshold or (table_pts >= 15 and ctrl):
+            return m
+        return "pass"
+
+    def exchange(self, kind: str, moves: list[str]) -> str:
+        hand = self.hand
+        base, _ = self.plan(hand) if hand else (0.0, ())
+        if kind == "give":                    # forced among equal highest: keep sequences
+            return min(moves, key=lambda m: (-self._loss(move_cards(m)), m))
+        if kind == "take":
+            best = None
+            for m in moves:
+                c = move_cards(m)[0]
+                h = tuple(sorted(hand + (c,)))
+                cost = self._fresh(h)
+                if best is None or cost < best[0]:
+                    best = (cost, m)
+            return best[1]
+        if kind == "discard":
+            return min(moves, key=lambda m: (self._loss(move_cards(m)),
+                                             self.fam.precious(move_cards(m)[0]),
+                                             self.fam.card_strength(move_cards(m)[0])))
+        # offer: two cards the loser may take one of; the pair that hurts the plan least
+        singles = sorted(set(hand), key=lambda c: (self._loss([c]), self.fam.precious(c),
+                                                   self.fam.card_strength(c)))
+        pick = tuple(sorted(singles[:2])) if len(singles) >= 2 else tuple(hand[:2])
+        for m in moves:
+            if tuple(sorted(move_cards(m))) == pick:
+                return m
+        return min(moves, key=lambda m: sum(self.fam.card_strength(c) for c in move_cards(m)))
+
+    def _loss(self, cards) -> float:
+        """How much the plan's cost rises when ``cards`` leave the hand (negative: it falls)."""
+        base, _ = self.plan(self.hand)
+        rest_cost, _ = self.plan(_remove(self.hand, cards))
+        return rest_cost - base
+
+    def _fresh(self, hand: tuple) -> float:
+        """Plan cost of a hand that is not a sub-hand of this seat's (a card received)."""
+        other = Heuristic.__new__(Heuristic)
+        other.__dict__.update(self.__dict__)
+        other.hand = hand
+        other._plans, other._leads, other._nodes = {}, None, 0
+        return other.plan(hand)[0]
+
+
+def _family(view: dict):
+    return rules_for_view(view).family
+
+
+def rules_for_view(view: dict):
+    """The preset's rulebook for this view (cached by game name and options)."""
+    return _rulebook(view["game"], tuple(sorted((view.get("options") or {}).items())))
+
+
+_RULEBOOKS: dict = {}
+
+
+def _rulebook(game: str, options: tuple):
+    key = (game, options)
+    rb = _RULEBOOKS.get(key)
+    if rb is None:
+        from ..registry import build
+        rb = _RULEBOOKS[key] = build(game, dict(options))
+    return rb
+
+
+def _scoring(view: dict) -> str:
+    return rules_for_view(view).scoring
