@@ -30,6 +30,9 @@ from .base import GreedyBot
 
 CONTROL_COST = 0.25       # a combination that surely wins the lead back
 NODE_BUDGET = 400         # plan search nodes per decision (the search is exact below it)
+SAMPLES = 6               # random deals of the unseen cards for judging a play's chance
+WILD_COST = 0.6           # extra cost of a wild/top card used inside a beatable play
+LEAD_VALUE = 0.5          # a trick won: the next lead is free
 BRANCH = 6                # combinations tried for the lowest card at each node
 
 
@@ -87,6 +90,8 @@ class Heuristic:
         self.points = getattr(self.fam, "points", None) if self.scoring == "trick-points" \
             else None
         self._unseen = None
+        self._samples = None
+        self._beaten: dict = {}
         self._cost: dict = {}
         self._plans: dict = {}
         self._nodes = 0
@@ -118,18 +123,47 @@ class Heuristic:
         return min(opp) if opp else 99
 
     # --------------------------------------------------------------------- planning
+    def samples(self) -> list[list[tuple]]:
+        """A few random deals of the unseen cards to the opponents (their card counts): a
+        combination's chance to hold is judged on them."""
+        if self._samples is None:
+            import random
+            rng = random.Random(len(self.unseen) * 7919 + sum(self.unseen))
+            opps = self.opponents()
+            out = []
+            for _ in range(SAMPLES):
+                pool = list(self.unseen)
+                rng.shuffle(pool)
+                hands, i = [], 0
+                for s in opps:
+                    k = self.counts[s]
+                    hands.append(tuple(sorted(pool[i:i + k])))
+                    i += k
+                out.append(hands)
+            self._samples = out
+        return self._samples
+
     def combo_cost(self, combo) -> float:
+        """What a combination costs the plan: 1 for a play that will probably be beaten, down
+        to CONTROL_COST for one no opponent can beat (it wins the lead back)."""
         key = (combo.cards, combo.label, combo.cls)
         cost = self._cost.get(key)
         if cost is None:
-            beaters = self.fam.follows(self.unseen, combo) if self.unseen else []
-            if not beaters:
-                cost = CONTROL_COST
-            else:
-                # the fewer distinct plays could beat it, the likelier it holds
-                cost = 1.0 - 0.35 / (1 + len(beaters))
+            follows = self.fam.follows
+            beaten = 0
+            for hands in self.samples():
+                if any(len(h) >= len(combo.cards) and follows(h, combo) for h in hands):
+                    beaten += 1
+            p = beaten / SAMPLES
+            self._beaten[key] = p
+            cost = CONTROL_COST + (1 - CONTROL_COST) * p
             if combo.tier > 0:
                 cost = min(cost, 0.5)
+            if p > 0:
+                # wild / top cards spent to prop up a play that can be beaten lose their power
+                prec = sum(1 for c in combo.cards if self.fam.precious(c))
+                if prec and prec < len(combo.cards):
+                    cost += WILD_COST * prec
             self._cost[key] = cost
         return cost
 
@@ -152,17 +186,11 @@ class Heuristic:
         got = self._plans.get(hand)
         if got is not None:
             return got
-        self.leads()
         self._nodes += 1
-        have = Counter(hand)
         low = hand[0]
-        options = []
-        for c in self._by_low.get(low, ()):
-            need = Counter(c.cards)
-            if all(have[x] >= k for x, k in need.items()):
-                options.append(c)
-                if len(options) >= (BRANCH if self._nodes < NODE_BUDGET else 1):
-                    break
+        cands = [c for c in self.fam.leads(hand) if c.cards[0] == low]
+        cands.sort(key=lambda c: (-len(c.cards), self.combo_cost(c)))
+        options = cands[:BRANCH if self._nodes < NODE_BUDGET else 1]
         best = None
         for c in options:
             sub_cost, sub = self.plan(_remove(hand, c.cards))
@@ -252,7 +280,10 @@ class Heuristic:
             combo = self._combo_of(m)
             rest = _remove(hand, cards)
             rest_cost, rest_plan = self.plan(rest)
-            gain = base - rest_cost               # turns saved by this play
+            self.combo_cost(combo)
+            hold = 1.0 - self._beaten[(combo.cards, combo.label, combo.cls)]
+            # turns saved by this play, and the lead it may win back
+            gain = base - rest_cost + (LEAD_VALUE * hold if rest_plan else 0.0)
             precious = sum(1 for c in cards if self.fam.precious(c))
             ctrl = self.combo_cost(combo) <= CONTROL_COST
             pts = self.points(cards) if self.points else 0
