@@ -29,10 +29,11 @@ from ..cards import parse
 from .base import GreedyBot
 
 CONTROL_COST = 0.25       # a combination that surely wins the lead back
-NODE_BUDGET = 400         # plan search nodes per decision (the search is exact below it)
+NODE_BUDGET = 150         # plan search nodes per decision (the search is exact below it)
 SAMPLES = 6               # random deals of the unseen cards for judging a play's chance
 WILD_COST = 0.6           # extra cost of a wild/top card used inside a beatable play
 LEAD_VALUE = 0.5          # a trick won: the next lead is free
+MAX_MOVES = 12            # plays weighed per decision
 BRANCH = 6                # combinations tried for the lowest card at each node
 
 
@@ -188,9 +189,14 @@ class Heuristic:
             return got
         self._nodes += 1
         low = hand[0]
+        precious = self.fam.precious
         cands = [c for c in self.fam.leads(hand) if c.cards[0] == low]
+        # the largest plays first, those spending fewer wild/top cards first among equals
+        cands.sort(key=lambda c: (-len(c.cards), sum(1 for x in c.cards if precious(x))))
+        width = BRANCH if self._nodes < NODE_BUDGET else 1
+        cands = cands[:2 * width]
         cands.sort(key=lambda c: (-len(c.cards), self.combo_cost(c)))
-        options = cands[:BRANCH if self._nodes < NODE_BUDGET else 1]
+        options = cands[:width]
         best = None
         for c in options:
             sub_cost, sub = self.plan(_remove(hand, c.cards))
@@ -226,6 +232,22 @@ class Heuristic:
         s = self.fam.card_strength
         return sum(s(c) for c in cards) / len(cards)
 
+    def shortlist(self, moves: list[str], plan) -> list[str]:
+        """The plays worth weighing (some hands allow thousands): those of the plan, then the
+        cheapest by greedy measures (few wild/top cards, low cards, many cards)."""
+        if len(moves) <= MAX_MOVES:
+            return moves
+        fam = self.fam
+        in_plan = {tuple(c.cards) for c in plan}
+        strength = fam.card_strength
+
+        def rank(m):
+            cards = move_cards(m)
+            spent = sum(1 for c in cards if fam.precious(c))
+            return (tuple(sorted(cards)) not in in_plan, spent,
+                    min(strength(c) for c in cards), -len(cards))
+        return sorted(moves, key=rank)[:MAX_MOVES]
+
     def lead(self, moves: list[str]) -> str:
         hand = self.hand
         for m in moves:
@@ -233,21 +255,29 @@ class Heuristic:
                 return m                      # out in one play
         total, combos = self.plan(hand)
         plain = [c for c in combos if self.combo_cost(c) > CONTROL_COST]
+        moves = self.shortlist(moves, combos)
         danger = {s: self.counts[s] for s in self.opponents() if self.counts[s] <= 3}
+        strength = self.fam.card_strength
         best = None
         for m in moves:
             cards = move_cards(m)
             combo = self._combo_of(m)
             rest_cost, _ = self.plan(_remove(hand, cards))
-            ctrl = self.combo_cost(combo) <= CONTROL_COST
-            score = rest_cost
-            if len(plain) <= 1 and ctrl:
-                score -= 1.0                  # cash the controls, then the last plain play
+            cost = self.combo_cost(combo)
+            ctrl = cost <= CONTROL_COST
+            # how far this play is from the best split of the hand (0: one of its plays)
+            off_plan = max(0.0, rest_cost + min(cost, 1.0) - total)
+            score = 3.0 * off_plan
+            if len(plain) <= 1:
+                score += 0.0 if ctrl else 0.5      # cash the controls, then the last play
+            elif ctrl:
+                score += 1.0                       # keep controls to win the lead back
             if danger and not ctrl and any(len(cards) == k for k in danger.values()):
-                score += 1.5                  # an opponent could follow and go out
+                score += 1.5                       # an opponent could follow and go out
             if self.points:
                 score += 0.02 * self.points(cards)   # do not lead points into others' tricks
-            score += 0.01 * self._height(cards) - 0.001 * len(cards)
+            # shed the lowest combination, as many cards of it as possible
+            score += 0.04 * min(strength(c) for c in cards) - 0.02 * len(cards)
             if best is None or score < best[0]:
                 best = (score, m)
         return best[1]
@@ -275,7 +305,7 @@ class Heuristic:
             if not (danger <= 1 and self.counts[last_seat] > 2):
                 return "pass"
         best = None
-        for m in plays:
+        for m in self.shortlist(plays, self.plan(hand)[1]):
             cards = move_cards(m)
             combo = self._combo_of(m)
             rest = _remove(hand, cards)

@@ -1,12 +1,12 @@
 """The ``search`` bot for the climbing games: determinized Monte Carlo search at the root.
 
-Each iteration deals the hidden cards at random, consistently with the seat's view
-(:class:`shangyou.games.climbing.worlds.WorldSampler`), picks one candidate move by UCB1, plays
-it in that world and plays the hand out with a fast policy for every seat (the greedy rules of
+Each round deals the hidden cards at random, consistently with the seat's view
+(:class:`shangyou.games.climbing.worlds.WorldSampler`), and for every candidate move builds that
+world, plays the move and plays the hand out with a fast policy for every seat (the greedy rules of
 thumb on the engine's own move objects, partners never beaten). The playout's score is the
 hand's points for the searching seat (its team's, less the other team's, in team presets),
 with a small bonus per place (a later place is worse for the next hand's exchange). The move
-with the best mean score wins.
+with the best mean score over the same deals wins (an iteration is one playout).
 
 Candidates: at most ``MAX_CANDIDATES`` moves, the heuristic bot's choice, ``pass`` and the
 plays a greedy player would consider first (low cards, no wild cards). Exchange steps are left
@@ -20,7 +20,6 @@ Like every bot it never stops a game: on an unforeseen error it answers the heur
 
 from __future__ import annotations
 
-import math
 import random
 import time
 
@@ -105,34 +104,25 @@ class Search:
             return cands[0]
         index = {m: i for i, m in enumerate(moves)}
         k = len(cands)
-        visits = [0] * k
         totals = [0.0] * k
-        lo, hi = math.inf, -math.inf
+        worlds = 0
         deadline = time.perf_counter() + seconds if seconds is not None else None
-        it = 0
+        playouts = 0
+        # every candidate is played out on the same deals (common random numbers: the
+        # comparison between candidates is much less noisy than their values)
         while True:
-            if iterations is not None and it >= iterations:
+            if iterations is not None and playouts >= iterations and worlds:
                 break
-            if deadline is not None and it >= k and time.perf_counter() >= deadline:
+            if deadline is not None and worlds and time.perf_counter() >= deadline:
                 break
-            if it < k:
-                i = it
-            else:
-                span = (hi - lo) or 1.0
-                logn = math.log(it)
-                i = max(range(k), key=lambda j: totals[j] / visits[j]
-                        + 0.7 * span * math.sqrt(logn / visits[j]))
-            world = self.sampler.sample(self.rng)
-            listed = world.legal_moves()
-            mv = listed[index[cands[i]]]
-            world.apply(mv)
-            u = self.playout(world)
-            visits[i] += 1
-            totals[i] += u
-            lo, hi = min(lo, u), max(hi, u)
-            it += 1
-        best = max(range(k), key=lambda j: (totals[j] / visits[j] if visits[j] else -math.inf,
-                                            visits[j]))
+            deal = self.sampler.deal(self.rng)
+            for i, m in enumerate(cands):
+                world = self.sampler.build(*deal)
+                world.apply(world.legal_moves()[index[m]])
+                totals[i] += self.playout(world)
+                playouts += 1
+            worlds += 1
+        best = max(range(k), key=lambda j: totals[j])
         return cands[best]
 
     def utility(self, world) -> float:

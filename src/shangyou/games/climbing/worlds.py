@@ -160,6 +160,10 @@ class WorldSampler:
 
     def sample(self, rng: random.Random | None = None) -> ClimbingGame:
         """One world: the hidden cards dealt at random to the other seats (and the undealt)."""
+        return self.build(*self.deal(rng))
+
+    def deal(self, rng: random.Random | None = None) -> tuple[list[list[int]], list[int], int]:
+        """A random deal of the hidden cards: (hands, undealt, seed) for :meth:`build`."""
         rng = rng or random.Random()
         pool = list(self.pool)
         rng.shuffle(pool)
@@ -174,10 +178,11 @@ class WorldSampler:
                 i += k
                 h.sort()
                 hands.append(h)
-        return self.build(hands, pool[i:], rng.randrange(2**31))
+        return hands, pool[i:], rng.randrange(2**31)
 
     def build(self, hands: list[list[int]], undealt: list[int], seed: int) -> ClimbingGame:
-        """The world with these hands (each a sorted list; ``hands[seat]`` is this seat's)."""
+        """The world with these hands (each a sorted list; ``hands[seat]`` is this seat's).
+        The lists are copied, so one deal can build several worlds."""
         v = self.view
         g = ClimbingGame.__new__(ClimbingGame)
         g.rules = self.rules
@@ -194,8 +199,8 @@ class WorldSampler:
         g.team_totals = list(v["team_scores"]) if v.get("team_scores") else []
         g.prev_order = list(v["previous_order"]) if v["previous_order"] else None
         g.dealer = v["dealer"]
-        g.hands = hands
-        g.undealt = undealt
+        g.hands = [list(h) for h in hands]
+        g.undealt = list(undealt)
         g.dealt_counts = list(self.dealt_counts)
         g.counts_at_first_out = list(self.counts_at_first_out) \
             if self.counts_at_first_out is not None else None
