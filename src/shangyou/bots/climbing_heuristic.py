@@ -258,6 +258,8 @@ class Heuristic:
         moves = self.shortlist(moves, combos)
         danger = {s: self.counts[s] for s in self.opponents() if self.counts[s] <= 3}
         strength = self.fam.card_strength
+        # a partner with one card left: lead a low single for them to go out on
+        helping = any(self.counts[p] == 1 for p in self.partners) and not danger
         best = None
         for m in moves:
             cards = move_cards(m)
@@ -274,6 +276,8 @@ class Heuristic:
                 score += 1.0                       # keep controls to win the lead back
             if danger and not ctrl and any(len(cards) == k for k in danger.values()):
                 score += 1.5                       # an opponent could follow and go out
+            if helping and len(cards) == 1:
+                score -= 1.0 + 0.05 * (20 - min(strength(c) for c in cards))  # a low single
             if self.points:
                 score += 0.02 * self.points(cards)   # do not lead points into others' tricks
             # shed the lowest combination, as many cards of it as possible
@@ -322,6 +326,8 @@ class Heuristic:
                 score += 0.3 * precious
             if combo.tier > 0 and len(rest_plan) > 1:
                 score += 0.6                       # a bomb is worth keeping
+            if urgent:
+                score -= 1.0 * hold                # stop the opponent: play what holds
             if self.points:
                 # points on the table are worth taking; points put down may feed others
                 win_odds = 1.0 if ctrl else 0.4

@@ -5,8 +5,9 @@ Each round deals the hidden cards at random, consistently with the seat's view
 world, plays the move and plays the hand out with a fast policy for every seat (the greedy rules of
 thumb on the engine's own move objects, partners never beaten). The playout's score is the
 hand's points for the searching seat (its team's, less the other team's, in team presets),
-with a small bonus per place (a later place is worse for the next hand's exchange). The move
-with the best mean score over the same deals wins (an iteration is one playout).
+with a small bonus per place (a later place is worse for the next hand's exchange). The heuristic
+bot's move stands unless another candidate scores better on the same deals by a clear margin
+(:meth:`Search.pick`); an iteration is one playout.
 
 Candidates: at most ``MAX_CANDIDATES`` moves, the heuristic bot's choice, ``pass`` and the
 plays a greedy player would consider first (low cards, no wild cards). Exchange steps are left
@@ -30,6 +31,7 @@ from .climbing_heuristic import rules_for_view
 DEFAULT_ITERATIONS = 200
 DEFAULT_CAP_SECONDS = 1.0
 MAX_CANDIDATES = 8
+MARGIN_SE = 1.5
 PLACE_BONUS = 0.25
 
 
@@ -67,11 +69,11 @@ class Search:
         for m in moves:
             if m != "pass" and len(climbing_heuristic.move_cards(m)) == hand_size:
                 return [m]                       # out in one play
+        first = [climbing_heuristic.choose(view, self.rng)]   # candidate 0, see pick()
         if len(moves) <= MAX_CANDIDATES:
-            return list(moves)
+            return first + [m for m in moves if m != first[0]]
         fam = self.rules.family
         strength = fam.card_strength
-        first = [climbing_heuristic.choose(view, self.rng)]
         if "pass" in moves:
             first.append("pass")
 
@@ -104,7 +106,7 @@ class Search:
             return cands[0]
         index = {m: i for i, m in enumerate(moves)}
         k = len(cands)
-        totals = [0.0] * k
+        scores: list[list[float]] = [[] for _ in range(k)]
         worlds = 0
         deadline = time.perf_counter() + seconds if seconds is not None else None
         playouts = 0
@@ -119,11 +121,30 @@ class Search:
             for i, m in enumerate(cands):
                 world = self.sampler.build(*deal)
                 world.apply(world.legal_moves()[index[m]])
-                totals[i] += self.playout(world)
+                scores[i].append(self.playout(world))
                 playouts += 1
             worlds += 1
-        best = max(range(k), key=lambda j: totals[j])
-        return cands[best]
+        return cands[self.pick(scores)]
+
+    @staticmethod
+    def pick(scores: list[list[float]]) -> int:
+        """Candidate 0 (the heuristic's move) unless another does better on the same deals by
+        more than ``MARGIN_SE`` standard errors of the paired difference: the playouts use a
+        weaker policy than the heuristic, so only clear evidence overrules it."""
+        base = scores[0]
+        n = len(base)
+        best, best_mean = 0, 0.0
+        for j in range(1, len(scores)):
+            diffs = [a - b for a, b in zip(scores[j], base)]
+            mean = sum(diffs) / n
+            if n > 1:
+                var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+                se = (var / n) ** 0.5
+            else:
+                se = float("inf")
+            if mean > MARGIN_SE * se and mean > best_mean:
+                best, best_mean = j, mean
+        return best
 
     def utility(self, world) -> float:
         summary = world.history[-1]
