@@ -19,4 +19,5 @@ if [ "$what" = heuristic ]; then
 else
   run --game zheng-shangyou/pagat-teams --players 4 --bot search --field heuristic --deals 30
   run --game zheng-shangyou/pagat --players 5 --bot search --field heuristic --deals 12
+  run --game zheng-shangyou/pagat --players 5 --bot search --field heuristic --deals 20 --seed 2
 fi

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 import time
 from multiprocessing import Pool
@@ -128,7 +127,8 @@ def main(argv=None):
            "ratio_above_lowest": round(ratio, 3), "lowest": low,
            "bot_seconds_per_move": round(secs / max(moves, 1), 4), "wall_s": round(wall, 1)}
     print(f"{a.game} {a.players}p {options or ''}: {a.bot} vs {a.field}, {a.deals} deals")
-    print(f"  {a.bot:>10} score/hand {bot_m:7.3f} ± {bot_h:.3f}   win rate {win_m:.3f} ± {win_h:.3f}")
+    print(f"  {a.bot:>10} score/hand {bot_m:7.3f} ± {bot_h:.3f}   "
+          f"win rate {win_m:.3f} ± {win_h:.3f}")
     print(f"  {a.field:>10} score/hand {fld_m:7.3f} ± {fld_h:.3f}")
     print(f"  ratio of scores above the lowest ({low:g}): {ratio:.2f}; "
           f"{a.bot} {secs / max(moves, 1) * 1000:.1f} ms/move; {wall:.0f} s")

@@ -96,7 +96,6 @@ class Heuristic:
         self._cost: dict = {}
         self._plans: dict = {}
         self._nodes = 0
-        self._leads = None
 
     # ------------------------------------------------------------------ knowledge
     @property
@@ -167,17 +166,6 @@ class Heuristic:
                     cost += WILD_COST * prec
             self._cost[key] = cost
         return cost
-
-    def leads(self):
-        if self._leads is None:
-            self._leads = self.fam.leads(self.hand)
-            by_low: dict[int, list] = {}
-            for c in self._leads:
-                by_low.setdefault(c.cards[0], []).append(c)
-            for lst in by_low.values():   # bigger combinations first: fewer plays
-                lst.sort(key=lambda c: (-len(c.cards), self.combo_cost(c)))
-            self._by_low = by_low
-        return self._leads
 
     def plan(self, hand: tuple) -> tuple[float, tuple]:
         """(cost, combinations): a cheap split of ``hand`` (a sub-multiset of this seat's hand)
@@ -385,7 +373,7 @@ class Heuristic:
         other = Heuristic.__new__(Heuristic)
         other.__dict__.update(self.__dict__)
         other.hand = hand
-        other._plans, other._leads, other._nodes = {}, None, 0
+        other._plans, other._nodes = {}, 0
         return other.plan(hand)[0]
 
 
