@@ -136,6 +136,9 @@ class ClimbingGame(GameBase):
         self.passes = 0
         self.leader = self._choose_leader(first_seen)
         self.exchange: dict | None = None
+        # cards that changed hands in this hand's exchange, all face up: (from, to, card),
+        # from/to None for the cards on offer in between
+        self.exchanged: list[tuple[int | None, int | None, int]] = []
         if self.hand_number > 1 and r.exchange and self.prev_order:
             self._begin_exchange()
         else:
@@ -239,6 +242,7 @@ class ClimbingGame(GameBase):
         if ex["kind"] == "pits":
             if ex["step"] == "show":
                 self.hands[seat].remove(c)
+                self.exchanged.append((seat, None, c))
                 ex["shown"].append(c)
                 self.events.append({"event": "show", "seat": seat, "card": CARD_TEXT[c]})
                 if len(ex["shown"]) < len(ex["givers"]):
@@ -255,6 +259,7 @@ class ClimbingGame(GameBase):
                 self.to_act = ex["takers"][0]
             elif ex["step"] == "discard":
                 self.hands[seat].remove(c)
+                self.exchanged.append((seat, None, c))
                 ex["discards"].append(c)
                 self.events.append({"event": "discard", "seat": seat, "card": CARD_TEXT[c]})
                 if len(ex["discards"]) < len(ex["takers"]):
@@ -273,6 +278,7 @@ class ClimbingGame(GameBase):
         else:
             if ex["step"] == "give":
                 self.hands[seat].remove(c)
+                self.exchanged.append((seat, None, c))
                 self.events.append({"event": "give", "seat": seat, "card": CARD_TEXT[c]})
                 self._receive(ex["taker"], c)
                 ex["step"] = "offer"
@@ -284,10 +290,12 @@ class ClimbingGame(GameBase):
                 self.to_act = ex["giver"]
             else:
                 self.hands[ex["taker"]].remove(c)
+                self.exchanged.append((ex["taker"], None, c))
                 self._receive(seat, c)
                 self._begin_play()
 
     def _receive(self, seat: int, c: int) -> None:
+        self.exchanged.append((None, seat, c))
         self.hands[seat].append(c)
         self.hands[seat].sort()
         self.events.append({"event": "receive", "seat": seat, "card": CARD_TEXT[c]})
@@ -550,6 +558,7 @@ class ClimbingGame(GameBase):
             "scores": list(self.scores),
             "target": self.rules.target,
             "previous_order": list(self.prev_order) if self.prev_order else None,
+            "exchanged": [[a, b, CARD_TEXT[c]] for a, b, c in self.exchanged],
         }
         if self.rules.teams:
             v["teams"] = [list(t) for t in self.rules.teams]

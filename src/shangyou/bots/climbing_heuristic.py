@@ -1,0 +1,402 @@
+"""The ``heuristic`` bot for the climbing games (every Zheng Shangyou preset, Zheng Fen).
+
+It plays from one seat's view the way the pagat notes of seed 000 (``000_d95270a3ce94a823.txt``)
+and seed 004 (Zheng Fen) describe good play:
+
+* **Plan the hand as a few combinations.** :func:`plan` splits the hand into combinations with
+  the least cost, where a combination nobody can beat any more (judged against every card not
+  yet seen: a *control*) costs a quarter of a plain one, because it wins the lead back. Every
+  decision compares what is left of the plan after each legal play.
+* **Leading**: go out if one play empties the hand; with only controls and one plain
+  combination left, cash the controls first; else shed the lowest plain combination of the
+  plan, avoiding plays of the size that an opponent close to going out could follow with.
+* **Following**: never beat a partner (team presets); play a combination of the plan that beats
+  the last play, the lowest one, keeping 2s, jokers, bombs and controls for later, unless an
+  opponent is close to going out or the trick holds points worth taking (Zheng Fen); otherwise
+  pass. In "winner" (cards left at the end cost points) it sheds more eagerly.
+* **Exchanges**: take the card that improves the plan most, discard or offer the cards whose
+  loss hurts it least.
+
+``choose(view, rng)`` never stops a game: should the rules above fail on an unforeseen view it
+answers a legal move (``strict=True`` re-raises, for tests).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..cards import parse
+from .base import GreedyBot
+
+CONTROL_COST = 0.25       # a combination that surely wins the lead back
+NODE_BUDGET = 150         # plan search nodes per decision (the search is exact below it)
+SAMPLES = 6               # random deals of the unseen cards for judging a play's chance
+WILD_COST = 0.6           # extra cost of a wild/top card used inside a beatable play
+LEAD_VALUE = 0.5          # a trick won: the next lead is free
+MAX_MOVES = 12            # plays weighed per decision
+BRANCH = 6                # combinations tried for the lowest card at each node
+
+
+def choose(view: dict, rng=None, strict: bool = False) -> str:
+    moves = view["legal_moves"]
+    if len(moves) == 1:
+        return moves[0]
+    try:
+        move = Heuristic(view).choose()
+        if move not in moves:  # pragma: no cover - a bug: say so in strict mode
+            raise RuntimeError(f"heuristic chose {move!r}, not a legal move")
+        return move
+    except Exception:
+        if strict:
+            raise
+        try:
+            return GreedyBot(0).choose(view)
+        except Exception:      # pragma: no cover - last resort
+            return moves[0]
+
+
+def move_cards(text: str) -> list[int]:
+    """The cards of a move's text (``"5H 6D BJ as 4-6"``, ``"take 2S"``)."""
+    text = text.partition(" as ")[0]
+    head, _, tail = text.partition(" ")
+    if head in ("give", "take", "discard", "offer"):
+        text = tail
+    return list(parse(text))
+
+
+def _remove(hand: tuple, cards) -> tuple:
+    rest = list(hand)
+    for c in cards:
+        rest.remove(c)
+    return tuple(rest)
+
+
+class Heuristic:
+    """One decision: the view, parsed once, and the plan search's caches."""
+
+    def __init__(self, view: dict):
+        self.view = view
+        self.fam = _family(view)
+        self.seat = view["seat"]
+        self.n = view["players"]
+        self.hand = tuple(sorted(parse(" ".join(view["hand"])))) if view["hand"] else ()
+        self.counts = view["counts"]
+        self.scoring = _scoring(view)
+        teams = view.get("teams")
+        self.partners = set()
+        if teams:
+            for t in teams:
+                if self.seat in t:
+                    self.partners = set(t) - {self.seat}
+        self.points = getattr(self.fam, "points", None) if self.scoring == "trick-points" \
+            else None
+        self._unseen = None
+        self._samples = None
+        self._beaten: dict = {}
+        self._cost: dict = {}
+        self._plans: dict = {}
+        self._nodes = 0
+
+    # ------------------------------------------------------------------ knowledge
+    @property
+    def unseen(self) -> list[int]:
+        """Every card this seat has not seen (in other hands or undealt), sorted."""
+        if self._unseen is None:
+            from ..cards import deck
+            r = rules_for_view(self.view)
+            pool = Counter(deck(r.decks, r.jokers))
+            pool.subtract(self.hand)
+            for trick in self.view["played"] + [self.view["trick"]]:
+                for _, text in trick:
+                    if text != "pass":
+                        pool.subtract(parse(text))
+            self._unseen = sorted(pool.elements())
+        return self._unseen
+
+    def opponents(self) -> list[int]:
+        return [s for s in range(self.n) if s != self.seat and s not in self.partners
+                and self.counts[s] > 0]
+
+    def danger(self) -> int:
+        """The fewest cards an opponent still holds (a large number when nobody is close)."""
+        opp = [self.counts[s] for s in self.opponents()]
+        return min(opp) if opp else 99
+
+    # --------------------------------------------------------------------- planning
+    def samples(self) -> list[list[tuple]]:
+        """A few random deals of the unseen cards to the opponents (their card counts): a
+        combination's chance to hold is judged on them."""
+        if self._samples is None:
+            import random
+            rng = random.Random(len(self.unseen) * 7919 + sum(self.unseen))
+            opps = self.opponents()
+            out = []
+            for _ in range(SAMPLES):
+                pool = list(self.unseen)
+                rng.shuffle(pool)
+                hands, i = [], 0
+                for s in opps:
+                    k = self.counts[s]
+                    hands.append(tuple(sorted(pool[i:i + k])))
+                    i += k
+                out.append(hands)
+            self._samples = out
+        return self._samples
+
+    def combo_cost(self, combo) -> float:
+        """What a combination costs the plan: 1 for a play that will probably be beaten, down
+        to CONTROL_COST for one no opponent can beat (it wins the lead back)."""
+        key = (combo.cards, combo.label, combo.cls)
+        cost = self._cost.get(key)
+        if cost is None:
+            follows = self.fam.follows
+            beaten = 0
+            for hands in self.samples():
+                if any(len(h) >= len(combo.cards) and follows(h, combo) for h in hands):
+                    beaten += 1
+            p = beaten / SAMPLES
+            self._beaten[key] = p
+            cost = CONTROL_COST + (1 - CONTROL_COST) * p
+            if combo.tier > 0:
+                cost = min(cost, 0.5)
+            if p > 0:
+                # wild / top cards spent to prop up a play that can be beaten lose their power
+                prec = sum(1 for c in combo.cards if self.fam.precious(c))
+                if prec and prec < len(combo.cards):
+                    cost += WILD_COST * prec
+            self._cost[key] = cost
+        return cost
+
+    def plan(self, hand: tuple) -> tuple[float, tuple]:
+        """(cost, combinations): a cheap split of ``hand`` (a sub-multiset of this seat's hand)
+        into plays. Each node tries the combinations holding the hand's lowest card."""
+        if not hand:
+            return 0.0, ()
+        got = self._plans.get(hand)
+        if got is not None:
+            return got
+        self._nodes += 1
+        low = hand[0]
+        precious = self.fam.precious
+        cands = [c for c in self.fam.leads(hand) if c.cards[0] == low]
+        # the largest plays first, those spending fewer wild/top cards first among equals
+        cands.sort(key=lambda c: (-len(c.cards), sum(1 for x in c.cards if precious(x))))
+        width = BRANCH if self._nodes < NODE_BUDGET else 1
+        cands = cands[:2 * width]
+        cands.sort(key=lambda c: (-len(c.cards), self.combo_cost(c)))
+        options = cands[:width]
+        best = None
+        for c in options:
+            sub_cost, sub = self.plan(_remove(hand, c.cards))
+            cost = self.combo_cost(c) + sub_cost
+            if best is None or cost < best[0]:
+                best = (cost, (c,) + sub)
+        if best is None:          # the lowest card starts no listed play (should not happen)
+            rest_cost, rest = self.plan(hand[1:])
+            best = (1.0 + rest_cost, rest)
+        self._plans[hand] = best
+        return best
+
+    # -------------------------------------------------------------------- decisions
+    def choose(self) -> str:
+        moves = self.view["legal_moves"]
+        kind = moves[0].split()[0] if moves[0] != "pass" else "pass"
+        if kind in ("give", "take", "discard", "offer"):
+            return self.exchange(kind, moves)
+        if "pass" in moves:
+            return self.follow(moves)
+        return self.lead(moves)
+
+    def _combo_of(self, text: str):
+        cards = tuple(sorted(move_cards(text)))
+        label = text.partition(" as ")[2]
+        readings = self.fam.combos(cards)
+        for r in readings:
+            if not label or r.label == label:
+                return r
+        return readings[0]
+
+    def _height(self, cards) -> float:
+        s = self.fam.card_strength
+        return sum(s(c) for c in cards) / len(cards)
+
+    def shortlist(self, moves: list[str], plan) -> list[str]:
+        """The plays worth weighing (some hands allow thousands): those of the plan, then the
+        cheapest by greedy measures (few wild/top cards, low cards, many cards)."""
+        if len(moves) <= MAX_MOVES:
+            return moves
+        fam = self.fam
+        in_plan = {tuple(c.cards) for c in plan}
+        strength = fam.card_strength
+
+        def rank(m):
+            cards = move_cards(m)
+            spent = sum(1 for c in cards if fam.precious(c))
+            return (tuple(sorted(cards)) not in in_plan, spent,
+                    min(strength(c) for c in cards), -len(cards))
+        return sorted(moves, key=rank)[:MAX_MOVES]
+
+    def lead(self, moves: list[str]) -> str:
+        hand = self.hand
+        for m in moves:
+            if len(move_cards(m)) == len(hand):
+                return m                      # out in one play
+        total, combos = self.plan(hand)
+        plain = [c for c in combos if self.combo_cost(c) > CONTROL_COST]
+        moves = self.shortlist(moves, combos)
+        danger = {s: self.counts[s] for s in self.opponents() if self.counts[s] <= 3}
+        strength = self.fam.card_strength
+        # a partner with one card left: lead a low single for them to go out on
+        helping = any(self.counts[p] == 1 for p in self.partners) and not danger
+        best = None
+        for m in moves:
+            cards = move_cards(m)
+            combo = self._combo_of(m)
+            rest_cost, _ = self.plan(_remove(hand, cards))
+            cost = self.combo_cost(combo)
+            ctrl = cost <= CONTROL_COST
+            # how far this play is from the best split of the hand (0: one of its plays)
+            off_plan = max(0.0, rest_cost + min(cost, 1.0) - total)
+            score = 3.0 * off_plan
+            if len(plain) <= 1:
+                score += 0.0 if ctrl else 0.5      # cash the controls, then the last play
+            elif ctrl:
+                score += 1.0                       # keep controls to win the lead back
+            if danger and not ctrl and any(len(cards) == k for k in danger.values()):
+                score += 1.5                       # an opponent could follow and go out
+            if helping and len(cards) == 1:
+                score -= 1.0 + 0.05 * (20 - min(strength(c) for c in cards))  # a low single
+            if self.points:
+                score += 0.02 * self.points(cards)   # do not lead points into others' tricks
+            # shed the lowest combination, as many cards of it as possible
+            score += 0.04 * min(strength(c) for c in cards) - 0.02 * len(cards)
+            if best is None or score < best[0]:
+                best = (score, m)
+        return best[1]
+
+    def follow(self, moves: list[str]) -> str:
+        view = self.view
+        hand = self.hand
+        plays = [m for m in moves if m != "pass"]
+        if not plays:
+            return "pass"
+        for m in plays:
+            if len(move_cards(m)) == len(hand):
+                return m
+        last_seat = view["last"]["seat"] if view.get("last") else None
+        partner_leads = last_seat in self.partners
+        base, _ = self.plan(hand)
+        danger = self.danger()
+        last_threat = last_seat is not None and not partner_leads and \
+            self.counts[last_seat] <= 3
+        urgent = danger <= 2 or last_threat
+        table_pts = view.get("table_points", 0) if self.points else 0
+        eager = self.scoring == "cards-left"
+        if partner_leads:
+            # the partner wins this trick unless someone beats it: only save the team
+            if not (danger <= 1 and self.counts[last_seat] > 2):
+                return "pass"
+        best = None
+        for m in self.shortlist(plays, self.plan(hand)[1]):
+            cards = move_cards(m)
+            combo = self._combo_of(m)
+            rest = _remove(hand, cards)
+            rest_cost, rest_plan = self.plan(rest)
+            self.combo_cost(combo)
+            hold = 1.0 - self._beaten[(combo.cards, combo.label, combo.cls)]
+            # turns saved by this play, and the lead it may win back
+            gain = base - rest_cost + (LEAD_VALUE * hold if rest_plan else 0.0)
+            precious = sum(1 for c in cards if self.fam.precious(c))
+            ctrl = self.combo_cost(combo) <= CONTROL_COST
+            pts = self.points(cards) if self.points else 0
+            score = -gain + 0.01 * self._height(cards)
+            if precious and len(rest_plan) > 2:
+                score += 0.3 * precious
+            if combo.tier > 0 and len(rest_plan) > 1:
+                score += 0.6                       # a bomb is worth keeping
+            if urgent:
+                score -= 1.0 * hold                # stop the opponent: play what holds
+            if self.points:
+                # points on the table are worth taking; points put down may feed others
+                win_odds = 1.0 if ctrl else 0.4
+                score -= 0.03 * (table_pts + pts) * win_odds
+                score += 0.02 * pts * (1 - win_odds)
+            if best is None or score < best[0]:
+                best = (score, m, gain, ctrl, precious)
+        score, m, gain, ctrl, precious = best
+        threshold = 0.55
+        if eager:
+            threshold = 0.35
+        if urgent:
+            threshold = -0.8
+        if table_pts >= 15 and ctrl:
+            threshold = min(threshold, -0.3)
+        if gain >= threshold or (table_pts >= 15 and ctrl):
+            return m
+        return "pass"
+
+    def exchange(self, kind: str, moves: list[str]) -> str:
+        hand = self.hand
+        base, _ = self.plan(hand) if hand else (0.0, ())
+        if kind == "give":                    # forced among equal highest: keep sequences
+            return min(moves, key=lambda m: (-self._loss(move_cards(m)), m))
+        if kind == "take":
+            best = None
+            for m in moves:
+                c = move_cards(m)[0]
+                h = tuple(sorted(hand + (c,)))
+                cost = self._fresh(h)
+                if best is None or cost < best[0]:
+                    best = (cost, m)
+            return best[1]
+        if kind == "discard":
+            return min(moves, key=lambda m: (self._loss(move_cards(m)),
+                                             self.fam.precious(move_cards(m)[0]),
+                                             self.fam.card_strength(move_cards(m)[0])))
+        # offer: two cards the loser may take one of; the pair that hurts the plan least
+        singles = sorted(set(hand), key=lambda c: (self._loss([c]), self.fam.precious(c),
+                                                   self.fam.card_strength(c)))
+        pick = tuple(sorted(singles[:2])) if len(singles) >= 2 else tuple(hand[:2])
+        for m in moves:
+            if tuple(sorted(move_cards(m))) == pick:
+                return m
+        return min(moves, key=lambda m: sum(self.fam.card_strength(c) for c in move_cards(m)))
+
+    def _loss(self, cards) -> float:
+        """How much the plan's cost rises when ``cards`` leave the hand (negative: it falls)."""
+        base, _ = self.plan(self.hand)
+        rest_cost, _ = self.plan(_remove(self.hand, cards))
+        return rest_cost - base
+
+    def _fresh(self, hand: tuple) -> float:
+        """Plan cost of a hand that is not a sub-hand of this seat's (a card received)."""
+        other = Heuristic.__new__(Heuristic)
+        other.__dict__.update(self.__dict__)
+        other.hand = hand
+        other._plans, other._nodes = {}, 0
+        return other.plan(hand)[0]
+
+
+def _family(view: dict):
+    return rules_for_view(view).family
+
+
+def rules_for_view(view: dict):
+    """The preset's rulebook for this view (cached by game name and options)."""
+    return _rulebook(view["game"], tuple(sorted((view.get("options") or {}).items())))
+
+
+_RULEBOOKS: dict = {}
+
+
+def _rulebook(game: str, options: tuple):
+    key = (game, options)
+    rb = _RULEBOOKS.get(key)
+    if rb is None:
+        from ..registry import build
+        rb = _RULEBOOKS[key] = build(game, dict(options))
+    return rb
+
+
+def _scoring(view: dict) -> str:
+    return rules_for_view(view).scoring

@@ -1,0 +1,208 @@
+"""The ``search`` bot for the climbing games: determinized Monte Carlo search at the root.
+
+Each round deals the hidden cards at random, consistently with the seat's view
+(:class:`shangyou.games.climbing.worlds.WorldSampler`), and for every candidate move builds that
+world, plays the move and plays the hand out with a fast policy for every seat (the greedy rules of
+thumb on the engine's own move objects, partners never beaten). The playout's score is the
+hand's points for the searching seat (its team's, less the other team's, in team presets),
+with a small bonus per place (a later place is worse for the next hand's exchange). The heuristic
+bot's move stands unless another candidate scores better on the same deals by a clear margin
+(:meth:`Search.pick`); an iteration is one playout.
+
+Candidates: at most ``MAX_CANDIDATES`` moves, the heuristic bot's choice, ``pass`` and the
+plays a greedy player would consider first (low cards, no wild cards). Exchange steps are left
+to the heuristic bot (``climbing_heuristic``).
+
+Budget: ``iterations`` playouts or ``seconds`` of thinking, whichever is given (both: whichever
+runs out first). With neither, 200 playouts capped at one second (hands with very many plays,
+like Owen with 2 players, would otherwise take several seconds).
+Like every bot it never stops a game: on an unforeseen error it answers the heuristic's move.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from ..engine.moves import PASS
+from . import climbing_heuristic
+from .climbing_heuristic import rules_for_view
+
+DEFAULT_ITERATIONS = 200
+DEFAULT_CAP_SECONDS = 1.0
+MAX_CANDIDATES = 8
+MARGIN_SE = 1.5
+PLACE_BONUS = 0.25
+
+
+def choose(view: dict, rng=None, iterations: int | None = None, seconds: float | None = None,
+           strict: bool = False) -> str:
+    moves = view["legal_moves"]
+    if len(moves) == 1:
+        return moves[0]
+    rng = rng or random.Random()
+    try:
+        return Search(view, rng).run(iterations, seconds)
+    except Exception:
+        if strict:
+            raise
+        return climbing_heuristic.choose(view, rng)
+
+
+class Search:
+    def __init__(self, view: dict, rng: random.Random):
+        from ..games.climbing.worlds import WorldSampler
+        self.view = view
+        self.rng = rng
+        self.rules = rules_for_view(view)
+        self.sampler = WorldSampler(view, self.rules)
+        self.seat = view["seat"]
+        self.n = view["players"]
+        self.teams = self.rules.teams
+        self.team_of = {s: i for i, t in enumerate(self.teams) for s in t} if self.teams else {}
+
+    # ----------------------------------------------------------------- candidates
+    def candidates(self) -> list[str]:
+        view = self.view
+        moves = view["legal_moves"]
+        hand_size = len(view["hand"])
+        for m in moves:
+            if m != "pass" and len(climbing_heuristic.move_cards(m)) == hand_size:
+                return [m]                       # out in one play
+        first = [climbing_heuristic.choose(view, self.rng)]   # candidate 0, see pick()
+        if len(moves) <= MAX_CANDIDATES:
+            return first + [m for m in moves if m != first[0]]
+        fam = self.rules.family
+        strength = fam.card_strength
+        if "pass" in moves:
+            first.append("pass")
+
+        def cheap(m):
+            if m == "pass":
+                return (9, 0, 0)
+            cards = climbing_heuristic.move_cards(m)
+            spent = sum(1 for c in cards if fam.precious(c))
+            return (spent, min(strength(c) for c in cards), -len(cards))
+        ranked = sorted((m for m in moves if m not in first), key=cheap)
+        out = first + ranked
+        seen, uniq = set(), []
+        for m in out:
+            if m not in seen:
+                seen.add(m)
+                uniq.append(m)
+        return uniq[:MAX_CANDIDATES]
+
+    # ------------------------------------------------------------------- search
+    def run(self, iterations: int | None, seconds: float | None) -> str:
+        if iterations is None and seconds is None:
+            # the default level: 200 playouts, but never much more than a second
+            iterations, seconds = DEFAULT_ITERATIONS, DEFAULT_CAP_SECONDS
+        moves = self.view["legal_moves"]
+        kind = moves[0].split()[0]
+        if kind in ("give", "take", "discard", "offer"):
+            return climbing_heuristic.choose(self.view, self.rng)
+        cands = self.candidates()
+        if len(cands) == 1:
+            return cands[0]
+        index = {m: i for i, m in enumerate(moves)}
+        k = len(cands)
+        scores: list[list[float]] = [[] for _ in range(k)]
+        worlds = 0
+        deadline = time.perf_counter() + seconds if seconds is not None else None
+        playouts = 0
+        # every candidate is played out on the same deals (common random numbers: the
+        # comparison between candidates is much less noisy than their values)
+        while True:
+            if iterations is not None and playouts >= iterations and worlds:
+                break
+            if deadline is not None and worlds and time.perf_counter() >= deadline:
+                break
+            deal = self.sampler.deal(self.rng)
+            for i, m in enumerate(cands):
+                world = self.sampler.build(*deal)
+                world.apply(world.legal_moves()[index[m]])
+                scores[i].append(self.playout(world))
+                playouts += 1
+            worlds += 1
+        return cands[self.pick(scores)]
+
+    @staticmethod
+    def pick(scores: list[list[float]]) -> int:
+        """Candidate 0 (the heuristic's move) unless another does better on the same deals by
+        more than ``MARGIN_SE`` standard errors of the paired difference: the playouts use a
+        weaker policy than the heuristic, so only clear evidence overrules it."""
+        base = scores[0]
+        n = len(base)
+        best, best_mean = 0, 0.0
+        for j in range(1, len(scores)):
+            diffs = [a - b for a, b in zip(scores[j], base)]
+            mean = sum(diffs) / n
+            if n > 1:
+                var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+                se = (var / n) ** 0.5
+            else:
+                se = float("inf")
+            if mean > MARGIN_SE * se and mean > best_mean:
+                best, best_mean = j, mean
+        return best
+
+    def utility(self, world) -> float:
+        summary = world.history[-1]
+        order = summary["order"]
+        place = order.index(self.seat)
+        bonus = PLACE_BONUS * (self.n - 1 - place) / (self.n - 1)
+        if self.teams:
+            tp = summary["team_points"]
+            mine = self.team_of[self.seat]
+            return tp[mine] - sum(tp[j] for j in range(len(tp)) if j != mine) + bonus
+        return summary["points"][self.seat] + bonus
+
+    def playout(self, g) -> float:
+        policy = fast_policy
+        rng = self.rng
+        team_of = self.team_of
+        while not g.over:
+            g.apply(policy(g, rng, team_of))
+        return self.utility(g)
+
+
+def fast_policy(g, rng, team_of):
+    """A greedy move on the engine's move objects (no text, no views): lead the lowest card
+    in its largest play, follow with the cheapest play that beats, keep wild/top cards while the
+    hand is long, never beat a partner."""
+    moves = g.legal_moves()
+    if len(moves) == 1:
+        return moves[0]
+    fam = g.rules.family
+    precious = fam.precious
+    seat = g.to_act
+    hand_size = len(g.hands[seat])
+    leading = moves[0].kind != PASS
+    if not leading:
+        last = g.last_seat
+        if team_of and last is not None and team_of.get(last) == team_of.get(seat):
+            return moves[0]
+    best = None
+    best_cost = None
+    for m in moves:
+        if m.kind == PASS:
+            continue
+        cards = m.cards
+        if len(cards) == hand_size:
+            return m
+        spent = 0
+        for c in cards:
+            if precious(c):
+                spent += 1
+        tier = m.combo.tier
+        if leading:
+            cost = (spent, tier, cards[0], -len(cards))
+        else:
+            cost = (spent, tier, cards[-1], cards[0])
+        if best_cost is None or cost < best_cost:
+            best_cost, best = cost, m
+    if best is None:
+        return moves[0]
+    if not leading and (best_cost[0] or best_cost[1]) and hand_size - len(best.cards) > 3:
+        return moves[0]        # pass rather than spend wild cards or a bomb early
+    return best
