@@ -1,0 +1,89 @@
+"""Quick duplicate-deal comparison of two Sheng ji bot levels (until ``shangyou tournament``).
+
+Every deal (a seed) is played twice as one hand, with the two levels swapping sides; bots see
+only their views. A side *wins a hand* when it ends the hand as the declaring side of the next
+hand: the declarers win when the opponents score less than 2u points (u = 20 per pack; they
+keep the deal and rise), the opponents win from 2u on (they take over the deal).
+
+    PYTHONPATH=src python bench/bots_quick_sheng_ji.py --a heuristic --b greedy --deals 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import time
+
+import shangyou
+from shangyou.bots import make_bot
+
+
+def play_hand(args):
+    game, players, seed, levels, rep = args
+    g = shangyou.new_game(game, players=players, seed=seed)
+    bots = [make_bot(levels[s % 2], seed=seed * 100 + rep * 10 + s) for s in range(players)]
+    moves = {0: 0, 1: 0}
+    spent = {0: 0.0, 1: 0.0}
+    while not g.over:
+        s = g.to_act
+        v = g.view(s)
+        t = time.perf_counter()
+        m = bots[s].choose(v)
+        spent[s % 2] += time.perf_counter() - t
+        moves[s % 2] += 1
+        g.apply(m)
+    last = g.history[-1]
+    winners = last["declarers"] if last["change"]["side"] == "declarers" else last["opponents"]
+    win_even = all(s % 2 == 0 for s in winners) if game != "sheng-ji/zhao-pengyou" else 0 in winners
+    return win_even, moves, spent, last["total"], 0 in last["declarers"]
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return c - h, c + h
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--game", default="sheng-ji")
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--a", default="heuristic")
+    ap.add_argument("--b", default="greedy")
+    ap.add_argument("--deals", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=1)
+    o = ap.parse_args(argv)
+    jobs = []
+    for d in range(o.deals):
+        seed = o.seed * 100000 + d
+        jobs.append((o.game, o.players, seed, (o.a, o.b), 0))   # a on even seats
+        jobs.append((o.game, o.players, seed, (o.b, o.a), 1))   # a on odd seats
+    t0 = time.time()
+    if o.workers > 1:
+        with multiprocessing.Pool(o.workers) as pool:
+            results = pool.map(play_hand, jobs)
+    else:
+        results = [play_hand(j) for j in jobs]
+    wins = 0
+    a_moves = a_time = 0.0
+    for (_, _, _, levels, rep), (win_even, moves, spent, total, _) in zip(jobs, results):
+        a_even = rep == 0
+        wins += win_even if a_even else not win_even
+        side = 0 if a_even else 1
+        a_moves += moves[side]
+        a_time += spent[side]
+    n = len(results)
+    lo, hi = wilson(wins, n)
+    print(f"{o.game} {o.players}p: {o.a} vs {o.b}: {o.a} wins {wins}/{n} hands = "
+          f"{wins / n:.3f} (95% CI {lo:.3f}-{hi:.3f}); {o.a} {1000 * a_time / max(1, a_moves):.1f} "
+          f"ms/move; wall {time.time() - t0:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
