@@ -33,6 +33,7 @@ from collections import Counter
 from ..cards import BJ_CODE, RJ_CODE, parse
 from ..games.sheng_ji.order import LEVEL_RANK, TRUMP, Trump, decompose
 from ..games.sheng_ji.tricks import match_format, throw_check, trick_winner
+from ..games.sheng_ji.worlds import rules_of
 from . import sheng_ji as greedy
 
 _POINTS = {2: 5, 7: 10, 10: 10}        # rank index -> points: 5, 10, K
@@ -88,6 +89,14 @@ def _choose(view: dict, moves: list[str]) -> str | None:
 
 
 # ------------------------------------------------------------------------------ knowledge
+def decks_of(view: dict) -> int:
+    """Packs in play: from the preset's rules (the view's game and options)."""
+    try:
+        return rules_of(view).decks
+    except Exception:
+        return greedy.decks_of(view)
+
+
 class Knowledge:
     """What the seat can count from its view in the play phase."""
 
@@ -98,7 +107,7 @@ class Knowledge:
         self.n: int = view["players"]
         self.hand = greedy.hand_of(view)
         self.held = Counter(self.hand)
-        self.decks = greedy.decks_of(view)
+        self.decks = decks_of(view)
         self.pending = list(parse(" ".join(view.get("pending") or []))) \
             if view.get("pending") else []
         t = self.t
@@ -219,7 +228,7 @@ def choose_bid(view: dict, moves: list[str]) -> str:
     if n < 4:
         return "pass"
     level = LEVEL_RANK[view["level"]]
-    final = sum(view["counts"]) + view.get("kitty_size", 0) >= 54 * greedy.decks_of(view) \
+    final = sum(view["counts"]) + view.get("kitty_size", 0) >= 54 * decks_of(view) \
         or view["phase"] == "bury"
     # the strength of the current trump (if somebody else bid) for comparison
     best = None
