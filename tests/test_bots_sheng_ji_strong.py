@@ -147,7 +147,8 @@ def test_the_bidder_keeps_the_shown_cards_in_every_world():
 def test_voids_are_read_in_the_trump_aware_sense():
     t = Trump.parse("2S")                       # spades and all 2s are trumps
     lead = tuple(parse("3S"))
-    tricks = [[(0, lead), (1, tuple(parse("2H"))), (2, tuple(parse("4H"))), (3, tuple(parse("AS")))]]
+    tricks = [[(0, lead), (1, tuple(parse("2H"))), (2, tuple(parse("4H"))),
+               (3, tuple(parse("AS")))]]
     voids = voids_of(t, 4, tricks, [])
     assert voids[1] == set() and voids[2] == {4} and voids[3] == set()
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..cards import BJ_CODE, RJ_CODE, parse
+from ..cards import BJ_CODE, parse
 from ..games.sheng_ji.order import LEVEL_RANK, TRUMP, Trump, decompose
 from ..games.sheng_ji.tricks import match_format, throw_check, trick_winner
 from ..games.sheng_ji.worlds import rules_of

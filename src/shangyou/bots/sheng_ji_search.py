@@ -75,25 +75,47 @@ def _choose(view, rng, iterations, seconds, strict):
     sampler = WorldSampler(view)
     seat = view["seat"]
     deadline = time.perf_counter() + seconds if seconds is not None else None
-    totals = [0.0] * len(cands)
-    worlds = 0
+    rows: list[list[float]] = []
     done = 0
     while True:
         parts = sampler.deal(rng)
         seed = rng.randrange(2**31)
-        for i, (move, play) in enumerate(cands):
+        row = []
+        for move, play in cands:
             g = sampler.build(parts, random.Random(seed))
             g.apply(play)
             rollout(g, random.Random(seed + 1))
-            totals[i] += value(g, seat)
+            row.append(value(g, seat))
             done += 1
-        worlds += 1
+        rows.append(row)
         if iterations is not None and done + len(cands) > iterations:
             break
         if deadline is not None and time.perf_counter() >= deadline:
             break
-    best = max(range(len(cands)), key=lambda i: (totals[i] / worlds + (1e-6 if i == 0 else 0)))
+    best = pick_best(rows)
     return cands[best][0]
+
+
+def pick_best(rows: list[list[float]], z: float = 1.0) -> int:
+    """The candidate to play from per-world values (column 0: the heuristic's move).
+
+    Another candidate replaces the heuristic's move only when its mean gain over it, paired
+    world by world, exceeds ``z`` standard errors: with few worlds the search keeps the
+    heuristic's judgement instead of following noise.
+    """
+    n = len(rows)
+    best, best_gain = 0, 0.0
+    for i in range(1, len(rows[0])):
+        diffs = [r[i] - r[0] for r in rows]
+        mean = sum(diffs) / n
+        if n > 1:
+            var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+            se = (var / n) ** 0.5
+        else:
+            se = float("inf")
+        if mean > z * se and mean > best_gain:
+            best, best_gain = i, mean
+    return best
 
 
 # ---------------------------------------------------------------------------- candidates
@@ -187,7 +209,7 @@ def _fast_play(g, rng):
     seat = g.to_act
     hand = g.hands[seat]
     if not g.trick:
-        return _fast_lead(hand, suit_of, pos, rng)
+        return _fast_lead(g, hand, suit_of, pos, rng)
     plays = [cs for _, cs in g.trick]
     lead = plays[0]
     n = len(lead)
@@ -199,7 +221,8 @@ def _fast_play(g, rng):
     b = plays[w][0]
     best_key = (suit_of[b] == TRUMP, pos[b]) if all(x == b for x in plays[w]) else (True, 99)
     last = len(plays) == g.n - 1
-    mate_wins = _team(g, g.trick[w][0], seat) and (last or w == 0 or len(plays) >= g.n - 2)
+    mate_wins = _team(g, g.trick[w][0], seat) and (
+        last or not _can_beat(g, seat, len(plays), suit, n, best_key, suit_of, pos))
     table = sum(_PTS[c] for cs in plays for c in cs)
     want = table > 0 or last
 
@@ -257,21 +280,69 @@ def _fast_play(g, rng):
     return tuple(mine) + tuple(rest[:need])
 
 
-def _fast_lead(hand, suit_of, pos, rng):
+def _can_beat(g, seat, played, suit, n, best_key, suit_of, pos) -> bool:
+    """Can a foe still to play after ``seat`` beat the trick's best single or pair?
+    (A rollout plays with the world's perfect information.)"""
+    for i in range(1, g.n - played):
+        s = (seat + i) % g.n
+        if _team(g, s, seat):
+            continue
+        hand = g.hands[s]
+        mine = [c for c in hand if suit_of[c] == suit]
+        if len(mine) >= n:
+            pool = mine
+        elif not mine:
+            pool = [c for c in hand if suit_of[c] == TRUMP]
+        else:
+            continue
+        if n == 1:
+            if any((suit_of[c] == TRUMP, pos[c]) > best_key for c in pool):
+                return True
+        else:
+            cnt = Counter(pool)
+            if any(k >= 2 and (suit_of[c] == TRUMP, pos[c]) > best_key for c, k in cnt.items()):
+                return True
+    return False
+
+
+def _fast_lead(g, hand, suit_of, pos, rng):
     cnt = Counter(hand)
+    seat = g.to_act
+    # the highest single and pair position per suit among the other hands
+    top1: dict[int, int] = {}
+    top2: dict[int, int] = {}
+    for s in range(g.n):
+        if s == seat:
+            continue
+        oc = Counter(g.hands[s])
+        for c, k in oc.items():
+            su, p = suit_of[c], pos[c]
+            if p > top1.get(su, -1):
+                top1[su] = p
+            if k >= 2 and p > top2.get(su, -1):
+                top2[su] = p
     best = None
     for c, k in cnt.items():
         suit = suit_of[c]
         p = pos[c]
+        boss1 = p >= top1.get(suit, -1)
+        boss2 = p >= top2.get(suit, -1)
         if suit != TRUMP:
-            if k >= 2:
-                score, play = 50 + p, (c, c)
-            elif p >= 10:
-                score, play = 40 + p + _PTS[c], (c,)
+            if k >= 2 and boss2:
+                score, play = 70 + p + 2 * _PTS[c], (c, c)
+            elif boss1:
+                score, play = 60 + p + _PTS[c], (c,)
+            elif k >= 2:
+                score, play = 30 + p, (c, c)
             else:
                 score, play = 20 - p - 2 * _PTS[c], (c,)
         else:
-            score, play = (10 + p, (c, c)) if k >= 2 else (-p - 2 * _PTS[c], (c,))
+            if k >= 2 and boss2:
+                score, play = 45 + p, (c, c)
+            elif boss1:
+                score, play = 35 - _PTS[c], (c,)
+            else:
+                score, play = (10 + p, (c, c)) if k >= 2 else (-p - 2 * _PTS[c], (c,))
         score += rng.random() * 3
         if best is None or score > best[0]:
             best = (score, play)
