@@ -25,18 +25,25 @@ def play_hand(args):
     bots = [make_bot(levels[s % 2], seed=seed * 100 + rep * 10 + s) for s in range(players)]
     moves = {0: 0, 1: 0}
     spent = {0: 0.0, 1: 0.0}
+    hard = {0: [0, 0.0, 0.0], 1: [0, 0.0, 0.0]}      # play decisions with a choice: n, sum, max
     while not g.over:
         s = g.to_act
         v = g.view(s)
         t = time.process_time()          # CPU time: the machine may be shared
         m = bots[s].choose(v)
-        spent[s % 2] += time.process_time() - t
+        dt = time.process_time() - t
+        spent[s % 2] += dt
         moves[s % 2] += 1
+        if v["phase"] == "play" and len(v["legal_moves"]) > 1:
+            h = hard[s % 2]
+            h[0] += 1
+            h[1] += dt
+            h[2] = max(h[2], dt)
         g.apply(m)
     last = g.history[-1]
     winners = last["declarers"] if last["change"]["side"] == "declarers" else last["opponents"]
     win_even = all(s % 2 == 0 for s in winners) if game != "sheng-ji/zhao-pengyou" else 0 in winners
-    return win_even, moves, spent, last["total"], 0 in last["declarers"]
+    return win_even, moves, spent, last["total"], 0 in last["declarers"], hard
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -58,6 +65,7 @@ def main(argv=None):
     ap.add_argument("--deals", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--progress", action="store_true", help="print the tally after every hand")
     o = ap.parse_args(argv)
     jobs = []
     for d in range(o.deals):
@@ -65,24 +73,40 @@ def main(argv=None):
         jobs.append((o.game, o.players, seed, (o.a, o.b), 0))   # a on even seats
         jobs.append((o.game, o.players, seed, (o.b, o.a), 1))   # a on odd seats
     t0 = time.time()
+    results = []
     if o.workers > 1:
         with multiprocessing.Pool(o.workers) as pool:
-            results = pool.map(play_hand, jobs)
+            for i, r in enumerate(pool.imap(play_hand, jobs)):
+                results.append(r)
+                if o.progress:
+                    report(o, jobs, results, t0)
     else:
-        results = [play_hand(j) for j in jobs]
+        for j in jobs:
+            results.append(play_hand(j))
+            if o.progress:
+                report(o, jobs, results, t0)
+    report(o, jobs, results, t0)
+
+
+def report(o, jobs, results, t0):
     wins = 0
     a_moves = a_time = 0.0
-    for (_, _, _, levels, rep), (win_even, moves, spent, total, _) in zip(jobs, results):
+    h_n = h_sum = h_max = 0.0
+    for (_, _, _, levels, rep), (win_even, moves, spent, total, _, hard) in zip(jobs, results):
         a_even = rep == 0
         wins += win_even if a_even else not win_even
         side = 0 if a_even else 1
         a_moves += moves[side]
         a_time += spent[side]
+        h_n += hard[side][0]
+        h_sum += hard[side][1]
+        h_max = max(h_max, hard[side][2])
     n = len(results)
     lo, hi = wilson(wins, n)
     print(f"{o.game} {o.players}p: {o.a} vs {o.b}: {o.a} wins {wins}/{n} hands = "
           f"{wins / n:.3f} (95% CI {lo:.3f}-{hi:.3f}); {o.a} {1000 * a_time / max(1, a_moves):.1f} "
-          f"ms CPU/move; wall {time.time() - t0:.0f} s")
+          f"ms CPU/move (play choices: mean {1000 * h_sum / max(1, h_n):.0f} ms, max "
+          f"{1000 * h_max:.0f} ms); wall {time.time() - t0:.0f} s", flush=True)
 
 
 if __name__ == "__main__":

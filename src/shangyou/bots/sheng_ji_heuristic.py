@@ -407,10 +407,13 @@ def choose_lead(k: Knowledge, moves: list[str]) -> str:
                     score += 4      # a pair keeps the opponents' pairs busy
                 if danger:
                     score -= 15 + pts
+                elif size == 1 and k.out_suit[TRUMP] and any(
+                        suit in k.voids[m] and TRUMP not in k.voids[m] for m in k.mates):
+                    score += 25 + 3 * pts   # the partner ruffs it (and keeps the points)
                 if k.out_suit[suit] == 0:
                     score -= 10     # nobody else can follow: a wasted card
         else:
-            if boss and (trump_control or k.on_declarer_side) and out_trumps > 0:
+            if boss and trump_control and out_trumps > 0:
                 score = 60 + 10 * size - pts
             elif boss and out_trumps == 0:
                 score = 5 - pts
