@@ -7,8 +7,9 @@ with a cheap rollout policy, the same world and the same rollout seed for every 
 (common random numbers: the comparison is fair even with few worlds). Each candidate's score is
 the hand's result for the searching seat's side: the level change (positive when its side
 rises, negative when the other side rises or takes the deal) plus the opponents' points as a
-fraction of the swap threshold 2u (u = 20 per pack). The candidate with the best mean wins; the
-heuristic's own choice is always a candidate and wins ties.
+fraction of the swap threshold 2u (u = 20 per pack). The heuristic's own choice is always a
+candidate and is kept unless another candidate beats it, paired world by world, by more than
+one standard error (:func:`pick_best`).
 
 * Budget: ``iterations`` playouts (one candidate in one world each; default 200) and/or
   ``seconds`` of thinking; whichever ends first stops the search (at least one world is tried).
@@ -19,10 +20,13 @@ heuristic's own choice is always a candidate and wins ties.
 * Bidding, burying, calling, finishing a throw and picking free cards one by one follow the
   heuristic bot (:mod:`shangyou.bots.sheng_ji_heuristic`).
 
-The rollout policy reads the world's public trick state and the acting seat's own hand directly
-(building a view per rollout move would cost more than the move): lead a high or multi-card
-plain unit, else a low plain single; follow by feeding points to a winning partner, winning a
-trick with points as cheaply as possible, or otherwise shedding the cheapest cards.
+The rollout policy plays inside a sampled world with that world's perfect information (building
+a view per rollout move would cost more than the move): lead a unit nobody else can beat (a
+pair before a single), else a low plain single; follow by feeding points to a partner whose
+play nobody still to play can beat, winning a trick with points as cheaply as possible (ruffing
+when void), or otherwise shedding the cheapest cards. Common plays are built straight from the
+hand and applied as card text (the game checks them); other follows choose among
+``legal_moves()``.
 """
 
 from __future__ import annotations
