@@ -302,20 +302,16 @@ class ShengJiGame(GameBase):
             moves += [Move(THROW, (c,), token=tok) for c in sorted(set(hand), key=self.sort_key)]
             return moves
         lead = self.trick[0][1]
-        if self.pending or self._must_pick(seat):
+        plays = None if self.pending else legal_follows(t, hand, lead, self.lead_units,
+                                                        limit=FOLLOW_LIMIT)
+        if plays is None:            # picking the free cards one at a time
             left = Counter(hand)
             left.subtract(self.pending)
             s = t.suit_of(lead[0])
             free = sorted((c for c, k in left.items() if k > 0 and t.suit_of(c) != s),
                           key=self.sort_key)
             return [Move(PICK, (c,), token=tok) for c in free]
-        plays = legal_follows(t, hand, lead, self.lead_units)
         return [Move(PLAY_K, p, None, None, token=tok) for p in plays]
-
-    def _must_pick(self, seat: int) -> bool:
-        lead = self.trick[0][1]
-        return legal_follows(self.trump, self.hands[seat], lead, self.lead_units,
-                             limit=FOLLOW_LIMIT) is None
 
     def _lead_units(self, hand) -> list[tuple]:
         return sorted(lead_units(self.trump, hand, self.rules.decks),
@@ -323,6 +319,13 @@ class ShengJiGame(GameBase):
 
     # ------------------------------------------------------------------ resolving
     def _resolve(self, text: str) -> Move:
+        word = text.partition(" ")[0].lower()
+        if self.phase == PLAY and word not in ("throw", "pick", "play", "pass"):
+            # cards played: checked directly, without listing every legal follow first
+            try:
+                return self._resolve_play(tuple(parse(text)))
+            except NotationError as e:
+                raise IllegalMove(str(e)) from None
         legal = self._legal if self._legal is not None else self.legal_moves()
         for m in legal:
             if str(m) == text:

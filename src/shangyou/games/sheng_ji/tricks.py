@@ -175,6 +175,8 @@ def trick_winner(trump: Trump, plays: Sequence[Iterable[int]]) -> int:
     suit = lead_suit(trump, lead)
     if suit is None:
         raise ValueError("the lead must be of one effective suit")
+    if all(c == lead[0] for c in lead):
+        return _tuple_winner(trump, plays, suit)
     units = decompose(trump, lead)
     matched = match_format(trump, units, lead) or units
     best, best_key = 0, (suit == TRUMP, primary_top(units, matched))
@@ -186,6 +188,24 @@ def trick_winner(trump: Trump, plays: Sequence[Iterable[int]]) -> int:
         if m is None:
             continue
         key = (s == TRUMP, primary_top(units, m))
+        if key > best_key:
+            best, best_key = i, key
+    return best
+
+
+def _tuple_winner(trump: Trump, plays: list[list[int]], suit: int) -> int:
+    """:func:`trick_winner` for a lead of one single or one tuple of identical cards: only a
+    play of as many identical cards of the led suit or trump can win (the fast common case)."""
+    lead = plays[0]
+    best, best_key = 0, (suit == TRUMP, trump.position(lead[0]))
+    for i, play in enumerate(plays[1:], start=1):
+        c = play[0]
+        if len(play) != len(lead) or any(x != c for x in play):
+            continue
+        s = trump.suit_of(c)
+        if s != suit and s != TRUMP:
+            continue
+        key = (s == TRUMP, trump.position(c))
         if key > best_key:
             best, best_key = i, key
     return best

@@ -1,0 +1,455 @@
+"""The search bot of Sheng ji: determinized Monte Carlo search (perfect-information Monte Carlo).
+
+For a decision in the play phase it samples worlds consistent with its view
+(:mod:`shangyou.games.sheng_ji.worlds`: hand sizes, played cards, voids, the bid's cards, the
+hidden kitty), and for each world tries every candidate move, playing the hand out to its end
+with a cheap rollout policy, the same world and the same rollout seed for every candidate
+(common random numbers: the comparison is fair even with few worlds). Each candidate's score is
+the hand's result for the searching seat's side: the level change (positive when its side
+rises, negative when the other side rises or takes the deal) plus the opponents' points as a
+fraction of the swap threshold 2u (u = 20 per pack). The heuristic's own choice is always a
+candidate and is kept unless another candidate beats it, paired world by world, by more than
+one standard error (:func:`pick_best`).
+
+* Budget: ``iterations`` playouts (one candidate in one world each; default 200) and/or
+  ``seconds`` of thinking; whichever ends first stops the search (at least one world is tried).
+* Candidates: all legal plays when they are few; otherwise one representative per kind of play
+  (for a lead: suit, size and height band; for a follow: wins the trick or not, points given,
+  trumps spent, pairs broken), plus the heuristic's move. A throw is a candidate when the
+  heuristic has a safe one.
+* Bidding, burying, calling, finishing a throw and picking free cards one by one follow the
+  heuristic bot (:mod:`shangyou.bots.sheng_ji_heuristic`).
+
+The rollout policy plays inside a sampled world with that world's perfect information (building
+a view per rollout move would cost more than the move): lead a unit nobody else can beat (a
+pair before a single), else a low plain single; follow by feeding points to a partner whose
+play nobody still to play can beat, winning a trick with points as cheaply as possible (ruffing
+when void), or otherwise shedding the cheapest cards. Common plays are built straight from the
+hand and applied as card text (the game checks them); other follows choose among
+``legal_moves()``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+
+from ..cards import BJ_CODE, CARD_TEXT, parse
+from ..games.sheng_ji.order import TRUMP
+from ..games.sheng_ji.tricks import trick_winner
+from ..games.sheng_ji.worlds import WorldSampler
+from . import sheng_ji_heuristic as heur
+
+DEFAULT_ITERATIONS = 200
+MAX_CANDIDATES = 8
+_PTS = [({2: 5, 7: 10, 10: 10}.get(c >> 2, 0) if c < BJ_CODE else 0) for c in range(54)]
+
+
+def choose(view: dict, rng: random.Random | None = None, iterations: int | None = None,
+           seconds: float | None = None, strict: bool = False) -> str:
+    """The search's move for a Sheng ji view (always one of ``view["legal_moves"]``)."""
+    rng = rng if rng is not None else random.Random()
+    moves = view["legal_moves"]
+    if len(moves) == 1:
+        return moves[0]
+    try:
+        move = _choose(view, rng, iterations, seconds, strict)
+    except Exception:
+        if strict:
+            raise
+        move = None
+    if move in moves:
+        return move
+    if strict:
+        raise AssertionError(f"search chose {move!r}, not a legal move")
+    return heur.choose(view, rng)
+
+
+def _choose(view, rng, iterations, seconds, strict):
+    moves = view["legal_moves"]
+    base = heur.choose(view, rng, strict=strict)
+    if view["phase"] != "play" or view.get("pending") or moves[0].startswith("pick "):
+        return base
+    if iterations is None and seconds is None:
+        iterations = DEFAULT_ITERATIONS
+    cands = candidates(view, moves, base)
+    if len(cands) < 2:
+        return base
+    sampler = WorldSampler(view)
+    seat = view["seat"]
+    deadline = time.perf_counter() + seconds if seconds is not None else None
+    rows: list[list[float]] = []
+    done = 0
+    while True:
+        parts = sampler.deal(rng)
+        seed = rng.randrange(2**31)
+        row = []
+        for move, play in cands:
+            g = sampler.build(parts, random.Random(seed))
+            g.apply(play)
+            rollout(g, random.Random(seed + 1))
+            row.append(value(g, seat))
+            done += 1
+        rows.append(row)
+        if iterations is not None and done + len(cands) > iterations:
+            break
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
+    best = pick_best(rows)
+    return cands[best][0]
+
+
+def pick_best(rows: list[list[float]], z: float = 1.0) -> int:
+    """The candidate to play from per-world values (column 0: the heuristic's move).
+
+    Another candidate replaces the heuristic's move only when its mean gain over it, paired
+    world by world, exceeds ``z`` standard errors: with few worlds the search keeps the
+    heuristic's judgement instead of following noise.
+    """
+    n = len(rows)
+    best, best_gain = 0, 0.0
+    for i in range(1, len(rows[0])):
+        diffs = [r[i] - r[0] for r in rows]
+        mean = sum(diffs) / n
+        if n > 1:
+            var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+            se = (var / n) ** 0.5
+        else:
+            se = float("inf")
+        if mean > z * se and mean > best_gain:
+            best, best_gain = i, mean
+    return best
+
+
+# ---------------------------------------------------------------------------- candidates
+def candidates(view: dict, moves: list[str], base: str) -> list[tuple[str, str]]:
+    """[(move to answer, play to apply in a world)], the heuristic's move first."""
+    k = heur.Knowledge(view)
+    t = k.t
+    out: list[tuple[str, str]] = []
+    if base.startswith("throw "):
+        plan = heur.throw_plan(k)
+        if plan is None:
+            return []
+        out.append((base, str(parse(plan))))
+    else:
+        out.append((base, base))
+    plays = [m for m in moves if not m.startswith(("throw ", "pick ")) and m != "play"]
+    if len(plays) + len(out) <= MAX_CANDIDATES:
+        out += [(m, m) for m in plays if m != base]
+        return out
+    groups: dict[tuple, tuple] = {}
+    if view["trick"]:
+        trick = [(s, tuple(parse(c))) for s, c in view["trick"]]
+        prior = [cs for _, cs in trick]
+        me = len(prior)
+        lead_suit = t.suit_of(prior[0][0])
+        for m in plays:
+            u = tuple(parse(m))
+            wins = trick_winner(t, prior + [u]) == me
+            trumps = sum(1 for c in u if t.is_trump(c)) if lead_suit != TRUMP else 0
+            key = (wins, heur.points(u), trumps, heur._breaks(k, u))
+            height = sum(t.position(c) for c in u)
+            if key not in groups or height < groups[key][0]:
+                groups[key] = (height, m)
+        ranked = sorted(groups.items(), key=lambda kv: (not kv[0][0], kv[0][2], -kv[0][1]))
+    else:
+        for m in plays:
+            u = tuple(parse(m))
+            suit = t.suit_of(u[0])
+            top = max(t.position(c) for c in u)
+            band = 2 if k.is_boss(u) else (1 if top >= 8 else 0)
+            key = (suit, len(u), band)
+            if key not in groups or (band == 0 and top < groups[key][0]) or \
+                    (band > 0 and -top < groups[key][0]):
+                groups[key] = (top if band == 0 else -top, m)
+        ranked = sorted(groups.items(), key=lambda kv: (-kv[0][2], -kv[0][1]))
+    for _, (_, m) in ranked:
+        if m != base and all(m != c for c, _ in out):
+            out.append((m, m))
+        if len(out) >= MAX_CANDIDATES:
+            break
+    return out
+
+
+# ------------------------------------------------------------------------------ scoring
+def value(g, seat: int) -> float:
+    """The finished hand's worth to ``seat``'s side (see the module docstring)."""
+    last = g.history[-1]
+    u = 20 * g.rules.decks
+    change = last["change"]
+    if change["side"] == "declarers":
+        d = change["levels"]
+    else:
+        d = -(1 + change["levels"])
+    d += (2 * u - last["total"]) / (2 * u)
+    return d if seat in last["declarers"] else -d
+
+
+# ------------------------------------------------------------------------------ rollouts
+def rollout(g, rng: random.Random) -> None:
+    """Play the world's hand to its end with the cheap policy.
+
+    Common plays (any lead, a follow to a single or a pair) are built from the acting seat's
+    hand and applied as card text (the game checks them); other follows choose among
+    ``legal_moves()``.
+    """
+    while not g.over:
+        play = _fast_play(g, rng) if g.phase == "play" and not g.pending else None
+        if play is not None:
+            g.apply(" ".join(CARD_TEXT[c] for c in play))
+            continue
+        moves = g.legal_moves()
+        if len(moves) == 1:
+            g.apply(moves[0])
+            continue
+        g.apply(_policy(g, moves, rng))
+
+
+def _fast_play(g, rng):
+    t = g.trump
+    suit_of, pos, is_trump = _tables(t)
+    seat = g.to_act
+    hand = g.hands[seat]
+    if not g.trick:
+        return _fast_lead(g, hand, suit_of, pos, rng)
+    plays = [cs for _, cs in g.trick]
+    lead = plays[0]
+    n = len(lead)
+    if n > 2 or (n == 2 and lead[0] != lead[1]):
+        return None
+    suit = suit_of[lead[0]]
+    mine = [c for c in hand if suit_of[c] == suit]
+    w = trick_winner(t, plays)
+    b = plays[w][0]
+    best_key = (suit_of[b] == TRUMP, pos[b]) if all(x == b for x in plays[w]) else (True, 99)
+    last = len(plays) == g.n - 1
+    mate_wins = _team(g, g.trick[w][0], seat) and (
+        last or not _can_beat(g, seat, len(plays), suit, n, best_key, suit_of, pos))
+    table = sum(_PTS[c] for cs in plays for c in cs)
+    want = table > 0 or last
+
+    def beats(c):
+        return (suit_of[c] == suit or suit_of[c] == TRUMP) and \
+            (suit_of[c] == TRUMP, pos[c]) > best_key
+
+    def cheap(c):
+        return (is_trump[c] and suit != TRUMP, _PTS[c], pos[c])
+
+    if len(mine) > n:                       # must follow in the suit
+        if n == 1:
+            opts = sorted(set(mine), key=cheap)
+            if mate_wins:
+                return (max(opts, key=lambda c: (_PTS[c], -pos[c])),)
+            if want:
+                for c in opts:
+                    if beats(c):
+                        return (c,)
+            return (opts[0],)
+        cnt = Counter(mine)
+        pairs = sorted((c for c, k in cnt.items() if k >= 2), key=cheap)
+        if pairs:
+            if mate_wins:
+                return (max(pairs, key=lambda c: (_PTS[c], -pos[c])),) * 2
+            if want:
+                for c in pairs:
+                    if beats(c):
+                        return (c, c)
+            return (pairs[0], pairs[0])
+        opts = sorted(mine, key=cheap)
+        if mate_wins:
+            opts = sorted(mine, key=lambda c: (-_PTS[c], pos[c]))
+        return (opts[0], opts[1])
+    # short of the suit: all of it, and free cards
+    need = n - len(mine)
+    rest = [c for c in hand if suit_of[c] != suit]
+    if not need:
+        return tuple(mine)
+    if not mine and suit != TRUMP and not mate_wins and table >= 5:
+        trumps = [c for c in rest if is_trump[c]]
+        if n == 1:
+            for c in sorted(set(trumps), key=lambda c: pos[c]):
+                if beats(c):
+                    return (c,)
+        else:
+            cnt = Counter(trumps)
+            for c in sorted((c for c, k in cnt.items() if k >= 2), key=lambda c: pos[c]):
+                if beats(c):
+                    return (c, c)
+    if mate_wins:
+        rest.sort(key=lambda c: (is_trump[c], -_PTS[c], pos[c]))
+    else:
+        rest.sort(key=lambda c: (is_trump[c], _PTS[c], pos[c]))
+    return tuple(mine) + tuple(rest[:need])
+
+
+def _can_beat(g, seat, played, suit, n, best_key, suit_of, pos) -> bool:
+    """Can a foe still to play after ``seat`` beat the trick's best single or pair?
+    (A rollout plays with the world's perfect information.)"""
+    for i in range(1, g.n - played):
+        s = (seat + i) % g.n
+        if _team(g, s, seat):
+            continue
+        hand = g.hands[s]
+        mine = [c for c in hand if suit_of[c] == suit]
+        if len(mine) >= n:
+            pool = mine
+        elif not mine:
+            pool = [c for c in hand if suit_of[c] == TRUMP]
+        else:
+            continue
+        if n == 1:
+            if any((suit_of[c] == TRUMP, pos[c]) > best_key for c in pool):
+                return True
+        else:
+            cnt = Counter(pool)
+            if any(k >= 2 and (suit_of[c] == TRUMP, pos[c]) > best_key for c, k in cnt.items()):
+                return True
+    return False
+
+
+def _fast_lead(g, hand, suit_of, pos, rng):
+    cnt = Counter(hand)
+    seat = g.to_act
+    # the highest single and pair position per suit among the other hands
+    top1: dict[int, int] = {}
+    top2: dict[int, int] = {}
+    for s in range(g.n):
+        if s == seat:
+            continue
+        oc = Counter(g.hands[s])
+        for c, k in oc.items():
+            su, p = suit_of[c], pos[c]
+            if p > top1.get(su, -1):
+                top1[su] = p
+            if k >= 2 and p > top2.get(su, -1):
+                top2[su] = p
+    best = None
+    for c, k in cnt.items():
+        suit = suit_of[c]
+        p = pos[c]
+        boss1 = p >= top1.get(suit, -1)
+        boss2 = p >= top2.get(suit, -1)
+        if suit != TRUMP:
+            if k >= 2 and boss2:
+                score, play = 70 + p + 2 * _PTS[c], (c, c)
+            elif boss1:
+                score, play = 60 + p + _PTS[c], (c,)
+            elif k >= 2:
+                score, play = 30 + p, (c, c)
+            else:
+                score, play = 20 - p - 2 * _PTS[c], (c,)
+        else:
+            if k >= 2 and boss2:
+                score, play = 45 + p, (c, c)
+            elif boss1:
+                score, play = 35 - _PTS[c], (c,)
+            else:
+                score, play = (10 + p, (c, c)) if k >= 2 else (-p - 2 * _PTS[c], (c,))
+        score += rng.random() * 3
+        if best is None or score > best[0]:
+            best = (score, play)
+    return best[1]
+
+
+_TABLES: dict = {}
+
+
+def _tables(t):
+    """Per-card lookup tables for a trump: (effective suit, position, is trump)."""
+    tab = _TABLES.get(t)
+    if tab is None:
+        tab = _TABLES[t] = ([t.suit_of(c) for c in range(54)], [t.position(c) for c in range(54)],
+                            [t.is_trump(c) for c in range(54)])
+    return tab
+
+
+def _policy(g, moves, rng):
+    kind = moves[0].kind
+    if kind == "pick":
+        return _pick(g, moves)
+    if kind == "commit":
+        return moves[0]
+    if not g.trick:
+        return _lead(g, moves, rng)
+    return _follow(g, moves)
+
+
+def _lead(g, moves, rng):
+    suit_of, pos, _ = _tables(g.trump)
+    best = None
+    for m in moves:
+        if m.kind != "play":
+            continue
+        u = m.cards
+        c0 = u[-1]
+        suit = suit_of[c0]
+        top = max(pos[c] for c in u)
+        if suit != TRUMP:
+            if len(u) >= 2:
+                score = 50 + 10 * len(u) + top
+            elif top >= 10:                      # an ace (or a king at level A)
+                score = 40 + top + _PTS[c0]
+            else:
+                score = 20 - top - 2 * _PTS[c0]
+        else:
+            score = (10 + top) if len(u) >= 2 else -top - 2 * _PTS[c0]
+        score += rng.random() * 3
+        if best is None or score > best[0]:
+            best = (score, m)
+    return best[1]
+
+
+def _team(g, a: int, b: int) -> bool:
+    return g.team_of(a) == g.team_of(b)
+
+
+def _follow(g, moves):
+    t = g.trump
+    suit_of, pos, is_trump = _tables(t)
+    plays = [cs for _, cs in g.trick]
+    lead = plays[0]
+    seat = g.to_act
+    suit = suit_of[lead[0]]
+    simple = all(c == lead[0] for c in lead)
+    w = trick_winner(t, plays)
+    winner = g.trick[w][0]
+    last = len(plays) == g.n - 1
+    table = sum(_PTS[c] for cs in plays for c in cs)
+    plain_lead = suit != TRUMP
+
+    def cost(m):
+        u = m.cards
+        tr = sum(1 for c in u if is_trump[c]) if plain_lead else 0
+        return (tr, sum(_PTS[c] for c in u), sum(pos[c] for c in u))
+
+    costs = [(cost(m), m) for m in moves]
+    if _team(g, winner, seat) and (last or w == 0 or len(plays) >= g.n - 2):
+        return min(costs, key=lambda cm: (cm[0][0], -cm[0][1], cm[0][2]))[1]
+    if table > 0 or last:
+        costs.sort(key=lambda cm: cm[0])
+        me = len(plays)
+        if simple:
+            b = plays[w][0]
+            best_key = (suit_of[b] == TRUMP, pos[b])
+        for c, m in costs[:12]:
+            u = m.cards
+            if simple:
+                x = u[0]
+                sx = suit_of[x]
+                wins = all(y == x for y in u) and (sx == suit or sx == TRUMP) and \
+                    (sx == TRUMP, pos[x]) > best_key
+            else:
+                wins = trick_winner(t, plays + [u]) == me
+            if wins:
+                if c[0] == 0 or table >= 10:
+                    return m
+                break
+        return costs[0][1]
+    return min(costs, key=lambda cm: cm[0])[1]
+
+
+def _pick(g, moves):
+    _, pos, is_trump = _tables(g.trump)
+    return min(moves, key=lambda m: (is_trump[m.cards[0]], _PTS[m.cards[0]], pos[m.cards[0]]))
