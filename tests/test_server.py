@@ -325,7 +325,10 @@ def test_no_message_carries_another_seats_cards(client):
             "views": {s: json.loads(json.dumps(g.view(s))) for s in range(g.n)},
             "public": json.loads(json.dumps(g.public_view())),
             "hands": [[CARD_TEXT[c] for c in g.hands[s]] for s in range(g.n)],
-            "offered": set((g.view(0).get("exchange") or {}).get("offered") or [])})
+            # cards openly on offer, and every card of this hand's exchange: all face up (seed
+            # 001: the exchanged cards are shown to the other players; seed 000: face up)
+            "offered": set((g.view(0).get("exchange") or {}).get("offered") or [])
+            | {card for _, _, card in g.public_view().get("exchanged", [])}})
         if i < len(log["moves"]):
             g.apply(log["moves"][i][1])
     card_re = re.compile(r"\b(?:10|[2-9JQKA])[SHDC]\b|\b[BR]J\b")
@@ -339,8 +342,8 @@ def test_no_message_carries_another_seats_cards(client):
                 assert msg["view"] == st["public"]
             else:
                 assert msg["view"] == st["views"][c.seat]
-            # no card held by another seat appears anywhere in the message, but the cards a
-            # seat has openly offered in the exchange (every seat sees them), plays (the last
+            # no card held by another seat appears anywhere in the message, but the cards of
+            # the exchange (face up: every seat sees them), plays (the last
             # play of a hand comes with the deal of the next) and the seat's own exchange
             public = [e for e in msg["last_events"] if e["event"] == "play" or (
                 e["event"] in ("give", "receive") and e["seat"] == c.seat)]
