@@ -32,6 +32,7 @@ import tempfile
 import time
 import urllib.request
 
+import orjson
 import websockets
 
 
@@ -100,7 +101,7 @@ class Table:
                 return
             except (asyncio.TimeoutError, websockets.ConnectionClosed):
                 return
-            msg = json.loads(raw)
+            msg = orjson.loads(raw)
             if msg.get("type") == "error":
                 if msg.get("code") not in ("stale",):
                     self.errors += 1
