@@ -101,8 +101,9 @@ def play(
     seed: Annotated[int | None, typer.Option(help="Seed of the deal (default: random).")
                     ] = None,
     seat: Annotated[int, typer.Option(help="Your seat, 0 to players-1.")] = 0,
-    bots: Annotated[str, typer.Option(help="greedy or random, or one per bot seat: "
-                                           "greedy,random,...")] = "greedy",
+    bots: Annotated[str, typer.Option(help="A bot level (random, greedy, heuristic, "
+                                           "search, search:400, search:0.5s), or one per bot "
+                                           "seat: heuristic,greedy,...")] = "greedy",
     option: Annotated[list[str] | None, typer.Option(
         "--option", "-o", help="A preset option key=value, repeatable: "
                                "--option twos_in_sequences=true --option target=5")] = None,
