@@ -558,7 +558,7 @@ class ClimbingGame(GameBase):
             "scores": list(self.scores),
             "target": self.rules.target,
             "previous_order": list(self.prev_order) if self.prev_order else None,
-            "exchanged": [[a, b, CARD_TEXT[c]] for a, b, c in self.exchanged],
+            "exchanged": self._exchanged_for(seat),
         }
         if self.rules.teams:
             v["teams"] = [list(t) for t in self.rules.teams]
@@ -585,6 +585,13 @@ class ClimbingGame(GameBase):
         if seat == self.to_act:
             v["legal_moves"] = [str(m) for m in self.legal_moves()]
         return v
+
+    def _exchanged_for(self, seat: int) -> list:
+        """This hand's exchange as every seat saw it: the pits exchange is face up; the
+        give-and-offer exchange ("winner") is not listed (its given card is private)."""
+        if self.rules.exchange != "pits":
+            return []
+        return [[a, b, CARD_TEXT[c]] for a, b, c in self.exchanged]
 
     def _last_play_index(self) -> int:
         for i in range(len(self.trick) - 1, -1, -1):
