@@ -558,7 +558,7 @@ class ClimbingGame(GameBase):
             "scores": list(self.scores),
             "target": self.rules.target,
             "previous_order": list(self.prev_order) if self.prev_order else None,
-            "exchanged": [[a, b, CARD_TEXT[c]] for a, b, c in self.exchanged],
+            "exchanged": self._exchanged_for(seat),
         }
         if self.rules.teams:
             v["teams"] = [list(t) for t in self.rules.teams]
@@ -605,6 +605,12 @@ class ClimbingGame(GameBase):
                 break
             passed.add(s)
         return sorted(passed)
+
+    def _exchanged_for(self, seat: int) -> list:
+        """This hand's exchange as every seat saw it: every exchange is played face up (the
+        pits exchange of seed 000; the give-and-offer exchange of seed 001, whose cards are
+        shown to everyone: see docs/rules/zheng-shangyou.md)."""
+        return [[a, b, CARD_TEXT[c]] for a, b, c in self.exchanged]
 
     # ------------------------------------------------------------------ equality
     def snapshot(self) -> dict:

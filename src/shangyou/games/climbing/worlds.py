@@ -110,7 +110,6 @@ class WorldSampler:
         played = Counter()
         played_by = [0] * n
         self.counts_at_first_out = None
-        cnt = [None] * n
         plays = [(s, c) for t in self.tricks + [self.trick] for s, c in t if c is not None]
         for s, c in plays:
             played.update(c.cards)
