@@ -3,7 +3,7 @@
 import pytest
 
 import shangyou
-from shangyou.bots import BOTS, make_bot, play_out
+from shangyou.bots import known_levels, make_bot, play_out
 from helpers import CONFIGS, config_id
 
 
@@ -23,7 +23,7 @@ class ViewOnly:
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=config_id)
-@pytest.mark.parametrize("kind", sorted(BOTS))
+@pytest.mark.parametrize("kind", ["random", "greedy"])   # heuristic, search: their own files
 def test_bots_play_every_preset_to_the_end(cfg, kind):
     name, n, opts = cfg
     g = shangyou.new_match(name, players=n, seed=5, **opts)
@@ -35,6 +35,16 @@ def test_bots_play_every_preset_to_the_end(cfg, kind):
 def test_unknown_bot():
     with pytest.raises(ValueError, match="unknown bot"):
         make_bot("clever")
+
+
+def test_levels_by_name():
+    assert known_levels() == ["random", "greedy", "heuristic", "search"]
+    assert make_bot("search:0.5s").seconds == 0.5
+    assert make_bot("search:400").iterations == 400
+    with pytest.raises(ValueError, match="takes no parameter"):
+        make_bot("greedy:3")
+    with pytest.raises(ValueError, match="bad search budget"):
+        make_bot("search:soon")
 
 
 def test_bots_are_reproducible():
