@@ -688,3 +688,22 @@ def test_replay_steps_of_a_finished_match(client):
     running = w.next("state")["table"]["match_id"]
     assert client.get(f"/api/matches/{running}/step/0").status_code == 404
     w.close()
+
+
+def test_thinking_bots_move_in_a_worker_while_the_table_answers(client):
+    """Heuristic and search bots think in worker processes: a whole hand of a table of them
+    is played, and the table answers a newcomer (hello) meanwhile."""
+    tid = new_table(client, game="zheng-shangyou/pagat", players=3, options={"target": 1},
+                    bots="search")
+    ann = Player(client, tid, "Ann")
+    ann.send({"type": "bots", "level": "heuristic"})
+    ann.state_until(lambda s: all(x["kind"] == "bot" for x in s["table"]["seats"]))
+    ann.send({"type": "start"})
+    ann.state_until(lambda s: s["table"]["status"] == "playing")
+    late = Player(client, tid, "Late")          # joins while bots are thinking
+    assert late.state["table"]["status"] in ("playing", "over")
+    final = ann.state_until(lambda s: s["table"]["status"] == "over")
+    g = server_table(client, tid).game
+    assert g.over and len(g.moves) > 3
+    assert final["move_count"] == len(g.moves)
+    assert {s["bot_level"] for s in final["table"]["seats"]} == {"heuristic"}

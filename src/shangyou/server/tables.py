@@ -677,7 +677,8 @@ class TableManager:
             table.bot_task = None
 
     def _bot_is_slow(self, table: Table) -> bool:
-        """A searching bot thinks for a while: it runs in a worker process, outside the lock."""
+        """A heuristic or searching bot may think for a while (up to a second): it runs in a
+        worker process, outside the lock, so the table and the server stay responsive."""
         if not self._bot_to_act(table):
             return False
         s = table.seats[table.game.to_act]
@@ -841,7 +842,7 @@ class TableManager:
                 and g.to_act is not None and table.seats[g.to_act].kind == "human")
 
 
-SLOW_LEVELS = frozenset({"search"})
+SLOW_LEVELS = frozenset({"heuristic", "search"})   # think in a worker process
 
 
 def _level_name(level: str) -> str:
