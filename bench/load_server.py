@@ -1,7 +1,7 @@
 """Load benchmark of the web server: many tables over real WebSockets on loopback.
 
     python bench/load_server.py [--tables 200] [--spectators 3] [--game zheng-shangyou/pagat]
-                                [--players 4] [--seconds 60] [--bot-delay 0.3] [--think 0.3]
+                                [--players 4] [--seconds 60] [--bot-delay 0.3] [--think 1.0]
                                 [--ws auto]
 
 Starts ``python -m shangyou.server`` on a free port with a fresh data folder, its bots moving
@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import socket
 import statistics
 import subprocess
@@ -131,8 +132,8 @@ class Table:
                     asyncio.create_task(self.move(conn, v, view["legal_moves"][0]))
 
     async def move(self, conn, v: int, text: str) -> None:
-        if self.think:
-            await asyncio.sleep(self.think)
+        if self.think:     # people think for varying times (±25%)
+            await asyncio.sleep(self.think * random.uniform(0.75, 1.25))
         self.pending[v] = (time.perf_counter(), set())
         self.sent += self.pending[v][0] >= self.measure_from
         try:
@@ -168,12 +169,14 @@ async def main_async(a) -> dict:
     await asyncio.sleep(a.warmup)
     start = time.perf_counter()
     cpu0 = cpu_seconds(proc.pid)
+    own0 = time.process_time()
     until = start + a.seconds
     for t in tables:
         t.measure_from, t.until = start, until
     await asyncio.sleep(a.seconds)
     elapsed = time.perf_counter() - start
     cpu = cpu_seconds(proc.pid) - cpu0
+    own = time.process_time() - own0
     await asyncio.gather(*(t.finish() for t in tables))
     proc.terminate()
     proc.wait(timeout=10)
@@ -188,6 +191,7 @@ async def main_async(a) -> dict:
            "errors": sum(t.errors for t in tables), "lost_moves": sum(t.lost for t in tables),
            "bot_delay": a.bot_delay, "think": a.think, "ws": a.ws, "pinned": pinned,
            "server_cpu_s": round(cpu, 1), "server_busy": round(cpu / elapsed, 2),
+           "client_busy": round(own / elapsed, 2),
            "server_cpu_ms_per_move": round(1000 * cpu / max(1, sum(t.versions for t in tables)),
                                            3)}
     return out
@@ -225,7 +229,7 @@ def main(argv=None) -> int:
     p.add_argument("--seconds", type=float, default=60)
     p.add_argument("--bot-delay", type=float, default=0.3,
                    help="seconds the server's bots wait (0.3: the server's default; 0: flood)")
-    p.add_argument("--think", type=float, default=0.3,
+    p.add_argument("--think", type=float, default=1.0,
                    help="seconds the scripted player waits before each move")
     p.add_argument("--ws", default="auto", help="uvicorn's WebSocket implementation")
     p.add_argument("--warmup", type=float, default=3.0,

@@ -31,6 +31,10 @@ def main(argv: list[str] | None = None) -> int:
 
     logging.basicConfig(level=a.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     app = create_app(db_url=a.db, data_dir=a.data, bot_delay=a.bot_delay)
+    import gc
+    gc.collect()
+    gc.freeze()      # the code and data loaded so far never become garbage: never scan them
+    gc.set_threshold(20_000, 20, 20)   # fewer, not longer, pauses for a server's many objects
     shown = f"[{a.host}]" if ":" in a.host else a.host
     print(f"shangyou server: http://{shown}:{a.port}/", flush=True)
     uvicorn.run(app, host=a.host, port=a.port, log_level=a.log_level, ws=a.ws, ws_max_size=65536,

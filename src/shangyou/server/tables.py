@@ -16,6 +16,7 @@ import itertools
 import json
 import logging
 import os
+import random
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -660,7 +661,9 @@ class TableManager:
     async def _bot_loop(self, table: Table) -> None:
         try:
             while True:
-                await asyncio.sleep(self.bot_delay)
+                # a bot's pause varies (±25%) like a person's: tables started together do not
+                # stay in step, so the server's work does not come in bursts
+                await asyncio.sleep(self.bot_delay * _JITTER.uniform(0.75, 1.25))
                 if self._bot_is_slow(table):
                     if not await self._slow_bot_step(table):
                         table.bot_task = None
@@ -841,6 +844,8 @@ class TableManager:
         return (table.status == "playing" and g is not None and not g.over
                 and g.to_act is not None and table.seats[g.to_act].kind == "human")
 
+
+_JITTER = random.Random()
 
 SLOW_LEVELS = frozenset({"heuristic", "search"})   # think in a worker process
 
