@@ -318,7 +318,9 @@ def test_views_do_not_depend_on_hidden_cards():
             for seat in range(4):
                 before = g.view(seat)
                 saved = ([list(h) for h in g.hands], list(g.stock), list(g.kitty))
-                hidden_kitty = not (g.phase == "bury" and seat == g.kitty_owner)
+                # the player who buried the kitty knows it for the rest of the hand
+                hidden_kitty = not (g.phase in ("bury", "call", "play")
+                                    and seat == g.kitty_owner)
                 others = [s for s in range(4) if s != seat]
                 pool = [c for s in others for c in g.hands[s]] + g.stock
                 pool += g.kitty if hidden_kitty else []

@@ -633,7 +633,8 @@ class ShengJiGame(GameBase):
             "teams": [list(x) for x in self.rules.teams] if self.rules.teams else None,
             "history": [dict(h) for h in self.history],
         }
-        if seat == self.kitty_owner and self.phase == BURY:
+        if seat == self.kitty_owner and self.phase in (BURY, CALL, PLAY):
+            # the player who buries the kitty knows what they buried, for the whole hand
             v["buried"] = [CARD_TEXT[c] for c in self.buried]
         if seat == self.to_act:
             v["pending"] = [CARD_TEXT[c] for c in self.pending]

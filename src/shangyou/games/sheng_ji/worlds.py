@@ -124,7 +124,15 @@ class WorldSampler:
             self.kitty_hidden = 0
         else:
             self.stock_size = 0
-            self.kitty_hidden = r.kitty
+            # the player who buried the kitty sees it in its view for the whole hand
+            self.kitty_hidden = 0 if "buried" in view else r.kitty
+            if "buried" in view:
+                self.owner = seat
+            elif self.owner == seat or self.owner is None:
+                # not this seat's kitty (a thief buried it last): the last bidder's, else any
+                bid = view.get("bid") or {}
+                other = bid.get("seat") if isinstance(bid, dict) else None
+                self.owner = other if other not in (None, seat) else (seat + 1) % n
             self.buried_hidden = 0
         # hidden cards: the packs less what this seat sees
         pool = Counter({c: r.decks for c in range(54)})
@@ -334,8 +342,10 @@ class WorldSampler:
                     g.theft_round = order[order.index(self.to_act) + 1:] \
                         if self.to_act in order else []
             else:
+                if self.owner == self.seat and not kitty:
+                    kitty = list(self.known_buried)
                 g.kitty = sorted(kitty)
-                g.buried = list(kitty)
+                g.buried = list(self.known_buried) if self.owner == self.seat else list(kitty)
         g.calls = []
         for text in v.get("calls") or []:
             o, card = text.split()
