@@ -60,17 +60,18 @@ def test_room_options_are_checked_kept_and_shown(client):
 
 
 def test_the_turn_timer_moves_for_a_person_at_zero(client):
-    tid, a, b, s = two_people(client, {"turn_timer": 1})
+    # a 2 s timer: room enough for a busy test machine between the server's clock and ours
+    tid, a, b, s = two_people(client, {"turn_timer": 2})
     turn = s["turn"]
-    assert turn["seat"] == s["view"]["to_act"] and 0.5 <= turn["left"] <= 1.0
+    assert turn["seat"] == s["view"]["to_act"] and 1.0 <= turn["left"] <= 2.0
     mover = a if turn["seat"] == 0 else b
     t0 = time.monotonic()
     s2 = mover.state_until(lambda x: x["move_count"] == s["move_count"] + 1)
-    assert 0.8 <= time.monotonic() - t0 < 3.0
+    assert 0.8 <= time.monotonic() - t0 < 5.0
     made_for = server_table(client, tid).game.moves[s["move_count"]][0]
     assert made_for == turn["seat"]
     assert s2["turn"]["seat"] != turn["seat"] or s2["view"]["to_act"] == turn["seat"]
-    assert s2["turn"]["left"] is not None and s2["turn"]["left"] > 0.5   # the timer restarted
+    assert s2["turn"]["left"] is not None and s2["turn"]["left"] > 1.0   # the timer restarted
 
 
 def test_an_absent_person_is_played_by_a_bot_until_they_come_back(client):

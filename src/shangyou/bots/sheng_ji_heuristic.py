@@ -36,15 +36,7 @@ from ..games.sheng_ji.tricks import match_format, throw_check, trick_winner
 from ..games.sheng_ji.worlds import rules_of
 from . import sheng_ji as greedy
 
-_POINTS = {2: 5, 7: 10, 10: 10}        # rank index -> points: 5, 10, K
-
-
-def card_points(c: int) -> int:
-    return _POINTS.get(c >> 2, 0) if c < BJ_CODE else 0
-
-
-def points(cards) -> int:
-    return sum(card_points(c) for c in cards)
+card_points, points = greedy.card_points, greedy.points     # 5, 10, K count
 
 
 def choose(view: dict, rng=None, strict: bool = False) -> str:

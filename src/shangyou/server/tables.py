@@ -706,21 +706,7 @@ class TableManager:
         async with table.lock:
             if table.game is not g or table.version != version or not self._bot_to_act(table):
                 return self._bot_to_act(table)     # the table moved on meanwhile: look again
-            try:
-                g.apply(text, seat=seat)
-            except Exception:
-                log.warning("table %s: the %s bot at seat %d chose %r; playing its first "
-                            "legal move", table.id, level, seat, text)
-                try:
-                    g.apply(g.legal_moves()[0], seat=seat)
-                except Exception:
-                    log.exception("table %s: no move for the bot at seat %d", table.id, seat)
-                    return False
-            try:
-                await self._commit(table)
-            except ActionError:
-                return False
-            return True
+            return await self._apply_bot_move(table, seat, lambda: text)
 
     def _bot_pool(self):
         if self._pool is None:
@@ -737,10 +723,16 @@ class TableManager:
         s = table.seats[seat]
         if s.bot is None:
             s.bot = _make_bot(s.bot_level or table.bot_level)
+        return await self._apply_bot_move(table, seat, lambda: s.bot.choose(g.view(seat)))
+
+    async def _apply_bot_move(self, table: Table, seat: int, choose) -> bool:
+        """Apply the bot's choice (``choose()``), or its first legal move should the bot fail
+        or choose badly; store and broadcast it. False if no move could be made."""
+        g = table.game
         try:
-            g.apply(s.bot.choose(g.view(seat)), seat=seat)
+            g.apply(choose(), seat=seat)
         except Exception:
-            log.exception("table %s: bot at seat %d failed; playing its first legal move",
+            log.exception("table %s: the bot at seat %d failed; playing its first legal move",
                           table.id, seat)
             try:
                 g.apply(g.legal_moves()[0], seat=seat)
