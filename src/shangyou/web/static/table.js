@@ -569,11 +569,14 @@ function renderPrompt() {
     else if (offers().length) text = t("t.p.offer");
     else if (moves.some((m) => m.startsWith("take "))) text = t("t.p.take");
   } else if (v.last) {
-    const reading = v.last.reading && v.last.reading !== v.last.kind ? " " + v.last.reading : "";
+    // the reading (the engine's name of the combination) is notation, like the cards: it
+    // goes in its own span, the same in both languages
+    const reading = v.last.reading && v.last.reading !== v.last.kind ? v.last.reading : "";
     const kind = has(`kind.${v.last.kind}`) ? t(`kind.${v.last.kind}`) : v.last.kind;
-    const parts = t("t.p.beat", { name: seatName(c, v.last.seat), cards: "\u0000", kind: kind + reading })
-      .split("\u0000");
+    const parts = t("t.p.beat", { name: seatName(c, v.last.seat), cards: "\u0000",
+                                  kind: kind + (reading ? " \u0001" : "") }).split(/[\u0000\u0001]/);
     p.append(parts[0], richText(v.last.cards), parts[1] || "");
+    if (reading) p.append(h("span", { class: "reading" }, reading), parts[2] || "");
     return;
   } else {
     text = t("t.p.leadAny");
