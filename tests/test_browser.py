@@ -54,14 +54,14 @@ def _get_json(url: str):
         return json.loads(r.read().decode())
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    data = tmp_path_factory.mktemp("web-data")
+def serve(data: Path, *args: str):
+    """Run ``python -m shangyou.server`` on a free port with ``data`` as its data folder (and
+    ``args``); yield its base URL once it answers /healthz; stop it afterwards."""
     port = _free_port()
     log = open(data / "server.log", "wb")
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen([sys.executable, "-m", "shangyou.server", "--port", str(port),
-                             "--data", str(data)], cwd=ROOT, stdout=log,
+                             "--data", str(data), *args], cwd=ROOT, stdout=log,
                             stderr=subprocess.STDOUT, env=env)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
@@ -86,6 +86,11 @@ def server(tmp_path_factory):
     except subprocess.TimeoutExpired:
         proc.kill()
     log.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    yield from serve(tmp_path_factory.mktemp("web-data"))
 
 
 @pytest.fixture(scope="module")

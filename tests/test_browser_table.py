@@ -17,29 +17,19 @@ installs it into ``node_modules/``); Chromium is Debian's ``/usr/bin/chromium``.
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-try:
-    from playwright import sync_api
-except ImportError:       # reported by the fixture: these tests must run, not be skipped
-    sync_api = None
+from test_browser import _get_json, browser, serve  # noqa: F401 (browser: a fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "src" / "shangyou" / "web" / "static"
 SHOTS = ROOT / "artifacts" / "screenshots"
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-CHROMIUM = os.environ.get("SHANGYOU_CHROMIUM", "/usr/bin/chromium")
-CHROME_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync", "--no-first-run"]
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
 STEP_MS = 15_000
@@ -48,17 +38,6 @@ pytestmark = pytest.mark.timeout(240)
 
 
 # ------------------------------------------------------------------------------ fixtures
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _get_json(url: str):
-    with urllib.request.urlopen(url, timeout=5) as r:
-        return json.loads(r.read().decode())
-
-
 def _post_json(url: str, body: dict):
     req = urllib.request.Request(url, data=json.dumps(body).encode(),
                                  headers={"Content-Type": "application/json"}, method="POST")
@@ -68,50 +47,7 @@ def _post_json(url: str, body: dict):
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    data = tmp_path_factory.mktemp("web-table-data")
-    port = _free_port()
-    log = open(data / "server.log", "wb")
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, "-m", "shangyou.server", "--port", str(port),
-                             "--data", str(data), "--bot-delay", "0.05"], cwd=ROOT,
-                            stdout=log, stderr=subprocess.STDOUT, env=env)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        if proc.poll() is not None:
-            log.close()
-            pytest.fail("the server exited at start:\n"
-                        + (data / "server.log").read_text(errors="replace")[-3000:])
-        try:
-            if _get_json(base + "/healthz").get("ok"):
-                break
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail("the server did not answer /healthz in 30 s")
-        time.sleep(0.1)
-    yield base
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if sync_api is None:
-        pytest.fail("Playwright is missing: pip install playwright==1.65.2 (never run "
-                    "'playwright install': the tests drive Debian's chromium)")
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"no Chromium at {CHROMIUM}: apt-get install -y chromium "
-                    "(or set SHANGYOU_CHROMIUM)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROME_ARGS)
-        yield b
-        b.close()
+    yield from serve(tmp_path_factory.mktemp("web-table-data"), "--bot-delay", "0.05")
 
 
 @pytest.fixture
