@@ -25,6 +25,7 @@ from collections import Counter
 from ..cards import BJ_CODE, parse
 from ..games.sheng_ji.order import LEVEL_RANK, TRUMP, Trump
 from ..games.sheng_ji.tricks import trick_winner
+from .base import guarded
 
 _POINTS = {2: 5, 7: 10, 10: 10}        # rank index -> points: 5, 10, K
 
@@ -43,20 +44,7 @@ def choose(view: dict, rng=None, strict: bool = False) -> str:
     A bot must never stop a game: should the rules above fail on an unforeseen view, it plays
     a random legal move instead (``strict``: raise, for tests).
     """
-    moves = view["legal_moves"]
-    if len(moves) == 1:
-        return moves[0]
-    try:
-        move = _choose(view, moves)
-    except Exception:
-        if strict:
-            raise
-        move = None
-    if move in moves:
-        return move
-    if strict:
-        raise AssertionError(f"greedy chose {move!r}, not a legal move")
-    return rng.choice(moves) if rng is not None else moves[0]
+    return guarded("greedy", _choose, view, rng, strict)
 
 
 def _choose(view: dict, moves: list[str]) -> str | None:

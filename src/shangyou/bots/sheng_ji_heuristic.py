@@ -35,32 +35,14 @@ from ..games.sheng_ji.order import LEVEL_RANK, TRUMP, Trump, decompose
 from ..games.sheng_ji.tricks import match_format, throw_check, trick_winner
 from ..games.sheng_ji.worlds import rules_of
 from . import sheng_ji as greedy
+from .base import guarded
 
 card_points, points = greedy.card_points, greedy.points     # 5, 10, K count
 
 
 def choose(view: dict, rng=None, strict: bool = False) -> str:
     """The heuristic move for a Sheng ji view (always one of ``view["legal_moves"]``)."""
-    moves = view["legal_moves"]
-    if len(moves) == 1:
-        return moves[0]
-    try:
-        move = _choose(view, moves)
-    except Exception:
-        if strict:
-            raise
-        move = None
-    if move in moves:
-        return move
-    if strict:
-        raise AssertionError(f"heuristic chose {move!r}, not a legal move")
-    try:
-        move = greedy.choose(view, rng)
-    except Exception:
-        move = None
-    if move in moves:
-        return move
-    return rng.choice(moves) if rng is not None else moves[0]
+    return guarded("heuristic", _choose, view, rng, strict, fallback=greedy.choose)
 
 
 def _choose(view: dict, moves: list[str]) -> str | None:
