@@ -116,9 +116,7 @@ class ShangyouAEC(AECEnv):
         if g.over:
             return None
         if self._pager is None:
-            moves = g.legal_moves()
-            self._moves = {str(m): m for m in moves}
-            self._pager = Pager(list(self._moves), self.max_candidates)
+            self._pager = self.encoder.pager(g.legal_moves())
         return self._pager
 
     def action_to_move(self, action: int) -> str | None:
@@ -134,7 +132,7 @@ class ShangyouAEC(AECEnv):
         g = self.game
         mine = not g.over and g.to_act == seat
         pager = self.pager() if mine else None
-        obs = self.encoder.encode(g.view(seat), pager)
+        obs = self.encoder.observe(g, seat, pager)
         mask = pager.mask() if pager is not None else np.zeros(self.max_candidates, np.int8)
         return {"observation": obs, "action_mask": mask}
 
@@ -144,12 +142,12 @@ class ShangyouAEC(AECEnv):
             self._was_dead_step(action)
             return
         pager = self.pager()
-        text = pager.decode(action)      # a forbidden id raises here, before any change
+        move = pager.move(action)        # a forbidden id raises here, before any change
         self._cumulative_rewards[agent] = 0.0
-        if text is None:
+        if move is None:
             pager.turn()
         else:
-            self.game.apply(self._moves[text])
+            self.game.apply(move)
             self._pager = None
         g = self.game
         if g.over:
