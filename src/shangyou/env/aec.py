@@ -15,7 +15,7 @@ from pettingzoo import AECEnv
 
 from .. import new_game, new_match, preset_info
 from ..registry import resolve
-from .encoding import ClimbingEncoder, Pager, ShengJiEncoder
+from .encoding import ClimbingEncoder, Pager, Rows, ShengJiEncoder
 
 DEFAULT_CANDIDATES = 128
 
@@ -71,6 +71,7 @@ class ShangyouAEC(AECEnv):
         self._new(0)
         self.encoder = encoder_for(self.preset, self.players, max_candidates)
         self.observation_slices = dict(self.encoder.slices)
+        self._rows = Rows(self.encoder.size)
         self.possible_agents = [f"player_{i}" for i in range(self.players)]
         self.agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict({
@@ -130,11 +131,13 @@ class ShangyouAEC(AECEnv):
     def observe(self, agent):
         seat = self.agent_seat[agent]
         g = self.game
-        mine = not g.over and g.to_act == seat
-        pager = self.pager() if mine else None
-        obs = self.encoder.observe(g, seat, pager)
-        mask = pager.mask() if pager is not None else np.zeros(self.max_candidates, np.int8)
-        return {"observation": obs, "action_mask": mask}
+        buf, at, obs = self._rows.take()
+        if g.to_act == seat and not g.over:
+            pager = self._pager or self.pager()
+            self.encoder.write(buf, at, g, seat, pager)
+            return {"observation": obs, "action_mask": pager.mask()}
+        self.encoder.write(buf, at, g, seat, None)
+        return {"observation": obs, "action_mask": np.zeros(self.max_candidates, np.int8)}
 
     def step(self, action) -> None:
         agent = self.agent_selection

@@ -40,6 +40,7 @@ class BatchSim:
         self._obs = np.frombuffer(self._obs_buf, np.int8).reshape(-1, self.obs_size)
         if not observe:                  # zeros, shaped like the observations
             self._obs = np.broadcast_to(self._obs, (n_games, self.obs_size))
+        self._zeros = bytes(self.obs_size)
         self._mask_buf = bytearray(n_games * max_candidates)
         self._mask = np.frombuffer(self._mask_buf, np.int8).reshape(n_games, max_candidates)
         self._seat = np.zeros(n_games, np.int64)
@@ -57,7 +58,9 @@ class BatchSim:
         pager = e.pager()
         if self.with_obs:
             size = self.obs_size
-            self._obs_buf[i * size:(i + 1) * size] = e.encoder.observe_bytes(g, seat, pager)
+            at = i * size
+            self._obs_buf[at:at + size] = self._zeros
+            e.encoder.write(self._obs_buf, at, g, seat, pager)
         k = self.max_candidates
         self._mask_buf[i * k:(i + 1) * k] = pager.mask_bytes()
 

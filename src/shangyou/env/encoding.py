@@ -85,6 +85,7 @@ def move_key(text: str, reading_rank=None) -> tuple:
 
 _MASKS: dict = {}
 _MASK_BYTES: dict = {}
+_MASK_ARRAYS: dict = {}
 
 
 class TextPager:
@@ -240,7 +241,13 @@ class Pager:
         return m
 
     def mask(self) -> np.ndarray:
-        return np.frombuffer(bytearray(self.mask_bytes()), dtype=np.int8)
+        """The int8 mask of the current page (a new array)."""
+        n = len(self.moves) if self.pages == 1 else len(self.page_moves())
+        a = _MASK_ARRAYS.get((self.k, n, self.pages > 1))
+        if a is None:
+            a = _MASK_ARRAYS[(self.k, n, self.pages > 1)] = np.frombuffer(self.mask_bytes(),
+                                                                         dtype=np.int8)
+        return a.copy()
 
     def move(self, action: int):
         """The ``Move`` of an id on the current page, or None for MORE; ValueError if the id
@@ -295,6 +302,31 @@ class Pager:
         obs[base:base + len(data)] = data
 
 
+
+class Rows:
+    """New zeroed int8 rows of one size for observations, cut from blocks of ``rows`` rows:
+    one allocation per block instead of one per observation. Each row is its own array (a
+    view of its block), so a row kept by the caller keeps its block alive."""
+
+    __slots__ = ("size", "rows", "i", "buf", "arr")
+
+    def __init__(self, size: int, rows: int = 16):
+        self.size = size
+        self.rows = rows
+        self.i = rows
+        self.buf = self.arr = None
+
+    def take(self) -> tuple:
+        """``(buffer, offset, row)``: write the row's bytes into ``buffer[offset:]``."""
+        i = self.i
+        if i == self.rows:
+            self.buf = bytearray(self.size * self.rows)
+            self.arr = np.frombuffer(self.buf, dtype=np.int8).reshape(self.rows, self.size)
+            i = 0
+        self.i = i + 1
+        return self.buf, i * self.size, self.arr[i]
+
+
 class Layout:
     """Named slices of a flat int8 observation vector."""
 
@@ -342,12 +374,15 @@ class Encoder:
 
     def observe(self, game, seat: int, pager: Pager | None) -> np.ndarray:
         """The observation of ``seat`` (``pager``: its decision's candidates when it is to
-        act, else None) as an int8 array."""
-        return np.frombuffer(self.observe_bytes(game, seat, pager), dtype=np.int8)
+        act, else None) as a new int8 array."""
+        buf = bytearray(self.size)
+        self.write(buf, 0, game, seat, pager)
+        return np.frombuffer(buf, dtype=np.int8)
 
-    def observe_bytes(self, game, seat: int, pager: Pager | None) -> bytearray:
-        """:meth:`observe` as a new bytearray (default: the view path)."""
-        return self.encode_bytes(game.view(seat), pager)
+    def write(self, buf: bytearray, at: int, game, seat: int, pager: Pager | None) -> None:
+        """Write :meth:`observe` into ``buf[at:at + size]``, which must be zeros (default: the
+        view path)."""
+        buf[at:at + self.size] = self.encode_bytes(game.view(seat), pager)
 
     def encode(self, view: dict, pager) -> np.ndarray:
         """The observation from the seat's view and its candidates (a :class:`Pager` or a
@@ -414,6 +449,7 @@ class ClimbingEncoder(Encoder):
                     o["page"], o["candidates"])
         self._phase_at = {p: o["phase"] + i for i, p in enumerate(self.phases)}
         self._partners: dict = {}
+        assert self.slices["candidates"].stop == self.size     # the head comes first
 
     def _partners_of(self, teams: tuple, seat: int) -> bytes:
         rel = self.rel_table[seat]
@@ -425,17 +461,14 @@ class ClimbingEncoder(Encoder):
         part = self._partners[(teams, seat)] = bytes(b)
         return part
 
-    def _observe_rare(self, obs: bytearray, cv: dict, rel: list) -> None:
-        """Zheng Fen's points and the exchange between hands, for :meth:`observe`."""
+    def _write_rare(self, obs: bytearray, seat: int, won, table: int, ex, rel: list) -> None:
+        """Zheng Fen's points and the exchange between hands, for :meth:`write`."""
         o = self.offsets
-        won = cv["won_points"]
         if won is not None:
             for i, p in enumerate(won):
                 obs[o["won_points"] + rel[i]] = min(127, max(0, p // 5))
-            obs[o["table_points"]] = min(127, max(0, cv["table_points"] // 5))
-        ex = cv["exchange"]
+            obs[o["table_points"]] = min(127, max(0, table // 5))
         if ex is not None:
-            seat = cv["seat"]
             obs[o["exchange_step"] + self.steps.index(ex["step"])] = 1
             b = o["exchange_cards"]
             for c in ex["shown"]:
@@ -445,48 +478,50 @@ class ClimbingEncoder(Encoder):
             if seat in ex["takers"]:
                 obs[o["exchange_role"] + 1] = 1
 
-    def observe_bytes(self, game, seat, pager):
+    def write(self, buf, at, game, seat, pager):
         """The fast path: from ``game.compact_view(seat)`` and the pager's ``Move`` objects;
-        the same bytes as :meth:`encode` (tested)."""
-        cv = game.compact_view(seat)
-        obs = bytearray(self.size)
+        the same bytes as :meth:`encode` (tested). The slices before the candidates are
+        filled in a small bytearray and copied once."""
+        (_, phase, hand, counts, played, last, last_seat, passed, finished, teams, won, table,
+         ex) = game.compact_view(seat)
         (o_hand, o_played, o_last, o_last_seat, o_leading, o_counts, o_finished, o_passed,
          o_partners, o_phase, o_page, o_cand) = self._at
+        obs = bytearray(o_cand)
         rel = self.rel_table[seat]
-        for c in cv["hand"]:
+        for c in hand:
             obs[o_hand + c] += 1
-        obs[o_played:o_played + N_CARDS] = cv["played"]
-        last = cv["last"]
+        obs[o_played:o_played + N_CARDS] = played
         if last is not None:
             for c in last:
                 obs[o_last + c] += 1
-            obs[o_last_seat + rel[cv["last_seat"]]] = 1
-            for i in cv["passed"]:
+            obs[o_last_seat + rel[last_seat]] = 1
+            for i in passed:
                 obs[o_passed + rel[i]] = 1
         else:
             obs[o_leading] = 1
-        counts = cv["counts"]              # at most 108 cards a hand: no clipping needed
+        # at most 108 cards a hand: no clipping needed
         obs[o_counts:o_counts + self.n] = bytes(counts[seat:] + counts[:seat])
         place = 0
-        for i in cv["finished"]:
+        for i in finished:
             place += 1
             obs[o_finished + rel[i]] = place
-        teams = cv["teams"]
         if teams:
             part = self._partners.get((teams, seat)) or self._partners_of(teams, seat)
             obs[o_partners:o_partners + self.n] = part
         else:
             obs[o_partners] = 1
-        obs[self._phase_at[cv["phase"]]] = 1
-        if cv["won_points"] is not None or cv["exchange"] is not None:
-            self._observe_rare(obs, cv, rel)
+        obs[self._phase_at[phase]] = 1
+        if won is not None or ex is not None:
+            self._write_rare(obs, seat, won, table, ex, rel)
         if pager is not None:
             p = pager.page
             obs[o_page] = p if p < 127 else 127
             p = pager.pages
             obs[o_page + 1] = p if p < 127 else 127
-            pager.fill_rows(obs, o_cand)
-        return obs
+            buf[at:at + o_cand] = obs
+            pager.fill_rows(buf, at + o_cand)
+        else:
+            buf[at:at + o_cand] = obs
 
     def parts(self):
         n = self.n

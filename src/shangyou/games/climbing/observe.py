@@ -18,16 +18,22 @@ _NO_CARDS = bytes(54)
 class CompactView:
     """Mixed into :class:`~shangyou.games.climbing.game.ClimbingGame`."""
 
-    def compact_view(self, seat: int) -> dict[str, Any]:
-        """The seat's knowledge as numbers (card codes, seat numbers; see ``cards.py``):
+    #: the fields of :meth:`compact_view`, in order
+    COMPACT_FIELDS = ("seat", "phase", "hand", "counts", "played", "last", "last_seat",
+                      "passed", "finished", "teams", "won_points", "table_points", "exchange")
 
-        ``seat``, ``phase``, ``hand_number``, ``hand`` (the seat's cards, a sorted tuple),
-        ``counts`` (cards held per seat), ``played`` (54 bytes: copies of each card played
-        this hand, the current trick included), ``last`` (cards of the play to beat, or None),
-        ``last_seat``, ``passed`` (seats that passed since the last play), ``finished`` (seats
-        out, in order), ``teams`` (tuple of seat tuples, or None), ``won_points`` and
-        ``table_points`` (point games, else None and 0) and ``exchange`` (None, or its
-        ``step``, ``givers``, ``takers`` and the face-up cards ``shown``)."""
+    def compact_view(self, seat: int) -> tuple:
+        """The seat's knowledge as numbers (card codes and seat numbers, see ``cards.py``): a
+        tuple in the order of ``COMPACT_FIELDS`` (a tuple, not a dict: it is made at every step
+        of a learning environment). ``dict(zip(g.COMPACT_FIELDS, g.compact_view(s)))`` reads it.
+
+        ``seat``; ``phase``; ``hand``: the seat's cards (a sorted tuple); ``counts``: cards
+        held per seat; ``played``: 54 bytes, the copies of each card played this hand, the
+        current trick included; ``last``: the cards of the play to beat, or None; ``last_seat``;
+        ``passed``: seats that passed since the last play; ``finished``: seats out, in order;
+        ``teams``: a tuple of seat tuples, or None; ``won_points`` and ``table_points``: card
+        points taken and on the table (point games; else None and 0); ``exchange``: None, or a
+        dict of its ``step``, ``givers``, ``takers`` and the face-up cards ``shown``."""
         if not 0 <= seat < self.n:
             raise ValueError(f"no seat {seat} at a table of {self.n}")
         trick = self.trick
@@ -52,17 +58,15 @@ class CompactView:
                         played[card] += 1
         rules = self.rules
         ex = self.exchange
-        cv = {"seat": seat, "phase": self.phase, "hand_number": self.hand_number,
-              "hand": tuple(self.hands[seat]), "counts": list(map(len, self.hands)),
-              "played": played, "last": None if last is None else last.cards,
-              "last_seat": self.last_seat, "passed": passed, "finished": tuple(self.order),
-              "teams": rules.teams, "won_points": None, "table_points": 0,
-              "exchange": None if ex is None else self._public_exchange(ex)}
+        won, table = None, 0
         if rules.scoring == "trick-points":
             points = rules.family.points
-            cv["won_points"] = [points(w) for w in self.won]
-            cv["table_points"] = sum(points(c.cards) for _, c in trick if c is not None)
-        return cv
+            won = [points(w) for w in self.won]
+            table = sum(points(c.cards) for _, c in trick if c is not None)
+        return (seat, self.phase, tuple(self.hands[seat]), list(map(len, self.hands)), played,
+                None if last is None else last.cards, self.last_seat, passed,
+                tuple(self.order), rules.teams, won, table,
+                None if ex is None else self._public_exchange(ex))
 
     @staticmethod
     def _public_exchange(ex: dict) -> dict:
