@@ -537,7 +537,6 @@ class ClimbingEncoder(Encoder):
 
     def fill(self, obs, view):
         seat = view["seat"]
-        n = self.n
         o = self.offsets
         rel = self.rel_table[seat]          # rel[i]: seat i as seen from ``seat``
         code = CODE

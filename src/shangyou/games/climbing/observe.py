@@ -10,7 +10,6 @@ from it equal the ones built from ``view`` over many random positions of every p
 
 from __future__ import annotations
 
-from typing import Any
 
 _NO_CARDS = bytes(54)
 
