@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import warnings
+import zlib
 
 import numpy as np
 import pytest
@@ -14,7 +15,8 @@ from pettingzoo.test import api_test, seed_test
 
 import shangyou
 from shangyou import env as sy_env
-from shangyou.env.encoding import CAND_WIDTH, KINDS, N_CARDS, parse_move
+from shangyou.env.aec import encoder_for
+from shangyou.env.encoding import CAND_WIDTH, KINDS, N_CARDS, TextPager, parse_move
 
 # every preset at its default table, plus the other table sizes of the climbing games
 ENV_CONFIGS = [(name, None) for name in shangyou.preset_names()] + [
@@ -158,6 +160,67 @@ def test_action_encoding_is_a_bijection(name, k):
             assert sorted(seen) == legal and len(set(seen)) == len(seen)
     if k == 4:
         assert paged > 0, "the small page size must have exercised MORE"
+
+
+def reading_rank(game):
+    """The reference order of several readings of the same cards, from the texts and the
+    family's list of readings (default first): what the fast candidate order must give."""
+    family = getattr(game.rules, "family", None)
+
+    def rank(text):
+        kind, cards, _, label = parse_move(text)
+        if kind != "play" or not hasattr(family, "combos"):
+            return 0
+        labels = [c.label for c in family.combos(cards)]
+        return labels.index(label) if label else 0
+    return rank
+
+
+@pytest.mark.parametrize("k", [128, 5])
+@pytest.mark.parametrize("name, players, match", [
+    (name, None, False) for name in shangyou.preset_names()] + [
+    ("zheng-shangyou/pagat", 3, True), ("zheng-shangyou/owen", 2, False),
+    ("zheng-shangyou/winner", 4, True), ("zheng-shangyou/pagat-teams", 6, True)])
+def test_fast_observation_equals_the_view_encoding(name, players, match, k):
+    """The environments encode from ``compact_view`` and ``Move`` objects (climbing games); the
+    reference encodes from ``view(seat)`` and the legal move texts. Every seat's observation,
+    the mask and every id's move agree at every decision of random hands (MORE pages
+    included), so the fast path shows a seat nothing its view does not."""
+    e = sy_env.raw_env(name, players=players, max_candidates=k, match=match)
+    ref = encoder_for(e.preset, e.players, k)
+    rng = random.Random(zlib.crc32(f"{name} {players} {k}".encode()))
+    e.reset(seed=rng.randrange(1000))
+    decisions = seats = ties = 0
+    while decisions < (120 if k == 5 or players == 2 else 400):
+        g = e.game
+        if g.over:
+            for seat in range(g.n):     # the final table, as every seat sees it
+                o = e.observe(e.possible_agents[seat])
+                assert (o["observation"] == ref.encode(g.view(seat), None)).all()
+                assert not o["action_mask"].any()
+            e.reset()
+            continue
+        texts = [str(m) for m in g.legal_moves()]
+        pager = TextPager(texts, k, reading_rank(g))
+        pager.page = e.pager().page
+        ties += len({parse_move(t)[1] for t in texts}) < len(texts)
+        for seat in range(g.n):
+            o = e.observe(e.possible_agents[seat])
+            mine = seat == g.to_act
+            expect = ref.encode(g.view(seat), pager if mine else None)
+            assert o["observation"].dtype == np.int8
+            assert (o["observation"] == expect).all(), (g.log, seat)
+            if mine:
+                assert (o["action_mask"] == pager.mask()).all()
+                for i in np.flatnonzero(pager.mask()):
+                    assert e.action_to_move(int(i)) == pager.decode(int(i))
+            seats += 1
+        decisions += 1
+        ids = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
+        e.step(int(ids[rng.randrange(len(ids))]))
+    assert seats >= decisions * 2
+    if name in ("zheng-shangyou/pagat", "zheng-shangyou/owen") and k == 128:
+        assert ties > 0, "several readings of the same cards must have been exercised"
 
 
 def test_paging_passes_the_api_test():

@@ -15,7 +15,7 @@ from pettingzoo import AECEnv
 
 from .. import new_game, new_match, preset_info
 from ..registry import resolve
-from .encoding import ClimbingEncoder, Pager, ShengJiEncoder
+from .encoding import ClimbingEncoder, Pager, Rows, ShengJiEncoder
 
 DEFAULT_CANDIDATES = 128
 
@@ -71,6 +71,7 @@ class ShangyouAEC(AECEnv):
         self._new(0)
         self.encoder = encoder_for(self.preset, self.players, max_candidates)
         self.observation_slices = dict(self.encoder.slices)
+        self._rows = Rows(self.encoder.size)
         self.possible_agents = [f"player_{i}" for i in range(self.players)]
         self.agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict({
@@ -116,9 +117,7 @@ class ShangyouAEC(AECEnv):
         if g.over:
             return None
         if self._pager is None:
-            moves = g.legal_moves()
-            self._moves = {str(m): m for m in moves}
-            self._pager = Pager(list(self._moves), self.max_candidates)
+            self._pager = self.encoder.pager(g.legal_moves())
         return self._pager
 
     def action_to_move(self, action: int) -> str | None:
@@ -132,11 +131,13 @@ class ShangyouAEC(AECEnv):
     def observe(self, agent):
         seat = self.agent_seat[agent]
         g = self.game
-        mine = not g.over and g.to_act == seat
-        pager = self.pager() if mine else None
-        obs = self.encoder.encode(g.view(seat), pager)
-        mask = pager.mask() if pager is not None else np.zeros(self.max_candidates, np.int8)
-        return {"observation": obs, "action_mask": mask}
+        buf, at, obs = self._rows.take()
+        if g.to_act == seat and not g.over:
+            pager = self._pager or self.pager()
+            self.encoder.write(buf, at, g, seat, pager)
+            return {"observation": obs, "action_mask": pager.mask()}
+        self.encoder.write(buf, at, g, seat, None)
+        return {"observation": obs, "action_mask": np.zeros(self.max_candidates, np.int8)}
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -144,12 +145,12 @@ class ShangyouAEC(AECEnv):
             self._was_dead_step(action)
             return
         pager = self.pager()
-        text = pager.decode(action)      # a forbidden id raises here, before any change
+        move = pager.move(action)        # a forbidden id raises here, before any change
         self._cumulative_rewards[agent] = 0.0
-        if text is None:
+        if move is None:
             pager.turn()
         else:
-            self.game.apply(self._moves[text])
+            self.game.apply(move)
             self._pager = None
         g = self.game
         if g.over:

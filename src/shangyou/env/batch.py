@@ -35,8 +35,14 @@ class BatchSim:
         self.observation_slices = first.observation_slices
         self.obs_size = first.encoder.layout.size
         self.with_obs = observe
-        self._obs = np.zeros((n_games, self.obs_size), np.int8)
-        self._mask = np.zeros((n_games, max_candidates), np.int8)
+        # the rows are filled as bytes (one copy per row and step) and read as int8 arrays
+        self._obs_buf = bytearray(n_games * self.obs_size if observe else self.obs_size)
+        self._obs = np.frombuffer(self._obs_buf, np.int8).reshape(-1, self.obs_size)
+        if not observe:                  # zeros, shaped like the observations
+            self._obs = np.broadcast_to(self._obs, (n_games, self.obs_size))
+        self._zeros = bytes(self.obs_size)
+        self._mask_buf = bytearray(n_games * max_candidates)
+        self._mask = np.frombuffer(self._mask_buf, np.int8).reshape(n_games, max_candidates)
         self._seat = np.zeros(n_games, np.int64)
         self.episodes = np.zeros(n_games, np.int64)     # finished hands per row
         self.steps = 0
@@ -51,8 +57,12 @@ class BatchSim:
         self._seat[i] = seat
         pager = e.pager()
         if self.with_obs:
-            self._obs[i] = e.encoder.encode(g.view(seat), pager)
-        self._mask[i] = pager.mask()
+            size = self.obs_size
+            at = i * size
+            self._obs_buf[at:at + size] = self._zeros
+            e.encoder.write(self._obs_buf, at, g, seat, pager)
+        k = self.max_candidates
+        self._mask_buf[i * k:(i + 1) * k] = pager.mask_bytes()
 
     def observe(self):
         """(observations [n, obs], masks [n, K] int8, seats [n]) of the decisions now."""
@@ -70,24 +80,28 @@ class BatchSim:
         otherwise) and ``done[i]`` whether it ended. An illegal id raises ValueError naming
         the game, before any game moves."""
         actions = np.asarray(actions).reshape(-1)
-        if actions.shape[0] != self.n_games:
-            raise ValueError(f"need {self.n_games} actions, got {actions.shape[0]}")
-        bad = [i for i in range(self.n_games) if not
-               (0 <= actions[i] < self.max_candidates and self._mask[i, actions[i]])]
-        if bad:
-            raise ValueError(f"illegal action {int(actions[bad[0]])} in game {bad[0]}")
-        rewards = np.zeros((self.n_games, self.players), np.float32)
-        done = np.zeros(self.n_games, bool)
-        for i, e in enumerate(self.envs):
+        n = self.n_games
+        if actions.shape[0] != n:
+            raise ValueError(f"need {n} actions, got {actions.shape[0]}")
+        inside = (actions >= 0) & (actions < self.max_candidates)
+        ok = inside.copy()
+        ok[inside] = self._mask[np.flatnonzero(inside), actions[inside]] != 0
+        if not ok.all():
+            bad = int(np.flatnonzero(~ok)[0])
+            raise ValueError(f"illegal action {int(actions[bad])} in game {bad}")
+        rewards = np.zeros((n, self.players), np.float32)
+        done = np.zeros(n, bool)
+        for i, (e, a) in enumerate(zip(self.envs, actions.tolist())):
             pager = e.pager()
-            text = pager.decode(int(actions[i]))
-            if text is None:
+            move = pager.move(a)
+            if move is None:
                 pager.turn()
             else:
-                e.game.apply(e._moves[text])
+                g = e.game
+                g.apply(move)
                 e._pager = None
-                if e.game.over:
-                    rewards[i] = rewards_of(e.game)
+                if g.over:
+                    rewards[i] = rewards_of(g)
                     done[i] = True
                     self.episodes[i] += 1
                     e.reset()

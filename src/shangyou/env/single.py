@@ -64,14 +64,14 @@ class SingleAgentEnv(gymnasium.Env):
             raise RuntimeError("the episode is over: call reset()")
         pager = self.aec.pager()
         try:
-            text = pager.decode(action)
+            move = pager.move(action)
         except ValueError:
             return self.aec.observe(self.agent), float(self.illegal_reward), True, False, \
                 {"illegal": True}
-        if text is None:
+        if move is None:
             pager.turn()
         else:
-            g.apply(self.aec._moves[text])
+            g.apply(move)
             self.aec._pager = None
             self._play_bots()
         obs = self.aec.observe(self.agent)

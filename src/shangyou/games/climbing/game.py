@@ -24,6 +24,7 @@ from ...engine.moves import DISCARD, GIVE, OFFER, PASS, PASS_MOVE, PLAY, TAKE, M
 from ...errors import IllegalMove, NotationError
 from .combo import Combo
 from .family import Family
+from .observe import CompactView
 
 PHASE_EXCHANGE, PHASE_PLAY, PHASE_OVER = "exchange", "play", "over"
 
@@ -55,7 +56,7 @@ class Rulebook:
         return self.family.sort_key(card)
 
 
-class ClimbingGame(GameBase):
+class ClimbingGame(CompactView, GameBase):
     """One hand (``match=False``) or a whole match of a climbing preset."""
 
     def __init__(self, rules: Rulebook, seed: int | None = None, match: bool = True):
