@@ -89,9 +89,11 @@ class ClimbingGame(GameBase):
 
     def apply(self, move: Move | str, seat: int | None = None) -> None:
         """Make a move for the seat to act (``seat``, if given, must be that seat)."""
-        if self._legal is not None and getattr(move, "token", None) is self._token and \
-                (seat is None or seat == self.to_act):
-            # one of the moves just listed for this state: known legal (the game is not over)
+        if (seat is None or seat == self.to_act) and (
+                (self._legal is not None and getattr(move, "token", None) is self._token)
+                or (move is PASS_MOVE and self.phase == PHASE_PLAY and self.last is not None)):
+            # one of the moves just listed for this state, or a pass when there is a play to
+            # beat: known legal (and the game is not over)
             seat = self.to_act
             if self.phase == PHASE_PLAY:
                 self._do_play(seat, move)

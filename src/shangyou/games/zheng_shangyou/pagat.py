@@ -126,6 +126,8 @@ class PagatFamily(Family):
     @staticmethod
     def _sets(nat, out, size: int | None, beat: tuple | None) -> None:
         twos, bjs, rjs = nat[TWO], nat[BJ], nat[RJ]
+        nt0, nb0, nr0 = len(twos), len(bjs), len(rjs)
+        need = 2 if size is None else size
         lo = 0 if beat is None else beat[0]
         wilds: dict = {}            # (2s, BJs, RJs) -> those wild cards, made once per call
         for r in range(lo, 15):
@@ -133,13 +135,15 @@ class PagatFamily(Family):
             if not naturals:
                 continue
             if r < TWO:
-                nt, nb, nr = len(twos), len(bjs), len(rjs)
+                nt, nb, nr = nt0, nb0, nr0
             elif r == TWO:
-                nt, nb, nr = 0, len(bjs), len(rjs)
+                nt, nb, nr = 0, nb0, nr0
             elif r == BJ:
-                nt, nb, nr = 0, 0, len(rjs)
+                nt, nb, nr = 0, 0, nr0
             else:
                 nt = nb = nr = 0
+            if len(naturals) + nt + nb + nr < need:
+                continue            # too few cards for a set (of this size)
             label = RANK_WORDS[r]
             key = (len(naturals), nt, nb, nr, size)
             shapes = _SET_SHAPES.get(key)
@@ -190,7 +194,9 @@ class PagatFamily(Family):
         tail -= 256                         # need one natural: single-suited
         for sb in range(4):                 # single-suited sequences
             mask = per_suit[sb]
-            if not mask:
+            # a window's first three ranks hold 3 naturals without a joker, 2 with one joker
+            if not mask or (jokers == 0 and not mask & (mask >> 1) & (mask >> 2)) or \
+                    (jokers == 1 and not mask & ((mask >> 1) | (mask >> 2))):
                 continue
             key = (mask << 16) + tail
             wins = windows.get(key)
