@@ -81,9 +81,9 @@ class PagatFamily(Family):
         if size >= 2:
             self._sets(nat, out, None, None)
         if size >= 3:
-            self._sequences(nat, out, None, None)
-        if size >= 6:       # a multiple sequence has at least 3 ranks of 2 cards
-            self._multi(nat, out, None, None)
+            held = self._sequences(nat, out, None, None)
+            if size >= 6:       # a multiple sequence has at least 3 ranks of 2 cards
+                self._multi(nat, out, None, None, held)
         return out
 
     def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
@@ -164,7 +164,8 @@ class PagatFamily(Family):
                 out.append(Combo("set", cls, (r, pure), cards, 0, label))
 
     # single sequences ------------------------------------------------------------
-    def _sequences(self, nat, out, length: int | None, beat: tuple | None) -> None:
+    def _sequences(self, nat, out, length: int | None, beat: tuple | None) -> int:
+        """List the single sequences; returns the ranks 3..A held, as bits (for ``_multi``)."""
         bjs, rjs = nat[BJ], nat[RJ]
         nb, nr = len(bjs), len(rjs)
         jokers = nb + nr
@@ -179,8 +180,9 @@ class PagatFamily(Family):
                 any_mask |= bit
                 for c in cs:
                     per_suit[c & 3] |= bit
+        held = any_mask & 0xFFF             # ranks 3..A
         if not jokers and not any_mask & (any_mask >> 1) & (any_mask >> 2):
-            return                          # no three ranks in a row and nothing wild
+            return held                     # no three ranks in a row and nothing wild
         windows = _WINDOWS
         # one int key per (mask, jokers, naturals needed, top rank, length)
         tail = ((jokers * 4 + 2) * 16 + top) * 16 + (length or 0)
@@ -213,6 +215,7 @@ class PagatFamily(Family):
                             break
             for lo, hi in wins:
                 self._one_window(cards_of, out, lo, hi, sb, nb, nr, jokers, beat, mask)
+        return held
 
     @staticmethod
     def _one_window(cards_of, out, lo, hi, suit, nb, nr, jokers, beat, mask) -> None:
@@ -243,11 +246,18 @@ class PagatFamily(Family):
                 out.append(Combo("sequence", cls, ckey, naturals + jokers_used, 0, label))
 
     # multiple sequences ----------------------------------------------------------
-    def _multi(self, nat, out, shape: tuple | None, beat: tuple | None) -> None:
+    def _multi(self, nat, out, shape: tuple | None, beat: tuple | None,
+               held: int | None = None) -> None:
+        """List the multiple sequences; ``held``: the ranks 3..A held, as bits, if known."""
         twos, bjs, rjs = nat[TWO], nat[BJ], nat[RJ]
         nt, nb, nr = len(twos), len(bjs), len(rjs)
         wild = nt + nb + nr
         jokers = nb + nr
+        # every rank of the window needs a natural or a joker, so (as for sequences) its first
+        # three ranks hold 3 naturals without a joker, 2 with one joker
+        if held is not None and ((jokers == 0 and not held & (held >> 1) & (held >> 2)) or
+                                 (jokers == 1 and not held & ((held >> 1) | (held >> 2)))):
+            return
         have = tuple([len(nat[r]) for r in range(12)])
         key = (have, wild, jokers, shape)
         wins = _MULTI_WINDOWS.get(key)
