@@ -238,3 +238,16 @@ def test_follows_equal_filtered_leads():
             a = {(c.cards, c.label, c.key) for c in fam.follows(hand, prev)}
             b = {(c.cards, c.label, c.key) for c in fam.leads(hand) if c.beats(prev)}
             assert a == b, prev
+
+
+def test_three_of_diamonds_counts_in_a_single_suited_sequence():
+    """3D is card 0: the generator once took it for a missing card, so 3D 4D 5D could not be
+    led as a sequence at all (and 3D 5D BJ only with the joker as 3)."""
+    fam = PagatFamily()
+    hand = tuple(sorted(parse("3D 4D 5D")))
+    seqs = [(c.key, c.cards, c.label) for c in fam.leads(hand) if c.cls[0] == "seq"]
+    assert seqs == [((1, 2, 1), hand, "3-5 D")]
+    hand = tuple(sorted(parse("3D 5D BJ")))
+    seqs = {(c.key, c.cards) for c in fam.leads(hand) if c.cls[0] == "seq"}
+    assert ((1, 2, 0), hand) in seqs                       # BJ as the 4
+    assert fam.combos(hand)[0].label == "3-5 D"

@@ -44,3 +44,22 @@ def check_players(name: str, players, allowed: tuple) -> int:
     p = check_int("players", players)
     require(p in allowed, f"{name} is played by {', '.join(map(str, allowed))} players, not {p}")
     return p
+
+
+def memo_build(memo: dict, build, name: str, options: dict):
+    """``build(name, options)``, remembered per name and options (for games that deal many
+    hands, such as simulations): a preset's rulebook is a pure function of its name and
+    options and is never changed, so games with equal options can share one. Options that
+    cannot be a dict key (or bad ones, which raise) are simply not remembered."""
+    try:
+        # the type too: 1 == True, but the rulebook keeps the option as given (for the log)
+        key = (name, frozenset((k, type(v), v) for k, v in options.items()))
+        found = memo.get(key)
+    except TypeError:
+        return build(name, options)
+    if found is None:
+        found = build(name, options)
+        if len(memo) >= 256:
+            memo.clear()
+        memo[key] = found
+    return found

@@ -68,9 +68,9 @@ class ClimbingGame(CompactView, GameBase):
         self._start_hand()
 
     # ------------------------------------------------------------------ public API
-    @property
-    def over(self) -> bool:
-        return self.phase == PHASE_OVER
+    # ``over`` is a plain attribute (read on every step of every loop), True exactly when the
+    # phase is PHASE_OVER: set with the phase in ``_start_hand`` and ``_end_hand``.
+    over: bool = False
 
     def hand(self, seat: int) -> Cards:
         return Cards(self.hands[seat])
@@ -90,6 +90,19 @@ class ClimbingGame(CompactView, GameBase):
 
     def apply(self, move: Move | str, seat: int | None = None) -> None:
         """Make a move for the seat to act (``seat``, if given, must be that seat)."""
+        if (seat is None or seat == self.to_act) and (
+                (self._legal is not None and getattr(move, "token", None) is self._token)
+                or (move is PASS_MOVE and self.phase == PHASE_PLAY and self.last is not None)):
+            # one of the moves just listed for this state, or a pass when there is a play to
+            # beat: known legal (and the game is not over)
+            seat = self.to_act
+            if self.phase == PHASE_PLAY:
+                self._do_play(seat, move)
+            else:
+                self._do_exchange(seat, move)
+            self.moves.append((seat, move))
+            self._legal = self._token = None
+            return
         seat = self._check_turn(seat)
         if self.phase == PHASE_PLAY:
             if self._listed(move):
@@ -110,21 +123,12 @@ class ClimbingGame(CompactView, GameBase):
         self.hand_number += 1
         cards = deck(r.decks, r.jokers)
         self._rng.shuffle(cards)
-        hands: list[list[int]] = [[] for _ in range(self.n)]
-        count = r.deal_count if r.deal_count is not None else len(cards)
-        dealt = 0
-        seat = self.dealer
-        first_seen: dict[int, int] = {}
-        for c in cards:
-            if r.deal_count is not None and dealt >= count * self.n:
-                break
-            hands[seat].append(c)
-            first_seen.setdefault(c, seat)
-            dealt += 1
-            seat = (seat + 1) % self.n
+        n = self.n
+        # one card at a time round the table from the dealer: the k-th card dealt goes to seat
+        # (dealer + k) % n, so seat s gets every n-th card from position (s - dealer) % n
+        dealt = len(cards) if r.deal_count is None else min(len(cards), r.deal_count * n)
+        hands = [sorted(cards[(s - self.dealer) % n:dealt:n]) for s in range(n)]
         self.undealt = cards[dealt:]
-        for h in hands:
-            h.sort()
         self.hands = hands
         self.dealt_counts = [len(h) for h in hands]
         self.counts_at_first_out: list[int] | None = None
@@ -135,7 +139,7 @@ class ClimbingGame(CompactView, GameBase):
         self.last: Combo | None = None
         self.last_seat: int | None = None
         self.passes = 0
-        self.leader = self._choose_leader(first_seen)
+        self.leader = self._choose_leader(cards, dealt)
         self.exchange: dict | None = None
         # cards that changed hands in this hand's exchange, all face up: (from, to, card),
         # from/to None for the cards on offer in between
@@ -145,13 +149,17 @@ class ClimbingGame(CompactView, GameBase):
         else:
             self._begin_play()
 
-    def _choose_leader(self, first_seen: dict[int, int]) -> int:
+    def _choose_leader(self, cards: list[int], dealt: int) -> int:
+        """The seat to lead the hand; the first ``dealt`` of ``cards`` were dealt, in order."""
         r = self.rules
         how = r.first_leader if self.hand_number == 1 else r.later_leader
         if how == "dealer":
             return self.dealer
         if how.startswith("place:"):
             return self.prev_order[int(how[6:])]
+        first_seen: dict[int, int] = {}      # card -> the seat it was first dealt to
+        for k in range(dealt):
+            first_seen.setdefault(cards[k], (self.dealer + k) % self.n)
         if how == "random-card":
             # a card is drawn from the pack before the deal and put back; its holder leads
             drawn = self._rng.choice(deck(r.decks, r.jokers))
@@ -318,7 +326,8 @@ class ClimbingGame(CompactView, GameBase):
         if self.last is None:
             return [Move(PLAY, c.cards, c, None, fam, tok) for c in fam.leads(hand)]
         out = [PASS_MOVE]
-        out += [Move(PLAY, c.cards, c, None, fam, tok) for c in fam.follows(hand, self.last)]
+        for c in fam.follows(hand, self.last):
+            out.append(Move(PLAY, c.cards, c, None, fam, tok))
         return out
 
     def _resolve_play(self, move: Move | str) -> Move:
@@ -484,6 +493,7 @@ class ClimbingGame(CompactView, GameBase):
         winner = self._match_winner() if self.match else None
         if not self.match or winner is not None:
             self.phase = PHASE_OVER
+            self.over = True
             self.to_act = None
             self.result = self._final_result(summary, winner)
             return

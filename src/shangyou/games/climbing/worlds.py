@@ -214,6 +214,7 @@ class WorldSampler:
         g.exchanged = list(self.exchanged)
         g.exchange = _copy_exchange(self.exchange)
         g.phase = v["phase"]
+        g.over = g.phase == "over"
         g.to_act = v["to_act"]
         return g
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..climbing.game import Rulebook
-from ..options import check_int, check_options, check_players
+from ..options import check_int, check_options, check_players, memo_build
 from .family import ZhengFenFamily
 
 PRESETS: dict = {}
@@ -23,5 +23,12 @@ PRESETS["zheng-fen"] = {"defaults": {"players": 4, "target": 500}, "players": (3
                         "build": _zheng_fen}
 
 
-def build(name: str, options: dict) -> Rulebook:
+def _build(name: str, options: dict) -> Rulebook:
     return PRESETS[name]["build"](check_options(PRESETS, name, options))
+
+
+_BUILT: dict = {}
+
+
+def build(name: str, options: dict) -> Rulebook:
+    return memo_build(_BUILT, _build, name, options)

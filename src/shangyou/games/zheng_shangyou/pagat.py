@@ -21,6 +21,7 @@ player holds is a different play (it keeps the natural), and so is BJ versus RJ 
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 
 from ...cards import BJ_CODE, RANK_NAMES, RANK_OF, RANK_WORDS, RJ_CODE, SUIT_NAMES
@@ -80,9 +81,9 @@ class PagatFamily(Family):
         if size >= 2:
             self._sets(nat, out, None, None)
         if size >= 3:
-            self._sequences(nat, out, None, None)
-        if size >= 6:       # a multiple sequence has at least 3 ranks of 2 cards
-            self._multi(nat, out, None, None)
+            held = self._sequences(nat, out, None, None)
+            if size >= 6:       # a multiple sequence has at least 3 ranks of 2 cards
+                self._multi(nat, out, None, None, held)
         return out
 
     def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
@@ -110,50 +111,61 @@ class PagatFamily(Family):
 
     @staticmethod
     def _singles_from_hand(hand, out, above: int) -> None:
-        """As ``_singles`` (the first held card of each rank above ``above``), from the hand."""
-        first: list = [None] * 15
+        """As ``_singles`` (the first held card of each rank above ``above``), straight from
+        the sorted hand: skip to its first card above that rank, then take each new rank."""
         rank_of = RANK_OF
-        for c in hand:
-            r = rank_of[c]
-            if r > above and first[r] is None:
-                first[r] = c
         singles = _SINGLE_COMBOS
-        for r in range(above + 1, 15):
-            c = first[r]
-            if c is not None:
+        prev = above
+        for i in range(bisect_left(hand, _LOWEST_ABOVE[above]), len(hand)):
+            c = hand[i]
+            if rank_of[c] != prev:
+                prev = rank_of[c]
                 out.append(singles[c])
 
     # sets ------------------------------------------------------------------------
     @staticmethod
     def _sets(nat, out, size: int | None, beat: tuple | None) -> None:
         twos, bjs, rjs = nat[TWO], nat[BJ], nat[RJ]
+        nt0, nb0, nr0 = len(twos), len(bjs), len(rjs)
+        need = 2 if size is None else size
         lo = 0 if beat is None else beat[0]
+        wilds: dict = {}            # (2s, BJs, RJs) -> those wild cards, made once per call
         for r in range(lo, 15):
             naturals = nat[r]
             if not naturals:
                 continue
             if r < TWO:
-                nt, nb, nr = len(twos), len(bjs), len(rjs)
+                nt, nb, nr = nt0, nb0, nr0
             elif r == TWO:
-                nt, nb, nr = 0, len(bjs), len(rjs)
+                nt, nb, nr = 0, nb0, nr0
             elif r == BJ:
-                nt, nb, nr = 0, 0, len(rjs)
+                nt, nb, nr = 0, 0, nr0
             else:
                 nt = nb = nr = 0
+            if len(naturals) + nt + nb + nr < need:
+                continue            # too few cards for a set (of this size)
             label = RANK_WORDS[r]
             key = (len(naturals), nt, nb, nr, size)
             shapes = _SET_SHAPES.get(key)
             if shapes is None:
                 shapes = _SET_SHAPES[key] = _set_shapes(*key)
+            nat_t = tuple(naturals)
             for n, t, b, j, cls, pure in shapes:
                 if beat is not None and (r, pure) <= beat:
                     continue
                 # naturals, then 2s, BJs, RJs: already in card order
-                out.append(Combo("set", cls, (r, pure),
-                                 tuple(naturals[:n] + twos[:t] + bjs[:b] + rjs[:j]), 0, label))
+                if pure:
+                    cards = nat_t[:n]
+                else:
+                    w = wilds.get((t, b, j))
+                    if w is None:
+                        w = wilds[t, b, j] = tuple(twos[:t] + bjs[:b] + rjs[:j])
+                    cards = nat_t[:n] + w
+                out.append(Combo("set", cls, (r, pure), cards, 0, label))
 
     # single sequences ------------------------------------------------------------
-    def _sequences(self, nat, out, length: int | None, beat: tuple | None) -> None:
+    def _sequences(self, nat, out, length: int | None, beat: tuple | None) -> int:
+        """List the single sequences; returns the ranks 3..A held, as bits (for ``_multi``)."""
         bjs, rjs = nat[BJ], nat[RJ]
         nb, nr = len(bjs), len(rjs)
         jokers = nb + nr
@@ -168,8 +180,9 @@ class PagatFamily(Family):
                 any_mask |= bit
                 for c in cs:
                     per_suit[c & 3] |= bit
+        held = any_mask & 0xFFF             # ranks 3..A
         if not jokers and not any_mask & (any_mask >> 1) & (any_mask >> 2):
-            return                          # no three ranks in a row and nothing wild
+            return held                     # no three ranks in a row and nothing wild
         windows = _WINDOWS
         # one int key per (mask, jokers, naturals needed, top rank, length)
         tail = ((jokers * 4 + 2) * 16 + top) * 16 + (length or 0)
@@ -179,11 +192,13 @@ class PagatFamily(Family):
             if wins is None:
                 wins = windows[key] = _windows(any_mask, jokers, 2, top, length)
             for lo, hi in wins:
-                self._one_window(nat, out, lo, hi, None, nb, nr, jokers, beat)
+                self._one_window(nat, out, lo, hi, None, nb, nr, jokers, beat, any_mask)
         tail -= 256                         # need one natural: single-suited
         for sb in range(4):                 # single-suited sequences
             mask = per_suit[sb]
-            if not mask:
+            # a window's first three ranks hold 3 naturals without a joker, 2 with one joker
+            if not mask or (jokers == 0 and not mask & (mask >> 1) & (mask >> 2)) or \
+                    (jokers == 1 and not mask & ((mask >> 1) | (mask >> 2))):
                 continue
             key = (mask << 16) + tail
             wins = windows.get(key)
@@ -199,52 +214,50 @@ class PagatFamily(Family):
                             cards_of[r] = c
                             break
             for lo, hi in wins:
-                self._one_window(cards_of, out, lo, hi, sb, nb, nr, jokers, beat)
+                self._one_window(cards_of, out, lo, hi, sb, nb, nr, jokers, beat, mask)
+        return held
 
     @staticmethod
-    def _one_window(cards_of, out, lo, hi, suit, nb, nr, jokers, beat) -> None:
+    def _one_window(cards_of, out, lo, hi, suit, nb, nr, jokers, beat, mask) -> None:
         """Every play of the window lo..hi: mixed (suit None) or single-suited in ``suit``.
 
         ``cards_of[r]`` is the list of naturals of rank r (mixed) or the one card of rank r in
-        the suit (single-suited), or empty/None.
+        the suit (single-suited), or empty/None; ``mask`` has bit r set when it is not empty.
+        Which ranks use their natural and which jokers fill in depends only on the window's
+        bits, the jokers and ``beat``: that plan is memoised (see ``_seq_plan``).
         """
-        suited = 0 if suit is None else 1
-        if beat is not None and (suited, hi, 1) <= beat:
-            return  # even the pure version of this window does not beat
-        present = [r for r in range(lo, hi + 1) if cards_of[r]]
-        missing = hi - lo + 1 - len(present)
-        L = hi - lo + 1
-        label = _SEQ_LABEL[lo, hi, suit]
-        spare = jokers - missing
-        # choose which present ranks get a joker instead of their natural
-        for extra in range(0, min(spare, len(present) - 1) + 1):
-            u = missing + extra
-            pure = 1 if u == 0 else 0
-            if beat is not None and (suited, hi, pure) <= beat:
-                continue
-            for jokered in _subsets(present, extra):
-                used = [r for r in present if r not in jokered] if extra else present
-                if suit is None:
-                    naturals = _make_mixed([cards_of[r][0] for r in used], used, cards_of)
-                    if naturals is None:
-                        continue
-                else:
-                    naturals = [cards_of[r] for r in used]
-                if u == 0:
-                    out.append(Combo("sequence", ("seq", L), (suited, hi, 1), tuple(naturals),
-                                     0, label))
+        bits = (mask >> lo) & ((1 << (hi - lo + 1)) - 1)
+        key = (bits, lo, hi, suit is None, nb, nr, beat)
+        plan = _SEQ_PLANS.get(key)
+        if plan is None:
+            plan = _SEQ_PLANS[key] = _seq_plan(*key)
+        if not plan:
+            return
+        cls, label = ("seq", hi - lo + 1), _SEQ_LABEL[lo, hi, suit]
+        for used, tails in plan:
+            if suit is None:
+                naturals = _make_mixed([cards_of[r][0] for r in used], used, cards_of)
+                if naturals is None:
                     continue
-                for b, j in _JOKER_SPLITS[u, nb, nr]:
-                    cards = naturals + [BJ_CODE] * b + [RJ_CODE] * j   # already in card order
-                    out.append(Combo("sequence", ("seq", L), (suited, hi, pure), tuple(cards), 0,
-                                     label))
+                naturals = tuple(naturals)
+            else:
+                naturals = tuple([cards_of[r] for r in used])
+            for ckey, jokers_used in tails:
+                out.append(Combo("sequence", cls, ckey, naturals + jokers_used, 0, label))
 
     # multiple sequences ----------------------------------------------------------
-    def _multi(self, nat, out, shape: tuple | None, beat: tuple | None) -> None:
+    def _multi(self, nat, out, shape: tuple | None, beat: tuple | None,
+               held: int | None = None) -> None:
+        """List the multiple sequences; ``held``: the ranks 3..A held, as bits, if known."""
         twos, bjs, rjs = nat[TWO], nat[BJ], nat[RJ]
         nt, nb, nr = len(twos), len(bjs), len(rjs)
         wild = nt + nb + nr
         jokers = nb + nr
+        # every rank of the window needs a natural or a joker, so (as for sequences) its first
+        # three ranks hold 3 naturals without a joker, 2 with one joker
+        if held is not None and ((jokers == 0 and not held & (held >> 1) & (held >> 2)) or
+                                 (jokers == 1 and not held & ((held >> 1) | (held >> 2)))):
+            return
         have = tuple([len(nat[r]) for r in range(12)])
         key = (have, wild, jokers, shape)
         wins = _MULTI_WINDOWS.get(key)
@@ -311,6 +324,9 @@ class PagatFamily(Family):
 
 
 _SET_SHAPES: dict = {}
+# the lowest card of a rank above rank r (r = -1 .. 14; cards sort by rank, then suit)
+_LOWEST_ABOVE = {r: min([c for c in range(54) if RANK_OF[c] > r], default=54)
+                 for r in range(-1, 15)}
 # one shared (immutable) single combo per card
 _SINGLE_COMBOS = [Combo("single", SINGLE, (RANK_OF[c],), (c,), 0, RANK_NAMES[RANK_OF[c]])
                   for c in range(54)]
@@ -370,6 +386,35 @@ def _multi_windows(have: tuple, wild: int, jokers: int, shape: tuple | None) -> 
         if not feasible and ms is None:
             break                   # a larger k needs even more wilds
     return tuple(out)
+
+
+_SEQ_PLANS: dict = {}
+
+
+def _seq_plan(bits: int, lo: int, hi: int, mixed: bool, nb: int, nr: int, beat) -> tuple:
+    """How to make the sequences of the window lo..hi, in listing order: ``(used, tails)`` per
+    choice of the ranks that keep their natural (bit ``r - lo`` of ``bits``: a natural is
+    held), fewest jokers first; ``tails``: ``(key, jokers)`` per way to fill the other ranks
+    with ``nb`` black and ``nr`` red jokers. Only plays beating ``beat`` (when given) count."""
+    suited = 0 if mixed else 1
+    if beat is not None and (suited, hi, 1) <= beat:
+        return ()       # even the pure version of this window does not beat
+    present = [r for r in range(lo, hi + 1) if bits >> (r - lo) & 1]
+    missing = hi - lo + 1 - len(present)
+    spare = nb + nr - missing
+    plan = []
+    # choose which present ranks get a joker instead of their natural
+    for extra in range(0, min(spare, len(present) - 1) + 1):
+        u = missing + extra
+        pure = 1 if u == 0 else 0
+        if beat is not None and (suited, hi, pure) <= beat:
+            continue
+        for jokered in _subsets(present, extra):
+            used = tuple(r for r in present if r not in jokered)
+            tails = tuple(((suited, hi, pure), (BJ_CODE,) * b + (RJ_CODE,) * j)  # card order
+                          for b, j in _JOKER_SPLITS[u, nb, nr])
+            plan.append((used, tails))
+    return tuple(plan)
 
 
 def _windows(mask: int, jokers: int, need: int, top: int, length: int | None) -> tuple:

@@ -8,7 +8,8 @@ The decisions behind every field are in ``docs/rules/zheng-shangyou.md``.
 from __future__ import annotations
 
 from ..climbing.game import Rulebook
-from ..options import check_bool, check_int, check_options, check_players, require
+from ..options import (check_bool, check_int, check_options, check_players, memo_build,
+                       require)
 from .owen import OwenFamily
 from .pagat import PagatFamily
 from .winner import WinnerFamily
@@ -115,6 +116,13 @@ def _owen(o: dict) -> Rulebook:
         target=check_int("target", o["target"], 1), options=o)
 
 
-def build(name: str, options: dict) -> Rulebook:
+def _build(name: str, options: dict) -> Rulebook:
     merged = _check(name, options)
     return PRESETS[name]["build"](merged)
+
+
+_BUILT: dict = {}
+
+
+def build(name: str, options: dict) -> Rulebook:
+    return memo_build(_BUILT, _build, name, options)
