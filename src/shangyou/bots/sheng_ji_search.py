@@ -42,8 +42,13 @@ from ..games.sheng_ji.tricks import kitty_multiplier, trick_winner
 from ..games.sheng_ji.worlds import WorldSampler
 from . import sheng_ji_heuristic as heur
 
-DEFAULT_ITERATIONS = 200
-MAX_CANDIDATES = 8
+DEFAULT_WORK = 40000              # the default budget: simulated card plays per decision
+WORLD_COST = 40                   # sampling a world costs about as much as 40 card plays
+MAX_WORLDS = 400                  # enough to tell the candidates apart (default budget)
+DEFAULT_CAP_SECONDS = 0.9         # ... and never more than this much CPU time
+RACE_FIRST = 8                    # worlds before candidates are first raced, then 16, 32, ...
+RACE_Z = 2.0
+MAX_CANDIDATES = 10
 _PTS = [({2: 5, 7: 10, 10: 10}.get(c >> 2, 0) if c < BJ_CODE else 0) for c in range(54)]
 
 
@@ -72,30 +77,67 @@ def _choose(view, rng, iterations, seconds, strict):
     base = heur.choose(view, rng, strict=strict)
     if view["phase"] != "play" or view.get("pending") or moves[0].startswith("pick "):
         return base
-    if iterations is None and seconds is None:
-        iterations = DEFAULT_ITERATIONS
     cands = candidates(view, moves, base)
     if len(cands) < 2:
         return base
     sampler = WorldSampler(view)
     seat = view["seat"]
+    # the budget: playouts, seconds, or by default simulated card plays (a playout costs
+    # about as many plays as cards are left in the hands) under a CPU-time cap
+    work = None
+    cpu_deadline = None
+    if iterations is None and seconds is None:
+        work = DEFAULT_WORK
+        cpu_deadline = time.process_time() + DEFAULT_CAP_SECONDS
     deadline = time.perf_counter() + seconds if seconds is not None else None
-    rows: list[list[float]] = []
-    done = 0
+    per_playout = sum(view["counts"]) + 4
+    rows: list[list[float | None]] = []
+    alive = list(range(len(cands)))
+    done = spent = 0
+    check = RACE_FIRST
     while True:
         parts = sampler.deal(rng)
         seed = rng.randrange(2**31)
-        row = []
-        for move, play in cands:
-            row.append(playout(sampler, parts, play, seat, seed))
-            done += 1
+        row: list[float | None] = [None] * len(cands)
+        for i in alive:
+            row[i] = playout(sampler, parts, cands[i][1], seat, seed)
+        done += len(alive)
+        spent += WORLD_COST + len(alive) * per_playout
         rows.append(row)
-        if iterations is not None and done + len(cands) > iterations:
+        if len(rows) >= check and len(alive) > 2:
+            alive = race(rows, alive)
+            check *= 2
+        if iterations is not None and done + len(alive) > iterations:
+            break
+        if work is not None and (spent + WORLD_COST + len(alive) * per_playout > work
+                                 or len(rows) >= MAX_WORLDS):
             break
         if deadline is not None and time.perf_counter() >= deadline:
             break
-    best = pick_best(rows)
-    return cands[best][0]
+        if cpu_deadline is not None and time.process_time() >= cpu_deadline:
+            break
+    best = pick_best([[r[i] for i in alive] for r in rows])
+    return cands[alive[best]][0]
+
+
+def race(rows: list[list[float | None]], alive: list[int], z: float = RACE_Z) -> list[int]:
+    """The candidates still worth worlds: a candidate whose mean falls more than ``z``
+    standard errors (of the paired difference, over the worlds every live candidate played)
+    below the best candidate's is dropped; the heuristic's move (index 0) always stays."""
+    n = len(rows)
+    means = {i: sum(r[i] for r in rows) / n for i in alive}
+    top = max(alive, key=lambda i: means[i])
+    keep = []
+    for i in alive:
+        if i == 0 or i == top:
+            keep.append(i)
+            continue
+        diffs = [r[top] - r[i] for r in rows]
+        mean = sum(diffs) / n
+        var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+        if mean <= z * (var / n) ** 0.5:
+            keep.append(i)
+    return keep
 
 
 def pick_best(rows: list[list[float]], z: float = 1.0) -> int:
