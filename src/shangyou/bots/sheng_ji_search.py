@@ -11,12 +11,18 @@ fraction of the swap threshold 2u (u = 20 per pack). The heuristic's own choice 
 candidate and is kept unless another candidate beats it, paired world by world, by more than
 one standard error (:func:`pick_best`).
 
-* Budget: ``iterations`` playouts (one candidate in one world each; default 200) and/or
-  ``seconds`` of thinking; whichever ends first stops the search (at least one world is tried).
+* Budget: ``iterations`` playouts (one candidate in one world each) and/or ``seconds`` of
+  thinking (wall clock); whichever ends first stops the search (at least one world is tried).
+  By default (``search`` with no budget): ``DEFAULT_WORK`` simulated card plays (a playout
+  costs about as many plays as cards are left in the hands, a world ``WORLD_COST`` more), at
+  most ``MAX_WORLDS`` worlds and never past ``DEFAULT_CAP_SECONDS`` of CPU time.
+* Racing: after 8, 16, 32, ... worlds, a candidate whose mean falls more than two standard
+  errors (paired) below the best one's gets no more worlds (:func:`race`); the heuristic's move
+  always stays, so the final comparison has all the worlds.
 * Candidates: all legal plays when they are few; otherwise one representative per kind of play
   (for a lead: suit, size and height band; for a follow: wins the trick or not, points given,
-  trumps spent, pairs broken), plus the heuristic's move. A throw is a candidate when the
-  heuristic has a safe one.
+  trumps spent, pairs broken), plus the heuristic's move, at most ``MAX_CANDIDATES``. A throw is
+  a candidate when the heuristic has a safe one.
 * Bidding, burying, calling, finishing a throw and picking free cards one by one follow the
   heuristic bot (:mod:`shangyou.bots.sheng_ji_heuristic`).
 
@@ -26,7 +32,11 @@ pair before a single), else a low plain single; follow by feeding points to a pa
 play nobody still to play can beat, winning a trick with points as cheaply as possible (ruffing
 when void), or otherwise shedding the cheapest cards. Common plays are built straight from the
 hand and applied as card text (the game checks them); other follows choose among
-``legal_moves()``.
+``legal_moves()``. In fixed-team presets the playout leaves the game engine as soon as the
+trick on the table is led by a single or a pair (at once, or after the current trick): from
+then on the policy only leads singles and pairs, and :class:`Sim` plays them on bare hands with
+the same random numbers and the same end result as the engine (a test compares them), about
+three times faster. Zhao Pengyou (sides change as friends show) plays on the engine.
 """
 
 from __future__ import annotations
