@@ -1,7 +1,8 @@
 """The ``search`` level: determinized Monte Carlo search over worlds sampled from the view.
 
-``search`` uses the default budget; ``search:400`` runs 400 iterations per decision and
-``search:0.5s`` thinks for half a second. Climbing games: :mod:`shangyou.bots.climbing_search`;
+``search`` uses each game's default budget (climbing games: 200 iterations under a 1 s cap;
+Sheng ji: a budget of simulated card plays under a 0.9 s CPU cap); ``search:400`` runs 400
+iterations per decision and ``search:0.5s`` thinks for half a second. Climbing games: :mod:`shangyou.bots.climbing_search`;
 Sheng ji: :mod:`shangyou.bots.sheng_ji_search`.
 """
 
@@ -34,10 +35,11 @@ class SearchBot(Bot):
     name = "search"
     takes_budget = True
 
-    def __init__(self, seed: int | None = None, budget: str = DEFAULT_BUDGET):
+    def __init__(self, seed: int | None = None, budget: str | None = None):
         super().__init__(seed)
-        self.budget = str(budget)
-        self.iterations, self.seconds = parse_budget(budget)
+        self.default = budget is None
+        self.budget = DEFAULT_BUDGET if budget is None else str(budget)
+        self.iterations, self.seconds = parse_budget(self.budget)
 
     def choose(self, view: dict) -> str:
         moves = view["legal_moves"]
@@ -45,6 +47,8 @@ class SearchBot(Bot):
             return moves[0]
         if is_sheng_ji(view):
             from . import sheng_ji_search as impl
+            if self.default:
+                return impl.choose(view, self.rng)
         else:
             from . import climbing_search as impl
         return impl.choose(view, self.rng, iterations=self.iterations, seconds=self.seconds)

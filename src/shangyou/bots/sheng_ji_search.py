@@ -11,12 +11,18 @@ fraction of the swap threshold 2u (u = 20 per pack). The heuristic's own choice 
 candidate and is kept unless another candidate beats it, paired world by world, by more than
 one standard error (:func:`pick_best`).
 
-* Budget: ``iterations`` playouts (one candidate in one world each; default 200) and/or
-  ``seconds`` of thinking; whichever ends first stops the search (at least one world is tried).
+* Budget: ``iterations`` playouts (one candidate in one world each) and/or ``seconds`` of
+  thinking (wall clock); whichever ends first stops the search (at least one world is tried).
+  By default (``search`` with no budget): ``DEFAULT_WORK`` simulated card plays (a playout
+  costs about as many plays as cards are left in the hands, a world ``WORLD_COST`` more), at
+  most ``MAX_WORLDS`` worlds and never past ``DEFAULT_CAP_SECONDS`` of CPU time.
+* Racing: after 8, 16, 32, ... worlds, a candidate whose mean falls more than two standard
+  errors (paired) below the best one's gets no more worlds (:func:`race`); the heuristic's move
+  always stays, so the final comparison has all the worlds.
 * Candidates: all legal plays when they are few; otherwise one representative per kind of play
   (for a lead: suit, size and height band; for a follow: wins the trick or not, points given,
-  trumps spent, pairs broken), plus the heuristic's move. A throw is a candidate when the
-  heuristic has a safe one.
+  trumps spent, pairs broken), plus the heuristic's move, at most ``MAX_CANDIDATES``. A throw is
+  a candidate when the heuristic has a safe one.
 * Bidding, burying, calling, finishing a throw and picking free cards one by one follow the
   heuristic bot (:mod:`shangyou.bots.sheng_ji_heuristic`).
 
@@ -26,7 +32,11 @@ pair before a single), else a low plain single; follow by feeding points to a pa
 play nobody still to play can beat, winning a trick with points as cheaply as possible (ruffing
 when void), or otherwise shedding the cheapest cards. Common plays are built straight from the
 hand and applied as card text (the game checks them); other follows choose among
-``legal_moves()``.
+``legal_moves()``. In fixed-team presets the playout leaves the game engine as soon as the
+trick on the table is led by a single or a pair (at once, or after the current trick): from
+then on the policy only leads singles and pairs, and :class:`Sim` plays them on bare hands with
+the same random numbers and the same end result as the engine (a test compares them), about
+three times faster. Zhao Pengyou (sides change as friends show) plays on the engine.
 """
 
 from __future__ import annotations
@@ -36,13 +46,19 @@ import time
 from collections import Counter
 
 from ..cards import BJ_CODE, CARD_TEXT, parse
-from ..games.sheng_ji.order import TRUMP
-from ..games.sheng_ji.tricks import trick_winner
+from ..games.sheng_ji.order import TRUMP, decompose
+from ..games.sheng_ji.scoring import level_change
+from ..games.sheng_ji.tricks import kitty_multiplier, trick_winner
 from ..games.sheng_ji.worlds import WorldSampler
 from . import sheng_ji_heuristic as heur
 
-DEFAULT_ITERATIONS = 200
-MAX_CANDIDATES = 8
+DEFAULT_WORK = 40000              # the default budget: simulated card plays per decision
+WORLD_COST = 40                   # sampling a world costs about as much as 40 card plays
+MAX_WORLDS = 400                  # enough to tell the candidates apart (default budget)
+DEFAULT_CAP_SECONDS = 0.9         # ... and never more than this much CPU time
+RACE_FIRST = 8                    # worlds before candidates are first raced, then 16, 32, ...
+RACE_Z = 2.0
+MAX_CANDIDATES = 10
 _PTS = [({2: 5, 7: 10, 10: 10}.get(c >> 2, 0) if c < BJ_CODE else 0) for c in range(54)]
 
 
@@ -71,33 +87,67 @@ def _choose(view, rng, iterations, seconds, strict):
     base = heur.choose(view, rng, strict=strict)
     if view["phase"] != "play" or view.get("pending") or moves[0].startswith("pick "):
         return base
-    if iterations is None and seconds is None:
-        iterations = DEFAULT_ITERATIONS
     cands = candidates(view, moves, base)
     if len(cands) < 2:
         return base
     sampler = WorldSampler(view)
     seat = view["seat"]
+    # the budget: playouts, seconds, or by default simulated card plays (a playout costs
+    # about as many plays as cards are left in the hands) under a CPU-time cap
+    work = None
+    cpu_deadline = None
+    if iterations is None and seconds is None:
+        work = DEFAULT_WORK
+        cpu_deadline = time.process_time() + DEFAULT_CAP_SECONDS
     deadline = time.perf_counter() + seconds if seconds is not None else None
-    rows: list[list[float]] = []
-    done = 0
+    per_playout = sum(view["counts"]) + 4
+    rows: list[list[float | None]] = []
+    alive = list(range(len(cands)))
+    done = spent = 0
+    check = RACE_FIRST
     while True:
         parts = sampler.deal(rng)
         seed = rng.randrange(2**31)
-        row = []
-        for move, play in cands:
-            g = sampler.build(parts, random.Random(seed))
-            g.apply(play)
-            rollout(g, random.Random(seed + 1))
-            row.append(value(g, seat))
-            done += 1
+        row: list[float | None] = [None] * len(cands)
+        for i in alive:
+            row[i] = playout(sampler, parts, cands[i][1], seat, seed)
+        done += len(alive)
+        spent += WORLD_COST + len(alive) * per_playout
         rows.append(row)
-        if iterations is not None and done + len(cands) > iterations:
+        if len(rows) >= check and len(alive) > 2:
+            alive = race(rows, alive)
+            check *= 2
+        if iterations is not None and done + len(alive) > iterations:
+            break
+        if work is not None and (spent + WORLD_COST + len(alive) * per_playout > work
+                                 or len(rows) >= MAX_WORLDS):
             break
         if deadline is not None and time.perf_counter() >= deadline:
             break
-    best = pick_best(rows)
-    return cands[best][0]
+        if cpu_deadline is not None and time.process_time() >= cpu_deadline:
+            break
+    best = pick_best([[r[i] for i in alive] for r in rows])
+    return cands[alive[best]][0]
+
+
+def race(rows: list[list[float | None]], alive: list[int], z: float = RACE_Z) -> list[int]:
+    """The candidates still worth worlds: a candidate whose mean falls more than ``z``
+    standard errors (of the paired difference, over the worlds every live candidate played)
+    below the best candidate's is dropped; the heuristic's move (index 0) always stays."""
+    n = len(rows)
+    means = {i: sum(r[i] for r in rows) / n for i in alive}
+    top = max(alive, key=lambda i: means[i])
+    keep = []
+    for i in alive:
+        if i == 0 or i == top:
+            keep.append(i)
+            continue
+        diffs = [r[top] - r[i] for r in rows]
+        mean = sum(diffs) / n
+        var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+        if mean <= z * (var / n) ** 0.5:
+            keep.append(i)
+    return keep
 
 
 def pick_best(rows: list[list[float]], z: float = 1.0) -> int:
@@ -177,14 +227,18 @@ def candidates(view: dict, moves: list[str], base: str) -> list[tuple[str, str]]
 def value(g, seat: int) -> float:
     """The finished hand's worth to ``seat``'s side (see the module docstring)."""
     last = g.history[-1]
-    u = 20 * g.rules.decks
-    change = last["change"]
+    return worth(last["total"], last["change"], g.rules.decks, seat in last["declarers"])
+
+
+def worth(total: int, change: dict, decks: int, declarer: bool) -> float:
+    """A hand's worth to one side from the opponents' ``total`` and the level ``change``."""
+    u = 20 * decks
     if change["side"] == "declarers":
         d = change["levels"]
     else:
         d = -(1 + change["levels"])
-    d += (2 * u - last["total"]) / (2 * u)
-    return d if seat in last["declarers"] else -d
+    d += (2 * u - total) / (2 * u)
+    return d if declarer else -d
 
 
 # ------------------------------------------------------------------------------ rollouts
@@ -196,15 +250,178 @@ def rollout(g, rng: random.Random) -> None:
     ``legal_moves()``.
     """
     while not g.over:
-        play = _fast_play(g, rng) if g.phase == "play" and not g.pending else None
-        if play is not None:
-            g.apply(" ".join(CARD_TEXT[c] for c in play))
+        step(g, rng)
+
+
+def step(g, rng: random.Random) -> None:
+    """One move of the rollout policy on a game."""
+    play = _fast_play(g, rng) if g.phase == "play" and not g.pending else None
+    if play is not None:
+        g.apply(" ".join(CARD_TEXT[c] for c in play))
+        return
+    moves = g.legal_moves()
+    if len(moves) == 1:
+        g.apply(moves[0])
+        return
+    g.apply(_policy(g, moves, rng))
+
+
+def playout(sampler: WorldSampler, parts: list, play: str, seat: int, seed: int) -> float:
+    """One candidate's worth in one world: ``play`` applied, the hand played out by the rollout
+    policy (random numbers from ``seed``). Fixed-team presets run on :class:`Sim` (no game
+    engine) from the first trick boundary on, or at once when the current trick's lead is a
+    single or a pair; otherwise (and for Zhao Pengyou) the game engine plays it all."""
+    rng = random.Random(seed + 1)
+    sim = Sim.from_world(sampler, parts)
+    if sim is not None:
+        cards = tuple(sorted(parse(play))) if not play.startswith(("throw ", "play")) else ()
+        lead = sim.trick[0][1] if sim.trick else cards
+        if cards and len(set(lead)) == 1 and len(lead) <= 2:
+            if sim.play(cards):
+                return sim.worth(seat)
+            return sim.run(rng, seat)
+    g = sampler.build(parts, random.Random(seed))
+    g.apply(play)
+    if sim is None:
+        rollout(g, rng)
+        return value(g, seat)
+    while not g.over and (g.trick or g.pending):
+        step(g, rng)
+    if g.over:
+        return value(g, seat)
+    return Sim.from_game(g).run(rng, seat)
+
+
+class Sim:
+    """A bare play-phase state of a fixed-team preset for fast rollouts: the hands, the current
+    trick, whose turn it is and the opponents' points so far. Only plays of one single or one
+    pair are made on it (all the rollout policy leads), so a trick's winner is simple to find.
+    It answers what :func:`_fast_play` reads of a game (``n``, ``trump``, ``hands``, ``trick``,
+    ``to_act``, ``team_of``) and ends with the same total and level change as the engine."""
+
+    __slots__ = ("n", "trump", "hands", "trick", "to_act", "team", "opp_points", "kitty",
+                 "penalty", "decks", "mode", "last_lead", "last_winner")
+
+    def team_of(self, seat: int) -> str:
+        return self.team[seat]
+
+    @classmethod
+    def _new(cls, rules, trump, declarer) -> "Sim":
+        sim = cls()
+        sim.n = rules.players
+        sim.trump = trump
+        mine = [t for t in rules.teams if declarer in t][0]
+        sim.team = ["declarers" if s in mine else "opponents" for s in range(sim.n)]
+        sim.decks = rules.decks
+        sim.mode = rules.kitty_multiplier
+        sim.last_lead = sim.last_winner = None
+        return sim
+
+    @classmethod
+    def from_world(cls, sampler: WorldSampler, parts: list) -> "Sim | None":
+        """The world of ``parts`` (:meth:`WorldSampler.deal`), or None where Sim does not apply
+        (no fixed teams, not the play phase, a throw or pick in progress)."""
+        r = sampler.rules
+        if r.friends or not r.teams or sampler.phase != "play" or sampler.pending \
+                or sampler.declarer is None:
+            return None
+        sim = cls._new(r, sampler.trump, sampler.declarer)
+        hands = [[] for _ in range(sim.n)]
+        hands[sampler.seat] = list(sampler.hand)
+        kitty: list[int] = []
+        for (kind, s, _), cards in zip(sampler.slots, parts):
+            if kind == "hand":
+                hands[s] = list(cards)
+            elif kind == "kitty":
+                kitty = list(cards)
+        if not kitty and sampler.owner == sampler.seat:
+            kitty = list(sampler.known_buried)
+        sim.hands = hands
+        sim.kitty = kitty
+        sim.trick = [(s, tuple(sorted(cs))) for s, cs in sampler.trick]
+        sim.to_act = sampler.to_act
+        sim.penalty = sampler.view.get("penalty_points", 0)
+        team = sim.team
+        sim.opp_points = sum(_PTS[c] for tr in sampler.tricks if team[tr["winner"]] == "opponents"
+                             for _, cs in tr["plays"] for c in cs)
+        return sim
+
+    @classmethod
+    def from_game(cls, g) -> "Sim":
+        """A fixed-team game in its play phase at a trick boundary."""
+        sim = cls._new(g.rules, g.trump, g.declarer)
+        sim.hands = [list(h) for h in g.hands]
+        sim.kitty = list(g.kitty)
+        sim.trick = []
+        sim.to_act = g.to_act
+        sim.penalty = g.penalty_points
+        sim.opp_points = sum(_PTS[c] for s in range(sim.n) if sim.team[s] == "opponents"
+                             for c in g.won[s])
+        return sim
+
+    def play(self, cards: tuple) -> bool:
+        """The seat to act plays ``cards`` (sorted); True when that ended the hand."""
+        seat = self.to_act
+        hand = self.hands[seat]
+        for c in cards:
+            hand.remove(c)
+        trick = self.trick
+        trick.append((seat, cards))
+        n = self.n
+        if len(trick) < n:
+            self.to_act = (seat + 1) % n
+            return False
+        suit_of, pos, _ = _tables(self.trump)
+        lead = trick[0][1]
+        best = _simple_winner([cs for _, cs in trick], suit_of, pos)
+        winner = trick[best][0]
+        if self.team[winner] == "opponents":
+            self.opp_points += sum(_PTS[c] for _, cs in trick for c in cs)
+        self.trick = []
+        self.to_act = winner
+        if self.hands[winner]:
+            return False
+        self.last_lead, self.last_winner = lead, winner
+        return True
+
+    def run(self, rng: random.Random, seat: int) -> float:
+        """Play the hand to its end with the rollout policy; its worth to ``seat``'s side."""
+        while not self.play(tuple(sorted(_fast_play(self, rng)))):
+            pass
+        return self.worth(seat)
+
+    def total(self) -> int:
+        bonus = 0
+        kp = sum(_PTS[c] for c in self.kitty)
+        if kp and self.team[self.last_winner] == "opponents":
+            bonus = kp * kitty_multiplier(self.trump, decompose(self.trump, self.last_lead),
+                                          self.mode)
+        return self.opp_points + bonus + self.penalty
+
+    def worth(self, seat: int) -> float:
+        total = self.total()
+        return worth(total, level_change(total, self.decks), self.decks,
+                     self.team[seat] == "declarers")
+
+
+def _simple_winner(plays, suit_of, pos) -> int:
+    """:func:`trick_winner` for a lead of one single or one pair (sorted plays)."""
+    lead = plays[0]
+    suit = suit_of[lead[0]]
+    pair = len(lead) == 2
+    best, key = 0, (suit == TRUMP, pos[lead[0]])
+    for i in range(1, len(plays)):
+        cs = plays[i]
+        c = cs[0]
+        if pair and cs[1] != c:
             continue
-        moves = g.legal_moves()
-        if len(moves) == 1:
-            g.apply(moves[0])
+        sc = suit_of[c]
+        if sc != suit and sc != TRUMP:
             continue
-        g.apply(_policy(g, moves, rng))
+        k = (sc == TRUMP, pos[c])
+        if k > key:
+            best, key = i, k
+    return best
 
 
 def _fast_play(g, rng):
@@ -221,7 +438,7 @@ def _fast_play(g, rng):
         return None
     suit = suit_of[lead[0]]
     mine = [c for c in hand if suit_of[c] == suit]
-    w = trick_winner(t, plays)
+    w = _simple_winner(plays, suit_of, pos)
     b = plays[w][0]
     best_key = (suit_of[b] == TRUMP, pos[b]) if all(x == b for x in plays[w]) else (True, 99)
     last = len(plays) == g.n - 1

@@ -15,8 +15,11 @@ What the view constrains and the sampler respects:
 * the winning bid: its cards were shown, so the bidder still holds them unless it has played
   them since (or, as the player who took the kitty, buried them).
 
+* pairs: a seat that followed a lead asking for pairs with fewer pairs of the led suit than
+  asked holds no pair of that suit (met by dealing again, up to ``PAIR_TRIES`` times).
+
 Not used (a sampled world may contradict them; the view stays equal): a follower's missing
-pairs or tractors, and what a failed or successful throw reveals.
+tractors, and what a failed or successful throw reveals.
 
 ``world.view(seat) == view`` for the seat the world was sampled for (tests check this for
 every preset and phase).
@@ -29,11 +32,14 @@ from collections import Counter
 from functools import lru_cache
 
 from ...cards import parse
+from .follow import pairs_of, requirement
 from .game import BURY, DEAL, PLAY, ShengJiGame
 from .order import LEVEL_RANK, Trump, decompose
 from .presets import build
 
-__all__ = ["sample_world", "voids_of", "rules_of", "WorldSampler"]
+__all__ = ["sample_world", "voids_of", "no_pairs_of", "rules_of", "WorldSampler"]
+
+PAIR_TRIES = 20
 
 
 @lru_cache(maxsize=64)
@@ -62,6 +68,27 @@ def voids_of(trump: Trump, n: int, tricks: list, trick: list) -> list[set[int]]:
             if sum(1 for c in cards if trump.suit_of(c) == suit) < len(lead):
                 voids[seat].add(suit)
     return voids
+
+
+def no_pairs_of(trump: Trump, n: int, tricks: list, trick: list) -> list[set[int]]:
+    """Effective suits in which each seat has shown it holds no pair (parsed plays).
+
+    A lead asking for pairs (a pair, a tractor, a throw with pairs) must be followed with as
+    many pairs of the led suit as it holds, up to the number asked; a follower who gave fewer
+    held no more: it has no pair of that suit left (cards only leave a hand)."""
+    out: list[set[int]] = [set() for _ in range(n)]
+    for plays in list(tricks) + ([trick] if trick else []):
+        if not plays:
+            continue
+        lead = plays[0][1]
+        need, _ = requirement(decompose(trump, lead))
+        if not need:
+            continue
+        suit = trump.suit_of(lead[0])
+        for seat, cards in plays[1:]:
+            if pairs_of([c for c in cards if trump.suit_of(c) == suit]) < need:
+                out[seat].add(suit)
+    return out
 
 
 class WorldSampler:
@@ -182,6 +209,12 @@ class WorldSampler:
         for kind, s, _ in self.slots:
             self.forbidden.append(set(self.voids[s]) if kind == "hand" else set())
         self.constrained = any(self.forbidden)
+        # suits in which a seat has shown it holds no pair (checked by redealing)
+        self.no_pairs = no_pairs_of(t, n, [tr["plays"] for tr in self.tricks], self.trick) \
+            if t is not None and phase == PLAY else [set() for _ in range(n)]
+        self.pair_checks = [(i, suit) for i, (kind, s, _) in enumerate(self.slots)
+                            if kind == "hand" for suit in sorted(self.no_pairs[s])
+                            if suit not in self.voids[s]]
 
     def _guess_owner(self, view) -> int:
         # the theft round after a theft: the thief (the current bidder) owns the kitty;
@@ -190,7 +223,31 @@ class WorldSampler:
 
     # ---------------------------------------------------------------- dealing the hidden cards
     def deal(self, rng: random.Random) -> list[list[int]]:
-        """One assignment of the hidden cards to the slots (lists, in slot order)."""
+        """One assignment of the hidden cards to the slots (lists, in slot order).
+
+        Voids and the bid's cards are built in; the no-pair suits are met by dealing again
+        (up to ``PAIR_TRIES`` deals; then the last deal stands)."""
+        out = self._deal(rng)
+        if self.pair_checks:
+            for _ in range(PAIR_TRIES - 1):
+                if self.pairs_ok(out):
+                    break
+                out = self._deal(rng)
+        return out
+
+    def pairs_ok(self, parts: list[list[int]]) -> bool:
+        """Does a deal leave no pair where a seat has shown it holds none?"""
+        suit_of = self.suit_of
+        for i, suit in self.pair_checks:
+            seen = set()
+            for c in parts[i]:
+                if suit_of[c] == suit:
+                    if c in seen:
+                        return False
+                    seen.add(c)
+        return True
+
+    def _deal(self, rng: random.Random) -> list[list[int]]:
         sizes = [sz for _, _, sz in self.slots]
         out: list[list[int]] = [[] for _ in self.slots]
         pool = list(self.pool)

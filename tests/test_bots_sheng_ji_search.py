@@ -1,0 +1,132 @@
+"""The Sheng ji search bot's machinery: engine-free rollouts give the engine's results, the
+no-pair constraints of the world sampler, racing of candidates and the default budget."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+
+import pytest
+
+import shangyou
+from shangyou.bots import make_bot
+from shangyou.bots import sheng_ji_heuristic as heur
+from shangyou.bots import sheng_ji_search as search
+from shangyou.cards import parse
+from shangyou.games.sheng_ji.order import Trump
+from shangyou.games.sheng_ji.worlds import WorldSampler, no_pairs_of
+
+
+def _play_views(name, seed, players=4, **opts):
+    """(game, view) at every play-phase decision of a heuristic hand (no throw or pick open)."""
+    g = shangyou.new_game(name, players=players, seed=seed, **opts)
+    rng = random.Random(seed)
+    while not g.over:
+        v = g.view(g.to_act)
+        if v["phase"] == "play" and not v.get("pending") and len(v["legal_moves"]) > 1 \
+                and not v["legal_moves"][0].startswith("pick "):
+            yield g, v
+        g.apply(heur.choose(v, rng))
+
+
+@pytest.mark.parametrize("opts", [{}, {"throw_penalty": 10, "kitty_multiplier": "linear",
+                                       "red_five": True}], ids=["plain", "options"])
+def test_fast_playouts_end_like_the_engine(opts):
+    """playout() (Sim from the first single/pair trick on) == the engine playing the same
+    policy with the same random numbers, for every candidate in sampled worlds."""
+    compared = sims = 0
+    for seed in range(3):
+        for g, v in _play_views("sheng-ji", seed, **opts):
+            rng = random.Random(compared)
+            sampler = WorldSampler(v)
+            base = heur.choose(v, random.Random(0))
+            for _, play in search.candidates(v, v["legal_moves"], base)[:4]:
+                parts = sampler.deal(rng)
+                seed2 = rng.randrange(2**31)
+                w = sampler.build(parts, random.Random(seed2))
+                w.apply(play)
+                search.rollout(w, random.Random(seed2 + 1))
+                expected = search.value(w, v["seat"])
+                assert search.playout(sampler, parts, play, v["seat"], seed2) == \
+                    pytest.approx(expected, abs=1e-12), (seed, play)
+                compared += 1
+                sims += search.Sim.from_world(sampler, parts) is not None
+    assert compared > 300 and sims == compared
+
+
+def test_zhao_pengyou_has_no_sim_and_plays_on_the_engine():
+    for g, v in _play_views("sheng-ji/zhao-pengyou", 1, players=5):
+        sampler = WorldSampler(v)
+        parts = sampler.deal(random.Random(0))
+        assert search.Sim.from_world(sampler, parts) is None
+        x = search.playout(sampler, parts, v["legal_moves"][0], v["seat"], 5)
+        assert -10 < x < 10
+        break
+    else:
+        pytest.fail("no play decision")
+
+
+def test_no_pairs_are_read_from_follows_to_pair_leads():
+    t = Trump(0, 0)                            # level 2, trump suit index 0
+    lead = tuple(parse("9S 9S"))
+    if t.suit_of(lead[0]) != t.suit_of(parse("QS")[0]):
+        pytest.skip("spades are trumps here")
+    suit = t.suit_of(lead[0])
+    tricks = [[(0, lead), (1, tuple(parse("3S 4S"))), (2, tuple(parse("JS JS"))),
+               (3, tuple(parse("5S 4H")))]]
+    out = no_pairs_of(t, 4, tricks, [])
+    assert suit in out[1]                      # two spades, no pair: holds no spade pair
+    assert suit not in out[2]                  # gave a pair
+    assert suit in out[3]                      # short of spades (also void)
+    assert out[0] == set()
+    # a single lead asks for no pairs
+    assert no_pairs_of(t, 4, [[(0, lead[:1]), (1, tuple(parse("3S")))]], []) == [set()] * 4
+
+
+def test_real_hands_and_sampled_worlds_respect_the_no_pair_suits():
+    checked = 0
+    for seed in range(4):
+        for g, v in _play_views("sheng-ji", 40 + seed):
+            sampler = WorldSampler(v)
+            for s in range(4):
+                for suit in sampler.no_pairs[s]:
+                    held = Counter(c for c in g.hands[s] if g.trump.suit_of(c) == suit)
+                    assert max(held.values(), default=0) < 2, (seed, s, suit)
+            rng = random.Random(checked)
+            w = sampler.sample(rng)
+            assert w.view(v["seat"]) == v
+            if sampler.pair_checks:
+                parts = sampler.deal(rng)
+                assert sampler.pairs_ok(parts)
+                checked += 1
+    assert checked > 50
+
+
+def test_racing_drops_a_clearly_worse_candidate_but_keeps_the_heuristics():
+    rng = random.Random(3)
+    rows = [[1.0 + rng.random() * 0.1, 2.0 + rng.random() * 0.1, -1.0 + rng.random() * 0.1,
+             2.0 + rng.random() * 0.1] for _ in range(16)]
+    assert search.race(rows, [0, 1, 2, 3]) == [0, 1, 3]
+    # equal candidates differing by noise only: none dropped
+    common = [rng.gauss(0, 1) for _ in range(8)]
+    rows = [[c + rng.gauss(0, 0.3) for _ in range(4)] for c in common]
+    assert search.race(rows, [0, 1, 2, 3]) == [0, 1, 2, 3]
+    # already dropped candidates stay out
+    assert search.race(rows, [0, 2]) == [0, 2]
+
+
+def test_the_default_search_level_uses_the_sheng_ji_budget_under_its_cap():
+    bot = make_bot("search", seed=1)
+    assert bot.default and bot.iterations == 200           # climbing games: 200 iterations
+    assert not make_bot("search:50", seed=1).default
+    worst = 0.0
+    for i, (g, v) in enumerate(_play_views("sheng-ji", 8)):
+        if i % 6:
+            continue
+        t0 = time.process_time()
+        move = bot.choose(v)
+        worst = max(worst, time.process_time() - t0)
+        assert move in v["legal_moves"]
+    # 0.9 s CPU cap, checked between worlds (one world of 10 candidates: well under 0.3 s)
+    assert worst < search.DEFAULT_CAP_SECONDS + 0.3
