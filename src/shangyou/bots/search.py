@@ -34,10 +34,13 @@ class SearchBot(Bot):
     name = "search"
     takes_budget = True
 
-    def __init__(self, seed: int | None = None, budget: str = DEFAULT_BUDGET):
+    def __init__(self, seed: int | None = None, budget: str | None = None):
         super().__init__(seed)
-        self.budget = str(budget)
-        self.iterations, self.seconds = parse_budget(budget)
+        # no budget given: each game's search applies its own default (climbing: a playout
+        # count capped at one second; Sheng ji: 200 iterations)
+        self.default = budget is None
+        self.budget = DEFAULT_BUDGET if budget is None else str(budget)
+        self.iterations, self.seconds = parse_budget(self.budget)
 
     def choose(self, view: dict) -> str:
         moves = view["legal_moves"]
@@ -47,6 +50,8 @@ class SearchBot(Bot):
             from . import sheng_ji_search as impl
         else:
             from . import climbing_search as impl
+        if self.default:
+            return impl.choose(view, self.rng)
         return impl.choose(view, self.rng, iterations=self.iterations, seconds=self.seconds)
 
 
