@@ -28,14 +28,12 @@ from ..engine.moves import PASS
 from . import climbing_heuristic
 from .climbing_heuristic import rules_for_view
 
-DEFAULT_ITERATIONS = 200
-DEFAULT_CAP_SECONDS = 1.0
+DEFAULT_ITERATIONS = 600
+DEFAULT_CAP_SECONDS = 0.8
 MAX_CANDIDATES = 8
-MARGIN_SE = 1.5
+MARGIN_SE = 1.0
 PLACE_BONUS = 0.25
-WIN_BONUS = 0.0
-HALVING = 0.0
-KEEP = 2
+WIN_BONUS = 1.0
 
 
 def choose(view: dict, rng=None, iterations: int | None = None, seconds: float | None = None,
@@ -98,7 +96,7 @@ class Search:
     # ------------------------------------------------------------------- search
     def run(self, iterations: int | None, seconds: float | None) -> str:
         if iterations is None and seconds is None:
-            # the default level: 200 playouts, but never much more than a second
+            # the default level: 600 playouts, but never much more than a second
             iterations, seconds = DEFAULT_ITERATIONS, DEFAULT_CAP_SECONDS
         moves = self.view["legal_moves"]
         kind = moves[0].split()[0]
@@ -111,11 +109,8 @@ class Search:
         k = len(cands)
         scores: list[list[float]] = [[] for _ in range(k)]
         worlds = 0
-        start = time.perf_counter()
-        deadline = start + seconds if seconds is not None else None
+        deadline = time.perf_counter() + seconds if seconds is not None else None
         playouts = 0
-        active = list(range(k))
-        pruned = not HALVING or k <= KEEP + 1
         # every candidate is played out on the same deals (common random numbers: the
         # comparison between candidates is much less noisy than their values)
         while True:
@@ -123,20 +118,10 @@ class Search:
                 break
             if deadline is not None and worlds and time.perf_counter() >= deadline:
                 break
-            if not pruned and worlds >= 2:
-                done = playouts / iterations if iterations is not None else 0.0
-                if seconds is not None:
-                    done = max(done, (time.perf_counter() - start) / seconds)
-                if done >= HALVING:
-                    # a third of the budget spent: go on with the heuristic's move and the
-                    # best challengers only, so that they get many more deals each
-                    gains = sorted(range(1, k), key=lambda j: -self.gain(scores, j)[0])
-                    active = [0] + gains[:KEEP]
-                    pruned = True
             deal = self.sampler.deal(self.rng)
-            for i in active:
+            for i, m in enumerate(cands):
                 world = self.sampler.build(*deal)
-                world.apply(world.legal_moves()[index[cands[i]]])
+                world.apply(world.legal_moves()[index[m]])
                 scores[i].append(self.playout(world))
                 playouts += 1
             worlds += 1
@@ -144,8 +129,7 @@ class Search:
 
     @staticmethod
     def gain(scores: list[list[float]], j: int) -> tuple[float, float]:
-        """(mean, standard error) of candidate j's score less candidate 0's, on the deals
-        both were played on (the first ``len(scores[j])``)."""
+        """(mean, standard error) of candidate j's score less candidate 0's on the same deals."""
         xs = scores[j]
         n = len(xs)
         diffs = [a - b for a, b in zip(xs, scores[0])]
@@ -162,8 +146,6 @@ class Search:
         weaker policy than the heuristic, so only clear evidence overrules it."""
         best, best_mean = 0, 0.0
         for j in range(1, len(scores)):
-            if not scores[j]:
-                continue
             mean, se = cls.gain(scores, j)
             if mean > MARGIN_SE * se and mean > best_mean:
                 best, best_mean = j, mean
@@ -244,82 +226,3 @@ def fast_policy(g, rng, team_of):
         return moves[0]        # pass rather than spend wild cards or a bomb early
     return best
 
-
-def plan_policy(g, rng, team_of, pass_on_break=True, help_partner=False, cash=False):
-    """EXPERIMENT"""
-    moves = g.legal_moves()
-    if len(moves) == 1:
-        return moves[0]
-    fam = g.rules.family
-    precious = fam.precious
-    seat = g.to_act
-    hand = g.hands[seat]
-    hand_size = len(hand)
-    leading = moves[0].kind != PASS
-    counts = [len(h) for h in g.hands]
-    mine = team_of.get(seat, seat) if team_of else seat
-    close = min((k for s, k in enumerate(counts)
-                 if k and s != seat and (team_of.get(s, s) if team_of else s) != mine),
-                default=99)
-    if not leading:
-        last = g.last_seat
-        if team_of and last is not None and team_of.get(last) == team_of.get(seat):
-            return moves[0]
-    if leading and help_partner and team_of and close > 2:
-        if any(counts[s] == 1 and s != seat and team_of.get(s) == mine for s in range(len(counts))):
-            singles = [m for m in moves if m.kind != PASS and len(m.cards) == 1]
-            if singles:
-                return min(singles, key=lambda m: m.cards[0])
-    ranks = {}
-    for c in hand:
-        r = c >> 2
-        ranks[r] = ranks.get(r, 0) + 1
-    best = None
-    best_cost = None
-    for m in moves:
-        if m.kind == PASS:
-            continue
-        cards = m.cards
-        if len(cards) == hand_size:
-            return m
-        spent = 0
-        used = {}
-        for c in cards:
-            if precious(c):
-                spent += 1
-            else:
-                r = c >> 2
-                used[r] = used.get(r, 0) + 1
-        broken = 0
-        for r, k in used.items():
-            if ranks[r] > k:
-                broken += 1
-        tier = m.combo.tier
-        if leading:
-            cost = (len(cards) == close, spent, tier, cards[0], broken, -len(cards))
-        elif close <= 2:
-            cost = (0, 0, 0, -cards[-1], cards[0])
-        else:
-            cost = (spent, tier, broken, cards[-1], cards[0])
-        if best_cost is None or cost < best_cost:
-            best_cost, best = cost, m
-    if best is None:
-        return moves[0]
-    if not leading and close > 2 and hand_size - len(best.cards) > 3:
-        if best_cost[0] or best_cost[1] or (pass_on_break and best_cost[2]):
-            return moves[0]
-    return best
-
-
-def plan_policy_nb(g, rng, team_of):
-    return plan_policy(g, rng, team_of, False)
-
-
-def heur_policy(g, rng, team_of):
-    v = g.view(g.to_act)
-    m = climbing_heuristic.choose(v, rng)
-    return g.legal_moves()[v["legal_moves"].index(m)]
-
-
-def pp_help(g, rng, team_of):
-    return plan_policy(g, rng, team_of, False, True)
