@@ -245,6 +245,65 @@ def test_search_budget_in_seconds_is_kept():
     assert time.perf_counter() - t < 2.0
 
 
+@pytest.mark.parametrize("cfg", CLIMBING, ids=config_id)
+def test_playout_policy_plays_only_legal_moves_to_the_end(cfg):
+    name, n, opts = cfg
+    g = shangyou.new_game(name, players=n, seed=5, **opts)
+    sampler = WorldSampler(g.view(g.to_act))
+    world = sampler.sample(random.Random(1))
+    search = climbing_search.Search(g.view(g.to_act), random.Random(1))
+    steps = 0
+    while not world.over:
+        move = climbing_search.fast_policy(world, search.rng, search.team_of)
+        assert move in world.legal_moves()
+        world.apply(move)
+        steps += 1
+    assert steps > n and world.history[-1]["order"]
+
+
+def test_search_overrules_the_heuristic_only_on_clear_evidence():
+    base = [0.0] * 20
+    noisy = [3.0, -3.0] * 10                     # mean 0: no evidence
+    slightly = [0.2 if i % 2 else -0.1 for i in range(20)]   # small but steady gain
+    clear = [1.0] * 19 + [0.0]                     # better on almost every deal
+    assert climbing_search.Search.pick([base, noisy]) == 0
+    assert climbing_search.Search.pick([base, noisy, slightly]) == 2
+    assert climbing_search.Search.pick([base, noisy, slightly, clear]) == 3
+    assert climbing_search.Search.pick([base, [-1.0] * 20]) == 0
+
+
+def test_team_playouts_count_a_won_hand_above_its_points():
+    g = shangyou.new_game("zheng-shangyou/pagat-teams", players=4, seed=8)
+    v = g.view(g.to_act)
+    search = climbing_search.Search(v, random.Random(3))
+    mine = search.team_of[v["seat"]]
+    seen = set()
+    for _ in range(12):
+        world = search.sampler.sample(search.rng)
+        u = search.playout(world)
+        tp = world.history[-1]["team_points"]
+        diff = tp[mine] - tp[1 - mine]
+        assert diff != 0
+        seen.add(diff > 0)
+        # the team's points difference, one point more for a won hand, and the place bonus
+        assert abs(u - diff - (climbing_search.WIN_BONUS if diff > 0 else
+                               -climbing_search.WIN_BONUS)) <= climbing_search.PLACE_BONUS
+    assert seen == {True, False}
+
+
+def test_search_level_without_a_budget_uses_the_climbing_default():
+    import time
+    from shangyou.bots.search import SearchBot
+    assert make_bot("search").default and not make_bot("search:400").default
+    assert make_bot("search").iterations == 200           # the level's name for Sheng ji
+    g = shangyou.new_game("zheng-shangyou/pagat", players=4, seed=6)
+    v = g.view(g.to_act)
+    t = time.perf_counter()
+    move = SearchBot(seed=1).choose(v)
+    assert move in v["legal_moves"]
+    assert time.perf_counter() - t < climbing_search.DEFAULT_CAP_SECONDS + 1.0
+
+
 # ---------------------------------------------------------------------- strength
 def _one_against_field(name, players, bot, field, deals, **opts):
     """Mean score of ``bot``'s seat per hand, the bot rotated through every seat of each

@@ -28,11 +28,12 @@ from ..engine.moves import PASS
 from . import climbing_heuristic
 from .climbing_heuristic import rules_for_view
 
-DEFAULT_ITERATIONS = 200
-DEFAULT_CAP_SECONDS = 1.0
+DEFAULT_ITERATIONS = 600
+DEFAULT_CAP_SECONDS = 0.8
 MAX_CANDIDATES = 8
-MARGIN_SE = 1.5
+MARGIN_SE = 1.0
 PLACE_BONUS = 0.25
+WIN_BONUS = 1.0
 
 
 def choose(view: dict, rng=None, iterations: int | None = None, seconds: float | None = None,
@@ -95,7 +96,7 @@ class Search:
     # ------------------------------------------------------------------- search
     def run(self, iterations: int | None, seconds: float | None) -> str:
         if iterations is None and seconds is None:
-            # the default level: 200 playouts, but never much more than a second
+            # the default level: 600 playouts, but never much more than a second
             iterations, seconds = DEFAULT_ITERATIONS, DEFAULT_CAP_SECONDS
         moves = self.view["legal_moves"]
         kind = moves[0].split()[0]
@@ -127,21 +128,25 @@ class Search:
         return cands[self.pick(scores)]
 
     @staticmethod
-    def pick(scores: list[list[float]]) -> int:
+    def gain(scores: list[list[float]], j: int) -> tuple[float, float]:
+        """(mean, standard error) of candidate j's score less candidate 0's on the same deals."""
+        xs = scores[j]
+        n = len(xs)
+        diffs = [a - b for a, b in zip(xs, scores[0])]
+        mean = sum(diffs) / n
+        if n > 1:
+            var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+            return mean, (var / n) ** 0.5
+        return mean, float("inf")
+
+    @classmethod
+    def pick(cls, scores: list[list[float]]) -> int:
         """Candidate 0 (the heuristic's move) unless another does better on the same deals by
         more than ``MARGIN_SE`` standard errors of the paired difference: the playouts use a
         weaker policy than the heuristic, so only clear evidence overrules it."""
-        base = scores[0]
-        n = len(base)
         best, best_mean = 0, 0.0
         for j in range(1, len(scores)):
-            diffs = [a - b for a, b in zip(scores[j], base)]
-            mean = sum(diffs) / n
-            if n > 1:
-                var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-                se = (var / n) ** 0.5
-            else:
-                se = float("inf")
+            mean, se = cls.gain(scores, j)
             if mean > MARGIN_SE * se and mean > best_mean:
                 best, best_mean = j, mean
         return best
@@ -154,7 +159,10 @@ class Search:
         if self.teams:
             tp = summary["team_points"]
             mine = self.team_of[self.seat]
-            return tp[mine] - sum(tp[j] for j in range(len(tp)) if j != mine) + bonus
+            diff = tp[mine] - sum(tp[j] for j in range(len(tp)) if j != mine)
+            if diff:
+                bonus += WIN_BONUS if diff > 0 else -WIN_BONUS
+            return diff + bonus
         return summary["points"][self.seat] + bonus
 
     def playout(self, g) -> float:
@@ -217,3 +225,4 @@ def fast_policy(g, rng, team_of):
             hand_size - len(best.cards) > 3:
         return moves[0]        # pass rather than spend wild cards or a bomb early
     return best
+

@@ -37,6 +37,8 @@ class SearchBot(Bot):
 
     def __init__(self, seed: int | None = None, budget: str | None = None):
         super().__init__(seed)
+        # no budget given: each game's search applies its own default (climbing: a playout
+        # count capped below one second; Sheng ji: a count of simulated card plays under a CPU cap)
         self.default = budget is None
         self.budget = DEFAULT_BUDGET if budget is None else str(budget)
         self.iterations, self.seconds = parse_budget(self.budget)
@@ -47,10 +49,10 @@ class SearchBot(Bot):
             return moves[0]
         if is_sheng_ji(view):
             from . import sheng_ji_search as impl
-            if self.default:
-                return impl.choose(view, self.rng)
         else:
             from . import climbing_search as impl
+        if self.default:
+            return impl.choose(view, self.rng)
         return impl.choose(view, self.rng, iterations=self.iterations, seconds=self.seconds)
 
 
