@@ -141,23 +141,7 @@ class TextPager:
 
 
 _EXTRA = N_CARDS + len(KINDS)             # index of a candidate row's "extra" entry
-_ROWS: dict = {}                           # (kind, cards) -> candidate row, extra 0
-
-
-def _row(kind: str, cards: tuple) -> bytes:
-    row = _ROWS.get((kind, cards))
-    if row is None:
-        r = bytearray(CAND_WIDTH)
-        for c in cards:
-            r[c] += 1
-        r[N_CARDS + KIND_INDEX[kind]] = 1
-        row = bytes(r)
-        if len(_ROWS) < 200_000:
-            _ROWS[(kind, cards)] = row
-    return row
-
-
-_MORE_ROW = _row("more", ())
+_KIND_AT = {k: N_CARDS + i for k, i in KIND_INDEX.items()}   # a kind's entry in a row
 
 
 def _fast_key(m) -> tuple:
@@ -181,6 +165,11 @@ def sort_moves(moves: list, by_text: bool = False) -> list:
     if by_text:
         moves.sort(key=lambda m: move_key(str(m)))
         return moves
+    n = len(moves)
+    if n < 2:
+        return moves
+    if n == 2 and moves[0].kind == "pass":
+        return moves                        # a pass and one play: already in order
     moves.sort(key=_fast_key)
     prev = None
     start = 0
@@ -281,26 +270,27 @@ class Pager:
 
     def fill_rows(self, obs: bytearray, base: int) -> None:
         """Write the candidate rows of the current page at ``base`` (the fast path of
-        :meth:`Encoder.fill_candidates`, for climbing moves)."""
-        rows = []
+        :meth:`Encoder.fill_candidates`, for climbing moves), straight into ``obs`` (zeros)."""
+        kind_at = _KIND_AT
+        row = base
         prev = None
         ordinal = 0
         for m in self.page_moves():
-            kind, cards = m.kind, m.cards
-            row = _ROWS.get((kind, cards)) or _row(kind, cards)
+            kind = m.kind
+            cards = m.cards
+            for c in cards:
+                obs[row + c] += 1
+            obs[row + kind_at[kind]] = 1
             if kind == "play":               # several readings of the same cards: 0, 1, 2 ...
                 if cards == prev:
                     ordinal += 1
-                    row = row[:_EXTRA] + bytes((ordinal,)) + row[_EXTRA + 1:]
+                    obs[row + _EXTRA] = ordinal
                 else:
                     ordinal = 0
                     prev = cards
-            rows.append(row)
+            row += CAND_WIDTH
         if self.pages > 1:
-            rows += [bytes(CAND_WIDTH)] * (self.k - 1 - len(rows)) + [_MORE_ROW]
-        data = b"".join(rows)
-        obs[base:base + len(data)] = data
-
+            obs[base + (self.k - 1) * CAND_WIDTH + kind_at["more"]] = 1
 
 
 class Rows:
