@@ -478,8 +478,13 @@ class ClimbingEncoder(Encoder):
          o_partners, o_phase, o_page, o_cand) = self._at
         obs = bytearray(o_cand)
         rel = self.rel_table[seat]
-        for c in hand:
-            obs[o_hand + c] += 1
+        hb = self._hand_bytes[seat]         # a seat that passed since it last acted: same hand
+        if hb[0] != hand:
+            b = bytearray(N_CARDS)
+            for c in hand:
+                b[c] += 1
+            hb = self._hand_bytes[seat] = (hand, bytes(b))
+        obs[o_hand:o_hand + N_CARDS] = hb[1]
         obs[o_played:o_played + N_CARDS] = played
         if last is not None:
             for c in last:
@@ -524,6 +529,8 @@ class ClimbingEncoder(Encoder):
     def reset(self) -> None:
         # per seat: (hand number, tricks already counted, counts of those tricks' cards)
         self._played: dict[int, tuple] = {}
+        # per seat: (the hand last written, its card counts), for :meth:`write`
+        self._hand_bytes: list[tuple] = [(None, b"")] * self.n
 
     def fill(self, obs, view):
         seat = view["seat"]

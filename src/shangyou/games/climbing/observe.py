@@ -44,17 +44,26 @@ class CompactView:
                     break
                 passed.append(s)
         tricks = self.tricks
-        cache = self.__dict__.get("_played_counts_cache")
-        if cache is not None and cache[0] is tricks and cache[1] == len(tricks):
-            played = cache[2]
+        # the cards played, current trick included, change only with a play: kept for the
+        # passes that follow (same list of tricks, as many finished tricks, same play to beat;
+        # a trick never holds the same play object twice, since each play beats the last)
+        now = self.__dict__.get("_played_now")
+        if now is not None and now[0] is tricks and now[1] == len(tricks) and now[2] is last:
+            played = now[3]
         else:
-            played = self._played_counts()
-        if trick:
-            played = bytearray(played)
-            for _, c in trick:
-                if c is not None:
-                    for card in c.cards:
-                        played[card] += 1
+            cache = self.__dict__.get("_played_counts_cache")
+            if cache is not None and cache[0] is tricks and cache[1] == len(tricks):
+                played = cache[2]
+            else:
+                played = self._played_counts()
+            if trick:
+                played = bytearray(played)
+                for _, c in trick:
+                    if c is not None:
+                        for card in c.cards:
+                            played[card] += 1
+                played = bytes(played)
+            self._played_now = (tricks, len(tricks), last, played)
         rules = self.rules
         ex = self.exchange
         won, table = None, 0
