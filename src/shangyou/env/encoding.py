@@ -142,6 +142,7 @@ class TextPager:
 
 _EXTRA = N_CARDS + len(KINDS)             # index of a candidate row's "extra" entry
 _KIND_AT = {k: N_CARDS + i for k, i in KIND_INDEX.items()}   # a kind's entry in a row
+_NO_CARDS = bytes(N_CARDS)
 
 
 def _fast_key(m) -> tuple:
@@ -439,6 +440,21 @@ class ClimbingEncoder(Encoder):
                     o["page"], o["candidates"])
         self._phase_at = {p: o["phase"] + i for i, p in enumerate(self.phases)}
         self._partners: dict = {}
+        # pieces of the head for :meth:`write`: n zeros, one-hot rows of n, and everything
+        # from ``won_points`` to ``exchange_role`` per phase when there are no points and no
+        # exchange (zeros, then ``leading``, the phase one-hot, zeros)
+        n = self.n
+        self._zero_n = bytes(n)
+        self._one_hot = [bytes(1 if j == i else 0 for j in range(n)) for i in range(n)]
+        ph = len(self.phases)
+
+        def tail(leading: int, i: int) -> bytes:
+            return (bytes(n + 1) + bytes((leading,)) + bytes(1 if j == i else 0 for j in range(ph))
+                    + bytes(len(self.steps) + 2))
+        self._tail_leading = {p: tail(1, i) for i, p in enumerate(self.phases)}
+        self._tail_following = {p: tail(0, i) for i, p in enumerate(self.phases)}
+        assert [name for name, _ in self.parts()][-6:] == [
+            "won_points", "table_points", "leading", "phase", "exchange_step", "exchange_role"]
         assert self.slices["candidates"].stop == self.size     # the head comes first
 
     def _partners_of(self, teams: tuple, seat: int) -> bytes:
@@ -470,10 +486,80 @@ class ClimbingEncoder(Encoder):
 
     def write(self, buf, at, game, seat, pager):
         """The fast path: from ``game.compact_view(seat)`` and the pager's ``Move`` objects;
-        the same bytes as :meth:`encode` (tested). The slices before the candidates are
-        filled in a small bytearray and copied once."""
+        the same bytes as :meth:`encode` (tested). The slices before the candidates (the
+        head) are joined from whole pieces, most of them made once per seat or per table
+        size, and copied once; Zheng Fen's points and the exchange between hands take
+        :meth:`_write_general`."""
+        cv = game.compact_view(seat)
         (_, phase, hand, counts, played, last, last_seat, passed, finished, teams, won, table,
-         ex) = game.compact_view(seat)
+         ex) = cv
+        if won is not None or ex is not None:
+            self._write_general(buf, at, cv, seat, pager)
+            return
+        hb = self._hand_bytes[seat]         # a seat that passed since it last acted: same hand
+        if hb[0] != hand:
+            b = bytearray(N_CARDS)
+            for c in hand:
+                b[c] += 1
+            hb = self._hand_bytes[seat] = (hand, bytes(b))
+        zero = self._zero_n
+        if last is None:
+            last_b = _NO_CARDS
+            last_seat_b = passed_b = zero
+            tail = self._tail_leading[phase]
+        else:
+            lc = self._last_bytes           # the play to beat is the same through passes
+            if lc[0] is last:
+                last_b = lc[1]
+            else:
+                b = bytearray(N_CARDS)
+                for c in last:
+                    b[c] += 1
+                last_b = bytes(b)
+                self._last_bytes = (last, last_b)
+            rel = self.rel_table[seat]
+            last_seat_b = self._one_hot[rel[last_seat]]
+            if passed:
+                b = bytearray(self.n)
+                for i in passed:
+                    b[rel[i]] = 1
+                passed_b = bytes(b)
+            else:
+                passed_b = zero
+            tail = self._tail_following[phase]
+        if finished:
+            rel = self.rel_table[seat]
+            b = bytearray(self.n)
+            place = 0
+            for i in finished:
+                place += 1
+                b[rel[i]] = place
+            finished_b = bytes(b)
+        else:
+            finished_b = zero
+        cb = bytes(counts)                  # at most 108 cards a hand: no clipping needed
+        if teams:
+            part = self._partners.get((teams, seat)) or self._partners_of(teams, seat)
+        else:
+            part = self._one_hot[0]
+        if pager is None:
+            page = b"\0\0"
+        elif pager.pages == 1:
+            page = b"\0\1"
+        else:
+            p, q = pager.page, pager.pages
+            page = bytes((p if p < 127 else 127, q if q < 127 else 127))
+        head = b"".join((hb[1], played, last_b, _NO_CARDS, cb[seat:], cb[:seat], finished_b,
+                         passed_b, last_seat_b, part, tail, page))
+        o_cand = self._at[-1]
+        buf[at:at + o_cand] = head
+        if pager is not None:
+            pager.fill_rows(buf, at + o_cand)
+
+    def _write_general(self, buf, at, cv, seat, pager):
+        """:meth:`write` for any position (used with points or an exchange)."""
+        (_, phase, hand, counts, played, last, last_seat, passed, finished, teams, won, table,
+         ex) = cv
         (o_hand, o_played, o_last, o_last_seat, o_leading, o_counts, o_finished, o_passed,
          o_partners, o_phase, o_page, o_cand) = self._at
         obs = bytearray(o_cand)
@@ -529,8 +615,10 @@ class ClimbingEncoder(Encoder):
     def reset(self) -> None:
         # per seat: (hand number, tricks already counted, counts of those tricks' cards)
         self._played: dict[int, tuple] = {}
-        # per seat: (the hand last written, its card counts), for :meth:`write`
+        # per seat: (the hand last written, its card counts), for :meth:`write`; and the
+        # cards of the last play to beat written, with their counts
         self._hand_bytes: list[tuple] = [(None, b"")] * self.n
+        self._last_bytes: tuple = (None, b"")
 
     def fill(self, obs, view):
         seat = view["seat"]
