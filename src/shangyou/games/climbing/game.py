@@ -90,9 +90,10 @@ class ClimbingGame(CompactView, GameBase):
 
     def apply(self, move: Move | str, seat: int | None = None) -> None:
         """Make a move for the seat to act (``seat``, if given, must be that seat)."""
+        tok = self._token                 # not None exactly when moves are listed
         if (seat is None or seat == self.to_act) and (
-                (self._legal is not None and getattr(move, "token", None) is self._token)
-                or (move is PASS_MOVE and self.phase == PHASE_PLAY and self.last is not None)):
+                (tok is not None and getattr(move, "token", None) is tok)
+                or (move is PASS_MOVE and self.last is not None and self.phase == PHASE_PLAY)):
             # one of the moves just listed for this state, or a pass when there is a play to
             # beat: known legal (and the game is not over)
             seat = self.to_act
@@ -313,6 +314,8 @@ class ClimbingGame(CompactView, GameBase):
     def _next_with_cards(self, seat: int, include_self: bool = False) -> int:
         n = self.n
         s = seat if include_self else (seat + 1) % n
+        if self.hands[s]:
+            return s
         for _ in range(n):
             if self.hands[s]:
                 return s
@@ -421,8 +424,9 @@ class ClimbingGame(CompactView, GameBase):
         if mv.kind == PASS:
             self.trick.append((seat, None))
             self.passes += 1
-            hands = self.hands     # seats holding cards, other than the last player's
-            others = sum(map(bool, hands)) - bool(hands[self.last_seat])
+            # seats holding cards, other than the last player's (a seat out of cards is in
+            # ``order``, and only those)
+            others = self.n - len(self.order) - (1 if self.hands[self.last_seat] else 0)
             if self.passes >= others:
                 self._end_trick()
             else:
