@@ -471,8 +471,8 @@ class ClimbingGame(CompactView, GameBase):
         self.last = None
         self.passes = 0
         self.last_seat = None
-        holding = [s for s in range(self.n) if self.hands[s]]
-        if len(holding) <= 1:         # only reached when the rules finish the trick
+        if self.n - len(self.order) <= 1:   # only reached when the rules finish the trick
+            holding = [s for s in range(self.n) if self.hands[s]]
             self.order.extend(s for s in holding if s not in self.order)
             self._end_hand()
             return
