@@ -86,6 +86,7 @@ def move_key(text: str, reading_rank=None) -> tuple:
 _MASKS: dict = {}
 _MASK_BYTES: dict = {}
 _MASK_ARRAYS: dict = {}
+_MASK_ONE_PAGE: dict = {}                 # k -> the mask array per count of moves
 
 
 class TextPager:
@@ -199,8 +200,12 @@ class Pager:
         self.k = k
         self.page = 0
         n = len(moves)
-        self.per_page = k if n <= k else k - 1
-        self.pages = max(1, -(-n // self.per_page))
+        if n <= k:
+            self.per_page = k
+            self.pages = 1
+        else:
+            self.per_page = k - 1
+            self.pages = -(-n // (k - 1))
 
     @property
     def texts(self) -> list[str]:
@@ -232,7 +237,15 @@ class Pager:
 
     def mask(self) -> np.ndarray:
         """The int8 mask of the current page (a new array)."""
-        n = len(self.moves) if self.pages == 1 else len(self.page_moves())
+        if self.pages == 1:                  # the usual case: one array per (k, count)
+            one = _MASK_ONE_PAGE.get(self.k)
+            if one is None:
+                one = _MASK_ONE_PAGE[self.k] = [None] * (self.k + 1)
+            a = one[len(self.moves)]
+            if a is None:
+                a = one[len(self.moves)] = np.frombuffer(self.mask_bytes(), dtype=np.int8)
+            return a.copy()
+        n = len(self.page_moves())
         a = _MASK_ARRAYS.get((self.k, n, self.pages > 1))
         if a is None:
             a = _MASK_ARRAYS[(self.k, n, self.pages > 1)] = np.frombuffer(self.mask_bytes(),
