@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .aec import DEFAULT_CANDIDATES, ShangyouAEC, rewards_of
+from .encoding import CAND_WIDTH
 
 
 class BatchSim:
@@ -40,7 +41,11 @@ class BatchSim:
         self._obs = np.frombuffer(self._obs_buf, np.int8).reshape(-1, self.obs_size)
         if not observe:                  # zeros, shaped like the observations
             self._obs = np.broadcast_to(self._obs, (n_games, self.obs_size))
-        self._zeros = bytes(self.obs_size)
+        self._zeros = memoryview(bytes(self.obs_size))
+        # every write fills the head (the slices before the candidates) whole; the candidate
+        # rows are added to zeros, so only the rows a row's last write used are cleared
+        self._cand_at = first.encoder.slices["candidates"].start
+        self._used = [self.obs_size - self._cand_at] * n_games
         self._mask_buf = bytearray(n_games * max_candidates)
         self._mask = np.frombuffer(self._mask_buf, np.int8).reshape(n_games, max_candidates)
         self._seat = np.zeros(n_games, np.int64)
@@ -57,10 +62,11 @@ class BatchSim:
         self._seat[i] = seat
         pager = e.pager()
         if self.with_obs:
-            size = self.obs_size
-            at = i * size
-            self._obs_buf[at:at + size] = self._zeros
-            e.encoder.write(self._obs_buf, at, g, seat, pager)
+            at = i * self.obs_size + self._cand_at
+            used = self._used[i]
+            self._obs_buf[at:at + used] = self._zeros[:used]
+            e.encoder.write(self._obs_buf, i * self.obs_size, g, seat, pager)
+            self._used[i] = CAND_WIDTH * (len(pager.moves) if pager.pages == 1 else pager.k)
         k = self.max_candidates
         self._mask_buf[i * k:(i + 1) * k] = pager.mask_bytes()
 
