@@ -59,6 +59,11 @@ DEFAULT_CAP_SECONDS = 0.9         # ... and never more than this much CPU time
 RACE_FIRST = 8                    # worlds before candidates are first raced, then 16, 32, ...
 RACE_Z = 2.0
 MAX_CANDIDATES = 10
+FOLLOW_V = 2                      # rollout follow version (0: session 3's)
+LEAD_V = 2                        # rollout lead version (0: session 3's)
+WIN_BONUS = 0.0                   # added for the side that wins the hand (keeps the deal or takes it)
+PICK_Z = 1.0                      # standard errors by which a move must beat the heuristic's
+DRAW = 2.0
 _PTS = [({2: 5, 7: 10, 10: 10}.get(c >> 2, 0) if c < BJ_CODE else 0) for c in range(54)]
 
 
@@ -126,7 +131,7 @@ def _choose(view, rng, iterations, seconds, strict):
             break
         if cpu_deadline is not None and time.process_time() >= cpu_deadline:
             break
-    best = pick_best([[r[i] for i in alive] for r in rows])
+    best = pick_best([[r[i] for i in alive] for r in rows], PICK_Z)
     return cands[alive[best]][0]
 
 
@@ -234,9 +239,9 @@ def worth(total: int, change: dict, decks: int, declarer: bool) -> float:
     """A hand's worth to one side from the opponents' ``total`` and the level ``change``."""
     u = 20 * decks
     if change["side"] == "declarers":
-        d = change["levels"]
+        d = change["levels"] + WIN_BONUS
     else:
-        d = -(1 + change["levels"])
+        d = -(1 + change["levels"]) - WIN_BONUS
     d += (2 * u - total) / (2 * u)
     return d if declarer else -d
 
@@ -445,7 +450,7 @@ def _fast_play(g, rng):
     mate_wins = _team(g, g.trick[w][0], seat) and (
         last or not _can_beat(g, seat, len(plays), suit, n, best_key, suit_of, pos))
     table = sum(_PTS[c] for cs in plays for c in cs)
-    want = table > 0 or last
+    want = table > 0 or last or FOLLOW_V >= 2
 
     def beats(c):
         return (suit_of[c] == suit or suit_of[c] == TRUMP) and \
@@ -460,9 +465,14 @@ def _fast_play(g, rng):
             if mate_wins:
                 return (max(opts, key=lambda c: (_PTS[c], -pos[c])),)
             if want:
-                for c in opts:
-                    if beats(c):
+                if FOLLOW_V:
+                    c = _take(g, seat, plays, suit, 1, opts, beats, last, table, suit_of, pos)
+                    if c is not None:
                         return (c,)
+                else:
+                    for c in opts:
+                        if beats(c):
+                            return (c,)
             return (opts[0],)
         cnt = Counter(mine)
         pairs = sorted((c for c, k in cnt.items() if k >= 2), key=cheap)
@@ -470,9 +480,14 @@ def _fast_play(g, rng):
             if mate_wins:
                 return (max(pairs, key=lambda c: (_PTS[c], -pos[c])),) * 2
             if want:
-                for c in pairs:
-                    if beats(c):
+                if FOLLOW_V:
+                    c = _take(g, seat, plays, suit, 2, pairs, beats, last, table, suit_of, pos)
+                    if c is not None:
                         return (c, c)
+                else:
+                    for c in pairs:
+                        if beats(c):
+                            return (c, c)
             return (pairs[0], pairs[0])
         opts = sorted(mine, key=cheap)
         if mate_wins:
@@ -483,7 +498,17 @@ def _fast_play(g, rng):
     rest = [c for c in hand if suit_of[c] != suit]
     if not need:
         return tuple(mine)
-    if not mine and suit != TRUMP and not mate_wins and table >= 5:
+    if FOLLOW_V and not mine and suit != TRUMP and not mate_wins and table >= 5:
+        trumps = [c for c in rest if is_trump[c]]
+        if n == 1:
+            opts = sorted(set(trumps), key=lambda c: pos[c])
+        else:
+            cnt = Counter(trumps)
+            opts = sorted((c for c, k in cnt.items() if k >= 2), key=lambda c: pos[c])
+        c = _take(g, seat, plays, suit, n, opts, beats, last, table, suit_of, pos, ruff=True)
+        if c is not None:
+            return (c,) * n
+    elif not mine and suit != TRUMP and not mate_wins and table >= 5:
         trumps = [c for c in rest if is_trump[c]]
         if n == 1:
             for c in sorted(set(trumps), key=lambda c: pos[c]):
@@ -526,7 +551,32 @@ def _can_beat(g, seat, played, suit, n, best_key, suit_of, pos) -> bool:
     return False
 
 
+def _take(g, seat, plays, suit, n, opts, beats, last, table, suit_of, pos, ruff=False):
+    """The card (of a single, or of a pair) with which to take the trick, or None: among the
+    units ``opts`` (cheapest first) that beat the trick, the cheapest no foe still to play
+    can beat (adding points when it is safe); failing that, when the trick is rich, the
+    cheapest beater (a plain card only: no trump is spent on a trick that will be lost)."""
+    win = [c for c in opts if beats(c)]
+    if not win:
+        return None
+    if last:
+        safe = win
+    else:
+        played = len(plays)
+        safe = [c for c in win if not _can_beat(g, seat, played, suit, n,
+                                                (suit_of[c] == TRUMP, pos[c]), suit_of, pos)]
+    if safe:
+        if ruff:
+            return safe[0]
+        return min(safe, key=lambda c: (suit_of[c] == TRUMP and suit != TRUMP, -_PTS[c], pos[c]))
+    if not ruff and table >= 10 and not (suit_of[win[0]] == TRUMP and suit != TRUMP):
+        return win[0]
+    return None
+
+
 def _fast_lead(g, hand, suit_of, pos, rng):
+    if LEAD_V:
+        return _fast_lead2(g, hand, suit_of, pos, rng)
     cnt = Counter(hand)
     seat = g.to_act
     # the highest single and pair position per suit among the other hands
@@ -564,6 +614,91 @@ def _fast_lead(g, hand, suit_of, pos, rng):
                 score, play = 35 - _PTS[c], (c,)
             else:
                 score, play = (10 + p, (c, c)) if k >= 2 else (-p - 2 * _PTS[c], (c,))
+        score += rng.random() * 3
+        if best is None or score > best[0]:
+            best = (score, play)
+    return best[1]
+
+
+def _fast_lead2(g, hand, suit_of, pos, rng):
+    """The rollout's lead, with the world's perfect information: boss pairs and singles (no
+    foe can beat them, none can ruff them) first, points with them; a low card of a suit the
+    partner can ruff and no foe can; boss trumps to draw the foes' trumps when the side holds
+    more; otherwise a low single (no points) from a short suit, away from the foes' ruffs."""
+    seat = g.to_act
+    n = g.n
+    cnt = Counter(hand)
+    # per effective suit among the foes: highest single, highest pair, cards held per seat
+    ftop1: dict[int, int] = {}
+    ftop2: dict[int, int] = {}
+    mtop1: dict[int, int] = {}
+    foe_len = []
+    mate_len = []
+    foe_tpair = []
+    for s in range(n):
+        if s == seat:
+            continue
+        lens = [0, 0, 0, 0, 0]
+        oc = Counter(g.hands[s])
+        foe = not _team(g, s, seat)
+        tpair = False
+        for c, k in oc.items():
+            su = suit_of[c]
+            lens[su] += k
+            if foe:
+                p = pos[c]
+                if p > ftop1.get(su, -1):
+                    ftop1[su] = p
+                if k >= 2:
+                    if p > ftop2.get(su, -1):
+                        ftop2[su] = p
+                    if su == TRUMP:
+                        tpair = True
+        if foe:
+            foe_len.append(lens)
+            foe_tpair.append(tpair)
+        else:
+            mate_len.append(lens)
+            for c in oc:
+                su, p = suit_of[c], pos[c]
+                if p > mtop1.get(su, -1):
+                    mtop1[su] = p
+    mine = [0, 0, 0, 0, 0]
+    for c, k in cnt.items():
+        mine[suit_of[c]] += k
+    foe_trumps = max(fl[TRUMP] for fl in foe_len)
+    side_trumps = mine[TRUMP] + sum(ml[TRUMP] for ml in mate_len)
+    best = None
+    for c, k in cnt.items():
+        suit = suit_of[c]
+        p = pos[c]
+        pts = _PTS[c]
+        if suit != TRUMP:
+            ruff1 = any(fl[suit] == 0 and fl[TRUMP] for fl in foe_len)
+            ruff2 = any(fl[suit] == 0 and tp for fl, tp in zip(foe_len, foe_tpair))
+            if k >= 2 and p >= ftop2.get(suit, -1) and not ruff2:
+                score, play = 70 + p + 2 * pts, (c, c)
+            elif p >= ftop1.get(suit, -1) and not ruff1:
+                score, play = 60 + p + pts, (c,)
+            elif not ruff1 and any(ml[suit] == 0 and ml[TRUMP] for ml in mate_len):
+                score, play = 45 + 2 * pts - p, (c,)
+            elif LEAD_V >= 2 and not ruff1 and mtop1.get(suit, -1) > ftop1.get(suit, -1):
+                score, play = 40 - p - 2 * pts, (c,)
+            elif k >= 2 and not ruff2:
+                score, play = 30 + p - 2 * pts, (c, c)
+            else:
+                score, play = 20 - p - 2 * pts - 1.5 * mine[suit], (c,)
+                if ruff1:
+                    score -= 15 + pts
+        else:
+            if k >= 2 and p >= ftop2.get(TRUMP, -1):
+                score, play = 45 + p, (c, c)
+            elif p >= ftop1.get(TRUMP, -1):
+                score, play = 35 - pts, (c,)
+                if DRAW and foe_trumps and side_trumps > DRAW * foe_trumps:
+                    score += 20
+            else:
+                score, play = (10 + p, (c, c)) if k >= 2 else (-p - 2 * pts, (c,))
         score += rng.random() * 3
         if best is None or score > best[0]:
             best = (score, play)
