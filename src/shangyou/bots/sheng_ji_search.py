@@ -6,8 +6,9 @@ hidden kitty), and for each world tries every candidate move, playing the hand o
 with a cheap rollout policy, the same world and the same rollout seed for every candidate
 (common random numbers: the comparison is fair even with few worlds). Each candidate's score is
 the hand's result for the searching seat's side: the level change (positive when its side
-rises, negative when the other side rises or takes the deal) plus the opponents' points as a
-fraction of the swap threshold 2u (u = 20 per pack). The heuristic's own choice is always a
+rises, negative when the other side rises or takes the deal), plus ``WIN_BONUS`` for the side
+that wins the hand (the declarers below 2u points, the opponents from 2u on), plus the
+opponents' points as a fraction of the swap threshold 2u (u = 20 per pack). The heuristic's own choice is always a
 candidate and is kept unless another candidate beats it, paired world by world, by more than
 one standard error (:func:`pick_best`).
 
@@ -27,10 +28,14 @@ one standard error (:func:`pick_best`).
   heuristic bot (:mod:`shangyou.bots.sheng_ji_heuristic`).
 
 The rollout policy plays inside a sampled world with that world's perfect information (building
-a view per rollout move would cost more than the move): lead a unit nobody else can beat (a
-pair before a single), else a low plain single; follow by feeding points to a partner whose
-play nobody still to play can beat, winning a trick with points as cheaply as possible (ruffing
-when void), or otherwise shedding the cheapest cards. Common plays are built straight from the
+a view per rollout move would cost more than the move). Leading: a plain pair or single no foe
+can beat or ruff (points with it), then a low card of a suit the partner can ruff and no foe
+can, or in which the partner holds a card above the foes'; boss trumps when the side holds
+more than twice the trumps of any foe; otherwise a low single from a short suit, away from the
+foes' ruffs. Following: feed points to a partner whose play nobody still to play can beat;
+otherwise take the trick with the cheapest card or pair no later foe can beat (adding points
+when that is safe; ruffing a trick with points when void, with the lowest trump no foe can
+overruff), try an unsafe plain card only for 10 points or more, or shed the cheapest cards. Common plays are built straight from the
 hand and applied as card text (the game checks them); other follows choose among
 ``legal_moves()``. In fixed-team presets the playout leaves the game engine as soon as the
 trick on the table is led by a single or a pair (at once, or after the current trick): from
@@ -52,18 +57,15 @@ from ..games.sheng_ji.tricks import kitty_multiplier, trick_winner
 from ..games.sheng_ji.worlds import WorldSampler
 from . import sheng_ji_heuristic as heur
 
-DEFAULT_WORK = 40000              # the default budget: simulated card plays per decision
+DEFAULT_WORK = 60000              # the default budget: simulated card plays per decision
 WORLD_COST = 40                   # sampling a world costs about as much as 40 card plays
 MAX_WORLDS = 400                  # enough to tell the candidates apart (default budget)
 DEFAULT_CAP_SECONDS = 0.9         # ... and never more than this much CPU time
 RACE_FIRST = 8                    # worlds before candidates are first raced, then 16, 32, ...
 RACE_Z = 2.0
 MAX_CANDIDATES = 10
-FOLLOW_V = 2                      # rollout follow version (0: session 3's)
-LEAD_V = 2                        # rollout lead version (0: session 3's)
-WIN_BONUS = 0.0                   # added for the side that wins the hand (keeps the deal or takes it)
+WIN_BONUS = 1.0                   # added for the side that wins the hand (keeps the deal or takes it)
 PICK_Z = 1.0                      # standard errors by which a move must beat the heuristic's
-DRAW = 2.0
 _PTS = [({2: 5, 7: 10, 10: 10}.get(c >> 2, 0) if c < BJ_CODE else 0) for c in range(54)]
 
 
@@ -450,7 +452,6 @@ def _fast_play(g, rng):
     mate_wins = _team(g, g.trick[w][0], seat) and (
         last or not _can_beat(g, seat, len(plays), suit, n, best_key, suit_of, pos))
     table = sum(_PTS[c] for cs in plays for c in cs)
-    want = table > 0 or last or FOLLOW_V >= 2
 
     def beats(c):
         return (suit_of[c] == suit or suit_of[c] == TRUMP) and \
@@ -464,30 +465,18 @@ def _fast_play(g, rng):
             opts = sorted(set(mine), key=cheap)
             if mate_wins:
                 return (max(opts, key=lambda c: (_PTS[c], -pos[c])),)
-            if want:
-                if FOLLOW_V:
-                    c = _take(g, seat, plays, suit, 1, opts, beats, last, table, suit_of, pos)
-                    if c is not None:
-                        return (c,)
-                else:
-                    for c in opts:
-                        if beats(c):
-                            return (c,)
+            c = _take(g, seat, plays, suit, 1, opts, beats, last, table, suit_of, pos)
+            if c is not None:
+                return (c,)
             return (opts[0],)
         cnt = Counter(mine)
         pairs = sorted((c for c, k in cnt.items() if k >= 2), key=cheap)
         if pairs:
             if mate_wins:
                 return (max(pairs, key=lambda c: (_PTS[c], -pos[c])),) * 2
-            if want:
-                if FOLLOW_V:
-                    c = _take(g, seat, plays, suit, 2, pairs, beats, last, table, suit_of, pos)
-                    if c is not None:
-                        return (c, c)
-                else:
-                    for c in pairs:
-                        if beats(c):
-                            return (c, c)
+            c = _take(g, seat, plays, suit, 2, pairs, beats, last, table, suit_of, pos)
+            if c is not None:
+                return (c, c)
             return (pairs[0], pairs[0])
         opts = sorted(mine, key=cheap)
         if mate_wins:
@@ -498,7 +487,7 @@ def _fast_play(g, rng):
     rest = [c for c in hand if suit_of[c] != suit]
     if not need:
         return tuple(mine)
-    if FOLLOW_V and not mine and suit != TRUMP and not mate_wins and table >= 5:
+    if not mine and suit != TRUMP and not mate_wins and table >= 5:
         trumps = [c for c in rest if is_trump[c]]
         if n == 1:
             opts = sorted(set(trumps), key=lambda c: pos[c])
@@ -508,17 +497,6 @@ def _fast_play(g, rng):
         c = _take(g, seat, plays, suit, n, opts, beats, last, table, suit_of, pos, ruff=True)
         if c is not None:
             return (c,) * n
-    elif not mine and suit != TRUMP and not mate_wins and table >= 5:
-        trumps = [c for c in rest if is_trump[c]]
-        if n == 1:
-            for c in sorted(set(trumps), key=lambda c: pos[c]):
-                if beats(c):
-                    return (c,)
-        else:
-            cnt = Counter(trumps)
-            for c in sorted((c for c, k in cnt.items() if k >= 2), key=lambda c: pos[c]):
-                if beats(c):
-                    return (c, c)
     if mate_wins:
         rest.sort(key=lambda c: (is_trump[c], -_PTS[c], pos[c]))
     else:
@@ -575,128 +553,87 @@ def _take(g, seat, plays, suit, n, opts, beats, last, table, suit_of, pos, ruff=
 
 
 def _fast_lead(g, hand, suit_of, pos, rng):
-    if LEAD_V:
-        return _fast_lead2(g, hand, suit_of, pos, rng)
-    cnt = Counter(hand)
-    seat = g.to_act
-    # the highest single and pair position per suit among the other hands
-    top1: dict[int, int] = {}
-    top2: dict[int, int] = {}
-    for s in range(g.n):
-        if s == seat:
-            continue
-        oc = Counter(g.hands[s])
-        for c, k in oc.items():
-            su, p = suit_of[c], pos[c]
-            if p > top1.get(su, -1):
-                top1[su] = p
-            if k >= 2 and p > top2.get(su, -1):
-                top2[su] = p
-    best = None
-    for c, k in cnt.items():
-        suit = suit_of[c]
-        p = pos[c]
-        boss1 = p >= top1.get(suit, -1)
-        boss2 = p >= top2.get(suit, -1)
-        if suit != TRUMP:
-            if k >= 2 and boss2:
-                score, play = 70 + p + 2 * _PTS[c], (c, c)
-            elif boss1:
-                score, play = 60 + p + _PTS[c], (c,)
-            elif k >= 2:
-                score, play = 30 + p, (c, c)
-            else:
-                score, play = 20 - p - 2 * _PTS[c], (c,)
-        else:
-            if k >= 2 and boss2:
-                score, play = 45 + p, (c, c)
-            elif boss1:
-                score, play = 35 - _PTS[c], (c,)
-            else:
-                score, play = (10 + p, (c, c)) if k >= 2 else (-p - 2 * _PTS[c], (c,))
-        score += rng.random() * 3
-        if best is None or score > best[0]:
-            best = (score, play)
-    return best[1]
-
-
-def _fast_lead2(g, hand, suit_of, pos, rng):
     """The rollout's lead, with the world's perfect information: boss pairs and singles (no
     foe can beat them, none can ruff them) first, points with them; a low card of a suit the
-    partner can ruff and no foe can; boss trumps to draw the foes' trumps when the side holds
-    more; otherwise a low single (no points) from a short suit, away from the foes' ruffs."""
+    partner can ruff and no foe can, or in which the partner holds a card above the foes';
+    boss trumps to draw the foes' trumps when the side holds more than twice as many;
+    otherwise a low single (no points) from a short suit, away from the foes' ruffs."""
     seat = g.to_act
     n = g.n
-    cnt = Counter(hand)
-    # per effective suit among the foes: highest single, highest pair, cards held per seat
-    ftop1: dict[int, int] = {}
-    ftop2: dict[int, int] = {}
-    mtop1: dict[int, int] = {}
-    foe_len = []
-    mate_len = []
-    foe_tpair = []
+    # per effective suit: the foes' highest single and pair, the partners' highest card
+    ftop1 = [-1] * 5
+    ftop2 = [-1] * 5
+    mtop1 = [-1] * 5
+    ruff1 = [False] * 5            # a foe void in the suit holds a trump
+    ruff2 = [False] * 5            # ... a trump pair
+    mruff = [False] * 5            # a partner void in the suit holds a trump
+    foe_trumps = side_trumps = 0
     for s in range(n):
         if s == seat:
             continue
         lens = [0, 0, 0, 0, 0]
-        oc = Counter(g.hands[s])
         foe = not _team(g, s, seat)
+        seen = set()
         tpair = False
-        for c, k in oc.items():
+        for c in g.hands[s]:
             su = suit_of[c]
-            lens[su] += k
+            lens[su] += 1
+            p = pos[c]
             if foe:
-                p = pos[c]
-                if p > ftop1.get(su, -1):
+                if p > ftop1[su]:
                     ftop1[su] = p
-                if k >= 2:
-                    if p > ftop2.get(su, -1):
+                if c in seen:
+                    if p > ftop2[su]:
                         ftop2[su] = p
                     if su == TRUMP:
                         tpair = True
+                else:
+                    seen.add(c)
+            elif p > mtop1[su]:
+                mtop1[su] = p
+        if lens[TRUMP]:
+            for su in range(4):
+                if not lens[su]:
+                    if foe:
+                        ruff1[su] = True
+                        ruff2[su] = ruff2[su] or tpair
+                    else:
+                        mruff[su] = True
         if foe:
-            foe_len.append(lens)
-            foe_tpair.append(tpair)
+            foe_trumps = max(foe_trumps, lens[TRUMP])
         else:
-            mate_len.append(lens)
-            for c in oc:
-                su, p = suit_of[c], pos[c]
-                if p > mtop1.get(su, -1):
-                    mtop1[su] = p
+            side_trumps += lens[TRUMP]
+    cnt = Counter(hand)
     mine = [0, 0, 0, 0, 0]
-    for c, k in cnt.items():
-        mine[suit_of[c]] += k
-    foe_trumps = max(fl[TRUMP] for fl in foe_len)
-    side_trumps = mine[TRUMP] + sum(ml[TRUMP] for ml in mate_len)
+    for c in hand:
+        mine[suit_of[c]] += 1
+    side_trumps += mine[TRUMP]
+    draw = foe_trumps and side_trumps > 2 * foe_trumps
     best = None
     for c, k in cnt.items():
         suit = suit_of[c]
         p = pos[c]
         pts = _PTS[c]
         if suit != TRUMP:
-            ruff1 = any(fl[suit] == 0 and fl[TRUMP] for fl in foe_len)
-            ruff2 = any(fl[suit] == 0 and tp for fl, tp in zip(foe_len, foe_tpair))
-            if k >= 2 and p >= ftop2.get(suit, -1) and not ruff2:
+            if k >= 2 and p >= ftop2[suit] and not ruff2[suit]:
                 score, play = 70 + p + 2 * pts, (c, c)
-            elif p >= ftop1.get(suit, -1) and not ruff1:
+            elif p >= ftop1[suit] and not ruff1[suit]:
                 score, play = 60 + p + pts, (c,)
-            elif not ruff1 and any(ml[suit] == 0 and ml[TRUMP] for ml in mate_len):
+            elif not ruff1[suit] and mruff[suit]:
                 score, play = 45 + 2 * pts - p, (c,)
-            elif LEAD_V >= 2 and not ruff1 and mtop1.get(suit, -1) > ftop1.get(suit, -1):
+            elif not ruff1[suit] and mtop1[suit] > ftop1[suit]:
                 score, play = 40 - p - 2 * pts, (c,)
-            elif k >= 2 and not ruff2:
+            elif k >= 2 and not ruff2[suit]:
                 score, play = 30 + p - 2 * pts, (c, c)
             else:
                 score, play = 20 - p - 2 * pts - 1.5 * mine[suit], (c,)
-                if ruff1:
+                if ruff1[suit]:
                     score -= 15 + pts
         else:
-            if k >= 2 and p >= ftop2.get(TRUMP, -1):
+            if k >= 2 and p >= ftop2[TRUMP]:
                 score, play = 45 + p, (c, c)
-            elif p >= ftop1.get(TRUMP, -1):
-                score, play = 35 - pts, (c,)
-                if DRAW and foe_trumps and side_trumps > DRAW * foe_trumps:
-                    score += 20
+            elif p >= ftop1[TRUMP]:
+                score, play = (55 if draw else 35) - pts, (c,)
             else:
                 score, play = (10 + p, (c, c)) if k >= 2 else (-p - 2 * pts, (c,))
         score += rng.random() * 3
