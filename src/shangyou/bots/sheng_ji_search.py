@@ -8,9 +8,9 @@ with a cheap rollout policy, the same world and the same rollout seed for every 
 the hand's result for the searching seat's side: the level change (positive when its side
 rises, negative when the other side rises or takes the deal), plus ``WIN_BONUS`` for the side
 that wins the hand (the declarers below 2u points, the opponents from 2u on), plus the
-opponents' points as a fraction of the swap threshold 2u (u = 20 per pack). The heuristic's own choice is always a
-candidate and is kept unless another candidate beats it, paired world by world, by more than
-one standard error (:func:`pick_best`).
+opponents' points as a fraction of the swap threshold 2u (u = 20 per pack). The heuristic's
+own choice is always a candidate and is kept unless another candidate beats it, paired world
+by world, by more than one standard error (:func:`pick_best`).
 
 * Budget: ``iterations`` playouts (one candidate in one world each) and/or ``seconds`` of
   thinking (wall clock); whichever ends first stops the search (at least one world is tried).
@@ -35,9 +35,9 @@ more than twice the trumps of any foe; otherwise a low single from a short suit,
 foes' ruffs. Following: feed points to a partner whose play nobody still to play can beat;
 otherwise take the trick with the cheapest card or pair no later foe can beat (adding points
 when that is safe; ruffing a trick with points when void, with the lowest trump no foe can
-overruff), try an unsafe plain card only for 10 points or more, or shed the cheapest cards. Common plays are built straight from the
-hand and applied as card text (the game checks them); other follows choose among
-``legal_moves()``. In fixed-team presets the playout leaves the game engine as soon as the
+overruff), try an unsafe plain card only for 10 points or more, or shed the cheapest cards.
+Common plays are built straight from the hand and applied as card text (the game checks
+them); other follows choose among ``legal_moves()``. In fixed-team presets the playout leaves the game engine as soon as the
 trick on the table is led by a single or a pair (at once, or after the current trick): from
 then on the policy only leads singles and pairs, and :class:`Sim` plays them on bare hands with
 the same random numbers and the same end result as the engine (a test compares them), about
@@ -64,7 +64,7 @@ DEFAULT_CAP_SECONDS = 0.9         # ... and never more than this much CPU time
 RACE_FIRST = 8                    # worlds before candidates are first raced, then 16, 32, ...
 RACE_Z = 2.0
 MAX_CANDIDATES = 10
-WIN_BONUS = 1.0                   # added for the side that wins the hand (keeps the deal or takes it)
+WIN_BONUS = 1.0                   # added for the side that wins the hand (keeps or takes the deal)
 PICK_Z = 1.0                      # standard errors by which a move must beat the heuristic's
 _PTS = [({2: 5, 7: 10, 10: 10}.get(c >> 2, 0) if c < BJ_CODE else 0) for c in range(54)]
 
