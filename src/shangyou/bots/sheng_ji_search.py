@@ -37,11 +37,11 @@ otherwise take the trick with the cheapest card or pair no later foe can beat (a
 when that is safe; ruffing a trick with points when void, with the lowest trump no foe can
 overruff), try an unsafe plain card only for 10 points or more, or shed the cheapest cards.
 Common plays are built straight from the hand and applied as card text (the game checks
-them); other follows choose among ``legal_moves()``. In fixed-team presets the playout leaves the game engine as soon as the
-trick on the table is led by a single or a pair (at once, or after the current trick): from
-then on the policy only leads singles and pairs, and :class:`Sim` plays them on bare hands with
-the same random numbers and the same end result as the engine (a test compares them), about
-three times faster. Zhao Pengyou (sides change as friends show) plays on the engine.
+them); other follows choose among ``legal_moves()``. In fixed-team presets the playout leaves
+the game engine as soon as the trick on the table is led by a single or a pair (at once, or
+after the current trick): from then on the policy only leads singles and pairs, and
+:class:`Sim` plays them on bare hands with the same random numbers and the same end result as
+the engine (a test compares them), about three times faster. Zhao Pengyou (sides change as friends show) plays on the engine.
 """
 
 from __future__ import annotations
