@@ -41,7 +41,8 @@ them); other follows choose among ``legal_moves()``. In fixed-team presets the p
 the game engine as soon as the trick on the table is led by a single or a pair (at once, or
 after the current trick): from then on the policy only leads singles and pairs, and
 :class:`Sim` plays them on bare hands with the same random numbers and the same end result as
-the engine (a test compares them), about three times faster. Zhao Pengyou (sides change as friends show) plays on the engine.
+the engine (a test compares them), about three times faster. Zhao Pengyou (sides change as
+friends show) plays on the engine.
 """
 
 from __future__ import annotations
