@@ -130,3 +130,63 @@ def test_the_default_search_level_uses_the_sheng_ji_budget_under_its_cap():
         assert move in v["legal_moves"]
     # 0.9 s CPU cap, checked between worlds (one world of 10 candidates: well under 0.3 s)
     assert worst < search.DEFAULT_CAP_SECONDS + 0.3
+
+
+# ------------------------------------------------------------------ the rollout policy (session 4)
+def _sim(hands, trick=(), to_act=None, trump="2S", declarer=0):
+    """A bare Sim of a 4-player Tractor hand: seats 0 and 2 declare (spades trump, level 2)."""
+    rules = shangyou.new_game("sheng-ji", players=4, seed=0).rules
+    sim = search.Sim._new(rules, Trump.parse(trump), declarer)
+    sim.hands = [list(parse(h)) if h else [] for h in hands]
+    sim.trick = [(s, tuple(sorted(parse(cs)))) for s, cs in trick]
+    sim.to_act = to_act if to_act is not None else (trick[-1][0] + 1) % 4 if trick else 0
+    sim.kitty, sim.penalty, sim.opp_points = [], 0, 0
+    return sim
+
+
+def _plays(sim, tries=20):
+    """Every play the rollout policy makes in ``sim`` over several random seeds (as card text)."""
+    return {str(parse(sorted(search._fast_play(sim, random.Random(i))))) for i in range(tries)}
+
+
+def test_a_follower_takes_a_point_trick_with_a_card_no_later_foe_can_beat():
+    # 5H led by seat 0; seat 1 holds 7H (beats the 5 but not seat 2's QH) and AH
+    sim = _sim(["", "7H AH 3C", "QH 4H", "6H 8C"], trick=[(0, "5H")])
+    assert _plays(sim) == {"AH"}
+    # a safe king adds its 10 points: preferred to the ace
+    sim = _sim(["", "7H KH AH 3C", "QH 4H", "6H 8C"], trick=[(0, "5H")])
+    assert _plays(sim) == {"KH"}
+
+
+def test_a_ruff_is_made_with_the_lowest_trump_no_later_foe_can_overruff():
+    # KH led; seat 1 is void in hearts; seat 2 (a foe of seat 1) is void too and holds 6S
+    sim = _sim(["", "3S 9S 4C", "6S 5D", "7H 8D"], trick=[(0, "KH")])
+    assert _plays(sim) == {"9S"}
+    # no safe ruff (seat 2 holds the big joker): no trump is wasted, a plain card is shed
+    sim = _sim(["", "3S 9S 4C", "BJ 5D", "7H 8D"], trick=[(0, "KH")])
+    assert _plays(sim) == {"4C"}
+
+
+def test_a_lead_avoids_a_boss_ace_a_foe_can_ruff_and_feeds_the_partners_ruff():
+    # seat 1 (a foe of seat 0) is void in hearts and holds trumps: the ace is not safe
+    sim = _sim(["AH 4C 9D", "3S 5C 6D", "4H 7C 8D", "6H 8C 10D"], to_act=0)
+    assert "AH" not in _plays(sim)
+    # seat 2 (the partner) is void in hearts with a trump, the foes are not: lead the heart
+    sim = _sim(["4H 6C 9D", "5H 7C 10D", "3S 8C JD", "6H 9C QD"], to_act=0)
+    assert _plays(sim) == {"4H"}
+
+
+def test_the_worth_of_a_hand_rewards_winning_it():
+    # the declarers keep the deal below 80 points (two decks) and lose it from 80 on
+    for bonus in (0.0, 1.0):
+        old = search.WIN_BONUS
+        search.WIN_BONUS = bonus
+        try:
+            def w(total, declarer):
+                return search.worth(total, search.level_change(total, 2), 2, declarer)
+            assert w(79, True) - w(80, True) >= 2 + 2 * bonus
+            assert w(80, False) - w(79, False) >= 2 + 2 * bonus
+            assert all(w(t, True) == -w(t, False) for t in range(0, 200, 5))
+            assert all(w(t, True) > w(t + 5, True) for t in range(0, 195, 5))
+        finally:
+            search.WIN_BONUS = old

@@ -6,10 +6,11 @@ hidden kitty), and for each world tries every candidate move, playing the hand o
 with a cheap rollout policy, the same world and the same rollout seed for every candidate
 (common random numbers: the comparison is fair even with few worlds). Each candidate's score is
 the hand's result for the searching seat's side: the level change (positive when its side
-rises, negative when the other side rises or takes the deal) plus the opponents' points as a
-fraction of the swap threshold 2u (u = 20 per pack). The heuristic's own choice is always a
-candidate and is kept unless another candidate beats it, paired world by world, by more than
-one standard error (:func:`pick_best`).
+rises, negative when the other side rises or takes the deal), plus ``WIN_BONUS`` for the side
+that wins the hand (the declarers below 2u points, the opponents from 2u on), plus the
+opponents' points as a fraction of the swap threshold 2u (u = 20 per pack). The heuristic's
+own choice is always a candidate and is kept unless another candidate beats it, paired world
+by world, by more than one standard error (:func:`pick_best`).
 
 * Budget: ``iterations`` playouts (one candidate in one world each) and/or ``seconds`` of
   thinking (wall clock); whichever ends first stops the search (at least one world is tried).
@@ -27,16 +28,21 @@ one standard error (:func:`pick_best`).
   heuristic bot (:mod:`shangyou.bots.sheng_ji_heuristic`).
 
 The rollout policy plays inside a sampled world with that world's perfect information (building
-a view per rollout move would cost more than the move): lead a unit nobody else can beat (a
-pair before a single), else a low plain single; follow by feeding points to a partner whose
-play nobody still to play can beat, winning a trick with points as cheaply as possible (ruffing
-when void), or otherwise shedding the cheapest cards. Common plays are built straight from the
-hand and applied as card text (the game checks them); other follows choose among
-``legal_moves()``. In fixed-team presets the playout leaves the game engine as soon as the
-trick on the table is led by a single or a pair (at once, or after the current trick): from
-then on the policy only leads singles and pairs, and :class:`Sim` plays them on bare hands with
-the same random numbers and the same end result as the engine (a test compares them), about
-three times faster. Zhao Pengyou (sides change as friends show) plays on the engine.
+a view per rollout move would cost more than the move). Leading: a plain pair or single no foe
+can beat or ruff (points with it), then a low card of a suit the partner can ruff and no foe
+can, or in which the partner holds a card above the foes'; boss trumps when the side holds
+more than twice the trumps of any foe; otherwise a low single from a short suit, away from the
+foes' ruffs. Following: feed points to a partner whose play nobody still to play can beat;
+otherwise take the trick with the cheapest card or pair no later foe can beat (adding points
+when that is safe; ruffing a trick with points when void, with the lowest trump no foe can
+overruff), try an unsafe plain card only for 10 points or more, or shed the cheapest cards.
+Common plays are built straight from the hand and applied as card text (the game checks
+them); other follows choose among ``legal_moves()``. In fixed-team presets the playout leaves
+the game engine as soon as the trick on the table is led by a single or a pair (at once, or
+after the current trick): from then on the policy only leads singles and pairs, and
+:class:`Sim` plays them on bare hands with the same random numbers and the same end result as
+the engine (a test compares them), about three times faster. Zhao Pengyou (sides change as
+friends show) plays on the engine.
 """
 
 from __future__ import annotations
@@ -52,13 +58,15 @@ from ..games.sheng_ji.tricks import kitty_multiplier, trick_winner
 from ..games.sheng_ji.worlds import WorldSampler
 from . import sheng_ji_heuristic as heur
 
-DEFAULT_WORK = 40000              # the default budget: simulated card plays per decision
+DEFAULT_WORK = 60000              # the default budget: simulated card plays per decision
 WORLD_COST = 40                   # sampling a world costs about as much as 40 card plays
 MAX_WORLDS = 400                  # enough to tell the candidates apart (default budget)
 DEFAULT_CAP_SECONDS = 0.9         # ... and never more than this much CPU time
 RACE_FIRST = 8                    # worlds before candidates are first raced, then 16, 32, ...
 RACE_Z = 2.0
 MAX_CANDIDATES = 10
+WIN_BONUS = 1.0                   # added for the side that wins the hand (keeps or takes the deal)
+PICK_Z = 1.0                      # standard errors by which a move must beat the heuristic's
 _PTS = [({2: 5, 7: 10, 10: 10}.get(c >> 2, 0) if c < BJ_CODE else 0) for c in range(54)]
 
 
@@ -126,7 +134,7 @@ def _choose(view, rng, iterations, seconds, strict):
             break
         if cpu_deadline is not None and time.process_time() >= cpu_deadline:
             break
-    best = pick_best([[r[i] for i in alive] for r in rows])
+    best = pick_best([[r[i] for i in alive] for r in rows], PICK_Z)
     return cands[alive[best]][0]
 
 
@@ -234,9 +242,9 @@ def worth(total: int, change: dict, decks: int, declarer: bool) -> float:
     """A hand's worth to one side from the opponents' ``total`` and the level ``change``."""
     u = 20 * decks
     if change["side"] == "declarers":
-        d = change["levels"]
+        d = change["levels"] + WIN_BONUS
     else:
-        d = -(1 + change["levels"])
+        d = -(1 + change["levels"]) - WIN_BONUS
     d += (2 * u - total) / (2 * u)
     return d if declarer else -d
 
@@ -445,7 +453,6 @@ def _fast_play(g, rng):
     mate_wins = _team(g, g.trick[w][0], seat) and (
         last or not _can_beat(g, seat, len(plays), suit, n, best_key, suit_of, pos))
     table = sum(_PTS[c] for cs in plays for c in cs)
-    want = table > 0 or last
 
     def beats(c):
         return (suit_of[c] == suit or suit_of[c] == TRUMP) and \
@@ -459,20 +466,18 @@ def _fast_play(g, rng):
             opts = sorted(set(mine), key=cheap)
             if mate_wins:
                 return (max(opts, key=lambda c: (_PTS[c], -pos[c])),)
-            if want:
-                for c in opts:
-                    if beats(c):
-                        return (c,)
+            c = _take(g, seat, plays, suit, 1, opts, beats, last, table, suit_of, pos)
+            if c is not None:
+                return (c,)
             return (opts[0],)
         cnt = Counter(mine)
         pairs = sorted((c for c, k in cnt.items() if k >= 2), key=cheap)
         if pairs:
             if mate_wins:
                 return (max(pairs, key=lambda c: (_PTS[c], -pos[c])),) * 2
-            if want:
-                for c in pairs:
-                    if beats(c):
-                        return (c, c)
+            c = _take(g, seat, plays, suit, 2, pairs, beats, last, table, suit_of, pos)
+            if c is not None:
+                return (c, c)
             return (pairs[0], pairs[0])
         opts = sorted(mine, key=cheap)
         if mate_wins:
@@ -486,14 +491,13 @@ def _fast_play(g, rng):
     if not mine and suit != TRUMP and not mate_wins and table >= 5:
         trumps = [c for c in rest if is_trump[c]]
         if n == 1:
-            for c in sorted(set(trumps), key=lambda c: pos[c]):
-                if beats(c):
-                    return (c,)
+            opts = sorted(set(trumps), key=lambda c: pos[c])
         else:
             cnt = Counter(trumps)
-            for c in sorted((c for c, k in cnt.items() if k >= 2), key=lambda c: pos[c]):
-                if beats(c):
-                    return (c, c)
+            opts = sorted((c for c, k in cnt.items() if k >= 2), key=lambda c: pos[c])
+        c = _take(g, seat, plays, suit, n, opts, beats, last, table, suit_of, pos, ruff=True)
+        if c is not None:
+            return (c,) * n
     if mate_wins:
         rest.sort(key=lambda c: (is_trump[c], -_PTS[c], pos[c]))
     else:
@@ -526,44 +530,113 @@ def _can_beat(g, seat, played, suit, n, best_key, suit_of, pos) -> bool:
     return False
 
 
+def _take(g, seat, plays, suit, n, opts, beats, last, table, suit_of, pos, ruff=False):
+    """The card (of a single, or of a pair) with which to take the trick, or None: among the
+    units ``opts`` (cheapest first) that beat the trick, the cheapest no foe still to play
+    can beat (adding points when it is safe); failing that, when the trick is rich, the
+    cheapest beater (a plain card only: no trump is spent on a trick that will be lost)."""
+    win = [c for c in opts if beats(c)]
+    if not win:
+        return None
+    if last:
+        safe = win
+    else:
+        played = len(plays)
+        safe = [c for c in win if not _can_beat(g, seat, played, suit, n,
+                                                (suit_of[c] == TRUMP, pos[c]), suit_of, pos)]
+    if safe:
+        if ruff:
+            return safe[0]
+        return min(safe, key=lambda c: (suit_of[c] == TRUMP and suit != TRUMP, -_PTS[c], pos[c]))
+    if not ruff and table >= 10 and not (suit_of[win[0]] == TRUMP and suit != TRUMP):
+        return win[0]
+    return None
+
+
 def _fast_lead(g, hand, suit_of, pos, rng):
-    cnt = Counter(hand)
+    """The rollout's lead, with the world's perfect information: boss pairs and singles (no
+    foe can beat them, none can ruff them) first, points with them; a low card of a suit the
+    partner can ruff and no foe can, or in which the partner holds a card above the foes';
+    boss trumps to draw the foes' trumps when the side holds more than twice as many;
+    otherwise a low single (no points) from a short suit, away from the foes' ruffs."""
     seat = g.to_act
-    # the highest single and pair position per suit among the other hands
-    top1: dict[int, int] = {}
-    top2: dict[int, int] = {}
-    for s in range(g.n):
+    n = g.n
+    # per effective suit: the foes' highest single and pair, the partners' highest card
+    ftop1 = [-1] * 5
+    ftop2 = [-1] * 5
+    mtop1 = [-1] * 5
+    ruff1 = [False] * 5            # a foe void in the suit holds a trump
+    ruff2 = [False] * 5            # ... a trump pair
+    mruff = [False] * 5            # a partner void in the suit holds a trump
+    foe_trumps = side_trumps = 0
+    for s in range(n):
         if s == seat:
             continue
-        oc = Counter(g.hands[s])
-        for c, k in oc.items():
-            su, p = suit_of[c], pos[c]
-            if p > top1.get(su, -1):
-                top1[su] = p
-            if k >= 2 and p > top2.get(su, -1):
-                top2[su] = p
+        lens = [0, 0, 0, 0, 0]
+        foe = not _team(g, s, seat)
+        seen = set()
+        tpair = False
+        for c in g.hands[s]:
+            su = suit_of[c]
+            lens[su] += 1
+            p = pos[c]
+            if foe:
+                if p > ftop1[su]:
+                    ftop1[su] = p
+                if c in seen:
+                    if p > ftop2[su]:
+                        ftop2[su] = p
+                    if su == TRUMP:
+                        tpair = True
+                else:
+                    seen.add(c)
+            elif p > mtop1[su]:
+                mtop1[su] = p
+        if lens[TRUMP]:
+            for su in range(4):
+                if not lens[su]:
+                    if foe:
+                        ruff1[su] = True
+                        ruff2[su] = ruff2[su] or tpair
+                    else:
+                        mruff[su] = True
+        if foe:
+            foe_trumps = max(foe_trumps, lens[TRUMP])
+        else:
+            side_trumps += lens[TRUMP]
+    cnt = Counter(hand)
+    mine = [0, 0, 0, 0, 0]
+    for c in hand:
+        mine[suit_of[c]] += 1
+    side_trumps += mine[TRUMP]
+    draw = foe_trumps and side_trumps > 2 * foe_trumps
     best = None
     for c, k in cnt.items():
         suit = suit_of[c]
         p = pos[c]
-        boss1 = p >= top1.get(suit, -1)
-        boss2 = p >= top2.get(suit, -1)
+        pts = _PTS[c]
         if suit != TRUMP:
-            if k >= 2 and boss2:
-                score, play = 70 + p + 2 * _PTS[c], (c, c)
-            elif boss1:
-                score, play = 60 + p + _PTS[c], (c,)
-            elif k >= 2:
-                score, play = 30 + p, (c, c)
+            if k >= 2 and p >= ftop2[suit] and not ruff2[suit]:
+                score, play = 70 + p + 2 * pts, (c, c)
+            elif p >= ftop1[suit] and not ruff1[suit]:
+                score, play = 60 + p + pts, (c,)
+            elif not ruff1[suit] and mruff[suit]:
+                score, play = 45 + 2 * pts - p, (c,)
+            elif not ruff1[suit] and mtop1[suit] > ftop1[suit]:
+                score, play = 40 - p - 2 * pts, (c,)
+            elif k >= 2 and not ruff2[suit]:
+                score, play = 30 + p - 2 * pts, (c, c)
             else:
-                score, play = 20 - p - 2 * _PTS[c], (c,)
+                score, play = 20 - p - 2 * pts - 1.5 * mine[suit], (c,)
+                if ruff1[suit]:
+                    score -= 15 + pts
         else:
-            if k >= 2 and boss2:
+            if k >= 2 and p >= ftop2[TRUMP]:
                 score, play = 45 + p, (c, c)
-            elif boss1:
-                score, play = 35 - _PTS[c], (c,)
+            elif p >= ftop1[TRUMP]:
+                score, play = (55 if draw else 35) - pts, (c,)
             else:
-                score, play = (10 + p, (c, c)) if k >= 2 else (-p - 2 * _PTS[c], (c,))
+                score, play = (10 + p, (c, c)) if k >= 2 else (-p - 2 * pts, (c,))
         score += rng.random() * 3
         if best is None or score > best[0]:
             best = (score, play)
