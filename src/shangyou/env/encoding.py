@@ -146,6 +146,14 @@ _KIND_AT = {k: N_CARDS + i for k, i in KIND_INDEX.items()}   # a kind's entry in
 _NO_CARDS = bytes(N_CARDS)
 
 
+def _card_counts(cards) -> bytes:
+    """How many copies of each of the 54 cards ``cards`` holds."""
+    b = bytearray(N_CARDS)
+    for c in cards:
+        b[c] += 1
+    return bytes(b)
+
+
 def _fast_key(m) -> tuple:
     """:func:`move_key`'s leading fields, read from a climbing ``Move`` (no text)."""
     c = m.cards
@@ -509,12 +517,7 @@ class ClimbingEncoder(Encoder):
         if won is not None or ex is not None:
             self._write_general(buf, at, cv, seat, pager)
             return
-        hb = self._hand_bytes[seat]         # a seat that passed since it last acted: same hand
-        if hb[0] != hand:
-            b = bytearray(N_CARDS)
-            for c in hand:
-                b[c] += 1
-            hb = self._hand_bytes[seat] = (hand, bytes(b))
+        hand_b = self._hand_counts(seat, hand)
         zero = self._zero_n
         if last is None:
             last_b = _NO_CARDS
@@ -525,10 +528,7 @@ class ClimbingEncoder(Encoder):
             if lc[0] is last:
                 last_b = lc[1]
             else:
-                b = bytearray(N_CARDS)
-                for c in last:
-                    b[c] += 1
-                last_b = bytes(b)
+                last_b = _card_counts(last)
                 self._last_bytes = (last, last_b)
             rel = self.rel_table[seat]
             last_seat_b = self._one_hot[rel[last_seat]]
@@ -562,12 +562,20 @@ class ClimbingEncoder(Encoder):
         else:
             p, q = pager.page, pager.pages
             page = bytes((p if p < 127 else 127, q if q < 127 else 127))
-        head = b"".join((hb[1], played, last_b, _NO_CARDS, cb[seat:], cb[:seat], finished_b,
+        head = b"".join((hand_b, played, last_b, _NO_CARDS, cb[seat:], cb[:seat], finished_b,
                          passed_b, last_seat_b, part, tail, page))
         o_cand = self._at[-1]
         buf[at:at + o_cand] = head
         if pager is not None:
             pager.fill_rows(buf, at + o_cand)
+
+    def _hand_counts(self, seat: int, hand: tuple) -> bytes:
+        """The 54 card counts of ``seat``'s hand, kept while the hand is unchanged (a seat that
+        passed since it last acted holds the same cards)."""
+        kept = self._hand_bytes[seat]
+        if kept[0] != hand:
+            kept = self._hand_bytes[seat] = (hand, _card_counts(hand))
+        return kept[1]
 
     def _write_general(self, buf, at, cv, seat, pager):
         """:meth:`write` for any position (used with points or an exchange)."""
@@ -577,13 +585,7 @@ class ClimbingEncoder(Encoder):
          o_partners, o_phase, o_page, o_cand) = self._at
         obs = bytearray(o_cand)
         rel = self.rel_table[seat]
-        hb = self._hand_bytes[seat]         # a seat that passed since it last acted: same hand
-        if hb[0] != hand:
-            b = bytearray(N_CARDS)
-            for c in hand:
-                b[c] += 1
-            hb = self._hand_bytes[seat] = (hand, bytes(b))
-        obs[o_hand:o_hand + N_CARDS] = hb[1]
+        obs[o_hand:o_hand + N_CARDS] = self._hand_counts(seat, hand)
         obs[o_played:o_played + N_CARDS] = played
         if last is not None:
             for c in last:
