@@ -16,6 +16,7 @@ from pettingzoo.test import api_test, seed_test
 import shangyou
 from shangyou import env as sy_env
 from shangyou.env.aec import encoder_for
+from shangyou.env import encoding
 from shangyou.env.encoding import CAND_WIDTH, KINDS, N_CARDS, TextPager, parse_move
 
 # every preset at its default table, plus the other table sizes of the climbing games
@@ -176,12 +177,23 @@ def reading_rank(game):
     return rank
 
 
+@pytest.fixture(params=["c", "python"])
+def obs_path(request, monkeypatch):
+    """Both ways of writing climbing observations: the C helpers (``_fastobs``) and the Python
+    reference they must equal."""
+    if request.param == "python":
+        monkeypatch.setattr(encoding, "_fastobs", None)
+    else:
+        assert encoding._fastobs is not None, "the C helpers are not built (pip install -e .)"
+    return request.param
+
+
 @pytest.mark.parametrize("k", [128, 5])
 @pytest.mark.parametrize("name, players, match", [
     (name, None, False) for name in shangyou.preset_names()] + [
     ("zheng-shangyou/pagat", 3, True), ("zheng-shangyou/owen", 2, False),
     ("zheng-shangyou/winner", 4, True), ("zheng-shangyou/pagat-teams", 6, True)])
-def test_fast_observation_equals_the_view_encoding(name, players, match, k):
+def test_fast_observation_equals_the_view_encoding(name, players, match, k, obs_path):
     """The environments encode from ``compact_view`` and ``Move`` objects (climbing games); the
     reference encodes from ``view(seat)`` and the legal move texts. Every seat's observation,
     the mask and every id's move agree at every decision of random hands (MORE pages
@@ -361,7 +373,7 @@ def test_render_text():
 
 @pytest.mark.parametrize("name", ["zheng-shangyou/pagat", "zheng-shangyou/winner", "zheng-fen",
                                   "sheng-ji/single-deck"])
-def test_batch_sim_matches_single_envs(name):
+def test_batch_sim_matches_single_envs(name, obs_path):
     """Game i of a batch is the single env reset with seed+i: same ids, same observations,
     masks, seats and rewards, through the end of a hand and into the next."""
     from shangyou.env.batch import BatchSim
@@ -425,3 +437,56 @@ def test_raw_env_refuses_a_forbidden_id_without_change():
     with pytest.raises(ValueError):
         e.step(int(np.flatnonzero(mask == 0)[0]))
     assert (e.agent_selection, e.game.log["moves"], dict(e._cumulative_rewards)) == before
+
+
+def test_c_helpers_equal_python_and_refuse_bad_input():
+    """``_fastobs.head`` / ``rows`` against their Python references on hand-made positions
+    (wild readings, repeated cards, passes, seats out), and clear errors for bad input."""
+    from shangyou.engine.moves import Move
+    fast = encoding._fastobs
+    assert fast is not None, "the C helpers are not built (pip install -e .)"
+    enc = encoding.ClimbingEncoder(5, 8)
+    o_cand = enc.offsets["candidates"]
+    played = bytes(range(54))
+    args = (2, (0, 0, 13, 53), played, (7, 7), 4, [0, 1], (3,), [4, 13, 0, 9, 2],
+            bytes((1, 0, 1, 0, 1)), enc._tail_following["play"], b"\x01\x02")
+    a, b = bytearray(enc.size), bytearray(enc.size)
+    assert fast.head(a, 0, *args) == o_cand
+    enc._head_py(b, 0, *args)
+    assert a == b
+    moves = [Move("pass"), Move("play", (5,)), Move("play", (5, 53)), Move("play", (5, 53)),
+             Move("play", (5, 53)), Move("play", (6, 53)), Move("give", (9,))]
+    a, b = bytearray(enc.size), bytearray(enc.size)
+    fast.rows(a, o_cand, moves, CAND_WIDTH, encoding._KIND_AT, encoding._EXTRA)
+    encoding._rows_py(b, o_cand, moves)
+    assert a == b and a[o_cand + 4 * CAND_WIDTH + encoding._EXTRA] == 2
+    bad_head = [
+        ((ValueError, "card code"), dict(hand=(54,))),
+        ((ValueError, "card code"), dict(last=(-1,))),
+        ((ValueError, "no seat"), dict(passed=[5])),
+        ((ValueError, "no seat"), dict(finished=(7,))),
+        ((ValueError, "played"), dict(played=bytes(53))),
+        ((TypeError, "tail"), dict(tail="x")),
+        ((ValueError, "does not fit"), dict(at=enc.size - 10)),
+    ]
+    names = ("at", "seat", "hand", "played", "last", "last_seat", "passed", "finished",
+             "counts", "partners", "tail", "page")
+    for (exc, text), change in bad_head:
+        kw = dict(zip(names, (0,) + args))
+        kw.update(change)
+        with pytest.raises(exc, match=text):
+            fast.head(bytearray(enc.size), *kw.values())
+    with pytest.raises(BufferError):
+        fast.head(b"read-only", 0, *args)
+    with pytest.raises(ValueError, match="unknown kind"):
+        fast.rows(bytearray(enc.size), o_cand, [Move("dance", (1,))], CAND_WIDTH,
+                  encoding._KIND_AT, encoding._EXTRA)
+    with pytest.raises(ValueError, match="card code"):
+        fast.rows(bytearray(enc.size), o_cand, [Move("play", (99,))], CAND_WIDTH,
+                  encoding._KIND_AT, encoding._EXTRA)
+    with pytest.raises(ValueError, match="do not fit"):
+        fast.rows(bytearray(enc.size), enc.size - CAND_WIDTH + 1, [Move("pass")], CAND_WIDTH,
+                  encoding._KIND_AT, encoding._EXTRA)
+    with pytest.raises(AttributeError):
+        fast.rows(bytearray(enc.size), o_cand, ["pass"], CAND_WIDTH, encoding._KIND_AT,
+                  encoding._EXTRA)

@@ -27,6 +27,11 @@ import numpy as np
 from ..cards import CARD_TEXT
 from ..games.climbing.family import reading_order
 
+try:                   # optional C helpers (setup.py builds them); the Python path is the reference
+    from . import _fastobs
+except ImportError:    # pragma: no cover - built without a C compiler
+    _fastobs = None
+
 N_CARDS = 54
 CODE = {t: i for i, t in enumerate(CARD_TEXT)}
 
@@ -293,26 +298,35 @@ class Pager:
     def fill_rows(self, obs: bytearray, base: int) -> None:
         """Write the candidate rows of the current page at ``base`` (the fast path of
         :meth:`Encoder.fill_candidates`, for climbing moves), straight into ``obs`` (zeros)."""
-        kind_at = _KIND_AT
-        row = base
-        prev = None
-        ordinal = 0
-        for m in self.page_moves():
-            kind = m.kind
-            cards = m.cards
-            for c in cards:
-                obs[row + c] += 1
-            obs[row + kind_at[kind]] = 1
-            if kind == "play":               # several readings of the same cards: 0, 1, 2 ...
-                if cards == prev:
-                    ordinal += 1
-                    obs[row + _EXTRA] = ordinal
-                else:
-                    ordinal = 0
-                    prev = cards
-            row += CAND_WIDTH
+        if _fastobs is not None:
+            _fastobs.rows(obs, base, self.page_moves(), CAND_WIDTH, _KIND_AT, _EXTRA)
+        else:
+            _rows_py(obs, base, self.page_moves())
         if self.pages > 1:
-            obs[base + (self.k - 1) * CAND_WIDTH + kind_at["more"]] = 1
+            obs[base + (self.k - 1) * CAND_WIDTH + _KIND_AT["more"]] = 1
+
+
+def _rows_py(obs: bytearray, base: int, moves: list) -> None:
+    """Add the candidate rows of ``moves`` (climbing ``Move`` objects) at ``base``: the
+    reference for ``_fastobs.rows``."""
+    kind_at = _KIND_AT
+    row = base
+    prev = None
+    ordinal = 0
+    for m in moves:
+        kind = m.kind
+        cards = m.cards
+        for c in cards:
+            obs[row + c] += 1
+        obs[row + kind_at[kind]] = 1
+        if kind == "play":               # several readings of the same cards: 0, 1, 2 ...
+            if cards == prev:
+                ordinal += 1
+                obs[row + _EXTRA] = ordinal
+            else:
+                ordinal = 0
+                prev = cards
+        row += CAND_WIDTH
 
 
 class Rows:
@@ -508,21 +522,44 @@ class ClimbingEncoder(Encoder):
     def write(self, buf, at, game, seat, pager):
         """The fast path: from ``game.compact_view(seat)`` and the pager's ``Move`` objects;
         the same bytes as :meth:`encode` (tested). The slices before the candidates (the
-        head) are joined from whole pieces, most of them made once per seat or per table
-        size, and copied once; Zheng Fen's points and the exchange between hands take
-        :meth:`_write_general`."""
+        head) are written by ``_fastobs.head`` (C) or :meth:`_head_py`; Zheng Fen's points and
+        the exchange between hands take :meth:`_write_general`."""
         cv = game.compact_view(seat)
         (_, phase, hand, counts, played, last, last_seat, passed, finished, teams, won, table,
          ex) = cv
         if won is not None or ex is not None:
             self._write_general(buf, at, cv, seat, pager)
             return
+        tail = (self._tail_leading if last is None else self._tail_following)[phase]
+        if teams:
+            part = self._partners.get((teams, seat)) or self._partners_of(teams, seat)
+        else:
+            part = self._one_hot[0]
+        if pager is None:
+            page = b"\0\0"
+        elif pager.pages == 1:
+            page = b"\0\1"
+        else:
+            p, q = pager.page, pager.pages
+            page = bytes((p if p < 127 else 127, q if q < 127 else 127))
+        if _fastobs is not None:
+            _fastobs.head(buf, at, seat, hand, played, last, last_seat, passed, finished, counts,
+                          part, tail, page)
+        else:
+            self._head_py(buf, at, seat, hand, played, last, last_seat, passed, finished, counts,
+                          part, tail, page)
+        if pager is not None:
+            pager.fill_rows(buf, at + self._at[-1])
+
+    def _head_py(self, buf, at, seat, hand, played, last, last_seat, passed, finished, counts,
+                 part, tail, page) -> None:
+        """The head of :meth:`write`, joined from whole pieces (most of them made once per
+        seat or per table size) and copied once: the reference for ``_fastobs.head``."""
         hand_b = self._hand_counts(seat, hand)
         zero = self._zero_n
         if last is None:
             last_b = _NO_CARDS
             last_seat_b = passed_b = zero
-            tail = self._tail_leading[phase]
         else:
             lc = self._last_bytes           # the play to beat is the same through passes
             if lc[0] is last:
@@ -539,7 +576,6 @@ class ClimbingEncoder(Encoder):
                 passed_b = bytes(b)
             else:
                 passed_b = zero
-            tail = self._tail_following[phase]
         if finished:
             rel = self.rel_table[seat]
             b = bytearray(self.n)
@@ -551,23 +587,9 @@ class ClimbingEncoder(Encoder):
         else:
             finished_b = zero
         cb = bytes(counts)                  # at most 108 cards a hand: no clipping needed
-        if teams:
-            part = self._partners.get((teams, seat)) or self._partners_of(teams, seat)
-        else:
-            part = self._one_hot[0]
-        if pager is None:
-            page = b"\0\0"
-        elif pager.pages == 1:
-            page = b"\0\1"
-        else:
-            p, q = pager.page, pager.pages
-            page = bytes((p if p < 127 else 127, q if q < 127 else 127))
         head = b"".join((hand_b, played, last_b, _NO_CARDS, cb[seat:], cb[:seat], finished_b,
                          passed_b, last_seat_b, part, tail, page))
-        o_cand = self._at[-1]
-        buf[at:at + o_cand] = head
-        if pager is not None:
-            pager.fill_rows(buf, at + o_cand)
+        buf[at:at + len(head)] = head
 
     def _hand_counts(self, seat: int, hand: tuple) -> bytes:
         """The 54 card counts of ``seat``'s hand, kept while the hand is unchanged (a seat that
