@@ -490,3 +490,37 @@ def test_c_helpers_equal_python_and_refuse_bad_input():
     with pytest.raises(AttributeError):
         fast.rows(bytearray(enc.size), o_cand, ["pass"], CAND_WIDTH, encoding._KIND_AT,
                   encoding._EXTRA)
+
+
+@pytest.mark.parametrize("name, players", [("zheng-shangyou/pagat", 5), ("zheng-shangyou/owen", 2),
+                                           ("zheng-fen", 4)])
+def test_c_sort_equals_python_sort(name, players):
+    """``_fastobs.sort_moves`` sorts shuffled legal moves exactly as ``_sort_moves_py`` does
+    and finds the same runs of plays of the same cards; a move of an unknown kind leaves the
+    list as it was."""
+    from shangyou.engine.moves import Move
+    fast = encoding._fastobs
+    assert fast is not None, "the C helpers are not built (pip install -e .)"
+    rng = random.Random(7)
+    runs_seen = 0
+    for seed in range(6):
+        g = shangyou.new_game(name, players=players, seed=seed)
+        while not g.over:
+            moves = g.legal_moves()
+            a = list(moves)
+            rng.shuffle(a)
+            b = list(a)
+            runs = fast.sort_moves(a, encoding.KIND_INDEX)
+            assert [tuple(r) for r in runs] == encoding._sort_moves_py(b)
+            assert [id(m) for m in a] == [id(m) for m in b]
+            runs_seen += len(runs)
+            g.apply(rng.choice(moves))
+    if name != "zheng-fen":
+        assert runs_seen > 0
+    a = [Move("play", (3,)), Move("pass"), Move("dance", (1,))]
+    before = list(a)
+    with pytest.raises(ValueError, match="unknown kind"):
+        fast.sort_moves(a, encoding.KIND_INDEX)
+    assert a == before
+    with pytest.raises(ValueError, match="card code"):
+        fast.sort_moves([Move("play", (3,)), Move("play", (60,))], encoding.KIND_INDEX)

@@ -11,6 +11,11 @@
        Pager._rows_py: adds the candidate rows of ``moves`` (Move objects) at buf[base:],
        one row of ``width`` bytes each (the buffer holds zeros there).
 
+   sort_moves(moves, kind_index) -> list of (start, stop)
+       sort_moves' order without readings (encoding._sort_moves_py): sorts the list of Move
+       objects in place by kind, number of cards and card codes (stable), and returns the
+       runs of plays of the same cards, which the caller puts in the order of readings.
+
    Card codes are 0..53. Every index is checked against the buffer; bad input raises
    ValueError or TypeError and may have written part of the buffer (the callers write into
    fresh rows only). */
@@ -272,7 +277,122 @@ fail:
     return NULL;
 }
 
+typedef struct {
+    PyObject *move;
+    long kind;
+    Py_ssize_t len, index;
+    unsigned char *cards;
+} entry;
+
+static int
+entry_cmp(const void *pa, const void *pb)
+{
+    const entry *a = pa, *b = pb;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    if (a->len != b->len)
+        return a->len < b->len ? -1 : 1;
+    int c = memcmp(a->cards, b->cards, (size_t)a->len);
+    if (c != 0)
+        return c;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static PyObject *
+sort_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyList_Check(args[0]) || !PyDict_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "sort_moves(list of moves, dict of kinds)");
+        return NULL;
+    }
+    PyObject *moves = args[0], *kind_index = args[1];
+    Py_ssize_t n = PyList_GET_SIZE(moves);
+    entry *es = PyMem_Malloc(sizeof(entry) * (size_t)(n ? n : 1));
+    PyObject **cards_of = PyMem_Calloc((size_t)(n ? n : 1), sizeof(PyObject *));
+    unsigned char *codes = NULL;
+    PyObject *runs = NULL;
+    if (es == NULL || cards_of == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t total = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *m = PyList_GET_ITEM(moves, i);
+        PyObject *kind = PyObject_GetAttr(m, s_kind);
+        if (kind == NULL)
+            goto done;
+        PyObject *k = PyDict_GetItemWithError(kind_index, kind);
+        Py_DECREF(kind);
+        if (k == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "a move of an unknown kind");
+            goto done;
+        }
+        es[i].move = m;
+        es[i].kind = PyLong_AsLong(k);
+        es[i].index = i;
+        PyObject *cards = PyObject_GetAttr(m, s_cards);
+        if (cards == NULL)
+            goto done;
+        if (!PyTuple_Check(cards)) {
+            Py_DECREF(cards);
+            PyErr_SetString(PyExc_TypeError, "a move's cards must be a tuple");
+            goto done;
+        }
+        cards_of[i] = cards;
+        es[i].len = PyTuple_GET_SIZE(cards);
+        total += es[i].len;
+    }
+    codes = PyMem_Malloc((size_t)(total ? total : 1));
+    if (codes == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    unsigned char *at = codes;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        es[i].cards = at;
+        for (Py_ssize_t j = 0; j < es[i].len; j++) {
+            long c;
+            if (card_of(PyTuple_GET_ITEM(cards_of[i], j), &c) < 0)
+                goto done;
+            *at++ = (unsigned char)c;
+        }
+    }
+    qsort(es, (size_t)n, sizeof(entry), entry_cmp);
+    for (Py_ssize_t i = 0; i < n; i++)        /* the list keeps its references */
+        PyList_SET_ITEM(moves, i, es[i].move);
+    runs = PyList_New(0);
+    if (runs == NULL)
+        goto done;
+    Py_ssize_t start = 0;
+    for (Py_ssize_t i = 1; i <= n; i++) {
+        if (i < n && es[i].kind == es[start].kind && es[i].len == es[start].len
+                && memcmp(es[i].cards, es[start].cards, (size_t)es[i].len) == 0)
+            continue;
+        if (i - start > 1) {
+            PyObject *run = Py_BuildValue("(nn)", start, i);
+            if (run == NULL || PyList_Append(runs, run) < 0) {
+                Py_XDECREF(run);
+                Py_CLEAR(runs);
+                goto done;
+            }
+            Py_DECREF(run);
+        }
+        start = i;
+    }
+done:
+    if (cards_of != NULL)
+        for (Py_ssize_t i = 0; i < n; i++)
+            Py_XDECREF(cards_of[i]);
+    PyMem_Free(cards_of);
+    PyMem_Free(codes);
+    PyMem_Free(es);
+    return runs;
+}
+
 static PyMethodDef methods[] = {
+    {"sort_moves", (PyCFunction)(void (*)(void))sort_moves, METH_FASTCALL,
+     "Sort climbing moves by kind, size and cards; return the runs of equal cards."},
     {"head", (PyCFunction)(void (*)(void))head, METH_FASTCALL,
      "Write a climbing observation's head; see ClimbingEncoder._head_py."},
     {"rows", (PyCFunction)(void (*)(void))rows, METH_FASTCALL,

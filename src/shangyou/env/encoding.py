@@ -185,19 +185,33 @@ def sort_moves(moves: list, by_text: bool = False) -> list:
         return moves
     if n == 2 and moves[0].kind == "pass":
         return moves                        # a pass and one play: already in order
+    if _fastobs is not None:
+        runs = _fastobs.sort_moves(moves, KIND_INDEX)
+    else:
+        runs = _sort_moves_py(moves)
+    for start, stop in runs:                # plays of the same cards: by reading
+        moves[start:stop] = sorted(moves[start:stop], key=_reading_key, reverse=True)
+    return moves
+
+
+def _sort_moves_py(moves: list) -> list[tuple[int, int]]:
+    """Sort ``moves`` in place by kind, number of cards and cards (stable); return the runs
+    ``(start, stop)`` of two or more plays of the same cards. The reference for
+    ``_fastobs.sort_moves``."""
     moves.sort(key=_fast_key)
+    runs = []
     prev = None
     start = 0
     for i, m in enumerate(moves):
         c = m.cards
         if c != prev or moves[i - 1].kind != m.kind:
             if i - start > 1:
-                moves[start:i] = sorted(moves[start:i], key=_reading_key, reverse=True)
+                runs.append((start, i))
             start = i
             prev = c
     if len(moves) - start > 1:
-        moves[start:] = sorted(moves[start:], key=_reading_key, reverse=True)
-    return moves
+        runs.append((start, len(moves)))
+    return runs
 
 
 class Pager:
