@@ -29,3 +29,6 @@ echo "== engines and environments side by side (bench/bench_env.py) =="
 echo
 echo "== every preset and table size, legal-move generation (bench/bench_zsy.py) =="
 "$PY" bench/bench_zsy.py "$@" "${zsy_json[@]}"
+echo
+echo "== cloning a game for search (bench/bench_clone.py) =="
+"$PY" bench/bench_clone.py

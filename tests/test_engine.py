@@ -1,6 +1,7 @@
 """The engine and the public API: moves, errors, views, logs, matches, exchange, scoring."""
 
 import ast
+import copy
 import json
 import pathlib
 import random
@@ -154,6 +155,42 @@ def test_clone_is_independent():
     c = g.clone()
     c.apply(c.legal_moves()[0])
     assert c != g and g.moves == []
+
+
+@pytest.mark.parametrize("name", shangyou.preset_names())
+def test_clone_equals_deepcopy_and_shares_nothing_that_moves(name):
+    """``clone()`` copies only what a move can change (``CLONE_*``): from random positions of
+    whole matches (exchanges, bids, kitty, hands ending), a clone and a deep copy played on
+    with the same random moves stay equal (state, views, legal moves, log) to the end, and
+    neither the original nor a second clone moves with them."""
+    rng = random.Random(name)
+    players = shangyou.preset_info(name)["defaults"]["players"]
+    for seed in range(3):
+        g = shangyou.new_match(name, players=players, seed=seed)
+        for _ in range(rng.randrange(0, 400)):
+            if g.over:
+                break
+            g.apply(rng.choice(g.legal_moves()))
+        g.legal_moves()                      # cloned with its listing (token) in place
+        before = copy.deepcopy(g)
+        c, d, other = g.clone(), copy.deepcopy(g), g.clone()
+        assert type(c) is type(g) and c == d and c.log == d.log
+        steps = 0
+        while not c.over and steps < 300:
+            moves = c.legal_moves()
+            assert [str(m) for m in moves] == [str(m) for m in d.legal_moves()]
+            i = rng.randrange(len(moves))
+            c.apply(moves[i])
+            d.apply(d.legal_moves()[i])
+            seat = rng.randrange(players)
+            assert c == d and c.view(seat) == d.view(seat), (name, seed, steps)
+            steps += 1
+        assert c.log == d.log and c.result == d.result
+        assert g == before and g.log == before.log and g.view(0) == before.view(0)
+        assert other == before and other.log == before.log
+        if not g.over:                       # the original's listed moves still apply to it
+            g.apply(g.legal_moves()[0])
+            assert other == before
 
 
 # --- leaders and dealers ---------------------------------------------------------------------

@@ -16,8 +16,31 @@ from ..errors import IllegalMove
 LOG_FORMAT = "shangyou-log/1"
 
 
+_ATOMIC = (int, float, str, bool, type(None))
+
+
+def _copy_rng(r: random.Random) -> random.Random:
+    new = random.Random.__new__(random.Random)
+    new.setstate(r.getstate())
+    return new
+
+
 class GameBase:
     PRIVATE_VIEW_KEYS: tuple[str, ...] = ("hand", "legal_moves")
+
+    # How :meth:`clone` copies each attribute (a game names its own in these sets). Numbers,
+    # strings and None are shared; an attribute named nowhere is deep-copied, so a new
+    # attribute is safe before it is named here.
+    #: immutable objects, or lists that are replaced and never changed in place: shared
+    CLONE_SHARED: frozenset = frozenset({"rules", "_legal", "_token"})
+    #: lists whose items are never changed in place: a new list of the same items
+    CLONE_FLAT: frozenset = frozenset({"moves", "events", "history"})
+    #: lists of such lists (hands, cards won per seat): new inner lists
+    CLONE_NESTED: frozenset = frozenset()
+    #: dicts (and Counters) of numbers or other immutable values: a shallow copy
+    CLONE_DICTS: frozenset = frozenset()
+    #: memo tables of derived facts: left out (rebuilt when needed)
+    CLONE_DROP: frozenset = frozenset()
 
     def __init__(self, rules, seed: int | None, match: bool):
         self.rules = rules
@@ -32,6 +55,21 @@ class GameBase:
         self.result: dict | None = None
         self._legal: list | None = None        # moves listed for the current state
         self._token: object | None = None      # identifies them (see ``apply``'s fast path)
+
+    @property
+    def _rng(self) -> random.Random:
+        """The game's random source (dealing). A clone shares it with its original until one
+        of them draws: that one first takes a private copy, so both deal as they would have."""
+        r = self._rng_obj
+        if self._rng_shared:
+            self._rng_obj = r = _copy_rng(r)
+            self._rng_shared = False
+        return r
+
+    @_rng.setter
+    def _rng(self, r: random.Random) -> None:
+        self._rng_obj = r
+        self._rng_shared = False
 
     def _check_turn(self, seat: int | None) -> int:
         """The seat to act; IllegalMove if the game is over or ``seat`` is not that seat."""
@@ -79,4 +117,28 @@ class GameBase:
     __hash__ = None  # mutable
 
     def clone(self):
-        return copy.deepcopy(self)
+        """An independent copy: moves applied to either never show in the other. Much cheaper
+        than ``copy.deepcopy`` (which gives the same game: tests compare them), since it copies
+        only the containers a move can change (see ``CLONE_*``)."""
+        new = object.__new__(type(self))
+        d = new.__dict__
+        shared, flat, nested, dicts, drop = (self.CLONE_SHARED, self.CLONE_FLAT,
+                                             self.CLONE_NESTED, self.CLONE_DICTS, self.CLONE_DROP)
+        memo: dict = {}
+        for k, v in self.__dict__.items():
+            if isinstance(v, _ATOMIC) or k in shared:
+                d[k] = v
+            elif k in flat:
+                d[k] = v[:]
+            elif k in nested:
+                d[k] = [x[:] for x in v]
+            elif k in dicts:
+                d[k] = v.copy()
+            elif k in drop:
+                continue
+            elif k == "_rng_obj":        # shared until either game draws from it (see _rng)
+                d[k] = v
+                d["_rng_shared"] = self._rng_shared = True
+            else:
+                d[k] = copy.deepcopy(v, memo)
+        return new

@@ -59,6 +59,14 @@ class Rulebook:
 class ClimbingGame(CompactView, GameBase):
     """One hand (``match=False``) or a whole match of a climbing preset."""
 
+    # see GameBase.clone; tricks: a finished trick's list never changes again
+    CLONE_SHARED = GameBase.CLONE_SHARED | {"last"}
+    CLONE_FLAT = GameBase.CLONE_FLAT | {
+        "scores", "team_totals", "prev_order", "dealt_counts", "counts_at_first_out", "order",
+        "trick", "tricks", "undealt", "exchanged"}
+    CLONE_NESTED = frozenset({"hands", "won"})
+    CLONE_DROP = frozenset({"_played_cache", "_played_now", "_played_counts_cache"})
+
     def __init__(self, rules: Rulebook, seed: int | None = None, match: bool = True):
         super().__init__(rules, seed, match)
         self.scores = [0] * self.n

@@ -89,6 +89,14 @@ class ShengJiGame(GameBase):
     """One hand (``match=False``) or a match to A of a Sheng ji preset."""
 
     PRIVATE_VIEW_KEYS = ("hand", "legal_moves", "pending", "buried")
+    # see GameBase.clone; tricks: a finished trick's record never changes again
+    CLONE_SHARED = GameBase.CLONE_SHARED | {"trump"}
+    CLONE_FLAT = GameBase.CLONE_FLAT | {
+        "levels", "bid_log", "buried", "calls", "final_round", "friends", "kitty",
+        "lead_units", "pending", "stock", "trick", "tricks"}
+    CLONE_NESTED = frozenset({"hands", "won"})
+    CLONE_DICTS = frozenset({"bid", "call_results", "seen_counts"})
+    CLONE_DROP = frozenset({"_tricks_cache"})
 
     def __init__(self, rules: ShengJiRules, seed: int | None = None, match: bool = True):
         super().__init__(rules, seed, match)
