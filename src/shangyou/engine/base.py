@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import random
+import weakref
 from typing import Any
 
 from ..errors import IllegalMove
@@ -17,6 +18,11 @@ LOG_FORMAT = "shangyou-log/1"
 
 
 _ATOMIC = (int, float, str, bool, type(None))
+
+
+# random sources shared by a game and its clones: never drawn from again (each game that
+# draws first takes its own copy), so every game holding one deals as it would have alone
+_SHARED_RNGS: weakref.WeakSet = weakref.WeakSet()
 
 
 def _copy_rng(r: random.Random) -> random.Random:
@@ -61,15 +67,13 @@ class GameBase:
         """The game's random source (dealing). A clone shares it with its original until one
         of them draws: that one first takes a private copy, so both deal as they would have."""
         r = self._rng_obj
-        if self._rng_shared:
+        if r in _SHARED_RNGS:
             self._rng_obj = r = _copy_rng(r)
-            self._rng_shared = False
         return r
 
     @_rng.setter
     def _rng(self, r: random.Random) -> None:
         self._rng_obj = r
-        self._rng_shared = False
 
     def _check_turn(self, seat: int | None) -> int:
         """The seat to act; IllegalMove if the game is over or ``seat`` is not that seat."""
@@ -138,7 +142,7 @@ class GameBase:
                 continue
             elif k == "_rng_obj":        # shared until either game draws from it (see _rng)
                 d[k] = v
-                d["_rng_shared"] = self._rng_shared = True
+                _SHARED_RNGS.add(v)
             else:
                 d[k] = copy.deepcopy(v, memo)
         return new
