@@ -144,3 +144,17 @@ def test_search_keeps_the_policy_move_as_its_default_candidate(monkeypatch):
     assert cands[0] == other and cands[1] == heur
     monkeypatch.setattr(climbing_search, "PLAYOUT_CANDIDATE", "")
     assert s.candidates()[0] == heur and other not in s.candidates()[:1]
+
+
+def test_other_families_keep_the_heuristic_move_first(monkeypatch):
+    """Outside pagat the playouts use the greedy fast policy: it is not made candidate 0."""
+    from shangyou.bots import climbing_heuristic
+    g = shangyou.new_game("zheng-shangyou/winner", players=4, seed=4)
+    for _ in range(3):               # a position where the greedy policy and the heuristic differ
+        g.apply(climbing_heuristic.choose(g.view(g.to_act), None))
+    v = g.view(g.to_act)
+    s = climbing_search.Search(v, random.Random(1))
+    greedy = str(s.policy(s.sampler.sample(random.Random(1)), s.rng, s.team_of))
+    assert greedy != climbing_heuristic.choose(v, None) and greedy in v["legal_moves"]
+    monkeypatch.setattr(climbing_search, "PLAYOUT_CANDIDATE", "first")
+    assert s.candidates()[0] == climbing_heuristic.choose(v, random.Random(1))

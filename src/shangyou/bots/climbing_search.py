@@ -2,20 +2,24 @@
 
 Each round deals the hidden cards at random, consistently with the seat's view
 (:class:`shangyou.games.climbing.worlds.WorldSampler`), and for every candidate move builds that
-world, plays the move and plays the hand out with a fast policy for every seat (the greedy rules of
-thumb on the engine's own move objects, partners never beaten). The playout's score is the
-hand's points for the searching seat (its team's, less the other team's, in team presets),
-with a small bonus per place (a later place is worse for the next hand's exchange). The heuristic
-bot's move stands unless another candidate scores better on the same deals by a clear margin
-(:meth:`Search.pick`); an iteration is one playout.
+world, plays the move and plays the hand out with a fast policy for every seat: in the pagat
+presets the plan-aware :class:`shangyou.bots.climbing_playout.PlanPolicy`, elsewhere
+:func:`fast_policy` (greedy rules of thumb on the engine's own move objects, partners never
+beaten). The playout's score is the hand's points for the searching seat (its team's, less the
+other team's, in team presets, plus a bonus for a won hand), with a small bonus per place (a
+later place is worse for the next hand's exchange). Candidate 0 stands unless another
+candidate scores better on the same deals by a clear margin (:meth:`Search.pick`); an
+iteration is one playout.
 
-Candidates: at most ``MAX_CANDIDATES`` moves, the heuristic bot's choice, ``pass`` and the
-plays a greedy player would consider first (low cards, no wild cards). Exchange steps are left
-to the heuristic bot (``climbing_heuristic``).
+Candidates: at most ``MAX_CANDIDATES`` moves: the playout policy's move in one sampled world
+(candidate 0, ``PLAYOUT_CANDIDATE``), the heuristic bot's choice, ``pass`` and the plays a
+greedy player would consider first (low cards, no wild cards). Exchange steps are left to the
+heuristic bot (``climbing_heuristic``).
 
 Budget: ``iterations`` playouts or ``seconds`` of thinking, whichever is given (both: whichever
-runs out first). With neither, 200 playouts capped at one second (hands with very many plays,
-like Owen with 2 players, would otherwise take several seconds).
+runs out first). With neither, ``DEFAULT_ITERATIONS`` playouts capped at
+``DEFAULT_CAP_SECONDS`` from the start of the decision (hands with very many plays, like Owen
+with 2 players, would otherwise take several seconds).
 Like every bot it never stops a game: on an unforeseen error it answers the heuristic's move.
 """
 
@@ -75,9 +79,10 @@ class Search:
             if m != "pass" and len(climbing_heuristic.move_cards(m)) == hand_size:
                 return [m]                       # out in one play
         first = [climbing_heuristic.choose(view, self.rng)]   # candidate 0, see pick()
-        if PLAYOUT_CANDIDATE:
+        if PLAYOUT_CANDIDATE and self.rules.family.name == "pagat":
             # the playout policy's own move in one sampled world (it reads the hidden hands
-            # little: only to ask whether a play will hold)
+            # little: only to ask whether a play will hold); other families' playouts use the
+            # greedy fast_policy, weaker than the heuristic, so their heuristic move stays first
             try:
                 pm = str(self.policy(self.sampler.sample(self.rng), self.rng, self.team_of))
             except Exception:
