@@ -91,7 +91,6 @@ def test_policy_stops_an_opponent_about_to_go_out():
 def test_policy_leads_a_low_single_for_a_partner_with_one_card():
     g, s = deal_with("zheng-shangyou/pagat-teams", 4,
                      {0: "3H 3S 9C 9D 10H JS QS KC", 2: "8D"})
-    g.hands[(s + 1) % 4] = g.hands[(s + 1) % 4]          # opponents keep long hands
     team_of = {s: 0, (s + 2) % 4: 0, (s + 1) % 4: 1, (s + 3) % 4: 1}
     assert _move_text(POLICY(g, random.Random(1), team_of)) == "3H"
 
