@@ -2,20 +2,24 @@
 
 Each round deals the hidden cards at random, consistently with the seat's view
 (:class:`shangyou.games.climbing.worlds.WorldSampler`), and for every candidate move builds that
-world, plays the move and plays the hand out with a fast policy for every seat (the greedy rules of
-thumb on the engine's own move objects, partners never beaten). The playout's score is the
-hand's points for the searching seat (its team's, less the other team's, in team presets),
-with a small bonus per place (a later place is worse for the next hand's exchange). The heuristic
-bot's move stands unless another candidate scores better on the same deals by a clear margin
-(:meth:`Search.pick`); an iteration is one playout.
+world, plays the move and plays the hand out with a fast policy for every seat: in the pagat
+presets the plan-aware :class:`shangyou.bots.climbing_playout.PlanPolicy`, elsewhere
+:func:`fast_policy` (greedy rules of thumb on the engine's own move objects, partners never
+beaten). The playout's score is the hand's points for the searching seat (its team's, less the
+other team's, in team presets, plus a bonus for a won hand), with a small bonus per place (a
+later place is worse for the next hand's exchange). Candidate 0 stands unless another
+candidate scores better on the same deals by a clear margin (:meth:`Search.pick`); an
+iteration is one playout.
 
-Candidates: at most ``MAX_CANDIDATES`` moves, the heuristic bot's choice, ``pass`` and the
-plays a greedy player would consider first (low cards, no wild cards). Exchange steps are left
-to the heuristic bot (``climbing_heuristic``).
+Candidates: at most ``MAX_CANDIDATES`` moves: the playout policy's move in one sampled world
+(candidate 0, ``PLAYOUT_CANDIDATE``), the heuristic bot's choice, ``pass`` and the plays a
+greedy player would consider first (low cards, no wild cards). Exchange steps are left to the
+heuristic bot (``climbing_heuristic``).
 
 Budget: ``iterations`` playouts or ``seconds`` of thinking, whichever is given (both: whichever
-runs out first). With neither, 200 playouts capped at one second (hands with very many plays,
-like Owen with 2 players, would otherwise take several seconds).
+runs out first). With neither, ``DEFAULT_ITERATIONS`` playouts capped at
+``DEFAULT_CAP_SECONDS`` from the start of the decision (hands with very many plays, like Owen
+with 2 players, would otherwise take several seconds).
 Like every bot it never stops a game: on an unforeseen error it answers the heuristic's move.
 """
 
@@ -34,6 +38,9 @@ MAX_CANDIDATES = 8
 MARGIN_SE = 1.0
 PLACE_BONUS = 0.25
 WIN_BONUS = 1.0
+PLAYOUT_POLICY = "plan"     # "plan": climbing_playout.PlanPolicy; "fast": fast_policy
+PLAYOUT_CANDIDATE = "first" # "": no; "also": the policy's move is a candidate; "first": and
+#                             it is candidate 0 (the move kept without clear evidence)
 
 
 def choose(view: dict, rng=None, iterations: int | None = None, seconds: float | None = None,
@@ -61,6 +68,7 @@ class Search:
         self.n = view["players"]
         self.teams = self.rules.teams
         self.team_of = {s: i for i, t in enumerate(self.teams) for s in t} if self.teams else {}
+        self.policy = _policy(PLAYOUT_POLICY)
 
     # ----------------------------------------------------------------- candidates
     def candidates(self) -> list[str]:
@@ -71,8 +79,21 @@ class Search:
             if m != "pass" and len(climbing_heuristic.move_cards(m)) == hand_size:
                 return [m]                       # out in one play
         first = [climbing_heuristic.choose(view, self.rng)]   # candidate 0, see pick()
+        if PLAYOUT_CANDIDATE and self.rules.family.name == "pagat":
+            # the playout policy's own move in one sampled world (it reads the hidden hands
+            # little: only to ask whether a play will hold); other families' playouts use the
+            # greedy fast_policy, weaker than the heuristic, so their heuristic move stays first
+            try:
+                pm = str(self.policy(self.sampler.sample(self.rng), self.rng, self.team_of))
+            except Exception:
+                pm = None
+            if pm in moves and pm != first[0]:
+                if PLAYOUT_CANDIDATE == "first":
+                    first.insert(0, pm)
+                else:
+                    first.append(pm)
         if len(moves) <= MAX_CANDIDATES:
-            return first + [m for m in moves if m != first[0]]
+            return first + [m for m in moves if m not in first]
         fam = self.rules.family
         strength = fam.card_strength
         if "pass" in moves:
@@ -95,6 +116,7 @@ class Search:
 
     # ------------------------------------------------------------------- search
     def run(self, iterations: int | None, seconds: float | None) -> str:
+        start = time.perf_counter()     # the candidates' own choice counts against the budget
         if iterations is None and seconds is None:
             # the default level: 600 playouts, but never much more than a second
             iterations, seconds = DEFAULT_ITERATIONS, DEFAULT_CAP_SECONDS
@@ -109,7 +131,7 @@ class Search:
         k = len(cands)
         scores: list[list[float]] = [[] for _ in range(k)]
         worlds = 0
-        deadline = time.perf_counter() + seconds if seconds is not None else None
+        deadline = start + seconds if seconds is not None else None
         playouts = 0
         # every candidate is played out on the same deals (common random numbers: the
         # comparison between candidates is much less noisy than their values)
@@ -166,12 +188,29 @@ class Search:
         return summary["points"][self.seat] + bonus
 
     def playout(self, g) -> float:
-        policy = fast_policy
+        policy = self.policy
         rng = self.rng
         team_of = self.team_of
         while not g.over:
             g.apply(policy(g, rng, team_of))
         return self.utility(g)
+
+
+_POLICIES: dict = {}
+
+
+def _policy(name: str):
+    pol = _POLICIES.get(name)
+    if pol is None:
+        if name == "fast":
+            pol = fast_policy
+        elif name == "plan":
+            from .climbing_playout import PlanPolicy
+            pol = PlanPolicy()
+        else:
+            raise ValueError(f"no playout policy {name!r}")
+        _POLICIES[name] = pol
+    return pol
 
 
 def fast_policy(g, rng, team_of):

@@ -1,0 +1,317 @@
+"""A fast plan-aware playout policy for the pagat climbing games (``climbing_search``).
+
+The search plays thousands of hands out per decision, so its policy must cost little more than
+listing the legal moves; it reads the game object directly (perfect information, like the
+search's worlds). It plans like the heuristic bot (``climbing_heuristic``), on rank counts
+instead of cards:
+
+* **Plan.** :func:`plan` splits a hand into sets (all the cards of a rank), single sequences
+  and pair/triple sequences, by an exact memoised search over rank counts (2s and jokers are
+  kept as their own sets: top cards, not wild cards). A group costs 1, less when its top rank
+  is high (a king 0.85, an ace 0.7, a 2 0.45, a joker 0.3): high groups win the lead back.
+  Plans are memoised by rank counts, so the many playouts of one decision share them.
+* **Leading**: go out if one play empties the hand; a low single when the partner holds one
+  card; with at most one plain group left, cash the top groups first; else the lowest plain
+  group of the plan (as played, without wild cards), avoiding the sizes an opponent close to
+  going out (two cards or fewer) could follow with.
+* **Following**: never beat a partner; when an opponent is close to going out (or the play to
+  beat is an opponent's with three cards or fewer left), the highest play; else the play that
+  lowers the plan's cost most, counting half a turn when no seat still to act can beat it
+  (read from the real hands), spending 2s and jokers only late; pass when no play saves at
+  least ``FOLLOW_THRESHOLD`` of a turn.
+
+Families other than pagat's use ``climbing_search.fast_policy``.
+"""
+
+from __future__ import annotations
+
+from ..engine.moves import PASS, PLAY, Move
+
+# cost of a group by its top rank (0..11 = 3..A, 12 = 2, 13 = BJ, 14 = RJ)
+RANK_COST = (1.0,) * 10 + (0.85, 0.7, 0.45, 0.3, 0.25)
+CONTROL = 0.5               # a group at most this dear counts as a top group
+LEAD_VALUE = 0.5            # a play nobody left can beat wins the next lead
+FOLLOW_THRESHOLD = 0.0      # the least gain (in turns) worth following for
+PRECIOUS_COST = 0.6         # a 2 or joker spent while the plan still has more than 2 groups
+CLOSE = 2                   # an opponent with this many cards or fewer is about to go out
+
+_PLANS: dict = {}
+_PLANS_MAX = 300_000
+
+
+def rank_of(c: int) -> int:
+    return c >> 2 if c < 52 else c - 39
+
+
+def counts_of(cards) -> list[int]:
+    k = [0] * 15
+    for c in cards:
+        k[c >> 2 if c < 52 else c - 39] += 1
+    return k
+
+
+def plan(counts: tuple) -> tuple[float, tuple]:
+    """(cost, groups) of the cheapest split of a hand given as 15 rank counts. A group is
+    ``(kind, lo, hi, k)``: ``"s"`` k cards of rank lo (= hi), ``"q"`` a single sequence lo..hi,
+    ``"m"`` a sequence of k cards of each rank lo..hi."""
+    got = _PLANS.get(counts)
+    if got is not None:
+        return got
+    r = 0
+    while r < 15 and not counts[r]:
+        r += 1
+    if r == 15:
+        return 0.0, ()
+    if len(_PLANS) >= _PLANS_MAX:
+        _PLANS.clear()
+    c = list(counts)
+    n = c[r]
+    # a set of every card of rank r
+    c[r] = 0
+    sub_cost, sub = plan(tuple(c))
+    best_cost, best = RANK_COST[r] + sub_cost, (("s", r, r, n),) + sub
+    c[r] = n
+    if r <= 9:
+        # single sequences r..hi (3 ranks or more, 3..A)
+        hi = r
+        while hi < 11 and c[hi + 1]:
+            hi += 1
+            if hi - r >= 2:
+                d = list(c)
+                for x in range(r, hi + 1):
+                    d[x] -= 1
+                sub_cost, sub = plan(tuple(d))
+                cost = (0.7 if hi == 11 else 1.0) + sub_cost
+                if cost < best_cost:
+                    best_cost, best = cost, (("q", r, hi, 1),) + sub
+        # pair (triple) sequences
+        for k in (2, 3):
+            if n < k:
+                break
+            hi = r
+            while hi < 11 and c[hi + 1] >= k:
+                hi += 1
+                if hi - r >= 2:
+                    d = list(c)
+                    for x in range(r, hi + 1):
+                        d[x] -= k
+                    sub_cost, sub = plan(tuple(d))
+                    cost = 0.7 + sub_cost
+                    if cost < best_cost:
+                        best_cost, best = cost, (("m", r, hi, k),) + sub
+    out = _PLANS[counts] = (best_cost, best)
+    return out
+
+
+def group_cost(g) -> float:
+    kind, lo, hi, k = g
+    if kind == "s":
+        return RANK_COST[lo]
+    if kind == "q":
+        return 0.7 if hi == 11 else 1.0
+    return 0.7
+
+
+def group_ranks(g) -> tuple:
+    kind, lo, hi, k = g
+    if kind == "s":
+        return (lo,) * k
+    return tuple(r for r in range(lo, hi + 1) for _ in range(k))
+
+
+def group_cards(hand, group) -> tuple:
+    """The cards of ``hand`` (sorted) that make ``group``: the lowest suits, or for a single
+    sequence one suit throughout when the hand has it (single-suited beats mixed)."""
+    kind, lo, hi, k = group
+    if kind == "s":
+        return tuple(c for c in hand if rank_of(c) == lo)
+    if kind == "q":
+        for suit in range(4):
+            cards = [r * 4 + suit for r in range(lo, hi + 1)]
+            if all(c in hand for c in cards):
+                return tuple(cards)
+    out = []
+    for r in range(lo, hi + 1):
+        out.extend([c for c in hand if c >> 2 == r][:k])
+    return tuple(out)
+
+
+def _play(fam, cards):
+    readings = fam.combos(cards)
+    if not readings:
+        return None
+    return Move(PLAY, cards, readings[0], None, fam)
+
+
+def move_ranks(m) -> tuple:
+    return tuple(sorted(c >> 2 if c < 52 else c - 39 for c in m.cards))
+
+
+class PlanPolicy:
+    """``policy(g, rng, team_of) -> Move`` for :meth:`Search.playout` (see the module notes)."""
+
+    lead_value = LEAD_VALUE
+    threshold = FOLLOW_THRESHOLD
+    precious_cost = PRECIOUS_COST
+    close_n = CLOSE
+    feed = 0                 # 1: lead what a partner holding one combination can go out on
+    urgent_hold = 0          # 1: when urgent, the lowest play no opponent can beat first
+
+    def __init__(self, fallback=None, **params):
+        for k, v in params.items():
+            if not hasattr(self, k):
+                raise AttributeError(k)
+            setattr(self, k, v)
+        if fallback is None:
+            from .climbing_search import fast_policy
+            fallback = fast_policy
+        self.fallback = fallback
+
+    def __call__(self, g, rng, team_of):
+        fam = g.rules.family
+        if fam.name != "pagat":
+            return self.fallback(g, rng, team_of)
+        seat = g.to_act
+        hands = g.hands
+        hand = hands[seat]
+        n = g.n
+        mine = team_of.get(seat, seat) if team_of else seat
+        opps = [s for s in range(n) if s != seat and hands[s]
+                and (team_of.get(s, s) if team_of else s) != mine]
+        close = min((len(hands[s]) for s in opps), default=99)
+        counts = counts_of(hand)
+        base, groups = plan(tuple(counts))
+        if g.last is None and g.phase == "play":
+            # a lead straight from the plan, without listing every legal lead (the costly
+            # part of a playout), unless wild cards may make a short hand one play (a long
+            # one is rarely one play: it is missed, the playout only plays a bit worse)
+            if len(groups) == 1 or not (hand[-1] >= 48 and len(hand) <= 6 or self.feed):
+                m = self.direct_lead(g, fam, hand, groups, opps, close, team_of, seat, mine)
+                if m is not None:
+                    return m
+        moves = g.legal_moves()
+        if len(moves) == 1:
+            return moves[0]
+        size = len(hand)
+        for m in moves:
+            if m.kind != PASS and len(m.cards) == size:
+                return m                                   # out in one play
+        if moves[0].kind != PASS:
+            return self.lead(g, moves, groups, opps, close, team_of, seat, mine)
+        return self.follow(g, moves, counts, base, groups, opps, close, team_of, seat, mine)
+
+    def lead_order(self, groups, danger):
+        """The plan's groups in the order they are worth leading."""
+        plain = [x for x in groups if group_cost(x) > CONTROL]
+        if len(plain) <= 1 and len(groups) > 1:
+            return [x for x in groups if group_cost(x) <= CONTROL] + plain
+        # the lowest plain group first; a group an opponent could follow to go out last
+        return sorted(plain, key=lambda x: (len(group_ranks(x)) in danger, x[1],
+                                            -len(group_ranks(x)))) + \
+            [x for x in groups if group_cost(x) <= CONTROL]
+
+    def direct_lead(self, g, fam, hand, groups, opps, close, team_of, seat, mine):
+        """The lead of :meth:`lead` built from the plan's group (the engine checks it)."""
+        hands = g.hands
+        CLOSE = self.close_n
+        if team_of and close > CLOSE:
+            for s in range(g.n):
+                if s != seat and team_of.get(s) == mine and len(hands[s]) == 1:
+                    return _play(fam, (hand[0],))   # the lowest single for the partner
+        danger = {len(hands[s]) for s in opps if len(hands[s]) <= CLOSE}
+        order = self.lead_order(groups, danger)
+        pick = order[0]
+        if danger:
+            for x in order:
+                if len(group_ranks(x)) not in danger:
+                    pick = x
+                    break
+        return _play(fam, group_cards(hand, pick))
+
+    # ------------------------------------------------------------------- leading
+    def lead(self, g, moves, groups, opps, close, team_of, seat, mine):
+        hands = g.hands
+        CLOSE = self.close_n
+        if team_of and close > CLOSE:
+            for s in range(g.n):
+                if s != seat and team_of.get(s) == mine and len(hands[s]) == 1:
+                    return moves[0]     # the lowest single: the partner may go out on it
+        if self.feed and team_of and close > CLOSE:
+            fam = g.rules.family
+            for s in range(g.n):
+                h = hands[s]
+                if s != seat and team_of.get(s) == mine and 1 < len(h) <= 5 and \
+                        len(plan(tuple(counts_of(h)))[1]) == 1:
+                    k = len(h)
+                    for m in moves:          # singles first, low to high
+                        if len(m.cards) == k and any(len(f.cards) == k
+                                                     for f in fam.follows(h, m.combo)):
+                            return m
+        danger = {len(hands[s]) for s in opps if len(hands[s]) <= CLOSE}
+        order = self.lead_order(groups, danger)
+        first = None
+        for x in order:
+            target = group_ranks(x)
+            k = len(target)
+            for m in moves:
+                if len(m.cards) == k and move_ranks(m) == target:
+                    if not danger or k not in danger:
+                        return m
+                    if first is None:
+                        first = m      # an opponent could follow it: only if nothing else
+                    break
+        if first is not None:
+            return first
+        return self.fallback(g, None, team_of)
+
+    # ----------------------------------------------------------------- following
+    def follow(self, g, moves, counts, base, groups, opps, close, team_of, seat, mine):
+        last = g.last_seat
+        hands = g.hands
+        CLOSE = self.close_n
+        LEAD_VALUE, FOLLOW_THRESHOLD, PRECIOUS_COST = \
+            self.lead_value, self.threshold, self.precious_cost
+        if team_of and last is not None and team_of.get(last) == mine:
+            return moves[0]                                 # never beat the partner
+        plays = moves[1:]
+        if not plays:
+            return moves[0]
+        last_threat = last is not None and last in opps and len(hands[last]) <= CLOSE + 1
+        if close <= CLOSE or last_threat:
+            # stop them: the lowest play nobody can beat, else the highest play
+            if self.urgent_hold:
+                fam = g.rules.family
+                for m in plays:
+                    combo = m.combo
+                    if not any(len(hands[s]) >= len(combo.cards) and fam.follows(hands[s], combo)
+                               for s in opps):
+                        return m
+            return max(plays, key=lambda m: (m.combo.tier, m.cards[-1], m.cards[0]))
+        fam = g.rules.family
+        best, best_score = None, None
+        long_plan = len(groups) > 2
+        for m in plays:
+            d = list(counts)
+            prec = 0
+            for c in m.cards:
+                r = c >> 2 if c < 52 else c - 39
+                d[r] -= 1
+                if r >= 12:
+                    prec += 1
+            rest_cost, rest = plan(tuple(d))
+            gain = base - rest_cost
+            if prec and long_plan:
+                gain -= PRECIOUS_COST * prec
+            score = (gain, -m.cards[-1])
+            if best_score is None or score > best_score:
+                best, best_score = m, score
+        gain = best_score[0]
+        if gain + LEAD_VALUE < FOLLOW_THRESHOLD:
+            return moves[0]
+        if gain < FOLLOW_THRESHOLD:
+            # worth it only if it wins the lead: nobody else can beat it
+            combo = best.combo
+            for s in opps:
+                if len(hands[s]) >= len(combo.cards) and fam.follows(hands[s], combo):
+                    return moves[0]
+        return best

@@ -1,0 +1,159 @@
+"""The plan-aware playout policy of the climbing search (bots/climbing_playout.py)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+import shangyou
+from shangyou.bots import climbing_playout, climbing_search
+from shangyou.bots.climbing_playout import PlanPolicy, counts_of, plan
+from shangyou.games.climbing.worlds import WorldSampler
+from helpers import CONFIGS, config_id
+from test_bots_climbing import deal_with
+
+CLIMBING = [c for c in CONFIGS if not c[0].startswith("sheng-ji")]
+POLICY = PlanPolicy()
+
+
+def _plan_of(text):
+    return plan(tuple(counts_of(shangyou.parse(text))))
+
+
+def test_plan_keeps_a_sequence_and_a_pair_whole():
+    cost, groups = _plan_of("3H 4D 5S 6C 7C 9H 9S")
+    assert sorted(groups) == [("q", 0, 4, 1), ("s", 6, 6, 2)]
+    assert cost == 2.0
+
+
+def test_plan_prefers_a_pair_sequence_to_three_pairs():
+    cost, groups = _plan_of("5H 5S 6H 6S 7D 7C")
+    assert groups == (("m", 2, 4, 2),)
+    assert cost < 1.0
+
+
+def test_plan_counts_top_cards_as_cheap_groups():
+    low, _ = _plan_of("4H 9S")
+    high, _ = _plan_of("4H 2S")
+    joker, _ = _plan_of("4H RJ")
+    assert low == 2.0 and joker < high < low
+
+
+def _move_text(m):
+    return " ".join(shangyou.cards.CARD_TEXT[c] for c in m.cards)
+
+
+def test_policy_leads_its_lowest_group_without_breaking_a_sequence():
+    g, s = deal_with("zheng-shangyou/pagat", 5, {0: "4H 4S 5H 6C 9D 9C 9H KS"})
+    # 4-5-6 + 4 + 999 + K: the lowest group holding the 4s is the sequence or the single 4;
+    # either way the triple nines stay whole and no 2 or joker is spent
+    m = POLICY(g, random.Random(1), {})
+    assert m in g.legal_moves()
+    text = _move_text(m)
+    assert "9D" not in text and "KS" not in text
+    assert text in ("4H 5H 6C", "4H", "4S", "4H 4S")
+
+
+def test_policy_goes_out_when_one_play_empties_its_hand():
+    g, s = deal_with("zheng-shangyou/pagat", 4, {0: "3H 4D 5H 6H", 1: "7C 8D 9S"})
+    g.apply("3H 4D 5H")
+    assert _move_text(POLICY(g, random.Random(1), {})) == "7C 8D 9S"
+
+
+def test_policy_never_beats_its_partner():
+    g, s = deal_with("zheng-shangyou/pagat-teams", 4,
+                     {0: "5H 9C 10C JC QC KC AC", 2: "4C 4D 6D 8C 10S JD KD"})
+    g.apply("5H")
+    g.apply("pass")
+    assert g.to_act == (s + 2) % 4
+    team_of = {0: 0, 2: 0, 1: 1, 3: 1}
+    assert POLICY(g, random.Random(1), team_of).kind == "pass"
+
+
+def test_policy_follows_a_single_without_breaking_its_pair():
+    g, s = deal_with("zheng-shangyou/pagat", 4,
+                     {0: "4H 7C 8D 10S JS QS", 1: "5C 5D 6S 9H JD QH KH"})
+    g.apply("4H")
+    m = POLICY(g, random.Random(1), {})
+    assert _move_text(m) == "6S"          # the single six, not one of the fives
+
+
+def test_policy_stops_an_opponent_about_to_go_out():
+    g, s = deal_with("zheng-shangyou/pagat", 4, {0: "4H 2C", 1: "6S 9H JD QH KH AH"})
+    # the opponent leading holds one card after its single: the follower plays its highest
+    g.apply("4H")
+    m = POLICY(g, random.Random(1), {})
+    assert _move_text(m) == "AH"
+
+
+def test_policy_leads_a_low_single_for_a_partner_with_one_card():
+    g, s = deal_with("zheng-shangyou/pagat-teams", 4,
+                     {0: "3H 3S 9C 9D 10H JS QS KC", 2: "8D"})
+    team_of = {s: 0, (s + 2) % 4: 0, (s + 1) % 4: 1, (s + 3) % 4: 1}
+    assert _move_text(POLICY(g, random.Random(1), team_of)) == "3H"
+
+
+@pytest.mark.parametrize("cfg", CLIMBING, ids=config_id)
+def test_plan_playouts_end_legally_and_keep_every_card(cfg):
+    name, n, opts = cfg
+    for seed in (5, 6):
+        g = shangyou.new_game(name, players=n, seed=seed, **opts)
+        v = g.view(g.to_act)
+        search = climbing_search.Search(v, random.Random(seed))
+        world = search.sampler.sample(search.rng)
+        before = Counter(c for h in world.hands for c in h)
+        played = Counter()
+        steps = 0
+        while not world.over:
+            move = POLICY(world, search.rng, search.team_of)
+            assert move in world.legal_moves()
+            if move.kind != "pass":
+                played.update(move.cards)
+            world.apply(move)
+            steps += 1
+        after = Counter(c for h in world.hands for c in h)
+        assert after + played == before            # every card either played or still held
+        assert steps > n and world.history[-1]["order"]
+
+
+def test_search_uses_the_plan_policy_by_default():
+    g = shangyou.new_game("zheng-shangyou/pagat", players=5, seed=4)
+    s = climbing_search.Search(g.view(g.to_act), random.Random(1))
+    assert isinstance(s.policy, PlanPolicy)
+
+
+def test_search_keeps_the_policy_move_as_its_default_candidate(monkeypatch):
+    """Candidate 0 (kept unless another is clearly better) is the playout policy's move in a
+    sampled world; the heuristic's move comes next."""
+    from shangyou.bots import climbing_heuristic
+    g = shangyou.new_game("zheng-shangyou/pagat", players=5, seed=4)
+    v = g.view(g.to_act)
+    heur = climbing_heuristic.choose(v, random.Random(1))
+    other = next(m for m in v["legal_moves"] if m != heur)
+    s = climbing_search.Search(v, random.Random(1))
+    legal = {str(m): m for m in s.sampler.sample(random.Random(2)).legal_moves()}
+
+    def policy(world, rng, team_of):
+        return legal[other]
+    s.policy = policy
+    monkeypatch.setattr(climbing_search, "PLAYOUT_CANDIDATE", "first")
+    cands = s.candidates()
+    assert cands[0] == other and cands[1] == heur
+    monkeypatch.setattr(climbing_search, "PLAYOUT_CANDIDATE", "")
+    assert s.candidates()[0] == heur and other not in s.candidates()[:1]
+
+
+def test_other_families_keep_the_heuristic_move_first(monkeypatch):
+    """Outside pagat the playouts use the greedy fast policy: it is not made candidate 0."""
+    from shangyou.bots import climbing_heuristic
+    g = shangyou.new_game("zheng-shangyou/winner", players=4, seed=4)
+    for _ in range(3):               # a position where the greedy policy and the heuristic differ
+        g.apply(climbing_heuristic.choose(g.view(g.to_act), None))
+    v = g.view(g.to_act)
+    s = climbing_search.Search(v, random.Random(1))
+    greedy = str(s.policy(s.sampler.sample(random.Random(1)), s.rng, s.team_of))
+    assert greedy != climbing_heuristic.choose(v, None) and greedy in v["legal_moves"]
+    monkeypatch.setattr(climbing_search, "PLAYOUT_CANDIDATE", "first")
+    assert s.candidates()[0] == climbing_heuristic.choose(v, random.Random(1))
