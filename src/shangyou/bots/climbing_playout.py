@@ -25,6 +25,7 @@ Families other than pagat's use ``climbing_search.fast_policy``.
 
 from __future__ import annotations
 
+from ..cards import RANK_OF
 from ..engine.moves import PASS, PLAY, Move
 
 # cost of a group by its top rank (0..11 = 3..A, 12 = 2, 13 = BJ, 14 = RJ)
@@ -39,14 +40,12 @@ _PLANS: dict = {}
 _PLANS_MAX = 300_000
 
 
-def rank_of(c: int) -> int:
-    return c >> 2 if c < 52 else c - 39
-
-
 def counts_of(cards) -> list[int]:
+    """How many cards of each of the 15 ranks (``cards.RANK_OF``) ``cards`` holds."""
     k = [0] * 15
+    rank_of = RANK_OF
     for c in cards:
-        k[c >> 2 if c < 52 else c - 39] += 1
+        k[rank_of[c]] += 1
     return k
 
 
@@ -124,7 +123,7 @@ def group_cards(hand, group) -> tuple:
     sequence one suit throughout when the hand has it (single-suited beats mixed)."""
     kind, lo, hi, k = group
     if kind == "s":
-        return tuple(c for c in hand if rank_of(c) == lo)
+        return tuple(c for c in hand if RANK_OF[c] == lo)
     if kind == "q":
         for suit in range(4):
             cards = [r * 4 + suit for r in range(lo, hi + 1)]
@@ -144,7 +143,7 @@ def _play(fam, cards):
 
 
 def move_ranks(m) -> tuple:
-    return tuple(sorted(c >> 2 if c < 52 else c - 39 for c in m.cards))
+    return tuple(sorted(RANK_OF[c] for c in m.cards))
 
 
 class PlanPolicy:
@@ -210,16 +209,26 @@ class PlanPolicy:
                                             -len(group_ranks(x)))) + \
             [x for x in groups if group_cost(x) <= CONTROL]
 
-    def direct_lead(self, g, fam, hand, groups, opps, close, team_of, seat, mine):
-        """The lead of :meth:`lead` built from the plan's group (the engine checks it)."""
-        hands = g.hands
-        CLOSE = self.close_n
-        if team_of and close > CLOSE:
+    def partner_on_one(self, g, team_of, seat, mine, close) -> bool:
+        """A partner holds one card (and no opponent is about to go out): lead a low single."""
+        if team_of and close > self.close_n:
+            hands = g.hands
             for s in range(g.n):
                 if s != seat and team_of.get(s) == mine and len(hands[s]) == 1:
-                    return _play(fam, (hand[0],))   # the lowest single for the partner
-        danger = {len(hands[s]) for s in opps if len(hands[s]) <= CLOSE}
-        order = self.lead_order(groups, danger)
+                    return True
+        return False
+
+    def danger_and_order(self, g, groups, opps) -> tuple:
+        """(the hand sizes of opponents about to go out, the groups in leading order)."""
+        hands = g.hands
+        danger = {len(hands[s]) for s in opps if len(hands[s]) <= self.close_n}
+        return danger, self.lead_order(groups, danger)
+
+    def direct_lead(self, g, fam, hand, groups, opps, close, team_of, seat, mine):
+        """The lead of :meth:`lead` built from the plan's group (the engine checks it)."""
+        if self.partner_on_one(g, team_of, seat, mine, close):
+            return _play(fam, (hand[0],))   # the lowest single for the partner
+        danger, order = self.danger_and_order(g, groups, opps)
         pick = order[0]
         if danger:
             for x in order:
@@ -231,12 +240,9 @@ class PlanPolicy:
     # ------------------------------------------------------------------- leading
     def lead(self, g, moves, groups, opps, close, team_of, seat, mine):
         hands = g.hands
-        CLOSE = self.close_n
-        if team_of and close > CLOSE:
-            for s in range(g.n):
-                if s != seat and team_of.get(s) == mine and len(hands[s]) == 1:
-                    return moves[0]     # the lowest single: the partner may go out on it
-        if self.feed and team_of and close > CLOSE:
+        if self.partner_on_one(g, team_of, seat, mine, close):
+            return moves[0]     # the lowest single: the partner may go out on it
+        if self.feed and team_of and close > self.close_n:
             fam = g.rules.family
             for s in range(g.n):
                 h = hands[s]
@@ -247,8 +253,7 @@ class PlanPolicy:
                         if len(m.cards) == k and any(len(f.cards) == k
                                                      for f in fam.follows(h, m.combo)):
                             return m
-        danger = {len(hands[s]) for s in opps if len(hands[s]) <= CLOSE}
-        order = self.lead_order(groups, danger)
+        danger, order = self.danger_and_order(g, groups, opps)
         first = None
         for x in order:
             target = group_ranks(x)
@@ -294,7 +299,7 @@ class PlanPolicy:
             d = list(counts)
             prec = 0
             for c in m.cards:
-                r = c >> 2 if c < 52 else c - 39
+                r = RANK_OF[c]
                 d[r] -= 1
                 if r >= 12:
                     prec += 1
