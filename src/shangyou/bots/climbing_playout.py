@@ -170,6 +170,11 @@ class PlanPolicy:
         fam = g.rules.family
         if fam.name != "pagat":
             return self.fallback(g, rng, team_of)
+        leading = g.last is None and g.phase == "play"
+        if not leading:
+            moves = g.legal_moves()
+            if len(moves) == 1:
+                return moves[0]                            # nothing but a pass: no plan
         seat = g.to_act
         hands = g.hands
         hand = hands[seat]
@@ -180,7 +185,7 @@ class PlanPolicy:
         close = min((len(hands[s]) for s in opps), default=99)
         counts = counts_of(hand)
         base, groups = plan(tuple(counts))
-        if g.last is None and g.phase == "play":
+        if leading:
             # a lead straight from the plan, without listing every legal lead (the costly
             # part of a playout), unless wild cards may make a short hand one play (a long
             # one is rarely one play: it is missed, the playout only plays a bit worse)
@@ -188,9 +193,9 @@ class PlanPolicy:
                 m = self.direct_lead(g, fam, hand, groups, opps, close, team_of, seat, mine)
                 if m is not None:
                     return m
-        moves = g.legal_moves()
-        if len(moves) == 1:
-            return moves[0]
+            moves = g.legal_moves()
+            if len(moves) == 1:
+                return moves[0]
         size = len(hand)
         for m in moves:
             if m.kind != PASS and len(m.cards) == size:
