@@ -15,7 +15,8 @@ import pytest
 
 import shangyou
 from shangyou.bots import base as bots_base
-from shangyou.tournament import (ConfigMismatch, make_config, play_deal, run_tournament,
+from shangyou.tournament import (ConfigMismatch, make_config, play_deal, pool_results,
+                                 run_tournament,
                                  seating)
 from shangyou.tournament import report, runner
 from shangyou.tournament.stats import mean_ci, overlap, t_quantile, wilson
@@ -302,13 +303,55 @@ def test_ray_local_gives_the_same_results(tmp_path):
     assert not ray.is_initialized()
 
 
+def test_pooled_folders_are_one_tournament_and_stay_unchanged(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    ra = run_tournament(make_config(CFG[0], CFG[1], seed=7), 3, a, workers=1)
+    run_tournament(make_config(CFG[0], CFG[1], seed=8), 2, b, workers=1)
+    # one folder: its own results (the seed becomes a list, the source is named)
+    one = pool_results([a])
+    assert one.pop("sources") == [{"folder": str(a), "seed": 7, "deals": 3}]
+    assert one["config"].pop("seed") == [7]
+    ra = dict(ra, config={k: v for k, v in ra["config"].items() if k != "seed"})
+    assert one == ra
+    # two seeds: the deals of both, as if one run had played them all
+    before = {f: (f / "deals.jsonl").read_bytes() for f in (a, b)}
+    both = pool_results([a, b])
+    recs = [json.loads(x) for f in (a, b) for x in (f / "deals.jsonl").read_text().splitlines()[1:]]
+    assert both["deals"] == 5 and both["hands"] == 20 and both["config"]["seed"] == [7, 8]
+    whole = report.aggregate(make_config(CFG[0], CFG[1], seed=7), recs)
+    assert both["bots"] == whole["bots"] and both["pairs"] == whole["pairs"]
+    per_deal = [sum(h["score"][h["seats"].index(0)] for h in r["hands"]) / 4 for r in recs]
+    assert both["bots"][0]["score"]["mean"] == pytest.approx(sum(per_deal) / 5)
+    # a run still writing (half a line at the end): that deal is not counted, nothing changes
+    with open(b / "deals.jsonl", "ab") as f:
+        f.write(before[b].splitlines()[1][:40])
+    cut = (b / "deals.jsonl").read_bytes()
+    assert pool_results([a, b])["deals"] == 5
+    assert (b / "deals.jsonl").read_bytes() == cut and (a / "deals.jsonl").read_bytes() == before[a]
+
+
+def test_pooling_refuses_what_is_not_the_same_tournament(tmp_path):
+    a, c, d = tmp_path / "a", tmp_path / "c", tmp_path / "d"
+    run_tournament(make_config(CFG[0], CFG[1], seed=7), 1, a, workers=1)
+    run_tournament(make_config(CFG[0], "random,greedy,random,random", seed=8), 1, c, workers=1)
+    run_tournament(make_config(CFG[0], CFG[1], seed=7), 1, d, workers=1)
+    with pytest.raises(ValueError, match="bots differ"):
+        pool_results([a, c])
+    with pytest.raises(ValueError, match="seed 7 given twice"):
+        pool_results([a, d])
+    with pytest.raises(ValueError, match="no tournament there"):
+        pool_results([tmp_path / "nothing"])
+    with pytest.raises(ValueError, match="no tournament folders"):
+        pool_results([])
+
+
 # ----------------------------------------------------------------------------- the command
-def _cli(*args, cwd):
+def _cli(*args, cwd, command="tournament"):
     env = dict(os.environ, COLUMNS="160")
     if env.get("PYTHONPATH"):       # runs in another folder: keep a relative path working
         env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p)
                                             for p in env["PYTHONPATH"].split(os.pathsep))
-    return subprocess.run([SCRIPT, "tournament", *args], capture_output=True, text=True,
+    return subprocess.run([SCRIPT, command, *args], capture_output=True, text=True,
                           env=env, cwd=cwd, timeout=180)
 
 
@@ -336,6 +379,22 @@ def test_cli_end_to_end(tmp_path):
     bad = _cli("--game", "zheng-fen", "--bots", "greedy,random,random,random", "--hands", "3",
                "--seed", "3", "--out", str(out), cwd=tmp_path)
     assert bad.returncode == 2 and "holds a different tournament" in bad.stderr
+    assert "Traceback" not in bad.stderr
+
+
+def test_cli_tournament_report(tmp_path):
+    for seed in (2, 3):
+        r = _cli("--game", "owen", "--bots", "greedy,random,random,random", "--hands", "2",
+                 "--seed", str(seed), "--workers", "1", "--out", f"s{seed}", cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+    r = _cli("s2", "s3", "--out", "pool", cwd=tmp_path, command="tournament-report")
+    assert r.returncode == 0, r.stderr
+    assert "4 deals x 4 rotations = 16 hands" in r.stdout
+    assert "s2 (seed 2) 2, s3 (seed 3) 2" in r.stdout
+    pooled = json.loads((tmp_path / "pool" / "results.json").read_text())
+    assert pooled["deals"] == 4 and pooled["config"]["seed"] == [2, 3]
+    bad = _cli("s2", "nowhere", cwd=tmp_path, command="tournament-report")
+    assert bad.returncode == 2 and "no tournament there" in bad.stderr
     assert "Traceback" not in bad.stderr
 
 

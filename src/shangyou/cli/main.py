@@ -1,4 +1,5 @@
-"""The ``shangyou`` command: ``play``, ``presets``, ``replay``, ``serve``, ``tournament``.
+"""The ``shangyou`` command: ``play``, ``presets``, ``replay``, ``serve``, ``tournament``,
+``tournament-report``.
 
 Errors a user can make on the command line (an unknown game, a bad ``--option``, a player
 count the preset does not allow, a seat off the table) print one line and exit with code 2,
@@ -261,8 +262,10 @@ def serve(
 
 
 from .tournament import tournament as _tournament  # noqa: E402  (it uses fail, parse_option)
+from .tournament import tournament_report as _tournament_report  # noqa: E402
 
 app.command(name="tournament")(_tournament)
+app.command(name="tournament-report")(_tournament_report)
 
 
 def main() -> None:

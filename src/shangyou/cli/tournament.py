@@ -1,4 +1,5 @@
-"""``shangyou tournament``: bot levels against each other on duplicate deals.
+"""``shangyou tournament``: bot levels against each other on duplicate deals;
+``shangyou tournament-report``: the finished deals of one or more such runs, pooled.
 
 Bad input (unknown game, level or option, a bot count that does not fit the table, an output
 folder holding another tournament) prints one line and exits 2; Ctrl-C keeps the finished deals
@@ -86,3 +87,34 @@ def tournament(
     show(results, Console() if sys.stdout.isatty() else Console(width=150))
     print(f"Wrote {folder / 'results.json'}, {folder / 'results.csv'}, "
           f"{folder / 'scores.png'}")
+
+
+def tournament_report(
+    folders: Annotated[list[Path], typer.Argument(help="Tournament folders (--out of "
+                                                        "'shangyou tournament').")],
+    out: Annotated[Path | None, typer.Option(help="Also write results.json, .csv and "
+                                                  "scores.png of the pool here.")] = None,
+) -> None:
+    """The finished deals of one or more tournaments with the same line-up (other seeds),
+    as one table. It only reads the folders: a run still going on counts its finished deals."""
+    from rich.console import Console
+
+    from .main import fail
+    try:
+        import matplotlib  # noqa: F401
+        import openskill  # noqa: F401
+    except ImportError:
+        fail("tournaments need openskill and matplotlib: pip install 'shangyou[tournament]'")
+    from ..tournament import pool_results
+    from ..tournament.report import show, write
+    try:
+        results = pool_results(folders)
+    except ValueError as e:
+        fail(str(e))
+    show(results, Console() if sys.stdout.isatty() else Console(width=150))
+    print("deals: " + ", ".join(f"{s['folder']} (seed {s['seed']}) {s['deals']}"
+                                for s in results["sources"]))
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        paths = write(results, out)
+        print("Wrote " + ", ".join(str(p) for p in paths.values()))

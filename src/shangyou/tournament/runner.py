@@ -220,10 +220,12 @@ def _config_from_key(key: dict) -> Config:
 
 
 # ----------------------------------------------------------------------------- storage
-def load_records(path: Path, cfg: Config) -> dict[int, dict]:
+def load_records(path: Path, cfg: Config | None, repair: bool = True) -> dict[int, dict]:
     """Finished deals in ``path`` by deal number; ConfigMismatch if they belong elsewhere.
 
-    A last line cut short (the run was killed while writing) is dropped from the file.
+    A last line cut short (the run was killed while writing) is dropped from the file; with
+    ``repair=False`` the file is only read (a run may still be writing it) and such a line is
+    skipped. ``cfg=None`` takes any tournament's deals.
     """
     if not path.exists() or path.stat().st_size == 0:
         return {}
@@ -247,9 +249,12 @@ def load_records(path: Path, cfg: Config) -> dict[int, dict]:
             if "config" not in obj:
                 raise ValueError(f"{path} does not start with a tournament header")
             header = obj["config"]
-            _check_same(header, cfg.key(), path)
+            if cfg is not None:
+                _check_same(header, cfg.key(), path)
             continue
         records[obj["deal"]] = obj
+    if not repair:
+        return records
     size = path.stat().st_size
     with open(path, "r+b") as f:
         if keep_bytes < size:
@@ -258,6 +263,21 @@ def load_records(path: Path, cfg: Config) -> dict[int, dict]:
             f.seek(0, os.SEEK_END)
             f.write(b"\n")
     return records
+
+
+def read_folder(folder: Path) -> tuple[Config, list[dict]]:
+    """The configuration and the finished deals (in deal order) of a tournament folder,
+    without writing to it (a run may still be going on there)."""
+    path = Path(folder) / RECORDS
+    try:
+        with open(path, "rb") as f:
+            header = json.loads(f.readline())["config"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise ValueError(f"{folder}: no tournament there (no {RECORDS} with a header)") from None
+    if header.get("format") != FORMAT:
+        raise ValueError(f"{path}: format {header.get('format')!r}, this version reads {FORMAT}")
+    records = load_records(path, None, repair=False)
+    return _config_from_key(header), [records[d] for d in sorted(records)]
 
 
 def _check_same(old: dict, new: dict, path: Path) -> None:
