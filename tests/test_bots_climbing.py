@@ -272,6 +272,61 @@ def test_search_overrules_the_heuristic_only_on_clear_evidence():
     assert climbing_search.Search.pick([base, [-1.0] * 20]) == 0
 
 
+def test_race_drops_only_challengers_clearly_behind_candidate_0():
+    base = [0.0] * 16
+    behind = [-1.0] * 15 + [0.0]                  # worse on almost every deal
+    noisy = [3.0, -3.0] * 8                       # no evidence either way: stays
+    ahead = [0.5] * 16
+    slightly_behind = [-0.1 if i % 2 else 0.05 for i in range(16)]   # within 2 SE: stays
+    race = climbing_search.Search.race
+    assert race([base, behind, noisy, ahead], [0, 1, 2, 3]) == [0, 2, 3]
+    assert race([base, behind], [0, 1]) == [0]
+    assert race([base, slightly_behind], [0, 1]) == [0, 1]
+    # only the candidates still racing are looked at; candidate 0 is always kept
+    assert race([base, behind, noisy, ahead], [0, 3]) == [0, 3]
+
+
+def _scripted_search(monkeypatch, worth):
+    """A pagat position searched with playout values ``worth(candidate, world_number)``;
+    answers (the move, the candidates, playouts per candidate)."""
+    g = shangyou.new_game("zheng-shangyou/pagat", players=4, seed=6)
+    v = g.view(g.to_act)
+    s = climbing_search.Search(v, random.Random(1))
+    cands = s.candidates()
+    index = {m: i for i, m in enumerate(v["legal_moves"])}
+    by_index = {index[m]: c for c, m in enumerate(cands)}
+    calls = [0] * len(cands)
+
+    def value(self, deal, move_index):
+        c = by_index[move_index]
+        calls[c] += 1
+        return worth(c, calls[c])
+    monkeypatch.setattr(climbing_search.Search, "value", value)
+    monkeypatch.setattr(climbing_search.Search, "candidates", lambda self: list(cands))
+    move = climbing_search.Search(v, random.Random(1)).run(600, None)
+    return move, cands, calls
+
+
+def test_search_stops_once_no_challenger_can_overrule(monkeypatch):
+    # every challenger loses on every world: all drop out at the first race (8 worlds)
+    move, cands, calls = _scripted_search(monkeypatch, lambda c, w: 1.0 if c == 0 else -1.0)
+    assert len(cands) > 2
+    assert move == cands[0]
+    assert calls == [climbing_search.RACE_FIRST] * len(cands)
+
+
+def test_search_races_on_while_a_challenger_is_level_or_ahead(monkeypatch):
+    # candidate 2 ties candidate 0 until world 20, then wins: it races on and is chosen; the
+    # others drop out at the first race
+    worth = lambda c, w: {0: 0.0, 2: 0.0 if w <= 20 else 1.0}.get(c, -1.0)   # noqa: E731
+    move, cands, calls = _scripted_search(monkeypatch, worth)
+    k = len(cands)
+    worlds = -(-600 // k)                       # 600 playouts: ceil(600 / k) worlds
+    assert move == cands[2]
+    assert calls[0] == calls[2] == worlds
+    assert all(calls[c] == climbing_search.RACE_FIRST for c in range(k) if c not in (0, 2))
+
+
 def test_team_playouts_count_a_won_hand_above_its_points():
     g = shangyou.new_game("zheng-shangyou/pagat-teams", players=4, seed=8)
     v = g.view(g.to_act)

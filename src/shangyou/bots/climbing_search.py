@@ -36,6 +36,8 @@ DEFAULT_ITERATIONS = 600
 DEFAULT_CAP_SECONDS = 0.8
 MAX_CANDIDATES = 8
 MARGIN_SE = 1.0
+RACE_FIRST = 8              # worlds before challengers are first raced, then 16, 32, ...
+RACE_Z = 2.0                # a challenger this many standard errors behind candidate 0 drops out
 PLACE_BONUS = 0.25
 WIN_BONUS = 1.0
 PLAYOUT_POLICY = "plan"     # "plan": climbing_playout.PlanPolicy; "fast": fast_policy
@@ -130,24 +132,44 @@ class Search:
         index = {m: i for i, m in enumerate(moves)}
         k = len(cands)
         scores: list[list[float]] = [[] for _ in range(k)]
-        worlds = 0
+        # N playouts = ceil(N / k) worlds, each played out once per candidate still racing
+        max_worlds = -(-iterations // k) if iterations is not None else None
         deadline = start + seconds if seconds is not None else None
-        playouts = 0
+        alive = list(range(k))          # candidate 0 never drops out
+        worlds = 0
+        check = RACE_FIRST
         # every candidate is played out on the same deals (common random numbers: the
         # comparison between candidates is much less noisy than their values)
-        while True:
-            if iterations is not None and playouts >= iterations and worlds:
+        while len(alive) > 1:
+            if max_worlds is not None and worlds >= max_worlds:
                 break
             if deadline is not None and worlds and time.perf_counter() >= deadline:
                 break
             deal = self.sampler.deal(self.rng)
-            for i, m in enumerate(cands):
-                world = self.sampler.build(*deal)
-                world.apply(world.legal_moves()[index[m]])
-                scores[i].append(self.playout(world))
-                playouts += 1
+            for i in alive:
+                scores[i].append(self.value(deal, index[cands[i]]))
             worlds += 1
-        return cands[self.pick(scores)]
+            if worlds == check:
+                alive = self.race(scores, alive)
+                check *= 2
+        if len(alive) == 1:
+            return cands[0]
+        return cands[alive[self.pick([scores[i] for i in alive])]]
+
+    @classmethod
+    def race(cls, scores: list[list[float]], alive: list[int], z: float | None = None) -> list[int]:
+        """The candidates still racing: candidate 0, and every other one that is not clearly
+        (``RACE_Z`` standard errors of the paired difference) behind candidate 0 on the worlds
+        so far. Only beating candidate 0 can change the move, so a challenger clearly behind it
+        gets no more playouts, and once none is left the search stops."""
+        z = RACE_Z if z is None else z
+        out = [0]
+        for j in alive:
+            if j:
+                mean, se = cls.gain(scores, j)
+                if mean + z * se >= 0:
+                    out.append(j)
+        return out
 
     @staticmethod
     def gain(scores: list[list[float]], j: int) -> tuple[float, float]:
@@ -186,6 +208,12 @@ class Search:
                 bonus += WIN_BONUS if diff > 0 else -WIN_BONUS
             return diff + bonus
         return summary["points"][self.seat] + bonus
+
+    def value(self, deal, move_index: int) -> float:
+        """One playout of the move ``legal_moves()[move_index]`` in the world of ``deal``."""
+        world = self.sampler.build(*deal)
+        world.apply(world.legal_moves()[move_index])
+        return self.playout(world)
 
     def playout(self, g) -> float:
         policy = self.policy
