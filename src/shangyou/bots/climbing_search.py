@@ -9,15 +9,18 @@ beaten). The playout's score is the hand's points for the searching seat (its te
 other team's, in team presets, plus a bonus for a won hand), with a small bonus per place (a
 later place is worse for the next hand's exchange). Candidate 0 stands unless another
 candidate scores better on the same deals by a clear margin (:meth:`Search.pick`); an
-iteration is one playout.
+iteration is one playout. Racing (:meth:`Search.race`): after 8, 16, 32, ... worlds a
+challenger clearly behind candidate 0 gets no more playouts, and the search stops once none is
+left.
 
 Candidates: at most ``MAX_CANDIDATES`` moves: the playout policy's move in one sampled world
 (candidate 0, ``PLAYOUT_CANDIDATE``), the heuristic bot's choice, ``pass`` and the plays a
 greedy player would consider first (low cards, no wild cards). Exchange steps are left to the
 heuristic bot (``climbing_heuristic``).
 
-Budget: ``iterations`` playouts or ``seconds`` of thinking, whichever is given (both: whichever
-runs out first). With neither, ``DEFAULT_ITERATIONS`` playouts capped at
+Budget: ``iterations`` playouts (at most: ``ceil(iterations / k)`` worlds for ``k``
+candidates, fewer playouts when racing drops some) or ``seconds`` of thinking, whichever is
+given (both: whichever runs out first). With neither, ``DEFAULT_ITERATIONS`` playouts capped at
 ``DEFAULT_CAP_SECONDS`` from the start of the decision (hands with very many plays, like Owen
 with 2 players, would otherwise take several seconds).
 Like every bot it never stops a game: on an unforeseen error it answers the heuristic's move.
