@@ -231,6 +231,30 @@ def test_aggregate_against_hand_computed_values():
     assert res["ratings"][0]["mu"] > res["ratings"][1]["mu"]
 
 
+def test_cpu_time_per_move_from_records_and_none_for_older_records():
+    cfg = runner.Config("zheng-shangyou/owen", 2, ("a", "b"), 1)
+    h0 = _fake_hand(0, [2, 0], [1, 0], [1, 2])          # seat 0: a, seat 1: b
+    h0.update(moves=[2, 4], cpu=[1.0, 0.4], cpu_max=[0.9, 0.1])
+    h1 = _fake_hand(1, [0, 2], [0, 1], [2, 1])          # seat 0: b, seat 1: a
+    h1.update(moves=[2, 2], cpu=[0.2, 0.6], cpu_max=[0.2, 0.5])
+    timing = report.aggregate(cfg, [{"deal": 0, "hands": [h0, h1]}])["timing"]
+    assert timing["a"]["cpu_seconds_per_move"] == pytest.approx((1.0 + 0.6) / 4)
+    assert timing["a"]["cpu_max_seconds"] == pytest.approx(0.9)
+    assert timing["b"]["cpu_seconds_per_move"] == pytest.approx((0.4 + 0.2) / 6)
+    assert timing["b"]["cpu_max_seconds"] == pytest.approx(0.2)
+    # a record from before CPU times were kept: no CPU figure rather than a wrong one
+    old = _fake_hand(0, [2, 0], [1, 0], [1, 2])
+    timing = report.aggregate(cfg, [{"deal": 0, "hands": [h0, h1]},
+                                    {"deal": 1, "hands": [old, old]}])["timing"]
+    assert timing["a"]["cpu_seconds_per_move"] is None and timing["a"]["cpu_max_seconds"] is None
+    # a played hand holds each seat's CPU time and its dearest decision
+    hand = runner.play_hand(make_config("zheng-shangyou/owen", "greedy,random,random,random", 3),
+                            0, 0)
+    assert len(hand["cpu"]) == len(hand["cpu_max"]) == 4
+    assert all(0 <= m <= c for m, c in zip(hand["cpu_max"], hand["cpu"]))
+    assert sum(hand["cpu"]) > 0
+
+
 # ----------------------------------------------------------------------------- running
 CFG = ("zheng-shangyou/owen", "greedy,random,random,random", 7)
 

@@ -64,6 +64,9 @@ def aggregate(cfg: Config, records: list[dict]) -> dict:
     moves = {b: 0 for b in names}
     think = {b: 0.0 for b in names}
     slowest = {b: 0.0 for b in names}             # highest mean seconds per move in one hand
+    # CPU time per move (records written since session 6; None when a record lacks it)
+    cpu: dict = {b: 0.0 for b in names}
+    cpu_max: dict = {b: 0.0 for b in names}
     for rec in records:
         sums = {b: 0.0 for b in names}
         counts = {b: 0 for b in names}
@@ -83,6 +86,11 @@ def aggregate(cfg: Config, records: list[dict]) -> dict:
                 think[b] += hand["think"][s]
                 if hand["moves"][s]:
                     slowest[b] = max(slowest[b], hand["think"][s] / hand["moves"][s])
+                if "cpu" not in hand:
+                    cpu[b] = cpu_max[b] = None
+                elif cpu[b] is not None:
+                    cpu[b] += hand["cpu"][s]
+                    cpu_max[b] = max(cpu_max[b], hand["cpu_max"][s])
             for team in hand["teams"]:
                 for b in {bot_at[s] for s in team}:
                     trials[b] += 1
@@ -129,15 +137,19 @@ def aggregate(cfg: Config, records: list[dict]) -> dict:
             "win_means": WIN_DEFINITIONS[fam], "bots": bots, "pairs": pairs,
             "ratings": [{"entry": lab, "bot": b, **rated[lab]}
                         for lab, b in zip(labels, cfg.bots)],
-            # wall-clock figures: the only part that differs between two runs
+            # wall-clock and CPU figures: the only part that differs between two runs
             "timing": {b: {"moves": moves[b],
                            "seconds_per_move": think[b] / moves[b] if moves[b] else 0.0,
-                           "slowest_hand_seconds_per_move": slowest[b]} for b in names}}
+                           "slowest_hand_seconds_per_move": slowest[b],
+                           "cpu_seconds_per_move": (cpu[b] / moves[b] if cpu[b] is not None
+                                                    and moves[b] else None),
+                           "cpu_max_seconds": cpu_max[b]} for b in names}}
 
 
 CSV_FIELDS = ["bot", "seats", "hands", "seat_hands", "score_mean", "score_low", "score_high",
               "win_rate", "win_low", "win_high", "wins", "win_trials", "mean_place",
-              "rating_mu", "rating_sigma", "rating_ordinal", "seconds_per_move"]
+              "rating_mu", "rating_sigma", "rating_ordinal", "seconds_per_move",
+              "cpu_seconds_per_move", "cpu_max_seconds"]
 
 
 def csv_rows(results: dict) -> list[dict]:
@@ -152,7 +164,9 @@ def csv_rows(results: dict) -> list[dict]:
                "win_trials": x["win"]["trials"], "mean_place": x["mean_place"],
                "rating_mu": x["rating"]["mu"], "rating_sigma": x["rating"]["sigma"],
                "rating_ordinal": x["rating"]["ordinal"],
-               "seconds_per_move": results["timing"][x["bot"]]["seconds_per_move"]}
+               "seconds_per_move": results["timing"][x["bot"]]["seconds_per_move"],
+               "cpu_seconds_per_move": results["timing"][x["bot"]].get("cpu_seconds_per_move"),
+               "cpu_max_seconds": results["timing"][x["bot"]].get("cpu_max_seconds")}
         for k in range(n):
             row[f"place_{k + 1}"] = x["places"][k] if x["places"] is not None else None
         rows.append(row)
@@ -196,6 +210,10 @@ def show(results: dict, console) -> None:
         t.add_column("mean place", justify="right")
     t.add_column("openskill μ ± σ", justify="right")
     t.add_column("s/move", justify="right")
+    has_cpu = all(results["timing"][x["bot"]].get("cpu_seconds_per_move") is not None
+                  for x in results["bots"])
+    if has_cpu:
+        t.add_column("CPU s/move (max)", justify="right")
     for x in results["bots"]:
         sc, w = x["score"], x["win"]
         row = [x["bot"], str(x["seats"]),
@@ -205,6 +223,9 @@ def show(results: dict, console) -> None:
             row += ["/".join(f"{100 * p:.0f}" for p in x["places"]), f"{x['mean_place']:.2f}"]
         row += [f"{x['rating']['mu']:.1f} ± {x['rating']['sigma']:.1f}",
                 f"{results['timing'][x['bot']]['seconds_per_move']:.4f}"]
+        if has_cpu:
+            tm = results["timing"][x["bot"]]
+            row.append(f"{tm['cpu_seconds_per_move']:.4f} ({tm['cpu_max_seconds']:.2f})")
         t.add_row(*row)
     console.print(t)
     console.print(f"score: {results['score_means']}; win: {results['win_means']}.")

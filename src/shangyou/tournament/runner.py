@@ -177,6 +177,8 @@ def play_hand(cfg: Config, deal: int, rotation: int) -> dict:
     bots = [make_bot(cfg.bots[seats[s]], seed=bot_seed(cfg.seed, deal, rotation, s))
             for s in range(n)]
     think = [0.0] * n
+    cpu = [0.0] * n            # process time: what the move cost on one core, whatever the load
+    cpu_max = [0.0] * n        # the dearest single decision
     moves = [0] * n
     dealt = None
     while not game.over:
@@ -186,9 +188,13 @@ def play_hand(cfg: Config, deal: int, rotation: int) -> dict:
             # the cards each seat was dealt (Sheng ji: once the deal is over; the declarer's
             # hand then holds the kitty as well)
             dealt = [_hand_digest(game.view(s)["hand"]) for s in range(n)]
+        c0 = time.process_time()
         t0 = time.perf_counter()
         move = bots[seat].choose(view)
         think[seat] += time.perf_counter() - t0
+        spent = time.process_time() - c0
+        cpu[seat] += spent
+        cpu_max[seat] = max(cpu_max[seat], spent)
         moves[seat] += 1
         try:
             game.apply(move)
@@ -197,7 +203,8 @@ def play_hand(cfg: Config, deal: int, rotation: int) -> dict:
                                f"move {move!r} (deal {deal}, rotation {rotation}): {e}") from e
     out = outcome(game.result, n)
     rec = {"rotation": rotation, "seats": seats, **out, "dealt": dealt,
-           "moves": moves, "think": [round(t, 6) for t in think]}
+           "moves": moves, "think": [round(t, 6) for t in think],
+           "cpu": [round(t, 6) for t in cpu], "cpu_max": [round(t, 6) for t in cpu_max]}
     if "last" in game.result:
         rec["declarer"] = game.result["last"]["declarer"]
     return rec
