@@ -227,6 +227,7 @@ def test_aggregate_against_hand_computed_values():
     pair = res["pairs"][0]
     # per-deal differences 2, 0, ... : a - b = (2 - 0), (1 - 1), (1 - 1) = 2, 0, 0
     assert pair["score_difference"]["mean"] == pytest.approx(2 / 3)
+    assert pair["score_ratio"] == pytest.approx((4 / 3) / (2 / 3))
     assert pair["score_overlap"] is True
     assert res["ratings"][0]["mu"] > res["ratings"][1]["mu"]
 

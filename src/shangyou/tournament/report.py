@@ -124,7 +124,11 @@ def aggregate(cfg: Config, records: list[dict]) -> dict:
                           "win_overlap": overlap((wa["low"], wa["high"]),
                                                  (wb["low"], wb["high"])),
                           "score_difference": {"mean": diff[0], "low": diff[1],
-                                               "high": diff[2]}})
+                                               "high": diff[2]},
+                          # a's mean score over b's (issue 6's "n times the score"); only
+                          # where both are positive (winner's scores are zero-sum)
+                          "score_ratio": (sa["mean"] / sb["mean"]
+                                          if sa["mean"] > 0 and sb["mean"] > 0 else None)})
     labels = cfg.entries
     rated = ratings_mod.rate(labels, ((h["seats"], h["teams"], h["ranks"])
                                       for rec in records for h in rec["hands"]))
@@ -232,8 +236,10 @@ def show(results: dict, console) -> None:
     for p in results["pairs"]:
         d = p["score_difference"]
         yes = {True: "overlap", False: "apart", None: "n/a"}
+        ratio = p.get("score_ratio")
+        ratio = "" if ratio is None else f" (ratio {ratio:.2f})"
         console.print(f"{p['a']} - {p['b']}: score difference {d['mean']:+.3f} "
-                      f"{_ci(d['low'], d['high'], '{:+.3f}')}; score intervals "
+                      f"{_ci(d['low'], d['high'], '{:+.3f}')}{ratio}; score intervals "
                       f"{yes[p['score_overlap']]}, win-rate intervals {yes[p['win_overlap']]}")
     if len(results["ratings"]) > len(results["bots"]):
         console.print("openskill per entry: " + ", ".join(
