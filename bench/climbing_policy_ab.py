@@ -9,7 +9,8 @@ search's playouts) as a team against the heuristic team in ``zheng-shangyou/paga
     PYTHONPATH=src python bench/climbing_policy_ab.py --policy plan --other fast --deals 300
     PYTHONPATH=src python bench/climbing_policy_ab.py --speed --policy plan
 
-``--players 5``: pagat, one policy seat against four heuristic seats, every seat of each deal
+``--game PRESET`` (an individual preset, e.g. ``zheng-shangyou/owen``, ``zheng-fen``) likewise
+for that preset. ``--players 5``: pagat, one policy seat against four heuristic seats, every seat of each deal
 (points per hand: 2 for first out, 1 for second; a fair share is 0.6).
 
 Speed (``--speed``): playouts per second from positions of real games (heuristic self-play,
@@ -55,10 +56,10 @@ def play_teams(policy, deal, seed, rep, game="zheng-shangyou/pagat-teams", playe
     return 1.0 if tp[rep] > tp[1 - rep] else 0.0, tp[rep] - tp[1 - rep]
 
 
-def play_one(policy, deal, seed, seat, players=5):
-    """One policy seat against ``players - 1`` heuristic seats (pagat): its points, and 1 when
-    it went out first."""
-    g = shangyou.new_game("zheng-shangyou/pagat", players=players, seed=seed * 100003 + deal)
+def play_one(policy, deal, seed, seat, players=5, game="zheng-shangyou/pagat"):
+    """One policy seat against ``players - 1`` heuristic seats: its points, and 1 when it went
+    out first (Zheng Fen: when it took the most card points)."""
+    g = shangyou.new_game(game, players=players, seed=seed * 100003 + deal)
     rng = random.Random(deal * 7 + seat)
     while not g.over:
         s = g.to_act
@@ -66,7 +67,10 @@ def play_one(policy, deal, seed, seat, players=5):
             g.apply(policy(g, rng, {}))
         else:
             g.apply(climbing_heuristic.choose(g.view(s), rng))
-    return (1.0 if g.result["order"][0] == seat else 0.0), g.result["points"][seat]
+    pts = g.result["points"]
+    if g.rules.family.name == "zheng-fen":
+        return (1.0 if pts[seat] == max(pts) else 0.0), pts[seat]
+    return (1.0 if g.result["order"][0] == seat else 0.0), pts[seat]
 
 
 def ci(xs):
@@ -83,10 +87,11 @@ def strength(a):
     t0 = time.time()
     for d in range(a.deals):
         for n, p in zip(names, pols):
-            if a.players == 4:
+            if a.players == 4 and not a.game:
                 w = [play_teams(p, d, a.seed, rep) for rep in (0, 1)]
             else:
-                w = [play_one(p, d, a.seed, seat, a.players) for seat in range(a.players)]
+                w = [play_one(p, d, a.seed, seat, a.players, a.game or "zheng-shangyou/pagat")
+                     for seat in range(a.players)]
             res[n].append((sum(x[0] for x in w) / len(w), sum(x[1] for x in w) / len(w)))
         if a.progress and (d + 1) % 50 == 0:
             print(d + 1, {n: round(sum(x[0] for x in r) / len(r), 3) for n, r in res.items()},
@@ -94,7 +99,7 @@ def strength(a):
     for n in names:
         m, h = ci([x[0] for x in res[n]])
         pm, ph = ci([x[1] for x in res[n]])
-        what = "points diff" if a.players == 4 else "points"
+        what = "points diff" if a.players == 4 and not a.game else "points"
         print(f"{n}: hand wins {m:.3f} ± {h:.3f}, {what} {pm:+.3f} ± {ph:.3f} "
               f"({a.deals} deals, seed {a.seed}, {a.players} players)")
     for other in names[1:]:
@@ -137,6 +142,8 @@ def main():
     ap.add_argument("--other")
     ap.add_argument("--deals", type=int, default=100)
     ap.add_argument("--players", type=int, default=4, help="4: pagat-teams; 3-8: pagat, "
+                    "one policy seat against the heuristic, rotated through every seat")
+    ap.add_argument("--game", help="an individual preset (zheng-shangyou/owen, zheng-fen, ...): "
                     "one policy seat against the heuristic, rotated through every seat")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--speed", action="store_true")

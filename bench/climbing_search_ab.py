@@ -6,7 +6,8 @@ seats, the seat rotating with the deal (deal d: seat d % 5), one game per deal. 
 per game goes to OUT (resumable). ``--set NAME=VALUE`` overrides a constant of
 ``bots/climbing_search.py`` (e.g. ``PLAYOUT_POLICY=fast``, ``MARGIN_SE=0.5``), so two settings
 play the same deals with the same random numbers until their first different choice.
-``--report A B`` prints each file's figures and the paired difference over common games.
+``--game PRESET --players N``: an individual preset (``zheng-shangyou/owen``, ``zheng-fen``) the
+same way as pagat 5p. ``--report A B`` prints each file's figures and the paired difference over common games.
 
     PYTHONPATH=src python bench/climbing_search_ab.py runs/plan.jsonl --deals 30 --seed 11
     PYTHONPATH=src python bench/climbing_search_ab.py runs/fast.jsonl --deals 30 --seed 11 \\
@@ -52,8 +53,9 @@ def play(game, players, seed, deal, rep):
     else:
         score = res["points"][rep]
         win = 1.0 if res["order"][0] == rep else 0.0
+        other = sum(p for s, p in enumerate(res["points"]) if s != rep) / (players - 1)
     return dict(deal=deal, rep=rep, score=score, win=win, n=len(times), cpu=sum(times),
-                cpu_max=max(times, default=0.0))
+                cpu_max=max(times, default=0.0), **({} if teams else {"other": other}))
 
 
 def ci(xs):
@@ -81,7 +83,10 @@ def report(paths, players):
         cpu = sum(r["cpu"] for r in rows.values()) / max(1, dec)
         worst = max(r["cpu_max"] for r in rows.values())
         extra = ""
-        if players != 4:
+        if all("other" in r for r in rows.values()):
+            field = sum(r["other"] for r in rows.values()) / len(rows)
+            extra = f", a heuristic seat {field:.3f}, ratio {s / field:.2f}"
+        elif players != 4:
             field = (3 - s) / (players - 1)        # 2 + 1 points a hand among the others
             extra = f", ratio to a heuristic seat {s / field:.2f}"
         print(f"{path}: {len(rows)} games, {len(per_deal(rows, 'win'))} deals: "
@@ -101,6 +106,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out", nargs="?")
     ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--game", help="an individual preset (zheng-shangyou/owen, zheng-fen, "
+                    "...): one search seat against the heuristic, as with --players 5")
     ap.add_argument("--deals", type=int, default=20)
     ap.add_argument("--first", type=int, default=0)
     ap.add_argument("--seed", type=int, default=11)
@@ -114,12 +121,12 @@ def main():
         k, _, v = kv.partition("=")
         old = getattr(climbing_search, k)
         setattr(climbing_search, k, type(old)(v))
-    game = "zheng-shangyou/pagat-teams" if a.players == 4 else "zheng-shangyou/pagat"
+    game = a.game or ("zheng-shangyou/pagat-teams" if a.players == 4 else "zheng-shangyou/pagat")
     done = set()
     if os.path.exists(a.out):
         done = {(r["deal"], r["rep"]) for r in map(json.loads, open(a.out))}
     for d in range(a.first, a.first + a.deals):
-        reps = (0, 1) if a.players == 4 else (d % a.players,)
+        reps = (0, 1) if a.players == 4 and not a.game else (d % a.players,)
         for rep in reps:
             if (d, rep) in done:
                 continue

@@ -157,3 +157,63 @@ def test_other_families_keep_the_heuristic_move_first(monkeypatch):
     assert greedy != climbing_heuristic.choose(v, None) and greedy in v["legal_moves"]
     monkeypatch.setattr(climbing_search, "PLAYOUT_CANDIDATE", "first")
     assert s.candidates()[0] == climbing_heuristic.choose(v, random.Random(1))
+
+
+# ------------------------------------------------------------- Owen and Zheng Fen plans
+def _planned(shape, text):
+    return climbing_playout.planner(climbing_playout.SHAPES[shape])(
+        tuple(counts_of(shangyou.parse(text))))
+
+
+def test_owen_plans_straights_of_five_and_stairs_of_two_pairs():
+    # seed 002: a straight needs 5 ranks, a stair 2 consecutive pairs
+    assert _planned("owen", "3H 4D 5S 6C 7C")[1] == (("q", 0, 4, 1),)
+    assert len(_planned("owen", "3H 4D 5S")[1]) == 3
+    assert _planned("owen", "5H 5S 6H 6S")[1] == (("m", 2, 3, 2),)
+    # pagat's shape takes 3-card sequences and needs 3 pairs
+    assert _planned("pagat", "3H 4D 5S")[1] == (("q", 0, 2, 1),)
+    assert len(_planned("pagat", "5H 5S 6H 6S")[1]) == 2
+
+
+def test_zheng_fen_plans_pair_sequences_up_to_the_two_and_no_single_sequences():
+    # seed 004: K K A A 2 2 is a sequence of pairs; a single sequence must be of one suit,
+    # which rank counts cannot show, so it is never planned
+    assert _planned("zheng-fen", "KH KS AH AS 2H 2S")[1] == (("m", 10, 12, 2),)
+    assert len(_planned("zheng-fen", "3H 4H 5H 6H 7H")[1]) == 5
+
+
+ZF_HANDS = {0: "5H 5S 5D 5C KH KS 3H 3S 4H 4S 6H 6S 7H 7S",
+            1: "RJ 8H 8S 9H 9S JH JS QH QS 3D 4D 6D 7D 8D",
+            2: "2H 2S BJ 3C 4C 6C 7C 8C 9D 9C 10H 10S JD"}
+
+
+def test_zheng_fen_policy_spends_a_top_card_to_take_points_it_will_keep():
+    # nobody left can beat the red joker (the 5s, which a 5-10-K special needs, are all the
+    # leader's, and the four 2s are split), so the follower takes the king's 10 points with it
+    g, s = deal_with("zheng-fen", 4, ZF_HANDS)
+    g.apply("KH")
+    assert _move_text(POLICY(g, random.Random(1), {})) == "RJ"
+
+
+def test_zheng_fen_policy_keeps_its_top_card_when_the_trick_holds_no_points():
+    g, s = deal_with("zheng-fen", 4, ZF_HANDS)
+    g.apply("7H")
+    assert POLICY(g, random.Random(1), {}).kind == "pass"
+
+
+def test_zheng_fen_policy_leads_a_group_without_points_first():
+    # the lowest group is the single 5 (5 points): the single 6 is led instead
+    g, s = deal_with("zheng-fen", 4, {0: "5H 6S 9D 9C JH JS QD QC 2D"})
+    assert _move_text(POLICY(g, random.Random(1), {})) == "6S"
+
+
+def test_owen_and_zheng_fen_plan_a_triple_and_a_pair_as_one_full_house():
+    assert _planned("owen", "6H 6S 6D 9H 9S")[1] == (("f", 3, 6, 3),)   # ranks: 0 is the 3
+    assert _planned("zheng-fen", "4H 4S 9H 9S 9D")[1] == (("f", 6, 1, 3),)
+    assert len(_planned("pagat", "6H 6S 6D 9H 9S")[1]) == 2     # pagat has no full house
+
+
+def test_owen_policy_leads_a_planned_full_house_whole():
+    g, s = deal_with("zheng-shangyou/owen", 4, {0: "3H 3S 3D 8H 8S 9D 10C JD QC KH AS 2H 2S"}, seed=4)
+    m = POLICY(g, random.Random(1), {})
+    assert m in g.legal_moves() and _move_text(m) == "3D 3H 3S 8H 8S"

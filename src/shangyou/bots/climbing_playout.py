@@ -35,8 +35,18 @@ LEAD_VALUE = 0.5            # a play nobody left can beat wins the next lead
 FOLLOW_THRESHOLD = 0.0      # the least gain (in turns) worth following for
 PRECIOUS_COST = 0.6         # a 2 or joker spent while the plan still has more than 2 groups
 CLOSE = 2                   # an opponent with this many cards or fewer is about to go out
+POINT_VALUE = 0.08          # Zheng Fen: turns a card point is worth (10 points: 0.8 of a turn)
+RANK_POINTS = (0, 0, 5, 0, 0, 0, 0, 10, 0, 0, 10, 0, 0, 0, 0)   # 5, 10, K (seed 004)
 
-_PLANS: dict = {}
+# Settings that differ by family, tuned with bench/climbing_policy_ab.py (docs/bots.md). Zheng
+# Fen: follow only for a clear gain (0.7 of a turn, points included), keep 2s and jokers, and
+# no "stop them" mode (going out first matters less than the points). Owen: no "stop them"
+# mode either (one seat against the rest, an opponent about to go out is everyone's problem).
+FAMILY_PARAMS = {
+    "zheng-fen": {"point_value": 0.15, "close_n": 0, "threshold": 0.7, "precious_cost": 1.0},
+    "owen": {"close_n": 0},
+}
+
 _PLANS_MAX = 300_000
 
 
@@ -49,65 +59,110 @@ def counts_of(cards) -> list[int]:
     return k
 
 
-def plan(counts: tuple) -> tuple[float, tuple]:
-    """(cost, groups) of the cheapest split of a hand given as 15 rank counts. A group is
-    ``(kind, lo, hi, k)``: ``"s"`` k cards of rank lo (= hi), ``"q"`` a single sequence lo..hi,
-    ``"m"`` a sequence of k cards of each rank lo..hi."""
-    got = _PLANS.get(counts)
+# How each family's plans may group ranks: (fewest ranks of a single sequence, of a pair
+# sequence, of a triple sequence, the highest rank a sequence may reach, full houses). pagat:
+# 3, 3, 3, up to the ace, no full houses; Owen (seed 002): straights of 5, stairs and plates of
+# 2, full houses; Zheng Fen (seed 004): pair and triple sequences of 3 up to the 2, full houses
+# (a triple and a pair), and no single sequences (those must be of one suit, which rank counts
+# do not show).
+SHAPES = {
+    "pagat": (3, 3, 3, 11, False),
+    "owen": (5, 2, 2, 11, True),
+    "zheng-fen": (99, 3, 3, 12, True),
+}
+
+
+def planner(shape: tuple):
+    """A memoised ``plan(counts) -> (cost, groups)`` for one family's shape (``SHAPES``)."""
+    got = _PLANNERS.get(shape)
     if got is not None:
         return got
-    r = 0
-    while r < 15 and not counts[r]:
-        r += 1
-    if r == 15:
-        return 0.0, ()
-    if len(_PLANS) >= _PLANS_MAX:
-        _PLANS.clear()
-    c = list(counts)
-    n = c[r]
-    # a set of every card of rank r
-    c[r] = 0
-    sub_cost, sub = plan(tuple(c))
-    best_cost, best = RANK_COST[r] + sub_cost, (("s", r, r, n),) + sub
-    c[r] = n
-    if r <= 9:
-        # single sequences r..hi (3 ranks or more, 3..A)
-        hi = r
-        while hi < 11 and c[hi + 1]:
-            hi += 1
-            if hi - r >= 2:
+    q_min, m2_min, m3_min, top, full_house = shape
+    memo: dict = {}
+
+    def plan_of(counts: tuple) -> tuple[float, tuple]:
+        got = memo.get(counts)
+        if got is not None:
+            return got
+        r = 0
+        while r < 15 and not counts[r]:
+            r += 1
+        if r == 15:
+            return 0.0, ()
+        if len(memo) >= _PLANS_MAX:
+            memo.clear()
+        c = list(counts)
+        n = c[r]
+        # a set of every card of rank r
+        c[r] = 0
+        sub_cost, sub = plan_of(tuple(c))
+        best_cost, best = RANK_COST[r] + sub_cost, (("s", r, r, n),) + sub
+        c[r] = n
+        if full_house and n in (2, 3) and r < 12:
+            # a full house: this triple and the lowest pair above it, or this pair and the
+            # lowest triple above it (2s included, jokers not: they make no natural set)
+            want = 5 - n
+            q = r + 1
+            while q <= 12 and c[q] != want:
+                q += 1
+            if q <= 12:
                 d = list(c)
-                for x in range(r, hi + 1):
-                    d[x] -= 1
-                sub_cost, sub = plan(tuple(d))
-                cost = (0.7 if hi == 11 else 1.0) + sub_cost
+                d[r] = 0
+                d[q] = 0
+                trip = r if n == 3 else q
+                sub_cost, sub = plan_of(tuple(d))
+                cost = RANK_COST[trip] + sub_cost
                 if cost < best_cost:
-                    best_cost, best = cost, (("q", r, hi, 1),) + sub
+                    best_cost, best = cost, (("f", trip, q if n == 3 else r, 3),) + sub
+        if r + q_min - 1 <= top:
+            # single sequences r..hi
+            hi = r
+            while hi < top and c[hi + 1]:
+                hi += 1
+                if hi - r + 1 >= q_min:
+                    d = list(c)
+                    for x in range(r, hi + 1):
+                        d[x] -= 1
+                    sub_cost, sub = plan_of(tuple(d))
+                    cost = (0.7 if hi >= 11 else 1.0) + sub_cost
+                    if cost < best_cost:
+                        best_cost, best = cost, (("q", r, hi, 1),) + sub
         # pair (triple) sequences
-        for k in (2, 3):
-            if n < k:
+        for k, k_min in ((2, m2_min), (3, m3_min)):
+            if n < k or r >= top:
                 break
             hi = r
-            while hi < 11 and c[hi + 1] >= k:
+            while hi < top and c[hi + 1] >= k:
                 hi += 1
-                if hi - r >= 2:
+                if hi - r + 1 >= k_min:
                     d = list(c)
                     for x in range(r, hi + 1):
                         d[x] -= k
-                    sub_cost, sub = plan(tuple(d))
+                    sub_cost, sub = plan_of(tuple(d))
                     cost = 0.7 + sub_cost
                     if cost < best_cost:
                         best_cost, best = cost, (("m", r, hi, k),) + sub
-    out = _PLANS[counts] = (best_cost, best)
-    return out
+        out = memo[counts] = (best_cost, best)
+        return out
+
+    _PLANNERS[shape] = plan_of
+    return plan_of
+
+
+_PLANNERS: dict = {}
+plan = planner(SHAPES["pagat"])
+plan.__doc__ = """(cost, groups) of the cheapest split of a hand given as 15 rank counts (pagat's
+shape; :func:`planner` for the others). A group is ``(kind, lo, hi, k)``: ``"s"`` k cards of
+rank lo (= hi), ``"q"`` a single sequence lo..hi, ``"m"`` a sequence of k cards of each rank
+lo..hi, ``"f"`` a full house of three cards of rank lo and two of rank hi (Owen, Zheng Fen)."""
 
 
 def group_cost(g) -> float:
     kind, lo, hi, k = g
-    if kind == "s":
+    if kind == "s" or kind == "f":
         return RANK_COST[lo]
     if kind == "q":
-        return 0.7 if hi == 11 else 1.0
+        return 0.7 if hi >= 11 else 1.0
     return 0.7
 
 
@@ -115,6 +170,8 @@ def group_ranks(g) -> tuple:
     kind, lo, hi, k = g
     if kind == "s":
         return (lo,) * k
+    if kind == "f":
+        return tuple(sorted((lo,) * 3 + (hi,) * 2))
     return tuple(r for r in range(lo, hi + 1) for _ in range(k))
 
 
@@ -124,6 +181,8 @@ def group_cards(hand, group) -> tuple:
     kind, lo, hi, k = group
     if kind == "s":
         return tuple(c for c in hand if RANK_OF[c] == lo)
+    if kind == "f":
+        return tuple(sorted(c for c in hand if RANK_OF[c] == lo or RANK_OF[c] == hi))
     if kind == "q":
         for suit in range(4):
             cards = [r * 4 + suit for r in range(lo, hi + 1)]
@@ -155,8 +214,10 @@ class PlanPolicy:
     close_n = CLOSE
     feed = 0                 # 1: lead what a partner holding one combination can go out on
     urgent_hold = 0          # 1: when urgent, the lowest play no opponent can beat first
+    families = None          # the family names it plans for (None: every name in SHAPES)
+    point_value = POINT_VALUE
 
-    def __init__(self, fallback=None, **params):
+    def __init__(self, fallback=None, family_params=True, **params):
         for k, v in params.items():
             if not hasattr(self, k):
                 raise AttributeError(k)
@@ -165,11 +226,20 @@ class PlanPolicy:
             from .climbing_search import fast_policy
             fallback = fast_policy
         self.fallback = fallback
+        # a family's own settings (FAMILY_PARAMS), under the ones given here
+        self.by_family = {name: PlanPolicy(fallback, False, **{**fp, **params})
+                          for name, fp in FAMILY_PARAMS.items()} if family_params else {}
 
     def __call__(self, g, rng, team_of):
         fam = g.rules.family
-        if fam.name != "pagat":
+        sub = self.by_family.get(fam.name)
+        if sub is not None:
+            return sub(g, rng, team_of)
+        shape = SHAPES.get(fam.name) if self.families is None or fam.name in self.families \
+            else None
+        if shape is None:
             return self.fallback(g, rng, team_of)
+        plan = planner(shape)
         leading = g.last is None and g.phase == "play"
         if not leading:
             moves = g.legal_moves()
@@ -201,15 +271,22 @@ class PlanPolicy:
             if m.kind != PASS and len(m.cards) == size:
                 return m                                   # out in one play
         if moves[0].kind != PASS:
-            return self.lead(g, moves, groups, opps, close, team_of, seat, mine)
-        return self.follow(g, moves, counts, base, groups, opps, close, team_of, seat, mine)
+            return self.lead(g, moves, groups, opps, close, team_of, seat, mine, plan)
+        return self.follow(g, moves, counts, base, groups, opps, close, team_of, seat, mine,
+                           plan)
 
-    def lead_order(self, groups, danger):
-        """The plan's groups in the order they are worth leading."""
+    def lead_order(self, groups, danger, points=False):
+        """The plan's groups in the order they are worth leading (``points``: a point game,
+        where a group holding point cards is led after those without)."""
         plain = [x for x in groups if group_cost(x) > CONTROL]
         if len(plain) <= 1 and len(groups) > 1:
             return [x for x in groups if group_cost(x) <= CONTROL] + plain
         # the lowest plain group first; a group an opponent could follow to go out last
+        if points:
+            return sorted(plain, key=lambda x: (len(group_ranks(x)) in danger,
+                                                any(RANK_POINTS[r] for r in group_ranks(x)),
+                                                x[1], -len(group_ranks(x)))) + \
+                [x for x in groups if group_cost(x) <= CONTROL]
         return sorted(plain, key=lambda x: (len(group_ranks(x)) in danger, x[1],
                                             -len(group_ranks(x)))) + \
             [x for x in groups if group_cost(x) <= CONTROL]
@@ -227,7 +304,7 @@ class PlanPolicy:
         """(the hand sizes of opponents about to go out, the groups in leading order)."""
         hands = g.hands
         danger = {len(hands[s]) for s in opps if len(hands[s]) <= self.close_n}
-        return danger, self.lead_order(groups, danger)
+        return danger, self.lead_order(groups, danger, g.rules.scoring == "trick-points")
 
     def direct_lead(self, g, fam, hand, groups, opps, close, team_of, seat, mine):
         """The lead of :meth:`lead` built from the plan's group (the engine checks it)."""
@@ -243,7 +320,7 @@ class PlanPolicy:
         return _play(fam, group_cards(hand, pick))
 
     # ------------------------------------------------------------------- leading
-    def lead(self, g, moves, groups, opps, close, team_of, seat, mine):
+    def lead(self, g, moves, groups, opps, close, team_of, seat, mine, plan=plan):
         hands = g.hands
         if self.partner_on_one(g, team_of, seat, mine, close):
             return moves[0]     # the lowest single: the partner may go out on it
@@ -275,7 +352,8 @@ class PlanPolicy:
         return self.fallback(g, None, team_of)
 
     # ----------------------------------------------------------------- following
-    def follow(self, g, moves, counts, base, groups, opps, close, team_of, seat, mine):
+    def follow(self, g, moves, counts, base, groups, opps, close, team_of, seat, mine,
+               plan=plan):
         last = g.last_seat
         hands = g.hands
         CLOSE = self.close_n
@@ -298,6 +376,8 @@ class PlanPolicy:
                         return m
             return max(plays, key=lambda m: (m.combo.tier, m.cards[-1], m.cards[0]))
         fam = g.rules.family
+        if g.rules.scoring == "trick-points":
+            return self.follow_points(g, moves, plays, counts, base, groups, plan)
         best, best_score = None, None
         long_plan = len(groups) > 2
         for m in plays:
@@ -324,4 +404,51 @@ class PlanPolicy:
             for s in opps:
                 if len(hands[s]) >= len(combo.cards) and fam.follows(hands[s], combo):
                     return moves[0]
+        return best
+
+    def follow_points(self, g, plays_and_pass, plays, counts, base, groups, plan):
+        """Following in a point game (Zheng Fen): a play's worth in turns is what it saves of
+        the plan, plus, when nobody still holding cards can beat it, the lead it wins and the
+        points of the trick (``point_value`` a point), less, when it can be beaten, its own
+        points given away; the best play above ``threshold``, else a pass."""
+        fam = g.rules.family
+        seat = g.to_act
+        hands = g.hands
+        others = [s for s in range(g.n) if s != seat and hands[s]]
+        pv = self.point_value
+        points = fam.points
+        table = sum(points(combo.cards) for _, combo in g.trick if combo is not None)
+        long_plan = len(groups) > 2
+        scored = []
+        for m in plays:
+            d = list(counts)
+            prec = 0
+            for c in m.cards:
+                r = RANK_OF[c]
+                d[r] -= 1
+                if r >= 12:
+                    prec += 1
+            pts = points(m.cards)
+            rest_cost, rest = plan(tuple(d))
+            gain = base - rest_cost
+            if prec and long_plan:
+                gain -= self.precious_cost * prec
+            win = (self.lead_value if rest else 0.0) + pv * (table + pts)
+            scored.append((gain + win, gain - pv * pts, m))
+        # the best bound first; the hold check (the costly part) only while it can matter
+        scored.sort(key=lambda x: -x[0])
+        best, best_score = plays_and_pass[0], self.threshold
+        for up, down, m in scored:
+            if up <= best_score:
+                break
+            if down >= up:
+                score = down
+            else:
+                combo = m.combo
+                k = len(combo.cards)
+                held = not any(len(hands[s]) >= k and fam.follows(hands[s], combo)
+                               for s in others)
+                score = up if held else down
+            if score > best_score:
+                best, best_score = m, score
         return best
