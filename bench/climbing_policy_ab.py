@@ -14,7 +14,7 @@ for that preset. ``--players 5``: pagat, one policy seat against four heuristic 
 (points per hand: 2 for first out, 1 for second; a fair share is 0.6).
 
 Speed (``--speed``): playouts per second from positions of real games (heuristic self-play,
-pagat 5 players), every seat played by the policy, as in a search.
+pagat 5 players or ``--game``), every seat played by the policy, as in a search.
 """
 
 from __future__ import annotations
@@ -109,10 +109,11 @@ def strength(a):
 
 
 def speed(a):
-    # positions: heuristic self-play in pagat 5p, every 3rd decision of 20 hands
+    # positions: heuristic self-play (pagat 5p, or --game), every 3rd decision of 20 hands
     views = []
     for d in range(20):
-        g = shangyou.new_game("zheng-shangyou/pagat", players=5, seed=1000 + d)
+        g = shangyou.new_game(a.game or "zheng-shangyou/pagat",
+                              players=a.players if a.game else 5, seed=1000 + d)
         rng = random.Random(d)
         k = 0
         while not g.over:
