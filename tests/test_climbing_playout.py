@@ -146,7 +146,7 @@ def test_search_keeps_the_policy_move_as_its_default_candidate(monkeypatch):
 
 
 def test_other_families_keep_the_heuristic_move_first(monkeypatch):
-    """Outside pagat the playouts use the greedy fast policy: it is not made candidate 0."""
+    """In "winner" the playouts use the greedy fast policy: it is not made candidate 0."""
     from shangyou.bots import climbing_heuristic
     g = shangyou.new_game("zheng-shangyou/winner", players=4, seed=4)
     for _ in range(3):               # a position where the greedy policy and the heuristic differ

@@ -1,4 +1,4 @@
-"""A fast plan-aware playout policy for the pagat climbing games (``climbing_search``).
+"""A fast plan-aware playout policy for the climbing games (``climbing_search``).
 
 The search plays thousands of hands out per decision, so its policy must cost little more than
 listing the legal moves; it reads the game object directly (perfect information, like the
@@ -20,7 +20,10 @@ instead of cards:
   (read from the real hands), spending 2s and jokers only late; pass when no play saves at
   least ``FOLLOW_THRESHOLD`` of a turn.
 
-Families other than pagat's use ``climbing_search.fast_policy``.
+Owen and Zheng Fen plan with their own combinations (``SHAPES``: sequence lengths, full houses)
+and settings (``FAMILY_PARAMS``); in Zheng Fen a follow also weighs the card points it would
+take or give away (:meth:`PlanPolicy.follow_points`) and leads without point cards first.
+"winner" (and any family without a shape) uses ``climbing_search.fast_policy``.
 """
 
 from __future__ import annotations
