@@ -204,6 +204,20 @@ def _play(fam, cards):
     return Move(PLAY, cards, readings[0], None, fam)
 
 
+def _gain(m, counts, base, plan, precious_cost) -> tuple:
+    """(turns the play ``m`` saves of the plan, less ``precious_cost`` for each 2 or joker it
+    spends; the plan of what is left)."""
+    d = list(counts)
+    prec = 0
+    for c in m.cards:
+        r = RANK_OF[c]
+        d[r] -= 1
+        if r >= 12:
+            prec += 1
+    rest_cost, rest = plan(tuple(d))
+    return base - rest_cost - precious_cost * prec, rest
+
+
 def move_ranks(m) -> tuple:
     return tuple(sorted(RANK_OF[c] for c in m.cards))
 
@@ -384,17 +398,7 @@ class PlanPolicy:
         best, best_score = None, None
         long_plan = len(groups) > 2
         for m in plays:
-            d = list(counts)
-            prec = 0
-            for c in m.cards:
-                r = RANK_OF[c]
-                d[r] -= 1
-                if r >= 12:
-                    prec += 1
-            rest_cost, rest = plan(tuple(d))
-            gain = base - rest_cost
-            if prec and long_plan:
-                gain -= PRECIOUS_COST * prec
+            gain, _ = _gain(m, counts, base, plan, PRECIOUS_COST if long_plan else 0.0)
             score = (gain, -m.cards[-1])
             if best_score is None or score > best_score:
                 best, best_score = m, score
@@ -423,19 +427,10 @@ class PlanPolicy:
         table = sum(points(combo.cards) for _, combo in g.trick if combo is not None)
         long_plan = len(groups) > 2
         scored = []
+        precious_cost = self.precious_cost if long_plan else 0.0
         for m in plays:
-            d = list(counts)
-            prec = 0
-            for c in m.cards:
-                r = RANK_OF[c]
-                d[r] -= 1
-                if r >= 12:
-                    prec += 1
+            gain, rest = _gain(m, counts, base, plan, precious_cost)
             pts = points(m.cards)
-            rest_cost, rest = plan(tuple(d))
-            gain = base - rest_cost
-            if prec and long_plan:
-                gain -= self.precious_cost * prec
             win = (self.lead_value if rest else 0.0) + pv * (table + pts)
             scored.append((gain + win, gain - pv * pts, m))
         # the best bound first; the hold check (the costly part) only while it can matter
