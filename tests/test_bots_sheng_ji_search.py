@@ -116,6 +116,31 @@ def test_racing_drops_a_clearly_worse_candidate_but_keeps_the_heuristics():
     assert search.race(rows, [0, 2]) == [0, 2]
 
 
+def test_the_search_stops_once_racing_leaves_no_challenger(monkeypatch):
+    """When every other candidate is clearly behind the heuristic's move after the first race
+    (8 worlds), no more worlds are played (``RACE_STOP``); the choice is the same."""
+    g, v = next(_play_views("sheng-ji", 8))
+    moves = v["legal_moves"]
+    noise = random.Random(5)
+    monkeypatch.setattr(search, "candidates",
+                        lambda view, ms, base: [(base, "base"), (moves[0], "a"), (moves[1], "b")])
+    monkeypatch.setattr(search, "playout", lambda sampler, parts, play, seat, seed:
+                        (1.0 if play == "base" else 0.0) + noise.random() * 0.1)
+    calls = []
+    real = search.playout
+    monkeypatch.setattr(search, "playout", lambda *a: calls.append(a) or real(*a))
+    picks = {}
+    for stop in (True, False):
+        monkeypatch.setattr(search, "RACE_STOP", stop)
+        calls.clear()
+        picks[stop] = search.choose(v, random.Random(1), iterations=600, strict=True)
+        if stop:
+            assert len(calls) == 3 * search.RACE_FIRST
+        else:
+            assert len(calls) > 100
+    assert picks[True] == picks[False] == heur.choose(v, random.Random(1))
+
+
 def test_the_default_search_level_uses_the_sheng_ji_budget_under_its_cap():
     bot = make_bot("search", seed=1)
     assert bot.default and bot.iterations == 200           # climbing games: 200 iterations

@@ -19,7 +19,8 @@ by world, by more than one standard error (:func:`pick_best`).
   most ``MAX_WORLDS`` worlds and never past ``DEFAULT_CAP_SECONDS`` of CPU time.
 * Racing: after 8, 16, 32, ... worlds, a candidate whose mean falls more than two standard
   errors (paired) below the best one's gets no more worlds (:func:`race`); the heuristic's move
-  always stays, so the final comparison has all the worlds.
+  always stays, so the final comparison has all the worlds. When no other candidate is left
+  the search stops (``RACE_STOP``): the heuristic's move stands.
 * Candidates: all legal plays when they are few; otherwise one representative per kind of play
   (for a lead: suit, size and height band; for a follow: wins the trick or not, points given,
   trumps spent, pairs broken), plus the heuristic's move, at most ``MAX_CANDIDATES``. A throw is
@@ -64,6 +65,7 @@ MAX_WORLDS = 400                  # enough to tell the candidates apart (default
 DEFAULT_CAP_SECONDS = 0.9         # ... and never more than this much CPU time
 RACE_FIRST = 8                    # worlds before candidates are first raced, then 16, 32, ...
 RACE_Z = 2.0
+RACE_STOP = True                  # stop once racing has left no challenger to the heuristic's move
 MAX_CANDIDATES = 10
 WIN_BONUS = 1.0                   # added for the side that wins the hand (keeps or takes the deal)
 PICK_Z = 1.0                      # standard errors by which a move must beat the heuristic's
@@ -122,9 +124,11 @@ def _choose(view, rng, iterations, seconds, strict):
         done += len(alive)
         spent += WORLD_COST + len(alive) * per_playout
         rows.append(row)
-        if len(rows) >= check and len(alive) > 2:
+        if len(rows) >= check and len(alive) > 1:
             alive = race(rows, alive)
             check *= 2
+            if RACE_STOP and len(alive) == 1:
+                break       # no challenger left: the heuristic's move stands
         if iterations is not None and done + len(alive) > iterations:
             break
         if work is not None and (spent + WORLD_COST + len(alive) * per_playout > work
