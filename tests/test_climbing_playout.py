@@ -146,17 +146,25 @@ def test_search_keeps_the_policy_move_as_its_default_candidate(monkeypatch):
 
 
 def test_other_families_keep_the_heuristic_move_first(monkeypatch):
-    """In "winner" the playouts use the greedy fast policy: it is not made candidate 0."""
+    """Outside pagat the policy's move is not made candidate 0: the heuristic's move stays
+    first, also where the two differ."""
     from shangyou.bots import climbing_heuristic
-    g = shangyou.new_game("zheng-shangyou/winner", players=4, seed=4)
-    for _ in range(3):               # a position where the greedy policy and the heuristic differ
-        g.apply(climbing_heuristic.choose(g.view(g.to_act), None))
-    v = g.view(g.to_act)
-    s = climbing_search.Search(v, random.Random(1))
-    greedy = str(s.policy(s.sampler.sample(random.Random(1)), s.rng, s.team_of))
-    assert greedy != climbing_heuristic.choose(v, None) and greedy in v["legal_moves"]
     monkeypatch.setattr(climbing_search, "PLAYOUT_CANDIDATE", "first")
-    assert s.candidates()[0] == climbing_heuristic.choose(v, random.Random(1))
+    found = 0
+    for game in ("zheng-shangyou/winner", "zheng-shangyou/owen", "zheng-fen"):
+        g = shangyou.new_game(game, players=4, seed=1)
+        while not g.over:
+            v = g.view(g.to_act)
+            s = climbing_search.Search(v, random.Random(1))
+            pm = str(s.policy(s.sampler.sample(random.Random(1)), s.rng, s.team_of))
+            assert pm in v["legal_moves"]
+            heur = climbing_heuristic.choose(v, random.Random(1))
+            if pm != heur:
+                found += 1
+                assert s.candidates()[0] == heur
+                break
+            g.apply(heur)
+    assert found == 3            # each family has such a position in its first deal
 
 
 # ------------------------------------------------------------- Owen and Zheng Fen plans
@@ -217,3 +225,26 @@ def test_owen_policy_leads_a_planned_full_house_whole():
     g, s = deal_with("zheng-shangyou/owen", 4, {0: "3H 3S 3D 8H 8S 9D 10C JD QC KH AS 2H 2S"}, seed=4)
     m = POLICY(g, random.Random(1), {})
     assert m in g.legal_moves() and _move_text(m) == "3D 3H 3S 8H 8S"
+
+
+# ------------------------------------------------------------------- "winner" plans
+def test_winner_plans_straights_of_its_min_straight_option():
+    for min_straight, groups in ((5, 3), (3, 1)):
+        g = shangyou.new_game("zheng-shangyou/winner", players=4, seed=1, min_straight=min_straight)
+        shape = climbing_playout.shape_of(g.rules.family)
+        assert shape[0] == min_straight
+        got = climbing_playout.planner(shape)(tuple(counts_of(shangyou.parse("3H 4D 5S"))))
+        assert len(got[1]) == groups
+
+
+def test_winner_policy_leads_a_plain_straight_not_its_straight_flush():
+    # seed 001: one suit throughout is a straight flush, which beats everything: keep it
+    g, s = deal_with("zheng-shangyou/winner", 4,
+                     {0: "3H 4H 5H 6H 7H 7S 9D 9C JD JC QC KH AS"}, seed=4)
+    m = POLICY(g, random.Random(1), {})
+    assert m in g.legal_moves() and m.combo.tier == 0
+    assert sorted(climbing_playout.RANK_OF[c] for c in m.cards) == [0, 1, 2, 3, 4]
+    assert len({c & 3 for c in m.cards}) == 2
+    # pagat keeps leading a single-suited sequence when it has one (it beats a mixed one)
+    hand = sorted(shangyou.parse("3H 4H 5H 6H 7H 7S"))
+    assert len({c & 3 for c in climbing_playout.group_cards(hand, ("q", 0, 4, 1))}) == 1

@@ -20,10 +20,11 @@ instead of cards:
   (read from the real hands), spending 2s and jokers only late; pass when no play saves at
   least ``FOLLOW_THRESHOLD`` of a turn.
 
-Owen and Zheng Fen plan with their own combinations (``SHAPES``: sequence lengths, full houses)
-and settings (``FAMILY_PARAMS``); in Zheng Fen a follow also weighs the card points it would
-take or give away (:meth:`PlanPolicy.follow_points`) and leads without point cards first.
-"winner" (and any family without a shape) uses ``climbing_search.fast_policy``.
+Owen, "winner" and Zheng Fen plan with their own combinations (``SHAPES``: sequence lengths,
+full houses) and settings (``FAMILY_PARAMS``); in Zheng Fen a follow also weighs the card points
+it would take or give away (:meth:`PlanPolicy.follow_points`) and leads without point cards
+first; "winner" leads its straights in mixed suits (one suit is a straight flush, kept). Any
+family without a shape uses ``climbing_search.fast_policy``.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ RANK_POINTS = (0, 0, 5, 0, 0, 0, 0, 10, 0, 0, 10, 0, 0, 0, 0)   # 5, 10, K (seed
 FAMILY_PARAMS = {
     "zheng-fen": {"point_value": 0.15, "close_n": 0, "threshold": 0.7, "precious_cost": 1.0},
     "owen": {"close_n": 0},
+    "winner": {"suited": False},
 }
 
 _PLANS_MAX = 300_000
@@ -67,12 +69,23 @@ def counts_of(cards) -> list[int]:
 # 3, 3, 3, up to the ace, no full houses; Owen (seed 002): straights of 5, stairs and plates of
 # 2, full houses; Zheng Fen (seed 004): pair and triple sequences of 3 up to the 2, full houses
 # (a triple and a pair), and no single sequences (those must be of one suit, which rank counts
-# do not show).
+# do not show); "winner" (seed 001): straights of ``min_straight`` (5 by default), consecutive
+# pairs and triples of 2 ranks up to the ace, full houses.
 SHAPES = {
     "pagat": (3, 3, 3, 11, False),
     "owen": (5, 2, 2, 11, True),
     "zheng-fen": (99, 3, 3, 12, True),
+    "winner": (5, 2, 2, 11, True),
 }
+
+
+def shape_of(fam):
+    """The plan shape of a family (``SHAPES``; "winner" reads its ``min_straight`` option), or
+    None for a family the policy does not plan."""
+    shape = SHAPES.get(fam.name)
+    if shape is not None and fam.name == "winner":
+        shape = (fam.min_straight,) + shape[1:]
+    return shape
 
 
 def planner(shape: tuple):
@@ -178,15 +191,16 @@ def group_ranks(g) -> tuple:
     return tuple(r for r in range(lo, hi + 1) for _ in range(k))
 
 
-def group_cards(hand, group) -> tuple:
+def group_cards(hand, group, suited=True) -> tuple:
     """The cards of ``hand`` (sorted) that make ``group``: the lowest suits, or for a single
-    sequence one suit throughout when the hand has it (single-suited beats mixed)."""
+    sequence one suit throughout when the hand has it and ``suited`` (pagat: single-suited
+    beats mixed; "winner" passes False, where one suit makes a straight flush, a bomb kept)."""
     kind, lo, hi, k = group
     if kind == "s":
         return tuple(c for c in hand if RANK_OF[c] == lo)
     if kind == "f":
         return tuple(sorted(c for c in hand if RANK_OF[c] == lo or RANK_OF[c] == hi))
-    if kind == "q":
+    if kind == "q" and suited:
         for suit in range(4):
             cards = [r * 4 + suit for r in range(lo, hi + 1)]
             if all(c in hand for c in cards):
@@ -194,6 +208,13 @@ def group_cards(hand, group) -> tuple:
     out = []
     for r in range(lo, hi + 1):
         out.extend([c for c in hand if c >> 2 == r][:k])
+    if kind == "q" and len({c & 3 for c in out}) == 1:
+        # one suit by chance: swap in another suit of some rank, if the hand has one
+        for i, c in enumerate(out):
+            other = [d for d in hand if d >> 2 == c >> 2 and d != c]
+            if other:
+                out[i] = other[0]
+                return tuple(sorted(out))
     return tuple(out)
 
 
@@ -233,6 +254,7 @@ class PlanPolicy:
     urgent_hold = 0          # 1: when urgent, the lowest play no opponent can beat first
     families = None          # the family names it plans for (None: every name in SHAPES)
     point_value = POINT_VALUE
+    suited = True            # lead a single sequence in one suit when the hand has it
 
     def __init__(self, fallback=None, family_params=True, **params):
         for k, v in params.items():
@@ -252,8 +274,7 @@ class PlanPolicy:
         sub = self.by_family.get(fam.name)
         if sub is not None:
             return sub(g, rng, team_of)
-        shape = SHAPES.get(fam.name) if self.families is None or fam.name in self.families \
-            else None
+        shape = shape_of(fam) if self.families is None or fam.name in self.families else None
         if shape is None:
             return self.fallback(g, rng, team_of)
         plan = planner(shape)
@@ -334,7 +355,7 @@ class PlanPolicy:
                 if len(group_ranks(x)) not in danger:
                     pick = x
                     break
-        return _play(fam, group_cards(hand, pick))
+        return _play(fam, group_cards(hand, pick, self.suited))
 
     # ------------------------------------------------------------------- leading
     def lead(self, g, moves, groups, opps, close, team_of, seat, mine, plan=plan):

@@ -3,9 +3,9 @@
 Each round deals the hidden cards at random, consistently with the seat's view
 (:class:`shangyou.games.climbing.worlds.WorldSampler`), and for every candidate move builds that
 world, plays the move and plays the hand out with a fast policy for every seat: the
-plan-aware :class:`shangyou.bots.climbing_playout.PlanPolicy` (pagat, Owen and Zheng Fen, each
-with its own combinations), in "winner" :func:`fast_policy` (greedy rules of thumb on the
-engine's own move objects, partners never beaten). The playout's score is the hand's points for the searching seat (its team's, less the
+plan-aware :class:`shangyou.bots.climbing_playout.PlanPolicy` (pagat, Owen, "winner" and Zheng
+Fen, each with its own combinations; :func:`fast_policy`, greedy rules of thumb on the engine's
+own move objects, is its fallback). The playout's score is the hand's points for the searching seat (its team's, less the
 other team's, in team presets, plus a bonus for a won hand), with a small bonus per place (a
 later place is worse for the next hand's exchange). Candidate 0 stands unless another
 candidate scores better on the same deals by a clear margin (:meth:`Search.pick`); an
@@ -87,8 +87,8 @@ class Search:
         if PLAYOUT_CANDIDATE and self.rules.family.name == "pagat":
             # the playout policy's own move in one sampled world (it reads the hidden hands
             # little: only to ask whether a play will hold); elsewhere the heuristic's move
-            # stays first: "winner" plays out with the greedy fast_policy, and in Owen and
-            # Zheng Fen the plan policy's lead over the heuristic is not measured in search
+            # stays first: in Owen, "winner" and Zheng Fen the plan policy's lead over the
+            # heuristic is not measured in search
             try:
                 pm = str(self.policy(self.sampler.sample(self.rng), self.rng, self.team_of))
             except Exception:
