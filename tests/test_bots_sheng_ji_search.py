@@ -55,16 +55,31 @@ def test_fast_playouts_end_like_the_engine(opts):
     assert compared > 300 and sims == compared
 
 
-def test_zhao_pengyou_has_no_sim_and_plays_on_the_engine():
-    for g, v in _play_views("sheng-ji/zhao-pengyou", 1, players=5):
-        sampler = WorldSampler(v)
-        parts = sampler.deal(random.Random(0))
-        assert search.Sim.from_world(sampler, parts) is None
-        x = search.playout(sampler, parts, v["legal_moves"][0], v["seat"], 5)
-        assert -10 < x < 10
-        break
-    else:
-        pytest.fail("no play decision")
+@pytest.mark.parametrize("players", [5, 6])
+def test_zhao_pengyou_fast_playouts_end_like_the_engine(players):
+    """Zhao Pengyou on Sim: friends show as the called cards are played in the playout, and the
+    value for every candidate equals the engine's with the same random numbers."""
+    compared = open_calls = 0
+    for seed in range(2):
+        for g, v in _play_views("sheng-ji/zhao-pengyou", seed, players=players):
+            rng = random.Random(compared)
+            sampler = WorldSampler(v)
+            base = heur.choose(v, random.Random(0))
+            for _, play in search.candidates(v, v["legal_moves"], base)[:3]:
+                parts = sampler.deal(rng)
+                sim = search.Sim.from_world(sampler, parts)
+                assert sim is not None
+                open_calls += bool(sim.calls)
+                seed2 = rng.randrange(2**31)
+                w = sampler.build(parts, random.Random(seed2))
+                w.apply(play)
+                search.rollout(w, random.Random(seed2 + 1))
+                expected = search.value(w, v["seat"])
+                assert search.playout(sampler, parts, play, v["seat"], seed2) == \
+                    pytest.approx(expected, abs=1e-12), (seed, play)
+                compared += 1
+    # friends still to show in many of the worlds: the sides changed inside the playouts
+    assert compared > 150 and open_calls > 30
 
 
 def test_no_pairs_are_read_from_follows_to_pair_leads():
@@ -165,7 +180,7 @@ def _sim(hands, trick=(), to_act=None, trump="2S", declarer=0):
     sim.hands = [list(parse(h)) if h else [] for h in hands]
     sim.trick = [(s, tuple(sorted(parse(cs)))) for s, cs in trick]
     sim.to_act = to_act if to_act is not None else (trick[-1][0] + 1) % 4 if trick else 0
-    sim.kitty, sim.penalty, sim.opp_points = [], 0, 0
+    sim.kitty, sim.penalty = [], 0
     return sim
 
 

@@ -38,12 +38,12 @@ otherwise take the trick with the cheapest card or pair no later foe can beat (a
 when that is safe; ruffing a trick with points when void, with the lowest trump no foe can
 overruff), try an unsafe plain card only for 10 points or more, or shed the cheapest cards.
 Common plays are built straight from the hand and applied as card text (the game checks
-them); other follows choose among ``legal_moves()``. In fixed-team presets the playout leaves
-the game engine as soon as the trick on the table is led by a single or a pair (at once, or
-after the current trick): from then on the policy only leads singles and pairs, and
-:class:`Sim` plays them on bare hands with the same random numbers and the same end result as
-the engine (a test compares them), about three times faster. Zhao Pengyou (sides change as
-friends show) plays on the engine.
+them); other follows choose among ``legal_moves()``. The playout leaves the game engine as
+soon as the trick on the table is led by a single or a pair (at once, or after the current
+trick): from then on the policy only leads singles and pairs, and :class:`Sim` plays them on
+bare hands with the same random numbers and the same end result as the engine (a test compares
+them), about three times faster. In Zhao Pengyou (since session 8) Sim also keeps the open
+calls, so the sides change as friends show, as in the game.
 """
 
 from __future__ import annotations
@@ -280,9 +280,9 @@ def step(g, rng: random.Random) -> None:
 
 def playout(sampler: WorldSampler, parts: list, play: str, seat: int, seed: int) -> float:
     """One candidate's worth in one world: ``play`` applied, the hand played out by the rollout
-    policy (random numbers from ``seed``). Fixed-team presets run on :class:`Sim` (no game
-    engine) from the first trick boundary on, or at once when the current trick's lead is a
-    single or a pair; otherwise (and for Zhao Pengyou) the game engine plays it all."""
+    policy (random numbers from ``seed``). It runs on :class:`Sim` (no game engine) from the
+    first trick boundary on, or at once when the current trick's lead is a single or a pair;
+    outside the play phase the game engine plays it all."""
     rng = random.Random(seed + 1)
     sim = Sim.from_world(sampler, parts)
     if sim is not None:
@@ -305,39 +305,61 @@ def playout(sampler: WorldSampler, parts: list, play: str, seat: int, seed: int)
 
 
 class Sim:
-    """A bare play-phase state of a fixed-team preset for fast rollouts: the hands, the current
-    trick, whose turn it is and the opponents' points so far. Only plays of one single or one
-    pair are made on it (all the rollout policy leads), so a trick's winner is simple to find.
-    It answers what :func:`_fast_play` reads of a game (``n``, ``trump``, ``hands``, ``trick``,
-    ``to_act``, ``team_of``) and ends with the same total and level change as the engine."""
+    """A bare play-phase state for fast rollouts: the hands, the current trick, whose turn it is,
+    the card points each seat has won and the sides. Only plays of one single or one pair are
+    made on it (all the rollout policy leads), so a trick's winner is simple to find. In Zhao
+    Pengyou the sides change as friends show: it keeps the calls still open and counts the
+    cards played, as the game does. It answers what :func:`_fast_play` reads of a game (``n``,
+    ``trump``, ``hands``, ``trick``, ``to_act``, ``team_of``) and ends with the same total and
+    level change as the engine."""
 
-    __slots__ = ("n", "trump", "hands", "trick", "to_act", "team", "opp_points", "kitty",
-                 "penalty", "decks", "mode", "last_lead", "last_winner")
+    __slots__ = ("n", "trump", "hands", "trick", "to_act", "team", "won", "kitty", "penalty",
+                 "decks", "mode", "last_lead", "last_winner", "declarer", "calls", "seen")
 
     def team_of(self, seat: int) -> str:
         return self.team[seat]
 
     @classmethod
-    def _new(cls, rules, trump, declarer) -> "Sim":
+    def _new(cls, rules, trump, declarer, friends=()) -> "Sim":
         sim = cls()
         sim.n = rules.players
         sim.trump = trump
-        mine = [t for t in rules.teams if declarer in t][0]
+        sim.declarer = declarer
+        if rules.teams:
+            mine = [t for t in rules.teams if declarer in t][0]
+        else:
+            mine = {declarer, *friends}
         sim.team = ["declarers" if s in mine else "opponents" for s in range(sim.n)]
+        sim.won = [0] * sim.n
         sim.decks = rules.decks
         sim.mode = rules.kitty_multiplier
         sim.last_lead = sim.last_winner = None
+        sim.calls = []          # Zhao Pengyou: the calls no card has answered yet
+        sim.seen = None         # ... and how many copies of each card have been played
         return sim
+
+    def _open_calls(self, calls, results, played) -> None:
+        self.calls = [oc for i, oc in enumerate(calls) if results.get(i) is None]
+        if self.calls:
+            self.seen = Counter(played)
 
     @classmethod
     def from_world(cls, sampler: WorldSampler, parts: list) -> "Sim | None":
         """The world of ``parts`` (:meth:`WorldSampler.deal`), or None where Sim does not apply
-        (no fixed teams, not the play phase, a throw or pick in progress)."""
+        (not the play phase, a throw or pick in progress)."""
         r = sampler.rules
-        if r.friends or not r.teams or sampler.phase != "play" or sampler.pending \
+        if not (r.teams or r.friends) or sampler.phase != "play" or sampler.pending \
                 or sampler.declarer is None:
             return None
-        sim = cls._new(r, sampler.trump, sampler.declarer)
+        v = sampler.view
+        sim = cls._new(r, sampler.trump, sampler.declarer, v.get("friends") or ())
+        if r.friends:
+            calls = []
+            for text in v.get("calls") or []:
+                o, card = text.split()
+                calls.append((int(o), parse(card)[0]))
+            results = dict(enumerate(v.get("call_results") or []))
+            sim._open_calls(calls, results, sampler.played)
         hands = [[] for _ in range(sim.n)]
         hands[sampler.seat] = list(sampler.hand)
         kitty: list[int] = []
@@ -352,23 +374,24 @@ class Sim:
         sim.kitty = kitty
         sim.trick = [(s, tuple(sorted(cs))) for s, cs in sampler.trick]
         sim.to_act = sampler.to_act
-        sim.penalty = sampler.view.get("penalty_points", 0)
-        team = sim.team
-        sim.opp_points = sum(_PTS[c] for tr in sampler.tricks if team[tr["winner"]] == "opponents"
-                             for _, cs in tr["plays"] for c in cs)
+        sim.penalty = v.get("penalty_points", 0)
+        won = sim.won
+        for tr in sampler.tricks:
+            won[tr["winner"]] += sum(_PTS[c] for _, cs in tr["plays"] for c in cs)
         return sim
 
     @classmethod
     def from_game(cls, g) -> "Sim":
-        """A fixed-team game in its play phase at a trick boundary."""
-        sim = cls._new(g.rules, g.trump, g.declarer)
+        """A game in its play phase at a trick boundary."""
+        sim = cls._new(g.rules, g.trump, g.declarer, g.friends)
+        if g.rules.friends:
+            sim._open_calls(g.calls, g.call_results, g.seen_counts.elements())
         sim.hands = [list(h) for h in g.hands]
         sim.kitty = list(g.kitty)
         sim.trick = []
         sim.to_act = g.to_act
         sim.penalty = g.penalty_points
-        sim.opp_points = sum(_PTS[c] for s in range(sim.n) if sim.team[s] == "opponents"
-                             for c in g.won[s])
+        sim.won = [sum(_PTS[c] for c in g.won[s]) for s in range(sim.n)]
         return sim
 
     def play(self, cards: tuple) -> bool:
@@ -379,6 +402,8 @@ class Sim:
             hand.remove(c)
         trick = self.trick
         trick.append((seat, cards))
+        if self.calls:
+            self._note_friends(seat, cards)
         n = self.n
         if len(trick) < n:
             self.to_act = (seat + 1) % n
@@ -387,14 +412,24 @@ class Sim:
         lead = trick[0][1]
         best = _simple_winner([cs for _, cs in trick], suit_of, pos)
         winner = trick[best][0]
-        if self.team[winner] == "opponents":
-            self.opp_points += sum(_PTS[c] for _, cs in trick for c in cs)
+        self.won[winner] += sum(_PTS[c] for _, cs in trick for c in cs)
         self.trick = []
         self.to_act = winner
         if self.hands[winner]:
             return False
         self.last_lead, self.last_winner = lead, winner
         return True
+
+    def _note_friends(self, seat: int, cards: tuple) -> None:
+        """As the game's: a card that answers an open call makes its player a friend."""
+        seen = self.seen
+        for c in cards:
+            seen[c] += 1
+            for oc in list(self.calls):
+                if oc[1] == c and seen[c] == oc[0]:
+                    self.calls.remove(oc)
+                    if seat != self.declarer:
+                        self.team[seat] = "declarers"
 
     def run(self, rng: random.Random, seat: int) -> float:
         """Play the hand to its end with the rollout policy; its worth to ``seat``'s side."""
@@ -408,7 +443,9 @@ class Sim:
         if kp and self.team[self.last_winner] == "opponents":
             bonus = kp * kitty_multiplier(self.trump, decompose(self.trump, self.last_lead),
                                           self.mode)
-        return self.opp_points + bonus + self.penalty
+        team = self.team
+        won = sum(p for s, p in enumerate(self.won) if team[s] == "opponents")
+        return won + bonus + self.penalty
 
     def worth(self, seat: int) -> float:
         total = self.total()
