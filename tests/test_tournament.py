@@ -82,6 +82,33 @@ def test_duplicate_deal_teams_keep_partners(players, line_up):
     assert even == {"greedy": players // 2, "random": players // 2}
 
 
+def test_distinct_rotations_play_each_seating_of_the_levels_once(tmp_path):
+    # a team line-up repeats itself after two turns: rotations 0 and 1 only
+    cfg = make_config("sheng-ji", "greedy,random,greedy,random", seed=2, rotations="distinct")
+    assert cfg.rotation_list() == [0, 1]
+    rec = play_deal(cfg, 0)
+    assert [h["rotation"] for h in rec["hands"]] == [0, 1]
+    # each level still plays both sides of the deal, on the same cards
+    assert {cfg.bots[rec["hands"][r]["seats"][0]] for r in (0, 1)} == {"greedy", "random"}
+    # one against the rest: every turn seats the levels differently, so all are played
+    solo = make_config("owen", "greedy,random,random,random", seed=1, rotations="distinct")
+    assert solo.rotation_list() == [0, 1, 2, 3]
+    assert make_config("pits-teams", "greedy,random," * 2 + "greedy,random", seed=1,
+                       players=6, rotations="distinct").rotation_list() == [0, 1]
+    # the folder remembers it: an "all" run may not carry it on, nor be pooled with it
+    results = run_tournament(cfg, 2, tmp_path / "d", workers=1)
+    assert results["hands"] == 4 and results["config"]["rotations"] == "distinct"
+    with pytest.raises(ConfigMismatch, match="rotations: 'distinct' there, None now"):
+        run_tournament(make_config("sheng-ji", "greedy,random,greedy,random", seed=2), 1,
+                       tmp_path / "d", workers=1)
+    run_tournament(make_config("sheng-ji", "greedy,random,greedy,random", seed=3), 1,
+                   tmp_path / "a", workers=1)
+    with pytest.raises(ValueError, match="rotations differ"):
+        pool_results([tmp_path / "d", tmp_path / "a"])
+    with pytest.raises(ValueError, match="rotations must be"):
+        make_config("owen", "greedy,random,random,random", seed=1, rotations="some")
+
+
 def test_duplicate_deal_sheng_ji_same_cards():
     cfg = make_config("sheng-ji", "greedy,random,greedy,random", seed=2)
     firsts = []
@@ -429,6 +456,8 @@ def test_cli_tournament_report(tmp_path):
     (["--game", "nope", "--bots", "greedy,random,random,random"], "unknown game"),
     (["--game", "owen", "--bots", "greedy,random,random,random", "--option", "x"],
      "expected key=value"),
+    (["--game", "owen", "--bots", "greedy,random,random,random", "--rotations", "half"],
+     "rotations must be 'all' or 'distinct'"),
 ])
 def test_cli_bad_input(tmp_path, args, fragment):
     r = _cli(*args, cwd=tmp_path)

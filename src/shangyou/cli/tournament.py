@@ -16,11 +16,14 @@ from typing import Annotated
 import typer
 
 
-def default_out(game: str, players: int, bots, seed: int, options: dict) -> Path:
-    """``tournaments/<game>-p<players>-<bots>-s<seed>[-<options>]``: the same command, the same
-    folder, so re-running it resumes."""
+def default_out(game: str, players: int, bots, seed: int, options: dict,
+                rotations: str = "all") -> Path:
+    """``tournaments/<game>-p<players>-<bots>-s<seed>[-<options>][-distinct]``: the same
+    command, the same folder, so re-running it resumes."""
     parts = [game.replace("/", "_"), f"p{players}", ",".join(bots), f"s{seed}"]
     parts += [f"{k}={options[k]}" for k in sorted(options)]
+    if rotations != "all":
+        parts.append(rotations)
     name = "-".join(parts)
     return Path("tournaments") / re.sub(r"[^A-Za-z0-9_.,=:+-]", "_", name)
 
@@ -50,6 +53,10 @@ def tournament(
         "--option", "-o", help="A preset option key=value, repeatable.")] = None,
     progress: Annotated[bool, typer.Option("--progress/--no-progress",
                                            help="Show a progress bar.")] = True,
+    rotations: Annotated[str, typer.Option(
+        help="'all': each deal once per seat turn (players times); 'distinct': only the "
+             "turns that seat the levels differently (a team line-up such as "
+             "search,heuristic,search,heuristic: 2 of 4).")] = "all",
 ) -> None:
     """Bot levels against each other on duplicate deals (results.json, .csv, scores.png)."""
     from rich.console import Console
@@ -60,7 +67,8 @@ def tournament(
         if "seed" in options:
             raise ValueError("--option seed=... is not a game option; use --seed")
         from ..tournament import make_config
-        cfg = make_config(game, bots, seed, players=players, options=options)
+        cfg = make_config(game, bots, seed, players=players, options=options,
+                          rotations=rotations)
     except ValueError as e:
         fail(str(e))
     try:
@@ -69,12 +77,12 @@ def tournament(
     except ImportError:
         fail("tournaments need openskill and matplotlib: pip install 'shangyou[tournament]'")
     folder = out if out is not None else default_out(cfg.game, cfg.players, cfg.bots,
-                                                     cfg.seed, cfg.options)
+                                                     cfg.seed, cfg.options, cfg.rotations)
     console = Console(stderr=True)
     from ..tournament import run_tournament
     from ..tournament.report import show
     console.print(f"{cfg.game}, {cfg.players} players: {', '.join(cfg.bots)}; {hands} deals "
-                  f"x {cfg.players} rotations; results in {folder}")
+                  f"x {len(cfg.rotation_list())} rotations; results in {folder}")
     try:
         results = run_tournament(cfg, hands, folder, workers=workers, ray_address=ray,
                                  progress=progress, console=console)

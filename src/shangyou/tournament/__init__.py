@@ -54,7 +54,8 @@ def pool_results(folders) -> dict:
     seeds = []
     for f, cfg, _ in read:
         key = cfg.key()
-        diffs = [k for k in sorted(first) if k != "seed" and key[k] != first[k]]
+        diffs = [k for k in sorted(set(first) | set(key))
+                 if k != "seed" and key.get(k) != first.get(k)]
         if diffs:
             raise ValueError(f"{f} holds another tournament than {read[0][0]} "
                              f"({', '.join(diffs)} differ); only the seed may differ")

@@ -32,5 +32,5 @@ def plot(results: dict, path: Path) -> None:
          [b["win"]["high"] for b in bots], "win rate", "share of hands won (95% Wilson)")
     ax_w.set_ylim(0, 1)
     fig.suptitle(f"{cfg['game']}, {cfg['players']} players, {results['deals']} deals x "
-                 f"{cfg['players']} rotations")
+                 f"{results['hands'] // results['deals']} rotations")
     fig.savefig(path, format="png")

@@ -102,7 +102,7 @@ def aggregate(cfg: Config, records: list[dict]) -> dict:
         rate = wins[b] / seat_hands[b]
         _, wlo, whi = wilson(rate * trials[b], trials[b])
         bots.append({
-            "bot": b, "seats": cfg.bots.count(b), "hands": len(records) * n,
+            "bot": b, "seats": cfg.bots.count(b), "hands": sum(len(rec["hands"]) for rec in records),
             "seat_hands": seat_hands[b],
             "score": {"mean": m, "low": lo, "high": hi},
             "win": {"rate": rate, "low": wlo, "high": whi, "wins": wins[b],
@@ -136,7 +136,7 @@ def aggregate(cfg: Config, records: list[dict]) -> dict:
         mine = [rated[lab] for lab, b in zip(labels, cfg.bots) if b == x["bot"]]
         x["rating"] = {k: sum(r[k] for r in mine) / len(mine) for k in ("mu", "sigma", "ordinal")}
     fam = family(cfg, records[0]["hands"][0])
-    return {"config": cfg.key(), "deals": len(records), "hands": len(records) * n,
+    return {"config": cfg.key(), "deals": len(records), "hands": sum(len(rec["hands"]) for rec in records),
             "family": fam, "score_means": SCORE_DEFINITIONS[fam],
             "win_means": WIN_DEFINITIONS[fam], "bots": bots, "pairs": pairs,
             "ratings": [{"entry": lab, "bot": b, **rated[lab]}
@@ -203,7 +203,8 @@ def show(results: dict, console) -> None:
     from rich.table import Table
     cfg = results["config"]
     t = Table(title=f"{cfg['game']}, {cfg['players']} players, {results['deals']} deals "
-                    f"x {cfg['players']} rotations = {results['hands']} hands")
+                    f"x {results['hands'] // results['deals']} rotations = {results['hands']} "
+                    "hands")
     t.add_column("bot")
     t.add_column("seats", justify="right")
     t.add_column("mean score [95% CI]", justify="right")

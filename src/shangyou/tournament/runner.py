@@ -6,7 +6,8 @@ deal is played ``P`` times (``P`` = players), once per *rotation* ``r``: in rota
 once and meets the same cards there as every other entry. Team presets seat partners on seats
 that are congruent modulo the number of teams (``0+2 / 1+3``, ``0+2+4 / 1+3+5``), and a cyclic
 shift keeps such seats together: entries ``i`` and ``i + teams`` are partners in every rotation,
-and each team plays both (all) sides of every deal.
+and each team plays both (all) sides of every deal. With ``rotations="distinct"`` a deal is
+played only in the rotations that seat the levels differently (:meth:`Config.rotation_list`).
 
 Each finished deal is one JSON line in ``deals.jsonl`` (after a header line holding the
 configuration), written as soon as it is done, so an interrupted run loses at most the deals in
@@ -43,11 +44,30 @@ class Config:
     bots: tuple[str, ...]          # the line-up, one level name per seat in rotation 0
     seed: int
     options: dict = field(default_factory=dict)
+    rotations: str = "all"         # "all" or "distinct" (see rotation_list)
 
     def key(self) -> dict:
-        return {"format": FORMAT, "game": self.game, "players": self.players,
-                "bots": list(self.bots), "seed": self.seed,
-                "options": {k: self.options[k] for k in sorted(self.options)}}
+        key = {"format": FORMAT, "game": self.game, "players": self.players,
+               "bots": list(self.bots), "seed": self.seed,
+               "options": {k: self.options[k] for k in sorted(self.options)}}
+        if self.rotations != "all":
+            key["rotations"] = self.rotations     # older runs (all rotations) keep their key
+        return key
+
+    def rotation_list(self) -> list[int]:
+        """The rotations each deal is played in: every one, or with ``"distinct"`` only the
+        first of those that seat the same levels in the same seats (a team line-up such as
+        ``search,heuristic,search,heuristic`` repeats itself after two turns: rotations 0 and
+        1 already give each team both sides of the deal)."""
+        if self.rotations == "all":
+            return list(range(self.players))
+        out, seen = [], set()
+        for r in range(self.players):
+            names = tuple(self.bots[e] for e in seating(self.players, r))
+            if names not in seen:
+                seen.add(names)
+                out.append(r)
+        return out
 
     @property
     def names(self) -> list[str]:
@@ -64,13 +84,19 @@ class Config:
         return out
 
 
+ROTATIONS = ("all", "distinct")
+
+
 def make_config(game: str, bots, seed: int, players: int | None = None,
-                options: dict | None = None) -> Config:
+                options: dict | None = None, rotations: str = "all") -> Config:
     """Check everything up front and answer a :class:`Config`; ValueError on bad input.
 
     ``bots`` is a list or a comma-separated text, one level per seat. Without ``players`` the
-    table has one seat per bot.
+    table has one seat per bot. ``rotations``: ``"all"`` (each deal once per seat turn) or
+    ``"distinct"`` (:meth:`Config.rotation_list`).
     """
+    if rotations not in ROTATIONS:
+        raise ValueError(f"rotations must be 'all' or 'distinct', not {rotations!r}")
     from ..registry import resolve
     name, _ = resolve(game)
     info = shangyou.preset_info(name)
@@ -94,7 +120,7 @@ def make_config(game: str, bots, seed: int, players: int | None = None,
     for b in set(line_up):
         make_bot(b, seed=0)            # an unknown level or a bad budget fails here
     shangyou.new_game(name, players=players, seed=0, **options)   # bad options fail here
-    return Config(name, int(players), line_up, int(seed), options)
+    return Config(name, int(players), line_up, int(seed), options, rotations)
 
 
 def _derive(*parts) -> int:
@@ -211,9 +237,9 @@ def play_hand(cfg: Config, deal: int, rotation: int) -> dict:
 
 
 def play_deal(cfg: Config, deal: int) -> dict:
-    """Every rotation of one deal."""
+    """Every rotation of one deal (:meth:`Config.rotation_list`)."""
     return {"deal": deal, "seed": deal_seed(cfg.seed, deal),
-            "hands": [play_hand(cfg, deal, r) for r in range(cfg.players)]}
+            "hands": [play_hand(cfg, deal, r) for r in cfg.rotation_list()]}
 
 
 def _play_deal_from_key(key: dict, deal: int) -> dict:
@@ -223,7 +249,7 @@ def _play_deal_from_key(key: dict, deal: int) -> dict:
 
 def _config_from_key(key: dict) -> Config:
     return Config(key["game"], key["players"], tuple(key["bots"]), key["seed"],
-                  dict(key["options"]))
+                  dict(key["options"]), key.get("rotations", "all"))
 
 
 # ----------------------------------------------------------------------------- storage
@@ -338,7 +364,7 @@ def run(cfg: Config, deals: int, out: Path, workers: int | None = None,
     if workers < 1:
         raise ValueError("workers must be at least 1")
     writer = _Writer(path, cfg)
-    bar = _Progress(progress, console, deals, deals - len(todo), cfg.players)
+    bar = _Progress(progress, console, deals, deals - len(todo), len(cfg.rotation_list()))
     try:
         with bar:
             def finished(rec: dict) -> None:
