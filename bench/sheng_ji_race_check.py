@@ -20,15 +20,19 @@ from shangyou.bots import sheng_ji_heuristic as heur
 from shangyou.bots import sheng_ji_search as search
 
 
-def positions(game, hands, every, seed):
+def positions(game, hands, every, seed, players=None, skip_pending=False):
+    """Every ``every``-th play-phase view with two moves or more of ``hands`` heuristic hands
+    (seeds ``seed``, ``seed + 1``, ...); ``skip_pending``: none with a throw in progress."""
     out = []
     for h in range(hands):
-        g = shangyou.new_game(game, seed=seed + h)
+        g = shangyou.new_game(game, seed=seed + h,
+                              **({"players": players} if players else {}))
         rng = random.Random(h)
         k = 0
         while not g.over:
             v = g.view(g.to_act)
-            if v["phase"] == "play" and len(v["legal_moves"]) > 1:
+            if v["phase"] == "play" and len(v["legal_moves"]) > 1 and \
+                    not (skip_pending and v.get("pending")):
                 if k % every == 0:
                     out.append(v)
                 k += 1

@@ -16,25 +16,9 @@ import argparse
 import random
 import time
 
-import shangyou
-from shangyou.bots import sheng_ji_heuristic as heur
+from sheng_ji_race_check import positions     # bench/ is on the path when run as a script
+
 from shangyou.bots import sheng_ji_search as search
-
-
-def positions(game, players, hands, every, seed):
-    out = []
-    for h in range(hands):
-        g = shangyou.new_game(game, players=players, seed=seed + h)
-        rng = random.Random(h)
-        k = 0
-        while not g.over:
-            v = g.view(g.to_act)
-            if v["phase"] == "play" and not v.get("pending") and len(v["legal_moves"]) > 1:
-                if k % every == 0:
-                    out.append(v)
-                k += 1
-            g.apply(heur.choose(v, rng))
-    return out
 
 
 def main():
@@ -45,7 +29,7 @@ def main():
     ap.add_argument("--every", type=int, default=4)
     ap.add_argument("--seed", type=int, default=700)
     a = ap.parse_args()
-    views = positions(a.game, a.players, a.hands, a.every, a.seed)
+    views = positions(a.game, a.hands, a.every, a.seed, a.players, skip_pending=True)
     sim_from_world = search.Sim.from_world
     real_playout = search.playout
     count = [0]

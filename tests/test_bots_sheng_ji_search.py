@@ -30,19 +30,19 @@ def _play_views(name, seed, players=4, **opts):
         g.apply(heur.choose(v, rng))
 
 
-@pytest.mark.parametrize("opts", [{}, {"throw_penalty": 10, "kitty_multiplier": "linear",
-                                       "red_five": True}], ids=["plain", "options"])
-def test_fast_playouts_end_like_the_engine(opts):
-    """playout() (Sim from the first single/pair trick on) == the engine playing the same
-    policy with the same random numbers, for every candidate in sampled worlds."""
-    compared = sims = 0
-    for seed in range(3):
-        for g, v in _play_views("sheng-ji", seed, **opts):
-            rng = random.Random(compared)
+def _compare_with_engine(game, seeds, per_view, players=4, **opts):
+    """playout() against the engine playing the same policy with the same random numbers, for
+    the first ``per_view`` candidates at every decision of heuristic hands (asserts they are
+    equal); answers the Sim of each world compared (None where Sim does not apply)."""
+    sims = []
+    for seed in seeds:
+        for g, v in _play_views(game, seed, players=players, **opts):
+            rng = random.Random(len(sims))
             sampler = WorldSampler(v)
             base = heur.choose(v, random.Random(0))
-            for _, play in search.candidates(v, v["legal_moves"], base)[:4]:
+            for _, play in search.candidates(v, v["legal_moves"], base)[:per_view]:
                 parts = sampler.deal(rng)
+                sims.append(search.Sim.from_world(sampler, parts))
                 seed2 = rng.randrange(2**31)
                 w = sampler.build(parts, random.Random(seed2))
                 w.apply(play)
@@ -50,36 +50,26 @@ def test_fast_playouts_end_like_the_engine(opts):
                 expected = search.value(w, v["seat"])
                 assert search.playout(sampler, parts, play, v["seat"], seed2) == \
                     pytest.approx(expected, abs=1e-12), (seed, play)
-                compared += 1
-                sims += search.Sim.from_world(sampler, parts) is not None
-    assert compared > 300 and sims == compared
+    return sims
+
+
+@pytest.mark.parametrize("opts", [{}, {"throw_penalty": 10, "kitty_multiplier": "linear",
+                                       "red_five": True}], ids=["plain", "options"])
+def test_fast_playouts_end_like_the_engine(opts):
+    """playout() (Sim from the first single/pair trick on) == the engine playing the same
+    policy with the same random numbers, for every candidate in sampled worlds."""
+    sims = _compare_with_engine("sheng-ji", range(3), 4, **opts)
+    assert len(sims) > 300 and all(sim is not None for sim in sims)
 
 
 @pytest.mark.parametrize("players", [5, 6])
 def test_zhao_pengyou_fast_playouts_end_like_the_engine(players):
     """Zhao Pengyou on Sim: friends show as the called cards are played in the playout, and the
     value for every candidate equals the engine's with the same random numbers."""
-    compared = open_calls = 0
-    for seed in range(2):
-        for g, v in _play_views("sheng-ji/zhao-pengyou", seed, players=players):
-            rng = random.Random(compared)
-            sampler = WorldSampler(v)
-            base = heur.choose(v, random.Random(0))
-            for _, play in search.candidates(v, v["legal_moves"], base)[:3]:
-                parts = sampler.deal(rng)
-                sim = search.Sim.from_world(sampler, parts)
-                assert sim is not None
-                open_calls += bool(sim.calls)
-                seed2 = rng.randrange(2**31)
-                w = sampler.build(parts, random.Random(seed2))
-                w.apply(play)
-                search.rollout(w, random.Random(seed2 + 1))
-                expected = search.value(w, v["seat"])
-                assert search.playout(sampler, parts, play, v["seat"], seed2) == \
-                    pytest.approx(expected, abs=1e-12), (seed, play)
-                compared += 1
+    sims = _compare_with_engine("sheng-ji/zhao-pengyou", range(2), 3, players=players)
+    assert len(sims) > 150 and all(sim is not None for sim in sims)
     # friends still to show in many of the worlds: the sides changed inside the playouts
-    assert compared > 150 and open_calls > 30
+    assert sum(bool(sim.calls) for sim in sims) > 30
 
 
 def test_no_pairs_are_read_from_follows_to_pair_leads():
