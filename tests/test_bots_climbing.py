@@ -245,6 +245,20 @@ def test_search_budget_in_seconds_is_kept():
     assert time.perf_counter() - t < 2.0
 
 
+def test_default_search_level_stops_at_its_cpu_cap(monkeypatch):
+    # Owen with 2 players lists thousands of plays: 600 playouts take several seconds of CPU,
+    # so only the cap (CPU time, from the decision's start) keeps the default level short
+    import time
+    monkeypatch.setattr(climbing_search, "DEFAULT_CAP_SECONDS", 0.2)
+    g = shangyou.new_game("zheng-shangyou/owen", players=2, seed=3)
+    v = g.view(g.to_act)
+    assert len(v["legal_moves"]) > 1000
+    t = time.process_time()
+    move = climbing_search.choose(v, random.Random(1), strict=True)
+    assert move in v["legal_moves"]
+    assert time.process_time() - t < 0.2 + 0.3
+
+
 @pytest.mark.parametrize("cfg", CLIMBING, ids=config_id)
 def test_playout_policy_plays_only_legal_moves_to_the_end(cfg):
     name, n, opts = cfg

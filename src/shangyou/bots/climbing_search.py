@@ -21,8 +21,8 @@ heuristic bot (``climbing_heuristic``).
 Budget: ``iterations`` playouts (at most: ``ceil(iterations / k)`` worlds for ``k``
 candidates, fewer playouts when racing drops some) or ``seconds`` of thinking, whichever is
 given (both: whichever runs out first). With neither, ``DEFAULT_ITERATIONS`` playouts capped at
-``DEFAULT_CAP_SECONDS`` from the start of the decision (hands with very many plays, like Owen
-with 2 players, would otherwise take several seconds).
+``DEFAULT_CAP_SECONDS`` of CPU time from the start of the decision (hands with very many plays,
+like Owen with 2 players, would otherwise take several seconds).
 Like every bot it never stops a game: on an unforeseen error it answers the heuristic's move.
 """
 
@@ -122,10 +122,15 @@ class Search:
 
     # ------------------------------------------------------------------- search
     def run(self, iterations: int | None, seconds: float | None) -> str:
-        start = time.perf_counter()     # the candidates' own choice counts against the budget
+        # the candidates' own choice counts against the budget
+        start = time.perf_counter()
+        cpu_deadline = None
         if iterations is None and seconds is None:
-            # the default level: 600 playouts, but never much more than a second
-            iterations, seconds = DEFAULT_ITERATIONS, DEFAULT_CAP_SECONDS
+            # the default level: 600 playouts, but never more than DEFAULT_CAP_SECONDS of CPU
+            # time (as Sheng ji: a cap on CPU rather than wall-clock time makes the level's
+            # play depend on the machine's speed only, not on its load)
+            iterations = DEFAULT_ITERATIONS
+            cpu_deadline = time.process_time() + DEFAULT_CAP_SECONDS
         moves = self.view["legal_moves"]
         kind = moves[0].split()[0]
         if kind in ("give", "take", "discard", "offer"):
@@ -148,6 +153,8 @@ class Search:
             if max_worlds is not None and worlds >= max_worlds:
                 break
             if deadline is not None and worlds and time.perf_counter() >= deadline:
+                break
+            if cpu_deadline is not None and worlds and time.process_time() >= cpu_deadline:
                 break
             deal = self.sampler.deal(self.rng)
             for i in alive:
