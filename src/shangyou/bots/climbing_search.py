@@ -36,7 +36,7 @@ from . import climbing_heuristic
 from .climbing_heuristic import rules_for_view
 
 DEFAULT_ITERATIONS = 600
-DEFAULT_CAP_SECONDS = 0.8
+DEFAULT_CAP_SECONDS = 0.7         # CPU seconds; 0.3 s spare for the garbage collector (below)
 MAX_CANDIDATES = 8
 MARGIN_SE = 1.0
 RACE_FIRST = 8              # worlds before challengers are first raced, then 16, 32, ...
@@ -128,7 +128,10 @@ class Search:
         if iterations is None and seconds is None:
             # the default level: 600 playouts, but never more than DEFAULT_CAP_SECONDS of CPU
             # time (as Sheng ji: a cap on CPU rather than wall-clock time makes the level's
-            # play depend on the machine's speed only, not on its load)
+            # play depend on the machine's speed only, not on its load). The cap leaves room
+            # below one second: in a long-lived process (a tournament worker) Python's full
+            # garbage collections, which the search's caches make longer, took up to 0.1-0.2 s
+            # and pushed 0.8 s decisions to 1.01 s of CPU
             iterations = DEFAULT_ITERATIONS
             cpu_deadline = time.process_time() + DEFAULT_CAP_SECONDS
         moves = self.view["legal_moves"]
