@@ -93,6 +93,7 @@ def choose(view: dict, rng: random.Random | None = None, iterations: int | None 
 
 
 def _choose(view, rng, iterations, seconds, strict):
+    cpu_start = time.process_time()     # the default cap counts the whole decision
     moves = view["legal_moves"]
     base = heur.choose(view, rng, strict=strict)
     if view["phase"] != "play" or view.get("pending") or moves[0].startswith("pick "):
@@ -108,7 +109,7 @@ def _choose(view, rng, iterations, seconds, strict):
     cpu_deadline = None
     if iterations is None and seconds is None:
         work = DEFAULT_WORK
-        cpu_deadline = time.process_time() + DEFAULT_CAP_SECONDS
+        cpu_deadline = cpu_start + DEFAULT_CAP_SECONDS
     deadline = time.perf_counter() + seconds if seconds is not None else None
     per_playout = sum(view["counts"]) + 4
     rows: list[list[float | None]] = []
@@ -116,6 +117,7 @@ def _choose(view, rng, iterations, seconds, strict):
     done = spent = 0
     check = RACE_FIRST
     while True:
+        w0 = time.process_time() if cpu_deadline is not None else 0.0
         parts = sampler.deal(rng)
         seed = rng.randrange(2**31)
         row: list[float | None] = [None] * len(cands)
@@ -136,8 +138,11 @@ def _choose(view, rng, iterations, seconds, strict):
             break
         if deadline is not None and time.perf_counter() >= deadline:
             break
-        if cpu_deadline is not None and time.process_time() >= cpu_deadline:
-            break
+        if cpu_deadline is not None:
+            # no world is begun that would end past the cap, were it to cost what the last did
+            now = time.process_time()
+            if now + (now - w0) >= cpu_deadline:
+                break
     best = pick_best([[r[i] for i in alive] for r in rows], PICK_Z)
     return cands[alive[best]][0]
 
