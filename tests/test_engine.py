@@ -449,3 +449,39 @@ def test_public_view_holds_no_private_cards(name, players):
         assert not {"hand", "legal_moves", "pending", "buried"} & set(v)
         json.dumps(v)
         g.apply(g.legal_moves()[0])
+
+
+# ------------------------------------------------------------------------ bounded memo tables
+
+def test_a_full_memo_table_drops_only_its_oldest_entries():
+    from shangyou.engine.memo import make_room
+    table = {}
+    for i in range(1000):
+        make_room(table, 640)
+        table[i] = i * i
+    assert len(table) <= 640
+    assert len(table) > 640 - 640 // 64          # never emptied at once
+    assert 999 in table and table[999] == 999 * 999
+    assert 0 not in table                          # the oldest went first
+    kept = sorted(table)
+    assert kept == list(range(kept[0], 1000))      # and only the oldest
+    small = {}
+    for i in range(5):
+        make_room(small, 3)                        # a limit under 64 still drops one at a time
+        small[i] = i
+    assert list(small) == [2, 3, 4]
+
+
+def test_the_readings_memo_stays_bounded_and_keeps_recent_entries(monkeypatch):
+    from shangyou.games.climbing import family as fam_mod
+    monkeypatch.setattr(fam_mod, "_READINGS_MAX", 50)
+    monkeypatch.setattr(fam_mod, "_READINGS", {})
+    g = shangyou.new_game("zheng-shangyou/pagat", players=4, seed=3)
+    fam = g.rules.family
+    hand = sorted(g.hands[0])
+    singles = [(c,) for c in hand] + [(a, b) for a in hand for b in hand if a < b][:80]
+    for cards in singles:
+        fam.combos(cards)
+    assert 45 <= len(fam_mod._READINGS) <= 50
+    last = (fam.options_key(), tuple(sorted(singles[-1])))
+    assert last in fam_mod._READINGS

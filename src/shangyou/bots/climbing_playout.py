@@ -30,6 +30,7 @@ family without a shape uses ``climbing_search.fast_policy``.
 from __future__ import annotations
 
 from ..cards import RANK_OF
+from ..engine.memo import make_room
 from ..engine.moves import PASS, PLAY, Move
 
 # cost of a group by its top rank (0..11 = 3..A, 12 = 2, 13 = BJ, 14 = RJ)
@@ -105,8 +106,7 @@ def planner(shape: tuple):
             r += 1
         if r == 15:
             return 0.0, ()
-        if len(memo) >= _PLANS_MAX:
-            memo.clear()
+        make_room(memo, _PLANS_MAX)
         c = list(counts)
         n = c[r]
         # a set of every card of rank r

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ...engine.memo import make_room
 from .combo import Combo
 
 
@@ -47,8 +48,7 @@ class Family:
             n = len(cards)
             found = [c for c in self.leads(cards) if len(c.cards) == n and c.cards == cards]
             found.sort(key=reading_order, reverse=True)
-            if len(_READINGS) >= _READINGS_MAX:
-                _READINGS.clear()
+            make_room(_READINGS, _READINGS_MAX)
             _READINGS[key] = found = tuple(found)
         return list(found)
 
@@ -60,8 +60,7 @@ class Family:
         if label is _MISSING:
             readings = self.combos(cards)
             label = readings[0].label if readings else None
-            if len(_DEFAULT_LABEL) >= _READINGS_MAX:
-                _DEFAULT_LABEL.clear()
+            make_room(_DEFAULT_LABEL, _READINGS_MAX)
             _DEFAULT_LABEL[key] = label
         return label
 
