@@ -259,6 +259,36 @@ def test_default_search_level_stops_at_its_cpu_cap(monkeypatch):
     assert time.process_time() - t < 0.2 + 0.3
 
 
+def test_search_pauses_the_garbage_collector_only_during_its_decision(monkeypatch):
+    import gc
+    g = shangyou.new_game("zheng-shangyou/pagat", players=4, seed=6)
+    v = g.view(g.to_act)
+    seen = []
+
+    def run(self, iterations, seconds):
+        seen.append(gc.isenabled())
+        if len(seen) in (2, 3):
+            raise RuntimeError("boom")
+        return v["legal_moves"][-1]
+    monkeypatch.setattr(climbing_search.Search, "run", run)
+    assert gc.isenabled()
+    assert climbing_search.choose(v, random.Random(1)) == v["legal_moves"][-1]
+    assert gc.isenabled()
+    # an error inside the search: the heuristic answers, and the collector is back on
+    assert climbing_search.choose(v, random.Random(1)) in v["legal_moves"]
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError):
+        climbing_search.choose(v, random.Random(1), strict=True)
+    assert gc.isenabled()
+    assert seen[:3] == [False, False, False]
+    gc.disable()                      # a caller that runs with the collector off keeps it off
+    try:
+        climbing_search.choose(v, random.Random(1))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 @pytest.mark.parametrize("cfg", CLIMBING, ids=config_id)
 def test_playout_policy_plays_only_legal_moves_to_the_end(cfg):
     name, n, opts = cfg

@@ -28,6 +28,7 @@ Like every bot it never stops a game: on an unforeseen error it answers the heur
 
 from __future__ import annotations
 
+import gc
 import random
 import time
 
@@ -36,7 +37,7 @@ from . import climbing_heuristic
 from .climbing_heuristic import rules_for_view
 
 DEFAULT_ITERATIONS = 600
-DEFAULT_CAP_SECONDS = 0.7         # CPU seconds; 0.3 s spare for the garbage collector (below)
+DEFAULT_CAP_SECONDS = 0.8         # CPU seconds from the decision's start (see Search.run)
 MAX_CANDIDATES = 8
 MARGIN_SE = 1.0
 RACE_FIRST = 8              # worlds before challengers are first raced, then 16, 32, ...
@@ -54,12 +55,23 @@ def choose(view: dict, rng=None, iterations: int | None = None, seconds: float |
     if len(moves) == 1:
         return moves[0]
     rng = rng or random.Random()
+    # No automatic garbage collection inside the decision: in a process that has played a
+    # few hundred hands (a tournament worker, the web app's bot process) one full collection
+    # took 0.1-0.45 s, and it fell inside a capped decision whenever the playouts' garbage
+    # triggered it. The collector runs after the move instead (the garbage of one decision's
+    # playouts is a few megabytes).
+    pause_gc = gc.isenabled()
+    if pause_gc:
+        gc.disable()
     try:
         return Search(view, rng).run(iterations, seconds)
     except Exception:
         if strict:
             raise
         return climbing_heuristic.choose(view, rng)
+    finally:
+        if pause_gc:
+            gc.enable()
 
 
 class Search:
@@ -128,10 +140,7 @@ class Search:
         if iterations is None and seconds is None:
             # the default level: 600 playouts, but never more than DEFAULT_CAP_SECONDS of CPU
             # time (as Sheng ji: a cap on CPU rather than wall-clock time makes the level's
-            # play depend on the machine's speed only, not on its load). The cap leaves room
-            # below one second: in a long-lived process (a tournament worker) Python's full
-            # garbage collections, which the search's caches make longer, took up to 0.1-0.2 s
-            # and pushed 0.8 s decisions to 1.01 s of CPU
+            # play depend on the machine's speed only, not on its load)
             iterations = DEFAULT_ITERATIONS
             cpu_deadline = time.process_time() + DEFAULT_CAP_SECONDS
         moves = self.view["legal_moves"]
@@ -157,8 +166,13 @@ class Search:
                 break
             if deadline is not None and worlds and time.perf_counter() >= deadline:
                 break
-            if cpu_deadline is not None and worlds and time.process_time() >= cpu_deadline:
-                break
+            if cpu_deadline is not None and worlds:
+                # no world is begun that would end past the cap, were it to cost what the
+                # last one did
+                now = time.process_time()
+                if now + (now - w0) >= cpu_deadline:
+                    break
+            w0 = time.process_time()
             deal = self.sampler.deal(self.rng)
             for i in alive:
                 scores[i].append(self.value(deal, index[cands[i]]))

@@ -1,6 +1,6 @@
 """The ``search`` level: determinized Monte Carlo search over worlds sampled from the view.
 
-``search`` uses each game's default budget (climbing games: 600 playouts under a 0.7 s CPU cap;
+``search`` uses each game's default budget (climbing games: 600 playouts under a 0.8 s CPU cap;
 Sheng ji: a budget of simulated card plays under a 0.9 s CPU cap); ``search:400`` runs 400
 iterations per decision and ``search:0.5s`` thinks for half a second. Climbing games: :mod:`shangyou.bots.climbing_search`;
 Sheng ji: :mod:`shangyou.bots.sheng_ji_search`.
