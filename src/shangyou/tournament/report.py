@@ -67,6 +67,7 @@ def aggregate(cfg: Config, records: list[dict]) -> dict:
     # CPU time per move (records written since session 6; None when a record lacks it)
     cpu: dict = {b: 0.0 for b in names}
     cpu_max: dict = {b: 0.0 for b in names}
+    hands = sum(len(rec["hands"]) for rec in records)    # deals x the rotations played
     for rec in records:
         sums = {b: 0.0 for b in names}
         counts = {b: 0 for b in names}
@@ -102,7 +103,7 @@ def aggregate(cfg: Config, records: list[dict]) -> dict:
         rate = wins[b] / seat_hands[b]
         _, wlo, whi = wilson(rate * trials[b], trials[b])
         bots.append({
-            "bot": b, "seats": cfg.bots.count(b), "hands": sum(len(rec["hands"]) for rec in records),
+            "bot": b, "seats": cfg.bots.count(b), "hands": hands,
             "seat_hands": seat_hands[b],
             "score": {"mean": m, "low": lo, "high": hi},
             "win": {"rate": rate, "low": wlo, "high": whi, "wins": wins[b],
@@ -136,7 +137,7 @@ def aggregate(cfg: Config, records: list[dict]) -> dict:
         mine = [rated[lab] for lab, b in zip(labels, cfg.bots) if b == x["bot"]]
         x["rating"] = {k: sum(r[k] for r in mine) / len(mine) for k in ("mu", "sigma", "ordinal")}
     fam = family(cfg, records[0]["hands"][0])
-    return {"config": cfg.key(), "deals": len(records), "hands": sum(len(rec["hands"]) for rec in records),
+    return {"config": cfg.key(), "deals": len(records), "hands": hands,
             "family": fam, "score_means": SCORE_DEFINITIONS[fam],
             "win_means": WIN_DEFINITIONS[fam], "bots": bots, "pairs": pairs,
             "ratings": [{"entry": lab, "bot": b, **rated[lab]}
