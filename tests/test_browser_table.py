@@ -462,7 +462,8 @@ def test_wild_card_readings_are_asked(server, browser, errors):
     # 3 players, seat 0's first turn offers a play of two readings in about a third of the
     # deals (32.5% of 400 deals played with the engine and greedy bots): 10 tries missed about
     # 2% of the time (it failed once in CI); 40 miss about once in seven million.
-    for _ in range(40):
+    tries = 40
+    for _ in range(tries):
         url = _table(server, game="zheng-shangyou/pagat", players=3, options={"target": 50})
         _sit(page, url, "Ada", seat=0)
         _start(page)
@@ -479,7 +480,7 @@ def test_wild_card_readings_are_asked(server, browser, errors):
         }""")
         if group:
             break
-    assert group, "no deal with a play of two readings in 40 tries"
+    assert group, f"no deal with a play of two readings in {tries} tries"
     for c in group[0].split(" as ")[0].split():
         page.click(f'#hand .card[data-card="{c}"]')
     assert not page.locator("#play").is_disabled()
