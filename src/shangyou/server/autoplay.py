@@ -1,0 +1,240 @@
+"""Who moves when no person does: the bots (quick ones under the table's lock, slow ones in
+worker processes), the grace period of an absent person, and the room's turn timer.
+
+:class:`Autoplay` is a part of :class:`~shangyou.server.tables.TableManager`; it uses the
+manager's ``_commit`` and ``_broadcast``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import secrets
+import time
+
+from shangyou.bots.base import make_bot
+
+from . import schemas
+from .model import ActionError, Seat, Table
+
+log = logging.getLogger("shangyou.server")
+
+_JITTER = random.Random()
+
+SLOW_LEVELS = frozenset({"heuristic", "search"})   # think in a worker process
+
+
+def _level_name(level: str) -> str:
+    return level.partition(":")[0].strip().lower()
+
+
+def _choose_in_worker(level: str, seed: int, view: dict) -> str:
+    """A bot's move, computed in a worker process (the bot sees the view only)."""
+    return make_bot(level, seed=seed).choose(view)
+
+
+def _make_bot(level: str):
+    return make_bot(level, seed=secrets.randbits(32))
+
+
+def _bot_name(level: str, seat: int) -> str:
+    return f"{level.capitalize()} bot {seat + 1}"
+
+
+class Autoplay:
+    _pool = None          # worker processes for searching bots, made when needed
+
+    # --------------------------------------------------------------------------------- bots
+    @staticmethod
+    def _bot_to_act(table: Table) -> bool:
+        g = table.game
+        if not (table.status == "playing" and g is not None and not g.over
+                and g.to_act is not None):
+            return False
+        s = table.seats[g.to_act]
+        return s.kind == "bot" or (s.kind == "human" and s.autoplay)
+
+    def _kick_bots(self, table: Table) -> None:
+        if self._bot_to_act(table) and (table.bot_task is None or table.bot_task.done()):
+            table.bot_task = asyncio.create_task(self._bot_loop(table),
+                                                 name=f"bots-{table.id}")
+
+    async def _bot_loop(self, table: Table) -> None:
+        try:
+            while True:
+                # a bot's pause varies (±25%) like a person's: tables started together do not
+                # stay in step, so the server's work does not come in bursts
+                await asyncio.sleep(self.bot_delay * _JITTER.uniform(0.75, 1.25))
+                if self._bot_is_slow(table):
+                    if not await self._slow_bot_step(table):
+                        table.bot_task = None
+                        return
+                    continue
+                async with table.lock:
+                    if not self._bot_to_act(table) or not await self._bot_step(table):
+                        table.bot_task = None
+                        return
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("table %s: bots stopped", table.id)
+            table.bot_task = None
+
+    def _bot_is_slow(self, table: Table) -> bool:
+        """A heuristic or searching bot may think for a while (up to a second): it runs in a
+        worker process, outside the lock, so the table and the server stay responsive."""
+        if not self._bot_to_act(table):
+            return False
+        s = table.seats[table.game.to_act]
+        return _level_name(s.bot_level or table.bot_level) in SLOW_LEVELS
+
+    async def _slow_bot_step(self, table: Table) -> bool:
+        async with table.lock:
+            if not self._bot_to_act(table):
+                return False
+            g = table.game
+            seat = g.to_act
+            version = table.version
+            level = table.seats[seat].bot_level or table.bot_level
+            view = g.view(seat)
+        loop = asyncio.get_running_loop()
+        try:
+            text = await loop.run_in_executor(self._bot_pool(), _choose_in_worker, level,
+                                              secrets.randbits(32), view)
+        except Exception:
+            log.exception("table %s: the %s bot at seat %d failed", table.id, level, seat)
+            text = None
+        async with table.lock:
+            if table.game is not g or table.version != version or not self._bot_to_act(table):
+                return self._bot_to_act(table)     # the table moved on meanwhile: look again
+            return await self._apply_bot_move(table, seat, lambda: text)
+
+    def _bot_pool(self):
+        if self._pool is None:
+            import concurrent.futures
+            import multiprocessing
+            self._pool = concurrent.futures.ProcessPoolExecutor(
+                max_workers=max(1, min(4, (os.cpu_count() or 2) - 1)),
+                mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
+
+    async def _bot_step(self, table: Table) -> bool:
+        g = table.game
+        seat = g.to_act
+        s = table.seats[seat]
+        if s.bot is None:
+            s.bot = _make_bot(s.bot_level or table.bot_level)
+        return await self._apply_bot_move(table, seat, lambda: s.bot.choose(g.view(seat)))
+
+    async def _apply_bot_move(self, table: Table, seat: int, choose) -> bool:
+        """Apply the bot's choice (``choose()``), or its first legal move should the bot fail
+        or choose badly; store and broadcast it. False if no move could be made."""
+        g = table.game
+        try:
+            g.apply(choose(), seat=seat)
+        except Exception:
+            log.exception("table %s: the bot at seat %d failed; playing its first legal move",
+                          table.id, seat)
+            try:
+                g.apply(g.legal_moves()[0], seat=seat)
+            except Exception:
+                log.exception("table %s: no move for the bot at seat %d", table.id, seat)
+                return False
+        try:
+            await self._commit(table)
+        except ActionError:
+            return False
+        return True
+
+    # ---------------------------------------------------------- absent players, turn timer
+    def _start_grace(self, table: Table, seat: Seat) -> None:
+        """A person's seat has no socket: after the room's grace period a bot plays it (until
+        the person opens the link again, which cancels this or ends the autoplay)."""
+        self._cancel_grace(seat)
+        if seat.kind != "human" or seat.autoplay:
+            return
+        seat.grace_task = asyncio.create_task(self._grace(table, seat),
+                                              name=f"grace-{table.id}-{seat.index}")
+
+    @staticmethod
+    def _cancel_grace(seat: Seat) -> None:
+        task, seat.grace_task = seat.grace_task, None
+        if task is not None and not task.done() and task is not asyncio.current_task():
+            task.cancel()
+
+    async def _grace(self, table: Table, seat: Seat) -> None:
+        try:
+            await asyncio.sleep(float(table.room.get("grace", schemas.GRACE_DEFAULT)))
+            async with table.lock:
+                seat.grace_task = None
+                if (seat.kind != "human" or seat.connections > 0 or table.status != "playing"
+                        or table.seats[seat.index] is not seat):
+                    return
+                seat.autoplay = True
+                if seat.bot is None:
+                    seat.bot = _make_bot(table.bot_level)
+                self._arm_timer(table)
+                self._broadcast(table, [])
+                self._kick_bots(table)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("table %s: grace timer of seat %d failed", table.id, seat.index)
+
+    def _arm_timer(self, table: Table) -> None:
+        """The room's turn timer: a new deadline whenever a person is to act (each move
+        restarts it); none for bots, for seats a bot plays, or without a timer."""
+        if table.timer_task is not None and table.timer_task is not asyncio.current_task():
+            table.timer_task.cancel()
+        table.timer_task = None
+        table.turn_deadline = None
+        seconds = int(table.room.get("turn_timer") or 0)
+        g = table.game
+        if (seconds <= 0 or table.status != "playing" or g is None or g.over
+                or g.to_act is None):
+            return
+        if table.seats[g.to_act].kind != "human" or table.seats[g.to_act].autoplay:
+            return
+        table.turn_deadline = time.monotonic() + seconds
+        table.timer_task = asyncio.create_task(self._timeout(table, table.version, seconds),
+                                               name=f"timer-{table.id}")
+
+    async def _timeout(self, table: Table, version: int, seconds: float) -> None:
+        """Time is up for the seat to act: it passes where it may, otherwise a bot moves."""
+        try:
+            await asyncio.sleep(seconds)
+            async with table.lock:
+                g = table.game
+                if table.version != version or not self._timer_may_move(table):
+                    return
+                table.timer_task = None
+                seat = g.to_act
+                legal = g.legal_moves()
+                if "pass" in legal:
+                    move = "pass"
+                else:            # a quick bot: this runs under the table's lock
+                    level = table.bot_level
+                    if _level_name(level) in SLOW_LEVELS:
+                        level = "greedy"
+                    move = _make_bot(level).choose(g.view(seat))
+                try:
+                    g.apply(move, seat=seat)
+                except ValueError:
+                    g.apply(legal[0], seat=seat)
+                await self._commit(table)
+                self._kick_bots(table)
+        except asyncio.CancelledError:
+            raise
+        except ActionError:
+            pass
+        except Exception:
+            log.exception("table %s: the turn timer failed", table.id)
+
+    @staticmethod
+    def _timer_may_move(table: Table) -> bool:
+        g = table.game
+        return (table.status == "playing" and g is not None and not g.over
+                and g.to_act is not None and table.seats[g.to_act].kind == "human")
+

@@ -1,0 +1,107 @@
+"""One client socket: its send queue (drained by its own writer task) and its rate limit."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+
+from . import schemas, views
+
+log = logging.getLogger("shangyou.server")
+
+SEND_QUEUE = 1024          # messages waiting for one socket; a client that falls further behind
+#                            is disconnected (it reconnects and gets the whole state again)
+FLOOD_CLOSE = 400          # refused messages in a row before a flooding socket is closed
+
+_CLOSE = object()
+
+
+class Conn:
+    """One client socket: a send queue drained by its own writer task, and a rate limiter."""
+
+    _ids = itertools.count(1)
+
+    def __init__(self, ws, rate: float = schemas.RATE_PER_SECOND):
+        self.ws = ws
+        self.id = next(self._ids)
+        self.seat: int | None = None
+        self.name = ""
+        self.said_hello = False
+        self.closed = False
+        self.close_code = 1000
+        self.rate = rate
+        self.tokens = float(rate)
+        self.stamp = time.monotonic()
+        self.refused_in_a_row = 0
+        self.queue: asyncio.Queue = asyncio.Queue(SEND_QUEUE)
+        self.writer: asyncio.Task | None = None
+
+    def start(self) -> None:
+        self.writer = asyncio.create_task(self._write(), name=f"ws-writer-{self.id}")
+
+    async def _write(self) -> None:
+        try:
+            while True:
+                item = await self.queue.get()
+                if item is _CLOSE:
+                    await self.ws.close(self.close_code)
+                    return
+                await self.ws.send_text(item)
+        except asyncio.CancelledError:
+            raise
+        except Exception:       # the client went away
+            pass
+        finally:
+            self.closed = True
+
+    def allow(self) -> bool:
+        """Token bucket: ``rate`` messages per second, bursts of ``rate``."""
+        now = time.monotonic()
+        self.tokens = min(float(self.rate), self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+    def send_text(self, text: str) -> None:
+        if self.closed:
+            return
+        try:
+            self.queue.put_nowait(text)
+        except asyncio.QueueFull:
+            log.warning("socket %s is too slow; closing it", self.id)
+            self.close(1013)
+
+    def send(self, msg: dict) -> None:
+        self.send_text(views.dumps(msg))
+
+    def error(self, code: str, message: str) -> None:
+        self.send({"type": "error", "code": code, "message": message})
+
+    def close(self, code: int = 1000) -> None:
+        """Close after what is queued has been sent."""
+        if self.closed:
+            return
+        self.closed = True
+        self.close_code = code
+        try:
+            self.queue.put_nowait(_CLOSE)
+        except asyncio.QueueFull:
+            while not self.queue.empty():
+                self.queue.get_nowait()
+            self.queue.put_nowait(_CLOSE)
+
+    async def finish(self) -> None:
+        """The socket is gone: stop the writer."""
+        self.closed = True
+        w = self.writer
+        if w is not None and not w.done():
+            w.cancel()
+            try:
+                await w
+            except (asyncio.CancelledError, Exception):
+                pass
+
