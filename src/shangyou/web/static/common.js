@@ -109,7 +109,7 @@ const SEP = " · ";
 // ----------------------------------------------------------------------------- seats
 /**
  * One box per seat: name, who is to act, cards left, place, score, game facts.
- * ctx: {names, mySeat, seats (table seats or null)}.
+ * ctx: {names, mySeat, seats (table seats or null), host (the host's seat or null)}.
  */
 export function renderSeats(view, ctx) {
   const fam = gameFamily(view.game);
@@ -129,6 +129,7 @@ export function renderSeats(view, ctx) {
       h("span", { class: "name" }, seatName(ctx, s)),
       ctx.mySeat === s ? h("span", { class: "tag you" }, ctx.replay ? t("c.pov") : t("t.you")) : null,
       info && info.kind === "bot" ? h("span", { class: "tag bot" }, t("c.bot")) : null,
+      ctx.host === s && info && info.kind === "human" ? h("span", { class: "tag host" }, t("t.hostTag")) : null,
       info && info.kind === "human" && info.connected === false
         ? h("span", { class: "tag away", title: t("c.disconnected") }, t("c.away")) : null,
       info && info.kind === "human" && info.autoplay

@@ -1,9 +1,12 @@
-// The lobby: presets (GET /api/presets), create a table (POST /api/tables), the open tables
-// (GET /api/tables) and the finished matches (GET /api/matches).
+// The lobby: presets (GET /api/presets), create a table (POST /api/tables: the creator keeps
+// the answer's host token as the table's token, so the table page says hello as the host), the
+// open tables a page at a time (GET /api/tables?offset=&limit=) and the finished matches
+// (GET /api/matches).
 
 import { api, displayName, gameTitle, h, localName } from "./common.js";
 import { has, t, translatePage } from "./i18n.js";
-import { mountSettings, optionDescription, rulesDialog } from "./settings.js";
+import { optionFields, readOptionValues, readRoom, same } from "./options.js";
+import { mountSettings, rulesDialog } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);
 let presets = [];
@@ -46,65 +49,14 @@ function onPreset() {
   $("game-note").textContent = t("lobby.nPlayers", { n: p.players.join(", ") });
   const box = $("options");
   box.replaceChildren();
-  for (const [name, value] of Object.entries(d)) {
-    if (name === "players") continue;
-    box.append(optionField(name, value));
-  }
-}
-
-function optionField(name, value) {
-  const id = `opt-${name}`;
-  const label = optionDescription(name) || name.replace(/_/g, " ");
-  if (typeof value === "boolean") {
-    return h("label", { class: "field check" },
-      h("input", { type: "checkbox", id, dataset: { option: name, type: "bool" },
-                   checked: value ? true : undefined }),
-      h("span", {}, label));
-  }
-  let input;
-  if (typeof value === "number") {
-    input = h("input", { type: "number", id, step: "1", inputmode: "numeric",
-                         value: String(value), dataset: { option: name, type: "int" } });
-  } else if (Array.isArray(value)) {
-    input = h("input", { type: "text", id, value: value.join(", "), placeholder: t("lobby.noneValue"),
-                         dataset: { option: name, type: "list" } });
-  } else if (value === null || value === undefined) {
-    input = h("input", { type: "text", id, value: "", placeholder: t("lobby.auto"),
-                         dataset: { option: name, type: "any" } });
-  } else {
-    input = h("input", { type: "text", id, value: String(value),
-                         dataset: { option: name, type: "str" } });
-  }
-  return h("label", { class: "field" }, h("span", {}, label), input);
+  box.append(...optionFields(d));
 }
 
 function readOptions() {
-  const p = currentPreset();
-  const d = p.defaults || {};
+  const d = currentPreset().defaults || {};
   const out = {};
-  for (const input of document.querySelectorAll("#options [data-option]")) {
-    const name = input.dataset.option;
-    const type = input.dataset.type;
-    let v;
-    if (type === "bool") v = input.checked;
-    else {
-      const raw = input.value.trim();
-      if (raw === "") {
-        if (type === "list") v = [];
-        else continue;                     // empty: the preset's default
-      } else if (type === "int") {
-        const n = Number(raw);
-        if (!Number.isInteger(n)) throw new Error(t("lobby.wholeNumber", { name }));
-        v = n;
-      } else if (type === "list") {
-        v = raw.split(/[,\s]+/).filter(Boolean);
-      } else if (type === "any") {
-        if (/^-?\d+$/.test(raw)) v = Number(raw);
-        else if (/^(true|false)$/i.test(raw)) v = raw.toLowerCase() === "true";
-        else v = raw;
-      } else v = raw;
-    }
-    if (JSON.stringify(v) !== JSON.stringify(d[name])) out[name] = v;
+  for (const [name, v] of Object.entries(readOptionValues($("options")))) {
+    if (!same(v, d[name])) out[name] = v;
   }
   return out;
 }
@@ -122,17 +74,17 @@ async function onCreate(e) {
       options: readOptions(),
       bots: $("bots").value,
     };
+    const read = readRoom(document, "room");
     const room = {};
-    const timer = Number($("room-timer").value || 0);
-    const grace = Number($("room-grace").value);
-    if (!Number.isInteger(timer) || timer < 0) throw new Error(t("lobby.wholeNumber", { name: t("lobby.timer") }));
-    if ($("room-grace").value !== "" && (!Number.isInteger(grace) || grace < 0)) {
-      throw new Error(t("lobby.wholeNumber", { name: t("lobby.grace") }));
-    }
-    if (timer) room.turn_timer = timer;
-    if ($("room-grace").value !== "") room.grace = grace;
+    if (read.turn_timer) room.turn_timer = read.turn_timer;
+    if ("grace" in read) room.grace = read.grace;
+    if (!read.listed) room.listed = false;        // listed is the default
     if (Object.keys(room).length) body.room = room;
     const res = await api("/api/tables", { method: "POST", body });
+    if (res.host_token && res.table_id) {
+      // the host's secret: the table page says hello with it (as with a seat token)
+      try { localStorage.setItem(`shangyou.token.${res.table_id}`, res.host_token); } catch { /* private mode */ }
+    }
     location.href = res.url && res.url.startsWith("/") ? res.url
       : `/t/${encodeURIComponent(res.table_id)}`;
   } catch (ex) {
@@ -141,43 +93,77 @@ async function onCreate(e) {
   }
 }
 
-function seatSummary(seats) {
+function seatSummary(seats, host = null) {
   const taken = seats.filter((s) => s.kind !== "empty");
-  const names = taken.map((s) => displayName(s) || "?");
+  const names = taken.map((s) => (displayName(s) || "?") + (s.seat === host ? ` ${t("lobby.hostMark")}` : ""));
   return t("lobby.seated", { n: taken.length, m: seats.length }) + (names.length ? ": " + names.join(", ") : "");
 }
 
 let lastTables = null;
 let lastMatches = null;
+const PAGE = 20;                 // tables a page
+let tablesOffset = 0;
+let tablesTicket = 0;            // the latest request: an older answer arriving late is dropped
 
 async function loadTables() {
+  let data;
+  const ticket = ++tablesTicket;
   try {
-    lastTables = await api("/api/tables");
+    data = await api(`/api/tables?offset=${tablesOffset}&limit=${PAGE}`);
   } catch (ex) {
+    if (ticket !== tablesTicket) return;
     $("tables").replaceChildren(h("li", { class: "muted" }, t("lobby.errTables", { msg: ex.message })));
+    return;
+  }
+  if (ticket !== tablesTicket) return;
+  // a page {tables, total, offset, limit}; an older server answers with the plain list
+  lastTables = Array.isArray(data)
+    ? { tables: data, total: data.length, offset: 0, limit: data.length, paged: false }
+    : { tables: data.tables || [], total: Number(data.total) || 0, offset: Number(data.offset) || 0,
+        limit: Number(data.limit) || PAGE, paged: true };
+  if (lastTables.paged && !lastTables.tables.length && tablesOffset > 0 && lastTables.total > 0) {
+    // the tables of this page are gone: back to the last page there is
+    tablesOffset = Math.max(0, Math.floor((lastTables.total - 1) / PAGE) * PAGE);
+    loadTables();
     return;
   }
   showTables();
 }
 
+function turnPage(step) {
+  tablesOffset = Math.max(0, tablesOffset + step * PAGE);
+  loadTables();
+}
+
+function showPager() {
+  const p = lastTables;
+  const pager = $("tables-pager");
+  const many = p && p.paged && (p.total > p.tables.length || p.offset > 0);
+  pager.hidden = !many;
+  if (!many) return;
+  $("tables-range").textContent = t("lobby.range", {
+    a: p.tables.length ? p.offset + 1 : 0, b: p.offset + p.tables.length, n: p.total });
+  $("tables-prev").disabled = p.offset <= 0;
+  $("tables-next").disabled = p.offset + p.tables.length >= p.total;
+}
+
 function showTables() {
   const ul = $("tables");
-  const tables = lastTables;
-  if (!tables) return;
-  {
-    if (!tables.length) {
-      ul.replaceChildren(h("li", { class: "muted" }, t("lobby.none")));
-      return;
-    }
-    ul.replaceChildren(...tables.map((tb) => {
-      const free = (tb.seats || []).some((s) => s.kind === "empty");
-      const action = tb.status === "waiting" && free ? t("lobby.join") : t("lobby.watch");
-      return h("li", { dataset: { table: tb.table_id } },
-        h("span", { class: "item-text" }, h("strong", {}, gameTitle(tb.game)), ` · ${t("lobby.nPlayers", { n: tb.players })} · `,
-          has(`status.${tb.status}`) ? t(`status.${tb.status}`) : tb.status, " · ", seatSummary(tb.seats || [])),
-        h("a", { class: "button", href: `/t/${encodeURIComponent(tb.table_id)}` }, action));
-    }));
+  if (!lastTables) return;
+  const tables = lastTables.tables;
+  showPager();
+  if (!tables.length) {
+    ul.replaceChildren(h("li", { class: "muted" }, t("lobby.none")));
+    return;
   }
+  ul.replaceChildren(...tables.map((tb) => {
+    const free = (tb.seats || []).some((s) => s.kind === "empty");
+    const action = tb.status === "waiting" && free ? t("lobby.join") : t("lobby.watch");
+    return h("li", { dataset: { table: tb.table_id } },
+      h("span", { class: "item-text" }, h("strong", {}, gameTitle(tb.game)), ` · ${t("lobby.nPlayers", { n: tb.players })} · `,
+        has(`status.${tb.status}`) ? t(`status.${tb.status}`) : tb.status, " · ", seatSummary(tb.seats || [], tb.host)),
+      h("a", { class: "button", href: `/t/${encodeURIComponent(tb.table_id)}` }, action));
+  }));
 }
 
 function resultText(m) {
@@ -245,6 +231,8 @@ async function init() {
   $("game").addEventListener("change", onPreset);
   $("create-form").addEventListener("submit", onCreate);
   $("refresh").addEventListener("click", () => { loadTables(); loadMatches(); });
+  $("tables-prev").addEventListener("click", () => turnPage(-1));
+  $("tables-next").addEventListener("click", () => turnPage(1));
   loadTables();
   loadMatches();
   setInterval(() => { if (!document.hidden) { loadTables(); loadMatches(); } }, 5000);

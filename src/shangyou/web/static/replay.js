@@ -1,13 +1,14 @@
 // The replay page: a finished match, step by step, from one seat's point of view or with every
 // hand open. The log comes from GET /api/matches/{id}; the state after k moves from
 // GET /api/matches/{id}/step/{k}?seat=S|all ({"k", "n", "view", "views"}): there is no engine
-// in the browser.
+// in the browser. A match dealt from a published secret gets the "Fair deal" panel (fair.js).
 
 import { richText } from "./cards.js";
 import {
   api, gameTitle, h, handRow, localName, renderInfo, renderResult, renderSeats, renderSummary, renderTrick,
   seatName,
 } from "./common.js";
+import { fairPanel } from "./fair.js";
 import { t, translatePage } from "./i18n.js";
 import { mountSettings } from "./settings.js";
 
@@ -144,7 +145,8 @@ function stopAuto() {
 
 async function init() {
   translatePage();
-  mountSettings($("top"), { onLang: () => { translatePage(); fillSeats(); show(R.k); } });
+  const wantFair = location.hash === "#fair";
+  mountSettings($("top"), { onLang: () => { translatePage(); fillSeats(); show(R.k); showFair(); } });
   if (!matchId) { $("alert").textContent = t("rp.noMatch"); return; }
   let data;
   try {
@@ -181,6 +183,19 @@ async function init() {
     else if (e.key === "End") show(R.n);
   });
   show(R.k);
+  await showFair();
+  if (wantFair && !$("fair-panel").hidden) $("fair-panel").scrollIntoView();
+}
+
+let fairTicket = 0;
+
+async function showFair() {
+  if (!R.log) return;
+  const box = $("fair-panel");
+  const ticket = ++fairTicket;
+  box.dataset.done = "";
+  await fairPanel(box, matchId, R.log);
+  if (ticket === fairTicket) box.dataset.done = "1";     // every check has its answer
 }
 
 init();

@@ -6,13 +6,15 @@
 // a "Your turn" banner, a title marker, an optional sound, the room's turn timer, a screen
 // reader announcement), play helpers (Play disabled with the reason, hints, readings, auto-pass,
 // a kept selection), the last trick, a game log, keyboard play, settings and rules help, and
-// two languages (i18n.js).
+// two languages (i18n.js). The host's tools are in host.js, the fair-deal record in fair.js.
 
 import { cardElement, richText, sameCards, splitPlay } from "./cards.js";
 import {
   displayName, eventText, gameFamily, gameTitle, h, lastTrick, renderInfo, renderResult,
   renderSeats, renderSummary, renderTrick, seatName, trickList,
 } from "./common.js";
+import { noteDeal, sealLine } from "./fair.js";
+import * as Host from "./host.js";
 import { has, t, translatePage } from "./i18n.js";
 import { mountSettings, rulesDialog, settings } from "./settings.js";
 
@@ -95,6 +97,8 @@ function connect() {
     S.droppedAt = performance.now();
     S.resumedAt = null;
     if (e.code === 4001) { openedElsewhere(); return; }
+    if (e.code === 4410) { tableClosed(); return; }
+    if (e.code === 4429) { openedElsewhere("t.tooManySockets", "t.tryAgain"); return; }
     if (e.code === 4404) { S.stopped = true; }
     scheduleReconnect();
   });
@@ -140,21 +144,46 @@ function renderConn() {
   document.body.dataset.connected = S.connected ? "1" : "";
 }
 
-function openedElsewhere() {
+/** Stop: this page no longer talks to the table until the player asks (a banner, a button). */
+function openedElsewhere(textKey = "t.elsewhere", buttonKey = "t.playHere") {
   S.stopped = true;
   S.connected = false;
   clearTimeout(S.retryTimer);
   if (S.ws) { const ws = S.ws; S.ws = null; try { ws.close(); } catch { /* already */ } }
   const box = $("elsewhere");
-  box.replaceChildren(h("span", {}, t("t.elsewhere")), " ",
+  box.replaceChildren(h("span", {}, t(textKey)), " ",
     h("button", { type: "button", id: "reconnect", onclick: () => {
       S.stopped = false; S.retry = 0; box.hidden = true; document.body.dataset.elsewhere = "";
       connect();
-    } }, t("t.playHere")));
+    } }, t(buttonKey)));
   box.hidden = false;
   document.body.dataset.elsewhere = "1";
   renderConn();
   if (S.view) render();
+}
+
+/** The host closed the table (or it is gone for good): no more reconnecting. */
+function tableClosed() {
+  S.stopped = true;
+  S.closed = true;
+  clearTimeout(S.retryTimer);
+  const box = $("closed-banner");
+  box.dataset.i18n = "t.closed";          // kept in the page's language by translatePage
+  box.textContent = t("t.closed");
+  box.hidden = false;
+  document.body.dataset.closed = "1";
+  renderConn();
+  render();
+}
+
+function kicked() {
+  S.mySeat = null;
+  if (!Host.H.me) localStorage.removeItem(TOKEN_KEY);
+  const box = $("kicked-banner");
+  box.dataset.i18n = "t.kicked";
+  box.textContent = t("t.kicked");
+  box.hidden = false;
+  render();
 }
 
 // ------------------------------------------------------------------------ messages
@@ -164,8 +193,10 @@ function handle(msg) {
       S.connected = true;
       S.everConnected = true;
       renderConn();
+      Host.onWelcome(msg);
       onSeat(msg);
       if (msg.table) S.table = msg.table;
+      Host.onTable(S.table, S.mySeat);
       if (S.table && S.table.bot_level && !localStorage.getItem(BOTS_KEY)) {
         $("bot-level").value = S.table.bot_level;
       }
@@ -180,20 +211,26 @@ function handle(msg) {
       if (msg.table) S.table = msg.table;
       S.view = msg.view || null;
       if (S.view && S.view.seat !== undefined) S.mySeat = S.view.seat;
+      Host.onTable(S.table, S.mySeat);
+      noteDeal(S.table, S.view, S.mySeat);
       S.busy = false;
       onTurn(msg.turn);
       logEvents(msg.last_events || [], msg.move_count);
       render();
+      if (S.table && S.table.status === "closed" && !S.closed) tableClosed();
       // when the page was back with its state (since the page started, or the socket dropped)
       if (S.resumedAt === null || S.resumedAt === undefined) S.resumedAt = performance.now();
       break;
     case "chat":
-      addChat(msg.from, msg.text);
+      addChat(msg);
       break;
     case "error":
       S.busy = false;
       if (msg.code === "replaced") { openedElsewhere(); return; }
-      showAlert(msg.message || msg.code || "error");
+      if (msg.code === "closed") { tableClosed(); return; }
+      if (msg.code === "kicked") { kicked(); return; }
+      if (msg.code === "too_many_sockets") { openedElsewhere("t.tooManySockets", "t.tryAgain"); return; }
+      showAlert(ERRORS[msg.code] ? t(ERRORS[msg.code]) : (msg.message || msg.code || "error"));
       if (msg.code === "no_table") {
         S.stopped = true;
         $("top-alert").textContent = t("t.noTable");
@@ -206,11 +243,15 @@ function handle(msg) {
   }
 }
 
+// errors the page words itself (the others show the server's message)
+const ERRORS = { not_host: "t.notHost", hello_timeout: "t.helloTimeout" };
+
 function onSeat(msg) {
   if (msg.token) localStorage.setItem(TOKEN_KEY, msg.token);
   if ("seat" in msg) {
     S.mySeat = msg.seat === undefined ? null : msg.seat;
-    if (S.mySeat === null && !msg.token) localStorage.removeItem(TOKEN_KEY);
+    // the host keeps their token when they do not sit: it is the host's key
+    if (S.mySeat === null && !msg.token && !Host.H.me) localStorage.removeItem(TOKEN_KEY);
   }
 }
 
@@ -257,15 +298,18 @@ function renderLog() {
   log.scrollTop = log.scrollHeight;
 }
 
-function addChat(from, text) {
+function addChat(msg) {
   const log = $("chat-log");
   const li = document.createElement("li");
   const f = document.createElement("span");
   f.className = "from";
-  f.textContent = String(from ?? "?") + ":";
+  const name = String(msg.from ?? "?");
+  const role = ["host", "player", "spectator"].includes(msg.role) ? msg.role : null;
+  f.textContent = role ? t("t.chatFrom", { name, role: t(`role.${role}`) }) : `${name}:`;
+  if (role) li.dataset.role = role;
   const tx = document.createElement("span");
   tx.className = "text";
-  tx.textContent = String(text ?? "");
+  tx.textContent = String(msg.text ?? "");
   li.append(f, tx);
   log.append(li);
   while (log.children.length > 80) log.firstChild.remove();
@@ -285,7 +329,7 @@ function showAlert(text) {
 function ctx() {
   const seats = S.table && S.table.seats ? S.table.seats : null;
   const names = seats ? seats.map((s) => displayName(s)) : [];
-  return { names, seats, mySeat: S.mySeat };
+  return { names, seats, mySeat: S.mySeat, host: S.table ? S.table.host ?? null : null };
 }
 
 function seated() {
@@ -377,9 +421,11 @@ function render() {
   renderWaiting(waiting);
   $("game").hidden = !v;
   $("info-panel").hidden = !v;
+  if (seated()) $("kicked-banner").hidden = true;
   renderRole();
   renderRoom();
   renderTurn();
+  Host.render();
   if (!v) return;
 
   const c = ctx();
@@ -402,7 +448,7 @@ function render() {
   $("seats-panel").replaceChildren(renderSeats(v, c));
   $("trick-panel").replaceChildren(renderTrick(v, c));
   renderLastTrick();
-  $("info-panel").replaceChildren(h("h2", {}, t("f.game")), renderInfo(v, c));
+  $("info-panel").replaceChildren(h("h2", {}, t("f.game")), renderInfo(v, c), sealLine(tb) || "");
 
   const hist = (v.history || []).length;
   const summary = renderSummary(v, c);
@@ -435,7 +481,8 @@ function render() {
 function renderRole() {
   const line = $("role-line");
   const tb = S.table;
-  if (seated()) line.textContent = t("t.role.seated", { n: S.mySeat + 1 });
+  if (S.closed) line.textContent = "";
+  else if (seated()) line.textContent = t("t.role.seated", { n: S.mySeat + 1 });
   else if (tb && tb.status === "waiting") line.textContent = t("t.role.free");
   else line.textContent = t("t.role.spectator");
 }
@@ -459,7 +506,8 @@ function renderWaiting(show) {
       (s.kind === "human" && s.connected === false ? " " + t("t.awayTag") : "");
     const li = h("li", { dataset: { seat: String(s.seat) } },
       h("span", { class: "seat-label" }, t("t.seatN", { n: s.seat + 1 }), ": ", label,
-        s.seat === S.mySeat ? ` — ${t("t.you")}` : ""));
+        s.seat === S.mySeat ? ` — ${t("t.you")}` : "",
+        s.kind === "human" && s.seat === tb.host ? [" ", h("span", { class: "tag host" }, t("t.hostTag"))] : null));
     if (s.kind === "empty") {
       li.append(h("button", { type: "button", class: "sit", dataset: { seat: String(s.seat) },
         onclick: () => sit(s.seat) }, me ? t("t.moveHere") : t("t.sitHere")));
@@ -467,11 +515,13 @@ function renderWaiting(show) {
     if (s.seat === S.mySeat) {
       li.append(h("button", { type: "button", class: "leave", onclick: leave }, t("t.leave")));
     }
+    const acts = Host.seatActions(s);
+    if (acts.length) li.append(h("span", { class: "row host-acts" }, ...acts));
     return li;
   }));
   const full = tb.seats.every((s) => s.kind !== "empty");
-  // a spectator may set up only a table where nobody sits yet
-  const mayAct = me || !tb.seats.some((s) => s.kind === "human");
+  // the host sets the table up (an older server: a player, or anyone while nobody sits)
+  const mayAct = Host.H.proto ? Host.H.me : me || !tb.seats.some((s) => s.kind === "human");
   $("start").disabled = !full || !mayAct || S.stopped;
   $("fill-bots").disabled = full || !mayAct || S.stopped;
 }
@@ -888,7 +938,7 @@ function sit(seat) {
 
 function leave() {
   send({ type: "leave" });
-  localStorage.removeItem(TOKEN_KEY);
+  if (!Host.H.me) localStorage.removeItem(TOKEN_KEY);   // the host's token stays the host's
   S.mySeat = null;
   render();
 }
@@ -989,6 +1039,7 @@ function init() {
     if (!text) return;
     if (send({ type: "chat", text })) $("chat-input").value = "";
   });
+  Host.initHost({ S, send, showAlert });
   document.addEventListener("keydown", onKey);
   // come back at once when the tab is shown again or the network returns
   document.addEventListener("visibilitychange", () => { if (!document.hidden) reconnectNow(); });
