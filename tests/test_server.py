@@ -35,6 +35,7 @@ def app(tmp_path):
 
 
 OPEN: list = []      # every client socket a test opened, closed before its app stops
+HOST_TOKENS: dict = {}   # table id -> the host token its creator got, until a Player takes it
 
 
 @pytest.fixture
@@ -51,7 +52,11 @@ class Player:
     """A WebSocket client that checks and records every message it receives."""
 
     def __init__(self, client: TestClient, table_id: str, name: str = "", token=None,
-                 hello: bool = True):
+                 hello: bool = True, host: bool | None = None):
+        """``host``: say the table's host token in hello (by default the first Player of a
+        table made by :func:`new_table` does, as its creator's browser would)."""
+        if token is None and host is not False and table_id in HOST_TOKENS:
+            token = HOST_TOKENS.pop(table_id) if host is None else HOST_TOKENS[table_id]
         self._cm = client.websocket_connect(f"/ws/{table_id}")
         self.ws = self._cm.__enter__()
         OPEN.append(self)
@@ -62,7 +67,8 @@ class Player:
         if hello:
             self.send({"type": "hello", "token": token, "name": name})
             w = self.next("welcome")
-            self.seat, self.token = w["seat"], w["token"] if w["seat"] is not None else token
+            self.seat, self.token = w["seat"], w["token"] if w["token"] is not None else token
+            self.host = w["host"]
             self.next("state")
 
     def send(self, msg) -> None:
@@ -130,6 +136,7 @@ def new_table(client: TestClient, **body) -> str:
     assert r.status_code == 200, r.text
     out = r.json()
     assert out["url"] == f"/t/{out['table_id']}"
+    HOST_TOKENS[out["table_id"]] = out["host_token"]
     return out["table_id"]
 
 
@@ -188,7 +195,7 @@ def test_http_routes(client):
     assert client.get("/static/../../server/app.py").status_code == 404
 
     tid = new_table(client, game="owen")   # an alias
-    tables = client.get("/api/tables").json()
+    tables = client.get("/api/tables").json()["tables"]
     assert [t["table_id"] for t in tables] == [tid]
     assert tables[0]["game"] == "zheng-shangyou/owen" and tables[0]["status"] == "waiting"
     assert [s["kind"] for s in tables[0]["seats"]] == ["empty", "empty"]
@@ -198,7 +205,7 @@ def test_http_routes(client):
         r = client.post("/api/tables", json={**OWEN2, **bad})
         assert r.status_code == 422, bad
         assert isinstance(r.json()["detail"], str) and r.json()["detail"]
-    assert len(client.get("/api/tables").json()) == 1
+    assert len(client.get("/api/tables").json()["tables"]) == 1
     assert client.get("/api/matches").json() == []
     assert client.get("/api/matches/nope").status_code == 404
 
@@ -218,7 +225,7 @@ def test_match_with_bots_to_the_end(client):
     assert s["table"]["status"] == "playing" and s["view"]["seat"] == 0
     match_id = s["table"]["match_id"]
     assert client.get(f"/api/matches/{match_id}").status_code == 404   # still running
-    assert [t["status"] for t in client.get("/api/tables").json()] == ["playing"]
+    assert [t["status"] for t in client.get("/api/tables").json()["tables"]] == ["playing"]
 
     final = play_to_end([ann])
     result = final["view"]["result"]
@@ -233,7 +240,7 @@ def test_match_with_bots_to_the_end(client):
     assert full["result"] == result and full["names"] == ["Ann", "Greedy bot 2"]
     assert "seed" in full["log"]
     assert shangyou.replay(full["log"]).result == json.loads(json.dumps(result))
-    assert client.get("/api/tables").json() == []
+    assert client.get("/api/tables").json()["tables"] == []
     ann.close()
 
 
@@ -402,8 +409,8 @@ def test_bad_messages_change_nothing(client, duel):
         ("{" + " " * 5000 + "}", "too_big"),
         ({"type": "sit", "seat": 1}, "not_waiting"),
         ({"type": "leave"}, "not_waiting"),
-        ({"type": "bots", "level": "random"}, "not_waiting"),
-        ({"type": "start"}, "not_waiting"),
+        ({"type": "bots", "level": "random"}, "not_waiting" if mover.host else "not_host"),
+        ({"type": "start"}, "not_waiting" if mover.host else "not_host"),
     ]
     for msg, code in cases:
         mover.send(msg)
@@ -532,7 +539,7 @@ def test_markup_and_control_characters_in_names_and_chat(client):
     bob.send({"type": "chat", "text": line})
     for p in (bob, spaced):
         m = p.next("chat")
-        assert m == {"type": "chat", "from": markup, "text": line, "seat": 0}
+        assert m == {"type": "chat", "from": markup, "text": line, "seat": 0, "role": "host"}
     for bad in ("", "   ", "a\x00b", "line\nbreak", "y" * 201):
         bob.send({"type": "chat", "text": bad})
         assert bob.error()["code"] == "bad_message", bad
@@ -558,20 +565,25 @@ def test_seating_errors(client):
     bob = Player(client, tid, "Bob")
     bob.send({"type": "sit", "seat": 0})
     assert bob.error()["code"] == "seat_taken"
-    bob.send({"type": "bots"})             # a spectator may not fill a table people sit at
-    assert bob.error()["code"] == "not_seated"
+    bob.send({"type": "bots"})             # only the host fills seats and starts
+    assert bob.error()["code"] == "not_host"
     bob.send({"type": "start"})
-    assert bob.error()["code"] == "not_seated"
+    assert bob.error()["code"] == "not_host"
     ann.send({"type": "start"})
     assert ann.error()["code"] == "not_ready"
     ann.send({"type": "leave"})
     w = ann.next("welcome")
-    assert w["seat"] is None and w["token"] is None
+    assert w["seat"] is None and w["token"] == ann.token and w["host"]   # still the host
     s = ann.next("state")
     assert s["table"]["seats"][0]["kind"] == "empty"
-    old_token = ann.token
-    again = Player(client, tid, "Ann", token=old_token)      # a token given up is worthless
-    assert again.seat is None
+    bob.state_until(lambda s: s["table"]["seats"][0]["kind"] == "empty")
+    bob.sit(1)
+    old_token = bob.token
+    bob.send({"type": "leave"})
+    w = bob.next("welcome")
+    assert w["seat"] is None and w["token"] is None and not w["host"]
+    again = Player(client, tid, "Bob", token=old_token)      # a token given up is worthless
+    assert again.seat is None and not again.host
     ann.send({"type": "move", "move": "pass", "version": s["version"]})
     assert ann.error()["code"] == "not_playing"
     for p in (ann, bob, again):

@@ -108,10 +108,11 @@ def test_killed_server_resumes_every_table(tmp_path):
     try:
         body = {"game": "zheng-shangyou/owen", "players": 2, "options": {"target": 4},
                 "bots": "greedy"}
-        table_id = server.post("/api/tables", body)["table_id"]
+        created = server.post("/api/tables", body)
+        table_id = created["table_id"]
         waiting_id = server.post("/api/tables", {**body, "players": 3})["table_id"]
         with server.ws(table_id) as ws:
-            ws.send(json.dumps({"type": "hello", "token": None, "name": "Ann"}))
+            ws.send(json.dumps({"type": "hello", "token": created["host_token"], "name": "Ann"}))
             assert recv(ws)["type"] == "welcome"
             recv(ws)
             ws.send(json.dumps({"type": "sit", "seat": 0}))
@@ -130,7 +131,13 @@ def test_killed_server_resumes_every_table(tmp_path):
         server.kill()                     # mid-match, no warning
 
         server = Server(port, data)
-        tables = {t["table_id"]: t for t in server.get("/api/tables")}
+        # the server answers at once and reloads recent tables in the background
+        deadline = time.monotonic() + 60
+        while True:
+            tables = {t["table_id"]: t for t in server.get("/api/tables")["tables"]}
+            if len(tables) == 2 or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
         assert tables[table_id]["status"] == "playing"
         assert tables[waiting_id]["status"] == "waiting"
         with server.ws(table_id) as ws:

@@ -50,14 +50,15 @@ def test_room_options_are_checked_kept_and_shown(client):
         assert r.status_code == 422, bad
     plain = new_table(client)
     t = server_table(client, plain)
-    assert t.room == {"turn_timer": 0, "grace": 60} and "_room" not in t.options
+    assert t.room == {"turn_timer": 0, "grace": 60, "listed": True}
+    assert "_room" not in t.options
     tid = new_table(client, room={"turn_timer": 30, "grace": 5})
     p = Player(client, tid, "Ada")
-    assert p.state["table"]["room"] == {"turn_timer": 30, "grace": 5}
+    assert p.state["table"]["room"] == {"turn_timer": 30, "grace": 5, "listed": True}
     assert p.state["turn"] is None                      # no match yet
     assert "_room" not in p.state["table"]["options"]
     row = client.app.state.manager.store.store.load_table(tid)    # kept for a restart
-    assert row["options"]["_room"] == {"turn_timer": 30, "grace": 5}
+    assert row["options"]["_room"] == {"turn_timer": 30, "grace": 5, "listed": True}
 
 
 def test_the_turn_timer_moves_for_a_person_at_zero(client):

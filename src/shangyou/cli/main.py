@@ -252,12 +252,20 @@ def serve(
     db: Annotated[str | None, typer.Option(help="SQLAlchemy URL instead (PostgreSQL...).")
                   ] = None,
     bot_delay: Annotated[float, typer.Option(help="Seconds a bot waits before moving.")] = 0.3,
+    allow_origin: Annotated[list[str] | None, typer.Option(
+        help="Another origin whose pages may open sockets (repeatable).")] = None,
+    allow_address: Annotated[list[str] | None, typer.Option(
+        help="A network (CIDR) whose clients get 100x the per-address limits.")] = None,
 ) -> None:
     """Start the web server (tables, bots, spectators, replays) and print its URL."""
     from ..server.__main__ import main as server_main
     args = ["--host", host, "--port", str(port), "--data", data, "--bot-delay", str(bot_delay)]
     if db:
         args += ["--db", db]
+    for o in allow_origin or ():
+        args += ["--allow-origin", o]
+    for n in allow_address or ():
+        args += ["--allow-address", n]
     raise typer.Exit(server_main(args))
 
 

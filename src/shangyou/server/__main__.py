@@ -21,6 +21,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ws", default="auto",
                    choices=["auto", "websockets", "websockets-sansio"],
                    help="uvicorn's WebSocket implementation (default auto)")
+    p.add_argument("--allow-origin", action="append", default=[], metavar="URL",
+                   help="another origin whose pages may open sockets (repeatable; '*': any); "
+                   "by default only the server's own pages may")
+    p.add_argument("--allow-address", action="append", default=[], metavar="CIDR",
+                   help="clients of this network get 100 times the per-address limits "
+                   "(repeatable; e.g. 127.0.0.1/32 for a load test on loopback)")
     p.add_argument("--log-level", default="warning",
                    choices=["critical", "error", "warning", "info", "debug"])
     a = p.parse_args(argv)
@@ -28,18 +34,25 @@ def main(argv: list[str] | None = None) -> int:
     import uvicorn
 
     from .app import create_app
+    from .limits import Limits, header_timeout_protocol
 
     logging.basicConfig(level=a.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-    app = create_app(db_url=a.db, data_dir=a.data, bot_delay=a.bot_delay)
+    try:
+        limits = Limits(origins=tuple(a.allow_origin), allowance=tuple(a.allow_address))
+        limits.networks()
+    except ValueError as e:
+        p.error(f"--allow-address: {e}")
+    app = create_app(db_url=a.db, data_dir=a.data, bot_delay=a.bot_delay, limits=limits)
     import gc
     gc.collect()
     gc.freeze()      # the code and data loaded so far never become garbage: never scan them
     gc.set_threshold(20_000, 20, 20)   # fewer, not longer, pauses for a server's many objects
     shown = f"[{a.host}]" if ":" in a.host else a.host
     print(f"shangyou server: http://{shown}:{a.port}/", flush=True)
+    # small JSON: compressing costs more CPU than it saves, so no per-message deflate
     uvicorn.run(app, host=a.host, port=a.port, log_level=a.log_level, ws=a.ws, ws_max_size=65536,
-                ws_ping_interval=20.0, ws_ping_timeout=20.0,
-                ws_per_message_deflate=False)   # small JSON: compressing costs more CPU than it saves
+                ws_ping_interval=20.0, ws_ping_timeout=20.0, ws_per_message_deflate=False,
+                http=header_timeout_protocol(limits.header_seconds), timeout_keep_alive=5)
     return 0
 
 

@@ -7,14 +7,17 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
-from fastapi import FastAPI, HTTPException, Request, WebSocket
+from fastapi import FastAPI, HTTPException, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect
 
 from shangyou.registry import aliases, preset_info, preset_names
 
 from . import schemas, views
+from .limits import BodyLimit, Limits, origin_allowed
+from .model import Refused
 from .replays import ReplayCache
 from .store import AsyncStore, Store, database_url
 from .tables import TableManager
@@ -22,7 +25,9 @@ from .tables import TableManager
 log = logging.getLogger("shangyou.server")
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
-MAX_BODY = 16 * 1024          # bytes of an HTTP request body
+HTTP_CODES = {400: "bad_request", 403: "forbidden", 404: "not_found", 405: "not_allowed",
+              408: "too_slow", 413: "too_big", 422: "bad_request", 429: "rate_limited"}
+ERRORS = {422: {"model": schemas.HttpError}, 429: {"model": schemas.HttpError}}
 PAGES = {"lobby": "lobby.html", "table": "table.html", "replay": "replay.html"}
 
 _PLACEHOLDER = """<!doctype html>
@@ -47,19 +52,27 @@ def _presets() -> list[dict]:
     return out
 
 
+def _error(status: int, message: str, code: str | None = None) -> JSONResponse:
+    return JSONResponse(status_code=status,
+                        content={"code": code or HTTP_CODES.get(status, "error"),
+                                 "detail": message, "message": message})
+
+
 def create_app(db_url: str | None = None, data_dir: str | Path = "data",
                bot_delay: float = 0.3, static_dir: str | Path | None = None,
-               rate: float = schemas.RATE_PER_SECOND) -> FastAPI:
+               rate: float = schemas.RATE_PER_SECOND, limits: Limits | None = None) -> FastAPI:
     """The app. ``db_url``: any SQLAlchemy URL; by default SQLite in ``data_dir/shangyou.db``.
-    ``bot_delay``: seconds a bot waits before each move (0 in tests)."""
+    ``bot_delay``: seconds a bot waits before each move (0 in tests). ``limits``: what one
+    client may cost (:class:`~shangyou.server.limits.Limits`; ``docs/security.md``)."""
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     url = database_url(db_url, data_dir)
+    limits = limits or Limits()
     state: dict = {}
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         store = AsyncStore(Store(url))
-        manager = TableManager(store, bot_delay=bot_delay, rate=rate)
+        manager = TableManager(store, bot_delay=bot_delay, rate=rate, limits=limits)
         await manager.startup()
         state["store"], state["manager"] = store, manager
         app.state.manager = manager
@@ -80,15 +93,18 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
         for e in errs[:3]:
             where = ".".join(str(x) for x in e.get("loc", ()) if x != "body") or "body"
             parts.append(f"{where}: {e.get('msg', 'invalid')}")
-        return JSONResponse(status_code=422, content={"detail": "; ".join(parts),
-                                                      "message": "; ".join(parts)})
+        return _error(422, "; ".join(parts))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException):
+        return _error(exc.status_code, str(exc.detail))
+
+    @app.exception_handler(RecursionError)
+    async def _too_deep(request: Request, exc: RecursionError):
+        return _error(422, "the request is nested too deeply")
 
     @app.middleware("http")
     async def _headers(request: Request, call_next):
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-            return JSONResponse(status_code=413, content={"detail": "request body too large",
-                                                          "message": "request body too large"})
         response = await call_next(request)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "same-origin")
@@ -134,23 +150,31 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
     async def presets():
         return presets_cache
 
-    @app.post("/api/tables", response_model=schemas.CreatedTable)
-    async def create_table(body: schemas.CreateTable):
+    @app.post("/api/tables", response_model=schemas.CreatedTable, responses=ERRORS)
+    async def create_table(body: schemas.CreateTable, request: Request):
+        """A new waiting table; its ``host_token`` makes whoever says it in ``hello`` the
+        host."""
+        address = request.client.host if request.client else None
         try:
-            t = await state["manager"].create_table(body.game, body.players, dict(body.options),
-                                                   body.bots, room=body.room.model_dump())
+            t, token = await state["manager"].create_table(
+                body.game, body.players, dict(body.options), body.bots,
+                room=body.room.model_dump(), address=address)
+        except Refused as e:
+            return _error(e.status, e.message, e.code)
         except ValueError as e:
-            return JSONResponse(status_code=422, content={"detail": str(e), "message": str(e)})
-        return {"table_id": t.id, "url": f"/t/{t.id}"}
+            return _error(422, str(e), "bad_option")
+        return {"table_id": t.id, "url": f"/t/{t.id}", "host_token": token}
 
-    @app.get("/api/tables", response_model=list[schemas.TableListItem])
-    async def list_tables():
-        return state["manager"].open_tables()
+    @app.get("/api/tables", response_model=schemas.TablePage, responses=ERRORS)
+    async def list_tables(offset: int = Query(0, ge=0, le=1_000_000),
+                          limit: int = Query(50, ge=1, le=limits.page_max)):
+        """One page of the open tables listed in the lobby."""
+        return state["manager"].page(offset, limit)
 
-    @app.get("/api/matches", response_model=list[schemas.MatchListItem])
-    async def list_matches(limit: int = 100, offset: int = 0):
-        limit = max(1, min(limit, 500))
-        return await state["store"].call("finished_matches", limit, max(0, offset))
+    @app.get("/api/matches", response_model=list[schemas.MatchListItem], responses=ERRORS)
+    async def list_matches(limit: int = Query(100, ge=1, le=500),
+                           offset: int = Query(0, ge=0, le=1_000_000)):
+        return await state["store"].call("finished_matches", limit, offset)
 
     replays = ReplayCache()
 
@@ -194,6 +218,10 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
     @app.websocket("/ws/{table_id}")
     async def socket(ws: WebSocket, table_id: str):
         manager: TableManager = state["manager"]
+        if not origin_allowed(ws.headers.get("origin"), ws.headers.get("host"),
+                              ws.url.scheme, limits.origins):
+            await ws.close(4403)          # before the handshake: an HTTP 403
+            return
         await ws.accept()
         table = await manager.get(table_id)
         if table is None:
@@ -201,7 +229,13 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
                                 "message": f"no table {table_id[:40]!r}"})
             await ws.close(4404)
             return
-        conn = manager.new_conn(table, ws)
+        conn = manager.new_conn(table, ws, ws.client.host if ws.client else None)
+        if conn is None:
+            await ws.send_json({"type": "error", "code": "too_many_sockets",
+                                "message": "too many open sockets on this table or from your "
+                                "address"})
+            await ws.close(4429)
+            return
         try:
             while True:
                 msg = await ws.receive()
@@ -218,4 +252,5 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
         finally:
             await manager.disconnect(table, conn)
 
+    app.add_middleware(BodyLimit, limit=limits.body_bytes, seconds=limits.body_seconds)
     return app

@@ -111,6 +111,11 @@ class Autoplay:
                 return self._bot_to_act(table)     # the table moved on meanwhile: look again
             return await self._apply_bot_move(table, seat, lambda: text)
 
+    def _shutdown_pool(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
     def _bot_pool(self):
         if self._pool is None:
             import concurrent.futures
@@ -150,8 +155,9 @@ class Autoplay:
 
     # ---------------------------------------------------------- absent players, turn timer
     def _start_grace(self, table: Table, seat: Seat) -> None:
-        """A person's seat has no socket: after the room's grace period a bot plays it (until
-        the person opens the link again, which cancels this or ends the autoplay)."""
+        """A person's seat has no socket: after the room's grace period a bot plays it during
+        a match (until the person opens the link again, which cancels this or ends the
+        autoplay); before the start the seat is freed instead."""
         self._cancel_grace(seat)
         if seat.kind != "human" or seat.autoplay:
             return
@@ -169,8 +175,13 @@ class Autoplay:
             await asyncio.sleep(float(table.room.get("grace", schemas.GRACE_DEFAULT)))
             async with table.lock:
                 seat.grace_task = None
-                if (seat.kind != "human" or seat.connections > 0 or table.status != "playing"
+                if (seat.kind != "human" or seat.connections > 0
                         or table.seats[seat.index] is not seat):
+                    return
+                if table.status == "waiting":
+                    await self._free_absent(table, seat)
+                    return
+                if table.status != "playing":
                     return
                 seat.autoplay = True
                 if seat.bot is None:
@@ -182,6 +193,24 @@ class Autoplay:
             raise
         except Exception:
             log.exception("table %s: grace timer of seat %d failed", table.id, seat.index)
+
+    async def _free_absent(self, table: Table, seat: Seat) -> None:
+        """A waiting table frees the seat of a person gone longer than the grace period. If
+        they were the host, the host role passes to the lowest seat of a person who is
+        connected (if any), so the table can still start."""
+        was_host = table.host_hash is not None and seat.token_hash == table.host_hash
+        await self._save_seats(table, {seat.index: {"name": None, "kind": "empty",
+                                                    "token_hash": None, "bot_level": None}})
+        if was_host:
+            heir = next((s for s in table.seats if s.kind == "human" and s.connections > 0
+                         and s.token_hash is not None), None)
+            if heir is not None:
+                await self._save_table(table, host_hash=heir.token_hash)
+                table.host_hash = heir.token_hash
+                for c in table.conns:
+                    if c.token_hash is not None:
+                        self._welcome(table, c, c.token)
+        self._broadcast(table, [])
 
     def _arm_timer(self, table: Table) -> None:
         """The room's turn timer: a new deadline whenever a person is to act (each move

@@ -23,10 +23,15 @@ class Conn:
 
     _ids = itertools.count(1)
 
-    def __init__(self, ws, rate: float = schemas.RATE_PER_SECOND):
+    def __init__(self, ws, rate: float = schemas.RATE_PER_SECOND, address: str | None = None):
         self.ws = ws
         self.id = next(self._ids)
+        self.address = address
         self.seat: int | None = None
+        self.token: str | None = None          # the seat's or the host's token, when proved
+        self.token_hash: str | None = None
+        self.kicked = False                     # the host took this socket's seat
+        self.hello_timer: asyncio.TimerHandle | None = None
         self.name = ""
         self.said_hello = False
         self.closed = False

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 import secrets
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import schemas, views
 
 ROOM_KEY = "_room"         # where the room options live in the stored table options
-ROOM_DEFAULTS = {"turn_timer": 0, "grace": schemas.GRACE_DEFAULT}
+ROOM_DEFAULTS = {"turn_timer": 0, "grace": schemas.GRACE_DEFAULT, "listed": True}
 
 
 def hash_token(token: str) -> str:
@@ -32,6 +34,20 @@ class ActionError(Exception):
         self.message = message
 
 
+class Refused(Exception):
+    """An HTTP request refused: ``status``, ``code`` and ``message`` go to the client."""
+
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def same_hash(a: str | None, b: str | None) -> bool:
+    """Two token hashes are equal (in constant time); None equals nothing."""
+    return a is not None and b is not None and hmac.compare_digest(a, b)
+
 
 @dataclass
 class Seat:
@@ -43,7 +59,7 @@ class Seat:
     bot: Any = None
     connections: int = 0              # sockets attached to this seat (0 or 1)
     autoplay: bool = False            # a person away past the grace period: a bot plays
-    grace_task: asyncio.Task | None = None
+    grace_task: asyncio.Task | None = None     # playing: the bot takes over; waiting: freed
 
     def row(self) -> dict:
         return {"seat": self.index, "name": self.name, "kind": self.kind,
@@ -57,7 +73,7 @@ class Table:
     players: int
     options: dict
     bot_level: str = "greedy"
-    status: str = "waiting"           # waiting | playing | over
+    status: str = "waiting"           # waiting | playing | over | closed
     version: int = 0
     seats: list[Seat] = field(default_factory=list)
     game: Any = None
@@ -71,12 +87,26 @@ class Table:
     turn_deadline: float | None = None             # time.monotonic() when the timer runs out
     events_by_move: list = field(default_factory=list)   # [(move count, events)] this match
     timer_task: asyncio.Task | None = None
+    host_hash: str | None = None                   # the host's token hash
+    created: float = field(default_factory=time.monotonic)
+    creator: str | None = None                     # the address that created it (this process)
+    idle_since: float = field(default_factory=time.monotonic)  # when its last socket closed
+    secret: str | None = None                      # the current match's deal secret
+    commitment: str | None = None                  # ... and its hash, public from the start
 
     def summary(self) -> dict:
         info = views.table_info(self)
         return {"table_id": self.id, "game": self.game_name, "players": self.players,
-                "seats": info["seats"], "status": self.status}
+                "seats": info["seats"], "status": self.status, "host": info["host"],
+                "listed": bool(self.room.get("listed", True))}
 
     def humans(self) -> int:
         return sum(1 for s in self.seats if s.kind == "human")
+
+    def host_seat(self) -> int | None:
+        """The seat the host sits in, if they sit."""
+        for s in self.seats:
+            if s.kind == "human" and same_hash(s.token_hash, self.host_hash):
+                return s.index
+        return None
 

@@ -12,8 +12,8 @@ import re
 import unicodedata
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import (BaseModel, ConfigDict, Field, StrictInt, StrictStr, TypeAdapter,
-                      ValidationError, field_validator)
+from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr,
+                      TypeAdapter, ValidationError, field_validator)
 
 MAX_MESSAGE_BYTES = 4096      # a client message over this is refused (too_big)
 RATE_PER_SECOND = 20          # token bucket: refill rate and burst
@@ -28,7 +28,16 @@ ERROR_CODES = ("bad_json", "bad_message", "too_big", "rate_limited", "no_table",
                # added to the contract:
                "not_playing",   # a move while no match is live (waiting, or over)
                "replaced",      # the same seat token connected again elsewhere; socket closes
-               "server_error")  # the store failed; the action was undone
+               "server_error",  # the store failed; the action was undone
+               "not_host",      # only the table's host may do this
+               "kicked",        # the host took your seat; you watch now
+               "closed",        # the host closed the table (or it expired); socket closes
+               "hello_timeout",     # no hello within the limit; socket closes (4408)
+               "too_many_sockets",  # per table or per address; socket closes (4429)
+               "bad_option")    # an option value the game does not take
+OPTION_KEY_MAX = 32            # an option's name, in characters
+OPTION_INT_MAX = 1000          # an option's number, in absolute value
+OPTION_STR_MAX = 32            # an option's text, in characters
 
 
 # ----------------------------------------------------------------------------- plain text
@@ -95,10 +104,43 @@ class Leave(_Client):
 class Bots(_Client):
     type: Literal["bots"]
     level: Literal["random", "greedy", "heuristic", "search"] | None = None   # None: table default
+    seat: StrictInt | None = None       # one empty seat; None: every empty seat
 
 
 class Start(_Client):
     type: Literal["start"]
+
+
+class Kick(_Client):
+    type: Literal["kick"]
+    seat: StrictInt
+
+
+class Swap(_Client):
+    type: Literal["swap"]
+    seat: StrictInt
+    to: StrictInt
+
+
+OptionValue = Union[StrictBool, Annotated[StrictInt, Field(ge=-OPTION_INT_MAX,
+                                                           le=OPTION_INT_MAX)],
+                    Annotated[StrictStr, Field(max_length=OPTION_STR_MAX)], None]
+OptionKey = Annotated[StrictStr, Field(min_length=1, max_length=OPTION_KEY_MAX)]
+
+
+class Options(_Client):
+    type: Literal["options"]
+    options: dict[OptionKey, OptionValue] | None = Field(default=None, max_length=32)
+    room: dict[OptionKey, OptionValue] | None = Field(default=None, max_length=8)
+
+
+class Host(_Client):
+    type: Literal["host"]
+    seat: StrictInt
+
+
+class Close(_Client):
+    type: Literal["close"]
 
 
 class MoveMsg(_Client):
@@ -124,10 +166,13 @@ class Chat(_Client):
         return plain_text(v, CHAT_MAX, "text", allow_empty=False)
 
 
-ClientMessage = Annotated[Union[Hello, Sit, Leave, Bots, Start, MoveMsg, Chat],
+ClientMessage = Annotated[Union[Hello, Sit, Leave, Bots, Start, MoveMsg, Chat, Kick, Swap,
+                                Options, Host, Close],
                           Field(discriminator="type")]
 CLIENT_MESSAGE: TypeAdapter = TypeAdapter(ClientMessage)
-CLIENT_TYPES = ("hello", "sit", "leave", "bots", "start", "move", "chat")
+CLIENT_TYPES = ("hello", "sit", "leave", "bots", "start", "move", "chat", "kick", "swap",
+                "options", "host", "close")
+HOST_TYPES = frozenset({"bots", "start", "kick", "swap", "options", "host", "close"})
 
 
 def parse_client(data: Any):
@@ -162,11 +207,14 @@ class TableInfo(BaseModel):
     game: str
     players: int
     options: dict[str, Any]
-    status: Literal["waiting", "playing", "over"]
+    status: Literal["waiting", "playing", "over", "closed"]
     seats: list[SeatInfo]
     bot_level: str                      # added: the table's default bot strength
     match_id: str | None = None         # added: the current (or last) match
-    room: dict[str, Any] = {}           # added: the room options (turn_timer, grace)
+    room: dict[str, Any] = {}           # added: the room options (turn_timer, grace, listed)
+    host: int | None = None             # the host's seat (None: the host does not sit)
+    commitment: str | None = None       # the hash of the current match's deal secret
+    secret: str | None = None           # that secret, once the match is over
 
 
 class Welcome(BaseModel):
@@ -174,6 +222,7 @@ class Welcome(BaseModel):
     seat: int | None
     token: str | None = None
     table: TableInfo
+    host: bool = False                  # this client holds the host role
 
 
 class State(BaseModel):
@@ -193,6 +242,7 @@ class ChatOut(BaseModel):
     from_: str = Field(alias="from")
     text: str
     seat: int | None = None             # added: the sender's seat (None: spectator)
+    role: Literal["host", "player", "spectator"] = "spectator"
 
 
 class Error(BaseModel):
@@ -218,13 +268,14 @@ class RoomOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
     turn_timer: StrictInt = Field(default=0, ge=0, le=TURN_TIMER_MAX)
     grace: StrictInt = Field(default=GRACE_DEFAULT, ge=0, le=GRACE_MAX)
+    listed: StrictBool = True           # shown in the lobby; False: only its link finds it
 
 
 class CreateTable(BaseModel):
     model_config = ConfigDict(extra="forbid")
     game: StrictStr = Field(max_length=64)
-    players: StrictInt | None = None
-    options: dict[str, Any] = Field(default_factory=dict, max_length=32)
+    players: StrictInt | None = Field(default=None, ge=1, le=16)
+    options: dict[OptionKey, OptionValue] = Field(default_factory=dict, max_length=32)
     bots: Literal["random", "greedy", "heuristic", "search"] = "greedy"
     room: RoomOptions = Field(default_factory=RoomOptions)
 
@@ -232,6 +283,7 @@ class CreateTable(BaseModel):
 class CreatedTable(BaseModel):
     table_id: str
     url: str
+    host_token: str                     # the creator's token: say it in hello to be the host
 
 
 class PresetOut(BaseModel):
@@ -248,6 +300,22 @@ class TableListItem(BaseModel):
     players: int
     seats: list[SeatInfo]
     status: str
+    host: int | None = None
+    listed: bool = True
+
+
+class TablePage(BaseModel):
+    """``GET /api/tables?offset=&limit=``: one page of the listed open tables."""
+    tables: list[TableListItem]
+    total: int
+    offset: int
+    limit: int
+
+
+class HttpError(BaseModel):
+    code: str
+    detail: str
+    message: str
 
 
 class MatchListItem(BaseModel):

@@ -17,8 +17,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import (JSON, BigInteger, DateTime, ForeignKey, Integer, String, bindparam,
-                        create_engine, event, insert, select, update)
+from sqlalchemy import (JSON, BigInteger, Boolean, DateTime, ForeignKey, Integer, String,
+                        bindparam, create_engine, event, func, insert, inspect, select, text,
+                        update)
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 from sqlalchemy.pool import StaticPool
 
@@ -42,6 +43,10 @@ class TableRow(Base):
     version: Mapped[int] = mapped_column(Integer, default=0)
     match_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    # the host's token hash; listed in the lobby or link-only; when a person last changed it
+    host_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    listed: Mapped[bool] = mapped_column(Boolean, default=True)
+    touched_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True, index=True)
 
 
 class SeatRow(Base):
@@ -61,7 +66,10 @@ class MatchRow(Base):
     game: Mapped[str] = mapped_column(String(64))
     players: Mapped[int] = mapped_column(Integer)
     options: Mapped[dict] = mapped_column(JSON, default=dict)
-    seed: Mapped[int] = mapped_column(BigInteger)
+    seed: Mapped[int] = mapped_column(BigInteger)     # a small seed (research); 0 with a secret
+    # the deal secret (64 hex digits: public once the match is over) and its commitment
+    secret: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    commitment: Mapped[str | None] = mapped_column(String(64), nullable=True)
     names: Mapped[list] = mapped_column(JSON, default=list)
     result: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     started_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
@@ -105,17 +113,35 @@ class Store:
                 cur.execute("PRAGMA foreign_keys=ON")
                 cur.close()
         Base.metadata.create_all(self.engine)
+        self._add_missing_columns()
         self.session = sessionmaker(self.engine, expire_on_commit=False)
+
+    # columns added to tables of earlier stores: (table, column, SQL type)
+    _ADDED = (("tables", "host_hash", "VARCHAR(64)"), ("tables", "listed", "BOOLEAN"),
+              ("tables", "touched_at", "TIMESTAMP"), ("matches", "secret", "VARCHAR(64)"),
+              ("matches", "commitment", "VARCHAR(64)"))
+
+    def _add_missing_columns(self) -> None:
+        """A store written by an earlier version lacks some columns: add them (empty)."""
+        have: dict[str, set[str]] = {}
+        insp = inspect(self.engine)
+        for table, column, sql_type in self._ADDED:
+            if table not in have:
+                have[table] = {c["name"] for c in insp.get_columns(table)}
+            if column not in have[table]:
+                with self.engine.begin() as conn:
+                    conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {sql_type}"))
 
     def close(self) -> None:
         self.engine.dispose()
 
     # ------------------------------------------------------------------------------ writes
     def create_table(self, table_id: str, game: str, players: int, options: dict,
-                     bot_level: str) -> None:
+                     bot_level: str, host_hash: str | None = None, listed: bool = True) -> None:
         with self.session.begin() as s:
             s.add(TableRow(id=table_id, game=game, players=players, options=options,
-                           bot_level=bot_level, status="waiting", version=0))
+                           bot_level=bot_level, status="waiting", version=0,
+                           host_hash=host_hash, listed=listed, touched_at=utcnow()))
             s.flush()
             for i in range(players):
                 s.add(SeatRow(table_id=table_id, seat=i, kind="empty"))
@@ -128,16 +154,56 @@ class Store:
                                                 SeatRow.seat == d["seat"])
                           .values(name=d["name"], kind=d["kind"], token_hash=d["token_hash"],
                                   bot_level=d["bot_level"]))
-            s.execute(update(TableRow).where(TableRow.id == table_id).values(version=version))
+            s.execute(update(TableRow).where(TableRow.id == table_id)
+                      .values(version=version, touched_at=utcnow()))
+
+    def save_table(self, table_id: str, version: int, **values) -> None:
+        """Table fields (``options``, ``host_hash``, ``listed``, ``status``) and the version."""
+        allowed = {"options", "host_hash", "listed", "status"}
+        bad = set(values) - allowed
+        if bad:
+            raise ValueError(f"not a table field: {sorted(bad)}")
+        with self.session.begin() as s:
+            s.execute(update(TableRow).where(TableRow.id == table_id)
+                      .values(version=version, touched_at=utcnow(), **values))
+
+    def expire_waiting(self, before: dt.datetime, keep: list[str]) -> list[str]:
+        """Waiting tables untouched since ``before`` (except ``keep``) become ``expired``;
+        their ids."""
+        with self.session.begin() as s:
+            q = select(TableRow.id).where(TableRow.status == "waiting",
+                                          func.coalesce(TableRow.touched_at,
+                                                        TableRow.created_at) < before)
+            ids = [i for i in s.scalars(q) if i not in set(keep)]
+            if ids:
+                s.execute(update(TableRow).where(TableRow.id.in_(ids))
+                          .values(status="expired"))
+            return ids
+
+    def count_waiting(self) -> int:
+        with self.session() as s:
+            return s.scalar(select(func.count()).select_from(TableRow)
+                            .where(TableRow.status == "waiting")) or 0
+
+    def recent_table_ids(self, statuses: tuple[str, ...], limit: int) -> list[str]:
+        """The ``limit`` most recently touched tables of these statuses."""
+        with self.session() as s:
+            return list(s.scalars(select(TableRow.id).where(TableRow.status.in_(statuses))
+                                  .order_by(TableRow.touched_at.desc().nulls_last(),
+                                            TableRow.created_at.desc())
+                                  .limit(limit)))
 
     def start_match(self, table_id: str, match_id: str, game: str, players: int, options: dict,
-                    seed: int, names: list, version: int) -> None:
+                    seed: int, names: list, version: int, secret: str | None = None,
+                    commitment: str | None = None) -> None:
         with self.session.begin() as s:
             s.add(MatchRow(id=match_id, table_id=table_id, game=game, players=players,
-                           options=options, seed=seed, names=names))
+                           options=options, seed=seed, names=names, secret=secret,
+                           commitment=commitment))
             s.flush()
             s.execute(update(TableRow).where(TableRow.id == table_id)
-                      .values(status="playing", match_id=match_id, version=version))
+                      .values(status="playing", match_id=match_id, version=version,
+                              touched_at=utcnow()))
 
     def add_move(self, table_id: str, match_id: str, idx: int, seat: int, text: str,
                  version: int, result: dict | None = None) -> None:
@@ -157,10 +223,10 @@ class Store:
             latest: dict[str, int] = {}
             for tid, _, _, _, _, version, _ in batch:
                 latest[tid] = max(version, latest.get(tid, version))
-            s.execute(update(tables).where(tables.c.id == bindparam("tid"))
-                      .values(version=bindparam("v")),
-                      [{"tid": tid, "v": v} for tid, v in latest.items()])
             now = utcnow()
+            s.execute(update(tables).where(tables.c.id == bindparam("tid"))
+                      .values(version=bindparam("v"), touched_at=bindparam("now")),
+                      [{"tid": tid, "v": v, "now": now} for tid, v in latest.items()])
             for tid, m, _, _, _, _, result in batch:
                 if result is not None:
                     s.execute(update(MatchRow).where(MatchRow.id == m)
@@ -184,7 +250,8 @@ class Store:
                               .order_by(SeatRow.seat)).all()
             out = {"id": t.id, "game": t.game, "players": t.players, "options": t.options or {},
                    "bot_level": t.bot_level, "status": t.status, "version": t.version,
-                   "match": None,
+                   "match": None, "host_hash": t.host_hash,
+                   "listed": True if t.listed is None else bool(t.listed),
                    "seats": [{"seat": x.seat, "name": x.name, "kind": x.kind,
                               "token_hash": x.token_hash, "bot_level": x.bot_level}
                              for x in seats]}
@@ -199,7 +266,8 @@ class Store:
         moves = s.execute(select(MoveRow.seat, MoveRow.text).where(MoveRow.match_id == match_id)
                           .order_by(MoveRow.idx)).all()
         return {"id": m.id, "table_id": m.table_id, "game": m.game, "players": m.players,
-                "options": m.options or {}, "seed": m.seed, "names": m.names or [],
+                "options": m.options or {}, "names": m.names or [],
+                "seed": m.secret if m.secret else m.seed, "commitment": m.commitment,
                 "result": m.result, "finished_at": _iso(m.finished_at),
                 "moves": [[seat, text] for seat, text in moves]}
 

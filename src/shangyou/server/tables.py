@@ -10,56 +10,134 @@ legality; store; version + 1; bots; broadcast.
 from __future__ import annotations
 
 import asyncio
-import hmac
+import datetime as dt
 import json
 import logging
 import secrets
+import time
 from typing import Any
 
 import shangyou
+from shangyou.engine import deal
 from shangyou.registry import resolve
 
 from . import schemas, views
-from .autoplay import Autoplay, _bot_name, _make_bot
+from .autoplay import Autoplay, _make_bot
 from .conn import FLOOD_CLOSE, Conn
-from .model import ROOM_DEFAULTS, ROOM_KEY, ActionError, Seat, Table, hash_token, new_id
-from .store import AsyncStore
+from .host import HostActions
+from .limits import Clients, Limits, Sweep
+from .model import (ROOM_DEFAULTS, ROOM_KEY, ActionError, Refused, Seat, Table, hash_token,
+                    new_id, same_hash)
+from .store import AsyncStore, utcnow
 
 log = logging.getLogger("shangyou.server")
 
 
-class TableManager(Autoplay):
+class TableManager(Autoplay, HostActions):
+    """Every table this process holds: created here, or loaded from the store when a client
+    opens it (and, at start, the most recently touched ones, in the background)."""
+
+    RELOAD_AT_START = 200       # tables reloaded at start (the rest load when opened)
+
     def __init__(self, store: AsyncStore, bot_delay: float = 0.3,
-                 rate: float = schemas.RATE_PER_SECOND):
+                 rate: float = schemas.RATE_PER_SECOND, limits: Limits | None = None):
         self.store = store
         self.bot_delay = float(bot_delay)
         self.rate = rate
+        self.limits = limits or Limits()
+        self.clients = Clients(self.limits)
         self.tables: dict[str, Table] = {}
         self._loading: asyncio.Lock | None = None
+        self._waiting_by: dict[str, str] = {}     # waiting table id -> its creator's address
+        self._tasks: list[asyncio.Task] = []
 
     # ----------------------------------------------------------------------- life cycle
     async def startup(self) -> None:
-        """Reload every waiting or running table from the store (replaying stored moves)."""
+        """Start the sweeper and reload the most recently touched waiting or running tables
+        in the background (the server answers at once; any other table loads when opened)."""
         self._loading = asyncio.Lock()
-        for table_id in await self.store.call("table_ids", ("waiting", "playing")):
-            await self._load(table_id)
-        resumed = sum(1 for t in self.tables.values() if t.status == "playing")
-        if self.tables:
-            log.info("reloaded %d tables (%d playing)", len(self.tables), resumed)
+        self._tasks = [asyncio.create_task(self._reload_recent(), name="reload-tables"),
+                       asyncio.create_task(self._sweep_loop(), name="sweep-tables")]
+
+    async def _reload_recent(self) -> None:
+        try:
+            ids = await self.store.call("recent_table_ids", ("waiting", "playing"),
+                                        self.RELOAD_AT_START)
+            for table_id in ids:
+                await self.get(table_id)
+                await asyncio.sleep(0)
+            if ids:
+                log.info("reloaded %d tables", len(ids))
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("reloading tables failed")
 
     async def shutdown(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        for task in self._tasks:
+            task.cancel()
+        self._shutdown_pool()
         for t in list(self.tables.values()):
-            if t.bot_task is not None:
-                t.bot_task.cancel()
-            if t.timer_task is not None:
-                t.timer_task.cancel()
-            for s in t.seats:
-                self._cancel_grace(s)
+            self._stop_tasks(t)
             for c in list(t.conns):
                 c.close(1001)
+
+    def _stop_tasks(self, t: Table) -> None:
+        if t.bot_task is not None:
+            t.bot_task.cancel()
+            t.bot_task = None
+        if t.timer_task is not None:
+            t.timer_task.cancel()
+            t.timer_task = None
+        for s in t.seats:
+            self._cancel_grace(s)
+
+    def _drop(self, t: Table) -> None:
+        """The table leaves memory (it stays in the store)."""
+        self._stop_tasks(t)
+        if self.tables.get(t.id) is t:
+            del self.tables[t.id]
+
+    def _no_longer_waiting(self, table_id: str) -> None:
+        address = self._waiting_by.pop(table_id, None)
+        if address is not None:
+            key = address or "?"
+            self.clients.waiting[key] -= 1
+            if self.clients.waiting[key] <= 0:
+                del self.clients.waiting[key]
+
+    # ------------------------------------------------------------------------------ sweeping
+    async def _sweep_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.limits.sweep_seconds)
+            try:
+                await self.sweep()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("sweeping tables failed")
+
+    async def sweep(self) -> Sweep:
+        """Waiting tables nobody touched for ``waiting_ttl`` and nobody has open expire (in
+        the store too); tables without a socket for ``idle_seconds`` leave memory (a finished
+        or abandoned match included: its bots stop, and it goes on when somebody opens it)."""
+        out = Sweep()
+        keep = [t.id for t in self.tables.values() if t.sockets > 0]
+        before = utcnow() - dt.timedelta(seconds=self.limits.waiting_ttl)
+        for table_id in await self.store.call("expire_waiting", before, keep):
+            self._no_longer_waiting(table_id)
+            t = self.tables.get(table_id)
+            if t is not None:
+                t.status = "expired"
+                self._drop(t)
+            out.expired += 1
+            out.ids.append(table_id)
+        now = time.monotonic()
+        for t in list(self.tables.values()):
+            if t.sockets <= 0 and now - t.idle_since >= self.limits.idle_seconds:
+                self._drop(t)
+                out.evicted += 1
+        return out
 
     async def _load(self, table_id: str) -> Table | None:
         row = await self.store.call("load_table", table_id)
@@ -67,9 +145,12 @@ class TableManager(Autoplay):
             return None
         options = dict(row["options"] or {})
         room = {**ROOM_DEFAULTS, **(options.pop(ROOM_KEY, None) or {})}
+        if row["status"] not in ("waiting", "playing", "over"):
+            return None                     # closed by its host, or expired
+        room["listed"] = row["listed"]
         t = Table(id=row["id"], game_name=row["game"], players=row["players"],
                   options=options, bot_level=row["bot_level"], status=row["status"],
-                  version=row["version"], room=room)
+                  version=row["version"], room=room, host_hash=row["host_hash"])
         for d in row["seats"]:
             s = Seat(index=d["seat"], name=d["name"], kind=d["kind"],
                      token_hash=d["token_hash"], bot_level=d["bot_level"])
@@ -79,6 +160,8 @@ class TableManager(Autoplay):
         m = row["match"]
         if m is not None:
             t.match_id = m["id"]
+            if isinstance(m["seed"], str):
+                t.secret, t.commitment = m["seed"], m["commitment"]
             try:
                 t.game = shangyou.replay({"game": m["game"], "players": m["players"],
                                           "seed": m["seed"], "match": True,
@@ -92,10 +175,11 @@ class TableManager(Autoplay):
                 if t.status == "playing" and t.game.over:
                     t.status = "over"
         self.tables[t.id] = t
-        if t.status == "playing":
+        if t.status in ("playing", "waiting"):
             for s in t.seats:               # nobody is connected yet after a restart
                 if s.kind == "human":
                     self._start_grace(t, s)
+        if t.status == "playing":
             self._arm_timer(t)
         self._kick_bots(t)
         return t
@@ -110,43 +194,98 @@ class TableManager(Autoplay):
             t = self.tables.get(table_id)
             return t if t is not None else await self._load(table_id)
 
-    def open_tables(self) -> list[dict]:
-        return [t.summary() for t in self.tables.values() if t.status in ("waiting", "playing")]
+    def page(self, offset: int = 0, limit: int = 50) -> dict:
+        """One page of the listed open tables this process holds: waiting ones first, then
+        running ones, newest first. Costs one pass over the tables in memory and the
+        summaries of one page: it never waits on the store."""
+        limit = max(1, min(limit, self.limits.page_max))
+        offset = max(0, offset)
+        rows = [t for t in self.tables.values()
+                if t.status in ("waiting", "playing") and t.room.get("listed", True)]
+        rows.sort(key=lambda t: (t.status != "waiting", -t.created))
+        return {"tables": [t.summary() for t in rows[offset:offset + limit]],
+                "total": len(rows), "offset": offset, "limit": limit}
 
     # --------------------------------------------------------------------------- creating
-    async def create_table(self, game: str, players: int | None, options: dict,
-                           bot_level: str, room: dict | None = None) -> Table:
-        """A new waiting table; ValueError (with the engine's message) for a bad preset or
-        option."""
+    @staticmethod
+    def check_game(game: str, players: int | None, options: dict) -> tuple[str, int, dict]:
+        """The preset's name, its player count and the options as the table keeps them;
+        ValueError with the engine's message for a bad preset or option."""
+        if "players" in options:
+            raise ValueError("players: give the number of players as 'players', "
+                             "not as an option")
         try:
             name, _ = resolve(game)
             trial = shangyou.new_match(name, players=players, seed=0, **options)
         except (ValueError, TypeError, KeyError) as e:
             raise ValueError(str(e) or e.__class__.__name__) from None
+        return name, trial.n, dict(options)
+
+    async def create_table(self, game: str, players: int | None, options: dict,
+                           bot_level: str, room: dict | None = None,
+                           address: str | None = None) -> tuple[Table, str]:
+        """A new waiting table and its host's token. :class:`Refused` when ``address`` has
+        created too many tables lately or the waiting tables are at their cap; ValueError
+        (with the engine's message) for a bad preset or option."""
+        if not self.clients.may_create(address):
+            raise Refused(429, "rate_limited", "too many tables created from your address; "
+                          f"at most {self.limits.tables_per_minute} a minute")
+        if self.clients.waiting_full(address):
+            raise Refused(429, "too_many_tables", "your address has "
+                          f"{self.limits.waiting_per_address} tables waiting to start already")
+        name, n, opts = self.check_game(game, players, options)
         if bot_level not in schemas.BOT_LEVELS:
             raise ValueError(f"unknown bot level {bot_level!r}")
-        n = trial.n
+        if await self.store.call("count_waiting") >= self.limits.waiting_total:
+            raise Refused(429, "too_many_tables", "the server has too many tables waiting to "
+                          "start; join one of them or try again later")
         table_id = new_id()
         while table_id in self.tables:
             table_id = new_id()
-        opts = {k: v for k, v in options.items() if k != "players"}
         room = {**ROOM_DEFAULTS, **(room or {})}
-        stored = {**opts, ROOM_KEY: room} if room != ROOM_DEFAULTS else opts
-        await self.store.call("create_table", table_id, name, n, stored, bot_level)
+        token = secrets.token_urlsafe(24)
+        host_hash = hash_token(token)
+        await self.store.call("create_table", table_id, name, n, self._stored_options(opts, room),
+                              bot_level, host_hash, bool(room.get("listed", True)))
         t = Table(id=table_id, game_name=name, players=n, options=opts, bot_level=bot_level,
-                  seats=[Seat(index=i) for i in range(n)], room=room)
+                  seats=[Seat(index=i) for i in range(n)], room=room, host_hash=host_hash,
+                  creator=address)
         self.tables[table_id] = t
-        return t
+        self._waiting_by[table_id] = address
+        self.clients.waiting[address or "?"] += 1
+        return t, token
+
+    @staticmethod
+    def _stored_options(options: dict, room: dict) -> dict:
+        """The options as stored: the room's under ``_room`` when they are not the defaults."""
+        return {**options, ROOM_KEY: room} if room != ROOM_DEFAULTS else dict(options)
 
     # ------------------------------------------------------------------------------ sockets
-    def new_conn(self, table: Table, ws) -> Conn:
+    def new_conn(self, table: Table, ws, address: str | None = None) -> Conn | None:
+        """A socket on ``table``, or None when the table or the address holds too many."""
+        if table.sockets >= self.limits.sockets_per_table:
+            return None
+        if not self.clients.socket_opened(address):
+            return None
         table.sockets += 1
-        c = Conn(ws, rate=self.rate)
+        c = Conn(ws, rate=self.rate, address=address)
         c.start()
+        c.hello_timer = asyncio.get_running_loop().call_later(
+            self.limits.hello_seconds, self._hello_late, c)
         return c
+
+    def _hello_late(self, conn: Conn) -> None:
+        if not conn.said_hello and not conn.closed:
+            conn.error("hello_timeout", f"no hello within {self.limits.hello_seconds:g} s")
+            conn.close(4408)
 
     async def disconnect(self, table: Table, conn: Conn) -> None:
         table.sockets -= 1
+        self.clients.socket_closed(conn.address)
+        if conn.hello_timer is not None:
+            conn.hello_timer.cancel()
+        if table.sockets <= 0:
+            table.idle_since = time.monotonic()
         if conn in table.conns:
             async with table.lock:
                 table.conns.discard(conn)
@@ -154,7 +293,7 @@ class TableManager(Autoplay):
                     seat = table.seats[conn.seat]
                     seat.connections -= 1
                     conn.seat = None
-                    if seat.connections <= 0 and table.status == "playing":
+                    if seat.connections <= 0 and table.status in ("playing", "waiting"):
                         self._start_grace(table, seat)
                     self._broadcast(table, [])
         await conn.finish()
@@ -189,10 +328,14 @@ class TableManager(Autoplay):
                 data = json.loads(raw)
             except (ValueError, UnicodeDecodeError):
                 raise ActionError("bad_json", "the message is not valid JSON") from None
+            except RecursionError:
+                raise ActionError("bad_message", "the message is nested too deeply") from None
             try:
                 msg = schemas.parse_client(data)
             except ValueError as e:
                 raise ActionError("bad_message", str(e)) from None
+            except RecursionError:
+                raise ActionError("bad_message", "the message is nested too deeply") from None
             if not conn.said_hello and msg.type != "hello":
                 raise ActionError("bad_message", "the first message must be 'hello'")
             if conn.said_hello and msg.type == "hello":
@@ -207,6 +350,8 @@ class TableManager(Autoplay):
                     if msg.type == "move":
                         await self._move(table, conn, msg)
                     else:
+                        if msg.type in schemas.HOST_TYPES:
+                            self._require_host(table, conn)
                         await getattr(self, "_" + msg.type)(table, conn, msg)
             conn.refused_in_a_row = 0
         except ActionError as e:
@@ -218,6 +363,10 @@ class TableManager(Autoplay):
             conn.error(e.code, e.message)
         except Exception:
             log.exception("table %s: message from socket %s failed", table.id, conn.id)
+            conn.refused_in_a_row += 1
+            if conn.refused_in_a_row > FLOOD_CLOSE:
+                conn.close(1008)
+                return
             conn.error("server_error", "the server failed on this message")
 
     async def _move(self, table: Table, conn: Conn, msg: schemas.MoveMsg) -> None:
@@ -315,23 +464,42 @@ class TableManager(Autoplay):
 
     def _welcome(self, table: Table, conn: Conn, token: str | None) -> None:
         conn.send({"type": "welcome", "seat": conn.seat, "token": token,
-                   "table": views.table_info(table)})
+                   "table": views.table_info(table), "host": self._is_host(table, conn)})
+
+    @staticmethod
+    def _is_host(table: Table, conn: Conn) -> bool:
+        return same_hash(conn.token_hash, table.host_hash)
+
+    def _require_host(self, table: Table, conn: Conn) -> None:
+        """The host's actions: the holder of the host token (a table of an earlier version
+        without one: any seated player, or anyone while no person sits)."""
+        if table.host_hash is None:
+            if conn.seat is None and table.humans() > 0:
+                raise ActionError("not_host", "only a seated player may do this")
+            return
+        if not self._is_host(table, conn):
+            raise ActionError("not_host", "only the table's host may do this")
 
     # ------------------------------------------------------------------------- messages
     async def _hello(self, table: Table, conn: Conn, msg: schemas.Hello) -> None:
         conn.said_hello = True
+        if conn.hello_timer is not None:
+            conn.hello_timer.cancel()
+            conn.hello_timer = None
         conn.name = msg.name or "guest"
         seat = None
         if msg.token:
             h = hash_token(msg.token)
             for s in table.seats:
-                if s.kind == "human" and s.token_hash and hmac.compare_digest(s.token_hash, h):
+                if s.kind == "human" and same_hash(s.token_hash, h):
                     seat = s.index
                     break
+            if seat is not None or same_hash(h, table.host_hash):
+                conn.token_hash, conn.token = h, msg.token
         table.conns.add(conn)
         catch_up = self._catch_up(table, msg)
         if seat is None:
-            self._welcome(table, conn, None)
+            self._welcome(table, conn, conn.token)
             self._send_state(table, conn, catch_up)
             return
         for other in list(table.conns):
@@ -354,11 +522,6 @@ class TableManager(Autoplay):
             self._send_state(table, conn, catch_up)
         self._broadcast(table, [])
 
-    def _may_set_up(self, table: Table, conn: Conn) -> None:
-        """Filling seats and starting: a seated player, or anyone at a table with no human."""
-        if conn.seat is None and table.humans() > 0:
-            raise ActionError("not_seated", "only a seated player may do this")
-
     async def _save_seats(self, table: Table, changes: dict[int, dict]) -> None:
         rows = [{"seat": i, **d} for i, d in changes.items()]
         try:
@@ -373,9 +536,20 @@ class TableManager(Autoplay):
                                                          d["bot_level"])
             s.bot = _make_bot(s.bot_level) if s.kind == "bot" else None
 
+    async def _save_table(self, table: Table, **values) -> None:
+        """Store table fields with the next version (then the caller changes the table)."""
+        try:
+            await self.store.call("save_table", table.id, table.version + 1, **values)
+        except Exception:
+            log.exception("table %s: storing the table failed", table.id)
+            raise ActionError("server_error", "the table could not be stored") from None
+        table.version += 1
+
     async def _sit(self, table: Table, conn: Conn, msg: schemas.Sit) -> None:
         if table.status != "waiting":
             raise ActionError("not_waiting", "seats cannot change after the start")
+        if conn.kicked:
+            raise ActionError("kicked", "the host took your seat; you may watch")
         if not 0 <= msg.seat < table.players:
             raise ActionError("bad_message", f"sit: seat: no seat {msg.seat} at a table of "
                               f"{table.players}")
@@ -384,18 +558,26 @@ class TableManager(Autoplay):
         name = msg.name or conn.name
         if not name or name == "guest":
             name = f"Player {msg.seat + 1}"
-        token = secrets.token_urlsafe(24)
+        if self._is_host(table, conn):
+            token, token_hash = conn.token, table.host_hash     # the host sits with their token
+        else:
+            token = secrets.token_urlsafe(24)
+            token_hash = hash_token(token)
         empty = {"name": None, "kind": "empty", "token_hash": None, "bot_level": None}
-        changes = {msg.seat: {"name": name, "kind": "human", "token_hash": hash_token(token),
+        changes = {msg.seat: {"name": name, "kind": "human", "token_hash": token_hash,
                               "bot_level": None}}
         old = conn.seat
         if old is not None:
             changes[old] = empty
         await self._save_seats(table, changes)
+        if table.host_hash is None:          # a table of an earlier version: its first sitter
+            await self._save_table(table, host_hash=token_hash)
+            table.host_hash = token_hash
         if old is not None:
             table.seats[old].connections -= 1
         conn.seat = msg.seat
         conn.name = name
+        conn.token, conn.token_hash = token, token_hash
         table.seats[msg.seat].connections += 1
         self._welcome(table, conn, token)
         self._broadcast(table, [])
@@ -410,49 +592,42 @@ class TableManager(Autoplay):
                                               "bot_level": None}})
         table.seats[seat].connections -= 1
         conn.seat = None
-        self._welcome(table, conn, None)
-        self._broadcast(table, [])
-
-    async def _bots(self, table: Table, conn: Conn, msg: schemas.Bots) -> None:
-        if table.status != "waiting":
-            raise ActionError("not_waiting", "seats cannot change after the start")
-        self._may_set_up(table, conn)
-        level = msg.level or table.bot_level
-        changes = {s.index: {"name": _bot_name(level, s.index), "kind": "bot",
-                             "token_hash": None, "bot_level": level}
-                   for s in table.seats if s.kind == "empty"}
-        if not changes:
-            self._send_state(table, conn)
-            return
-        await self._save_seats(table, changes)
+        if not self._is_host(table, conn):
+            conn.token = conn.token_hash = None
+        self._welcome(table, conn, conn.token)
         self._broadcast(table, [])
 
     async def _start(self, table: Table, conn: Conn, msg: schemas.Start) -> None:
         if table.status == "playing":
             raise ActionError("not_waiting", "the match has already started")
-        self._may_set_up(table, conn)
         empty = [s.index for s in table.seats if s.kind == "empty"]
         if empty:
             raise ActionError("not_ready", f"empty seats: {', '.join(map(str, empty))} "
                               "(sit, or fill them with bots)")
-        seed = secrets.randbits(31)
-        g = shangyou.new_match(table.game_name, players=table.players, seed=seed,
+        # the deal comes from a fresh 256-bit secret; only its hash is public until the end
+        secret = deal.new_secret()
+        commitment = deal.commitment(secret)
+        g = shangyou.new_match(table.game_name, players=table.players, seed=secret,
                                **table.options)
         match_id = new_id(8)
         names = [s.name for s in table.seats]
         try:
             await self.store.call("start_match", table.id, match_id, table.game_name,
-                                  table.players, table.options, seed, names, table.version + 1)
+                                  table.players, table.options, 0, names, table.version + 1,
+                                  secret=secret, commitment=commitment)
         except Exception:
             log.exception("table %s: storing the match start failed", table.id)
             raise ActionError("server_error", "the match could not be stored") from None
+        self._no_longer_waiting(table.id)
         table.version += 1
         table.game = g
         table.match_id = match_id
+        table.secret, table.commitment = secret, commitment
         table.status = "playing"
         table.event_cursor = len(g.events)
         for s in table.seats:
             s.autoplay = False
+            self._cancel_grace(s)
             if s.kind == "human" and s.connections <= 0:
                 self._start_grace(table, s)
         self._arm_timer(table)
@@ -461,8 +636,12 @@ class TableManager(Autoplay):
         self._kick_bots(table)
 
     def _chat(self, table: Table, conn: Conn, text: str) -> None:
+        """A chat line to everyone, with the speaker's role: a spectator's line says so, so
+        nobody watching can pass for a seated player (a seated speaker's name is the seat's)."""
+        role = ("host" if self._is_host(table, conn)
+                else "player" if conn.seat is not None else "spectator")
         msg = views.dumps({"type": "chat", "from": conn.name or "guest", "text": text,
-                           "seat": conn.seat})
+                           "seat": conn.seat, "role": role})
         for c in table.conns:
             c.send_text(msg)
 

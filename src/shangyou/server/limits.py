@@ -1,0 +1,261 @@
+"""What one client may cost the server: every limit, its default, and where it is enforced.
+
+:class:`Limits` holds the numbers (``docs/security.md`` lists them with their error codes);
+:class:`Clients` counts what each client address holds (tables created, waiting tables,
+sockets); :class:`BodyLimit` is the ASGI middleware that cuts an HTTP body off at its limit
+whatever the transfer encoding; :func:`origin_allowed` checks a WebSocket's ``Origin``;
+:class:`HeaderTimeoutProtocol` closes HTTP connections that never finish their request headers.
+
+An *allowance* (``--allow-address``) multiplies the per-address limits of the networks named,
+for example the load test's loopback clients; it changes no other check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import orjson
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Every limit of the server, with its default."""
+    body_bytes: int = 16 * 1024        # an HTTP request body (413 too_big)
+    body_seconds: float = 10.0         # to send that body (408 too_slow)
+    header_seconds: float = 10.0       # to send a request's headers (the connection is closed)
+    tables_per_minute: int = 10        # tables created by one address (429 rate_limited)
+    waiting_per_address: int = 20      # waiting tables created by one address (429 too_many_tables)
+    waiting_total: int = 1000          # waiting tables in all (429 too_many_tables)
+    waiting_ttl: float = 1800.0        # a waiting table nobody touched expires after this
+    idle_seconds: float = 600.0        # a table without sockets leaves memory after this
+    sockets_per_table: int = 64        # open sockets on one table (close 4429 too_many_sockets)
+    sockets_per_address: int = 32      # open sockets of one address (close 4429)
+    hello_seconds: float = 10.0        # before a socket's hello (close 4408 hello_timeout)
+    page_max: int = 100                # tables in one page of GET /api/tables
+    sweep_seconds: float = 30.0        # how often expired and idle tables are swept
+    allowance: tuple[str, ...] = ()    # networks (CIDR) whose per-address limits are multiplied
+    allowance_factor: int = 100
+    origins: tuple[str, ...] = ()      # more WebSocket origins allowed besides the page's own
+
+    def networks(self) -> list:
+        return [ipaddress.ip_network(a, strict=False) for a in self.allowance]
+
+
+class Clients:
+    """What each client address holds now: a creation token bucket, its waiting tables, its
+    sockets. Addresses are strings as the ASGI server gives them (``None``: unknown)."""
+
+    def __init__(self, limits: Limits):
+        self.limits = limits
+        self._nets = limits.networks()
+        self._bucket: dict[str, tuple[float, float]] = {}     # address -> (tokens, stamp)
+        self.sockets: defaultdict[str, int] = defaultdict(int)
+        self.waiting: defaultdict[str, int] = defaultdict(int)
+
+    def factor(self, address: str | None) -> int:
+        if not self._nets or not address:
+            return 1
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return 1
+        return self.limits.allowance_factor if any(ip in n for n in self._nets) else 1
+
+    def may_create(self, address: str | None) -> bool:
+        """Take a token from the address's creation bucket (``tables_per_minute``, bursts of
+        as many); False when it is empty."""
+        key = address or "?"
+        rate = self.limits.tables_per_minute * self.factor(address)
+        now = time.monotonic()
+        tokens, stamp = self._bucket.get(key, (float(rate), now))
+        tokens = min(float(rate), tokens + (now - stamp) * rate / 60.0)
+        if tokens < 1.0:
+            self._bucket[key] = (tokens, now)
+            return False
+        self._bucket[key] = (tokens - 1.0, now)
+        if len(self._bucket) > 10_000:          # forget full buckets of quiet addresses
+            self._bucket = {k: v for k, v in self._bucket.items()
+                            if v[0] < self.limits.tables_per_minute}
+        return True
+
+    def waiting_full(self, address: str | None) -> bool:
+        return self.waiting[address or "?"] >= \
+            self.limits.waiting_per_address * self.factor(address)
+
+    def socket_opened(self, address: str | None) -> bool:
+        """Count a socket of ``address``; False (not counted) when it holds too many."""
+        key = address or "?"
+        if self.sockets[key] >= self.limits.sockets_per_address * self.factor(address):
+            return False
+        self.sockets[key] += 1
+        return True
+
+    def socket_closed(self, address: str | None) -> None:
+        key = address or "?"
+        self.sockets[key] -= 1
+        if self.sockets[key] <= 0:
+            del self.sockets[key]
+
+
+def origin_allowed(origin: str | None, host: str | None, scheme: str,
+                   allowed: tuple[str, ...] = ()) -> bool:
+    """A WebSocket may come from the page's own origin (scheme, host and port of the request's
+    ``Host``), from an origin in ``allowed`` (``"*"``: any), or from a client that sends no
+    ``Origin`` at all (not a browser: nothing to forge on a visitor's behalf)."""
+    if origin is None:
+        return True
+    if "*" in allowed or origin.rstrip("/") in {a.rstrip("/") for a in allowed}:
+        return True
+    if not host:
+        return False
+    try:
+        o = urlsplit(origin)
+    except ValueError:
+        return False
+    page = "https" if scheme in ("https", "wss") else "http"
+    default = {"http": 80, "https": 443}
+    try:
+        o_port = o.port or default.get(o.scheme)
+        h = urlsplit(f"{page}://{host}")
+        h_port = h.port or default[page]
+    except ValueError:
+        return False
+    return (o.scheme in ("http", "https") and o.scheme == page and o.hostname is not None
+            and o.hostname == h.hostname and o_port == h_port)
+
+
+# ------------------------------------------------------------------------------ HTTP bodies
+def _error_body(status: int, code: str, message: str) -> tuple[dict, bytes]:
+    body = orjson.dumps({"code": code, "detail": message, "message": message})
+    return ({"type": "http.response.start", "status": status,
+             "headers": [(b"content-type", b"application/json"),
+                         (b"content-length", str(len(body)).encode()),
+                         (b"connection", b"close")]},
+            body)
+
+
+class BodyLimit:
+    """ASGI middleware: an HTTP request's body is read here first, at most ``limit`` bytes in
+    at most ``seconds``, whatever its transfer encoding (a declared ``Content-Length`` over the
+    limit is refused before any of it is read). Over the limit: 413 ``too_big``; too slow: 408
+    ``too_slow``; either way the rest is never read and the connection is closed. The app then
+    gets the body from memory."""
+
+    def __init__(self, app, limit: int, seconds: float):
+        self.app = app
+        self.limit = limit
+        self.seconds = seconds
+
+    async def _refuse(self, send, status: int, code: str, message: str) -> None:
+        start, body = _error_body(status, code, message)
+        await send(start)
+        await send({"type": "http.response.body", "body": body})
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        for k, v in scope.get("headers", ()):
+            if k == b"content-length":
+                if not v.isdigit() or int(v) > self.limit:
+                    return await self._refuse(send, 413, "too_big",
+                                              f"a request body may be at most {self.limit} bytes")
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            async with asyncio.timeout(self.seconds):
+                while True:
+                    msg = await receive()
+                    if msg["type"] == "http.disconnect":
+                        return None
+                    chunk = msg.get("body", b"")
+                    size += len(chunk)
+                    if size > self.limit:
+                        return await self._refuse(
+                            send, 413, "too_big",
+                            f"a request body may be at most {self.limit} bytes")
+                    chunks.append(chunk)
+                    if not msg.get("more_body", False):
+                        break
+        except TimeoutError:
+            return await self._refuse(send, 408, "too_slow",
+                                      f"the request body took more than {self.seconds:g} s")
+        body = b"".join(chunks)
+        sent = False
+
+        async def replay():
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        return await self.app(scope, replay, send)
+
+
+# --------------------------------------------------------------------- unfinished headers
+def header_timeout_protocol(seconds: float):
+    """An HTTP protocol class for uvicorn (its own, httptools when installed) that closes a
+    connection whose request headers are not complete ``seconds`` after the connection opened
+    or after the previous response (a slow-headers client holds no connection for ever)."""
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as Base
+    except ImportError:             # pragma: no cover - httptools missing
+        from uvicorn.protocols.http.h11_impl import H11Protocol as Base
+
+    class HeaderTimeoutProtocol(Base):
+        _header_timer: asyncio.TimerHandle | None = None
+        _upgraded = False
+
+        def _arm(self) -> None:
+            if self._header_timer is None and not self._upgraded:
+                self._header_timer = self.loop.call_later(seconds, self._headers_late)
+
+        def _disarm(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _headers_late(self) -> None:
+            self._header_timer = None
+            if self.cycle is None or self.cycle.response_complete:
+                if not self.transport.is_closing():
+                    self.transport.close()
+
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self.cycle is not None and not self.cycle.response_complete:
+                self._disarm()          # a request is under way: its headers are complete
+            elif not self.transport.is_closing():
+                self._arm()
+
+        def handle_websocket_upgrade(self, *args) -> None:
+            self._upgraded = True       # the WebSocket protocol owns the connection now
+            self._disarm()
+            super().handle_websocket_upgrade(*args)
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._disarm()
+
+        def connection_lost(self, exc) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+    return HeaderTimeoutProtocol
+
+
+@dataclass
+class Sweep:
+    """Counts of what one sweep removed (for logs and tests)."""
+    expired: int = 0
+    evicted: int = 0
+    ids: list[str] = field(default_factory=list)
