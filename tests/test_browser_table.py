@@ -45,9 +45,14 @@ def _post_json(url: str, body: dict):
         return json.loads(r.read().decode())
 
 
+# the tests create many tables from loopback: give it the per-address allowance (100 times
+# the limits on creating tables and opening sockets)
+LOOPBACK = ("--allow-address", "127.0.0.1/32")
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    yield from serve(tmp_path_factory.mktemp("web-table-data"), "--bot-delay", "0.05")
+    yield from serve(tmp_path_factory.mktemp("web-table-data"), "--bot-delay", "0.05", *LOOPBACK)
 
 
 @pytest.fixture
@@ -70,15 +75,34 @@ def _shot(page, name: str):
     page.screenshot(path=str(SHOTS / name), full_page=True)
 
 
+HOST_TOKENS: dict[str, str] = {}      # table URL -> the host token its creation answered
+
+
 def _table(server, game="zheng-shangyou/owen", players=2, options=None, room=None,
            bots="greedy") -> str:
     body = {"game": game, "players": players, "options": options or {}, "bots": bots}
     if room is not None:
         body["room"] = room
-    return server + _post_json(server + "/api/tables", body)["url"]
+    made = _post_json(server + "/api/tables", body)
+    url = server + made["url"]
+    if made.get("host_token"):
+        HOST_TOKENS[url] = made["host_token"]
+    return url
+
+
+def _as_host(page, url: str):
+    """The page's browser keeps the table's host token, as the lobby does for the creator
+    (once: the first page to come to a table made by ``_table`` is its host)."""
+    token = HOST_TOKENS.pop(url, None)
+    if token:
+        base, table_id = url.rsplit("/t/", 1)
+        page.goto(base + "/healthz")           # any page of the origin, for its localStorage
+        page.evaluate("([k, v]) => localStorage.setItem(k, v)",
+                      [f"shangyou.token.{table_id}", token])
 
 
 def _sit(page, url: str, name: str, seat: int | None = None):
+    _as_host(page, url)
     page.goto(url)
     page.wait_for_selector("#seat-list .sit", timeout=STEP_MS)
     page.fill("#name", name)

@@ -9,10 +9,10 @@ import { api, gameFamily, h } from "./common.js";
 import { t } from "./i18n.js";
 import { sha256, toHex } from "./sha256.js";
 
-// The bytes hashed: this prefix and the secret's 64 hex digits, UTF-8. It must stay the same
-// as the engine's commitment (src/shangyou/engine/deal.py); this is the one place the pages
-// write it.
-export const COMMIT_PREFIX = "shangyou-deal-commitment/1:";
+// The text hashed: this label and the secret's 64 lowercase hex digits (ASCII, so UTF-8 is the
+// same bytes). It must stay the engine's commitment (src/shangyou/engine/deal.py); this is the
+// one place the pages write it.
+export const COMMIT_PREFIX = "shangyou/commitment/v1:";
 const KEY_PREFIX = "shangyou.commit.";
 const KEEP_MATCHES = 40;       // the kept records of the most recent matches
 const KEEP_HANDS = 60;         // hands kept per match
@@ -154,17 +154,25 @@ function dealHands(entry) {
   return Array.isArray(e) ? e.map(seatCards) : null;
 }
 
-/** The log's deals as a Map: hand number (a string, from "1") -> the cards of each seat. */
+/** The log's deals ([{"hand", "hands": [cards of each seat], "undealt"}], one a shuffle) as a
+ * Map: hand number (a string) -> the shuffles of that hand (two when a hand was dealt again),
+ * each the cards of every seat. */
 export function dealsByHand(log) {
   const out = new Map();
+  const add = (n, e) => {
+    const hands = dealHands(e);
+    if (!hands) return;
+    if (!out.has(n)) out.set(n, []);
+    out.get(n).push(hands);
+  };
   const d = log && log.deals;
   if (Array.isArray(d)) {
     d.forEach((e, i) => {
       const n = e && !Array.isArray(e) && typeof e === "object" && Number.isInteger(e.hand) ? e.hand : i + 1;
-      out.set(String(n), dealHands(e));
+      add(String(n), e);
     });
   } else if (d && typeof d === "object") {
-    for (const [k, e] of Object.entries(d)) out.set(String(k), dealHands(e));
+    for (const [k, e] of Object.entries(d)) add(String(k), e);
   }
   return out;
 }
@@ -189,9 +197,8 @@ export function compareHands(rec, log) {
   if (!deals.size) return { status: "none", hands: 0, bad: [] };
   const bad = [];
   for (const [n, cards] of hands) {
-    const d = deals.get(n);
-    const mine = d && d[rec.seat];
-    if (!mine || !within(cards, mine)) bad.push(Number(n));
+    const shuffles = deals.get(n) || [];
+    if (!shuffles.some((d) => d[rec.seat] && within(cards, d[rec.seat]))) bad.push(Number(n));
   }
   return { status: bad.length ? "bad" : "ok", hands: hands.length, bad };
 }
@@ -203,7 +210,7 @@ function check(id, status, ...text) {
     h("span", { class: "mark", "aria-hidden": "true" }, mark), " ", ...text);
 }
 
-const short = (hex) => h("code", {}, `${hex.slice(0, 12)}…`);
+const short = (hex) => h("code", { class: "hex" }, `${hex.slice(0, 12)}…`);
 
 /**
  * The "Fair deal" panel of a finished match (null when the log has no commitment and secret).
@@ -224,8 +231,8 @@ export async function fairPanel(box, matchId, log) {
     h("p", {}, t("fair.intro")),
     list,
     h("dl", { class: "fair-values" },
-      h("div", {}, h("dt", {}, t("fair.commitment")), h("dd", {}, h("code", {}, published))),
-      h("div", {}, h("dt", {}, t("fair.secret")), h("dd", {}, h("code", {}, secret)))),
+      h("div", {}, h("dt", {}, t("fair.commitment")), h("dd", {}, h("code", { class: "hex" }, published))),
+      h("div", {}, h("dt", {}, t("fair.secret")), h("dd", {}, h("code", { class: "hex" }, secret)))),
     h("p", {}, t("fair.yourself"), " ", link, " ", t("fair.thenRun"), " ",
       h("code", {}, `shangyou verify ${file}`)));
   box.hidden = false;

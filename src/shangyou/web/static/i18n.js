@@ -391,7 +391,7 @@ const en = {
   "rank.J": "jack", "rank.Q": "queen", "rank.K": "king", "rank.A": "ace",
 
   // replay page
-  "rp.first": "« First", "rp.prev": "‹ Prev", "rp.next": "Next ›", "rp.last": "Last »",
+  "rp.first": "« First", "rp.prev": "‹ Previous", "rp.next": "Next ›", "rp.last": "Last »",
   "rp.firstL": "first move", "rp.prevL": "previous move", "rp.nextL": "next move",
   "rp.lastL": "last move", "rp.slider": "move number",
   "rp.pov": "Point of view", "rp.auto": "Auto-play", "rp.stop": "Stop",

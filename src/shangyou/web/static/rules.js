@@ -90,6 +90,7 @@ export const OPTIONS = {
     friends: "number of friends the declarer calls",
     turn_timer: "seconds for each move (0: no limit); at zero the player passes or a bot moves",
     grace: "seconds an absent player's seat waits before a bot plays it",
+    listed: "shown in the lobby's list (no: only people with the link find the table)",
   },
   zh: {
     players: "人数",
@@ -113,5 +114,6 @@ export const OPTIONS = {
     friends: "庄家要叫几个朋友",
     turn_timer: "每步的秒数（0 为不限）；时间到了自动不要或由机器人出牌",
     grace: "玩家离开后等多少秒由机器人代打",
+    listed: "在大厅的列表里显示（否：只有拿到链接的人才能找到这张牌桌）",
   },
 };

@@ -465,7 +465,7 @@ function render() {
       h("a", { class: "button", href: "/" }, t("t.backLobby"))));
   }
   $("result-slot").replaceChildren(...(result ? [h("div", { class: "panel result-panel" }, result)] : []));
-  const over = v.phase === "over" || !!v.result;
+  const over = v.phase === "over" || !!v.result || !!S.closed;
   $("controls").hidden = over;
   $("autopass").closest(".row").hidden = over || !seated();
   $("hand").hidden = over && !(v.hand || []).length;
@@ -582,8 +582,8 @@ function renderPrompt() {
   p.replaceChildren();
   p.classList.toggle("my-turn", myTurn());
   const c = ctx();
-  if (v.phase === "over" || v.result) {
-    p.append(t("t.over"));
+  if (v.phase === "over" || v.result || S.closed) {
+    p.append(S.closed ? t("t.closed") : t("t.over"));
     return;
   }
   if (!seated()) {
