@@ -339,7 +339,7 @@ def test_no_message_carries_another_seats_cards(client):
         if i < len(log["moves"]):
             g.apply(log["moves"][i][1])
     card_re = re.compile(r"\b(?:10|[2-9JQKA])[SHDC]\b|\b[BR]J\b")
-    checked = 0
+    checked = exchange_events = 0
     for c in clients:
         for msg in c.received:
             if msg["type"] != "state" or msg["view"] is None:
@@ -350,20 +350,23 @@ def test_no_message_carries_another_seats_cards(client):
             else:
                 assert msg["view"] == st["views"][c.seat]
             # no card held by another seat appears anywhere in the message, but the cards of
-            # the exchange (face up: every seat sees them), plays (the last
-            # play of a hand comes with the deal of the next) and the seat's own exchange
-            public = [e for e in msg["last_events"] if e["event"] == "play" or (
-                e["event"] in ("give", "receive") and e["seat"] == c.seat)]
+            # the exchange (face up: every seat sees them) and plays (the last play of a hand
+            # comes with the deal of the next)
+            public = [e for e in msg["last_events"] if e["event"] in ("play", "give", "receive")]
             text = json.dumps([msg["view"], [e for e in msg["last_events"]
                                              if e not in public]])
             others = {card for s, h in enumerate(st["hands"]) if s != c.seat for card in h}
             seen = set(card_re.findall(text)) & (others - st["offered"])
             assert not seen, (c.seat, seen, msg)
             for ev in msg["last_events"]:
-                if ev["event"] in ("give", "receive") and ev["seat"] != c.seat:
-                    assert ev["card"] is None
+                if ev["event"] in ("give", "receive"):
+                    # the exchange is face up: its events name the card to everyone, as every
+                    # view's `exchanged` does (docs/rules/zheng-shangyou.md)
+                    assert ev["card"] in {card for _, _, card in msg["view"]["exchanged"]}
+                    assert "hidden" not in ev
+                    exchange_events += 1
             checked += 1
-    assert checked > 100
+    assert checked > 100 and exchange_events > 0
 
 
 # --------------------------------------------------------------------------- hostile clients

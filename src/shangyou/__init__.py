@@ -64,16 +64,22 @@ def rules(name: str, **options):
     return make_rules(name, options)
 
 
-def new_game(name: str, players: int | None = None, seed: int | None = None, **options):
-    """One hand of a preset (no card exchange: it is the first hand)."""
+def new_game(name: str, players: int | None = None, seed: int | str | None = None, **options):
+    """One hand of a preset (no card exchange: it is the first hand).
+
+    ``seed``: an int deals reproducibly and predictably (research, tests); a secret of 64
+    lowercase hex digits (:func:`shangyou.fairness.new_secret`) deals unpredictably (live
+    play; see ``docs/fairness.md``); None picks a random int. Anything else: ValueError.
+    """
     from .registry import make_game
     if players is not None:
         options["players"] = players
     return make_game(name, options, seed, match=False)
 
 
-def new_match(name: str, players: int | None = None, seed: int | None = None, **options):
-    """A match: hands to the preset's target, with exchanges and scoring between hands."""
+def new_match(name: str, players: int | None = None, seed: int | str | None = None, **options):
+    """A match: hands to the preset's target, with exchanges and scoring between hands.
+    ``seed`` as for :func:`new_game`: one seed deals every hand of the match."""
     from .registry import make_game
     if players is not None:
         options["players"] = players
@@ -81,7 +87,8 @@ def new_match(name: str, players: int | None = None, seed: int | None = None, **
 
 
 def replay(log: dict):
-    """Rebuild a game from its JSON log (``g.log``); the result equals the original game."""
+    """Rebuild a game from its JSON log (``g.log``, whose ``"seed"`` is an int or a secret);
+    the result equals the original game."""
     if isinstance(log, str):
         import json
         log = json.loads(log)

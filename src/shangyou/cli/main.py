@@ -1,5 +1,5 @@
-"""The ``shangyou`` command: ``play``, ``presets``, ``replay``, ``serve``, ``tournament``,
-``tournament-report``.
+"""The ``shangyou`` command: ``play``, ``presets``, ``replay``, ``verify``, ``serve``,
+``tournament``, ``tournament-report``.
 
 Errors a user can make on the command line (an unknown game, a bad ``--option``, a player
 count the preset does not allow, a seat off the table) print one line and exit with code 2,
@@ -24,6 +24,7 @@ from .render import Renderer, color_wanted, fmt_value, make_console
 from .replay import load_log, replay_log
 from .session import PlaySession
 from .sheng_ji import ShengJiRenderer, ShengJiSession, is_sheng_ji
+from .verify import verify as _verify
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Zheng Shangyou, Zheng Fen and Sheng ji (Tractor) in the terminal.")
@@ -271,6 +272,8 @@ def serve(
 
 from .tournament import tournament as _tournament  # noqa: E402  (it uses fail, parse_option)
 from .tournament import tournament_report as _tournament_report  # noqa: E402
+
+app.command(name="verify")(_verify)
 
 app.command(name="tournament")(_tournament)
 app.command(name="tournament-report")(_tournament_report)

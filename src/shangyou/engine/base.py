@@ -1,5 +1,9 @@
 """What every game's state machine shares: seed and log, replay equality, clone, public view.
 
+The seed is an int (Mersenne Twister: reproducible research deals) or a 64-hex secret
+(:class:`~shangyou.engine.deal.DealRandom`: deals nobody can predict); see :mod:`.deal`.
+Every shuffle leaves a :class:`~shangyou.engine.deal.Deal` in ``deals``.
+
 A game subclasses :class:`GameBase`, calls ``super().__init__`` and implements ``view(seat)``,
 ``snapshot()``, ``legal_moves()`` and ``apply()``; ``PRIVATE_VIEW_KEYS`` names the view keys
 that belong to one seat only (``public_view`` drops them).
@@ -13,6 +17,7 @@ import weakref
 from typing import Any
 
 from ..errors import IllegalMove
+from .deal import Deal, DealRandom, check_seed, random_source
 
 LOG_FORMAT = "shangyou-log/1"
 
@@ -25,8 +30,9 @@ _ATOMIC = (int, float, str, bool, type(None))
 _SHARED_RNGS: weakref.WeakSet = weakref.WeakSet()
 
 
-def _copy_rng(r: random.Random) -> random.Random:
-    new = random.Random.__new__(random.Random)
+def _copy_rng(r: random.Random | DealRandom) -> random.Random | DealRandom:
+    cls = type(r)
+    new = cls.__new__(cls)
     new.setstate(r.getstate())
     return new
 
@@ -38,7 +44,7 @@ class GameBase:
     # strings and None are shared; an attribute named nowhere is deep-copied, so a new
     # attribute is safe before it is named here.
     #: immutable objects, or lists that are replaced and never changed in place: shared
-    CLONE_SHARED: frozenset = frozenset({"rules", "_legal", "_token"})
+    CLONE_SHARED: frozenset = frozenset({"rules", "_legal", "_token", "deals"})
     #: lists whose items are never changed in place: a new list of the same items
     CLONE_FLAT: frozenset = frozenset({"moves", "events", "history"})
     #: lists of such lists (hands, cards won per seat): new inner lists
@@ -48,12 +54,17 @@ class GameBase:
     #: memo tables of derived facts: left out (rebuilt when needed)
     CLONE_DROP: frozenset = frozenset()
 
-    def __init__(self, rules, seed: int | None, match: bool):
+    #: every shuffle so far, in order (see :meth:`_dealt`); a tuple, replaced on each deal
+    deals: tuple[Deal, ...] = ()
+
+    def __init__(self, rules, seed: int | str | None, match: bool):
         self.rules = rules
         self.n = rules.players
-        self.seed = seed if seed is not None else random.randrange(2**31)
+        # None: a random int seed (below 2**31, so predictable); live play passes a secret
+        self.seed = random.randrange(2**31) if seed is None else check_seed(seed)
         self.match = match
-        self._rng = random.Random(self.seed)
+        self._rng = random_source(self.seed)
+        self.deals = ()
         self.hand_number = 0
         self.history: list[dict] = []          # summaries of finished hands
         self.moves: list[tuple[int, Any]] = []  # the log: (seat, move)
@@ -63,7 +74,7 @@ class GameBase:
         self._token: object | None = None      # identifies them (see ``apply``'s fast path)
 
     @property
-    def _rng(self) -> random.Random:
+    def _rng(self) -> random.Random | DealRandom:
         """The game's random source (dealing). A clone shares it with its original until one
         of them draws: that one first takes a private copy, so both deal as they would have."""
         r = self._rng_obj
@@ -72,8 +83,13 @@ class GameBase:
         return r
 
     @_rng.setter
-    def _rng(self, r: random.Random) -> None:
+    def _rng(self, r: random.Random | DealRandom) -> None:
         self._rng_obj = r
+
+    def _dealt(self, hands, undealt) -> None:
+        """Record the shuffle just made: the cards each seat is dealt, and those none is."""
+        self.deals = self.deals + (Deal(self.hand_number, tuple(tuple(sorted(h)) for h in hands),
+                                        tuple(sorted(undealt))),)
 
     def _check_turn(self, seat: int | None) -> int:
         """The seat to act; IllegalMove if the game is over or ``seat`` is not that seat."""

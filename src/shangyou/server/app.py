@@ -13,6 +13,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect
 
+from shangyou import fairness
 from shangyou.registry import aliases, preset_info, preset_names
 
 from . import schemas, views
@@ -189,12 +190,44 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
         m["log"] = {"format": "shangyou-log/1", "game": m["game"], "players": m["players"],
                     "seed": m["seed"], "match": True, "options": m["options"],
                     "moves": m["moves"]}
+        if m.get("commitment"):
+            m["log"]["commitment"] = m["commitment"]
         return m
 
-    @app.get("/api/matches/{match_id}", response_model=schemas.MatchOut)
-    async def get_match(match_id: str):
+    async def published(match_id: str) -> tuple[dict, object]:
+        """A finished match with its log as published: the deal secret (its ``seed``), the
+        commitment made at the start and the record of every deal (computed once, from the
+        log, in a thread)."""
         m = await finished(match_id)
+        entry = replays.entry(match_id) or replays.entry(match_id, m["log"])
+        if entry.deals is None:
+            entry.deals = await anyio.to_thread.run_sync(
+                entry.build, len(m["log"]["moves"]), fairness.deal_record)
+        m["log"]["deals"] = entry.deals
+        return m, entry
+
+    @app.get("/api/matches/{match_id}", response_model=schemas.MatchOut, responses=ERRORS)
+    async def get_match(match_id: str):
+        m, _ = await published(match_id)
         return {"log": m["log"], "result": m["result"], "names": m["names"]}
+
+    @app.get("/api/matches/{match_id}/verify", response_model=schemas.VerifyOut,
+             responses=ERRORS)
+    async def verify_match(match_id: str):
+        """The server's own check of a finished match's published log (``shangyou verify``
+        does the same anywhere): the secret matches the commitment, the log replays, the
+        deals follow from the secret."""
+        m, entry = await published(match_id)
+        if entry.verified is None:
+            report = await anyio.to_thread.run_sync(fairness.verify, m["log"])
+            logged = m["log"].get("commitment")
+            entry.verified = {
+                "ok": report.ok, "commitment": logged,
+                "commitment_ok": bool(logged) and report.commitment == logged,
+                "replays": report.moves == len(m["log"]["moves"]),
+                "deals_ok": bool(report.hands) and all(h.ok for h in report.hands),
+                "hands": len(report.hands), "reason": report.reason, "lines": report.lines()}
+        return entry.verified
 
     @app.get("/api/matches/{match_id}/step/{k}", response_model=schemas.ReplayStep)
     async def match_step(match_id: str, k: int, seat: str = "all"):

@@ -19,6 +19,8 @@ class _Entry:
         self.lock = threading.Lock()
         self.game = None
         self.pos = 0
+        self.deals: list | None = None        # the published record of every deal
+        self.verified: dict | None = None     # the server's check of the published log
 
     def fresh(self):
         log = self.log

@@ -334,6 +334,19 @@ class MatchOut(BaseModel):
     names: list[str | None]
 
 
+class VerifyOut(BaseModel):
+    """``GET /api/matches/{id}/verify``: the server's check of a finished match's published
+    log (``docs/fairness.md``)."""
+    ok: bool
+    commitment: str | None              # the commitment published at the start
+    commitment_ok: bool                 # the published secret hashes to it
+    replays: bool                       # every move of the log is legal with those deals
+    deals_ok: bool                      # the published deals are the secret's
+    hands: int                          # deals checked
+    reason: str | None                  # the first problem, if any
+    lines: list[str]                    # the report, as `shangyou verify` prints it
+
+
 class ReplayStep(BaseModel):
     """``GET /api/matches/{id}/step/{k}?seat=S|all|public`` (added): a finished match after its
     first ``k`` of ``n`` moves."""

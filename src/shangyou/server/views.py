@@ -15,10 +15,12 @@ from typing import Any
 
 import orjson
 
-# Events whose card(s) only the event's own seat may see: the card the loser of the previous
-# hand gives to the winner (``give``), and a card a seat receives (``receive``: sometimes public,
-# as in the Pits exchange, but the view shows what is public; the event keeps it to its seat).
-PRIVATE_CARD_EVENTS = frozenset({"give", "receive"})
+# Events whose card(s) only the event's own seat may see. None today: the one candidate was the
+# exchange between hands (``give``, ``receive``), and every exchange is played face up (seed
+# 000's pits exchange; seed 001: the exchanged cards are shown to all; docs/rules/
+# zheng-shangyou.md), so its events carry their cards to everyone, as the views'
+# ``exchanged`` does. A game with a private event names it here and it is masked for the rest.
+PRIVATE_CARD_EVENTS: frozenset[str] = frozenset()
 CARD_FIELDS = ("card", "cards")
 
 

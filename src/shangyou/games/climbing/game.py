@@ -139,6 +139,7 @@ class ClimbingGame(CompactView, GameBase):
         hands = [sorted(cards[(s - self.dealer) % n:dealt:n]) for s in range(n)]
         self.undealt = cards[dealt:]
         self.hands = hands
+        self._dealt(hands, self.undealt)
         self.dealt_counts = [len(h) for h in hands]
         self.counts_at_first_out: list[int] | None = None
         self.order: list[int] = []

@@ -90,7 +90,7 @@ class ShengJiGame(GameBase):
 
     PRIVATE_VIEW_KEYS = ("hand", "legal_moves", "pending", "buried")
     # see GameBase.clone; tricks: a finished trick's record never changes again
-    CLONE_SHARED = GameBase.CLONE_SHARED | {"trump"}
+    CLONE_SHARED = GameBase.CLONE_SHARED | {"trump", "_kitty_as_dealt"}
     CLONE_FLAT = GameBase.CLONE_FLAT | {
         "levels", "bid_log", "buried", "calls", "final_round", "friends", "kitty",
         "lead_units", "pending", "stock", "trick", "tricks"}
@@ -142,7 +142,8 @@ class ShengJiGame(GameBase):
         self.hand_number += 1
         cards = deck(r.decks)
         self._rng.shuffle(cards)
-        self.kitty = sorted(cards[:r.kitty])
+        self._kitty_as_dealt = tuple(cards[:r.kitty])
+        self.kitty = sorted(self._kitty_as_dealt)
         self.stock = cards[r.kitty:]         # drawn from the end, one at a time
         self.hands: list[list[int]] = [[] for _ in range(self.n)]
         self.level_rank = self.levels[self.declarer] if self.declarer is not None \
@@ -151,6 +152,11 @@ class ShengJiGame(GameBase):
         self.bid: dict | None = None         # {"seat", "card", "count"}
         self.bid_log: list[tuple[int, str]] = []
         self.next_draw = self.starter if self.declarer is None else self.declarer
+        # the draw order is fixed now (bids never change who draws next): the k-th card drawn,
+        # stock[-1 - k], goes to seat (next_draw + k) % n, so the deal is recorded at once
+        order = self.stock[::-1]
+        first = self.next_draw
+        self._dealt([order[(s - first) % self.n::self.n] for s in range(self.n)], self.kitty)
         self.final_round: list[int] | None = None
         self.buried: list[int] = []
         self.kitty_owner: int | None = None
@@ -245,7 +251,11 @@ class ShengJiGame(GameBase):
         self._give_kitty(self.declarer)
 
     def _kitty_order(self) -> list[int]:
-        # the kitty as it lies (deal order), for "the first card": a fixed shuffle of the seed
+        """The kitty's plain cards as they lie, for "the first card" (no bid). With a secret
+        seed that is the order the shuffle left them in; an int seed keeps its historical
+        rule, a fixed shuffle of the seed and hand number (so old logs replay unchanged)."""
+        if isinstance(self.seed, str):
+            return [c for c in self._kitty_as_dealt if c < BJ_CODE]
         order = [c for c in self.kitty if c < BJ_CODE]
         random.Random(self.seed * 7 + self.hand_number).shuffle(order)
         return order
