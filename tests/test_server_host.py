@@ -158,7 +158,7 @@ def test_close_ends_the_table_for_everyone(client):
     watcher = Player(client, tid, "W")
     ann.send({"type": "close"})
     for p in (ann, watcher):
-        s = p.state_until(lambda s: s["table"]["status"] == "closed")
+        p.state_until(lambda s: s["table"]["status"] == "closed")
         assert skip_to(p, "error")["code"] == "closed"
         with pytest.raises(WebSocketDisconnect) as e:
             p.recv()
@@ -327,7 +327,7 @@ def test_deep_json_and_bounded_options(client):
     assert p.error()["code"] == "bad_message"
     deep = "{" + '"a":' * 1 + "[" * 5000 + "]" * 5000 + "}"
     r = client.post("/api/tables", content=deep, headers={"content-type": "application/json"})
-    assert r.status_code == 400 and r.json()["code"] == "bad_request"
+    assert r.status_code == 422 and r.json()["code"] == "bad_request"
     for options in ({"target": 10 ** 30}, {"hands": 10 ** 9}, {"x" * 40: 1}, {"target": "y" * 40}):
         r = client.post("/api/tables", json={"game": "owen", "players": 2, "options": options})
         assert r.status_code == 422, options
