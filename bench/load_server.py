@@ -15,7 +15,10 @@ all tables advanced), error messages and moves lost (a sent move that never prod
 state), and reads the server's CPU time (so: CPU milliseconds per move served, and how busy the
 server's core was). On Linux the server is pinned to the first CPU and this script to the
 others, so that the two do not take turns on one core. Finished matches start again until the
-time is up. Not a test: figures go to docs/benchmarks.md.
+time is up. The server is started with ``--allow-address 127.0.0.1/32``: all of this script's
+clients come from one address, which the per-address limits (docs/security.md) would refuse past
+10 tables a minute and 32 sockets; the allowance multiplies those limits for loopback only, and
+every other check stays on. Not a test: figures go to docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -66,14 +69,16 @@ class Table:
     async def setup(self) -> None:
         """Create the table, connect its clients, sit, fill with bots, start (not measured)."""
         body = {"game": self.game, "players": self.players, "options": {}, "bots": "greedy"}
-        tid = (await asyncio.to_thread(post, self.base + "/api/tables", body))["table_id"]
+        made = await asyncio.to_thread(post, self.base + "/api/tables", body)
+        tid = made["table_id"]
         url = f"{self.ws_base}/ws/{tid}"
         self.n_clients = 1 + self.spectators
         self.conns = [await websockets.connect(url, max_size=2**22, compression=None)
                       for _ in range(self.n_clients)]
         player = self.conns[0]
-        for i, c in enumerate(self.conns):
-            await c.send(json.dumps({"type": "hello", "token": None, "name": f"c{i}"}))
+        for i, c in enumerate(self.conns):      # the player is the table's host
+            await c.send(json.dumps({"type": "hello", "token": made["host_token"] if i == 0
+                                     else None, "name": f"c{i}"}))
         await player.send(json.dumps({"type": "sit", "seat": 0, "name": "load"}))
         await player.send(json.dumps({"type": "bots", "level": "greedy"}))
         await player.send(json.dumps({"type": "start"}))
@@ -146,8 +151,10 @@ async def main_async(a) -> dict:
     port = free_port()
     data = tempfile.mkdtemp(prefix="shangyou-load-")
     env = dict(os.environ, PYTHONUNBUFFERED="1")
+    allowance = [] if a.no_allowance else ["--allow-address", "127.0.0.1/32"]
     proc = subprocess.Popen([sys.executable, "-m", "shangyou.server", "--port", str(port),
-                             "--data", data, "--bot-delay", str(a.bot_delay), "--ws", a.ws],
+                             "--data", data, "--bot-delay", str(a.bot_delay), "--ws", a.ws,
+                             *allowance],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     pinned = pin(proc.pid)
     base, ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
@@ -232,6 +239,10 @@ def main(argv=None) -> int:
     p.add_argument("--think", type=float, default=1.0,
                    help="seconds the scripted player waits before each move")
     p.add_argument("--ws", default="auto", help="uvicorn's WebSocket implementation")
+    p.add_argument("--no-allowance", action="store_true",
+                   help="run without the loopback allowance (the per-address limits then refuse "
+                   "this script's tables and sockets past the defaults: 10 tables a minute, "
+                   "32 sockets)")
     p.add_argument("--warmup", type=float, default=3.0,
                    help="seconds between the last table starting and the measurement")
     a = p.parse_args(argv)

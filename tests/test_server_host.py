@@ -5,6 +5,7 @@ docs/fairness.md). Every refusal is checked to change nothing."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import warnings
 
@@ -25,19 +26,22 @@ with warnings.catch_warnings():
 pytestmark = pytest.mark.timeout(90)
 
 
+@contextlib.contextmanager
 def make_client(tmp_path, **limits):
-    return TestClient(create_app(data_dir=tmp_path / "data", bot_delay=0,
-                                 limits=Limits(**limits)))
-
-
-@pytest.fixture
-def client(tmp_path):
-    with make_client(tmp_path) as c:
+    """A client of a server with these limits; its sockets are closed before it stops."""
+    with TestClient(create_app(data_dir=tmp_path / "data", bot_delay=0,
+                               limits=Limits(**limits))) as c:
         try:
             yield c
         finally:
             while OPEN:
                 OPEN.pop().close()
+
+
+@pytest.fixture
+def client(tmp_path):
+    with make_client(tmp_path) as c:
+        yield c
 
 
 def skip_to(p: Player, kind: str) -> dict:
@@ -115,6 +119,7 @@ def test_host_role_handed_on_and_kick_during_a_match(client):
     bob.sit(1)
     ann.send({"type": "host", "seat": 1})
     assert skip_to(bob, "welcome")["host"] is True
+    assert skip_to(ann, "welcome")["host"] is False
     s = ann.state_until(lambda s: s["table"]["host"] == 1)
     ann.send({"type": "start"})
     assert ann.error()["code"] == "not_host"
@@ -138,9 +143,9 @@ def test_absent_person_loses_a_waiting_seat_and_the_host_role_moves(tmp_path):
         bob = Player(client, tid, "Bob")
         bob.sit(1)
         ann.close()                              # the host goes away: after the grace period
+        assert skip_to(bob, "welcome")["host"] is True    # the role passes to a person here
         s = bob.state_until(lambda s: s["table"]["seats"][0]["kind"] == "empty")
-        assert s["table"]["host"] == 1           # ... the role passes to a connected person
-        assert skip_to(bob, "welcome")["host"] is True
+        assert s["table"]["host"] == 1
         bob.send({"type": "bots"})
         bob.send({"type": "start"})
         bob.state_until(lambda s: s["table"]["status"] == "playing")
@@ -153,7 +158,7 @@ def test_close_ends_the_table_for_everyone(client):
     watcher = Player(client, tid, "W")
     ann.send({"type": "close"})
     for p in (ann, watcher):
-        s = p.state_until(lambda s: s["table"]["status"] == "closed")
+        p.state_until(lambda s: s["table"]["status"] == "closed")
         assert skip_to(p, "error")["code"] == "closed"
         with pytest.raises(WebSocketDisconnect) as e:
             p.recv()

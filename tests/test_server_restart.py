@@ -27,14 +27,14 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, port: int, data):
+    def __init__(self, port: int, data, *args: str):
         self.port = port
         self.base = f"http://127.0.0.1:{port}"
         self.output = data.parent / f"server-{time.monotonic_ns()}.log"
         self.out = open(self.output, "w")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "shangyou.server", "--port", str(port), "--data", str(data),
-             "--bot-delay", "0"],
+             "--bot-delay", "0", *args],
             stdout=self.out, stderr=subprocess.STDOUT, text=True)
         deadline = time.monotonic() + 20
         while True:

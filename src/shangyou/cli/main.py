@@ -257,6 +257,8 @@ def serve(
         help="Another origin whose pages may open sockets (repeatable).")] = None,
     allow_address: Annotated[list[str] | None, typer.Option(
         help="A network (CIDR) whose clients get 100x the per-address limits.")] = None,
+    limit: Annotated[list[str] | None, typer.Option(
+        help="Change one limit of docs/security.md: NAME=VALUE (repeatable).")] = None,
 ) -> None:
     """Start the web server (tables, bots, spectators, replays) and print its URL."""
     from ..server.__main__ import main as server_main
@@ -267,6 +269,8 @@ def serve(
         args += ["--allow-origin", o]
     for n in allow_address or ():
         args += ["--allow-address", n]
+    for item in limit or ():
+        args += ["--limit", item]
     raise typer.Exit(server_main(args))
 
 

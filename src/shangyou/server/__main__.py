@@ -7,6 +7,29 @@ import logging
 import sys
 
 
+def parse_limits(items: list[str]) -> dict:
+    """``NAME=VALUE`` pairs as Limits fields of their own types; ValueError naming the bad one."""
+    from dataclasses import fields
+
+    from .limits import Limits
+    kinds = {f.name: f.type for f in fields(Limits) if f.type in ("int", "float")}
+    out: dict = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        name = name.strip().replace("-", "_")
+        if not sep or name not in kinds:
+            raise ValueError(f"--limit {item!r}: use NAME=VALUE with NAME one of "
+                             + ", ".join(sorted(kinds)))
+        try:
+            number = int(value) if kinds[name] == "int" else float(value)
+        except ValueError:
+            raise ValueError(f"--limit {name}: {value!r} is not a number") from None
+        if number < 0:
+            raise ValueError(f"--limit {name}: must not be negative")
+        out[name] = number
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m shangyou.server",
                                 description="The shangyou web server: play in the browser.")
@@ -27,6 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--allow-address", action="append", default=[], metavar="CIDR",
                    help="clients of this network get 100 times the per-address limits "
                    "(repeatable; e.g. 127.0.0.1/32 for a load test on loopback)")
+    p.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
+                   help="change one limit of docs/security.md (repeatable), e.g. "
+                   "--limit tables_per_minute=30")
     p.add_argument("--log-level", default="warning",
                    choices=["critical", "error", "warning", "info", "debug"])
     a = p.parse_args(argv)
@@ -38,10 +64,11 @@ def main(argv: list[str] | None = None) -> int:
 
     logging.basicConfig(level=a.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     try:
-        limits = Limits(origins=tuple(a.allow_origin), allowance=tuple(a.allow_address))
+        limits = Limits(origins=tuple(a.allow_origin), allowance=tuple(a.allow_address),
+                        **parse_limits(a.limit))
         limits.networks()
     except ValueError as e:
-        p.error(f"--allow-address: {e}")
+        p.error(str(e))
     app = create_app(db_url=a.db, data_dir=a.data, bot_delay=a.bot_delay, limits=limits)
     import gc
     gc.collect()

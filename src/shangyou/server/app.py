@@ -28,7 +28,8 @@ log = logging.getLogger("shangyou.server")
 STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
 HTTP_CODES = {400: "bad_request", 403: "forbidden", 404: "not_found", 405: "not_allowed",
               408: "too_slow", 413: "too_big", 422: "bad_request", 429: "rate_limited"}
-ERRORS = {422: {"model": schemas.HttpError}, 429: {"model": schemas.HttpError}}
+ERRORS = {status: {"model": schemas.HttpError, "description": code}
+          for status, code in HTTP_CODES.items() if status not in (403, 405)}
 PAGES = {"lobby": "lobby.html", "table": "table.html", "replay": "replay.html"}
 
 _PLACEHOLDER = """<!doctype html>
@@ -98,6 +99,8 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException):
+        if isinstance(exc.__cause__, RecursionError):     # a body nested too deeply to parse
+            return _error(422, "the request body is nested too deeply")
         return _error(exc.status_code, str(exc.detail))
 
     @app.exception_handler(RecursionError)
@@ -147,7 +150,7 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
     async def healthz():
         return {"ok": True}
 
-    @app.get("/api/presets", response_model=list[schemas.PresetOut])
+    @app.get("/api/presets", response_model=list[schemas.PresetOut], responses=ERRORS)
     async def presets():
         return presets_cache
 
@@ -229,7 +232,8 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
                 "hands": len(report.hands), "reason": report.reason, "lines": report.lines()}
         return entry.verified
 
-    @app.get("/api/matches/{match_id}/step/{k}", response_model=schemas.ReplayStep)
+    @app.get("/api/matches/{match_id}/step/{k}", response_model=schemas.ReplayStep,
+             responses=ERRORS)
     async def match_step(match_id: str, k: int, seat: str = "all"):
         entry = replays.entry(match_id)
         if entry is None:

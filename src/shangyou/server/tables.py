@@ -320,7 +320,8 @@ class TableManager(Autoplay, HostActions):
             if raw is None:
                 raise ActionError("bad_json", "empty message")
             size = len(raw) if isinstance(raw, bytes) else \
-                (len(raw) if len(raw) > schemas.MAX_MESSAGE_BYTES else len(raw.encode("utf-8")))
+                (len(raw) if len(raw) > schemas.MAX_MESSAGE_BYTES
+                 else len(raw.encode("utf-8", "surrogatepass")))
             if size > schemas.MAX_MESSAGE_BYTES:
                 raise ActionError("too_big", f"a message may be at most "
                                   f"{schemas.MAX_MESSAGE_BYTES} bytes")
