@@ -182,6 +182,7 @@ def test_the_host_moves_adds_removes_changes_options_and_starts(server, browser,
     sp.wait_for_selector("#kicked-banner:not([hidden])")
     assert "host" in sp.text_content("#kicked-banner")
     sp.wait_for_function("document.body.dataset.seat === ''")
+    assert sp.locator("#seat-list .sit").count() == 0, "no seat offered to that socket again"
     table_id = url.rsplit("/", 1)[1]
     assert sp.evaluate("k => localStorage.getItem(k)", f"shangyou.token.{table_id}") is None
     hp.wait_for_function("window.__shangyou.table.seats[2].kind === 'empty'")

@@ -79,6 +79,7 @@ function connect() {
   S.ws = ws;
   ws.addEventListener("open", () => {
     S.retry = 0;
+    S.kicked = false;
     // the log asks for the events it lacks (all of them on a new device or tab)
     send({ type: "hello", token: localStorage.getItem(TOKEN_KEY) || null, name: myName(),
            since: S.log.moves || 0, ...(S.log.match ? { match: S.log.match } : {}) });
@@ -178,6 +179,7 @@ function tableClosed() {
 
 function kicked() {
   S.mySeat = null;
+  S.kicked = true;           // this socket may not sit again (a new one may)
   if (!Host.H.me) localStorage.removeItem(TOKEN_KEY);
   const box = $("kicked-banner");
   box.dataset.i18n = "t.kicked";
@@ -508,7 +510,7 @@ function renderWaiting(show) {
       h("span", { class: "seat-label" }, t("t.seatN", { n: s.seat + 1 }), ": ", label,
         s.seat === S.mySeat ? ` — ${t("t.you")}` : "",
         s.kind === "human" && s.seat === tb.host ? [" ", h("span", { class: "tag host" }, t("t.hostTag"))] : null));
-    if (s.kind === "empty") {
+    if (s.kind === "empty" && !S.kicked) {
       li.append(h("button", { type: "button", class: "sit", dataset: { seat: String(s.seat) },
         onclick: () => sit(s.seat) }, me ? t("t.moveHere") : t("t.sitHere")));
     }
