@@ -21,8 +21,9 @@ from pathlib import Path
 import pytest
 
 from test_browser import _get_json, browser, serve  # noqa: F401 (browser: a fixture)
-from test_browser_table import (AXE, DESKTOP, LOOPBACK, _axe, _hand, _hint_and_play, _shot, _sit,
-                                _start, _table, _wait_my_turn, _watch)
+from test_browser_table import (AXE, DESKTOP, LOOPBACK, PHONE, _axe, _hand, _hint_and_play,
+                                _no_horizontal_scroll, _shot, _sit, _start, _table,
+                                _wait_my_turn, _watch)
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -128,6 +129,10 @@ def test_the_host_has_the_tools_and_a_stranger_has_none(server, browser, errors)
     _shot(sp, "host-stranger-desktop.png")
     assert AXE.is_file(), "axe-core is missing: run `npm ci`"
     assert not _axe(hp), _axe(hp)
+    hp.set_viewport_size(PHONE)
+    _no_horizontal_scroll(hp)
+    _shot(hp, "host-tools-phone.png")
+    hp.set_viewport_size(DESKTOP)
     hp.click("#host-options")
     hp.wait_for_selector("#options-dialog[open] #hopt-target")
     assert not _axe(hp), _axe(hp)

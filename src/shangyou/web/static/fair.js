@@ -223,9 +223,9 @@ export async function fairPanel(box, matchId, log) {
   const list = h("ul", { class: "checks", id: "fair-checks" });
   const json = JSON.stringify(log, null, 1);
   const file = `shangyou-${matchId}.json`;
-  const link = h("a", { id: "fair-download", download: file,
-                        href: URL.createObjectURL(new Blob([json], { type: "application/json" })) },
-                 t("fair.download"));
+  if (box.dataset.url) URL.revokeObjectURL(box.dataset.url);     // the panel drawn before
+  box.dataset.url = URL.createObjectURL(new Blob([json], { type: "application/json" }));
+  const link = h("a", { id: "fair-download", download: file, href: box.dataset.url }, t("fair.download"));
   box.replaceChildren(
     h("h2", { id: "fair-title" }, t("fair.title")),
     h("p", {}, t("fair.intro")),
