@@ -164,7 +164,10 @@ def test_close_ends_the_table_for_everyone(client):
             p.recv()
         assert e.value.code == 4410
     late = Player(client, tid, hello=False)
-    assert late.recv()["code"] == "no_table"
+    assert late.recv()["code"] == "closed"               # not "no such table": it was closed
+    with pytest.raises(WebSocketDisconnect) as e:
+        late.recv()
+    assert e.value.code == 4410
     assert client.get("/api/tables").json()["total"] == 0
 
 
@@ -269,7 +272,7 @@ def test_waiting_tables_expire_and_idle_ones_leave_memory(tmp_path):
         assert swept.expired == 1 and swept.ids == [old]
         assert old not in manager.tables and watched in manager.tables
         late = Player(client, old, hello=False)
-        assert late.recv()["code"] == "no_table"           # expired: gone for good
+        assert late.recv()["code"] == "closed"             # expired: gone for good
         assert client.get("/api/tables").json()["total"] == 1
         w.close()
         late.close()
@@ -334,8 +337,16 @@ def test_deep_json_and_bounded_options(client):
     r = client.post("/api/tables", json={"game": "winner", "players": 4,
                                          "options": {"hands": 10 ** 3 + 1}})
     assert r.status_code == 422
+    # a short list of values is an option value too (Sheng ji's ranks that must be played)
+    r = client.post("/api/tables", json={"game": "sheng-ji", "options": {
+        "must_play_ranks": ["5", "10", "K"]}})
+    assert r.status_code == 200, r.text
+    for bad in ([[1]], list(range(17)), ["x" * 40]):
+        r = client.post("/api/tables", json={"game": "sheng-ji", "options": {
+            "must_play_ranks": bad}})
+        assert r.status_code == 422, bad
     assert stored(client, tid) == before
-    assert client.get("/api/tables").json()["total"] == 1
+    assert client.get("/api/tables").json()["total"] == 2
 
 
 def test_http_body_limit_any_encoding(client):

@@ -262,9 +262,19 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
         await ws.accept()
         table = await manager.get(table_id)
         if table is None:
-            await ws.send_json({"type": "error", "code": "no_table",
-                                "message": f"no table {table_id[:40]!r}"})
-            await ws.close(4404)
+            status = None
+            if 0 < len(table_id) <= 32:
+                status = await state["store"].call("table_status", table_id)
+            if status in ("closed", "expired"):
+                why = "its host closed it" if status == "closed" else \
+                    "nobody used it for a while"
+                await ws.send_json({"type": "error", "code": "closed",
+                                    "message": f"this table was closed: {why}"})
+                await ws.close(4410)
+            else:
+                await ws.send_json({"type": "error", "code": "no_table",
+                                    "message": f"no table {table_id[:40]!r}"})
+                await ws.close(4404)
             return
         conn = manager.new_conn(table, ws, ws.client.host if ws.client else None)
         if conn is None:

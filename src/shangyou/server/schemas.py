@@ -122,9 +122,11 @@ class Swap(_Client):
     to: StrictInt
 
 
-OptionValue = Union[StrictBool, Annotated[StrictInt, Field(ge=-OPTION_INT_MAX,
-                                                           le=OPTION_INT_MAX)],
-                    Annotated[StrictStr, Field(max_length=OPTION_STR_MAX)], None]
+OptionScalar = Union[StrictBool, Annotated[StrictInt, Field(ge=-OPTION_INT_MAX,
+                                                            le=OPTION_INT_MAX)],
+                     Annotated[StrictStr, Field(max_length=OPTION_STR_MAX)]]
+# a value, or a short list of them (Sheng ji's must_play_ranks)
+OptionValue = Union[OptionScalar, Annotated[list[OptionScalar], Field(max_length=16)], None]
 OptionKey = Annotated[StrictStr, Field(min_length=1, max_length=OPTION_KEY_MAX)]
 
 

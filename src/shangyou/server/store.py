@@ -180,6 +180,10 @@ class Store:
                           .values(status="expired"))
             return ids
 
+    def table_status(self, table_id: str) -> str | None:
+        with self.session() as s:
+            return s.scalar(select(TableRow.status).where(TableRow.id == table_id))
+
     def count_waiting(self) -> int:
         with self.session() as s:
             return s.scalar(select(func.count()).select_from(TableRow)
