@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import random
 import secrets
 import time
@@ -18,6 +17,7 @@ from shangyou.bots.base import make_bot
 
 from . import schemas
 from .model import ActionError, Seat, Table
+from .workers import BotPool
 
 log = logging.getLogger("shangyou.server")
 
@@ -99,10 +99,9 @@ class Autoplay:
             version = table.version
             level = table.seats[seat].bot_level or table.bot_level
             view = g.view(seat)
-        loop = asyncio.get_running_loop()
         try:
-            text = await loop.run_in_executor(self._bot_pool(), _choose_in_worker, level,
-                                              secrets.randbits(32), view)
+            text = await self._bot_pool().run(_choose_in_worker, level, secrets.randbits(32),
+                                              view)
         except Exception:
             log.exception("table %s: the %s bot at seat %d failed", table.id, level, seat)
             text = None
@@ -113,16 +112,12 @@ class Autoplay:
 
     def _shutdown_pool(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool.shutdown()
             self._pool = None
 
-    def _bot_pool(self):
+    def _bot_pool(self) -> BotPool:
         if self._pool is None:
-            import concurrent.futures
-            import multiprocessing
-            self._pool = concurrent.futures.ProcessPoolExecutor(
-                max_workers=max(1, min(4, (os.cpu_count() or 2) - 1)),
-                mp_context=multiprocessing.get_context("spawn"))
+            self._pool = BotPool()
         return self._pool
 
     async def _bot_step(self, table: Table) -> bool:
