@@ -355,6 +355,14 @@ def test_ray_local_gives_the_same_results(tmp_path):
     assert not ray.is_initialized()
 
 
+def test_ray_missing_is_refused_before_the_folder_is_made(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)          # import ray: ImportError
+    cfg = make_config("owen", "greedy,random,random,random", seed=1)
+    with pytest.raises(ValueError, match=r"--ray needs Ray: pip install"):
+        run_tournament(cfg, 2, tmp_path / "out", workers=1, ray_address="local")
+    assert not (tmp_path / "out").exists()
+
+
 def test_pooled_folders_are_one_tournament_and_stay_unchanged(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     ra = run_tournament(make_config(CFG[0], CFG[1], seed=7), 3, a, workers=1)
@@ -398,11 +406,15 @@ def test_pooling_refuses_what_is_not_the_same_tournament(tmp_path):
 
 
 # ----------------------------------------------------------------------------- the command
-def _cli(*args, cwd, command="tournament"):
+def _cli(*args, cwd, command="tournament", pythonpath=()):
     env = dict(os.environ, COLUMNS="160")
     if env.get("PYTHONPATH"):       # runs in another folder: keep a relative path working
         env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p)
                                             for p in env["PYTHONPATH"].split(os.pathsep))
+    if pythonpath:                  # these first
+        env["PYTHONPATH"] = os.pathsep.join([*map(str, pythonpath)]
+                                            + ([env["PYTHONPATH"]] if env.get("PYTHONPATH")
+                                               else []))
     return subprocess.run([SCRIPT, command, *args], capture_output=True, text=True,
                           env=env, cwd=cwd, timeout=180)
 
@@ -448,6 +460,19 @@ def test_cli_tournament_report(tmp_path):
     bad = _cli("s2", "nowhere", cwd=tmp_path, command="tournament-report")
     assert bad.returncode == 2 and "no tournament there" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_cli_ray_missing(tmp_path):
+    """``--ray`` where Ray does not import: one line, exit 2, and no output folder."""
+    fake = tmp_path / "no-ray"
+    fake.mkdir()
+    (fake / "ray.py").write_text("raise ImportError(\"No module named 'ray'\")\n")
+    r = _cli("--game", "owen", "--bots", "greedy,random,random,random", "--hands", "2",
+             "--ray", "local", "--out", "out", cwd=tmp_path, pythonpath=[fake])
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip() == "Error: --ray needs Ray: pip install 'shangyou[cluster]'"
+    assert not (tmp_path / "out").exists()
+    assert not (tmp_path / "tournaments").exists()
 
 
 @pytest.mark.parametrize("args,fragment", [

@@ -2,8 +2,9 @@
 ``shangyou tournament-report``: the finished deals of one or more such runs, pooled.
 
 Bad input (unknown game, level or option, a bot count that does not fit the table, an output
-folder holding another tournament) prints one line and exits 2; Ctrl-C keeps the finished deals
-and exits 130 (the same command resumes).
+folder holding another tournament, ``--ray`` without Ray installed: checked before the output
+folder is made) prints one line and exits 2; Ctrl-C keeps the finished deals and exits 130 (the
+same command resumes).
 """
 
 from __future__ import annotations
@@ -76,6 +77,12 @@ def tournament(
         import openskill  # noqa: F401
     except ImportError:
         fail("tournaments need openskill and matplotlib: pip install 'shangyou[tournament]'")
+    if ray:
+        from ..tournament.runner import require_ray
+        try:
+            require_ray()             # before the output folder is made
+        except ValueError as e:
+            fail(str(e))
     folder = out if out is not None else default_out(cfg.game, cfg.players, cfg.bots,
                                                      cfg.seed, cfg.options, cfg.rotations)
     console = Console(stderr=True)

@@ -355,6 +355,8 @@ def run(cfg: Config, deals: int, out: Path, workers: int | None = None,
     """
     if deals < 1:
         raise ValueError("a tournament needs at least one deal")
+    if ray_address:
+        require_ray()                 # before anything is written
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / RECORDS
@@ -414,11 +416,17 @@ def _run_pool(cfg: Config, todo: list[int], workers: int, finished) -> None:
             raise
 
 
-def _run_ray(cfg: Config, todo: list[int], address: str, workers: int, finished) -> None:
+def require_ray():
+    """The ``ray`` module; ValueError (one line) where Ray cannot be imported."""
     try:
         import ray
     except ImportError:
         raise ValueError("--ray needs Ray: pip install 'shangyou[cluster]'") from None
+    return ray
+
+
+def _run_ray(cfg: Config, todo: list[int], address: str, workers: int, finished) -> None:
+    ray = require_ray()
     started = False
     if not ray.is_initialized():
         try:
