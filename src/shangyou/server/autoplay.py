@@ -200,11 +200,7 @@ class Autoplay:
             heir = next((s for s in table.seats if s.kind == "human" and s.connections > 0
                          and s.token_hash is not None), None)
             if heir is not None:
-                await self._save_table(table, host_hash=heir.token_hash)
-                table.host_hash = heir.token_hash
-                for c in table.conns:
-                    if c.token_hash is not None:
-                        self._welcome(table, c, c.token)
+                await self._set_host(table, heir.token_hash)
         self._broadcast(table, [])
 
     def _arm_timer(self, table: Table) -> None:

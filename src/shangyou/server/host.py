@@ -144,12 +144,17 @@ class HostActions:
         s = table.seats[i]
         if s.kind != "human" or s.token_hash is None:
             raise ActionError("bad_message", f"host: seat {i} holds no person")
-        await self._save_table(table, host_hash=s.token_hash)
-        table.host_hash = s.token_hash
+        await self._set_host(table, s.token_hash)
+        self._broadcast(table, [])
+
+    async def _set_host(self, table: Table, token_hash: str) -> None:
+        """The holder of ``token_hash`` is the host now: stored, and every client that proved
+        a token gets a new ``welcome`` (its ``host`` may have changed)."""
+        await self._save_table(table, host_hash=token_hash)
+        table.host_hash = token_hash
         for c in table.conns:
             if c.token_hash is not None:
                 self._welcome(table, c, c.token)
-        self._broadcast(table, [])
 
     async def _close(self, table: Table, conn, msg: schemas.Close) -> None:
         """Close the table: a live match stops where it is (its moves stay stored, it gets no
