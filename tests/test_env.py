@@ -524,3 +524,108 @@ def test_c_sort_equals_python_sort(name, players):
     assert a == before
     with pytest.raises(ValueError, match="card code"):
         fast.sort_moves([Move("play", (3,)), Move("play", (60,))], encoding.KIND_INDEX)
+
+
+def always_more(mask):
+    """The id a policy that always pages picks: MORE when the page has it, else the first."""
+    return len(mask) - 1 if mask[-1] and mask[:-1].sum() else int(np.flatnonzero(mask)[0])
+
+
+def test_always_more_is_truncated_in_the_aec_env():
+    assert sy_env.raw_env().max_steps == sy_env.DEFAULT_MAX_STEPS
+    e = sy_env.env("zheng-shangyou/pagat", max_candidates=2, max_steps=40)
+    e.reset(seed=3)
+    steps = 0
+    for agent in e.agent_iter():
+        obs, reward, term, trunc, info = e.last()
+        if term or trunc:
+            assert trunc and not term and reward == 0 and info == {"max_steps": 40}
+            e.step(None)
+            continue
+        e.step(always_more(obs["action_mask"]))
+        steps += 1
+    assert steps == 40 and not e.unwrapped.game.over and e.agents == []
+    e.reset(seed=3)                  # a new episode counts from 0 again
+    assert e.unwrapped.num_steps == 0 and not any(e.truncations.values())
+    quiet(api_test, sy_env.env("zheng-shangyou/pagat", max_candidates=3, max_steps=9),
+          num_cycles=100)
+    for bad in (0, -1, 2.5, True, "9"):
+        with pytest.raises(ValueError, match="max_steps"):
+            sy_env.raw_env(max_steps=bad)
+
+
+def test_always_more_is_truncated_in_the_single_agent_env():
+    e = sy_env.single_agent("zheng-shangyou/pagat", opponents="random", max_candidates=2,
+                            max_steps=25)
+    assert sy_env.single_agent().max_steps == sy_env.DEFAULT_MAX_STEPS
+    obs, _ = e.reset(seed=4)
+    for step in range(1, 26):
+        obs, reward, term, trunc, info = e.step(always_more(obs["action_mask"]))
+        if term:
+            pytest.fail("the always-MORE policy ended a hand")
+        if trunc:
+            break
+    assert step == 25 and trunc and reward == 0.0 and info == {"max_steps": 25}
+    with pytest.raises(RuntimeError, match="reset"):
+        e.step(0)
+    obs, _ = e.reset(seed=4)         # the limit counts per episode
+    _, _, term, trunc, _ = e.step(always_more(obs["action_mask"]))
+    assert not trunc and not term
+    # no limit: a sensible policy ends its hands
+    e = sy_env.single_agent("zheng-shangyou/pagat", opponents="random", max_steps=None)
+    obs, _ = e.reset(seed=1)
+    term = trunc = False
+    while not (term or trunc):
+        obs, _, term, trunc, _ = e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert term and not trunc
+
+
+def test_batch_sim_truncates_at_max_steps():
+    from shangyou.env.batch import BatchSim
+    sim = BatchSim("zheng-shangyou/pagat", n_games=3, seed=0, max_candidates=2, max_steps=6,
+                   observe=False)
+    for step in range(1, 7):
+        acts = [always_more(m) for m in sim.observe()[1]]
+        *_, rewards, done = sim.step(acts)
+        assert not rewards.any()
+        assert done.all() == (step == 6) and sim.truncated.all() == (step == 6)
+    assert (sim.episode_steps == 0).all() and (sim.episodes == 0).all()
+    sim.step([always_more(m) for m in sim.observe()[1]])
+    assert not sim.truncated.any() and (sim.episode_steps == 1).all()
+
+
+def test_gymnasium_make_and_vector_envs():
+    import gymnasium
+    from gymnasium.vector import SyncVectorEnv
+    ids = sy_env.gym_ids()
+    assert set(ids.values()) == set(shangyou.preset_names())
+    assert "shangyou/pagat-v0" in ids and "shangyou/sheng-ji-zhao-pengyou-v0" in ids
+    for env_id, preset in ids.items():
+        g = gymnasium.make(env_id, opponents="random")
+        assert g.unwrapped.aec.preset == preset and g.spec.id == env_id
+        obs, _ = g.reset(seed=0)
+        g.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    g = gymnasium.make("shangyou/zheng-fen-v0", players=5, seat=2, max_steps=7)
+    assert (g.unwrapped.aec.players, g.unwrapped.seat, g.unwrapped.max_steps) == (5, 2, 7)
+    # a vector env over the single-agent wrapper: a hand that ends starts the next one
+    n = 3
+    vec = SyncVectorEnv([lambda i=i: sy_env.single_agent("zheng-shangyou/pagat", seat=i,
+                                                         opponents="random") for i in range(n)])
+    made = gymnasium.make_vec("shangyou/pagat-v0", num_envs=n, vectorization_mode="sync",
+                              opponents="random")
+    for v in (vec, made):
+        obs, _ = v.reset(seed=5)
+        assert obs["observation"].shape == (n, vec.single_observation_space["observation"]
+                                            .shape[0])
+        rng = np.random.default_rng(0)
+        ended = np.zeros(n, bool)
+        for _ in range(400):
+            masks = obs["action_mask"]
+            acts = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+            obs, reward, term, trunc, _ = v.step(acts)
+            assert not trunc.any() and not reward[~term].any()
+            ended |= term
+            if ended.all():
+                break
+        assert ended.all()
+        v.close()

@@ -1,5 +1,6 @@
-"""Research environments: PettingZoo AEC per preset, a Gymnasium single-agent wrapper, and a
-batch simulator. See ``docs/env.md``.
+"""Research environments: PettingZoo AEC per preset, a Gymnasium single-agent wrapper
+(registered with Gymnasium as ``shangyou/<preset>-v0``), and a batch simulator. See
+``docs/env.md``.
 
 >>> from shangyou import env as sy_env
 >>> e = sy_env.make("zheng-shangyou/pagat", players=5)
@@ -13,11 +14,48 @@ Needs the ``env`` extra (``pip install 'shangyou[env]'``: numpy, gymnasium, pett
 
 from __future__ import annotations
 
-from .aec import ShangyouAEC, rewards_of
+try:
+    import gymnasium
+    import numpy  # noqa: F401
+    import pettingzoo  # noqa: F401
+except ModuleNotFoundError as missing:      # one line that says what to install
+    raise ModuleNotFoundError(
+        f"shangyou.env needs numpy, gymnasium and pettingzoo ({missing.name} is missing): "
+        "pip install 'shangyou[env]'", name=missing.name) from None
+
+from .. import preset_names
+from .aec import DEFAULT_MAX_STEPS, ShangyouAEC, rewards_of
 from .encoding import KINDS, CAND_WIDTH, move_key, parse_move
 
 __all__ = ["ShangyouAEC", "make", "raw_env", "env", "single_agent", "rewards_of", "KINDS",
-           "CAND_WIDTH", "move_key", "parse_move"]
+           "CAND_WIDTH", "move_key", "parse_move", "DEFAULT_MAX_STEPS", "gym_ids",
+           "register_envs"]
+
+
+def gym_id(preset: str) -> str:
+    """The Gymnasium id of a preset: ``shangyou/pagat-v0`` for ``zheng-shangyou/pagat``,
+    ``shangyou/sheng-ji-zhao-pengyou-v0`` for ``sheng-ji/zhao-pengyou``."""
+    family, _, rest = preset.partition("/")
+    slug = rest if family == "zheng-shangyou" else preset.replace("/", "-")
+    return f"shangyou/{slug}-v0"
+
+
+def gym_ids() -> dict[str, str]:
+    """Every preset's Gymnasium id → the preset name."""
+    return {gym_id(name): name for name in preset_names()}
+
+
+def register_envs() -> None:
+    """Register the single-agent wrapper of every preset with Gymnasium (done on import of
+    ``shangyou.env``): ``gymnasium.make("shangyou/pagat-v0", opponents="heuristic")``. Keyword
+    arguments of ``make`` go to :class:`~shangyou.env.single.SingleAgentEnv`."""
+    for env_id, preset in gym_ids().items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(env_id, entry_point="shangyou.env.single:SingleAgentEnv",
+                               kwargs={"preset": preset})
+
+
+register_envs()
 
 
 def raw_env(preset: str = "zheng-shangyou/pagat", players: int | None = None, **kwargs):
@@ -45,6 +83,7 @@ def make(preset: str = "zheng-shangyou/pagat", players: int | None = None, wrapp
 def single_agent(preset: str = "zheng-shangyou/pagat", seat: int = 0, opponents="greedy",
                  players: int | None = None, **kwargs):
     """Gymnasium environment: one learner at ``seat``, the other seats played by bots of a
-    level (``make_bot`` names: random, greedy, heuristic, search, ...)."""
+    level (``make_bot`` names: random, greedy, heuristic, search, ...). The same as
+    ``gymnasium.make(gym_id(preset), ...)`` without Gymnasium's checking wrappers."""
     from .single import SingleAgentEnv
     return SingleAgentEnv(preset, seat=seat, opponents=opponents, players=players, **kwargs)

@@ -3,6 +3,8 @@
 Agents are ``player_0 .. player_{n-1}`` (seat numbers). The agent to act is the game's
 ``to_act``; players who are out of cards simply are not selected until the hand ends, when every
 agent is terminated at once with its reward from the hand result (see :func:`rewards_of`).
+An episode that reaches ``max_steps`` steps (MORE included; default :data:`DEFAULT_MAX_STEPS`)
+is truncated: every agent at once, with reward 0.
 """
 
 from __future__ import annotations
@@ -18,6 +20,18 @@ from ..registry import resolve
 from .encoding import ClimbingEncoder, Pager, Rows, ShengJiEncoder
 
 DEFAULT_CANDIDATES = 128
+#: Steps (every agent's, MORE included) after which an episode is truncated. A random hand
+#: takes at most about 150 steps and a sensible one fewer; a policy that pages with MORE
+#: forever is cut off here instead of running for ever. ``max_steps=None`` turns it off.
+DEFAULT_MAX_STEPS = 10_000
+
+
+def check_max_steps(max_steps: int | None) -> int | None:
+    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int)
+                                  or max_steps < 1):
+        raise ValueError(f"max_steps must be a whole number of at least 1, or None "
+                         f"(no limit), not {max_steps!r}")
+    return max_steps
 
 
 def rewards_of(game) -> list[float]:
@@ -57,8 +71,9 @@ class ShangyouAEC(AECEnv):
 
     def __init__(self, preset: str = "zheng-shangyou/pagat", players: int | None = None,
                  render_mode: str | None = None, max_candidates: int = DEFAULT_CANDIDATES,
-                 match: bool = False, **options):
+                 match: bool = False, max_steps: int | None = DEFAULT_MAX_STEPS, **options):
         super().__init__()
+        self.max_steps = check_max_steps(max_steps)
         info = preset_info(preset)
         self.preset = info["name"]
         self.players = players if players is not None else info["defaults"]["players"]
@@ -109,6 +124,7 @@ class ShangyouAEC(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._pager = None
+        self.num_steps = 0               # steps of this episode, MORE included
         self.agent_selection = self.possible_agents[self.game.to_act]
 
     def pager(self) -> Pager | None:
@@ -152,6 +168,7 @@ class ShangyouAEC(AECEnv):
         else:
             self.game.apply(move)
             self._pager = None
+        self.num_steps += 1
         g = self.game
         if g.over:
             # rewards stay 0 during the hand; the hand result gives them at its end
@@ -159,6 +176,14 @@ class ShangyouAEC(AECEnv):
             for a in self.agents:
                 self.terminations[a] = True
             self.infos = {a: {"result": g.result} for a in self.agents}
+            self._accumulate_rewards()
+        elif self.max_steps is not None and self.num_steps >= self.max_steps:
+            # truncated: the hand has no result, so every agent gets 0
+            self.rewards = {a: 0.0 for a in self.agents}
+            for a in self.agents:
+                self.truncations[a] = True
+            self.infos = {a: {"max_steps": self.max_steps} for a in self.agents}
+            self.agent_selection = self.possible_agents[g.to_act]
             self._accumulate_rewards()
         else:
             self.agent_selection = self.possible_agents[g.to_act]

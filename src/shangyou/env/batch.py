@@ -18,16 +18,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from .aec import DEFAULT_CANDIDATES, ShangyouAEC, rewards_of
+from .aec import DEFAULT_CANDIDATES, DEFAULT_MAX_STEPS, ShangyouAEC, check_max_steps, rewards_of
 from .encoding import CAND_WIDTH
 
 
 class BatchSim:
     def __init__(self, preset: str, n_games: int, seed: int = 0, players: int | None = None,
-                 max_candidates: int = DEFAULT_CANDIDATES, observe: bool = True, **options):
+                 max_candidates: int = DEFAULT_CANDIDATES, observe: bool = True,
+                 max_steps: int | None = DEFAULT_MAX_STEPS, **options):
         if n_games < 1:
             raise ValueError("n_games must be at least 1")
-        self.envs = [ShangyouAEC(preset, players, max_candidates=max_candidates, **options)
+        self.max_steps = check_max_steps(max_steps)
+        self.envs = [ShangyouAEC(preset, players, max_candidates=max_candidates, max_steps=None,
+                                 **options)
                      for _ in range(n_games)]
         first = self.envs[0]
         self.n_games = n_games
@@ -50,6 +53,8 @@ class BatchSim:
         self._mask = np.frombuffer(self._mask_buf, np.int8).reshape(n_games, max_candidates)
         self._seat = np.zeros(n_games, np.int64)
         self.episodes = np.zeros(n_games, np.int64)     # finished hands per row
+        self.episode_steps = np.zeros(n_games, np.int64)   # steps of each row's hand so far
+        self.truncated = np.zeros(n_games, bool)   # rows the last step cut off at max_steps
         self.steps = 0
         for i, e in enumerate(self.envs):
             e.reset(seed=seed + i)
@@ -83,7 +88,9 @@ class BatchSim:
         """Play one id in every game. Returns ``(obs, mask, seat, rewards, done)``: the next
         decisions (a finished game's row shows the first decision of its next hand),
         ``rewards[i]`` the per-seat rewards of a hand that just ended in game ``i`` (zeros
-        otherwise) and ``done[i]`` whether it ended. An illegal id raises ValueError naming
+        otherwise) and ``done[i]`` whether it ended. A hand cut off at ``max_steps`` steps
+        (MORE included) also starts the next one: ``done[i]`` with zero rewards, and
+        ``self.truncated[i]`` set until the next step. An illegal id raises ValueError naming
         the game, before any game moves."""
         actions = np.asarray(actions).reshape(-1)
         n = self.n_games
@@ -97,6 +104,9 @@ class BatchSim:
             raise ValueError(f"illegal action {int(actions[bad])} in game {bad}")
         rewards = np.zeros((n, self.players), np.float32)
         done = np.zeros(n, bool)
+        self.truncated[:] = False
+        self.episode_steps += 1
+        limit = self.max_steps
         for i, (e, a) in enumerate(zip(self.envs, actions.tolist())):
             pager = e.pager()
             move = pager.move(a)
@@ -110,7 +120,12 @@ class BatchSim:
                     rewards[i] = rewards_of(g)
                     done[i] = True
                     self.episodes[i] += 1
+                    self.episode_steps[i] = 0
                     e.reset()
+            if limit is not None and self.episode_steps[i] >= limit:
+                done[i] = self.truncated[i] = True
+                self.episode_steps[i] = 0
+                e.reset()
             self._refresh(i)
         self.steps += 1
         return self._obs, self._mask, self._seat, rewards, done
