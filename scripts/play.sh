@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -e .
+.venv/bin/python -m pip install -q --disable-pip-version-check -c requirements.lock -e .
 exec .venv/bin/shangyou play "$@"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install everything (extras test, env, tournament, cluster) into .venv (Debian's chromium and a
+# Install everything (extras web, test, env, tournament, cluster, at the exact versions of
+# requirements.lock) into .venv (Debian's chromium and a
 # Chinese font for the browser tests, if missing, and axe-core into node_modules/ with npm) and
 # run the whole test suite. Extra arguments go to pytest
 # (e.g. `bash scripts/test.sh --playouts 2000` for the large random-playout run).
@@ -23,5 +24,6 @@ fi
 # axe-core (the accessibility scanner of the browser tests), pinned in package.json
 npm ci --no-audit --no-fund --silent
 python3 -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test,env,tournament,cluster]'
+.venv/bin/python -m pip install -q --disable-pip-version-check -c requirements.lock \
+    -e '.[web,test,env,tournament,cluster]'
 exec .venv/bin/python -m pytest -n auto -q "$@"

@@ -245,33 +245,17 @@ def replay(
         fail(str(e), 1)
 
 
-@app.command()
-def serve(
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port.")] = 8000,
-    data: Annotated[str, typer.Option(help="Data folder for the SQLite store.")] = "data",
-    db: Annotated[str | None, typer.Option(help="SQLAlchemy URL instead (PostgreSQL...).")
-                  ] = None,
-    bot_delay: Annotated[float, typer.Option(help="Seconds a bot waits before moving.")] = 0.3,
-    allow_origin: Annotated[list[str] | None, typer.Option(
-        help="Another origin whose pages may open sockets (repeatable).")] = None,
-    allow_address: Annotated[list[str] | None, typer.Option(
-        help="A network (CIDR) whose clients get 100x the per-address limits.")] = None,
-    limit: Annotated[list[str] | None, typer.Option(
-        help="Change one limit of docs/security.md: NAME=VALUE (repeatable).")] = None,
-) -> None:
-    """Start the web server (tables, bots, spectators, replays) and print its URL."""
-    from ..server.__main__ import main as server_main
-    args = ["--host", host, "--port", str(port), "--data", data, "--bot-delay", str(bot_delay)]
-    if db:
-        args += ["--db", db]
-    for o in allow_origin or ():
-        args += ["--allow-origin", o]
-    for n in allow_address or ():
-        args += ["--allow-address", n]
-    for item in limit or ():
-        args += ["--limit", item]
-    raise typer.Exit(server_main(args))
+@app.command(add_help_option=False,
+             context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def serve(ctx: typer.Context) -> None:
+    """Start the web server (tables, bots, spectators, replays) and print its URL. The options
+    are those of python -m shangyou.server: --host, --port, --data, --db, --bot-delay, --ws,
+    --allow-origin, --allow-address, --limit, --log-level (see shangyou serve --help)."""
+    try:
+        from ..server.__main__ import main as server_main
+    except ModuleNotFoundError as e:
+        fail(str(e))
+    raise typer.Exit(server_main(list(ctx.args), prog="shangyou serve"))
 
 
 from .tournament import tournament as _tournament  # noqa: E402  (it uses fail, parse_option)
@@ -281,6 +265,29 @@ app.command(name="verify")(_verify)
 
 app.command(name="tournament")(_tournament)
 app.command(name="tournament-report")(_tournament_report)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"shangyou {version()}")
+        raise typer.Exit()
+
+
+def version() -> str:
+    """The installed distribution's version (the package's own when not installed)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+    try:
+        return dist_version("shangyou")
+    except PackageNotFoundError:
+        return shangyou.__version__
+
+
+@app.callback()
+def _options(version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True,
+        help="Print the version and exit.")] = False) -> None:
+    """Zheng Shangyou, Zheng Fen and Sheng ji (Tractor) in the terminal."""
 
 
 def main() -> None:

@@ -1,4 +1,7 @@
-"""``python -m shangyou.server [--host H] [--port P] [--data DIR] [--db URL]``"""
+"""``python -m shangyou.server [--host H] [--port P] [--data DIR] [--db URL] ...``
+
+The one definition of the server's command line: ``shangyou serve`` hands its arguments to
+:func:`main` unchanged, so both take the same options (``--help`` lists them)."""
 
 from __future__ import annotations
 
@@ -30,8 +33,9 @@ def parse_limits(items: list[str]) -> dict:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m shangyou.server",
+def build_parser(prog: str = "python -m shangyou.server") -> argparse.ArgumentParser:
+    """The server's options (``python -m shangyou.server`` and ``shangyou serve``)."""
+    p = argparse.ArgumentParser(prog=prog,
                                 description="The shangyou web server: play in the browser.")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
@@ -55,6 +59,11 @@ def main(argv: list[str] | None = None) -> int:
                    "--limit tables_per_minute=30")
     p.add_argument("--log-level", default="warning",
                    choices=["critical", "error", "warning", "info", "debug"])
+    return p
+
+
+def main(argv: list[str] | None = None, prog: str = "python -m shangyou.server") -> int:
+    p = build_parser(prog)
     a = p.parse_args(argv)
 
     import uvicorn
