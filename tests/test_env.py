@@ -629,3 +629,52 @@ def test_gymnasium_make_and_vector_envs():
                 break
         assert ended.all()
         v.close()
+
+
+def test_single_agent_opponents_bots_policies_and_self_play():
+    from shangyou.bots import make_bot
+
+    class First:                       # a bot object of another package: no base class
+        calls = 0
+
+        def choose(self, view):
+            First.calls += 1
+            return view["legal_moves"][0]
+
+    seen = []
+
+    def policy(obs):                   # a policy on observations: self-play or a snapshot
+        seen.append(obs["observation"].shape)
+        ids = np.flatnonzero(obs["action_mask"])
+        return int(ids[-2] if len(ids) > 1 else ids[0])    # the last id but MORE
+
+    e = sy_env.single_agent("zheng-shangyou/pagat", seat=0, max_candidates=8,
+                            opponents={1: First(), 2: policy, 3: "greedy",
+                                       4: make_bot("random", 1)})
+    for ep in range(3):
+        obs, _ = e.reset(seed=ep)
+        term = trunc = False
+        while not (term or trunc):
+            obs, _, term, trunc, _ = e.step(policy(obs))
+        assert term and e.aec.game.over
+    assert First.calls > 0 and seen and all(s == e.observation_space["observation"].shape
+                                            for s in seen)
+    # self-play: every other seat plays the learner's policy (list form, learner's entry unused)
+    e = sy_env.single_agent("zheng-shangyou/pagat", seat=1, players=4,
+                            opponents=[policy, None, policy, policy])
+    obs, _ = e.reset(seed=3)
+    term = False
+    while not term:
+        obs, _, term, trunc, _ = e.step(policy(obs))
+        assert not trunc
+    # an opponent policy that pages for ever is cut off by max_steps
+    e = sy_env.single_agent("zheng-shangyou/pagat", max_candidates=2, max_steps=30, seat=4,
+                            opponents=lambda obs: always_more(obs["action_mask"]))
+    with pytest.raises(RuntimeError, match="paged"):
+        e.reset(seed=0)
+    e = sy_env.single_agent("zheng-shangyou/pagat", opponents=lambda obs: 127, seat=4)
+    with pytest.raises(ValueError, match="seat 0 chose 127"):
+        e.reset(seed=0)
+    for bad in (42, {1: "greedy"}, ["greedy"] * 3):
+        with pytest.raises(ValueError, match="opponent"):
+            sy_env.single_agent("zheng-shangyou/pagat", opponents=bad)

@@ -2,17 +2,35 @@
 
 A bot gets a seat's view (a dict, exactly what a remote client would get) and returns the text
 of one of ``view["legal_moves"]``. Bots never see the game state.
+
+Other packages add bots through the entry point group ``shangyou.bots``: the entry point's
+name is the level name, its object a factory called as ``factory(seed)`` (a :class:`Bot`
+subclass, say) that returns a :class:`BotProtocol`. Such a bot is then a level like the
+built-in ones, in every process: the CLI, tournaments and their workers, the web server.
 """
 
 from __future__ import annotations
 
 import random
+import warnings
 from functools import lru_cache
+from typing import Protocol, runtime_checkable
 
 from ..cards import parse
 
+ENTRY_POINT_GROUP = "shangyou.bots"
+
+
+@runtime_checkable
+class BotProtocol(Protocol):
+    """What a bot is: ``choose(view)`` answers the text of one of ``view["legal_moves"]``."""
+
+    def choose(self, view: dict) -> str: ...
+
 
 class Bot:
+    """A convenient base class: a seeded ``self.rng`` and a ``name``."""
+
     name = "bot"
 
     def __init__(self, seed: int | None = None):
@@ -145,6 +163,10 @@ BOTS = {"random": RandomBot, "greedy": GreedyBot}
 LEVELS = ("random", "greedy", "heuristic", "search")
 
 
+PLUGINS: dict = {}
+"""Bot levels from the ``shangyou.bots`` entry points: name → entry point (loaded on use)."""
+
+
 def _load_levels() -> None:
     # the stronger levels live in their own modules; importing them registers them in BOTS
     import importlib
@@ -154,6 +176,41 @@ def _load_levels() -> None:
         except ModuleNotFoundError as exc:     # not built yet
             if exc.name != f"{__package__}.{mod}":
                 raise
+    _find_plugins()
+
+
+_plugins_found = False
+
+
+def _find_plugins() -> None:
+    global _plugins_found
+    if _plugins_found:
+        return
+    _plugins_found = True
+    from importlib.metadata import entry_points
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        name = ep.name.strip().lower()
+        if name in BOTS and name not in PLUGINS:
+            warnings.warn(f"the bot entry point {ep.name!r} ({ep.value}) is ignored: "
+                          f"{name!r} is a built-in level", stacklevel=3)
+            continue
+        if not name or ":" in name or "," in name or name in PLUGINS:
+            continue
+        PLUGINS[name] = ep
+        BOTS[name] = ep
+
+
+def _factory(level: str):
+    """The class or factory of a level; an entry point is loaded the first time."""
+    obj = BOTS[level]
+    if level in PLUGINS and obj is PLUGINS[level]:
+        try:
+            obj = PLUGINS[level].load()
+        except Exception as exc:
+            raise ValueError(f"bot {level!r} ({PLUGINS[level].value}) failed to load: "
+                             f"{exc}") from exc
+        BOTS[level] = obj
+    return obj
 
 
 def parse_level(spec: str) -> tuple[str, dict]:
@@ -171,18 +228,22 @@ def known_levels() -> list[str]:
     return list(BOTS)
 
 
-def make_bot(name: str, seed: int | None = None) -> Bot:
-    """A bot by level name (``random``, ``greedy``, ``heuristic``, ``search`` or ``search:BUDGET``)."""
+def make_bot(name: str, seed: int | None = None) -> BotProtocol:
+    """A bot by level name (``random``, ``greedy``, ``heuristic``, ``search`` or
+    ``search:BUDGET``, or a level of the ``shangyou.bots`` entry points)."""
     level, kwargs = parse_level(name)
     if level not in BOTS:
         _load_levels()
-    try:
-        cls = BOTS[level]
-    except KeyError:
-        raise ValueError(f"unknown bot {name!r}; known: {', '.join(BOTS)}") from None
+    if level not in BOTS:
+        raise ValueError(f"unknown bot {name!r}; known: {', '.join(BOTS)}")
+    cls = _factory(level)
     if kwargs and not getattr(cls, "takes_budget", False):
         raise ValueError(f"bot {level!r} takes no parameter (got {name!r})")
-    return cls(seed, **kwargs) if kwargs else cls(seed)
+    bot = cls(seed, **kwargs) if kwargs else cls(seed)
+    if not isinstance(bot, BotProtocol):
+        raise ValueError(f"bot {level!r} made {type(bot).__name__!r}, which has no "
+                         "choose(view) method")
+    return bot
 
 
 def play_out(game, bots: dict | list) -> None:

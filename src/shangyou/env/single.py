@@ -6,18 +6,44 @@ import random
 
 import gymnasium
 
-from ..bots import make_bot
+from ..bots import BotProtocol, make_bot
 from .aec import DEFAULT_MAX_STEPS, ShangyouAEC, check_max_steps
 
 
+class _Policy:
+    """An opponent that is a policy callable: ``policy(obs) -> id`` on its seat's
+    observation (the dict the learner gets), MORE included."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+
+def _opponent(spec, seat: int):
+    """A level name, a bot object (``choose(view)``) or a policy callable (``fn(obs) -> id``)."""
+    if isinstance(spec, str):
+        make_bot(spec, 0)            # an unknown level fails here, clearly
+        return spec
+    if isinstance(spec, BotProtocol):
+        return spec
+    if callable(spec):
+        return _Policy(spec)
+    raise ValueError(f"opponent of seat {seat}: {spec!r} is not a bot level, a bot (an object "
+                     "with choose(view)) or a policy callable (obs -> id)")
+
+
 class SingleAgentEnv(gymnasium.Env):
-    """The learner plays ``seat``; every other seat is a ``make_bot(opponents)`` bot that gets
-    only its own view. ``step`` plays the learner's id, then the bots until the learner acts
+    """The learner plays ``seat``; every other seat is played by ``opponents``: a bot level
+    (``make_bot`` name, a fresh seeded bot per episode), a bot object (``choose(view) ->
+    move text``; it gets only its own view), or a policy callable (``policy(obs) -> id`` on
+    its seat's observation, as the learner's: self-play, or a snapshot of an agent). A dict
+    ``{seat: opponent}`` or a list (one per seat, the learner's entry ignored) gives each
+    seat its own. ``step`` plays the learner's id, then the bots until the learner acts
     again or the hand ends. The reward is the learner's reward from the hand result (0 before
     the end). An id the mask forbids ends the episode with ``illegal_reward`` (info
     ``{"illegal": True}``), as PettingZoo's TerminateIllegalWrapper does. The episode is
-    truncated (reward 0) when the learner has made ``max_steps`` steps, MORE included
-    (default :data:`~shangyou.env.aec.DEFAULT_MAX_STEPS`; ``None``: no limit)."""
+    truncated (reward 0) when the learner and the policy opponents together have made
+    ``max_steps`` steps, MORE included (default :data:`~shangyou.env.aec.DEFAULT_MAX_STEPS`;
+    ``None``: no limit)."""
 
     metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
 
@@ -32,7 +58,20 @@ class SingleAgentEnv(gymnasium.Env):
         self.seat = seat
         self.agent = self.aec.possible_agents[seat]
         self.opponents = opponents
-        make_bot(opponents, 0)          # an unknown level fails here, clearly
+        others = [s for s in range(self.aec.players) if s != seat]
+        if isinstance(opponents, dict):
+            if set(opponents) != set(others):
+                raise ValueError(f"opponents: give one for each of the seats {others}, "
+                                 f"not {sorted(opponents)}")
+            specs = dict(opponents)
+        elif isinstance(opponents, (list, tuple)):
+            if len(opponents) != self.aec.players:
+                raise ValueError(f"opponents: give one per seat ({self.aec.players}), "
+                                 f"not {len(opponents)}")
+            specs = {s: opponents[s] for s in others}
+        else:
+            specs = {s: opponents for s in others}
+        self._specs = {s: _opponent(specs[s], s) for s in others}
         self.illegal_reward = illegal_reward
         self.observation_space = self.aec.observation_space(self.agent)
         self.action_space = self.aec.action_space(self.agent)
@@ -49,22 +88,48 @@ class SingleAgentEnv(gymnasium.Env):
         if seed is not None:
             self._seeds = random.Random(seed)
         self.aec.reset(seed=self._seeds.randrange(2**31))
-        self.bots = {s: make_bot(self.opponents, self._seeds.randrange(2**31))
-                     for s in range(self.aec.players) if s != self.seat}
+        seeds = {s: self._seeds.randrange(2**31) for s in self._specs}
+        self.bots = {s: make_bot(spec, seeds[s]) if isinstance(spec, str) else spec
+                     for s, spec in self._specs.items()}
         self.num_steps = 0
         self._ended = False
-        self._play_bots()
+        if not self._play_bots():
+            raise RuntimeError(f"the opponent policy of seat {self.aec.game.to_act} paged with "
+                               f"MORE {self.max_steps} times without playing")
         obs = self.aec.observe(self.agent)
         if self.render_mode == "human":
             self.render()
         return obs, {}
 
-    def _play_bots(self) -> None:
-        g = self.aec.game
+    def _play_bots(self) -> bool:
+        """Play the other seats until the learner acts or the hand ends; False when a policy
+        opponent's steps reached ``max_steps`` first."""
+        aec = self.aec
+        g = aec.game
+        aec._pager = None
         while not g.over and g.to_act != self.seat:
             s = g.to_act
-            g.apply(self.bots[s].choose(g.view(s)))
-        self.aec._pager = None
+            bot = self.bots[s]
+            if isinstance(bot, _Policy):
+                if self.max_steps is not None and self.num_steps >= self.max_steps:
+                    return False
+                obs = aec.observe(aec.possible_agents[s])
+                action = bot.fn(obs)
+                pager = aec.pager()
+                try:
+                    move = pager.move(int(action))
+                except (ValueError, TypeError):
+                    raise ValueError(f"the opponent policy of seat {s} chose {action!r}, "
+                                     "an id its mask forbids") from None
+                self.num_steps += 1
+                if move is None:
+                    pager.turn()
+                    continue
+                g.apply(move)
+            else:
+                g.apply(bot.choose(g.view(s)))
+            aec._pager = None
+        return True
 
     def step(self, action):
         g = self.aec.game
@@ -76,20 +141,21 @@ class SingleAgentEnv(gymnasium.Env):
         except ValueError:
             return self.aec.observe(self.agent), float(self.illegal_reward), True, False, \
                 {"illegal": True}
+        self.num_steps += 1
         if move is None:
             pager.turn()
         else:
             g.apply(move)
             self.aec._pager = None
             self._play_bots()
-        self.num_steps += 1
         obs = self.aec.observe(self.agent)
         if self.render_mode == "human":
             self.render()
         if g.over:
             from .aec import rewards_of
             return obs, rewards_of(g)[self.seat], True, False, {"result": g.result}
-        if self.max_steps is not None and self.num_steps >= self.max_steps:
+        if self.max_steps is not None and (self.num_steps >= self.max_steps
+                                           or g.to_act != self.seat):
             self._ended = True
             return obs, 0.0, False, True, {"max_steps": self.max_steps}
         return obs, 0.0, False, False, {}

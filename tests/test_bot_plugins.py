@@ -1,0 +1,102 @@
+"""Bots from other packages: a distribution with a ``shangyou.bots`` entry point becomes a
+level in every process (the CLI, the tournament and its worker processes)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from shangyou.bots import Bot, BotProtocol, make_bot
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PLUGIN = '''
+from shangyou.bots import Bot
+
+
+class FirstBot(Bot):
+    """Always the first legal move."""
+
+    name = "first-move"
+
+    def choose(self, view):
+        return view["legal_moves"][0]
+
+
+class Broken:
+    def __init__(self, seed):
+        pass
+'''
+
+
+@pytest.fixture(scope="module")
+def plugin_path(tmp_path_factory) -> Path:
+    """A folder on sys.path holding an installed-looking distribution with two bots."""
+    root = tmp_path_factory.mktemp("plugin")
+    (root / "first_move_bot.py").write_text(PLUGIN)
+    info = root / "first_move_bot-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: first-move-bot\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(
+        "[shangyou.bots]\nfirst-move = first_move_bot:FirstBot\n"
+        "broken = first_move_bot:Broken\ngreedy = first_move_bot:FirstBot\n")
+    return root
+
+
+def run(plugin_path: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(plugin_path)]))
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env,
+                          timeout=240, cwd=ROOT)
+
+
+def test_an_entry_point_bot_is_a_level(plugin_path):
+    code = textwrap.dedent("""
+        import warnings
+        from shangyou.bots import known_levels, make_bot, BotProtocol
+        import shangyou
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            levels = known_levels()
+        assert "first-move" in levels and "broken" in levels, levels
+        assert any("'greedy' is a built-in level" in str(w.message) for w in caught)
+        assert type(make_bot("greedy")).__name__ == "GreedyBot"    # built-ins win
+        bot = make_bot("first-move", seed=1)
+        assert isinstance(bot, BotProtocol)
+        g = shangyou.new_game("zheng-shangyou/pagat", seed=2)
+        view = g.view(g.to_act)
+        assert bot.choose(view) == view["legal_moves"][0]
+        for bad, text in (("broken", "no choose"), ("first-move:9", "takes no parameter")):
+            try:
+                make_bot(bad)
+            except ValueError as e:
+                assert text in str(e), e
+            else:
+                raise AssertionError(bad)
+        print("ok")
+    """)
+    out = run(plugin_path, "-c", code)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def test_an_entry_point_bot_plays_a_tournament_with_workers(plugin_path, tmp_path):
+    out = run(plugin_path, "-m", "shangyou", "tournament", "--game", "zheng-shangyou/pagat",
+              "--bots", "first-move,greedy,random,random", "--deals", "2", "--workers", "2",
+              "--seed", "1", "--out", str(tmp_path / "t"), "--no-progress")
+    assert out.returncode == 0, out.stderr
+    lines = (tmp_path / "t" / "deals.jsonl").read_text().splitlines()
+    assert json.loads(lines[0])["config"]["bots"][0] == "first-move" and len(lines) == 3
+
+
+def test_the_bot_protocol():
+    class Plain:
+        def choose(self, view):
+            return view["legal_moves"][0]
+
+    assert isinstance(Plain(), BotProtocol) and isinstance(make_bot("random"), BotProtocol)
+    assert isinstance(make_bot("greedy"), Bot) and not isinstance(object(), BotProtocol)
