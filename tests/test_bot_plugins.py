@@ -100,3 +100,29 @@ def test_the_bot_protocol():
 
     assert isinstance(Plain(), BotProtocol) and isinstance(make_bot("random"), BotProtocol)
     assert isinstance(make_bot("greedy"), Bot) and not isinstance(object(), BotProtocol)
+
+
+def test_a_tournament_takes_bot_objects_classes_and_policies(tmp_path):
+    from shangyou.bots.base import GreedyBot
+    from shangyou.tournament.runner import make_config, run
+
+    class Plain:
+        def choose(self, view):
+            return view["legal_moves"][0]
+
+    extra = {"plain": Plain(), "Mine": GreedyBot, "last": lambda view: view["legal_moves"][-1]}
+    cfg = make_config("zheng-shangyou/pagat", "plain,mine,last,greedy", seed=1, players=4,
+                      extra_bots=extra)
+    records = run(cfg, 2, tmp_path / "a", workers=1, progress=False, extra_bots=extra)
+    assert len(records) == 2 and all(len(r["hands"]) == 4 for r in records)
+    with pytest.raises(ValueError, match="picklable"):
+        run(cfg, 3, tmp_path / "b", workers=2, progress=False, extra_bots=extra)
+    # a bot class defined in a module travels to worker processes
+    cfg = make_config("zheng-shangyou/pagat", "mine,greedy,random,random", seed=1,
+                      extra_bots={"mine": GreedyBot})
+    records = run(cfg, 2, tmp_path / "c", workers=2, progress=False,
+                  extra_bots={"mine": GreedyBot})
+    assert len(records) == 2
+    with pytest.raises(ValueError):
+        make_config("zheng-shangyou/pagat", "mine,greedy,random,random", seed=1,
+                    extra_bots={"mine": 42})

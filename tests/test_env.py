@@ -633,6 +633,7 @@ def test_gymnasium_make_and_vector_envs():
 
 def test_single_agent_opponents_bots_policies_and_self_play():
     from shangyou.bots import make_bot
+    from shangyou.bots.base import GreedyBot
 
     class First:                       # a bot object of another package: no base class
         calls = 0
@@ -649,7 +650,7 @@ def test_single_agent_opponents_bots_policies_and_self_play():
         return int(ids[-2] if len(ids) > 1 else ids[0])    # the last id but MORE
 
     e = sy_env.single_agent("zheng-shangyou/pagat", seat=0, max_candidates=8,
-                            opponents={1: First(), 2: policy, 3: "greedy",
+                            opponents={1: First(), 2: policy, 3: GreedyBot,
                                        4: make_bot("random", 1)})
     for ep in range(3):
         obs, _ = e.reset(seed=ep)

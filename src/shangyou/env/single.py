@@ -19,9 +19,14 @@ class _Policy:
 
 
 def _opponent(spec, seat: int):
-    """A level name, a bot object (``choose(view)``) or a policy callable (``fn(obs) -> id``)."""
+    """A level name, a bot class (``cls(seed)``), a bot object (``choose(view)``) or a policy
+    callable (``fn(obs) -> id``)."""
     if isinstance(spec, str):
         make_bot(spec, 0)            # an unknown level fails here, clearly
+        return spec
+    if isinstance(spec, type):
+        if not isinstance(spec(0), BotProtocol):
+            raise ValueError(f"opponent of seat {seat}: {spec.__name__} makes no bot")
         return spec
     if isinstance(spec, BotProtocol):
         return spec
@@ -89,7 +94,8 @@ class SingleAgentEnv(gymnasium.Env):
             self._seeds = random.Random(seed)
         self.aec.reset(seed=self._seeds.randrange(2**31))
         seeds = {s: self._seeds.randrange(2**31) for s in self._specs}
-        self.bots = {s: make_bot(spec, seeds[s]) if isinstance(spec, str) else spec
+        self.bots = {s: make_bot(spec, seeds[s]) if isinstance(spec, str)
+                     else spec(seeds[s]) if isinstance(spec, type) else spec
                      for s, spec in self._specs.items()}
         self.num_steps = 0
         self._ended = False

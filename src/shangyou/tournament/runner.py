@@ -25,7 +25,7 @@ from pathlib import Path
 
 import shangyou
 
-from ..bots import make_bot
+from ..bots import BotProtocol, make_bot
 
 FORMAT = 1
 RECORDS = "deals.jsonl"
@@ -87,13 +87,44 @@ class Config:
 ROTATIONS = ("all", "distinct")
 
 
+class _PolicyBot:
+    """A bot from a policy callable ``policy(view) -> move text``."""
+
+    def __init__(self, policy):
+        self.policy = policy
+
+    def choose(self, view: dict) -> str:
+        return self.policy(view)
+
+
+def entrant(spec, seed: int | None):
+    """One seat's bot from an entry of ``extra_bots``: a bot object (used as it is), a class
+    or factory called as ``factory(seed)``, or a policy callable ``policy(view) -> move``."""
+    if isinstance(spec, type):
+        return spec(seed)
+    if isinstance(spec, BotProtocol):
+        return spec
+    if callable(spec):
+        return _PolicyBot(spec)
+    raise ValueError(f"{spec!r} is not a bot (choose(view)), a bot class or a policy callable")
+
+
+def _bot(name: str, seed: int, extra_bots: dict | None):
+    if extra_bots and name in extra_bots:
+        return entrant(extra_bots[name], seed)
+    return make_bot(name, seed=seed)
+
+
 def make_config(game: str, bots, seed: int, players: int | None = None,
-                options: dict | None = None, rotations: str = "all") -> Config:
+                options: dict | None = None, rotations: str = "all",
+                extra_bots: dict | None = None) -> Config:
     """Check everything up front and answer a :class:`Config`; ValueError on bad input.
 
     ``bots`` is a list or a comma-separated text, one level per seat. Without ``players`` the
     table has one seat per bot. ``rotations``: ``"all"`` (each deal once per seat turn) or
-    ``"distinct"`` (:meth:`Config.rotation_list`).
+    ``"distinct"`` (:meth:`Config.rotation_list`). ``extra_bots`` names more entrants than
+    the levels: ``{"mine": bot object, class or policy callable}`` (see :func:`entrant`;
+    give the same mapping to :func:`run`).
     """
     if rotations not in ROTATIONS:
         raise ValueError(f"rotations must be 'all' or 'distinct', not {rotations!r}")
@@ -102,6 +133,7 @@ def make_config(game: str, bots, seed: int, players: int | None = None,
     info = shangyou.preset_info(name)
     if isinstance(bots, str):
         bots = bots.split(",")
+    extra = {str(k).strip().lower(): v for k, v in (extra_bots or {}).items()}
     line_up = tuple(b.strip().lower() for b in bots if b.strip())
     if not line_up:
         raise ValueError("no bots given: list one level per seat, e.g. greedy,random,random,random")
@@ -118,7 +150,10 @@ def make_config(game: str, bots, seed: int, players: int | None = None,
     if len(line_up) != players:
         raise ValueError(f"{len(line_up)} bots for {players} seats: list one bot per seat")
     for b in set(line_up):
-        make_bot(b, seed=0)            # an unknown level or a bad budget fails here
+        if b in extra:
+            entrant(extra[b], 0)       # not a bot: fails here
+        else:
+            make_bot(b, seed=0)        # an unknown level or a bad budget fails here
     shangyou.new_game(name, players=players, seed=0, **options)   # bad options fail here
     return Config(name, int(players), line_up, int(seed), options, rotations)
 
@@ -195,12 +230,12 @@ def _hand_digest(cards) -> str:
     return hashlib.sha1(" ".join(sorted(map(str, cards))).encode()).hexdigest()[:12]
 
 
-def play_hand(cfg: Config, deal: int, rotation: int) -> dict:
+def play_hand(cfg: Config, deal: int, rotation: int, extra_bots: dict | None = None) -> dict:
     """Play one hand of ``deal`` in ``rotation``; answer its record (JSON-ready)."""
     n = cfg.players
     seats = seating(n, rotation)
     game = shangyou.new_game(cfg.game, players=n, seed=deal_seed(cfg.seed, deal), **cfg.options)
-    bots = [make_bot(cfg.bots[seats[s]], seed=bot_seed(cfg.seed, deal, rotation, s))
+    bots = [_bot(cfg.bots[seats[s]], bot_seed(cfg.seed, deal, rotation, s), extra_bots)
             for s in range(n)]
     think = [0.0] * n
     cpu = [0.0] * n            # process time: what the move cost on one core, whatever the load
@@ -236,15 +271,15 @@ def play_hand(cfg: Config, deal: int, rotation: int) -> dict:
     return rec
 
 
-def play_deal(cfg: Config, deal: int) -> dict:
+def play_deal(cfg: Config, deal: int, extra_bots: dict | None = None) -> dict:
     """Every rotation of one deal (:meth:`Config.rotation_list`)."""
     return {"deal": deal, "seed": deal_seed(cfg.seed, deal),
-            "hands": [play_hand(cfg, deal, r) for r in cfg.rotation_list()]}
+            "hands": [play_hand(cfg, deal, r, extra_bots) for r in cfg.rotation_list()]}
 
 
-def _play_deal_from_key(key: dict, deal: int) -> dict:
+def _play_deal_from_key(key: dict, deal: int, extra_bots: dict | None = None) -> dict:
     # picklable entry point for worker processes and Ray tasks
-    return play_deal(_config_from_key(key), deal)
+    return play_deal(_config_from_key(key), deal, extra_bots)
 
 
 def _config_from_key(key: dict) -> Config:
@@ -346,15 +381,19 @@ def default_workers() -> int:
 
 def run(cfg: Config, deals: int, out: Path, workers: int | None = None,
         ray_address: str | None = None, progress: bool = True, console=None,
-        on_deal=None) -> list[dict]:
+        on_deal=None, extra_bots: dict | None = None) -> list[dict]:
     """Play the deals ``0..deals-1`` not yet in ``out``; answer all their records, in order.
 
     ``workers``: local processes (default: the usable cores; 1 plays in this process).
     ``ray_address``: spread the deals over a Ray cluster instead (``"local"`` starts one here).
     ``on_deal(record)`` is called after each new deal is saved (tests use it to interrupt).
+    ``extra_bots``: the entrants of :func:`make_config` that are not levels; they travel to
+    worker processes pickled (a bot defined at module level does; a lambda does not: play it
+    with ``workers=1``).
     """
     if deals < 1:
         raise ValueError("a tournament needs at least one deal")
+    extra = {str(k).strip().lower(): v for k, v in (extra_bots or {}).items()} or None
     if ray_address:
         require_ray()                 # before anything is written
     out = Path(out)
@@ -365,6 +404,13 @@ def run(cfg: Config, deals: int, out: Path, workers: int | None = None,
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise ValueError("workers must be at least 1")
+    if extra and (ray_address or (workers > 1 and len(todo) > 1)):
+        import pickle
+        try:
+            pickle.dumps(extra)
+        except Exception as e:
+            raise ValueError(f"extra_bots must be picklable to play in worker processes "
+                             f"({e}); use workers=1") from None
     writer = _Writer(path, cfg)
     bar = _Progress(progress, console, deals, deals - len(todo), len(cfg.rotation_list()))
     try:
@@ -377,18 +423,19 @@ def run(cfg: Config, deals: int, out: Path, workers: int | None = None,
                     on_deal(rec)
             if todo:
                 if ray_address:
-                    _run_ray(cfg, todo, ray_address, workers, finished)
+                    _run_ray(cfg, todo, ray_address, workers, finished, extra)
                 elif workers == 1 or len(todo) == 1:
                     for d in todo:
-                        finished(play_deal(cfg, d))
+                        finished(play_deal(cfg, d, extra))
                 else:
-                    _run_pool(cfg, todo, workers, finished)
+                    _run_pool(cfg, todo, workers, finished, extra)
     finally:
         writer.close()
     return [done[d] for d in range(deals)]
 
 
-def _run_pool(cfg: Config, todo: list[int], workers: int, finished) -> None:
+def _run_pool(cfg: Config, todo: list[int], workers: int, finished,
+              extra: dict | None = None) -> None:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     key = cfg.key()
@@ -398,7 +445,7 @@ def _run_pool(cfg: Config, todo: list[int], workers: int, finished) -> None:
         running = set()
         try:
             for d in pending:
-                running.add(pool.submit(_play_deal_from_key, key, d))
+                running.add(pool.submit(_play_deal_from_key, key, d, extra))
                 if len(running) >= 2 * workers:
                     break
             while running:
@@ -406,7 +453,7 @@ def _run_pool(cfg: Config, todo: list[int], workers: int, finished) -> None:
                 for fut in sorted(ready, key=lambda f: f.result()["deal"]):
                     finished(fut.result())
                 for d in pending:
-                    running.add(pool.submit(_play_deal_from_key, key, d))
+                    running.add(pool.submit(_play_deal_from_key, key, d, extra))
                     if len(running) >= 2 * workers:
                         break
         except BaseException:
@@ -425,7 +472,8 @@ def require_ray():
     return ray
 
 
-def _run_ray(cfg: Config, todo: list[int], address: str, workers: int, finished) -> None:
+def _run_ray(cfg: Config, todo: list[int], address: str, workers: int, finished,
+             extra: dict | None = None) -> None:
     ray = require_ray()
     started = False
     if not ray.is_initialized():
@@ -450,13 +498,13 @@ def _run_ray(cfg: Config, todo: list[int], address: str, workers: int, finished)
         key = cfg.key()
         width = max(2, 2 * int(ray.cluster_resources().get("CPU", workers)))
         pending = iter(todo)
-        running = [task.remote(key, d) for _, d in zip(range(width), pending)]
+        running = [task.remote(key, d, extra) for _, d in zip(range(width), pending)]
         while running:
             ready, running = ray.wait(running, num_returns=1)
             for ref in ready:
                 finished(ray.get(ref))
             for _, d in zip(range(len(ready)), pending):
-                running.append(task.remote(key, d))
+                running.append(task.remote(key, d, extra))
     finally:
         if started:
             ray.shutdown()
