@@ -126,3 +126,65 @@ def test_a_tournament_takes_bot_objects_classes_and_policies(tmp_path):
     with pytest.raises(ValueError):
         make_config("zheng-shangyou/pagat", "mine,greedy,random,random", seed=1,
                     extra_bots={"mine": 42})
+
+
+def test_the_web_server_offers_an_entry_point_bot(plugin_path, tmp_path):
+    """The server's levels (GET /api/bots, the lobby's and the table's choices) include the
+    entry point's; a table takes it, and the worker-process function plays with it."""
+    import socket
+    import time
+    import urllib.error
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(plugin_path)]))
+    proc = subprocess.Popen([sys.executable, "-m", "shangyou.server", "--port", str(port),
+                             "--data", str(tmp_path)], env=env, cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+
+    def call(path, body=None):
+        req = urllib.request.Request(base + path, method="POST" if body else "GET",
+                                     data=json.dumps(body).encode() if body else None,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read())
+
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, "the server exited"
+            try:
+                if call("/healthz")[1].get("ok"):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        status, body = call("/api/bots")
+        assert status == 200
+        assert body["levels"] == ["random", "greedy", "heuristic", "search", "broken",
+                                  "first-move"]
+        status, body = call("/api/tables", {"game": "zheng-shangyou/pagat",
+                                            "bots": "first-move"})
+        assert status == 200 and body["table_id"], body
+        status, body = call("/api/tables", {"game": "zheng-shangyou/pagat", "bots": "nobody"})
+        assert 400 <= status < 500
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    out = run(plugin_path, "-c", textwrap.dedent("""
+        import shangyou
+        from shangyou.server.autoplay import FAST_LEVELS, _choose_in_worker
+        g = shangyou.new_game("zheng-shangyou/pagat", seed=5)
+        view = g.view(g.to_act)
+        assert "first-move" not in FAST_LEVELS        # it thinks in a worker process
+        assert _choose_in_worker("first-move", 1, view) == view["legal_moves"][0]
+        print("ok")
+    """))
+    assert out.stdout.strip() == "ok", out.stderr

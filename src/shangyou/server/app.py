@@ -154,6 +154,10 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
     async def presets():
         return presets_cache
 
+    @app.get("/api/bots", response_model=schemas.BotLevels, responses=ERRORS)
+    async def bots():
+        return {"levels": list(schemas.BOT_LEVELS)}
+
     @app.post("/api/tables", response_model=schemas.CreatedTable, responses=ERRORS)
     async def create_table(body: schemas.CreateTable, request: Request):
         """A new waiting table; its ``host_token`` makes whoever says it in ``hello`` the

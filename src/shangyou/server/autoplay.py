@@ -23,7 +23,8 @@ log = logging.getLogger("shangyou.server")
 
 _JITTER = random.Random()
 
-SLOW_LEVELS = frozenset({"heuristic", "search"})   # think in a worker process
+FAST_LEVELS = frozenset({"random", "greedy"})   # move in the server process; every other
+# level (heuristic, search, a level of another package) thinks in a worker process
 
 
 def _level_name(level: str) -> str:
@@ -88,7 +89,7 @@ class Autoplay:
         if not self._bot_to_act(table):
             return False
         s = table.seats[table.game.to_act]
-        return _level_name(s.bot_level or table.bot_level) in SLOW_LEVELS
+        return _level_name(s.bot_level or table.bot_level) not in FAST_LEVELS
 
     async def _slow_bot_step(self, table: Table) -> bool:
         async with table.lock:
@@ -236,7 +237,7 @@ class Autoplay:
                     move = "pass"
                 else:            # a quick bot: this runs under the table's lock
                     level = table.bot_level
-                    if _level_name(level) in SLOW_LEVELS:
+                    if _level_name(level) not in FAST_LEVELS:
                         level = "greedy"
                     move = _make_bot(level).choose(g.view(seat))
                 try:

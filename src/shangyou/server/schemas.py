@@ -21,7 +21,22 @@ NAME_MAX = 24
 CHAT_MAX = 200
 MOVE_MAX = 200
 TOKEN_MAX = 128
-BOT_LEVELS = ("random", "greedy", "heuristic", "search")
+BUILT_IN_LEVELS = ("random", "greedy", "heuristic", "search")
+LEVEL_MAX = 16                 # a level's name, in characters (the store's column)
+
+
+def bot_levels() -> tuple[str, ...]:
+    """The levels a table may use: the built-in ones, then those of the ``shangyou.bots``
+    entry points whose names are short words (``[a-z0-9_-]``, at most 16 characters)."""
+    from shangyou.bots.base import PLUGINS, known_levels
+    known_levels()
+    extra = sorted(n for n in PLUGINS
+                   if len(n) <= LEVEL_MAX and re.fullmatch(r"[a-z0-9_-]+", n))
+    return BUILT_IN_LEVELS + tuple(n for n in extra if n not in BUILT_IN_LEVELS)
+
+
+BOT_LEVELS = bot_levels()      # fixed when the server starts
+BotLevel = Literal[BOT_LEVELS]  # type: ignore[valid-type]
 
 ERROR_CODES = ("bad_json", "bad_message", "too_big", "rate_limited", "no_table", "not_seated",
                "not_your_turn", "stale", "illegal", "not_waiting", "seat_taken", "not_ready",
@@ -103,7 +118,7 @@ class Leave(_Client):
 
 class Bots(_Client):
     type: Literal["bots"]
-    level: Literal["random", "greedy", "heuristic", "search"] | None = None   # None: table default
+    level: BotLevel | None = None       # None: table default
     seat: StrictInt | None = None       # one empty seat; None: every empty seat
 
 
@@ -278,7 +293,7 @@ class CreateTable(BaseModel):
     game: StrictStr = Field(max_length=64)
     players: StrictInt | None = Field(default=None, ge=1, le=16)
     options: dict[OptionKey, OptionValue] = Field(default_factory=dict, max_length=32)
-    bots: Literal["random", "greedy", "heuristic", "search"] = "greedy"
+    bots: BotLevel = "greedy"
     room: RoomOptions = Field(default_factory=RoomOptions)
 
 
@@ -286,6 +301,10 @@ class CreatedTable(BaseModel):
     table_id: str
     url: str
     host_token: str                     # the creator's token: say it in hello to be the host
+
+
+class BotLevels(BaseModel):
+    levels: list[str]        # the built-in levels first, then those of other packages
 
 
 class PresetOut(BaseModel):

@@ -242,6 +242,16 @@ async function init() {
   } catch (ex) {
     $("create-error").textContent = t("lobby.errGames", { msg: ex.message });
   }
+  addBotLevels($("bots"));
+}
+
+// levels of other installed packages (GET /api/bots) join the built-in ones
+async function addBotLevels(select) {
+  try {
+    const { levels } = await api("/api/bots");
+    const have = new Set([...select.options].map((o) => o.value));
+    for (const lvl of levels) if (!have.has(lvl)) select.append(h("option", { value: lvl }, lvl));
+  } catch (ex) { /* the built-in levels stay */ }
 }
 
 init();

@@ -10,7 +10,7 @@
 
 import { cardElement, richText, sameCards, splitPlay } from "./cards.js";
 import {
-  displayName, eventText, gameFamily, gameTitle, h, lastTrick, renderInfo, renderResult,
+  api, displayName, eventText, gameFamily, gameTitle, h, lastTrick, renderInfo, renderResult,
   renderSeats, renderSummary, renderTrick, seatName, trickList,
 } from "./common.js";
 import { noteDeal, sealLine } from "./fair.js";
@@ -1017,7 +1017,16 @@ function init() {
     if (v) localStorage.setItem(NAME_KEY, v);
   });
   const lvl = localStorage.getItem(BOTS_KEY);
-  if (lvl && [...$("bot-level").options].some((o) => o.value === lvl)) $("bot-level").value = lvl;
+  const pick = () => {
+    if (lvl && [...$("bot-level").options].some((o) => o.value === lvl)) $("bot-level").value = lvl;
+  };
+  pick();
+  // levels of other installed packages (GET /api/bots) join the built-in ones
+  api("/api/bots").then(({ levels }) => {
+    const have = new Set([...$("bot-level").options].map((o) => o.value));
+    for (const l of levels) if (!have.has(l)) $("bot-level").append(h("option", { value: l }, l));
+    pick();
+  }).catch(() => {});
   $("bot-level").addEventListener("change", () => localStorage.setItem(BOTS_KEY, $("bot-level").value));
   $("fill-bots").addEventListener("click", () => send({ type: "bots", level: $("bot-level").value }));
   $("start").addEventListener("click", () => send({ type: "start" }));
