@@ -196,6 +196,13 @@ def test_wilson_against_hand_computed_values():
         wilson(11, 10)
 
 
+def test_wilson_equals_scipy_for_whole_counts():
+    from scipy.stats import binomtest
+    for k, n in [(0, 5), (3, 10), (8, 10), (10, 10), (123, 400)]:
+        ci = binomtest(k, n).proportion_ci(0.95, method="wilson")
+        assert wilson(k, n)[1:] == pytest.approx((ci.low, ci.high), abs=1e-12)
+
+
 def test_t_quantiles_match_tables():
     for df, table in [(1, 12.706205), (2, 4.302653), (3, 3.182446), (9, 2.262157),
                       (29, 2.045230), (100, 1.983972)]:

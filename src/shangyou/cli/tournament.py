@@ -75,8 +75,10 @@ def tournament(
     try:
         import matplotlib  # noqa: F401
         import openskill  # noqa: F401
+        import scipy  # noqa: F401
     except ImportError:
-        fail("tournaments need openskill and matplotlib: pip install 'shangyou[tournament]'")
+        fail("tournaments need openskill, matplotlib and scipy: "
+             "pip install 'shangyou[tournament]'")
     if ray:
         from ..tournament.runner import require_ray
         try:
@@ -118,8 +120,10 @@ def tournament_report(
     try:
         import matplotlib  # noqa: F401
         import openskill  # noqa: F401
+        import scipy  # noqa: F401
     except ImportError:
-        fail("tournaments need openskill and matplotlib: pip install 'shangyou[tournament]'")
+        fail("tournaments need openskill, matplotlib and scipy: "
+             "pip install 'shangyou[tournament]'")
     from ..tournament import pool_results
     from ..tournament.report import show, write
     try:
