@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Install everything (extras web, test, env, tournament, cluster, at the exact versions of
-# requirements.lock) into .venv (Debian's chromium and a
-# Chinese font for the browser tests, if missing, and axe-core into node_modules/ with npm) and
-# run the whole test suite. Extra arguments go to pytest
+# requirements.lock) into .venv (Debian's chromium and a Chinese font for the browser tests and
+# PostgreSQL's programs for the store tests, if missing, and axe-core into node_modules/ with
+# npm) and run the whole test suite. Extra arguments go to pytest
 # (e.g. `bash scripts/test.sh --playouts 2000` for the large random-playout run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +20,16 @@ if ! fc-list :lang=zh 2>/dev/null | grep -q .; then
     [ "$(id -u)" = 0 ] || SUDO="sudo"
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq fonts-wqy-microhei >/dev/null
+fi
+if ! command -v initdb >/dev/null 2>&1 && ! compgen -G '/usr/lib/postgresql/*/bin/initdb' \
+        >/dev/null && ! { command -v pg_config >/dev/null 2>&1 &&
+                          [ -x "$(pg_config --bindir)/initdb" ]; }; then
+    # the store tests start their own PostgreSQL server (tests/pg_server.py) from its programs
+    echo "installing Debian's postgresql for the store tests ..." >&2
+    SUDO=""
+    [ "$(id -u)" = 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq postgresql >/dev/null
 fi
 # axe-core (the accessibility scanner of the browser tests), pinned in package.json
 npm ci --no-audit --no-fund --silent

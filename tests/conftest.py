@@ -2,6 +2,8 @@ import os
 
 import pytest
 
+import pg_server
+
 
 def pytest_addoption(parser):
     parser.addoption("--playouts", type=int, default=None,
@@ -15,3 +17,38 @@ def playouts(request) -> int:
     if n is None:
         n = int(os.environ.get("SHANGYOU_PLAYOUTS", "0") or 0)
     return n
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A real PostgreSQL server of this test process (each xdist worker has its own),
+    stopped and removed at the end (tests/pg_server.py)."""
+    bindir = pg_server.find_bindir()
+    if bindir is None:
+        pytest.fail("PostgreSQL's server programs (initdb, postgres) were not found: not on the "
+                    "PATH, not in `pg_config --bindir`, not in /usr/lib/postgresql/*/bin. "
+                    "Install them (Debian: apt-get install postgresql; scripts/test.sh does).",
+                    pytrace=False)
+    server = pg_server.PostgresServer(bindir)
+    try:
+        server.start()
+    except BaseException:
+        server.stop()
+        raise
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_url(postgres) -> str:
+    """The SQLAlchemy URL of a new empty PostgreSQL database of this test alone, named after
+    the xdist worker (``gw0_3``; ``main_3`` without xdist)."""
+    return postgres.new_database(os.environ.get("PYTEST_XDIST_WORKER", "main"))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path) -> str:
+    """A new empty store's URL: a SQLite file, then a PostgreSQL database."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'db.sqlite'}"
+    return request.getfixturevalue("pg_url")

@@ -30,8 +30,15 @@ OWEN2 = {"game": "zheng-shangyou/owen", "players": 2, "options": {"target": 2}, 
 
 
 @pytest.fixture
-def app(tmp_path):
-    return create_app(data_dir=tmp_path / "data", bot_delay=0)
+def app(request, tmp_path):
+    """The app on SQLite in a data folder; parametrized indirectly with ``"postgresql"``, on a
+    new database of the tests' PostgreSQL server."""
+    db_url = request.getfixturevalue("pg_url") if getattr(request, "param", None) == \
+        "postgresql" else None
+    return create_app(db_url=db_url, data_dir=tmp_path / "data", bot_delay=0)
+
+
+BOTH_STORES = pytest.mark.parametrize("app", ["sqlite", "postgresql"], indirect=True)
 
 
 OPEN: list = []      # every client socket a test opened, closed before its app stops
@@ -211,6 +218,7 @@ def test_http_routes(client):
 
 
 # ----------------------------------------------------------------------------- a whole match
+@BOTH_STORES
 def test_match_with_bots_to_the_end(client):
     tid = new_table(client)
     ann = Player(client, tid, "Ann")
@@ -625,9 +633,11 @@ def test_bot_only_table_plays_itself(client):
     w.close()
 
 
-def test_tables_survive_a_new_app_on_the_same_store(tmp_path):
+@pytest.mark.parametrize("db", ["sqlite", "postgresql"])
+def test_tables_survive_a_new_app_on_the_same_store(request, tmp_path, db):
     data = tmp_path / "data"
-    with TestClient(create_app(data_dir=data, bot_delay=0)) as c:
+    db_url = request.getfixturevalue("pg_url") if db == "postgresql" else None
+    with TestClient(create_app(db_url=db_url, data_dir=data, bot_delay=0)) as c:
         tid = new_table(c)
         ann = Player(c, tid, "Ann")
         ann.sit(0)
@@ -639,7 +649,7 @@ def test_tables_survive_a_new_app_on_the_same_store(tmp_path):
         s = ann.my_turn_or_over()
         token = ann.token
         ann.close()
-    with TestClient(create_app(data_dir=data, bot_delay=0)) as c:
+    with TestClient(create_app(db_url=db_url, data_dir=data, bot_delay=0)) as c:
         again = Player(c, tid, "", token=token)
         assert again.seat == 0
         assert again.state["version"] == s["version"] and again.state["view"] == s["view"]
@@ -647,7 +657,7 @@ def test_tables_survive_a_new_app_on_the_same_store(tmp_path):
         assert final["table"]["status"] == "over"
         again.close()
     # a finished table is loaded again on demand, showing how the match ended
-    with TestClient(create_app(data_dir=data, bot_delay=0)) as c:
+    with TestClient(create_app(db_url=db_url, data_dir=data, bot_delay=0)) as c:
         late = Player(c, tid, "late")
         assert late.state["table"]["status"] == "over"
         assert late.state["view"]["result"] == final["view"]["result"]

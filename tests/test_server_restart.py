@@ -100,11 +100,14 @@ def play(ws, state, chooser) -> dict:
     return reply if my_turn_or_over(0)(reply) else until(ws, my_turn_or_over(0))
 
 
-def test_killed_server_resumes_every_table(tmp_path):
+@pytest.mark.parametrize("db", ["sqlite", "postgresql"])
+def test_killed_server_resumes_every_table(request, tmp_path, db):
+    """On SQLite in the data folder, and on a PostgreSQL database (``--db``)."""
     data = tmp_path / "data"
+    args = ("--db", request.getfixturevalue("pg_url")) if db == "postgresql" else ()
     port = free_port()
     chooser = make_bot("greedy", 3)
-    server = Server(port, data)
+    server = Server(port, data, *args)
     try:
         body = {"game": "zheng-shangyou/owen", "players": 2, "options": {"target": 4},
                 "bots": "greedy"}
@@ -129,8 +132,9 @@ def test_killed_server_resumes_every_table(tmp_path):
                 assert s["view"]["phase"] != "over"
             before = s
         server.kill()                     # mid-match, no warning
+        assert (data / "shangyou.db").exists() == (db == "sqlite")
 
-        server = Server(port, data)
+        server = Server(port, data, *args)
         # the server answers at once and reloads recent tables in the background
         deadline = time.monotonic() + 60
         while True:

@@ -1,9 +1,10 @@
 """Persistence: tables, seats, matches and their moves, as they happen (SQLAlchemy 2).
 
-SQLite in a file by default (``<data>/shangyou.db``), or any SQLAlchemy URL (PostgreSQL:
-``postgresql+psycopg://user:pass@host/db``, with its driver installed). Every method here is
-synchronous; the server calls them one at a time in a single worker thread
-(:class:`AsyncStore`), so the event loop never waits on the disk and writes keep their order.
+SQLite in a file by default (``<data>/shangyou.db``), or any SQLAlchemy URL; PostgreSQL's
+driver is installed with the server: ``postgresql+psycopg://user:pass@host:5432/db`` (the tests
+run the whole store suite on both; docs/deploy.md). Every method here is synchronous; the
+server calls them one at a time in a single worker thread (:class:`AsyncStore`), so the event
+loop never waits on the disk and writes keep their order.
 
 A move is stored (with the table's new state version) in one transaction before any client
 hears of it, so a server killed at any moment restarts with every table where it was.
@@ -22,6 +23,10 @@ from sqlalchemy import (JSON, BigInteger, Boolean, DateTime, ForeignKey, Integer
                         update)
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 from sqlalchemy.pool import StaticPool
+
+
+# the key of the PostgreSQL advisory lock held while the tables are created or migrated
+SCHEMA_LOCK = 0x5348_414E_4759_4F55        # "SHANGYOU"
 
 
 def utcnow() -> dt.datetime:
@@ -85,7 +90,13 @@ class MoveRow(Base):
 
 
 def database_url(db_url: str | None, data_dir: str | Path) -> str:
+    """The store's SQLAlchemy URL: ``db_url``, where a PostgreSQL URL without a driver
+    (``postgresql://``, ``postgres://``) gets the installed one (``postgresql+psycopg://``);
+    without ``db_url``, SQLite in ``data_dir/shangyou.db``."""
     if db_url:
+        for plain in ("postgresql://", "postgres://"):
+            if db_url.startswith(plain):
+                return "postgresql+psycopg://" + db_url[len(plain):]
         return db_url
     path = Path(data_dir)
     path.mkdir(parents=True, exist_ok=True)
@@ -103,6 +114,9 @@ class Store:
             kwargs["connect_args"] = {"check_same_thread": False}
             if url in ("sqlite://", "sqlite:///:memory:"):
                 kwargs["poolclass"] = StaticPool
+        else:
+            # a database server may restart or drop idle connections: test each before use
+            kwargs["pool_pre_ping"] = True
         self.engine = create_engine(url, **kwargs)
         if sqlite:
             @event.listens_for(self.engine, "connect")
@@ -112,8 +126,13 @@ class Store:
                 cur.execute("PRAGMA synchronous=NORMAL")
                 cur.execute("PRAGMA foreign_keys=ON")
                 cur.close()
-        Base.metadata.create_all(self.engine)
-        self._add_missing_columns()
+        with self.engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                # servers starting together on one database create its tables once: the lock
+                # holds until this transaction (PostgreSQL's DDL is transactional) commits
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK})
+            Base.metadata.create_all(conn)
+            self._add_missing_columns(conn)
         self.session = sessionmaker(self.engine, expire_on_commit=False)
 
     # columns added to tables of earlier stores: (table, column, SQL type)
@@ -121,16 +140,15 @@ class Store:
               ("tables", "touched_at", "TIMESTAMP"), ("matches", "secret", "VARCHAR(64)"),
               ("matches", "commitment", "VARCHAR(64)"))
 
-    def _add_missing_columns(self) -> None:
+    def _add_missing_columns(self, conn) -> None:
         """A store written by an earlier version lacks some columns: add them (empty)."""
         have: dict[str, set[str]] = {}
-        insp = inspect(self.engine)
+        insp = inspect(conn)
         for table, column, sql_type in self._ADDED:
             if table not in have:
                 have[table] = {c["name"] for c in insp.get_columns(table)}
             if column not in have[table]:
-                with self.engine.begin() as conn:
-                    conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {sql_type}"))
+                conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {sql_type}"))
 
     def close(self) -> None:
         self.engine.dispose()
