@@ -112,3 +112,12 @@ def test_search_advice_plays_the_search_move(name, n):
         else:
             g.apply(make_bot("heuristic", 1).choose(v))
     assert decided == 6
+
+
+def test_terminal_hint_names_the_move_and_its_reason():
+    from shangyou.cli.session import hint_text
+    for name in ("zheng-fen", "sheng-ji"):
+        g = shangyou.new_game(name, seed=4)
+        v = g.view(g.to_act)
+        a = make_bot("heuristic", 1).advise(v)
+        assert hint_text(make_bot("heuristic", 1), v) == f"Hint: {a.move} ({a.reason.text('en')})"

@@ -30,7 +30,7 @@ from ..games.sheng_ji.order import LEVEL_RANK, TRUMP, Trump, decompose
 from ..games.sheng_ji.tricks import trick_winner
 from .inputs import _COMMANDS, _PASS_WORDS
 from .render import TEAM_NAMES, Renderer, card_text, fmt_value, ordinal, plain_cards
-from .session import MAX_SUGGESTIONS, PROMPT, PlaySession, _tidy
+from .session import MAX_SUGGESTIONS, PROMPT, PlaySession, _tidy, hint_text
 
 __all__ = ["is_sheng_ji", "ShengJiRenderer", "ShengJiNarrator", "ShengJiSession",
            "parse_sheng_ji_input", "order_sheng_ji", "SJCommand", "HELP"]
@@ -920,7 +920,7 @@ class ShengJiSession(PlaySession):
             elif cmd.kind == "show":
                 r.decision(view, texts, more)
             elif cmd.kind == "hint":
-                r.say(f"A greedy bot would play: {self.hint_bot.choose(view)}")
+                r.say(hint_text(self.hint_bot, view))
             elif cmd.kind == "quit":
                 return "quit"
             else:

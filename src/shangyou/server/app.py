@@ -162,7 +162,7 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
         try:
             t, token = await state["manager"].create_table(
                 body.game, body.players, dict(body.options), body.bots,
-                room=body.room.model_dump(), address=address)
+                room=body.room.model_dump(exclude_none=True), address=address)
         except Refused as e:
             return _error(e.status, e.message, e.code)
         except ValueError as e:
