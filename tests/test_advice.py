@@ -4,11 +4,11 @@ import random
 from collections import Counter
 
 import pytest
+from helpers import CONFIGS, config_id
 
 import shangyou
 from shangyou.bots import make_bot
 from shangyou.bots.reasons import LANGUAGES, TEXTS, Advice, Reason, paired_gain
-from helpers import CONFIGS, config_id
 
 SHENG_JI = [("sheng-ji", 4, {}), ("sheng-ji/single-deck", 4, {}),
             ("sheng-ji/zhao-pengyou", 5, {})]
@@ -65,7 +65,7 @@ def test_every_reason_has_both_languages():
     for code, texts in TEXTS.items():
         assert len(texts) == len(LANGUAGES) and all(texts), code
         en, zh = texts
-        fields = lambda s: sorted(p.split("}")[0] for p in s.split("{")[1:])  # noqa: E731
+        fields = lambda s: sorted(p.split("}")[0] for p in s.split("{")[1:])
         # the Chinese text names the same things (units may have their own field)
         assert set(fields(en)) - {"unit"} <= set(fields(zh)) | {"unit"}, code
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import warnings
 
 import pytest
-
 from test_server import OPEN, Player, new_table, server_table
 
 from shangyou.bots.base import make_bot
@@ -99,7 +98,7 @@ def test_the_host_may_allow_hints_between_people_or_turn_them_off(client):
     e = ask(other)
     assert e["code"] == "not_your_turn"
     # off, even for a person alone with bots
-    tid2, c = alone_with_bots(client, room={"hints": "off"})
+    _, c = alone_with_bots(client, room={"hints": "off"})
     c.my_turn_or_over()
     e = ask(c)
     assert e["code"] == "hints_off" and "host turned hints off" in e["message"]
@@ -119,7 +118,7 @@ def test_hint_refusals(client):
 
 
 def test_search_hint_comes_from_the_worker_pool(client):
-    tid, a = alone_with_bots(client, room={"hints": "search"})
+    _, a = alone_with_bots(client, room={"hints": "search"})
     s = a.my_turn_or_over()
     h = ask(a)
     assert h["type"] == "hint", h

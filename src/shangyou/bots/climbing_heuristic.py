@@ -307,8 +307,10 @@ class Heuristic:
             self.note("help_partner", cards=m)
         elif len(plain) <= 1:
             self.note("cash_control" if ctrl else "last_combo", cards=m)
-        elif danger and not ctrl and len(cards) not in danger.values():
-            self.note("avoid_follow", cards=m, count=min(danger.values()))
+        elif danger and not ctrl and plain and len(plain[0].cards) in danger.values() \
+                and len(cards) not in danger.values():
+            # its lowest plain combination has the size an opponent could go out on
+            self.note("avoid_follow", cards=m, count=len(plain[0].cards))
         else:
             self.note("shed_lowest", cards=m)
 

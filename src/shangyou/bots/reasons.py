@@ -22,23 +22,24 @@ TEXTS: dict[str, tuple[str, str]] = {
     "only_move": ("the only legal move", "唯一合法的一手"),
     "fallback": ("a safe legal move (no rule applied)", "稳妥的合法一手（无规则适用）"),
     "no_reason": ("the {bot} bot's move (it gives no reasons)", "{bot}机器人的选择（不给理由）"),
-    "search_better": ("over {worlds} sampled deals {cards} scores {gain} {unit} more on average "
-                      "than {other}",
+    "search_better": (("over {worlds} sampled deals {cards} scores {gain} {unit} more on "
+                       "average than {other}"),
                       "在{worlds}次抽样牌局中，{cards}平均比{other}多得{gain}{unit_zh}"),
-    "search_close": ("the search keeps {cards}: over {worlds} sampled deals {other} was not "
-                     "clearly better", "搜索保留{cards}：在{worlds}次抽样牌局中{other}并不明显更好"),
+    "search_close": (("the search keeps {cards}: over {worlds} sampled deals {other} was not "
+                      "clearly better"), "搜索保留{cards}：在{worlds}次抽样牌局中{other}并不明显更好"),
     "search_prefers": ("the search prefers {cards} over {other} on its sampled deals",
                        "搜索在抽样牌局中认为{cards}好于{other}"),
     # ------------------------------------------------------------------ climbing games
     "go_out": ("goes out with {cards}", "用{cards}出完手牌"),
     "cash_control": ("plays {cards}, which nobody can beat, before its last combination",
                      "先出没人能管的{cards}，最后再出剩下的一组"),
-    "last_combo": ("leads its last combination that can be beaten, keeping its winners "
-                   "for after", "先出会被管的最后一组，赢牌留到后面"),
+    "last_combo": (("leads its last combination that can be beaten, keeping its winners "
+                    "for after"), "先出会被管的最后一组，赢牌留到后面"),
     "help_partner": ("leads a low single for your partner, who has one card left",
                      "出一张小单牌，让只剩一张牌的队友走"),
-    "avoid_follow": ("leads {cards}: an opponent with {count} cards could follow a play of "
-                     "their size and go out", "出{cards}：只剩{count}张牌的对手可能跟出走完"),
+    "avoid_follow": (("leads {cards}, not a play of {count} cards: an opponent with {count} "
+                      "cards left could follow it and go out"),
+                     "出{cards}，不出{count}张的牌型：只剩{count}张牌的对手可能跟出走完"),
     "shed_lowest": ("leads its lowest combination, {cards}, as its plan of the hand says",
                     "按手牌的组合计划，先出最小的一组{cards}"),
     "let_partner": ("passes: your partner is winning the trick", "不要：队友正在赢这一轮"),
@@ -152,7 +153,7 @@ class Advice:
 class Why:
     """Where a heuristic notes the reason of its decision (``choose()`` passes none)."""
 
-    __slots__ = ("reason", "move")
+    __slots__ = ("move", "reason")
 
     def __init__(self):
         self.reason: Reason | None = None

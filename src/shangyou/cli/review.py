@@ -25,10 +25,10 @@ def review_lines(review) -> list[str]:
     """The review as lines of text (what the command prints)."""
     unit = review.unit
     inacc, mistake, blunder = THRESHOLDS[review.family]
-    lines = [f"Review of seat {review.seat} in {review.game} by the search bot "
-             f"(values: expected {unit} for the seat)",
-             f"Marks: inaccuracy ?! from {inacc:g}, mistake ? from {mistake:g}, "
-             f"blunder ?? from {blunder:g} {unit} lost"]
+    lines = [(f"Review of seat {review.seat} in {review.game} by the search bot "
+              f"(values: expected {unit} for the seat)"),
+             (f"Marks: inaccuracy ?! from {inacc:g}, mistake ? from {mistake:g}, "
+              f"blunder ?? from {blunder:g} {unit} lost")]
     for d in review.decisions:
         if d.mark == "good":
             continue
