@@ -3,6 +3,7 @@ asker only, as the room's ``hints`` option allows."""
 
 from __future__ import annotations
 
+import time
 import warnings
 
 import pytest
@@ -124,3 +125,34 @@ def test_search_hint_comes_from_the_worker_pool(client):
     assert h["type"] == "hint", h
     assert h["by"] in ("search", "heuristic") and h["move"] in s["view"]["legal_moves"]
     assert h["version"] == s["version"]
+
+
+def test_a_finished_match_is_reviewed_once_in_the_background(client):
+    tid = new_table(client, options={"target": 1})
+    w = Player(client, tid, "Watcher")
+    w.send({"type": "bots"})
+    w.next("state")
+    w.send({"type": "start"})
+    final = w.state_until(lambda s: s["view"] is not None and s["view"]["phase"] == "over")
+    mid = final["table"]["match_id"]
+    client.app.state.reviews.seconds, client.app.state.reviews.worlds = None, 4
+    assert client.get(f"/api/matches/{mid}/review?seat=5").status_code == 422
+    assert client.get("/api/matches/nope/review?seat=0").status_code == 404
+    first = client.get(f"/api/matches/{mid}/review?seat=1").json()
+    assert first["status"] in ("running", "done")
+    while first["status"] == "running":        # (the test's timeout bounds the wait)
+        assert 0 <= first["done"] <= first["total"]
+        time.sleep(0.2)
+        first = client.get(f"/api/matches/{mid}/review?seat=1").json()
+    assert first["status"] == "done", first
+    review = first["review"]
+    log = client.get(f"/api/matches/{mid}").json()["log"]
+    assert review["seat"] == 1 and review["thresholds"] == {"inaccuracy": 0.1, "mistake": 0.25,
+                                                           "blunder": 0.5}
+    assert review["skipped"] + len(review["decisions"]) == sum(
+        1 for s, _ in log["moves"] if s == 1)
+    for d in review["decisions"]:
+        assert log["moves"][d["index"]][0] == 1 and d["mark"] in (
+            "good", "inaccuracy", "mistake", "blunder")
+    # stored: asked again, it is answered at once, the same
+    assert client.get(f"/api/matches/{mid}/review?seat=1").json() == first

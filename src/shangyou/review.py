@@ -133,7 +133,8 @@ class Review:
         return {"game": self.game, "seat": self.seat, "family": self.family, "unit": self.unit,
                 "thresholds": dict(zip(MARKS[1:], THRESHOLDS[self.family])),
                 "counts": self.counts(), "good_share": self.good_share(),
-                "skipped": self.skipped, "decisions": [d.as_dict() for d in self.decisions]}
+                "skipped": self.skipped, "biggest": [d.index for d in self.biggest()],
+                "decisions": [d.as_dict() for d in self.decisions]}
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -215,6 +216,7 @@ def review_decision(view: dict, played: str, index: int = 0, rng=None,
     moves = view["legal_moves"]
     if len(moves) < 2:
         return None
+    played = _as_listed(view, played)
     if played not in moves:
         raise ValueError(f"{played!r} is not a legal move of this view")
     rng = rng if rng is not None else random.Random(0)
