@@ -76,8 +76,11 @@ def test_a_move_not_legal_is_refused():
     ("zheng-shangyou/pagat", 5, range(1, 5), 8),
 ])
 def test_weaker_levels_are_rated_worse(game, players, seeds, worlds):
-    # the share of decisions rated good, seat 0 of four seeded hands per level (docs/bots.md,
-    # "Advice and review", has the figures on larger samples of every family)
+    # the share of decisions rated good, seat 0 of four seeded hands per level. Random play is
+    # rated below the greedy and heuristic bots; between those two the review does not
+    # separate reliably (docs/bots.md, "Advice and review": on 40 pagat hands greedy is rated
+    # above the heuristic), so the test does not ask it to.
     shares = {lv: good_share(game, players, lv, seeds, worlds)
               for lv in ("random", "greedy", "heuristic")}
-    assert shares["random"] < shares["greedy"] < shares["heuristic"], shares
+    assert shares["random"] < shares["greedy"], shares
+    assert shares["random"] < shares["heuristic"], shares
