@@ -84,3 +84,22 @@ def test_weaker_levels_are_rated_worse(game, players, seeds, worlds):
               for lv in ("random", "greedy", "heuristic")}
     assert shares["random"] < shares["greedy"], shares
     assert shares["random"] < shares["heuristic"], shares
+
+
+def test_the_review_command(tmp_path):
+    from typer.testing import CliRunner
+
+    from shangyou.cli.main import app
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(hand("sheng-ji", 4, "random", 3)))
+    runner = CliRunner()
+    res = runner.invoke(app, ["review", str(path), "--seat", "0", "--worlds", "8",
+                              "--seconds", "5"])
+    assert res.exit_code == 0, res.output
+    assert "Review of seat 0 in sheng-ji" in res.output
+    assert "Marks: inaccuracy ?! from 0.1, mistake ? from 0.25, blunder ?? from 0.5" in res.output
+    assert "decisions reviewed" in res.output
+    res = runner.invoke(app, ["review", str(path), "--seat", "0", "--worlds", "8", "--json"])
+    assert json.loads(res.output)["seat"] == 0
+    res = runner.invoke(app, ["review", str(path), "--seat", "4"])
+    assert res.exit_code == 2
