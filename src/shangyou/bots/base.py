@@ -39,6 +39,14 @@ class Bot:
     def choose(self, view: dict) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def advise(self, view: dict):
+        """The move :meth:`choose` plays and why (:class:`~shangyou.bots.reasons.Advice`).
+        Levels without rules of their own give no reason but ``only_move``/``no_reason``."""
+        from .reasons import Advice, Reason
+        move = self.choose(view)
+        code = "only_move" if len(view["legal_moves"]) == 1 else "no_reason"
+        return Advice(move, Reason(code, {"bot": self.name}), self.name)
+
 
 def guarded(label: str, rule, view: dict, rng=None, strict: bool = False,
             fallback=None) -> str:

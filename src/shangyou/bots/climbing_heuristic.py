@@ -27,6 +27,7 @@ from collections import Counter
 
 from ..cards import parse
 from .base import GreedyBot
+from .reasons import Advice, Reason, Why
 
 CONTROL_COST = 0.25       # a combination that surely wins the lead back
 NODE_BUDGET = 150         # plan search nodes per decision (the search is exact below it)
@@ -37,22 +38,37 @@ MAX_MOVES = 12            # plays weighed per decision
 BRANCH = 6                # combinations tried for the lowest card at each node
 
 
-def choose(view: dict, rng=None, strict: bool = False) -> str:
+def choose(view: dict, rng=None, strict: bool = False, why: Why | None = None) -> str:
+    """The heuristic's move; ``why`` (a :class:`~shangyou.bots.reasons.Why`), when given,
+    receives the reason noted at the rule that decided it."""
     moves = view["legal_moves"]
     if len(moves) == 1:
+        if why is not None:
+            why.note("only_move")
         return moves[0]
     try:
-        move = Heuristic(view).choose()
+        h = Heuristic(view)
+        h.why = why
+        move = h.choose()
         if move not in moves:  # pragma: no cover - a bug: say so in strict mode
             raise RuntimeError(f"heuristic chose {move!r}, not a legal move")
         return move
     except Exception:
         if strict:
             raise
+        if why is not None:
+            why.note("fallback")
         try:
             return GreedyBot(0).choose(view)
         except Exception:      # pragma: no cover - last resort
             return moves[0]
+
+
+def advise(view: dict, rng=None) -> Advice:
+    """The heuristic's move for ``view`` and the reason its rules gave for it."""
+    why = Why()
+    move = choose(view, rng, why=why)
+    return Advice(move, why.reason or Reason("fallback"), "heuristic")
 
 
 def move_cards(text: str) -> list[int]:
@@ -96,6 +112,12 @@ class Heuristic:
         self._cost: dict = {}
         self._plans: dict = {}
         self._nodes = 0
+        self.why: Why | None = None
+
+    def note(self, code: str, **params) -> None:
+        """Record why the decision is made (only when advice was asked for)."""
+        if self.why is not None:
+            self.why.note(code, **params)
 
     # ------------------------------------------------------------------ knowledge
     @property
@@ -240,6 +262,7 @@ class Heuristic:
         hand = self.hand
         for m in moves:
             if len(move_cards(m)) == len(hand):
+                self.note("go_out", cards=m)
                 return m                      # out in one play
         total, combos = self.plan(hand)
         plain = [c for c in combos if self.combo_cost(c) > CONTROL_COST]
@@ -272,16 +295,35 @@ class Heuristic:
             score += 0.04 * min(strength(c) for c in cards) - 0.02 * len(cards)
             if best is None or score < best[0]:
                 best = (score, m)
+        if self.why is not None:
+            self._lead_reason(best[1], plain, danger, helping)
         return best[1]
+
+    def _lead_reason(self, m: str, plain: list, danger: dict, helping: bool) -> None:
+        """The term of :meth:`lead`'s score that set ``m`` apart."""
+        cards = move_cards(m)
+        ctrl = self.combo_cost(self._combo_of(m)) <= CONTROL_COST
+        if helping and len(cards) == 1:
+            self.note("help_partner", cards=m)
+        elif len(plain) <= 1:
+            self.note("cash_control" if ctrl else "last_combo", cards=m)
+        elif danger and not ctrl and plain and len(plain[0].cards) in danger.values() \
+                and len(cards) not in danger.values():
+            # its lowest plain combination has the size an opponent could go out on
+            self.note("avoid_follow", cards=m, count=len(plain[0].cards))
+        else:
+            self.note("shed_lowest", cards=m)
 
     def follow(self, moves: list[str]) -> str:
         view = self.view
         hand = self.hand
         plays = [m for m in moves if m != "pass"]
         if not plays:
+            self.note("only_move")
             return "pass"
         for m in plays:
             if len(move_cards(m)) == len(hand):
+                self.note("go_out", cards=m)
                 return m
         last_seat = view["last"]["seat"] if view.get("last") else None
         partner_leads = last_seat in self.partners
@@ -295,6 +337,7 @@ class Heuristic:
         if partner_leads:
             # the partner wins this trick unless someone beats it: only save the team
             if not (danger <= 1 and self.counts[last_seat] > 2):
+                self.note("let_partner")
                 return "pass"
         best = None
         for m in self.shortlist(plays, self.plan(hand)[1]):
@@ -332,14 +375,31 @@ class Heuristic:
         if table_pts >= 15 and ctrl:
             threshold = min(threshold, -0.3)
         if gain >= threshold or (table_pts >= 15 and ctrl):
+            if self.why is not None:
+                if partner_leads:
+                    self.note("save_team", cards=m)
+                elif urgent and (danger <= 2 or self.counts[last_seat] > 0):
+                    count = danger if danger <= 2 else self.counts[last_seat]
+                    self.note("stop_opponent", cards=m, count=count)
+                elif table_pts > 0:
+                    self.note("take_points", cards=m, points=table_pts)
+                else:
+                    self.note("beat_lowest", cards=m)
             return m
+        if self.why is not None:
+            if precious or combo_tier(self, m) > 0 or ctrl:
+                self.note("pass_keep", cards=m)
+            else:
+                self.note("pass_cannot")
         return "pass"
 
     def exchange(self, kind: str, moves: list[str]) -> str:
         hand = self.hand
         base, _ = self.plan(hand) if hand else (0.0, ())
         if kind == "give":                    # forced among equal highest: keep sequences
-            return min(moves, key=lambda m: (-self._loss(move_cards(m)), m))
+            m = min(moves, key=lambda m: (-self._loss(move_cards(m)), m))
+            self.note("give_forced", cards=m.split(None, 1)[1])
+            return m
         if kind == "take":
             best = None
             for m in moves:
@@ -348,19 +408,25 @@ class Heuristic:
                 cost = self._fresh(h)
                 if best is None or cost < best[0]:
                     best = (cost, m)
+            self.note("take_best", cards=best[1].split(None, 1)[1])
             return best[1]
         if kind == "discard":
-            return min(moves, key=lambda m: (self._loss(move_cards(m)),
-                                             self.fam.precious(move_cards(m)[0]),
-                                             self.fam.card_strength(move_cards(m)[0])))
+            m = min(moves, key=lambda m: (self._loss(move_cards(m)),
+                                          self.fam.precious(move_cards(m)[0]),
+                                          self.fam.card_strength(move_cards(m)[0])))
+            self.note("discard_least", cards=m.split(None, 1)[1])
+            return m
         # offer: two cards the loser may take one of; the pair that hurts the plan least
         singles = sorted(set(hand), key=lambda c: (self._loss([c]), self.fam.precious(c),
                                                    self.fam.card_strength(c)))
         pick = tuple(sorted(singles[:2])) if len(singles) >= 2 else tuple(hand[:2])
         for m in moves:
             if tuple(sorted(move_cards(m))) == pick:
+                self.note("offer_least", cards=m.split(None, 1)[1])
                 return m
-        return min(moves, key=lambda m: sum(self.fam.card_strength(c) for c in move_cards(m)))
+        m = min(moves, key=lambda m: sum(self.fam.card_strength(c) for c in move_cards(m)))
+        self.note("offer_least", cards=m.split(None, 1)[1])
+        return m
 
     def _loss(self, cards) -> float:
         """How much the plan's cost rises when ``cards`` leave the hand (negative: it falls)."""
@@ -375,6 +441,11 @@ class Heuristic:
         other.hand = hand
         other._plans, other._nodes = {}, 0
         return other.plan(hand)[0]
+
+
+def combo_tier(h: Heuristic, move: str) -> int:
+    """The tier of a move's combination (above 0: a bomb)."""
+    return h._combo_of(move).tier
 
 
 def _family(view: dict):

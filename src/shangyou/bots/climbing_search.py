@@ -50,7 +50,9 @@ PLAYOUT_CANDIDATE = "first" # "": no; "also": the policy's move is a candidate; 
 
 
 def choose(view: dict, rng=None, iterations: int | None = None, seconds: float | None = None,
-           strict: bool = False) -> str:
+           strict: bool = False, info: dict | None = None) -> str:
+    """The search's move. ``info``, when given, receives ``values``: each candidate's playout
+    scores, world by world (the same worlds for every candidate, fewer for one raced out)."""
     moves = view["legal_moves"]
     if len(moves) == 1:
         return moves[0]
@@ -64,7 +66,9 @@ def choose(view: dict, rng=None, iterations: int | None = None, seconds: float |
     if pause_gc:
         gc.disable()
     try:
-        return Search(view, rng).run(iterations, seconds)
+        search = Search(view, rng)
+        search.info = info
+        return search.run(iterations, seconds)
     except Exception:
         if strict:
             raise
@@ -75,6 +79,8 @@ def choose(view: dict, rng=None, iterations: int | None = None, seconds: float |
 
 
 class Search:
+    info: dict | None = None
+
     def __init__(self, view: dict, rng: random.Random):
         from ..games.climbing.worlds import WorldSampler
         self.view = view
@@ -180,6 +186,8 @@ class Search:
             if worlds == check:
                 alive = self.race(scores, alive)
                 check *= 2
+        if self.info is not None:
+            self.info["values"] = {cands[i]: scores[i] for i in range(k)}
         if len(alive) == 1:
             return cands[0]
         return cands[alive[self.pick([scores[i] for i in alive])]]

@@ -26,5 +26,17 @@ class HeuristicBot(Bot):
             from . import climbing_heuristic as impl
         return impl.choose(view, self.rng)
 
+    def advise(self, view: dict):
+        """The move :meth:`choose` plays, with the reason noted by the rule that chose it."""
+        from .reasons import Advice, Reason
+        moves = view["legal_moves"]
+        if len(moves) == 1:
+            return Advice(moves[0], Reason("only_move"), self.name)
+        if is_sheng_ji(view):
+            from . import sheng_ji_heuristic as impl
+        else:
+            from . import climbing_heuristic as impl
+        return impl.advise(view, self.rng)
+
 
 BOTS["heuristic"] = HeuristicBot

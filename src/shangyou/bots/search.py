@@ -55,5 +55,43 @@ class SearchBot(Bot):
             return impl.choose(view, self.rng)
         return impl.choose(view, self.rng, iterations=self.iterations, seconds=self.seconds)
 
+    def advise(self, view: dict):
+        """The search's move. When the heuristic plays it too, the heuristic's reason; else a
+        reason naming what the search's sampled deals found it worth over the heuristic's
+        move (the mean paired difference, in points for climbing games, in levels-and-points
+        worth for Sheng ji: see :mod:`shangyou.bots.sheng_ji_search`)."""
+        from .reasons import Advice, Reason, paired_gain
+        moves = view["legal_moves"]
+        if len(moves) == 1:
+            return Advice(moves[0], Reason("only_move"), self.name)
+        if is_sheng_ji(view):
+            from . import sheng_ji_heuristic as heur
+            from . import sheng_ji_search as impl
+            unit = ("levels", "级")
+        else:
+            from . import climbing_heuristic as heur
+            from . import climbing_search as impl
+            unit = ("points", "分")
+        info: dict = {}
+        if self.default:
+            move = impl.choose(view, self.rng, info=info)
+        else:
+            move = impl.choose(view, self.rng, iterations=self.iterations,
+                               seconds=self.seconds, info=info)
+        base = heur.advise(view, self.rng)
+        if move == base.move:
+            return Advice(move, base.reason, self.name)
+        values = info.get("values") or {}
+        gain, worlds = paired_gain(values.get(move, []), values.get(base.move, []))
+        if gain is None:
+            return Advice(move, Reason("search_prefers", {"cards": move, "other": base.move}),
+                          self.name)
+        if gain <= 0:
+            return Advice(move, Reason("search_close", {
+                "cards": move, "other": base.move, "worlds": worlds}), self.name)
+        return Advice(move, Reason("search_better", {
+            "cards": move, "other": base.move, "gain": f"{gain:.2f}", "worlds": worlds,
+            "unit": unit[0], "unit_zh": unit[1]}), self.name)
+
 
 BOTS["search"] = SearchBot

@@ -36,25 +36,51 @@ from ..games.sheng_ji.tricks import match_format, throw_check, trick_winner
 from ..games.sheng_ji.worlds import rules_of
 from . import sheng_ji as greedy
 from .base import guarded
+from .reasons import Advice, Reason, Why
 
 card_points, points = greedy.card_points, greedy.points     # 5, 10, K count
 
 
-def choose(view: dict, rng=None, strict: bool = False) -> str:
-    """The heuristic move for a Sheng ji view (always one of ``view["legal_moves"]``)."""
-    return guarded("heuristic", _choose, view, rng, strict, fallback=greedy.choose)
+def choose(view: dict, rng=None, strict: bool = False, why: Why | None = None) -> str:
+    """The heuristic move for a Sheng ji view (always one of ``view["legal_moves"]``);
+    ``why``, when given, receives the reason noted at the rule that decided it."""
+    if why is None:
+        return guarded("heuristic", _choose, view, rng, strict, fallback=greedy.choose)
+    move = guarded("heuristic", lambda v, m: _choose(v, m, why), view, rng, strict,
+                   fallback=greedy.choose)
+    if len(view["legal_moves"]) == 1:
+        why.note("only_move")
+    elif why.reason is None or why.move != move:
+        why.note("fallback")
+    return move
 
 
-def _choose(view: dict, moves: list[str]) -> str | None:
+def advise(view: dict, rng=None) -> Advice:
+    """The heuristic's move for ``view`` and the reason its rules gave for it."""
+    why = Why()
+    move = choose(view, rng, why=why)
+    return Advice(move, why.reason or Reason("fallback"), "heuristic")
+
+
+def _note(why: Why | None, move: str, code: str, **params) -> str:
+    """``move``, with the reason noted when advice was asked for."""
+    if why is not None:
+        why.note(code, **params)
+        why.move = move
+    return move
+
+
+def _choose(view: dict, moves: list[str], why: Why | None = None) -> str | None:
     kinds = {m.split()[0] for m in moves}
     if "bid" in kinds or "pass" in kinds:
-        return choose_bid(view, moves)
+        return choose_bid(view, moves, why)
     first = moves[0].split()[0]
     if first == "bury":
-        return choose_bury(view, moves)
+        return choose_bury(view, moves, why)
     if first == "call":
-        return choose_call(view, moves)
+        return choose_call(view, moves, why)
     k = Knowledge(view)
+    k.why = why
     if first == "pick":
         return choose_pick(k, moves)
     if view["trick"]:
@@ -76,6 +102,7 @@ class Knowledge:
 
     def __init__(self, view: dict):
         self.view = view
+        self.why: Why | None = None
         self.t: Trump = greedy.trump_of(view)
         self.me: int = view["seat"]
         self.n: int = view["players"]
@@ -187,20 +214,20 @@ def _trump_strength(hand, t: Trump) -> float:
     return s
 
 
-def choose_bid(view: dict, moves: list[str]) -> str:
+def choose_bid(view: dict, moves: list[str], why: Why | None = None) -> str:
     bids = [m for m in moves if m.startswith("bid ")]
     if not bids:
-        return "pass"
+        return _note(why, "pass", "only_move")
     me = view["seat"]
     cur = view.get("bid")
     if cur is not None and cur["seat"] == me:
-        return max(bids, key=lambda m: len(m.split()))
+        return _note(why, max(bids, key=lambda m: len(m.split())), "bid_reinforce")
     if cur is not None and cur["seat"] in greedy.partners(view):
-        return "pass"
+        return _note(why, "pass", "pass_partner_bid")
     hand = greedy.hand_of(view)
     n = len(hand)
     if n < 4:
-        return "pass"
+        return _note(why, "pass", "pass_weak")
     level = LEVEL_RANK[view["level"]]
     final = sum(view["counts"]) + view.get("kitty_size", 0) >= 54 * decks_of(view) \
         or view["phase"] == "bury"
@@ -221,11 +248,13 @@ def choose_bid(view: dict, moves: list[str]) -> str:
         key = (strength, len(cards))
         if best is None or key > best[0]:
             best = (key, m)
-    return best[1] if best else "pass"
+    if best is None:
+        return _note(why, "pass", "pass_weak")
+    return _note(why, best[1], "bid_strong", cards=best[1][4:], share=round(100 * best[0][0]))
 
 
 # ------------------------------------------------------------------------------ burying
-def choose_bury(view: dict, moves: list[str]) -> str:
+def choose_bury(view: dict, moves: list[str], why: Why | None = None) -> str:
     t = greedy.trump_of(view)
     hand = greedy.hand_of(view)
     left = view.get("kitty_size", 0) - len(view.get("buried") or [])
@@ -234,7 +263,12 @@ def choose_bury(view: dict, moves: list[str]) -> str:
     cards = {parse(m.split(None, 1)[1])[0]: m for m in moves}
     for c in plan:
         if c in cards:
-            return cards[c]
+            if why is None:
+                return cards[c]
+            s = t.suit_of(c)
+            rest = [x for x in hand if t.suit_of(x) == s and x not in plan]
+            code = "bury_void" if not t.is_trump(c) and not rest else "bury_cheap"
+            return _note(why, cards[c], code, cards=cards[c].split(None, 1)[1])
     return None
 
 
@@ -285,7 +319,7 @@ def bury_plan(t: Trump, hand, k: int) -> list[int]:
 
 
 # ------------------------------------------------------------------------------ calling
-def choose_call(view: dict, moves: list[str]) -> str:
+def choose_call(view: dict, moves: list[str], why: Why | None = None) -> str:
     t = greedy.trump_of(view)
     hand = greedy.hand_of(view)
     held = Counter(hand)
@@ -300,7 +334,8 @@ def choose_call(view: dict, moves: list[str]) -> str:
         return (not right, text in called, -t.position(c), suit_len[s] == 0, -suit_len[s],
                 int(o), c)
 
-    return min(moves, key=key)
+    m = min(moves, key=key)
+    return _note(why, m, "call_ace", cards=m.split()[2]) if why is not None else m
 
 
 # ------------------------------------------------------------------------------ leading
@@ -345,27 +380,29 @@ def choose_lead(k: Knowledge, moves: list[str]) -> str:
     if "play" in moves:                   # a throw in progress: finish the plan
         plan = throw_plan(k)
         if plan is None:
-            return "play"
+            return _note(k.why, "play", "throw_on")
         want = Counter(plan)
         want.subtract(k.pending)
         for m in moves:
             if m.startswith("throw "):
                 c = parse(m[6:])[0]
                 if want[c] > 0:
-                    return m
-        return "play"
+                    return _note(k.why, m, "throw_on")
+        return _note(k.why, "play", "throw_on")
     units = [(m, tuple(parse(m))) for m in moves if m.split()[0] not in ("throw", "play")]
     plan = throw_plan(k)
     if plan is not None:
         single = [m for m, u in units if sorted(u) == plan]
         if single:
-            return single[0]
-        return "throw " + str(parse([plan[0]]))
+            return _note(k.why, single[0], "throw_boss", cards=single[0])
+        return _note(k.why, "throw " + str(parse([plan[0]])), "throw_boss",
+                     cards=str(parse(plan)))
     my_trumps = k.suit_len(TRUMP)
     out_trumps = k.out_suit[TRUMP]
     trump_control = my_trumps >= max(4, out_trumps * 0.6)
     best = None
     for m, u in units:
+        code = None
         suit = t.suit_of(u[0])
         boss = k.is_boss(u)
         size = len(u)
@@ -374,31 +411,40 @@ def choose_lead(k: Knowledge, moves: list[str]) -> str:
             danger = k.ruff_danger(suit)
             if boss and not danger:
                 score = 100 + 12 * size + 2 * pts + t.position(u[-1]) * 0.1
+                code = "lead_boss"
             else:
+                code = "lead_short"
                 # a low lead: short suits (to make a void), no points, no high cards
                 score = 20 - 1.5 * k.suit_len(suit) - 2 * pts - 0.8 * max(t.position(c) for c in u)
                 if size >= 2:
                     score += 4      # a pair keeps the opponents' pairs busy
+                    code = "lead_pair"
                 if danger:
                     score -= 15 + pts
                 elif size == 1 and k.out_suit[TRUMP] and any(
                         suit in k.voids[m] and TRUMP not in k.voids[m] for m in k.mates):
                     score += 25 + 3 * pts   # the partner ruffs it (and keeps the points)
+                    code = "lead_for_ruff"
                 if k.out_suit[suit] == 0:
                     score -= 10     # nobody else can follow: a wasted card
         else:
             if boss and trump_control and out_trumps > 0:
                 score = 60 + 10 * size - pts
+                code = "draw_trumps"
             elif boss and out_trumps == 0:
                 score = 5 - pts
+                code = "cash_trumps"
             else:
+                code = "lead_low_trump"
                 score = -10 - 3 * pts - 0.5 * max(t.position(c) for c in u) - 2 * size
                 if k.on_declarer_side and my_trumps > len(k.hand) / 2:
                     score += 8
         score -= 6 * _breaks(k, u)
         if best is None or score > best[0]:
-            best = (score, m)
-    return best[1] if best else moves[0]
+            best = (score, m, code)
+    if best is None:
+        return moves[0]
+    return _note(k.why, best[1], best[2], cards=best[1]) if k.why is not None else best[1]
 
 
 # ---------------------------------------------------------------------------- following
@@ -486,7 +532,13 @@ def choose_follow(k: Knowledge, moves: list[str]) -> str:
             trumps = sum(1 for c in u if t.is_trump(c))
             return (trumps if suit != TRUMP else 0, -points(u), _breaks(k, u),
                     _boss_waste(k, u), sum(t.position(c) for c in u))
-        return min(options, key=feed)[0]
+        m, u = min(options, key=feed)
+        if k.why is not None:
+            pts = points(u)
+            if pts:
+                return _note(k.why, m, "feed_partner", points=pts, cards=m)
+            return _note(k.why, m, "feed_low", cards=m)
+        return m
     me_idx = len(trick)
     winning = []
     for m, u in options:
@@ -509,9 +561,11 @@ def choose_follow(k: Knowledge, moves: list[str]) -> str:
         chase = not k.on_declarer_side          # defenders chase points
         if safe and (trumps == 0 or worth >= 10 or (worth >= 5 and chase)
                      or (k.on_declarer_side and worth > 0)):
-            return m
+            if k.why is not None and worth > 0:
+                return _note(k.why, m, "win_points", points=worth, cards=m)
+            return _note(k.why, m, "win_cheap", cards=m)
         if not safe and trumps == 0 and worth >= 10 and not last:
-            return m
+            return _note(k.why, m, "win_try", points=worth, cards=m)
     # lose cheaply
     def dump(mu):
         u = mu[1]
@@ -519,7 +573,8 @@ def choose_follow(k: Knowledge, moves: list[str]) -> str:
         short = sum(k.suit_len(t.suit_of(c)) for c in u if t.suit_of(c) != suit)
         return (trumps, points(u), _breaks(k, u), _boss_waste(k, u),
                 sum(t.position(c) for c in u), short)
-    return min(options, key=dump)[0]
+    m = min(options, key=dump)[0]
+    return _note(k.why, m, "dump_cheap", cards=m)
 
 
 def _boss_waste(k: Knowledge, cards) -> int:
@@ -555,7 +610,7 @@ def choose_pick(k: Knowledge, moves: list[str]) -> str:
             if all(v >= 0 for v in left.values()):
                 for m, c in sorted(options.items(), key=lambda mc: t.position(mc[1])):
                     if left[c] > 0:
-                        return m
+                        return _note(k.why, m, "ruff_points")
     feeding = winner in k.mates and (last or _holds(k, trick, w))
 
     def key(m):
@@ -563,4 +618,8 @@ def choose_pick(k: Knowledge, moves: list[str]) -> str:
         s = t.suit_of(c)
         return (t.is_trump(c), -card_points(c) if feeding else card_points(c),
                 k.held[c] >= 2, _boss_waste(k, [c]), k.suit_len(s), t.position(c), c)
-    return min(options, key=key)
+    m = min(options, key=key)
+    if k.why is not None:
+        code = "pick_points" if feeding and card_points(options[m]) else "pick_cheap"
+        return _note(k.why, m, code, cards=m.split(None, 1)[1])
+    return m

@@ -73,14 +73,16 @@ _PTS = [({2: 5, 7: 10, 10: 10}.get(c >> 2, 0) if c < BJ_CODE else 0) for c in ra
 
 
 def choose(view: dict, rng: random.Random | None = None, iterations: int | None = None,
-           seconds: float | None = None, strict: bool = False) -> str:
-    """The search's move for a Sheng ji view (always one of ``view["legal_moves"]``)."""
+           seconds: float | None = None, strict: bool = False, info: dict | None = None) -> str:
+    """The search's move for a Sheng ji view (always one of ``view["legal_moves"]``).
+    ``info``, when given, receives ``values``: each candidate's worth world by world (None
+    where racing left it out)."""
     rng = rng if rng is not None else random.Random()
     moves = view["legal_moves"]
     if len(moves) == 1:
         return moves[0]
     try:
-        move = _choose(view, rng, iterations, seconds, strict)
+        move = _choose(view, rng, iterations, seconds, strict, info)
     except Exception:
         if strict:
             raise
@@ -92,7 +94,7 @@ def choose(view: dict, rng: random.Random | None = None, iterations: int | None 
     return heur.choose(view, rng)
 
 
-def _choose(view, rng, iterations, seconds, strict):
+def _choose(view, rng, iterations, seconds, strict, info=None):
     cpu_start = time.process_time()     # the default cap counts the whole decision
     moves = view["legal_moves"]
     base = heur.choose(view, rng, strict=strict)
@@ -144,6 +146,8 @@ def _choose(view, rng, iterations, seconds, strict):
             if now + (now - w0) >= cpu_deadline:
                 break
     best = pick_best([[r[i] for i in alive] for r in rows], PICK_Z)
+    if info is not None:
+        info["values"] = {m: [r[i] for r in rows] for i, (m, _) in enumerate(cands)}
     return cands[alive[best]][0]
 
 

@@ -260,8 +260,10 @@ def serve(ctx: typer.Context) -> None:
 
 from .tournament import tournament as _tournament  # noqa: E402  (it uses fail, parse_option)
 from .tournament import tournament_report as _tournament_report  # noqa: E402
+from .review import review as _review  # noqa: E402  (it uses fail)
 
 app.command(name="verify")(_verify)
+app.command(name="review")(_review)
 
 app.command(name="tournament")(_tournament)
 app.command(name="tournament-report")(_tournament_report)

@@ -149,7 +149,8 @@ INPUT_HELP = [
     "pass or p passes. A play with several readings: add 'as', e.g. 5h 6d bj as 4-6.",
     "Card exchange: type the card (2s) or the full move: give 2S, take 2S, discard 3H, "
     "offer 3H 4D.",
-    "Commands: hint (what a greedy bot would play), show (the table again), help, quit or q.",
+    "Commands: hint (the heuristic bot's move and why), show (the table again), help, quit "
+    "or q.",
 ]
 
 

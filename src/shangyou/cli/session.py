@@ -135,7 +135,7 @@ class PlaySession:
         self.delay = delay
         self.auto_pass = auto_pass
         self.input = input_fn
-        self.hint_bot = make_bot("greedy", seed=game.seed)
+        self.hint_bot = make_bot("heuristic", seed=game.seed)
         self.narrator = Narrator(game, renderer, viewer=human)
 
     def run(self) -> str:
@@ -195,8 +195,7 @@ class PlaySession:
             elif cmd.kind == "show":
                 r.decision(view, texts, more)
             elif cmd.kind == "hint":
-                choice = self.hint_bot.choose(view)
-                r.say(f"A greedy bot would play: {choice}")
+                r.say(hint_text(self.hint_bot, view))
             elif cmd.kind == "quit":
                 return "quit"
             else:
@@ -207,6 +206,12 @@ class PlaySession:
                     r.error(_tidy(str(e), self.human))
                     continue
                 return None
+
+
+def hint_text(bot, view: dict) -> str:
+    """The bot's advice for ``view`` in one line: the move and the reason its rules gave."""
+    advice = bot.advise(view)
+    return f"Hint: {advice.move} ({advice.reason.text('en')})"
 
 
 def _tidy(message: str, seat: int) -> str:

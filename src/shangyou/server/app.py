@@ -20,6 +20,7 @@ from . import schemas, views
 from .limits import BodyLimit, Limits, origin_allowed
 from .model import Refused
 from .replays import ReplayCache
+from .reviews import Busy, ReviewJobs
 from .store import AsyncStore, Store, database_url
 from .tables import TableManager
 
@@ -78,9 +79,11 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
         await manager.startup()
         state["store"], state["manager"] = store, manager
         app.state.manager = manager
+        state["reviews"] = app.state.reviews = ReviewJobs(store)
         try:
             yield
         finally:
+            state["reviews"].shutdown()
             await manager.shutdown()
             store.close()
 
@@ -166,7 +169,7 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
         try:
             t, token = await state["manager"].create_table(
                 body.game, body.players, dict(body.options), body.bots,
-                room=body.room.model_dump(), address=address)
+                room=body.room.model_dump(exclude_none=True), address=address)
         except Refused as e:
             return _error(e.status, e.message, e.code)
         except ValueError as e:
@@ -235,6 +238,19 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
                 "deals_ok": bool(report.hands) and all(h.ok for h in report.hands),
                 "hands": len(report.hands), "reason": report.reason, "lines": report.lines()}
         return entry.verified
+
+    @app.get("/api/matches/{match_id}/review", responses=ERRORS)
+    async def match_review(match_id: str, seat: int = Query(..., ge=0, le=15)):
+        """The search bot's review of one seat's decisions (docs/protocol.md, *Reviews*):
+        stored, or started now in the background (its progress)."""
+        m = await finished(match_id)
+        if seat >= m["players"]:
+            raise HTTPException(422, f"seat must be 0..{m['players'] - 1}")
+        try:
+            return await state["reviews"].status(match_id, seat, m["log"])
+        except Busy:
+            return _error(429, "too many reviews are being worked out; try again later",
+                          "rate_limited")
 
     @app.get("/api/matches/{match_id}/step/{k}", response_model=schemas.ReplayStep,
              responses=ERRORS)

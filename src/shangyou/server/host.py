@@ -132,7 +132,7 @@ class HostActions:
             err = e.errors()[0] if hasattr(e, "errors") else {}
             where = ".".join(str(x) for x in err.get("loc", ())) or "room"
             raise ActionError("bad_option", f"room.{where}: {err.get('msg', e)}") from None
-        room_d = room.model_dump()
+        room_d = room.model_dump(exclude_none=True)
         await self._save_table(table, options=self._stored_options(options, room_d),
                                listed=room.listed)
         table.options, table.room = options, room_d

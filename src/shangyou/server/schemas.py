@@ -49,7 +49,8 @@ ERROR_CODES = ("bad_json", "bad_message", "too_big", "rate_limited", "no_table",
                "closed",        # the host closed the table (or it expired); socket closes
                "hello_timeout",     # no hello within the limit; socket closes (4408)
                "too_many_sockets",  # per table or per address; socket closes (4429)
-               "bad_option")    # an option value the game does not take
+               "bad_option",    # an option value the game does not take
+               "hints_off")     # the room's hints option refuses this seat advice
 OPTION_KEY_MAX = 32            # an option's name, in characters
 OPTION_INT_MAX = 1000          # an option's number, in absolute value
 OPTION_STR_MAX = 32            # an option's text, in characters
@@ -173,6 +174,11 @@ class MoveMsg(_Client):
         return v.strip()
 
 
+class HintMsg(_Client):
+    """Ask for advice on the asker's own turn (answered to the asker only: :class:`Hint`)."""
+    type: Literal["hint"]
+
+
 class Chat(_Client):
     type: Literal["chat"]
     text: StrictStr
@@ -184,11 +190,11 @@ class Chat(_Client):
 
 
 ClientMessage = Annotated[Union[Hello, Sit, Leave, Bots, Start, MoveMsg, Chat, Kick, Swap,
-                                Options, Host, Close],
+                                Options, Host, Close, HintMsg],
                           Field(discriminator="type")]
 CLIENT_MESSAGE: TypeAdapter = TypeAdapter(ClientMessage)
 CLIENT_TYPES = ("hello", "sit", "leave", "bots", "start", "move", "chat", "kick", "swap",
-                "options", "host", "close")
+                "options", "host", "close", "hint")
 HOST_TYPES = frozenset({"bots", "start", "kick", "swap", "options", "host", "close"})
 
 
@@ -268,7 +274,23 @@ class Error(BaseModel):
     message: str
 
 
-ServerMessage = Annotated[Union[Welcome, State, ChatOut, Error], Field(discriminator="type")]
+class HintReason(BaseModel):
+    code: str                           # a reason code (docs/bots.md, "Advice and review")
+    params: dict[str, str]
+    text: dict[str, str]                # {"en": ..., "zh": ...}
+
+
+class Hint(BaseModel):
+    """The answer to ``{"type": "hint"}``, to the asker only."""
+    type: Literal["hint"]
+    move: str                           # one of the asker's legal moves at ``version``
+    reason: HintReason
+    by: Literal["heuristic", "search"]
+    version: int                        # the state the advice is for
+
+
+ServerMessage = Annotated[Union[Welcome, State, ChatOut, Error, Hint],
+                          Field(discriminator="type")]
 SERVER_MESSAGE: TypeAdapter = TypeAdapter(ServerMessage)
 
 
@@ -286,6 +308,9 @@ class RoomOptions(BaseModel):
     turn_timer: StrictInt = Field(default=0, ge=0, le=TURN_TIMER_MAX)
     grace: StrictInt = Field(default=GRACE_DEFAULT, ge=0, le=GRACE_MAX)
     listed: StrictBool = True           # shown in the lobby; False: only its link finds it
+    # who may ask for a hint: None (the default) resolves when asked: "heuristic" while at
+    # most one seat is held by a person, "off" once two or more are (docs/protocol.md)
+    hints: Literal["off", "heuristic", "search"] | None = None
 
 
 class CreateTable(BaseModel):

@@ -89,6 +89,15 @@ class MoveRow(Base):
     text: Mapped[str] = mapped_column(String(256))
 
 
+class ReviewRow(Base):
+    """The search bot's review of one seat of a finished match (computed once)."""
+    __tablename__ = "reviews"
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    data: Mapped[dict] = mapped_column(JSON)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
 def database_url(db_url: str | None, data_dir: str | Path) -> str:
     """The store's SQLAlchemy URL: ``db_url``, where a PostgreSQL URL without a driver
     (``postgresql://``, ``postgres://``) gets the installed one (``postgresql+psycopg://``);
@@ -296,6 +305,16 @@ class Store:
     def match(self, match_id: str) -> dict | None:
         with self.session() as s:
             return self._match(s, match_id)
+
+    def review(self, match_id: str, seat: int) -> dict | None:
+        with self.session() as s:
+            row = s.get(ReviewRow, (match_id, seat))
+            return row.data if row is not None else None
+
+    def save_review(self, match_id: str, seat: int, data: dict) -> None:
+        with self.session() as s, s.begin():
+            if s.get(ReviewRow, (match_id, seat)) is None:
+                s.add(ReviewRow(match_id=match_id, seat=seat, data=data))
 
     def finished_matches(self, limit: int = 100, offset: int = 0) -> list[dict]:
         with self.session() as s:

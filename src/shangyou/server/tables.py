@@ -22,6 +22,7 @@ from shangyou.engine import deal
 from shangyou.registry import resolve
 
 from . import schemas, views
+from .advice import answer_hint
 from .autoplay import Autoplay, _make_bot
 from .conn import FLOOD_CLOSE, Conn
 from .host import HostActions
@@ -344,6 +345,8 @@ class TableManager(Autoplay, HostActions):
                                   "only")
             if msg.type == "chat":
                 self._chat(table, conn, msg.text)
+            elif msg.type == "hint":        # outside the lock: a search hint takes a while
+                await answer_hint(self, table, conn)
             else:
                 async with table.lock:
                     if conn.closed:

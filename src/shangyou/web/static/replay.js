@@ -9,6 +9,7 @@ import {
   seatName,
 } from "./common.js";
 import { fairPanel } from "./fair.js";
+import { mountReview, reviewNote } from "./review.js";
 import { t, translatePage } from "./i18n.js";
 import { mountSettings } from "./settings.js";
 
@@ -80,6 +81,8 @@ function updateStepper() {
     const [seat, text] = R.log.moves[R.k - 1];
     lm.append(t("rp.move", { k: R.k, name: seatName(ctx(), seat) }),
               text === "pass" ? t("rp.passes") : h("span", { class: "play" }, richText(text)));
+    const note = reviewNote(R.k - 1);      // the review's mark and better move, if any
+    if (note) lm.append(note);
   } else {
     lm.append(t("rp.deal"));
   }
@@ -146,7 +149,7 @@ function stopAuto() {
 async function init() {
   translatePage();
   const wantFair = location.hash === "#fair";
-  mountSettings($("top"), { onLang: () => { translatePage(); fillSeats(); show(R.k); showFair(); } });
+  mountSettings($("top"), { onLang: () => { translatePage(); fillSeats(); show(R.k); showFair(); showReview(); } });
   if (!matchId) { $("alert").textContent = t("rp.noMatch"); return; }
   let data;
   try {
@@ -183,8 +186,18 @@ async function init() {
     else if (e.key === "End") show(R.n);
   });
   show(R.k);
+  showReview();
   await showFair();
   if (wantFair && !$("fair-panel").hidden) $("fair-panel").scrollIntoView();
+}
+
+function showReview() {
+  if (!R.log) return;
+  mountReview($("review-panel"), {
+    matchId, players: R.log.players, seat: /^\d+$/.test(R.seat) ? Number(R.seat) : 0,
+    seatName: (i) => seatName(ctx(), i), total: () => R.n, marks: $("review-marks"), slider: $("slider"),
+    jump: (k) => { stopAuto(); show(k); }, changed: () => updateStepper(),
+  });
 }
 
 let fairTicket = 0;

@@ -1,0 +1,310 @@
+"""The search bot's review of one seat's decisions in a finished game log.
+
+At each decision of the seat, the position is taken from that seat's view at that moment
+(nothing the player could not know). Worlds are sampled from the view as the search bot samples
+them; the move made and the search's candidates (the heuristic's move, the playout policy's,
+the cheap plays) are each played out in every world, the same worlds and the same random
+numbers for all (common random numbers). Their values are the expected result for the seat:
+hand points (its team's less the other team's in team presets) in the climbing games, the
+search's worth of the hand (levels, the winning side's bonus and the points) in Sheng ji.
+
+The *loss* of a decision is the best candidate's mean less the move's mean, paired world by
+world, less one standard error of that paired difference (floored at 0): a handful of worlds
+does not mark a decision on noise alone. :data:`THRESHOLDS` turn the loss into a mark
+(``good``, ``inaccuracy``, ``mistake``, ``blunder``). Decisions with one legal move, card
+exchanges, and in Sheng ji bids, burying, calling and the steps of a throw are not reviewed
+(the search leaves them to the heuristic).
+
+>>> import shangyou
+>>> from shangyou.bots import make_bot, play_out
+>>> g = shangyou.new_game("zheng-shangyou/pagat", players=4, seed=2)
+>>> play_out(g, [make_bot("greedy", s) for s in range(4)])
+>>> r = review_log(g.log, seat=0, max_worlds=8, seconds=None)
+>>> r.seat, len(r.decisions) > 0
+(0, True)
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+
+import shangyou
+
+from .bots.reasons import Reason
+
+MARKS = ("good", "inaccuracy", "mistake", "blunder")
+
+THRESHOLDS: dict[str, tuple[float, float, float]] = {
+    # the loss (in the family's unit) from which a decision is an inaccuracy, a mistake, a
+    # blunder
+    "climbing": (0.1, 0.25, 0.5),      # hand points (pagat, Owen, winner: a place is 1 point)
+    "zheng-fen": (3.0, 7.5, 15.0),     # card points (5, 10, K) of a hand worth 100 per deck
+    "sheng-ji": (0.1, 0.25, 0.5),      # levels (with the win bonus and the points' share)
+}
+UNITS = {"climbing": "points", "zheng-fen": "points", "sheng-ji": "levels"}
+
+DEFAULT_SECONDS = 1.0          # CPU seconds per decision
+DEFAULT_WORLDS = 48            # at most this many worlds per decision
+MIN_WORLDS = 8                 # ... and at least this many, whatever the CPU budget
+
+
+def family_of(game_name: str, rules=None) -> str:
+    """``"sheng-ji"``, ``"zheng-fen"`` or ``"climbing"``: which thresholds apply."""
+    if game_name.startswith("sheng-ji"):
+        return "sheng-ji"
+    if rules is not None and getattr(rules, "scoring", "") == "trick-points":
+        return "zheng-fen"
+    return "zheng-fen" if game_name.startswith("zheng-fen") else "climbing"
+
+
+def mark_of(loss: float, family: str) -> str:
+    """The mark of a decision that lost ``loss`` (its family's unit)."""
+    inacc, mistake, blunder = THRESHOLDS[family]
+    if loss >= blunder:
+        return "blunder"
+    if loss >= mistake:
+        return "mistake"
+    if loss >= inacc:
+        return "inaccuracy"
+    return "good"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One reviewed decision: move ``index`` of the log, by ``seat``."""
+
+    index: int
+    seat: int
+    played: str
+    best: str
+    played_value: float        # mean over the worlds, in the family's unit
+    best_value: float
+    loss: float                # best less played, less one standard error, floored at 0
+    worlds: int
+    mark: str
+    reason: Reason | None = None     # why the best move (when it is not the move made)
+
+    def as_dict(self) -> dict:
+        return {"index": self.index, "seat": self.seat, "played": self.played,
+                "best": self.best, "played_value": round(self.played_value, 4),
+                "best_value": round(self.best_value, 4), "loss": round(self.loss, 4),
+                "worlds": self.worlds, "mark": self.mark,
+                "reason": self.reason.as_dict() if self.reason else None}
+
+
+@dataclass(frozen=True)
+class Review:
+    """Every reviewed decision of one seat in one log."""
+
+    game: str
+    seat: int
+    family: str
+    decisions: tuple[Decision, ...]
+    skipped: int = 0               # the seat's moves that were not decisions to review
+    thresholds: tuple = field(default=())
+
+    @property
+    def unit(self) -> str:
+        return UNITS[self.family]
+
+    def counts(self) -> dict[str, int]:
+        out = {m: 0 for m in MARKS}
+        for d in self.decisions:
+            out[d.mark] += 1
+        return out
+
+    def good_share(self) -> float | None:
+        if not self.decisions:
+            return None
+        return self.counts()["good"] / len(self.decisions)
+
+    def biggest(self, k: int = 3) -> list[Decision]:
+        marked = [d for d in self.decisions if d.mark != "good"]
+        return sorted(marked, key=lambda d: (-d.loss, d.index))[:k]
+
+    def mean_loss(self) -> float | None:
+        if not self.decisions:
+            return None
+        return sum(d.loss for d in self.decisions) / len(self.decisions)
+
+    def as_dict(self) -> dict:
+        return {"game": self.game, "seat": self.seat, "family": self.family, "unit": self.unit,
+                "thresholds": dict(zip(MARKS[1:], THRESHOLDS[self.family])),
+                "counts": self.counts(), "good_share": self.good_share(),
+                "skipped": self.skipped, "biggest": [d.index for d in self.biggest()],
+                "decisions": [d.as_dict() for d in self.decisions]}
+
+
+# ----------------------------------------------------------------------------- evaluation
+def _paired(a: list[float], b: list[float]) -> tuple[float, float]:
+    """(mean, standard error) of ``a[w] - b[w]``."""
+    diffs = [x - y for x, y in zip(a, b)]
+    n = len(diffs)
+    mean = sum(diffs) / n
+    if n < 2:
+        return mean, float("inf")
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return mean, (var / n) ** 0.5
+
+
+class _Budget:
+    def __init__(self, seconds: float | None, max_worlds: int):
+        self.seconds = seconds
+        self.max_worlds = max_worlds
+        self.start = time.process_time()
+
+    def more(self, worlds: int) -> bool:
+        if worlds >= self.max_worlds:
+            return False
+        if worlds < MIN_WORLDS or self.seconds is None:
+            return True
+        return time.process_time() - self.start < self.seconds
+
+
+def _climbing_values(view: dict, played: str, rng, budget: _Budget) -> dict[str, list] | None:
+    from .bots.climbing_search import Search
+    moves = view["legal_moves"]
+    if moves[0].split()[0] in ("give", "take", "discard", "offer"):
+        return None
+    search = Search(view, rng)
+    cands = search.candidates()
+    if played not in cands:
+        cands.append(played)
+    index = {m: i for i, m in enumerate(moves)}
+    values: dict[str, list] = {m: [] for m in cands}
+    worlds = 0
+    while budget.more(worlds):
+        deal = search.sampler.deal(rng)
+        for m in cands:
+            values[m].append(search.value(deal, index[m]))
+        worlds += 1
+    return values
+
+
+def _sheng_ji_values(view: dict, played: str, rng, budget: _Budget) -> dict[str, list] | None:
+    from .bots import sheng_ji_heuristic as heur
+    from .bots import sheng_ji_search as sj
+    from .games.sheng_ji.worlds import WorldSampler
+    if view["phase"] != "play" or view.get("pending"):
+        return None
+    if played.startswith(("throw ", "pick ")) or played == "play":
+        return None
+    moves = view["legal_moves"]
+    base = heur.choose(view, rng)
+    cands = [c for c in sj.candidates(view, moves, base) if not c[0].startswith("throw ")]
+    if all(m != played for m, _ in cands):
+        cands.append((played, played))
+    sampler = WorldSampler(view)
+    seat = view["seat"]
+    values: dict[str, list] = {m: [] for m, _ in cands}
+    worlds = 0
+    while budget.more(worlds):
+        parts = sampler.deal(rng)
+        seed = rng.randrange(2**31)
+        for m, play in cands:
+            values[m].append(sj.playout(sampler, parts, play, seat, seed))
+        worlds += 1
+    return values
+
+
+def review_decision(view: dict, played: str, index: int = 0, rng=None,
+                    seconds: float | None = DEFAULT_SECONDS,
+                    max_worlds: int = DEFAULT_WORLDS) -> Decision | None:
+    """The review of ``played`` in ``view`` (None: not a decision the search reviews)."""
+    moves = view["legal_moves"]
+    if len(moves) < 2:
+        return None
+    played = _as_listed(view, played)
+    if played not in moves:
+        raise ValueError(f"{played!r} is not a legal move of this view")
+    rng = rng if rng is not None else random.Random(0)
+    budget = _Budget(seconds, max_worlds)
+    game = view["game"]
+    if game.startswith("sheng-ji"):
+        values = _sheng_ji_values(view, played, rng, budget)
+        family = "sheng-ji"
+    else:
+        from .bots.climbing_heuristic import rules_for_view
+        values = _climbing_values(view, played, rng, budget)
+        family = family_of(game, rules_for_view(view))
+    if not values:
+        return None
+    means = {m: sum(v) / len(v) for m, v in values.items()}
+    best = max(values, key=lambda m: (means[m], m == played))
+    loss = 0.0
+    if best != played:
+        mean, se = _paired(values[best], values[played])
+        loss = max(0.0, mean - se)
+    reason = None
+    if loss > 0:
+        reason = _best_reason(view, best, played, means[best] - means[played],
+                              len(values[played]), family)
+    return Decision(index, view["seat"], played, best, means[played], means[best], loss,
+                    len(values[played]), mark_of(loss, family), reason)
+
+
+def _best_reason(view: dict, best: str, played: str, gain: float, worlds: int,
+                 family: str) -> Reason:
+    """The heuristic's reason when its rules choose the better move, else the search's gain."""
+    from .bots.heuristic import HeuristicBot
+    advice = HeuristicBot(0).advise(view)
+    if advice.move == best:
+        return advice.reason
+    unit = UNITS[family]
+    return Reason("search_better", {"cards": best, "other": played, "gain": f"{gain:.2f}",
+                                    "worlds": worlds, "unit": unit,
+                                    "unit_zh": "级" if unit == "levels" else "分"})
+
+
+def review_log(log: dict, seat: int, seconds: float | None = DEFAULT_SECONDS,
+               max_worlds: int = DEFAULT_WORLDS, seed: int = 0, progress=None) -> Review:
+    """Review every decision of ``seat`` in a game log (``game.log``). ``progress(done,
+    total)`` is called after each of the seat's moves."""
+    if isinstance(log, str):
+        import json
+        log = json.loads(log)
+    # JSON turns tuples (Sheng ji's must_play_ranks) into lists; the rules are cached by them
+    options = {k: tuple(v) if isinstance(v, list) else v
+               for k, v in (log.get("options") or {}).items()}
+    options["players"] = log.get("players", options.get("players"))
+    make = shangyou.new_match if log.get("match", False) else shangyou.new_game
+    g = make(log["game"], seed=log["seed"], **options)
+    if not 0 <= seat < g.n:
+        raise ValueError(f"seat {seat} is not at this table (seats 0-{g.n - 1})")
+    mine = [i for i, (s, _) in enumerate(log["moves"]) if s == seat]
+    rng = random.Random(seed)
+    decisions: list[Decision] = []
+    skipped = 0
+    done = 0
+    for i, (s, text) in enumerate(log["moves"]):
+        if g.to_act != s:
+            raise ValueError(f"log move {i} ({text!r}) is by seat {s}, "
+                             f"but seat {g.to_act} is to act")
+        if s == seat:
+            view = g.view(seat)
+            played = _as_listed(view, text)
+            d = review_decision(view, played, i, rng, seconds, max_worlds)
+            if d is None:
+                skipped += 1
+            else:
+                decisions.append(d)
+            done += 1
+            if progress is not None:
+                progress(done, len(mine))
+        g.apply(text)
+    family = family_of(log["game"], getattr(g, "rules", None))
+    return Review(log["game"], seat, family, tuple(decisions), skipped, THRESHOLDS[family])
+
+
+def _as_listed(view: dict, text: str) -> str:
+    """The log's move text as ``legal_moves`` spells it (the same move)."""
+    moves = view["legal_moves"]
+    if text in moves:
+        return text
+    key = " ".join(sorted(text.split()))
+    for m in moves:
+        if " ".join(sorted(m.split())) == key:
+            return m
+    return text

@@ -1,0 +1,158 @@
+"""Hints at the web table (docs/protocol.md "Hints"): advice from the asker's own view, to the
+asker only, as the room's ``hints`` option allows."""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import pytest
+from test_server import OPEN, Player, new_table, server_table
+
+from shangyou.bots.base import make_bot
+from shangyou.server import create_app
+from shangyou.server.advice import hint_mode
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")      # starlette prefers httpx2 to httpx
+    from fastapi.testclient import TestClient
+
+pytestmark = pytest.mark.timeout(90)
+
+
+@pytest.fixture
+def client(tmp_path):
+    with TestClient(create_app(data_dir=tmp_path / "data", bot_delay=0)) as c:
+        try:
+            yield c
+        finally:
+            while OPEN:
+                OPEN.pop().close()
+
+
+def alone_with_bots(client, room=None, game="zheng-shangyou/owen", players=2, bots="greedy"):
+    body = {"game": game, "players": players, "options": {"target": 50}, "bots": bots}
+    if game != "zheng-shangyou/owen":
+        body["options"] = {}
+    tid = new_table(client, **body, **({"room": room} if room else {}))
+    a = Player(client, tid, "Ada")
+    a.sit(0)
+    a.send({"type": "bots"})
+    a.state_until(lambda s: all(x["kind"] != "empty" for x in s["table"]["seats"]))
+    a.send({"type": "start"})
+    return tid, a
+
+
+def ask(p: Player) -> dict:
+    """The answer to a hint request (states broadcast meanwhile are skipped)."""
+    p.send({"type": "hint"})
+    while True:
+        msg = p.next("hint", "error", "state")
+        if msg["type"] != "state":
+            return msg
+
+
+def test_a_person_alone_gets_the_heuristic_advice_of_their_own_view(client):
+    tid, a = alone_with_bots(client)
+    s = a.my_turn_or_over()
+    assert s["view"]["phase"] != "over"
+    h = ask(a)
+    assert h["type"] == "hint", h
+    assert h["by"] == "heuristic" and h["version"] == s["version"]
+    assert h["move"] in s["view"]["legal_moves"]
+    expected = make_bot("heuristic", 1).advise(s["view"])
+    assert h["move"] == expected.move
+    assert h["reason"] == expected.reason.as_dict()
+    assert h["reason"]["text"]["en"] and h["reason"]["text"]["zh"]
+    assert hint_mode(server_table(client, tid)) == "heuristic"
+    # the move it names is playable as it stands
+    a.send({"type": "move", "move": h["move"], "version": s["version"]})
+    assert a.next("state", "error")["type"] == "state"
+
+
+def test_hints_are_off_by_default_between_two_people(client):
+    tid = new_table(client, options={"target": 50})
+    a = Player(client, tid, "Ada")
+    a.sit(0)
+    b = Player(client, tid, "Bo")
+    b.sit(1)
+    a.send({"type": "start"})
+    s = a.state_until(lambda s: s["view"] is not None)
+    p = a if s["view"]["to_act"] == 0 else b
+    e = ask(p)
+    assert e["type"] == "error" and e["code"] == "hints_off", e
+    assert "two or more people" in e["message"]
+    assert hint_mode(server_table(client, tid)) == "off"
+
+
+def test_the_host_may_allow_hints_between_people_or_turn_them_off(client):
+    tid = new_table(client, options={"target": 50}, room={"hints": "heuristic"})
+    a = Player(client, tid, "Ada")
+    a.sit(0)
+    b = Player(client, tid, "Bo")
+    b.sit(1)
+    assert a.state["table"]["room"]["hints"] == "heuristic"
+    a.send({"type": "start"})
+    s = a.state_until(lambda s: s["view"] is not None)
+    p, other = (a, b) if s["view"]["to_act"] == 0 else (b, a)
+    assert ask(p)["type"] == "hint"
+    e = ask(other)
+    assert e["code"] == "not_your_turn"
+    # off, even for a person alone with bots
+    _, c = alone_with_bots(client, room={"hints": "off"})
+    c.my_turn_or_over()
+    e = ask(c)
+    assert e["code"] == "hints_off" and "host turned hints off" in e["message"]
+
+
+def test_hint_refusals(client):
+    tid = new_table(client, options={"target": 50})
+    a = Player(client, tid, "Ada")
+    a.sit(0)
+    assert ask(a)["code"] == "not_playing"
+    spectator = Player(client, tid, "Sam")
+    spectator.send({"type": "hint", "extra": 1})   # unknown fields are ignored, as elsewhere
+    assert spectator.next("error")["code"] == "not_playing"
+    r = client.post("/api/tables", json={"game": "owen", "players": 2,
+                                         "room": {"hints": "always"}})
+    assert r.status_code == 422
+
+
+def test_search_hint_comes_from_the_worker_pool(client):
+    _, a = alone_with_bots(client, room={"hints": "search"})
+    s = a.my_turn_or_over()
+    h = ask(a)
+    assert h["type"] == "hint", h
+    assert h["by"] in ("search", "heuristic") and h["move"] in s["view"]["legal_moves"]
+    assert h["version"] == s["version"]
+
+
+def test_a_finished_match_is_reviewed_once_in_the_background(client):
+    tid = new_table(client, options={"target": 1})
+    w = Player(client, tid, "Watcher")
+    w.send({"type": "bots"})
+    w.next("state")
+    w.send({"type": "start"})
+    final = w.state_until(lambda s: s["view"] is not None and s["view"]["phase"] == "over")
+    mid = final["table"]["match_id"]
+    client.app.state.reviews.seconds, client.app.state.reviews.worlds = None, 4
+    assert client.get(f"/api/matches/{mid}/review?seat=5").status_code == 422
+    assert client.get("/api/matches/nope/review?seat=0").status_code == 404
+    first = client.get(f"/api/matches/{mid}/review?seat=1").json()
+    assert first["status"] in ("running", "done")
+    while first["status"] == "running":        # (the test's timeout bounds the wait)
+        assert 0 <= first["done"] <= first["total"]
+        time.sleep(0.2)
+        first = client.get(f"/api/matches/{mid}/review?seat=1").json()
+    assert first["status"] == "done", first
+    review = first["review"]
+    log = client.get(f"/api/matches/{mid}").json()["log"]
+    assert review["seat"] == 1 and review["thresholds"] == {"inaccuracy": 0.1, "mistake": 0.25,
+                                                           "blunder": 0.5}
+    assert review["skipped"] + len(review["decisions"]) == sum(
+        1 for s, _ in log["moves"] if s == 1)
+    for d in review["decisions"]:
+        assert log["moves"][d["index"]][0] == 1 and d["mark"] in (
+            "good", "inaccuracy", "mistake", "blunder")
+    # stored: asked again, it is answered at once, the same
+    assert client.get(f"/api/matches/{mid}/review?seat=1").json() == first
