@@ -8,15 +8,21 @@
 // a kept selection), the last trick, a game log, keyboard play, settings and rules help, and
 // two languages (i18n.js). The host's tools are in host.js, the fair-deal record in fair.js.
 
-import { cardElement, richText, sameCards, splitPlay } from "./cards.js";
+import { richText, sameCards, splitPlay } from "./cards.js";
 import {
-  displayName, eventText, gameFamily, gameTitle, h, lastTrick, renderInfo, renderResult,
-  renderSeats, renderSummary, renderTrick, seatName, trickList,
+  displayName, eventText, gameFamily, gameTitle, h, renderInfo, renderResult, renderSummary,
+  seatName,
 } from "./common.js";
 import { noteDeal, sealLine } from "./fair.js";
 import * as Host from "./host.js";
 import { has, t, translatePage } from "./i18n.js";
 import { mountSettings, rulesDialog, settings } from "./settings.js";
+import { initSide } from "./table-dialogs.js";
+import { drawHand } from "./table-hand.js";
+import { direction, fitHand, placeTable } from "./table-layout.js";
+import { renderTableSeats, setTimerRing } from "./table-seats.js";
+import { renderStrip } from "./table-strip.js";
+import { renderLastTrickBox, renderTableTrick } from "./table-trick.js";
 
 const tableId = decodeURIComponent(location.pathname.replace(/^\/t\//, "").split("/")[0] || "");
 const TOKEN_KEY = `shangyou.token.${tableId}`;
@@ -447,8 +453,9 @@ function render() {
     $("autopass").checked = false;
   }
 
-  $("seats-panel").replaceChildren(renderSeats(v, c));
-  $("trick-panel").replaceChildren(renderTrick(v, c));
+  $("strip-facts").replaceChildren(renderStrip(v, c));
+  $("seats-panel").replaceChildren(renderTableSeats(v, c));
+  $("trick-panel").replaceChildren(renderTableTrick(v, c));
   renderLastTrick();
   $("info-panel").replaceChildren(h("h2", {}, t("f.game")), renderInfo(v, c), sealLine(tb) || "");
 
@@ -459,6 +466,8 @@ function render() {
   if (summary && S.freshHist === hist && (early || v.result)) summary.classList.add("fresh");
   S.historyLen = hist;
   $("summary-slot").replaceChildren(...(summary ? [h("div", { class: "panel" }, summary)] : []));
+  // the end of a hand or of the match comes over the table until the player goes back to it
+  const showSummary = !!summary && summary.classList.contains("fresh") && S.overlayClosed !== hist;
   const result = renderResult(v, c);
   if (result && tb && tb.match_id && (tb.status === "over" || v.phase === "over")) {
     result.append(h("p", { class: "row" },
@@ -467,17 +476,29 @@ function render() {
       h("a", { class: "button", href: "/" }, t("t.backLobby"))));
   }
   $("result-slot").replaceChildren(...(result ? [h("div", { class: "panel result-panel" }, result)] : []));
+  $("overlay").hidden = !(result || showSummary);
+  $("overlay-close").hidden = !!result;
+  $("summary-slot").hidden = !(result || showSummary);
   const over = v.phase === "over" || !!v.result || !!S.closed;
   $("controls").hidden = over;
   $("autopass").closest(".row").hidden = over || !seated();
   $("hand").hidden = over && !(v.hand || []).length;
   $("keys-help").hidden = over || !seated();
+  document.body.classList.add("in-game");
 
   renderPrompt();
   renderMoves();
   renderHand();
   renderControls();
+  layout();
   maybeAutopass();
+}
+
+/** Seats and plays in their places around the cloth (after each render and resize). */
+function layout() {
+  const v = S.view;
+  if (!v || $("game").hidden) return;
+  placeTable($("table-area"), v.players, direction(v.game));
 }
 
 function renderRole() {
@@ -551,9 +572,12 @@ function tickTimer() {
   if (!tr || tr.deadline === null || !v || v.result || v.phase === "over") {
     box.hidden = true;
     box.dataset.left = "";
+    setTimerRing(null, null);
     return;
   }
   const left = Math.max(0, Math.ceil((tr.deadline - performance.now()) / 1000));
+  const total = (S.table && S.table.room && S.table.room.turn_timer) || 0;
+  setTimerRing(tr.seat, total ? (tr.deadline - performance.now()) / 1000 / total : null);
   box.hidden = false;
   box.dataset.left = String(left);
   box.dataset.seat = String(tr.seat);
@@ -686,33 +710,12 @@ function renderMoves() {
 
 function renderHand() {
   const v = S.view;
-  const box = $("hand");
-  const hadFocus = box.contains(document.activeElement);
-  box.replaceChildren();
-  if (!Array.isArray(v.hand)) {
-    box.append(h("p", { class: "muted" }, seated() ? "" : t("t.spectating")));
-    return;
-  }
-  const ck = clickKind();
-  const pending = [...(v.pending || [])];
-  S.focusIndex = Math.max(0, Math.min(S.focusIndex, v.hand.length - 1));
-  v.hand.forEach((card, i) => {
-    const b = cardElement(card, { button: true });
-    b.dataset.index = String(i);
-    // cards already picked for a throw or a follow in progress are shown as selected
-    const pi = pending.indexOf(card);
-    const isPending = pi >= 0;
-    if (isPending) pending.splice(pi, 1);
-    const sel = S.selected.has(i) || isPending;
-    b.classList.toggle("selected", sel);
-    b.setAttribute("aria-pressed", String(sel));
-    b.tabIndex = i === S.focusIndex ? 0 : -1;     // one tab stop; arrows move inside the hand
-    if (ck) b.classList.add("clickable");
-    b.addEventListener("click", () => onCard(i));
-    b.addEventListener("focus", () => { S.focusIndex = i; });
-    box.append(b);
+  if (Array.isArray(v.hand)) S.focusIndex = Math.max(0, Math.min(S.focusIndex, v.hand.length - 1));
+  drawHand($("hand"), v.hand, {
+    selected: S.selected, pending: v.pending || [], focusIndex: S.focusIndex,
+    clickable: !!clickKind(), note: seated() ? "" : t("t.spectating"),
+    onCard, onFocus: (i) => { S.focusIndex = i; },
   });
-  if (hadFocus) box.children[S.focusIndex]?.focus();
 }
 
 /**
@@ -797,18 +800,7 @@ function renderLastTrick() {
   btn.setAttribute("aria-expanded", String(S.showLast));
   box.hidden = !S.showLast;
   if (!S.showLast || !S.view) return;
-  const last = lastTrick(S.view);
-  const c = ctx();
-  if (!last) {
-    box.replaceChildren(h("div", { class: "trick-label" }, t("c.lastTrick")),
-                        h("div", {}, t("t.noLastTrick")));
-    return;
-  }
-  box.replaceChildren(
-    h("div", { class: "trick-label" }, t("c.lastTrick"),
-      last.winner !== null ? t("c.wonBy", { name: seatName(c, last.winner) }) : ""),
-    trickList(last.plays, c, { old: true }));
-  box.dataset.winner = last.winner === null ? "" : String(last.winner);
+  renderLastTrickBox(box, S.view, ctx());
 }
 
 // ------------------------------------------------------------------------ actions
@@ -1042,6 +1034,16 @@ function init() {
     if (send({ type: "chat", text })) $("chat-input").value = "";
   });
   Host.initHost({ S, send, showAlert });
+  initSide();
+  $("overlay-close").addEventListener("click", () => {
+    S.overlayClosed = (S.view && (S.view.history || []).length) || 0;
+    $("overlay").hidden = true;
+  });
+  const relayout = () => { layout(); if (!$("hand").hidden) fitHand($("hand")); };
+  if (window.ResizeObserver) new ResizeObserver(relayout).observe($("table-area"));
+  window.addEventListener("resize", relayout);
+  // a new card size or theme from the settings dialog
+  new MutationObserver(relayout).observe(document.documentElement, { attributes: true, attributeFilter: ["class"] });
   document.addEventListener("keydown", onKey);
   // come back at once when the tab is shown again or the network returns
   document.addEventListener("visibilitychange", () => { if (!document.hidden) reconnectNow(); });

@@ -1,0 +1,60 @@
+// The current trick on the cloth: each seat's play lies in front of that seat. In the
+// climbing games the play to beat stands out and a pass is a quiet mark; in Sheng ji the lead
+// is marked. The last trick opens on demand over the table.
+
+import { playElement } from "./cards.js";
+import { exchangeText, gameFamily, h, lastTrick, seatName, trickList } from "./common.js";
+import { t } from "./i18n.js";
+import { relative } from "./table-layout.js";
+
+export function renderTableTrick(view, ctx) {
+  const fam = gameFamily(view.game);
+  const box = h("div", { class: "trick", id: "trick", role: "group", "aria-label": t("c.currentTrick") });
+  const n = view.players;
+  const plays = view.trick || [];
+  if (view.phase === "exchange" && view.exchange) {
+    box.append(h("div", { class: "trick-center exchange-text" }, exchangeText(view, ctx)));
+    return box;
+  }
+  // each seat's latest play of this trick (a climbing trick may come round several times)
+  const latest = new Map();
+  plays.forEach(([s, text], i) => latest.set(s, { text, i }));
+  let toBeat = -1;
+  if (fam !== "sheng-ji") {
+    for (let i = plays.length - 1; i >= 0; i--) if (plays[i][1] !== "pass") { toBeat = i; break; }
+  }
+  for (const [s, { text, i }] of latest) {
+    const pass = text === "pass";
+    const many = pass ? 0 : String(text).split(" as ")[0].trim().split(/\s+/).length;
+    const cls = ["spot", pass ? "pass" : "", many > 8 ? "longer" : many > 4 ? "long" : "",
+      i === toBeat ? "to-beat" : "",
+      fam === "sheng-ji" && i === 0 ? "lead" : "",
+      i === plays.length - 1 ? "latest" : ""].filter(Boolean).join(" ");
+    box.append(h("div", { class: cls, dataset: { seat: String(s), rel: String(relative(s, ctx.mySeat, n)) } },
+      h("span", { class: "visually-hidden" }, seatName(ctx, s) + ": "),
+      pass ? h("span", { class: "pass-mark" }, t("c.passes")) : playElement(text)));
+  }
+  if (!plays.length && view.phase === "play") {
+    box.append(h("div", { class: "trick-center trick-empty" }, t("c.noCards")));
+  }
+  if (fam === "zheng-fen" && typeof view.table_points === "number" && view.table_points) {
+    box.append(h("div", { class: "trick-center table-points" }, t("c.tablePoints", { n: view.table_points })));
+  }
+  return box;
+}
+
+/** The last finished trick, shown over the table while the player asks for it. */
+export function renderLastTrickBox(box, view, ctx) {
+  const last = lastTrick(view);
+  if (!last) {
+    box.replaceChildren(h("div", { class: "trick-label" }, t("c.lastTrick")),
+                        h("div", {}, t("t.noLastTrick")));
+    box.dataset.winner = "";
+    return;
+  }
+  box.replaceChildren(
+    h("div", { class: "trick-label" }, t("c.lastTrick"),
+      last.winner !== null ? t("c.wonBy", { name: seatName(ctx, last.winner) }) : ""),
+    trickList(last.plays, ctx, { old: true }));
+  box.dataset.winner = last.winner === null ? "" : String(last.winner);
+}
