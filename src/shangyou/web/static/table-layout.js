@@ -65,7 +65,16 @@ export function placeTable(area, n, dir) {
     // the least distance along (dx, dy) at which the two boxes no longer meet
     const need = (w, h) => Math.min(Math.abs(dx) > 1e-6 ? w / Math.abs(dx) : Infinity,
                                     Math.abs(dy) > 1e-6 ? h / Math.abs(dy) : Infinity);
-    const d = need((seat.offsetWidth + sp.offsetWidth) / 2, (seat.offsetHeight + sp.offsetHeight) / 2) + 4;
+    let d = need((seat.offsetWidth + sp.offsetWidth) / 2, (seat.offsetHeight + sp.offsetHeight) / 2) + 4;
+    // further in while it would cover a neighbour's seat (never past the middle)
+    const hw = sp.offsetWidth / 2;
+    const hh = sp.offsetHeight / 2;
+    const covers = (x, y) => seats.some((o) => o !== seat &&
+      x + hw > o.offsetLeft && x - hw < o.offsetLeft + o.offsetWidth &&
+      y + hh > o.offsetTop && y - hh < o.offsetTop + o.offsetHeight);
+    for (let e = d; e <= len; e += 4) {
+      if (!covers(sx + dx * e, sy + dy * e)) { d = e; break; }
+    }
     sp.style.left = `${Math.round(sx + dx * d)}px`;
     sp.style.top = `${Math.round(sy + dy * d)}px`;
   }

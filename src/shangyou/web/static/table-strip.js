@@ -7,12 +7,15 @@ import { richText, trumpElement } from "./cards.js";
 import { gameFamily, h, seatName } from "./common.js";
 import { t } from "./i18n.js";
 
-export function renderStrip(view, ctx) {
+export function renderStrip(view, ctx, options = {}) {
   const fam = gameFamily(view.game);
   const box = h("dl", { class: "strip-list", id: "strip-list" });
   const add = (key, label, value) => box.append(h("div", { class: "sfact", dataset: { fact: key } },
     h("dt", {}, label), h("dd", {}, value)));
-  add("hand", t("f.hand"), String(view.hand_number ?? "-"));
+  // a match of a fixed number of hands (Winner's "hands") says how far it has come
+  const hands = Number(options.hands || (view.options && view.options.hands) || 0);
+  add("hand", t("f.hand"), hands ? t("f.handOf", { n: view.hand_number ?? "-", m: hands })
+    : String(view.hand_number ?? "-"));
   if (fam === "sheng-ji") {
     add("level", t("f.level"), String(view.level ?? "-"));
     add("trump", t("f.trump"), trumpElement(view.trump));

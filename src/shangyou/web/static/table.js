@@ -297,10 +297,29 @@ function logEvents(events, moveCount) {
   renderLog();
 }
 
+/**
+ * The log's events without Sheng ji's passes during the deal (each player may bid at each
+ * dealt card: the log keeps the bids and who declared, not one "passes" per card).
+ */
+function dealtLog(lines) {
+  if (gameFamily(S.table && S.table.game) !== "sheng-ji") return lines;
+  let dealing = true;
+  const out = [];
+  for (const ev of lines) {
+    const kind = ev.event || ev.type;
+    const pass = kind === "pass" || (kind === "move" && ev.move === "pass");
+    if (dealing && pass) continue;
+    if (kind === "trump" || kind === "no bid" || kind === "buried") dealing = false;
+    if (kind === "hand over" || kind === "redeal") dealing = true;
+    out.push(ev);
+  }
+  return out;
+}
+
 function renderLog() {
   const log = $("log");
   const c = ctx();
-  log.replaceChildren(...S.log.lines.map((ev) => h("li", {
+  log.replaceChildren(...dealtLog(S.log.lines).map((ev) => h("li", {
     dataset: { action: String(ev.event || ev.type || ""), seat: ev.seat ?? "" },
   }, eventText(ev, c))));
   log.scrollTop = log.scrollHeight;
@@ -453,7 +472,7 @@ function render() {
     $("autopass").checked = false;
   }
 
-  $("strip-facts").replaceChildren(renderStrip(v, c));
+  $("strip-facts").replaceChildren(renderStrip(v, c, (tb && tb.options) || {}));
   $("seats-panel").replaceChildren(renderTableSeats(v, c));
   $("trick-panel").replaceChildren(renderTableTrick(v, c));
   renderLastTrick();
@@ -647,7 +666,8 @@ function renderPrompt() {
   } else if (v.last) {
     // the reading (the engine's name of the combination) is notation, like the cards: it
     // goes in its own span, the same in both languages
-    const reading = v.last.reading && v.last.reading !== v.last.kind ? v.last.reading : "";
+    const reading = v.last.reading && v.last.reading !== v.last.kind &&
+      !justTheRank(v.last.reading, v.last.cards) ? v.last.reading : "";
     const kind = has(`kind.${v.last.kind}`) ? t(`kind.${v.last.kind}`) : v.last.kind;
     const parts = t("t.p.beat", { name: seatName(c, v.last.seat), cards: "\u0000",
                                   kind: kind + (reading ? " \u0001" : "") }).split(/[\u0000\u0001]/);
@@ -658,6 +678,14 @@ function renderPrompt() {
     text = t("t.p.leadAny");
   }
   p.append(text);
+}
+
+/** A reading that only repeats the rank of every card played ("3" for a single 3) says
+ * nothing: it is left out. */
+function justTheRank(reading, cards) {
+  const r = String(reading).trim().toUpperCase();
+  const p = splitPlay(cards || "");
+  return !!p && /^[0-9JQKA]+$/.test(r) && p.cards.every((c) => c.toUpperCase().slice(0, -1) === r);
 }
 
 function moveLabel(m) {
@@ -748,7 +776,15 @@ function playCheck() {
     return { ok: false, reason: t("t.why.follow") };
   }
   if (!plays.length) return { ok: false, reason: "" };
-  if (v.last) return { ok: false, reason: t("t.why.notBeat") };
+  if (v.last) {
+    const n = splitPlay(v.last.cards || "")?.cards.length || 0;
+    // no play of this many cards may be made now (a bomb would be among the legal plays)
+    if (n && sel.length !== n && !plays.some((m) => splitPlay(m).cards.length === sel.length)) {
+      const kind = has(`kind.${v.last.kind}`) ? t(`kind.${v.last.kind}`) : String(v.last.kind || "");
+      return { ok: false, reason: t("t.why.countLast", { n, kind }) };
+    }
+    return { ok: false, reason: t("t.why.notBeat") };
+  }
   return { ok: false, reason: t("t.why.notCombo") };
 }
 
@@ -837,6 +873,7 @@ function sendMove(move) {
   if (send({ type: "move", move, version: S.version })) {
     S.busy = true;
     S.choices = null;
+    clearHint();
     if (move !== "pass") S.selected.clear();
     renderControls();
     setTimeout(() => { if (S.busy) { S.busy = false; renderControls(); } }, 6000);
@@ -909,6 +946,15 @@ function onHint() {
   renderHand();
   if (!p && !isOffer) for (const i of used) $("hand").children[i]?.classList.add("hinted");
   renderControls();
+}
+
+/** The hint's text and rings go once a move is made (or the selection is cleared). */
+function clearHint() {
+  S.hintMove = null;
+  S.hintIndex = -1;
+  $("hint-text").textContent = "";
+  delete $("hint-text").dataset.move;
+  for (const e of document.querySelectorAll(".hinted")) e.classList.remove("hinted");
 }
 
 function onClear() {

@@ -1,0 +1,157 @@
+"""What a new user tripped over at the table (issue 22, section 3), each checked in real
+headless Chromium: the hint goes with the move, a disabled Play looks disabled, a selection of
+the wrong size says what is wrong, counted words agree with their number, a reading that only
+repeats the rank is left out, Sheng ji's deal reads as bids and a declaration in the log (not
+one pass per dealt card), and Winner's match length is shown.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from test_browser import browser, serve  # noqa: F401 (browser: a fixture)
+from test_browser_table import (DESKTOP, LOOPBACK, STEP_MS, _hint_and_play, _sit, _start,
+                                _table, _wait_my_turn, _watch)
+
+pytestmark = pytest.mark.timeout(240)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    yield from serve(tmp_path_factory.mktemp("web-fixes-data"), "--bot-delay", "0.02", *LOOPBACK)
+
+
+def _page(browser, errors):
+    ctx = browser.new_context(viewport=DESKTOP)
+    return ctx, _watch(ctx.new_page(), errors)
+
+
+def _plays(page) -> list[list[str]]:
+    """The card plays among the legal moves, as lists of cards (readings left out)."""
+    return page.evaluate("""() => (window.__shangyou.view.legal_moves || [])
+        .filter(m => m !== 'pass' && !/^[a-z]/.test(m))
+        .map(m => m.split(' as ')[0].trim().split(/\\s+/))""")
+
+
+def test_hint_goes_with_the_move_and_disabled_play_looks_disabled(server, browser):
+    errors: list[str] = []
+    ctx, page = _page(browser, errors)
+    url = _table(server, options={"target": 50})
+    _sit(page, url, "Ada")
+    _start(page)
+    assert _wait_my_turn(page)
+    assert page.locator("#play").is_disabled()
+    look = "() => { const s = getComputedStyle(document.getElementById('play'));" \
+           " return [s.backgroundColor, s.color, s.fontWeight]; }"
+    disabled = page.evaluate(look)
+    page.click("#hint")
+    if page.get_attribute("#hint-text", "data-move") != "pass":
+        assert not page.locator("#play").is_disabled()
+        enabled = page.evaluate(look)
+        assert disabled[0] != enabled[0] and disabled[1] != enabled[1], (disabled, enabled)
+    page.click("#clear")
+    _hint_and_play(page)
+    # the hint, its text and its rings are gone after the move
+    assert page.text_content("#hint-text") == ""
+    assert page.locator(".hinted").count() == 0
+    ctx.close()
+    assert not errors, errors
+
+
+def test_a_selection_of_the_wrong_size_says_what_is_wrong(server, browser):
+    errors: list[str] = []
+    ctx, page = _page(browser, errors)
+    url = _table(server, options={"target": 50})
+    _sit(page, url, "Ada")
+    _start(page)
+    checked = False
+    for _ in range(60):
+        if not _wait_my_turn(page):
+            break
+        last = page.evaluate("window.__shangyou.view.last")
+        hand = page.evaluate("window.__shangyou.view.hand")
+        if last:
+            n = len(last["cards"].split())
+            sizes = {len(p) for p in _plays(page)}
+            k = next((k for k in range(1, len(hand) + 1) if k != n and k not in sizes), None)
+            if k is not None:
+                # a reading that only repeats the rank ("3" for a single 3) is not shown
+                reading = str(last.get("reading") or "")
+                ranks = {c[:-1] for c in last["cards"].split()}
+                if reading.isalnum() and ranks == {reading.upper()}:
+                    assert page.locator("#prompt .reading").count() == 0
+                for c in hand[:k]:
+                    page.click(f'#hand .card[aria-pressed="false"][data-card="{c}"] >> nth=0')
+                assert page.locator("#play").is_disabled()
+                why = page.text_content("#play-why")
+                assert f"play {n} card" in why, why
+                assert "do not beat" not in why
+                page.click("#clear")
+                checked = True
+                break
+        _hint_and_play(page)
+    assert checked, "never had a play to beat with a size to get wrong"
+    ctx.close()
+    assert not errors, errors
+
+
+def test_counted_words_agree_with_their_number(server, browser):
+    errors: list[str] = []
+    ctx, page = _page(browser, errors)
+    page.goto(server + "/")
+    page.wait_for_selector('#game option[value="zheng-fen"]', state="attached")
+    got = page.evaluate("""() => import('/static/i18n.js').then(m => [
+        m.t('c.nCards', {n: 1}), m.t('c.nCards', {n: 2}), m.t('f.kittyN', {n: 1}),
+        m.t('s.declUp', {n: 0}), m.t('s.declUp', {n: 1}), m.t('s.oppUp', {n: 3}),
+        m.t('t.why.count', {n: 1}), Object.values(m.STRINGS.en).filter(v => v.includes('(s)'))])""")
+    assert got[:7] == ["1 card", "2 cards", "1 card", "Declarers stay at their level",
+                       "Declarers go up 1 level", "Opponents go up 3 levels", "Select 1 card."], got
+    assert got[7] == [], got[7]
+    ctx.close()
+    assert not errors, errors
+
+
+def test_sheng_ji_deal_reads_as_bids_not_passes(server, browser):
+    errors: list[str] = []
+    ctx, page = _page(browser, errors)
+    seen = False
+    for _try in range(5):       # a deal where somebody passed before the trump was declared
+        url = _table(server, game="sheng-ji", players=4)
+        _sit(page, url, "Ada")
+        _start(page)
+        # until the deal is over (the trump is declared): pass when asked to bid
+        for _ in range(200):
+            assert _wait_my_turn(page)
+            if page.evaluate("window.__shangyou.view.phase") != "deal":
+                break
+            v0 = int(page.evaluate("document.body.dataset.version"))
+            page.click("#pass")
+            page.wait_for_function("v0 => Number(document.body.dataset.version) > v0", arg=v0,
+                                   timeout=STEP_MS)
+        raw = page.evaluate("window.__shangyou.log.lines")
+        kinds = [e.get("event") or e.get("type") for e in raw]
+        first = next(i for i, k in enumerate(kinds) if k in ("trump", "no bid"))
+        passes = sum(1 for e in raw[:first] if (e.get("event") or e.get("type")) == "pass" or
+                     e.get("move") == "pass")
+        shown = page.locator("#log li").evaluate_all("els => els.map(e => e.dataset.action)")
+        cut = next(i for i, a in enumerate(shown) if a in ("trump", "no bid"))
+        assert not [a for a in shown[:cut] if a in ("pass", "move")], shown[:cut]
+        assert cut == first - passes, (shown[:cut], kinds[:first])
+        if passes:
+            seen = True
+            break
+    assert seen, "no deal had a pass to leave out"
+    ctx.close()
+    assert not errors, errors
+
+
+def test_winner_shows_the_match_length(server, browser):
+    errors: list[str] = []
+    ctx, page = _page(browser, errors)
+    url = _table(server, game="zheng-shangyou/winner", players=4)
+    _sit(page, url, "Ada")
+    _start(page)
+    page.wait_for_selector('#strip [data-fact="hand"]')
+    assert "1 of 8" in page.text_content('#strip [data-fact="hand"]')
+    ctx.close()
+    assert not errors, errors
