@@ -155,3 +155,43 @@ def test_winner_shows_the_match_length(server, browser):
     assert "1 of 8" in page.text_content('#strip [data-fact="hand"]')
     ctx.close()
     assert not errors, errors
+
+
+def test_lobby_offers_only_valid_packs_and_a_bomb_menu(server, browser):
+    """Winner: the packs follow the number of players (one pack for 3-4, two for 4-8), the
+    bomb is a choice, and the engine's refusal is told in the form's words."""
+    errors: list[str] = []
+    ctx, page = _page(browser, errors)
+    page.goto(server + "/")
+    page.wait_for_selector('#game option[value="zheng-fen"]', state="attached")
+    page.select_option("#game", "zheng-shangyou/pagat")
+    page.select_option("#players", "5")
+    page.select_option("#game", "zheng-shangyou/winner")
+    packs = "() => [...document.querySelectorAll('#opt-decks option')].map(o => o.value)"
+    for n, want in (("3", ["1"]), ("4", ["1", "2"]), ("5", ["2"]), ("8", ["2"])):
+        page.select_option("#players", n)
+        assert page.evaluate(packs) == want, (n, page.evaluate(packs))
+    assert page.evaluate("document.getElementById('opt-bomb').tagName") == "SELECT"
+    assert page.evaluate("[...document.querySelectorAll('#opt-bomb option')].map(o => o.value)") \
+        == ["kicker", "quad"]
+    words = page.evaluate("""() => import('/static/options.js').then(m => m.formWords(
+        "zheng-shangyou/winner with decks=1 is played by 3, 4 players, not 5"))""")
+    assert words == "With 1 pack this game is for 3, 4 players, not 5.", words
+    # the lobby's choice for 5 players is playable: the table opens
+    page.select_option("#players", "5")
+    page.click("#create")
+    page.wait_for_url("**/t/*", timeout=STEP_MS)
+    page.wait_for_selector("#seat-list .sit", timeout=STEP_MS)
+    ctx.close()
+    assert not errors, errors
+
+
+def test_favicon(server):
+    """/favicon.ico answers (the site's icon), and every page names its icon."""
+    import urllib.request
+
+    with urllib.request.urlopen(server + "/favicon.ico", timeout=5) as r:
+        assert r.status == 200 and r.headers["Content-Type"].startswith("image/svg+xml")
+        assert b"<svg" in r.read()
+    with urllib.request.urlopen(server + "/", timeout=5) as r:
+        assert b'rel="icon"' in r.read()
