@@ -129,7 +129,9 @@ def _check(m: dict, n: int, label: str):
 
 
 def _frames(page):
+    """Until the page has laid itself out for the new size and no card is still moving."""
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    page.evaluate("() => Promise.all(document.getAnimations().map(a => a.finished.catch(() => null)))")
 
 
 def _contact_sheet(paths):

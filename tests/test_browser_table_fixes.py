@@ -195,3 +195,66 @@ def test_favicon(server):
         assert b"<svg" in r.read()
     with urllib.request.urlopen(server + "/", timeout=5) as r:
         assert b'rel="icon"' in r.read()
+
+
+def test_friend_call_picker_warns_of_a_call_that_can_never_find_a_friend(server, browser):
+    """Zhao Pengyou's call: first/second/... and the cards, picked by tapping; a call whose
+    every playable copy is the declarer's (held or buried) says it can never find a friend and
+    is never the hint."""
+    errors: list[str] = []
+    ctx, page = _page(browser, errors)
+    page.goto(server + "/")
+    page.wait_for_selector('#game option[value="zheng-fen"]', state="attached")
+    calls = [f"call {o} {r}{s}" for o in (1, 2) for s in "SHDC"
+             for r in ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2")]
+    page.evaluate("""(calls) => import('/static/table-call.js').then(m => {
+        const box = document.createElement('div');
+        box.id = 'picker-test';
+        document.body.prepend(box);
+        window.__called = [];
+        // the declarer holds one AS and buried the other: no AS call can find a friend
+        m.renderCallPicker(box, calls, {hand: ['AS', 'KH', 'KH'], buried: ['AS'],
+                                        onCall: (mv) => window.__called.push(mv)});
+        window.__can = calls.filter(c => !m.callCanFind(c, {hand: ['AS', 'KH', 'KH'],
+                                                             buried: ['AS'], decks: 2}));
+    })""", calls)
+    assert page.locator("#picker-test .call-ord").count() == 2
+    assert page.locator("#picker-test .call-card").count() == 52
+    assert set(page.evaluate("window.__can")) == {"call 1 AS", "call 2 AS", "call 1 KH", "call 2 KH"}
+    page.click('#picker-test .call-card[data-move="call 1 AS"]')
+    assert page.is_visible("#call-never")
+    page.click('#picker-test .call-ord[data-ord="2"]')
+    page.click('#picker-test .call-card[data-move="call 2 QD"]')
+    assert page.locator("#call-never").count() == 0
+    page.click("#call-send")
+    assert page.evaluate("window.__called") == ["call 2 QD"]
+    ctx.close()
+    assert not errors, errors
+
+
+COUNT_ANIMATIONS = """(() => { window.__moves = 0; const a = Element.prototype.animate;
+    Element.prototype.animate = function (...args) { window.__moves += 1; return a.apply(this, args); };
+})()"""
+
+
+@pytest.mark.parametrize("reduced", [False, True])
+def test_cards_move_to_the_table_unless_motion_is_reduced(server, browser, reduced):
+    """A new play comes from its seat to the cloth; with reduced motion (the system's setting
+    here) nothing moves; the table's plays never take a click."""
+    errors: list[str] = []
+    ctx = browser.new_context(viewport=DESKTOP, reduced_motion="reduce" if reduced else "no-preference")
+    ctx.add_init_script(COUNT_ANIMATIONS)
+    page = _watch(ctx.new_page(), errors)
+    url = _table(server, options={"target": 50})
+    _sit(page, url, "Ada")
+    _start(page)
+    for _ in range(4):
+        if not _wait_my_turn(page):
+            break
+        _hint_and_play(page)
+    assert page.locator("#trick .spot").count() + page.locator("#trick-panel").count() > 0
+    assert page.evaluate("getComputedStyle(document.getElementById('trick-panel')).pointerEvents") == "none"
+    moved = page.evaluate("window.__moves")
+    assert (moved == 0) if reduced else (moved > 0), moved
+    ctx.close()
+    assert not errors, errors

@@ -58,3 +58,27 @@ export function renderLastTrickBox(box, view, ctx) {
     trickList(last.plays, ctx, { old: true }));
   box.dataset.winner = last.winner === null ? "" : String(last.winner);
 }
+
+let lastMoved = "";
+
+/**
+ * The newest play comes from where it was played: from the seat (or from your hand) to its
+ * place in front of the seat. Pure decoration on the compositor: input is never held up, and
+ * with reduced motion (the setting or the system's) nothing moves.
+ */
+export function moveLatest(area, key, { reduced = false, fromHand = null } = {}) {
+  if (!key || key === lastMoved) return;
+  lastMoved = key;
+  const sp = area.querySelector(".spot.latest:not(.pass)");
+  if (!sp || reduced || !sp.animate) return;
+  const seat = area.querySelector(`.seat-box[data-seat="${sp.dataset.seat}"]`);
+  const from = (fromHand || seat)?.getBoundingClientRect();
+  if (!from) return;
+  const to = sp.getBoundingClientRect();
+  const dx = from.left + from.width / 2 - (to.left + to.width / 2);
+  const dy = from.top + from.height / 2 - (to.top + to.height / 2);
+  sp.animate([
+    { transform: `translate(calc(-50% + ${dx}px), calc(-50% + ${dy}px)) scale(.7)`, opacity: 0.4 },
+    { transform: "translate(-50%, -50%)", opacity: 1 },
+  ], { duration: 240, easing: "ease-out" });
+}

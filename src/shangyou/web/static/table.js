@@ -17,12 +17,13 @@ import { noteDeal, sealLine } from "./fair.js";
 import * as Host from "./host.js";
 import { has, t, translatePage } from "./i18n.js";
 import { mountSettings, rulesDialog, settings } from "./settings.js";
+import { callCanFind, decksOf, renderCallPicker } from "./table-call.js";
 import { initSide } from "./table-dialogs.js";
 import { drawHand } from "./table-hand.js";
 import { direction, fitHand, placeTable } from "./table-layout.js";
 import { renderTableSeats, setTimerRing } from "./table-seats.js";
 import { renderStrip } from "./table-strip.js";
-import { renderLastTrickBox, renderTableTrick } from "./table-trick.js";
+import { moveLatest, renderLastTrickBox, renderTableTrick } from "./table-trick.js";
 
 const tableId = decodeURIComponent(location.pathname.replace(/^\/t\//, "").split("/")[0] || "");
 const TOKEN_KEY = `shangyou.token.${tableId}`;
@@ -44,6 +45,7 @@ const S = {
   hintList: [],
   hintIndex: -1,
   hintMove: null,
+  callPick: {},         // the friend call being picked: {ord, card}
   choices: null,        // several readings of the selected cards: the player picks one
   busy: false,          // a move was sent and no answer came yet
   retry: 0,
@@ -464,6 +466,7 @@ function render() {
     S.hintIndex = -1;
     S.hintMove = null;
     S.choices = null;
+    S.callPick = {};
     $("hint-text").textContent = "";
   }
   S.lastHand = (v.hand || []).join(",");
@@ -518,6 +521,12 @@ function layout() {
   const v = S.view;
   if (!v || $("game").hidden) return;
   placeTable($("table-area"), v.players, direction(v.game));
+  const tr = v.trick || [];
+  const last = tr[tr.length - 1];
+  const key = last ? `${v.hand_number}|${trickKey(v)}|${tr.length}|${last[0]}|${last[1]}` : "";
+  moveLatest($("table-area"), key, {
+    reduced: settings().motion, fromHand: last && last[0] === S.mySeat ? $("hand") : null,
+  });
 }
 
 function renderRole() {
@@ -695,13 +704,6 @@ function moveLabel(m) {
   return frag;
 }
 
-function callLabel(m) {
-  const mm = /^call (\d+) (\S+)$/.exec(m);
-  if (!mm) return m;
-  const o = Number(mm[1]);
-  return t("t.callOrd", { ord: o <= 3 ? t(`call.${o}`) : t("call.n", { n: o }), card: mm[2] });
-}
-
 function renderMoves() {
   const box = $("moves");
   box.replaceChildren();
@@ -729,10 +731,12 @@ function renderMoves() {
       onclick: () => sendMove(m) }, moveLabel(m)));
   }
   if (calls.length > 12) {
-    const sel = h("select", { id: "call-select", "aria-label": t("t.callLabel") },
-      ...calls.map((m) => h("option", { value: m }, callLabel(m))));
-    box.append(sel, h("button", { type: "button", class: "primary", id: "call-send",
-      onclick: () => sendMove(sel.value) }, t("t.call")));
+    const pick = h("div", { class: "call-box", dataset: { ...S.callPick } });
+    renderCallPicker(pick, calls, { hand: S.view.hand || [], buried: S.view.buried || [],
+                                    onCall: (m) => sendMove(m) });
+    // the choice survives a redraw of the moves
+    pick.addEventListener("click", () => { S.callPick = { ord: pick.dataset.ord || "", card: pick.dataset.card || "" }; });
+    box.append(pick);
   }
 }
 
@@ -915,6 +919,13 @@ function onHint() {
   const ck = clickKind();
   const words = moves.filter((m) => !splitPlay(m) && m !== "pass" &&
                                     (!m.startsWith("throw ") || ck === "throw"));
+  // a friend call that can never find a friend is never suggested
+  const calls = words.filter((m) => m.startsWith("call "));
+  if (calls.length) {
+    const opts = { hand: S.view.hand || [], buried: S.view.buried || [], decks: decksOf(calls) };
+    const good = calls.filter((m) => callCanFind(m, opts));
+    if (good.length) words.splice(0, words.length, ...words.filter((m) => !m.startsWith("call ") || good.includes(m)));
+  }
   const list = [...plays, ...words, ...(moves.includes("pass") ? ["pass"] : [])];
   S.hintList = list;
   S.hintIndex = (S.hintIndex + 1) % list.length;
