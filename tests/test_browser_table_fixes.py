@@ -258,3 +258,23 @@ def test_cards_move_to_the_table_unless_motion_is_reduced(server, browser, reduc
     assert (moved == 0) if reduced else (moved > 0), moved
     ctx.close()
     assert not errors, errors
+
+
+def test_share_button_shows_a_qr_code_of_the_link(server, browser):
+    """The table's link as a QR code for phones, in a dialog (qrcode-generator, vendored)."""
+    from test_browser_table import _axe
+
+    errors: list[str] = []
+    ctx, page = _page(browser, errors)
+    url = _table(server, options={"target": 50})
+    _sit(page, url, "Ada")
+    page.click("#share-qr")
+    page.wait_for_selector("#share-dialog[open] #share-qr-img")
+    page.wait_for_function("document.getElementById('share-qr-img').naturalWidth > 100")
+    assert page.get_attribute("#share-qr-img", "src").startswith("data:image/gif;base64,")
+    assert url in page.text_content("#share-dialog")
+    assert not _axe(page), _axe(page)
+    page.click("#share-close")
+    page.wait_for_selector("#share-dialog", state="hidden")
+    ctx.close()
+    assert not errors, errors

@@ -18,7 +18,7 @@ import * as Host from "./host.js";
 import { has, t, translatePage } from "./i18n.js";
 import { mountSettings, rulesDialog, settings } from "./settings.js";
 import { callCanFind, decksOf, renderCallPicker } from "./table-call.js";
-import { initSide } from "./table-dialogs.js";
+import { initShare, initSide } from "./table-dialogs.js";
 import { drawHand } from "./table-hand.js";
 import { direction, fitHand, placeTable } from "./table-layout.js";
 import { renderTableSeats, setTimerRing } from "./table-seats.js";
@@ -1052,6 +1052,7 @@ function init() {
   $("open-rules").addEventListener("click", openRules);
   const link = `${location.origin}/t/${encodeURIComponent(tableId)}`;
   $("share-link").value = link;
+  initShare(link, { h, t });
   $("copy-link").addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText(link);
