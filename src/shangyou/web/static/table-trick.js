@@ -82,3 +82,35 @@ export function moveLatest(area, key, { reduced = false, fromHand = null } = {})
     { transform: "translate(-50%, -50%)", opacity: 1 },
   ], { duration: 240, easing: "ease-out" });
 }
+
+/**
+ * A finished trick goes to its winner: the plays that were on the cloth (`old`: their nodes
+ * and where they were) slide to the winner's seat and fade. Nothing moves with reduced motion.
+ */
+export function sweepTrick(area, old, winnerSeat, { reduced = false } = {}) {
+  if (reduced || !old.length || winnerSeat === null || winnerSeat === undefined) return;
+  const target = area.querySelector(`.seat-box[data-seat="${winnerSeat}"]`);
+  if (!target || !old[0].node.animate) return;
+  let layer = area.querySelector(".sweep");
+  if (!layer) {
+    layer = h("div", { class: "sweep", "aria-hidden": "true" });
+    area.append(layer);
+  }
+  const box = area.getBoundingClientRect();
+  const to = target.getBoundingClientRect();
+  for (const { node, rect } of old) {
+    node.classList.remove("latest");
+    node.style.left = `${rect.left - box.left + rect.width / 2}px`;
+    node.style.top = `${rect.top - box.top + rect.height / 2}px`;
+    layer.append(node);
+    const dx = to.left + to.width / 2 - (rect.left + rect.width / 2);
+    const dy = to.top + to.height / 2 - (rect.top + rect.height / 2);
+    const a = node.animate([
+      { transform: "translate(-50%, -50%)", opacity: 1 },
+      { transform: `translate(calc(-50% + ${dx}px), calc(-50% + ${dy}px)) scale(.5)`, opacity: 0 },
+    ], { duration: 320, easing: "ease-in", fill: "forwards" });
+    const done = () => node.remove();
+    a.onfinish = done;
+    a.oncancel = done;
+  }
+}

@@ -10,8 +10,8 @@
 
 import { richText, sameCards, splitPlay } from "./cards.js";
 import {
-  displayName, eventText, gameFamily, gameTitle, h, renderInfo, renderResult, renderSummary,
-  seatName,
+  displayName, eventText, gameFamily, gameTitle, h, lastTrick, renderInfo, renderResult,
+  renderSummary, seatName,
 } from "./common.js";
 import { noteDeal, sealLine } from "./fair.js";
 import * as Host from "./host.js";
@@ -23,7 +23,7 @@ import { drawHand } from "./table-hand.js";
 import { direction, fitHand, placeTable } from "./table-layout.js";
 import { renderTableSeats, setTimerRing } from "./table-seats.js";
 import { renderStrip } from "./table-strip.js";
-import { moveLatest, renderLastTrickBox, renderTableTrick } from "./table-trick.js";
+import { moveLatest, renderLastTrickBox, renderTableTrick, sweepTrick } from "./table-trick.js";
 
 const tableId = decodeURIComponent(location.pathname.replace(/^\/t\//, "").split("/")[0] || "");
 const TOKEN_KEY = `shangyou.token.${tableId}`;
@@ -477,6 +477,12 @@ function render() {
 
   $("strip-facts").replaceChildren(renderStrip(v, c, (tb && tb.options) || {}));
   $("seats-panel").replaceChildren(renderTableSeats(v, c));
+  // the plays of a trick that just ended, where they lay (they go to the winner below)
+  const tk = trickKey(v);
+  const ended = S.lastTrickKey !== undefined && S.lastTrickKey !== tk;
+  const old = ended ? [...$("trick-panel").querySelectorAll(".spot:not(.pass)")]
+    .map((node) => ({ node, rect: node.getBoundingClientRect() })) : [];
+  S.lastTrickKey = tk;
   $("trick-panel").replaceChildren(renderTableTrick(v, c));
   renderLastTrick();
   $("info-panel").replaceChildren(h("h2", {}, t("f.game")), renderInfo(v, c), sealLine(tb) || "");
@@ -513,6 +519,10 @@ function render() {
   renderHand();
   renderControls();
   layout();
+  if (old.length) {
+    const last = lastTrick(v);
+    sweepTrick($("table-area"), old, last && last.winner, { reduced: settings().motion });
+  }
   maybeAutopass();
 }
 
