@@ -278,3 +278,28 @@ def test_share_button_shows_a_qr_code_of_the_link(server, browser):
     page.wait_for_selector("#share-dialog", state="hidden")
     ctx.close()
     assert not errors, errors
+
+
+def test_side_drawer_on_a_phone(server, browser):
+    """On a phone the log, chat, host tools and link are a drawer over the table: "More"
+    opens it, Escape closes it, axe-core finds nothing serious either way."""
+    from test_browser_table import PHONE, _axe
+
+    errors: list[str] = []
+    ctx = browser.new_context(viewport=PHONE)
+    page = _watch(ctx.new_page(), errors)
+    url = _table(server, options={"target": 50})
+    _sit(page, url, "Ada")
+    _start(page)
+    _wait_my_turn(page)
+    assert page.is_hidden("#side") and page.is_visible("#open-side")
+    page.click("#open-side")
+    page.wait_for_selector("#side #chat-input", state="visible")
+    assert page.get_attribute("#open-side", "aria-expanded") == "true"
+    assert page.is_visible("#host-panel") and page.is_visible("#log-title")
+    assert not _axe(page), _axe(page)
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#side", state="hidden")
+    assert page.evaluate("document.activeElement.id") == "open-side"
+    ctx.close()
+    assert not errors, errors
