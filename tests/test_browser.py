@@ -232,12 +232,15 @@ def test_play_a_match_in_the_browser(server, browser):
     # cards are SVG, the hand is the view's hand
     assert page.locator("#hand .card svg").count() == len(_hand(page)) > 0
 
-    # chat goes in as text, never as markup
+    # chat goes in as text, never as markup (on a phone the chat is in the side drawer)
+    page.click("#open-side")
     page.fill("#chat-input", "<b>hi</b> & <img src=x onerror=alert(1)>")
     page.click("#chat-form button")
     page.wait_for_selector("#chat-log li", timeout=STEP_MS)
     assert "<b>hi</b>" in page.text_content("#chat-log")
     assert page.locator("#chat-log b, #chat-log img").count() == 0
+    page.click("#close-side")
+    page.wait_for_selector("#side", state="hidden")
 
     # --- play by clicking; reload mid-hand and carry on -----------------------------------
     moves = 0

@@ -137,6 +137,13 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
     async def replay_page(match_id: str):
         return page("replay")
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon():
+        f = static / "favicon.svg"
+        if not f.is_file():
+            raise HTTPException(404, "not found")
+        return FileResponse(f, media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
+
     @app.get("/static/{path:path}", include_in_schema=False)
     async def static_file(path: str):
         root = static.resolve()

@@ -5,7 +5,7 @@
 
 import { api, displayName, gameTitle, h, localName } from "./common.js";
 import { has, t, translatePage } from "./i18n.js";
-import { optionFields, readOptionValues, readRoom, same } from "./options.js";
+import { formWords, optionFields, packsFor, readOptionValues, readRoom, same } from "./options.js";
 import { mountSettings, rulesDialog } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);
@@ -50,6 +50,21 @@ function onPreset() {
   const box = $("options");
   box.replaceChildren();
   box.append(...optionFields(d));
+  fitPacks();
+}
+
+/** Offer only the numbers of packs the preset allows for the chosen number of players. */
+function fitPacks() {
+  const p = currentPreset();
+  const old = $("opt-decks");
+  if (!p || !old) return;
+  const allowed = packsFor(p.name, $("players").value);
+  if (!allowed) return;
+  const was = Number(old.value);
+  const keep = allowed.includes(was) ? was : allowed.includes(p.defaults.decks) ? p.defaults.decks : allowed[0];
+  const sel = h("select", { id: "opt-decks", dataset: { option: "decks", type: "int" } },
+    ...allowed.map((n) => h("option", { value: String(n), selected: n === keep ? true : undefined }, String(n))));
+  old.replaceWith(sel);
 }
 
 function readOptions() {
@@ -88,7 +103,7 @@ async function onCreate(e) {
     location.href = res.url && res.url.startsWith("/") ? res.url
       : `/t/${encodeURIComponent(res.table_id)}`;
   } catch (ex) {
-    err.textContent = ex.message || String(ex);
+    err.textContent = formWords(ex.message || String(ex));
     btn.disabled = false;
   }
 }
@@ -229,6 +244,7 @@ async function init() {
   });
   $("lobby-rules").addEventListener("click", openRules);
   $("game").addEventListener("change", onPreset);
+  $("players").addEventListener("change", fitPacks);
   $("create-form").addEventListener("submit", onCreate);
   $("refresh").addEventListener("click", () => { loadTables(); loadMatches(); });
   $("tables-prev").addEventListener("click", () => turnPage(-1));

@@ -5,6 +5,26 @@ import { h } from "./common.js";
 import { t } from "./i18n.js";
 import { optionDescription } from "./settings.js";
 
+/** Options that take one of a few words: a menu instead of free text. */
+export const CHOICES = { bomb: ["kicker", "quad"] };
+
+/**
+ * The numbers of packs a preset may be played with by `players` (null: any the option takes).
+ * Winner is for 3 or 4 players with one pack and for 4 to 8 with two.
+ */
+export function packsFor(game, players) {
+  if (game !== "zheng-shangyou/winner") return null;
+  const n = Number(players);
+  return n <= 3 ? [1] : n === 4 ? [1, 2] : [2];
+}
+
+/** A refusal of the engine in the form's words ("packs", not "decks=2"). */
+export function formWords(message) {
+  const m = /with decks=(\d+) is played by ([\d, ]+) players, not (\d+)/.exec(String(message));
+  if (m) return t("lobby.errPacks", { n: Number(m[1]), allowed: m[2], p: m[3] });
+  return String(message).replace(/\bdecks=(\d+)/g, (x, n) => t("lobby.nPacks", { n: Number(n) }));
+}
+
 /** One labelled input for option `name`; `value` is shown, `def` (the preset's default) gives
  * the input's type. */
 export function optionField(name, value, def = value, idPrefix = "opt") {
@@ -19,7 +39,11 @@ export function optionField(name, value, def = value, idPrefix = "opt") {
       h("span", {}, label));
   }
   let input;
-  if (kind === "int") {
+  if (CHOICES[name]) {
+    input = h("select", { id, dataset: { option: name, type: "str" } },
+      ...CHOICES[name].map((c) => h("option", { value: c, selected: c === value ? true : undefined },
+        t(`opt.${name}.${c}`))));
+  } else if (kind === "int") {
     input = h("input", { type: "number", id, step: "1", inputmode: "numeric",
                          value: String(value ?? ""), dataset: { option: name, type: "int" } });
   } else if (kind === "list") {

@@ -8,15 +8,22 @@
 // a kept selection), the last trick, a game log, keyboard play, settings and rules help, and
 // two languages (i18n.js). The host's tools are in host.js, the fair-deal record in fair.js.
 
-import { cardElement, richText, sameCards, splitPlay } from "./cards.js";
+import { richText, sameCards, splitPlay } from "./cards.js";
 import {
   api, displayName, eventText, gameFamily, gameTitle, h, lastTrick, renderInfo, renderResult,
-  renderSeats, renderSummary, renderTrick, seatName, trickList,
+  renderSummary, seatName,
 } from "./common.js";
 import { noteDeal, sealLine } from "./fair.js";
 import * as Host from "./host.js";
 import { has, t, translatePage } from "./i18n.js";
 import { mountSettings, rulesDialog, settings } from "./settings.js";
+import { callCanFind, decksOf, renderCallPicker } from "./table-call.js";
+import { initShare, initSide } from "./table-dialogs.js";
+import { drawHand } from "./table-hand.js";
+import { direction, fitHand, placeTable } from "./table-layout.js";
+import { renderTableSeats, setTimerRing } from "./table-seats.js";
+import { renderStrip } from "./table-strip.js";
+import { moveLatest, renderLastTrickBox, renderTableTrick, sweepTrick } from "./table-trick.js";
 
 const tableId = decodeURIComponent(location.pathname.replace(/^\/t\//, "").split("/")[0] || "");
 const TOKEN_KEY = `shangyou.token.${tableId}`;
@@ -38,6 +45,7 @@ const S = {
   hintList: [],
   hintIndex: -1,
   hintMove: null,
+  callPick: {},         // the friend call being picked: {ord, card}
   choices: null,        // several readings of the selected cards: the player picks one
   busy: false,          // a move was sent and no answer came yet
   retry: 0,
@@ -291,10 +299,29 @@ function logEvents(events, moveCount) {
   renderLog();
 }
 
+/**
+ * The log's events without Sheng ji's passes during the deal (each player may bid at each
+ * dealt card: the log keeps the bids and who declared, not one "passes" per card).
+ */
+function dealtLog(lines) {
+  if (gameFamily(S.table && S.table.game) !== "sheng-ji") return lines;
+  let dealing = true;
+  const out = [];
+  for (const ev of lines) {
+    const kind = ev.event || ev.type;
+    const pass = kind === "pass" || (kind === "move" && ev.move === "pass");
+    if (dealing && pass) continue;
+    if (kind === "trump" || kind === "no bid" || kind === "buried") dealing = false;
+    if (kind === "hand over" || kind === "redeal") dealing = true;
+    out.push(ev);
+  }
+  return out;
+}
+
 function renderLog() {
   const log = $("log");
   const c = ctx();
-  log.replaceChildren(...S.log.lines.map((ev) => h("li", {
+  log.replaceChildren(...dealtLog(S.log.lines).map((ev) => h("li", {
     dataset: { action: String(ev.event || ev.type || ""), seat: ev.seat ?? "" },
   }, eventText(ev, c))));
   log.scrollTop = log.scrollHeight;
@@ -439,6 +466,7 @@ function render() {
     S.hintIndex = -1;
     S.hintMove = null;
     S.choices = null;
+    S.callPick = {};
     $("hint-text").textContent = "";
   }
   S.lastHand = (v.hand || []).join(",");
@@ -447,8 +475,15 @@ function render() {
     $("autopass").checked = false;
   }
 
-  $("seats-panel").replaceChildren(renderSeats(v, c));
-  $("trick-panel").replaceChildren(renderTrick(v, c));
+  $("strip-facts").replaceChildren(renderStrip(v, c, (tb && tb.options) || {}));
+  $("seats-panel").replaceChildren(renderTableSeats(v, c));
+  // the plays of a trick that just ended, where they lay (they go to the winner below)
+  const tk = trickKey(v);
+  const ended = S.lastTrickKey !== undefined && S.lastTrickKey !== tk;
+  const old = ended ? [...$("trick-panel").querySelectorAll(".spot:not(.pass)")]
+    .map((node) => ({ node, rect: node.getBoundingClientRect() })) : [];
+  S.lastTrickKey = tk;
+  $("trick-panel").replaceChildren(renderTableTrick(v, c));
   renderLastTrick();
   $("info-panel").replaceChildren(h("h2", {}, t("f.game")), renderInfo(v, c), sealLine(tb) || "");
 
@@ -459,6 +494,8 @@ function render() {
   if (summary && S.freshHist === hist && (early || v.result)) summary.classList.add("fresh");
   S.historyLen = hist;
   $("summary-slot").replaceChildren(...(summary ? [h("div", { class: "panel" }, summary)] : []));
+  // the end of a hand or of the match comes over the table until the player goes back to it
+  const showSummary = !!summary && summary.classList.contains("fresh") && S.overlayClosed !== hist;
   const result = renderResult(v, c);
   if (result && tb && tb.match_id && (tb.status === "over" || v.phase === "over")) {
     result.append(h("p", { class: "row" },
@@ -467,17 +504,39 @@ function render() {
       h("a", { class: "button", href: "/" }, t("t.backLobby"))));
   }
   $("result-slot").replaceChildren(...(result ? [h("div", { class: "panel result-panel" }, result)] : []));
+  $("overlay").hidden = !(result || showSummary);
+  $("overlay-close").hidden = !!result;
+  $("summary-slot").hidden = !(result || showSummary);
   const over = v.phase === "over" || !!v.result || !!S.closed;
   $("controls").hidden = over;
   $("autopass").closest(".row").hidden = over || !seated();
   $("hand").hidden = over && !(v.hand || []).length;
   $("keys-help").hidden = over || !seated();
+  document.body.classList.add("in-game");
 
   renderPrompt();
   renderMoves();
   renderHand();
   renderControls();
+  layout();
+  if (old.length) {
+    const last = lastTrick(v);
+    sweepTrick($("table-area"), old, last && last.winner, { reduced: settings().motion });
+  }
   maybeAutopass();
+}
+
+/** Seats and plays in their places around the cloth (after each render and resize). */
+function layout() {
+  const v = S.view;
+  if (!v || $("game").hidden) return;
+  placeTable($("table-area"), v.players, direction(v.game));
+  const tr = v.trick || [];
+  const last = tr[tr.length - 1];
+  const key = last ? `${v.hand_number}|${trickKey(v)}|${tr.length}|${last[0]}|${last[1]}` : "";
+  moveLatest($("table-area"), key, {
+    reduced: settings().motion, fromHand: last && last[0] === S.mySeat ? $("hand") : null,
+  });
 }
 
 function renderRole() {
@@ -551,9 +610,12 @@ function tickTimer() {
   if (!tr || tr.deadline === null || !v || v.result || v.phase === "over") {
     box.hidden = true;
     box.dataset.left = "";
+    setTimerRing(null, null);
     return;
   }
   const left = Math.max(0, Math.ceil((tr.deadline - performance.now()) / 1000));
+  const total = (S.table && S.table.room && S.table.room.turn_timer) || 0;
+  setTimerRing(tr.seat, total ? (tr.deadline - performance.now()) / 1000 / total : null);
   box.hidden = false;
   box.dataset.left = String(left);
   box.dataset.seat = String(tr.seat);
@@ -623,7 +685,8 @@ function renderPrompt() {
   } else if (v.last) {
     // the reading (the engine's name of the combination) is notation, like the cards: it
     // goes in its own span, the same in both languages
-    const reading = v.last.reading && v.last.reading !== v.last.kind ? v.last.reading : "";
+    const reading = v.last.reading && v.last.reading !== v.last.kind &&
+      !justTheRank(v.last.reading, v.last.cards) ? v.last.reading : "";
     const kind = has(`kind.${v.last.kind}`) ? t(`kind.${v.last.kind}`) : v.last.kind;
     const parts = t("t.p.beat", { name: seatName(c, v.last.seat), cards: "\u0000",
                                   kind: kind + (reading ? " \u0001" : "") }).split(/[\u0000\u0001]/);
@@ -636,18 +699,19 @@ function renderPrompt() {
   p.append(text);
 }
 
+/** A reading that only repeats the rank of every card played ("3" for a single 3) says
+ * nothing: it is left out. */
+function justTheRank(reading, cards) {
+  const r = String(reading).trim().toUpperCase();
+  const p = splitPlay(cards || "");
+  return !!p && /^[0-9JQKA]+$/.test(r) && p.cards.every((c) => c.toUpperCase().slice(0, -1) === r);
+}
+
 function moveLabel(m) {
   if (m === "play") return t("t.finishThrow");
   const frag = document.createDocumentFragment();
   frag.append(richText(m));
   return frag;
-}
-
-function callLabel(m) {
-  const mm = /^call (\d+) (\S+)$/.exec(m);
-  if (!mm) return m;
-  const o = Number(mm[1]);
-  return t("t.callOrd", { ord: o <= 3 ? t(`call.${o}`) : t("call.n", { n: o }), card: mm[2] });
 }
 
 function renderMoves() {
@@ -677,42 +741,23 @@ function renderMoves() {
       onclick: () => sendMove(m) }, moveLabel(m)));
   }
   if (calls.length > 12) {
-    const sel = h("select", { id: "call-select", "aria-label": t("t.callLabel") },
-      ...calls.map((m) => h("option", { value: m }, callLabel(m))));
-    box.append(sel, h("button", { type: "button", class: "primary", id: "call-send",
-      onclick: () => sendMove(sel.value) }, t("t.call")));
+    const pick = h("div", { class: "call-box", dataset: { ...S.callPick } });
+    renderCallPicker(pick, calls, { hand: S.view.hand || [], buried: S.view.buried || [],
+                                    onCall: (m) => sendMove(m) });
+    // the choice survives a redraw of the moves
+    pick.addEventListener("click", () => { S.callPick = { ord: pick.dataset.ord || "", card: pick.dataset.card || "" }; });
+    box.append(pick);
   }
 }
 
 function renderHand() {
   const v = S.view;
-  const box = $("hand");
-  const hadFocus = box.contains(document.activeElement);
-  box.replaceChildren();
-  if (!Array.isArray(v.hand)) {
-    box.append(h("p", { class: "muted" }, seated() ? "" : t("t.spectating")));
-    return;
-  }
-  const ck = clickKind();
-  const pending = [...(v.pending || [])];
-  S.focusIndex = Math.max(0, Math.min(S.focusIndex, v.hand.length - 1));
-  v.hand.forEach((card, i) => {
-    const b = cardElement(card, { button: true });
-    b.dataset.index = String(i);
-    // cards already picked for a throw or a follow in progress are shown as selected
-    const pi = pending.indexOf(card);
-    const isPending = pi >= 0;
-    if (isPending) pending.splice(pi, 1);
-    const sel = S.selected.has(i) || isPending;
-    b.classList.toggle("selected", sel);
-    b.setAttribute("aria-pressed", String(sel));
-    b.tabIndex = i === S.focusIndex ? 0 : -1;     // one tab stop; arrows move inside the hand
-    if (ck) b.classList.add("clickable");
-    b.addEventListener("click", () => onCard(i));
-    b.addEventListener("focus", () => { S.focusIndex = i; });
-    box.append(b);
+  if (Array.isArray(v.hand)) S.focusIndex = Math.max(0, Math.min(S.focusIndex, v.hand.length - 1));
+  drawHand($("hand"), v.hand, {
+    selected: S.selected, pending: v.pending || [], focusIndex: S.focusIndex,
+    clickable: !!clickKind(), note: seated() ? "" : t("t.spectating"),
+    onCard, onFocus: (i) => { S.focusIndex = i; },
   });
-  if (hadFocus) box.children[S.focusIndex]?.focus();
 }
 
 /**
@@ -745,7 +790,15 @@ function playCheck() {
     return { ok: false, reason: t("t.why.follow") };
   }
   if (!plays.length) return { ok: false, reason: "" };
-  if (v.last) return { ok: false, reason: t("t.why.notBeat") };
+  if (v.last) {
+    const n = splitPlay(v.last.cards || "")?.cards.length || 0;
+    // no play of this many cards may be made now (a bomb would be among the legal plays)
+    if (n && sel.length !== n && !plays.some((m) => splitPlay(m).cards.length === sel.length)) {
+      const kind = has(`kind.${v.last.kind}`) ? t(`kind.${v.last.kind}`) : String(v.last.kind || "");
+      return { ok: false, reason: t("t.why.countLast", { n, kind }) };
+    }
+    return { ok: false, reason: t("t.why.notBeat") };
+  }
   return { ok: false, reason: t("t.why.notCombo") };
 }
 
@@ -797,18 +850,7 @@ function renderLastTrick() {
   btn.setAttribute("aria-expanded", String(S.showLast));
   box.hidden = !S.showLast;
   if (!S.showLast || !S.view) return;
-  const last = lastTrick(S.view);
-  const c = ctx();
-  if (!last) {
-    box.replaceChildren(h("div", { class: "trick-label" }, t("c.lastTrick")),
-                        h("div", {}, t("t.noLastTrick")));
-    return;
-  }
-  box.replaceChildren(
-    h("div", { class: "trick-label" }, t("c.lastTrick"),
-      last.winner !== null ? t("c.wonBy", { name: seatName(c, last.winner) }) : ""),
-    trickList(last.plays, c, { old: true }));
-  box.dataset.winner = last.winner === null ? "" : String(last.winner);
+  renderLastTrickBox(box, S.view, ctx());
 }
 
 // ------------------------------------------------------------------------ actions
@@ -845,6 +887,7 @@ function sendMove(move) {
   if (send({ type: "move", move, version: S.version })) {
     S.busy = true;
     S.choices = null;
+    clearHint();
     if (move !== "pass") S.selected.clear();
     renderControls();
     setTimeout(() => { if (S.busy) { S.busy = false; renderControls(); } }, 6000);
@@ -886,6 +929,13 @@ function onHint() {
   const ck = clickKind();
   const words = moves.filter((m) => !splitPlay(m) && m !== "pass" &&
                                     (!m.startsWith("throw ") || ck === "throw"));
+  // a friend call that can never find a friend is never suggested
+  const calls = words.filter((m) => m.startsWith("call "));
+  if (calls.length) {
+    const opts = { hand: S.view.hand || [], buried: S.view.buried || [], decks: decksOf(calls) };
+    const good = calls.filter((m) => callCanFind(m, opts));
+    if (good.length) words.splice(0, words.length, ...words.filter((m) => !m.startsWith("call ") || good.includes(m)));
+  }
   const list = [...plays, ...words, ...(moves.includes("pass") ? ["pass"] : [])];
   S.hintList = list;
   S.hintIndex = (S.hintIndex + 1) % list.length;
@@ -917,6 +967,15 @@ function onHint() {
   renderHand();
   if (!p && !isOffer) for (const i of used) $("hand").children[i]?.classList.add("hinted");
   renderControls();
+}
+
+/** The hint's text and rings go once a move is made (or the selection is cleared). */
+function clearHint() {
+  S.hintMove = null;
+  S.hintIndex = -1;
+  $("hint-text").textContent = "";
+  delete $("hint-text").dataset.move;
+  for (const e of document.querySelectorAll(".hinted")) e.classList.remove("hinted");
 }
 
 function onClear() {
@@ -1003,6 +1062,7 @@ function init() {
   $("open-rules").addEventListener("click", openRules);
   const link = `${location.origin}/t/${encodeURIComponent(tableId)}`;
   $("share-link").value = link;
+  initShare(link, { h, t });
   $("copy-link").addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText(link);
@@ -1051,6 +1111,16 @@ function init() {
     if (send({ type: "chat", text })) $("chat-input").value = "";
   });
   Host.initHost({ S, send, showAlert });
+  initSide();
+  $("overlay-close").addEventListener("click", () => {
+    S.overlayClosed = (S.view && (S.view.history || []).length) || 0;
+    $("overlay").hidden = true;
+  });
+  const relayout = () => { layout(); if (!$("hand").hidden) fitHand($("hand")); };
+  if (window.ResizeObserver) new ResizeObserver(relayout).observe($("table-area"));
+  window.addEventListener("resize", relayout);
+  // a new card size or theme from the settings dialog
+  new MutationObserver(relayout).observe(document.documentElement, { attributes: true, attributeFilter: ["class"] });
   document.addEventListener("keydown", onKey);
   // come back at once when the tab is shown again or the network returns
   document.addEventListener("visibilitychange", () => { if (!document.hidden) reconnectNow(); });

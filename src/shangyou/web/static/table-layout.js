@@ -1,0 +1,122 @@
+// Where things sit on the table page: the seats around the cloth, relative to the viewer (you
+// at the bottom, the others in the order of play, going round the way the game is played),
+// each seat's play in front of it, and the hand in at most two rows that fit the screen.
+
+import { gameFamily } from "./common.js";
+
+/**
+ * The way play goes round, seen from above: every preset passes the turn to seat + 1, and the
+ * rules of all three families (docs/rules/) play counter-clockwise, so the next seat sits on
+ * the viewer's right. A family that plays clockwise would be listed here with -1.
+ */
+const DIRECTION = { "zheng-shangyou": 1, "zheng-fen": 1, "sheng-ji": 1 };
+
+export function direction(game) {
+  return DIRECTION[gameFamily(game)] ?? 1;
+}
+
+/** The seat's place in the order of play after the viewer (0: the viewer, at the bottom). */
+export function relative(seat, viewer, n) {
+  const me = viewer === null || viewer === undefined ? 0 : viewer;
+  return ((seat - me) % n + n) % n;
+}
+
+/** The angle of a seat on the table, in screen degrees (0: right, 90: bottom). */
+export function seatAngle(rel, n, dir) {
+  return 90 - dir * (360 * rel) / n;
+}
+
+/**
+ * Put the seat boxes and the play spots of `area` in place. Seat boxes and spots carry
+ * data-rel (their place after the viewer); n is the number of seats.
+ */
+export function placeTable(area, n, dir) {
+  const W = area.clientWidth;
+  const H = area.clientHeight;
+  if (!W || !H || !n) return;
+  const seats = [...area.querySelectorAll(".seat-box")];
+  let bw = 0;
+  let bh = 0;
+  for (const s of seats) { bw = Math.max(bw, s.offsetWidth); bh = Math.max(bh, s.offsetHeight); }
+  const cx = W / 2;
+  const cy = H / 2;
+  const rx = Math.max(0, (W - bw) / 2 - 2);
+  const ry = Math.max(0, (H - bh) / 2 - 2);
+  const at = (rel, k) => {
+    const a = (seatAngle(rel, n, dir) * Math.PI) / 180;
+    return [cx + k * rx * Math.cos(a), cy + k * ry * Math.sin(a)];
+  };
+  for (const s of seats) {
+    const [x, y] = at(Number(s.dataset.rel), 1);
+    s.style.left = `${Math.round(x - s.offsetWidth / 2)}px`;
+    s.style.top = `${Math.round(y - s.offsetHeight / 2)}px`;
+  }
+  // a play lies in front of its seat: just clear of the seat box, towards the middle
+  const boxes = new Map(seats.map((b) => [b.dataset.rel, b]));
+  for (const sp of area.querySelectorAll(".spot")) {
+    const seat = boxes.get(sp.dataset.rel);
+    if (!seat) continue;
+    const sx = seat.offsetLeft + seat.offsetWidth / 2;
+    const sy = seat.offsetTop + seat.offsetHeight / 2;
+    let dx = cx - sx;
+    let dy = cy - sy;
+    const len = Math.hypot(dx, dy) || 1;
+    dx /= len; dy /= len;
+    // the least distance along (dx, dy) at which the two boxes no longer meet
+    const need = (w, h) => Math.min(Math.abs(dx) > 1e-6 ? w / Math.abs(dx) : Infinity,
+                                    Math.abs(dy) > 1e-6 ? h / Math.abs(dy) : Infinity);
+    let d = need((seat.offsetWidth + sp.offsetWidth) / 2, (seat.offsetHeight + sp.offsetHeight) / 2) + 4;
+    // further in while it would cover a neighbour's seat (never past the middle)
+    const hw = sp.offsetWidth / 2;
+    const hh = sp.offsetHeight / 2;
+    const covers = (x, y) => seats.some((o) => o !== seat &&
+      x + hw > o.offsetLeft && x - hw < o.offsetLeft + o.offsetWidth &&
+      y + hh > o.offsetTop && y - hh < o.offsetTop + o.offsetHeight);
+    for (let e = d; e <= len; e += 4) {
+      if (!covers(sx + dx * e, sy + dy * e)) { d = e; break; }
+    }
+    sp.style.left = `${Math.round(sx + dx * d)}px`;
+    sp.style.top = `${Math.round(sy + dy * d)}px`;
+  }
+  const cloth = area.querySelector(".cloth");
+  if (cloth) {
+    cloth.style.left = `${Math.round(bw / 3)}px`;
+    cloth.style.right = `${Math.round(bw / 3)}px`;
+    cloth.style.top = `${Math.round(bh / 3)}px`;
+    cloth.style.bottom = `${Math.round(bh / 3)}px`;
+  }
+}
+
+const MIN_STEP = 24;      // px of each card's corner that stays in view
+
+/**
+ * Lay the hand out in one row when it fits, else in two even rows (more only when two rows
+ * would show less than MIN_STEP px of a card): sets --step (the distance between cards) and
+ * the width that makes the rows break at the same card.
+ */
+export function fitHand(hand) {
+  const cards = hand.querySelectorAll(".card");
+  const n = cards.length;
+  hand.style.removeProperty("--step");
+  hand.style.removeProperty("width");
+  hand.style.removeProperty("padding-right");
+  if (!n || !hand.parentElement) return;
+  const pad = parseFloat(getComputedStyle(hand).paddingLeft) || 0;
+  const avail = hand.parentElement.clientWidth - pad * 2;
+  const cardW = cards[0].offsetWidth;
+  const overlap = parseFloat(getComputedStyle(hand).getPropertyValue("--overlap")) || 20;
+  let step = Math.max(MIN_STEP, cardW - overlap);
+  let perRow = n;
+  if (cardW + (n - 1) * step > avail) {
+    for (let rows = 2; ; rows++) {
+      perRow = Math.ceil(n / rows);
+      const fit = perRow > 1 ? Math.floor((avail - cardW) / (perRow - 1)) : step;
+      if (fit >= MIN_STEP || perRow <= 1) { step = Math.min(step, fit); break; }
+    }
+  }
+  // each card takes `step` px of its row; the last one shows whole in the right padding
+  hand.style.setProperty("--step", `${step}px`);
+  const padR = pad + Math.max(0, cardW - step);
+  hand.style.paddingRight = `${padR}px`;
+  hand.style.width = `${pad + padR + perRow * step + 0.5}px`;
+}
