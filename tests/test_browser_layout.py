@@ -115,6 +115,7 @@ def _check(m: dict, n: int, label: str):
         visible = nxt["x"] - c["x"] if nxt and nxt["top"] == c["top"] else c["w"]
         assert visible >= 24 and c["h"] >= 44, f"{label}: card {c['card']} shows {visible:.0f}x{c['h']:.0f} px"
     # the seats go round in the order of play: you at the bottom, the next seat on your right
+    # (on your left where the game plays clockwise)
     me = next(s for s in m["seats"] if s["rel"] == 0)
     cx = m["table"]["x"] + m["table"]["w"] / 2
     cy = m["table"]["y"] + m["table"]["h"] / 2
@@ -123,8 +124,11 @@ def _check(m: dict, n: int, label: str):
     for s in sorted(m["seats"], key=lambda s: s["rel"]):
         a = math.atan2(s["y"] + s["h"] / 2 - cy, s["x"] + s["w"] / 2 - cx)
         angles.append(a)
-    # counter-clockwise on the screen (y down): the angle falls from seat to seat
-    turns = [((angles[i] - angles[i + 1]) % (2 * math.pi)) for i in range(len(angles) - 1)]
+    # counter-clockwise on the screen (y down): the angle falls from seat to seat; "winner"
+    # (seed 001) plays clockwise: it rises
+    sign = -1 if label.startswith("zheng-shangyou/winner ") else 1
+    turns = [(sign * (angles[i] - angles[i + 1])) % (2 * math.pi)
+             for i in range(len(angles) - 1)]
     assert all(0 < t < math.pi * 1.01 for t in turns), f"{label}: seats not in the order of play {angles}"
 
 

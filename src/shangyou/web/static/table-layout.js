@@ -2,20 +2,18 @@
 // at the bottom, the others in the order of play, going round the way the game is played),
 // each seat's play in front of it, and the hand in at most two rows that fit the screen.
 
-import { gameFamily } from "./common.js";
-
 /**
- * The way play goes round, seen from above: every preset passes the turn to seat + 1, and the
- * rules of all three families (docs/rules/) play counter-clockwise, so the next seat sits on
- * the viewer's right. A family that plays clockwise would be listed here with -1.
+ * The way play goes round, seen from above: every preset passes the turn to seat + 1. The
+ * sources deal and play anticlockwise (seeds 000, 003 and 004; Owen's seed 002 is silent and
+ * plays as they do), except "winner" (seed 001), which plays clockwise (docs/rules/).
+ * 1: counter-clockwise, the next seat on the viewer's right; -1: clockwise, on the left.
  */
-const DIRECTION = { "zheng-shangyou": 1, "zheng-fen": 1, "sheng-ji": 1 };
+const CLOCKWISE = new Set(["zheng-shangyou/winner"]);
 
 export function direction(game) {
-  return DIRECTION[gameFamily(game)] ?? 1;
+  return CLOCKWISE.has(game) ? -1 : 1;
 }
 
-/** The seat's place in the order of play after the viewer (0: the viewer, at the bottom). */
 export function relative(seat, viewer, n) {
   const me = viewer === null || viewer === undefined ? 0 : viewer;
   return ((seat - me) % n + n) % n;
