@@ -10,7 +10,7 @@
 
 import { richText, sameCards, splitPlay } from "./cards.js";
 import {
-  api, displayName, eventText, gameFamily, gameTitle, h, lastTrick, renderInfo, renderResult,
+  api, displayName, gameFamily, gameTitle, h, lastTrick, renderInfo, renderResult,
   renderSummary, seatName,
 } from "./common.js";
 import { noteDeal, sealLine } from "./fair.js";
@@ -21,6 +21,7 @@ import { callCanFind, decksOf, renderCallPicker } from "./table-call.js";
 import { initShare, initSide } from "./table-dialogs.js";
 import { drawHand } from "./table-hand.js";
 import { direction, fitHand, placeTable } from "./table-layout.js";
+import { GameLog, addChat } from "./table-log.js";
 import { renderTableSeats, setTimerRing } from "./table-seats.js";
 import { renderStrip } from "./table-strip.js";
 import { moveLatest, renderLastTrickBox, renderTableTrick, sweepTrick } from "./table-trick.js";
@@ -58,7 +59,7 @@ const S = {
   wasMyTurn: false,
   autopassKey: null,    // the trick the auto-pass toggle holds for
   focusIndex: 0,        // the hand card that takes the keyboard focus
-  log: { match: null, lines: [] },
+  log: new GameLog(LOG_KEY),
   showLast: false,
 };
 
@@ -232,7 +233,7 @@ function handle(msg) {
       if (S.resumedAt === null || S.resumedAt === undefined) S.resumedAt = performance.now();
       break;
     case "chat":
-      addChat(msg);
+      addChat($("chat-log"), msg);
       break;
     case "error":
       S.busy = false;
@@ -273,76 +274,13 @@ function onTurn(turn) {
 }
 
 // -------------------------------------------------------------------------- the log
-function loadLog() {
-  try {
-    const d = JSON.parse(sessionStorage.getItem(LOG_KEY) || "null");
-    if (d && Array.isArray(d.lines)) S.log = d;
-  } catch { /* nothing kept */ }
-}
-
-function saveLog() {
-  try { sessionStorage.setItem(LOG_KEY, JSON.stringify(S.log)); } catch { /* full */ }
-}
-
 /** One log line per action: the events of each state, kept for the match across reloads. */
 function logEvents(events, moveCount) {
-  const match = S.table && S.table.match_id;
-  if (match !== S.log.match) S.log = { match, lines: [], moves: 0 };
-  if (events.length && typeof moveCount === "number" && moveCount <= (S.log.moves || 0) &&
-      S.log.lines.length) {
-    return;       // already logged (a state sent again after a reconnect)
-  }
-  for (const ev of events) S.log.lines.push(ev);
-  if (typeof moveCount === "number" && events.length) S.log.moves = moveCount;
-  if (S.log.lines.length > 400) S.log.lines.splice(0, S.log.lines.length - 400);
-  saveLog();
-  renderLog();
-}
-
-/**
- * The log's events without Sheng ji's passes during the deal (each player may bid at each
- * dealt card: the log keeps the bids and who declared, not one "passes" per card).
- */
-function dealtLog(lines) {
-  if (gameFamily(S.table && S.table.game) !== "sheng-ji") return lines;
-  let dealing = true;
-  const out = [];
-  for (const ev of lines) {
-    const kind = ev.event || ev.type;
-    const pass = kind === "pass" || (kind === "move" && ev.move === "pass");
-    if (dealing && pass) continue;
-    if (kind === "trump" || kind === "no bid" || kind === "buried") dealing = false;
-    if (kind === "hand over" || kind === "redeal") dealing = true;
-    out.push(ev);
-  }
-  return out;
+  if (S.log.add(events, moveCount, S.table && S.table.match_id)) renderLog();
 }
 
 function renderLog() {
-  const log = $("log");
-  const c = ctx();
-  log.replaceChildren(...dealtLog(S.log.lines).map((ev) => h("li", {
-    dataset: { action: String(ev.event || ev.type || ""), seat: ev.seat ?? "" },
-  }, eventText(ev, c))));
-  log.scrollTop = log.scrollHeight;
-}
-
-function addChat(msg) {
-  const log = $("chat-log");
-  const li = document.createElement("li");
-  const f = document.createElement("span");
-  f.className = "from";
-  const name = String(msg.from ?? "?");
-  const role = ["host", "player", "spectator"].includes(msg.role) ? msg.role : null;
-  f.textContent = role ? t("t.chatFrom", { name, role: t(`role.${role}`) }) : `${name}:`;
-  if (role) li.dataset.role = role;
-  const tx = document.createElement("span");
-  tx.className = "text";
-  tx.textContent = String(msg.text ?? "");
-  li.append(f, tx);
-  log.append(li);
-  while (log.children.length > 80) log.firstChild.remove();
-  log.scrollTop = log.scrollHeight;
+  S.log.render($("log"), S.table && S.table.game, ctx());
 }
 
 function showAlert(text) {
@@ -1051,7 +989,7 @@ function translateStatic() {
 
 function init() {
   translateStatic();
-  loadLog();
+  S.log.load();
   mountSettings($("top"), { sound: true, onLang: () => {
     translateStatic(); render(); renderLog();
     if (S.wasMyTurn) $("announce").textContent = t("t.yourTurnSay");
