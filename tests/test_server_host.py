@@ -262,6 +262,25 @@ def test_lobby_pages(tmp_path):
             assert r.status_code == 422 and r.json()["code"] == "bad_request"
 
 
+def test_abandoned_empty_tables_leave_the_lobby(tmp_path):
+    with make_client(tmp_path, empty_listed_seconds=0) as client:
+        empty = new_table(client)                  # made, and its creator never came
+        watched = new_table(client)
+        w = Player(client, watched, "W")           # somebody has this one open
+        seated = new_table(client)
+        ann = Player(client, seated, "Ann")
+        ann.sit(0)
+        ann.close()                                # gone, but her seat is held (grace period)
+        listed = {t["table_id"] for t in client.get("/api/tables").json()["tables"]}
+        assert listed == {watched, seated}
+        late = Player(client, empty, "Bob")        # the link still works
+        assert late.state["table"]["status"] == "waiting"
+        listed = {t["table_id"] for t in client.get("/api/tables").json()["tables"]}
+        assert empty in listed
+        w.close()
+        late.close()
+
+
 def test_waiting_tables_expire_and_idle_ones_leave_memory(tmp_path):
     with make_client(tmp_path, waiting_ttl=0, idle_seconds=0, sweep_seconds=3600) as client:
         manager = client.app.state.manager

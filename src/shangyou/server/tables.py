@@ -197,12 +197,17 @@ class TableManager(Autoplay, HostActions):
 
     def page(self, offset: int = 0, limit: int = 50) -> dict:
         """One page of the listed open tables this process holds: waiting ones first, then
-        running ones, newest first. Costs one pass over the tables in memory and the
+        running ones, newest first. A waiting table where nobody sits and nobody has looked for
+        ``empty_listed_seconds`` (its creator left) is not offered any more. Costs one pass over the tables in memory and the
         summaries of one page: it never waits on the store."""
         limit = max(1, min(limit, self.limits.page_max))
         offset = max(0, offset)
+        now = time.monotonic()
+        empty_for = self.limits.empty_listed_seconds
         rows = [t for t in self.tables.values()
-                if t.status in ("waiting", "playing") and t.room.get("listed", True)]
+                if t.status in ("waiting", "playing") and t.room.get("listed", True)
+                and not (t.status == "waiting" and t.sockets <= 0 and t.humans() == 0
+                         and now - t.idle_since >= empty_for)]
         rows.sort(key=lambda t: (t.status != "waiting", -t.created))
         return {"tables": [t.summary() for t in rows[offset:offset + limit]],
                 "total": len(rows), "offset": offset, "limit": limit}
