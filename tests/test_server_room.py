@@ -43,6 +43,13 @@ def two_people(client, room):
     return tid, a, b, sa
 
 
+def assisted(client, tid) -> dict:
+    """The stored moves of the table's match made for a person: {index: "bot" | "timer"}."""
+    manager = client.app.state.manager
+    m = client.portal.call(manager.store.call, "match", server_table(client, tid).match_id)
+    return m["assisted"]
+
+
 def test_room_options_are_checked_kept_and_shown(client):
     for bad in ({"turn_timer": -1}, {"turn_timer": 601}, {"grace": "x"}, {"grace": 3601},
                 {"colour": 1}, {"turn_timer": 1.5}):
@@ -78,6 +85,7 @@ def test_the_turn_timer_moves_for_a_person_at_zero(client):
     assert t2 - t1 < T + 10, "the timer moved"
     made_for = server_table(client, tid).game.moves[s["move_count"]][0]
     assert made_for == turn["seat"]
+    assert assisted(client, tid) == {str(s["move_count"]): "timer"}   # the replay says so
     assert s2["turn"]["seat"] != turn["seat"] or s2["view"]["to_act"] == turn["seat"]
     # the timer restarted: armed at the move, no sooner than t0 + T, for T seconds more
     assert s2["turn"]["left"] is not None
@@ -100,7 +108,12 @@ def test_an_absent_person_is_played_by_a_bot_until_they_come_back(client):
         s = a.state_until(lambda x: x["version"] > s["version"])
         if any(seat == 1 for seat, _ in server_table(client, tid).game.moves[-2:]):
             break
-    assert any(seat == 1 for seat, _ in server_table(client, tid).game.moves), "the bot moved"
+    moves = server_table(client, tid).game.moves
+    assert any(seat == 1 for seat, _ in moves), "the bot moved"
+    # the store marks the moves a bot made for Bo (and only those), so the replay can say so
+    marked = assisted(client, tid)
+    assert marked and set(marked.values()) == {"bot"}
+    assert {moves[int(i)][0] for i in marked} == {1}
     # Bo comes back with his token: the seat is his again and nobody moves for him
     b2 = Player(client, tid, "Bo", token=token)
     assert b2.seat == 1

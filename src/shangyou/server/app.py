@@ -209,6 +209,8 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
                     "moves": m["moves"]}
         if m.get("commitment"):
             m["log"]["commitment"] = m["commitment"]
+        if m.get("assisted"):          # moves made for a person: {"index": "bot" | "timer"}
+            m["log"]["assisted"] = m["assisted"]
         return m
 
     async def published(match_id: str) -> tuple[dict, object]:

@@ -143,8 +143,9 @@ class Autoplay:
             except Exception:
                 log.exception("table %s: no move for the bot at seat %d", table.id, seat)
                 return False
+        person = table.seats[seat].kind == "human"       # away: a bot plays for them
         try:
-            await self._commit(table)
+            await self._commit(table, actor="bot" if person else None)
         except ActionError:
             return False
         return True
@@ -244,7 +245,7 @@ class Autoplay:
                     g.apply(move, seat=seat)
                 except ValueError:
                     g.apply(legal[0], seat=seat)
-                await self._commit(table)
+                await self._commit(table, actor="timer")
                 self._kick_bots(table)
         except asyncio.CancelledError:
             raise

@@ -87,6 +87,9 @@ class MoveRow(Base):
     idx: Mapped[int] = mapped_column(Integer, primary_key=True)
     seat: Mapped[int] = mapped_column(Integer)
     text: Mapped[str] = mapped_column(String(256))
+    # who moved for a person: "bot" (they were away past the grace period) or "timer" (their
+    # turn timer ran out); None: the seat's own player (or its bot)
+    actor: Mapped[str | None] = mapped_column(String(8), nullable=True)
 
 
 class ReviewRow(Base):
@@ -147,7 +150,7 @@ class Store:
     # columns added to tables of earlier stores: (table, column, SQL type)
     _ADDED = (("tables", "host_hash", "VARCHAR(64)"), ("tables", "listed", "BOOLEAN"),
               ("tables", "touched_at", "TIMESTAMP"), ("matches", "secret", "VARCHAR(64)"),
-              ("matches", "commitment", "VARCHAR(64)"))
+              ("matches", "commitment", "VARCHAR(64)"), ("moves", "actor", "VARCHAR(8)"))
 
     def _add_missing_columns(self, conn) -> None:
         """A store written by an earlier version lacks some columns: add them (empty)."""
@@ -237,28 +240,29 @@ class Store:
                               touched_at=utcnow()))
 
     def add_move(self, table_id: str, match_id: str, idx: int, seat: int, text: str,
-                 version: int, result: dict | None = None) -> None:
+                 version: int, result: dict | None = None, actor: str | None = None) -> None:
         """One move and the table's new version; with ``result``, the match is over."""
-        self.add_moves([(table_id, match_id, idx, seat, text, version, result)])
+        self.add_moves([(table_id, match_id, idx, seat, text, version, result, actor)])
 
     def add_moves(self, batch: list[tuple]) -> None:
-        """Moves of any tables, ``(table_id, match_id, idx, seat, text, version, result)`` each,
-        in one transaction (the server's group commit): all are stored or none."""
+        """Moves of any tables, ``(table_id, match_id, idx, seat, text, version, result[,
+        actor])`` each, in one transaction (the server's group commit): all are stored or
+        none."""
         if not batch:
             return
         tables = TableRow.__table__
         with self.session.begin() as s:
             s.execute(insert(MoveRow.__table__),
-                      [{"match_id": m, "idx": i, "seat": st, "text": t}
-                       for _, m, i, st, t, _, _ in batch])
+                      [{"match_id": row[1], "idx": row[2], "seat": row[3], "text": row[4],
+                        "actor": row[7] if len(row) > 7 else None} for row in batch])
             latest: dict[str, int] = {}
-            for tid, _, _, _, _, version, _ in batch:
+            for tid, _, _, _, _, version, *_ in batch:
                 latest[tid] = max(version, latest.get(tid, version))
             now = utcnow()
             s.execute(update(tables).where(tables.c.id == bindparam("tid"))
                       .values(version=bindparam("v"), touched_at=bindparam("now")),
                       [{"tid": tid, "v": v, "now": now} for tid, v in latest.items()])
-            for tid, m, _, _, _, _, result in batch:
+            for tid, m, _, _, _, _, result, *_ in batch:
                 if result is not None:
                     s.execute(update(MatchRow).where(MatchRow.id == m)
                               .values(result=result, finished_at=now))
@@ -294,13 +298,14 @@ class Store:
         m = s.get(MatchRow, match_id)
         if m is None:
             return None
-        moves = s.execute(select(MoveRow.seat, MoveRow.text).where(MoveRow.match_id == match_id)
-                          .order_by(MoveRow.idx)).all()
+        moves = s.execute(select(MoveRow.seat, MoveRow.text, MoveRow.actor)
+                          .where(MoveRow.match_id == match_id).order_by(MoveRow.idx)).all()
         return {"id": m.id, "table_id": m.table_id, "game": m.game, "players": m.players,
                 "options": m.options or {}, "names": m.names or [],
                 "seed": m.secret if m.secret else m.seed, "commitment": m.commitment,
                 "result": m.result, "finished_at": _iso(m.finished_at),
-                "moves": [[seat, text] for seat, text in moves]}
+                "moves": [[seat, text] for seat, text, _ in moves],
+                "assisted": {str(i): actor for i, (_, _, actor) in enumerate(moves) if actor}}
 
     def match(self, match_id: str) -> dict | None:
         with self.session() as s:
@@ -352,9 +357,11 @@ class AsyncStore:
         return await loop.run_in_executor(self._pool, lambda: fn(*args, **kwargs))
 
     async def add_move(self, table_id: str, match_id: str, idx: int, seat: int, text: str,
-                       version: int, result: dict | None = None) -> None:
+                       version: int, result: dict | None = None,
+                       actor: str | None = None) -> None:
         fut = asyncio.get_running_loop().create_future()
-        self._pending.append(((table_id, match_id, idx, seat, text, version, result), fut))
+        self._pending.append(((table_id, match_id, idx, seat, text, version, result, actor),
+                              fut))
         if self._writer is None or self._writer.done():
             self._writer = asyncio.create_task(self._write_moves(), name="store-group-commit")
         await fut

@@ -410,8 +410,9 @@ class TableManager(Autoplay, HostActions):
         await self._commit(table)
         self._kick_bots(table)
 
-    async def _commit(self, table: Table) -> None:
-        """Store the move just applied, raise the version, send every client its state."""
+    async def _commit(self, table: Table, actor: str | None = None) -> None:
+        """Store the move just applied, raise the version, send every client its state.
+        ``actor``: who moved for a person ("bot" while they are away, "timer")."""
         g = table.game
         idx = len(g.moves) - 1
         seat, mv = g.moves[idx]
@@ -419,7 +420,9 @@ class TableManager(Autoplay, HostActions):
         result = g.result if g.over else None
         try:
             await self.store.add_move(table.id, table.match_id, idx, seat, str(mv),
-                                  version, _jsonable(result) if result is not None else None)
+                                      version,
+                                      _jsonable(result) if result is not None else None,
+                                      actor)
         except Exception:
             log.exception("table %s: storing move %d failed; undoing it", table.id, idx)
             log_ = g.log

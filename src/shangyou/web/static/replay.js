@@ -81,6 +81,10 @@ function updateStepper() {
     const [seat, text] = R.log.moves[R.k - 1];
     lm.append(t("rp.move", { k: R.k, name: seatName(ctx(), seat) }),
               text === "pass" ? t("rp.passes") : h("span", { class: "play" }, richText(text)));
+    const by = (R.log.assisted || {})[String(R.k - 1)];    // a move made for an absent person
+    if (by === "bot" || by === "timer") {
+      lm.append(" ", h("span", { class: "assisted", dataset: { by } }, t(`rp.by.${by}`)));
+    }
     const note = reviewNote(R.k - 1);      // the review's mark and better move, if any
     if (note) lm.append(note);
   } else {
