@@ -108,6 +108,39 @@ const SEP = " · ";
 
 // ----------------------------------------------------------------------------- seats
 /**
+ * What a seat box says of the seat's game: out and its place, passed, score, points, team and
+ * dealer (climbing games); level, declarer, friend or declarer's side and points won (Sheng ji).
+ * Shared by the table's seats and the replay's.
+ */
+export function seatFacts(view, s) {
+  const out = [];
+  if (gameFamily(view.game) !== "sheng-ji") {
+    const place = (view.finished || []).indexOf(s);
+    if (place >= 0) out.push(h("span", { class: "place" }, t("c.out", { ord: ordinal(place + 1) })));
+    if ((view.passed || []).includes(s)) out.push(h("span", { class: "passed" }, t("c.passed")));
+    if (view.scores) out.push(h("span", { class: "score" }, t("c.score", { n: view.scores[s] })));
+    if (view.won_points) out.push(h("span", { class: "won" }, t("c.won", { n: view.won_points[s] })));
+    if (view.teams) {
+      const tm = view.teams.findIndex((team) => team.includes(s));
+      if (tm >= 0) out.push(h("span", { class: "team" }, t("c.team", { n: tm + 1 })));
+    }
+    if (view.dealer === s) out.push(h("span", { class: "dealer" }, t("c.dealer")));
+    return out;
+  }
+  if (view.levels) out.push(h("span", { class: "level" }, t("c.level", { n: view.levels[s] })));
+  if (view.declarer === s) out.push(h("span", { class: "declarer" }, t("c.declarer")));
+  else if ((view.friends || []).includes(s)) out.push(h("span", { class: "friend" }, t("c.friend")));
+  else if (view.teams && view.declarer !== null && view.declarer !== undefined) {
+    const team = view.teams.find((tm) => tm.includes(view.declarer));
+    if (team && team.includes(s)) out.push(h("span", { class: "friend" }, t("c.declSide")));
+  }
+  if (view.points_won && view.points_won[s]) {
+    out.push(h("span", { class: "won" }, t("c.pts", { n: view.points_won[s] })));
+  }
+  return out;
+}
+
+/**
  * One box per seat: name, who is to act, cards left, place, score, game facts.
  * ctx: {names, mySeat, seats (table seats or null), host (the host's seat or null)}.
  */
@@ -115,7 +148,6 @@ export function renderSeats(view, ctx) {
   const fam = gameFamily(view.game);
   const wrap = h("div", { class: "seats", id: "seat-boxes" });
   const n = view.players;
-  const finished = view.finished || [];
   const active = view.phase !== "over" && !view.result ? view.to_act : null;
   for (let s = 0; s < n; s++) {
     const info = ctx.seats ? ctx.seats[s] : null;
@@ -138,26 +170,8 @@ export function renderSeats(view, ctx) {
     const facts = h("div", { class: "seat-facts" });
     const count = (view.counts || [])[s];
     facts.append(h("span", { class: "count", title: t("c.cardsInHand") }, t("c.nCards", { n: count ?? "?" })));
-    if (fam !== "sheng-ji") {
-      const place = finished.indexOf(s);
-      if (place >= 0) facts.append(h("span", { class: "place" }, t("c.out", { ord: ordinal(place + 1) })));
-      if ((view.passed || []).includes(s)) facts.append(h("span", { class: "passed" }, t("c.passed")));
-      if (view.scores) facts.append(h("span", { class: "score" }, t("c.score", { n: view.scores[s] })));
-      if (view.won_points) facts.append(h("span", { class: "won" }, t("c.won", { n: view.won_points[s] })));
-      if (view.teams) {
-        const tm = view.teams.findIndex((team) => team.includes(s));
-        if (tm >= 0) facts.append(h("span", { class: "team" }, t("c.team", { n: tm + 1 })));
-      }
-      if (view.dealer === s) facts.append(h("span", { class: "dealer" }, t("c.dealer")));
-    } else {
-      if (view.levels) facts.append(h("span", { class: "level" }, t("c.level", { n: view.levels[s] })));
-      if (view.declarer === s) facts.append(h("span", { class: "declarer" }, t("c.declarer")));
-      else if ((view.friends || []).includes(s)) facts.append(h("span", { class: "friend" }, t("c.friend")));
-      else if (view.teams && view.declarer !== null && view.declarer !== undefined) {
-        const team = view.teams.find((tm) => tm.includes(view.declarer));
-        if (team && team.includes(s)) facts.append(h("span", { class: "friend" }, t("c.declSide")));
-      }
-      if (view.points_won) facts.append(h("span", { class: "won" }, t("c.pts", { n: view.points_won[s] })));
+    facts.append(...seatFacts(view, s));
+    if (fam === "sheng-ji") {
       if (view.bid && view.bid.seat === s && view.phase === "deal") {
         facts.append(h("span", { class: "bid" }, t("c.bid"), richText(view.bid.cards)));
       }

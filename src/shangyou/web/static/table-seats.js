@@ -2,7 +2,7 @@
 // and its state (to play, with the turn timer's ring; passed; out and its place; declarer,
 // team, friend found; away, or a bot playing for the person).
 
-import { gameFamily, h, ordinal, seatName } from "./common.js";
+import { h, seatFacts, seatName } from "./common.js";
 import { t } from "./i18n.js";
 import { relative } from "./table-layout.js";
 
@@ -15,10 +15,8 @@ function fan(count) {
 
 /** The seat boxes of the table; ctx: {names, mySeat, seats, host}. */
 export function renderTableSeats(view, ctx) {
-  const fam = gameFamily(view.game);
   const wrap = h("div", { class: "seats", id: "seat-boxes" });
   const n = view.players;
-  const finished = view.finished || [];
   const active = view.phase !== "over" && !view.result ? view.to_act : null;
   for (let s = 0; s < n; s++) {
     const info = ctx.seats ? ctx.seats[s] : null;
@@ -43,27 +41,7 @@ export function renderTableSeats(view, ctx) {
       h("span", { class: "count", title: t("c.cardsInHand") }, fan(count),
         h("span", { class: "count-n" }, String(count ?? "?")),
         h("span", { class: "visually-hidden" }, " " + t("c.cardsInHand"))));
-    if (fam !== "sheng-ji") {
-      const place = finished.indexOf(s);
-      if (place >= 0) facts.append(h("span", { class: "place" }, t("c.out", { ord: ordinal(place + 1) })));
-      if ((view.passed || []).includes(s)) facts.append(h("span", { class: "passed" }, t("c.passed")));
-      if (view.scores) facts.append(h("span", { class: "score" }, t("c.score", { n: view.scores[s] })));
-      if (view.won_points) facts.append(h("span", { class: "won" }, t("c.won", { n: view.won_points[s] })));
-      if (view.teams) {
-        const tm = view.teams.findIndex((team) => team.includes(s));
-        if (tm >= 0) facts.append(h("span", { class: "team" }, t("c.team", { n: tm + 1 })));
-      }
-      if (view.dealer === s) facts.append(h("span", { class: "dealer" }, t("c.dealer")));
-    } else {
-      if (view.levels) facts.append(h("span", { class: "level" }, t("c.level", { n: view.levels[s] })));
-      if (view.declarer === s) facts.append(h("span", { class: "declarer" }, t("c.declarer")));
-      else if ((view.friends || []).includes(s)) facts.append(h("span", { class: "friend" }, t("c.friend")));
-      else if (view.teams && view.declarer !== null && view.declarer !== undefined) {
-        const team = view.teams.find((tm) => tm.includes(view.declarer));
-        if (team && team.includes(s)) facts.append(h("span", { class: "friend" }, t("c.declSide")));
-      }
-      if (view.points_won && view.points_won[s]) facts.append(h("span", { class: "won" }, t("c.pts", { n: view.points_won[s] })));
-    }
+    facts.append(...seatFacts(view, s));
     box.append(facts);
     if (isActive) box.append(h("span", { class: "turn-mark" }, t("c.toPlay")));
     wrap.append(box);
