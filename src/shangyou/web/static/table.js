@@ -6,23 +6,29 @@
 // a "Your turn" banner, a title marker, an optional sound, the room's turn timer, a screen
 // reader announcement), play helpers (Play disabled with the reason, hints, readings, auto-pass,
 // a kept selection), the last trick, a game log, keyboard play, settings and rules help, and
-// two languages (i18n.js). The host's tools are in host.js, the fair-deal record in fair.js.
+// two languages (i18n.js). The host's tools are in host.js, the fair-deal record in fair.js; the
+// prompt and controls in table-prompt.js, turn awareness in table-turn.js, the banners in
+// table-banners.js, the log in table-log.js, the layout, seats, trick, hand and strip in their
+// table-*.js modules.
 
 import { richText, sameCards, splitPlay } from "./cards.js";
 import {
-  api, displayName, gameFamily, gameTitle, h, lastTrick, renderInfo, renderResult,
-  renderSummary, seatName,
+  api, displayName, gameTitle, h, lastTrick, renderInfo, renderResult, renderSummary,
 } from "./common.js";
 import { noteDeal, sealLine } from "./fair.js";
 import * as Host from "./host.js";
 import { has, t, translatePage } from "./i18n.js";
 import { mountSettings, rulesDialog, settings } from "./settings.js";
-import { callCanFind, decksOf, renderCallPicker } from "./table-call.js";
+import { callCanFind, decksOf } from "./table-call.js";
 import { initShare, initSide } from "./table-dialogs.js";
 import { drawHand } from "./table-hand.js";
 import { direction, fitHand, placeTable } from "./table-layout.js";
 import { GameLog, addChat } from "./table-log.js";
-import { renderTableSeats, setTimerRing } from "./table-seats.js";
+import { kindOf, playsMadeOf, trickKey } from "./table-moves.js";
+import { makePrompt } from "./table-prompt.js";
+import { makeBanners } from "./table-banners.js";
+import { makeTurn } from "./table-turn.js";
+import { renderTableSeats } from "./table-seats.js";
 import { renderStrip } from "./table-strip.js";
 import { moveLatest, renderLastTrickBox, renderTableTrick, sweepTrick } from "./table-trick.js";
 
@@ -62,6 +68,16 @@ const S = {
   log: new GameLog(LOG_KEY),
   showLast: false,
 };
+
+const { openedElsewhere, tableClosed, kicked } = makeBanners({
+  S, $, connect, renderConn, render,
+  forgetToken: () => { if (!Host.H.me) localStorage.removeItem(TOKEN_KEY); },
+});
+const { renderTurn, tickTimer } = makeTurn({ S, $, myTurn, ctx });
+const { renderPrompt, renderMoves, playCheck, renderControls } = makePrompt({
+  S, $, myTurn, legal, seated, ctx, clickKind, offers, cardPlays, playsOf, kindOf,
+  selectedCards, sendMove,
+});
 
 // ---------------------------------------------------------------------- connection
 function wsUrl() {
@@ -152,49 +168,6 @@ function renderConn() {
   // the banner: whenever this page is not attached to its table and is trying to be
   $("reconnecting").hidden = S.connected || S.stopped;
   document.body.dataset.connected = S.connected ? "1" : "";
-}
-
-/** Stop: this page no longer talks to the table until the player asks (a banner, a button). */
-function openedElsewhere(textKey = "t.elsewhere", buttonKey = "t.playHere") {
-  S.stopped = true;
-  S.connected = false;
-  clearTimeout(S.retryTimer);
-  if (S.ws) { const ws = S.ws; S.ws = null; try { ws.close(); } catch { /* already */ } }
-  const box = $("elsewhere");
-  box.replaceChildren(h("span", {}, t(textKey)), " ",
-    h("button", { type: "button", id: "reconnect", onclick: () => {
-      S.stopped = false; S.retry = 0; box.hidden = true; document.body.dataset.elsewhere = "";
-      connect();
-    } }, t(buttonKey)));
-  box.hidden = false;
-  document.body.dataset.elsewhere = "1";
-  renderConn();
-  if (S.view) render();
-}
-
-/** The host closed the table (or it is gone for good): no more reconnecting. */
-function tableClosed() {
-  S.stopped = true;
-  S.closed = true;
-  clearTimeout(S.retryTimer);
-  const box = $("closed-banner");
-  box.dataset.i18n = "t.closed";          // kept in the page's language by translatePage
-  box.textContent = t("t.closed");
-  box.hidden = false;
-  document.body.dataset.closed = "1";
-  renderConn();
-  render();
-}
-
-function kicked() {
-  S.mySeat = null;
-  S.kicked = true;           // this socket may not sit again (a new one may)
-  if (!Host.H.me) localStorage.removeItem(TOKEN_KEY);
-  const box = $("kicked-banner");
-  box.dataset.i18n = "t.kicked";
-  box.textContent = t("t.kicked");
-  box.hidden = false;
-  render();
 }
 
 // ------------------------------------------------------------------------ messages
@@ -314,10 +287,6 @@ function legal() {
   return myTurn() ? S.view.legal_moves : [];
 }
 
-function kindOf(move) {
-  return splitPlay(move) ? "cards" : move.split(" ")[0].toLowerCase();
-}
-
 /** A kind of move made by clicking one card of the hand: "bury 3D", "give 2S", "pick 5C". */
 function clickKind() {
   const moves = legal();
@@ -335,40 +304,13 @@ function cardPlays() {
   return legal().filter((m) => splitPlay(m));
 }
 
-function rankKey(cards) {
-  return cards.map((c) => (/^(BJ|RJ)$/i.test(c) ? c.toUpperCase() : c.slice(0, -1).toUpperCase()))
-    .sort().join(" ");
-}
-
-/**
- * The legal plays made of exactly the selected cards. Where suits do not matter the engine
- * lists a play once, with canonical cards, and accepts any held cards of the same ranks: such
- * a play is offered with the player's own cards (and its reading).
- */
+/** The legal plays made of exactly the selected cards (table-moves.js). */
 function playsOf(sel) {
-  const plays = cardPlays();
-  const exact = plays.filter((m) => sameCards(splitPlay(m).cards, sel));
-  if (exact.length || gameFamily(S.view.game) === "sheng-ji") return exact;
-  const key = rankKey(sel);
-  const out = [];
-  for (const m of plays) {
-    const p = splitPlay(m);
-    if (rankKey(p.cards) !== key) continue;
-    const text = sel.join(" ") + (p.reading ? ` as ${p.reading}` : "");
-    if (!out.includes(text)) out.push(text);
-  }
-  return out;
+  return playsMadeOf(cardPlays(), sel, S.view.game);
 }
 
 function offers() {
   return legal().filter((m) => m.startsWith("offer "));
-}
-
-/** The trick in progress, as a key: the auto-pass toggle holds until it changes. */
-function trickKey(v) {
-  if (!v) return "";
-  const done = gameFamily(v.game) === "sheng-ji" ? (v.tricks || []).length : (v.played || []).length;
-  return `${v.hand_number}|${done}`;
 }
 
 // ------------------------------------------------------------------------- render
@@ -525,169 +467,6 @@ function renderWaiting(show) {
   $("fill-bots").disabled = full || !mayAct || S.stopped;
 }
 
-/** Turn awareness: the title marker, the announcement, the sound, the timer. */
-function renderTurn() {
-  const mine = myTurn();
-  const base = `${t("app.name")} · ${S.table ? gameTitle(S.table.game) : t("page.table")}`;
-  document.title = mine ? `● ${t("t.yourTurn")} · ${base}` : base;
-  document.body.dataset.myTurn = mine ? "1" : "";
-  if (mine && !S.wasMyTurn) {
-    $("announce").textContent = t("t.yourTurnSay");
-    if (settings().sound) beep();
-  } else if (!mine && S.wasMyTurn) {
-    $("announce").textContent = "";
-  }
-  S.wasMyTurn = mine;
-  tickTimer();
-}
-
-function tickTimer() {
-  const box = $("turn-timer");
-  const tr = S.turn;
-  const v = S.view;
-  if (!tr || tr.deadline === null || !v || v.result || v.phase === "over") {
-    box.hidden = true;
-    box.dataset.left = "";
-    setTimerRing(null, null);
-    return;
-  }
-  const left = Math.max(0, Math.ceil((tr.deadline - performance.now()) / 1000));
-  const total = (S.table && S.table.room && S.table.room.turn_timer) || 0;
-  setTimerRing(tr.seat, total ? (tr.deadline - performance.now()) / 1000 / total : null);
-  box.hidden = false;
-  box.dataset.left = String(left);
-  box.dataset.seat = String(tr.seat);
-  box.setAttribute("aria-label", t("t.timerLabel"));
-  box.textContent = `${t("t.turnOf", { name: tr.seat === S.mySeat ? t("t.you") : seatName(ctx(), tr.seat) })}: ${t("t.timer", { s: left })}`;
-  box.classList.toggle("urgent", left <= 5);
-}
-
-let audio = null;
-function beep() {
-  document.body.dataset.beeps = String(Number(document.body.dataset.beeps || 0) + 1);
-  try {
-    audio = audio || new (window.AudioContext || window.webkitAudioContext)();
-    const o = audio.createOscillator();
-    const g = audio.createGain();
-    o.frequency.value = 660;
-    g.gain.setValueAtTime(0.08, audio.currentTime);
-    g.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + 0.25);
-    o.connect(g).connect(audio.destination);
-    o.start();
-    o.stop(audio.currentTime + 0.26);
-  } catch { /* no audio here */ }
-}
-
-function renderPrompt() {
-  const v = S.view;
-  const p = $("prompt");
-  p.replaceChildren();
-  p.classList.toggle("my-turn", myTurn());
-  const c = ctx();
-  if (v.phase === "over" || v.result || S.closed) {
-    p.append(S.closed ? t("t.closed") : t("t.over"));
-    return;
-  }
-  if (!seated()) {
-    p.append(v.to_act !== null && v.to_act !== undefined ? t("t.toPlay", { name: seatName(c, v.to_act) }) : "");
-    return;
-  }
-  if (!myTurn()) {
-    p.append(v.to_act !== null && v.to_act !== undefined
-      ? t("t.waitingFor", { name: seatName(c, v.to_act) }) : t("t.waiting"));
-    return;
-  }
-  p.append(h("div", { class: "turn-flag", id: "your-turn" }, t("t.yourTurn")));
-  const moves = legal();
-  const fam = gameFamily(v.game);
-  let text = "";
-  if (fam === "sheng-ji") {
-    if (v.phase === "deal") text = t("t.p.bid");
-    else if (v.phase === "bury") {
-      if (moves.some((m) => m.startsWith("bury "))) {
-        text = t("t.p.bury", { n: (v.kitty_size || 0) - (v.buried || []).length });
-      } else text = t("t.p.overcall");
-    } else if (v.phase === "call") text = t("t.p.call");
-    else if (v.phase === "play") {
-      if (moves.some((m) => m.startsWith("pick "))) text = t("t.p.pick");
-      else if ((v.pending || []).length) text = t("t.p.throw");
-      else if (!(v.trick || []).length) text = t("t.p.lead");
-      else text = t("t.p.follow", { n: v.trick[0][1].split(" ").length });
-    }
-  } else if (v.phase === "exchange") {
-    const kind = clickKind();
-    if (kind === "give") text = t("t.p.give");
-    else if (kind === "discard") text = t("t.p.discard");
-    else if (offers().length) text = t("t.p.offer");
-    else if (moves.some((m) => m.startsWith("take "))) text = t("t.p.take");
-  } else if (v.last) {
-    // the reading (the engine's name of the combination) is notation, like the cards: it
-    // goes in its own span, the same in both languages
-    const reading = v.last.reading && v.last.reading !== v.last.kind &&
-      !justTheRank(v.last.reading, v.last.cards) ? v.last.reading : "";
-    const kind = has(`kind.${v.last.kind}`) ? t(`kind.${v.last.kind}`) : v.last.kind;
-    const parts = t("t.p.beat", { name: seatName(c, v.last.seat), cards: "\u0000",
-                                  kind: kind + (reading ? " \u0001" : "") }).split(/[\u0000\u0001]/);
-    p.append(parts[0], richText(v.last.cards), parts[1] || "");
-    if (reading) p.append(h("span", { class: "reading" }, reading), parts[2] || "");
-    return;
-  } else {
-    text = t("t.p.leadAny");
-  }
-  p.append(text);
-}
-
-/** A reading that only repeats the rank of every card played ("3" for a single 3) says
- * nothing: it is left out. */
-function justTheRank(reading, cards) {
-  const r = String(reading).trim().toUpperCase();
-  const p = splitPlay(cards || "");
-  return !!p && /^[0-9JQKA]+$/.test(r) && p.cards.every((c) => c.toUpperCase().slice(0, -1) === r);
-}
-
-function moveLabel(m) {
-  if (m === "play") return t("t.finishThrow");
-  const frag = document.createDocumentFragment();
-  frag.append(richText(m));
-  return frag;
-}
-
-function renderMoves() {
-  const box = $("moves");
-  box.replaceChildren();
-  if (!myTurn()) return;
-  if (S.choices) {
-    box.append(h("span", { class: "muted", id: "readings-q" }, t("t.readings")));
-    for (const m of S.choices) {
-      box.append(h("button", { type: "button", class: "move-btn reading-btn", dataset: { move: m },
-        onclick: () => sendMove(m) }, richText(m)));
-    }
-    return;
-  }
-  const moves = legal();
-  const buttons = [];
-  const calls = moves.filter((m) => m.startsWith("call "));
-  for (const m of moves) {
-    const k = kindOf(m);
-    if (k === "bid" || k === "take" || m === "play" ||
-        (k === "give" && moves.length <= 6) || (k === "call" && calls.length <= 12)) {
-      buttons.push(m);
-    }
-  }
-  for (const m of buttons) {
-    box.append(h("button", { type: "button", class: "move-btn", dataset: { move: m },
-      onclick: () => sendMove(m) }, moveLabel(m)));
-  }
-  if (calls.length > 12) {
-    const pick = h("div", { class: "call-box", dataset: { ...S.callPick } });
-    renderCallPicker(pick, calls, { hand: S.view.hand || [], buried: S.view.buried || [],
-                                    onCall: (m) => sendMove(m) });
-    // the choice survives a redraw of the moves
-    pick.addEventListener("click", () => { S.callPick = { ord: pick.dataset.ord || "", card: pick.dataset.card || "" }; });
-    box.append(pick);
-  }
-}
-
 function renderHand() {
   const v = S.view;
   if (Array.isArray(v.hand)) S.focusIndex = Math.max(0, Math.min(S.focusIndex, v.hand.length - 1));
@@ -696,90 +475,6 @@ function renderHand() {
     clickable: !!clickKind(), note: seated() ? "" : t("t.spectating"),
     onCard, onFocus: (i) => { S.focusIndex = i; },
   });
-}
-
-/**
- * May the selected cards be played now? {ok, reason}: the reason is shown under the Play
- * button, which stays disabled while the selection is not a play.
- */
-function playCheck() {
-  const v = S.view;
-  if (!myTurn()) return { ok: false, reason: "" };
-  if (S.busy) return { ok: false, reason: t("t.why.busy") };
-  if (clickKind()) return { ok: false, reason: "" };
-  const sel = selectedCards();
-  const offs = offers();
-  if (offs.length) {
-    if (sel.length !== 2) return { ok: false, reason: t("t.offerTwo") };
-    return { ok: true, reason: "" };
-  }
-  const plays = cardPlays();
-  if (!sel.length) return { ok: false, reason: plays.length ? t("t.why.select") : "" };
-  if (playsOf(sel).length) return { ok: true, reason: "" };
-  if (gameFamily(v.game) === "sheng-ji" && v.phase === "play") {
-    const trick = v.trick || [];
-    if (!trick.length) {
-      // a lead is all of one suit, the trumps counting as one; a throw is judged by the server
-      if (new Set(sel.map(shengJiSuit)).size > 1) return { ok: false, reason: t("t.why.oneSuit") };
-      return { ok: true, reason: "" };
-    }
-    const n = trick[0][1].split(" ").length;
-    if (sel.length !== n) return { ok: false, reason: t("t.why.count", { n }) };
-    return { ok: false, reason: t("t.why.follow") };
-  }
-  if (!plays.length) return { ok: false, reason: "" };
-  if (v.last) {
-    const n = splitPlay(v.last.cards || "")?.cards.length || 0;
-    // no play of this many cards may be made now (a bomb would be among the legal plays)
-    if (n && sel.length !== n && !plays.some((m) => splitPlay(m).cards.length === sel.length)) {
-      const kind = has(`kind.${v.last.kind}`) ? t(`kind.${v.last.kind}`) : String(v.last.kind || "");
-      return { ok: false, reason: t("t.why.countLast", { n, kind }) };
-    }
-    return { ok: false, reason: t("t.why.notBeat") };
-  }
-  return { ok: false, reason: t("t.why.notCombo") };
-}
-
-/** The suit a card plays in, in Sheng ji: "T" for trumps (jokers, level cards, the trump suit,
- * the 5 of hearts with red_five), otherwise its own suit. */
-function shengJiSuit(card) {
-  const v = S.view;
-  const c = String(card).toUpperCase();
-  if (c === "BJ" || c === "RJ") return "T";
-  const rank = c.slice(0, -1);
-  const suit = c.slice(-1);
-  if (String(v.level) === rank) return "T";
-  if (v.options && v.options.red_five && c === "5H") return "T";
-  const tr = String(v.trump || "");
-  if (tr.length >= 2 && /[SHDC]$/.test(tr) && tr.slice(-1) === suit) return "T";
-  return suit;
-}
-
-function renderControls() {
-  const v = S.view;
-  if (!v) return;
-  const mine = myTurn() && !S.busy;
-  const moves = legal();
-  const ck = clickKind();
-  const offs = offers();
-  const play = $("play");
-  play.textContent = offs.length ? t("t.offer") : t("t.play");
-  const check = playCheck();
-  play.disabled = !(mine && check.ok);
-  const why = $("play-why");
-  const reason = myTurn() && !ck ? check.reason : "";
-  if (why.textContent !== reason) why.textContent = reason;
-  why.classList.toggle("neutral", reason === t("t.why.select"));   // a prompt, not a refusal
-  $("pass").disabled = !(mine && moves.includes("pass"));
-  // there is no passing in Sheng ji's play phase
-  $("pass").hidden = gameFamily(v.game) === "sheng-ji" && v.phase === "play";
-  $("autopass").disabled = !seated() || S.stopped || (gameFamily(v.game) === "sheng-ji" && v.phase === "play");
-  $("hint").disabled = !(mine && moves.length);
-  $("clear").disabled = S.selected.size === 0 && !S.hintMove;
-  $("last-trick-btn").textContent = S.showLast ? t("t.hideLastTrick") : t("t.lastTrick");
-  for (const b of document.querySelectorAll("#moves button")) b.disabled = !mine;
-  for (const b of document.querySelectorAll("#hand .card")) b.setAttribute("aria-disabled", String(S.busy || S.stopped));
-  document.body.classList.toggle("my-turn", mine);
 }
 
 function renderLastTrick() {
