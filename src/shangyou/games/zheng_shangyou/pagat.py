@@ -17,6 +17,9 @@ Four kinds of play, suits ignored except to make a single-suited sequence:
 Plays are listed at rank level: the natural cards of a rank are taken lowest suit first, except
 that a mixed sequence is bound so that it really is mixed. A wild used in place of a natural the
 player holds is a different play (it keeps the natural), and so is BJ versus RJ as the wild.
+
+``leads`` and ``follows`` ask the compiled core (``games/climbing/core.py``) when it is built and
+on; ``leads_py`` and ``follows_py`` are the Python reference it is tested against.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 
 from ...cards import BJ_CODE, RANK_NAMES, RANK_OF, RANK_WORDS, RJ_CODE, SUIT_NAMES
+from ..climbing import core
 from ..climbing.combo import Combo
 from ..climbing.family import Family
 
@@ -74,6 +78,24 @@ class PagatFamily(Family):
 
     # ----------------------------------------------------------------- listing plays
     def leads(self, hand: Sequence[int]) -> list[Combo]:
+        if core.ACTIVE:
+            try:
+                return core.pagat_leads(hand, self.seq_top, _SINGLE_COMBOS)
+            except ValueError:      # more copies of a card than four packs: Python's turn
+                pass
+        return self.leads_py(hand)
+
+    def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
+        if core.ACTIVE:
+            try:
+                got = core.pagat_follows(hand, self.seq_top, prev, _SINGLE_COMBOS)
+            except ValueError:
+                got = None
+            if got is not None:
+                return got
+        return self.follows_py(hand, prev)
+
+    def leads_py(self, hand: Sequence[int]) -> list[Combo]:
         nat = _by_rank(hand)
         out: list[Combo] = []
         self._singles(nat, out, -1)
@@ -86,7 +108,7 @@ class PagatFamily(Family):
                 self._multi(nat, out, None, None, held)
         return out
 
-    def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
+    def follows_py(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
         out: list[Combo] = []
         kind = prev.cls[0]
         if kind == "single":
