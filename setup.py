@@ -6,6 +6,10 @@ from setuptools import Extension, setup
 
 setup(ext_modules=[
     Extension("shangyou.env._fastobs", ["src/shangyou/env/_fastobs.c"], optional=True),
-    Extension("shangyou.games.climbing._core", ["src/shangyou/games/climbing/_core.c"],
-              optional=True, extra_compile_args=["-Wall"]),
+    Extension("shangyou.games.climbing._core",
+              [f"src/shangyou/games/climbing/{f}.c" for f in ("_core", "_core_pagat",
+                                                              "_core_playout")],
+              depends=["src/shangyou/games/climbing/_core.h"], optional=True,
+              # the playout policy's plan costs must add up exactly as in Python
+              extra_compile_args=["-Wall", "-ffp-contract=off"]),
 ])

@@ -9,6 +9,9 @@ def pytest_addoption(parser):
     parser.addoption("--playouts", type=int, default=None,
                      help="random games per preset x player count in the playout test "
                           "(default: SHANGYOU_PLAYOUTS or a modest count)")
+    parser.addoption("--core-games", type=int, default=None,
+                     help="random hands per configuration in the compiled core's differential "
+                          "test (default: SHANGYOU_CORE_GAMES or a modest count)")
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,7 @@ import pytest
 
 import shangyou
 from shangyou.bots import climbing_heuristic, climbing_search, make_bot
+from shangyou.games.climbing import core
 from shangyou.games.climbing.worlds import WorldSampler
 from helpers import CONFIGS, config_id
 
@@ -379,8 +380,14 @@ def test_team_playouts_count_a_won_hand_above_its_points():
     seen = set()
     for _ in range(12):
         world = search.sampler.sample(search.rng)
-        u = search.playout(world)
-        tp = world.history[-1]["team_points"]
+        twin = world.clone()
+        u = search.playout(world)             # in the compiled core when it is built
+        prev = core.use(False)                # the Python playout of the same world
+        try:
+            assert search.playout(twin) == u
+        finally:
+            core.use(prev)
+        tp = twin.history[-1]["team_points"]
         diff = tp[mine] - tp[1 - mine]
         assert diff != 0
         seen.add(diff > 0)

@@ -32,6 +32,7 @@ from __future__ import annotations
 from ..cards import RANK_OF
 from ..engine.memo import make_room
 from ..engine.moves import PASS, PLAY, Move
+from ..games.climbing import core
 
 # cost of a group by its top rank (0..11 = 3..A, 12 = 2, 13 = BJ, 14 = RJ)
 RANK_COST = (1.0,) * 10 + (0.85, 0.7, 0.45, 0.3, 0.25)
@@ -243,6 +244,22 @@ def move_ranks(m) -> tuple:
     return tuple(sorted(RANK_OF[c] for c in m.cards))
 
 
+def core_playout(g, policy, team_of):
+    """The finishing order of the hand of ``g`` played out by ``policy``, from the compiled
+    core (``games/climbing/_core_playout.c``: the same moves as this module's Python), or None
+    where it does not apply: the core off or not built, a policy other than the default
+    :class:`PlanPolicy`, a family other than pagat, a match, a game over. ``g`` is left as it
+    was."""
+    if not (core.ACTIVE and g.phase == "play" and not g.match and getattr(policy, "default", False)
+            and type(policy) is PlanPolicy and g.rules.family.name == "pagat"
+            and not g.rules.finish_trick):
+        return None
+    try:
+        return core.pagat_playout(g, team_of)[0]
+    except ValueError:          # a hand the core does not plan for (more than two packs)
+        return None
+
+
 class PlanPolicy:
     """``policy(g, rng, team_of) -> Move`` for :meth:`Search.playout` (see the module notes)."""
 
@@ -257,6 +274,8 @@ class PlanPolicy:
     suited = True            # lead a single sequence in one suit when the hand has it
 
     def __init__(self, fallback=None, family_params=True, **params):
+        # the default settings, which the compiled core also plays (see core_playout)
+        self.default = fallback is None and family_params and not params
         for k, v in params.items():
             if not hasattr(self, k):
                 raise AttributeError(k)

@@ -33,8 +33,10 @@ import random
 import time
 
 from ..engine.moves import PASS
+from ..games.climbing.game import score_hand
 from . import climbing_heuristic
 from .climbing_heuristic import rules_for_view
+from .climbing_playout import core_playout
 
 DEFAULT_ITERATIONS = 600
 DEFAULT_CAP_SECONDS = 0.8         # CPU seconds from the decision's start (see Search.run)
@@ -233,17 +235,21 @@ class Search:
 
     def utility(self, world) -> float:
         summary = world.history[-1]
-        order = summary["order"]
+        return self.score(summary["order"], summary["points"], summary.get("team_points"))
+
+    def score(self, order, points, team_points) -> float:
+        """A playout's value for the searching seat, from the hand's finishing order and
+        points (per seat, and per team in team presets)."""
         place = order.index(self.seat)
         bonus = PLACE_BONUS * (self.n - 1 - place) / (self.n - 1)
         if self.teams:
-            tp = summary["team_points"]
+            tp = team_points
             mine = self.team_of[self.seat]
             diff = tp[mine] - sum(tp[j] for j in range(len(tp)) if j != mine)
             if diff:
                 bonus += WIN_BONUS if diff > 0 else -WIN_BONUS
             return diff + bonus
-        return summary["points"][self.seat] + bonus
+        return points[self.seat] + bonus
 
     def value(self, deal, move_index: int) -> float:
         """One playout of the move ``legal_moves()[move_index]`` in the world of ``deal``."""
@@ -255,6 +261,10 @@ class Search:
         policy = self.policy
         rng = self.rng
         team_of = self.team_of
+        if not g.over:
+            order = core_playout(g, policy, team_of)       # the same hand, in C
+            if order is not None:
+                return self.score(order, *score_hand(self.rules, order, None, None))
         while not g.over:
             g.apply(policy(g, rng, team_of))
         return self.utility(g)

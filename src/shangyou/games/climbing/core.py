@@ -108,3 +108,33 @@ def pagat_follows(hand, seq_top: int, prev: Combo, singles) -> list[Combo] | Non
     else:
         args = (cls[1], cls[2], key[0], key[1])
     return _combos(_core.pagat_plays(hand, seq_top, kind, *args), singles)
+
+
+def code_of(combo: Combo) -> int:
+    """A code of ``_core`` for a pagat combo, as far as following it needs (a single-suited
+    sequence gets suit 0: the suit does not change what beats it)."""
+    kind, cls, key = combo.cls[0], combo.cls, combo.key
+    if kind == "single":
+        return key[0] << 2
+    if kind == "set":
+        return K_SET | key[0] << 2 | cls[1] << 10 | key[1] << 18
+    if kind == "seq":
+        hi = key[1]
+        return K_SEQ | (hi - cls[1] + 1) << 2 | hi << 6 | (0 if key[0] else 4) << 10 | \
+            key[2] << 18
+    if kind == "mseq":
+        hi = key[0]
+        return K_MSEQ | (hi - cls[1] + 1) << 2 | hi << 6 | cls[2] << 10 | key[1] << 18
+    raise ValueError(f"not a pagat play: {combo!r}")
+
+
+def pagat_playout(g, team_of: dict, trace: bool = False):
+    """Play the hand of ``g`` (a single hand of a pagat preset, in its play phase) out in C with
+    the plan-aware playout policy's default settings, without changing ``g``: (the finishing
+    order, the moves as (seat, code or None, cards or None) when ``trace``)."""
+    last = g.last
+    return _core.pagat_playout(
+        g.hands, g.to_act, None if last is None else (code_of(last), last.cards),
+        g.last_seat, g.passes, g.order,
+        [team_of[s] for s in range(g.n)] if team_of else None,
+        g.rules.family.seq_top, trace)

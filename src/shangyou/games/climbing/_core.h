@@ -1,0 +1,87 @@
+/* Shared declarations of the compiled core of the climbing games (_core.c: the Python
+   module; _core_pagat.c: the pagat family's plays; _core_playout.c: the search's playouts). */
+
+#ifndef SHANGYOU_CORE_H
+#define SHANGYOU_CORE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#define N_CARDS 54
+#define N_RANKS 15
+#define MAX_COPIES 4                       /* four packs */
+#define MAX_RANK_CARDS (4 * MAX_COPIES)    /* naturals of one rank 3..2 */
+#define MAX_HAND (N_CARDS * MAX_COPIES)    /* every card of four packs */
+#define MAX_SEATS 8
+#define TWO 12
+#define BJ 13
+#define RJ 14
+#define ACE 11
+#define BJ_CODE 52
+#define RJ_CODE 53
+
+/* A play's code: kind | f1 << 2 | f2 << 6 | f3 << 10 | pure << 18
+   single: f1 rank; set: f1 rank, f3 size; sequence: f1 lo, f2 hi, f3 suit (4: mixed);
+   multiple sequence: f1 lo, f2 hi, f3 cards per rank (core.py reads it back) */
+#define K_SINGLE 0
+#define K_SET 1
+#define K_SEQ 2
+#define K_MSEQ 3
+#define CODE(kind, f1, f2, f3, pure) \
+    ((long)(kind) | ((long)(f1) << 2) | ((long)(f2) << 6) | ((long)(f3) << 10) | \
+     ((long)(pure) << 18))
+#define CODE_KIND(code) ((int)((code) & 3))
+#define CODE_F1(code) ((int)((code) >> 2 & 15))
+#define CODE_F2(code) ((int)((code) >> 6 & 15))
+#define CODE_F3(code) ((int)((code) >> 10 & 255))
+#define CODE_PURE(code) ((int)((code) >> 18 & 1))
+
+/* One play in C: its code and its cards (``n`` of them at ``off`` in the sink's pool). */
+typedef struct {
+    long code;
+    int n;
+    int off;
+} Play;
+
+/* Where generated plays go when not into a Python list: growable arrays. ``first``: stop
+   at the first play (only whether there is one matters). */
+typedef struct {
+    Play *plays;
+    Py_ssize_t n, cap;
+    int *pool;
+    Py_ssize_t pool_n, pool_cap;
+    int first;
+} Sink;
+
+/* The play to beat, as PagatFamily.follows reads it: kind -1 for leading, else the kind and
+   a..d as in pagat_plays (see _core.c) */
+typedef struct {
+    int kind, a, b, c, d;
+} Prev;
+
+typedef struct {
+    int n[N_RANKS];                         /* cards held per rank */
+    int card[N_RANKS][MAX_RANK_CARDS];      /* those cards, in hand order (suit, then copy) */
+    int suit_card[N_RANKS][4];              /* the card of rank r in suit s, or -1 */
+    int size;
+    int seq_top;
+    PyObject *out;                          /* the Python list of plays, or NULL: */
+    Sink *sink;                             /* ... then this sink */
+    PyObject *code_obj;                     /* the int of the last code put in ``out`` */
+    long code;
+    int buf[MAX_HAND];                      /* the cards of the play being built */
+} Gen;
+
+/* emit's answer when a sink with ``first`` has its play: stop generating */
+#define STOP 1
+
+/* _core_pagat.c */
+void gen_from_counts(Gen *g, const unsigned char *count, int seq_top);
+int pagat_generate(Gen *g, const Prev *prev);      /* 0, STOP, or -1 with an exception */
+void prev_of_code(long code, Prev *prev);
+
+/* _core_playout.c */
+PyObject *core_pagat_playout(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *core_plan(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+#endif

@@ -1,0 +1,323 @@
+"""The compiled core (games/climbing/_core.c) against the Python reference of each family it
+covers: random games played with both in lockstep, every legal-move list, every state and
+every score compared; hands far larger than a deal gives; the fallback without the module.
+
+Without the compiled module (not built, or ``SHANGYOU_NO_C=1``) the lockstep games compare the
+Python code with itself and the fallback tests still run. ``--core-games N`` (or
+``SHANGYOU_CORE_GAMES``) plays N games per configuration instead of the default few.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import shangyou
+from shangyou.cards import deck, parse
+from shangyou.games.climbing import core
+from shangyou.games.zheng_shangyou.pagat import PagatFamily
+
+SRC = str(Path(__file__).resolve().parent.parent / "src")
+
+# (preset, players, options) of every preset, player count and pack count the core covers
+PAGAT = (
+    [("zheng-shangyou/pagat", n, {"decks": d, "twos_in_sequences": t})
+     for n in range(3, 9) for d in (1, 2) for t in (False, True)]
+    + [("zheng-shangyou/pagat-teams", n, {"twos_in_sequences": t})
+       for n in (4, 6) for t in (False, True)]
+)
+DEFAULT_GAMES = 25            # single hands per configuration; a match besides (see below)
+
+
+def _cid(cfg) -> str:
+    name, n, opts = cfg
+    return f"{name.split('/')[-1]}-{n}p-" + ",".join(f"{k}={v}" for k, v in opts.items())
+
+
+@pytest.fixture(scope="module")
+def games(request) -> int:
+    n = request.config.getoption("--core-games")
+    if n is None:
+        n = int(os.environ.get("SHANGYOU_CORE_GAMES", "0") or 0)
+    return n or DEFAULT_GAMES
+
+
+def full(combo) -> tuple:
+    """Everything a combo is: kind, class, key, cards, tier and reading."""
+    return (combo.kind, combo.cls, combo.key, tuple(combo.cards), combo.tier, combo.label)
+
+
+def move_fields(m) -> tuple:
+    return (m.kind, tuple(m.cards), None if m.combo is None else full(m.combo))
+
+
+class Lockstep:
+    """Two games of one seed: one asks the core, the other the Python code."""
+
+    def __init__(self, name, players, opts, seed, match):
+        make = shangyou.new_match if match else shangyou.new_game
+        with_core(False)
+        self.py = make(name, players=players, seed=seed, **opts)
+        with_core(True)
+        self.c = make(name, players=players, seed=seed, **opts)
+        self.states = 0
+
+    def legal(self):
+        with_core(False)
+        a = self.py.legal_moves()
+        with_core(True)
+        b = self.c.legal_moves()
+        assert [move_fields(m) for m in b] == [move_fields(m) for m in a], self.where()
+        self.states += 1
+        return a, b
+
+    def step(self, rng) -> None:
+        a, b = self.legal()
+        i = rng.randrange(len(a))
+        with_core(False)
+        self.py.apply(a[i])
+        with_core(True)
+        self.c.apply(b[i])
+        assert self.c.snapshot() == self.py.snapshot(), self.where()
+        assert self.c.scores == self.py.scores
+
+    def where(self) -> str:
+        g = self.py
+        return (f"seat {g.to_act} holding {parse(g.hands[g.to_act])} "
+                f"against {g.last!r}" if g.to_act is not None else "game over")
+
+
+def with_core(on: bool) -> None:
+    core.use(on)
+
+
+@pytest.fixture(autouse=True)
+def _restore_core():
+    prev = core.ACTIVE
+    yield
+    core.use(prev)
+
+
+@pytest.mark.parametrize("cfg", PAGAT, ids=_cid)
+def test_pagat_lockstep_random_hands(cfg, games):
+    name, players, opts = cfg
+    states = 0
+    for seed in range(games):
+        ls = Lockstep(name, players, opts, 7919 * seed + players, match=False)
+        rng = random.Random(seed)
+        while not ls.py.over:
+            ls.step(rng)
+        assert ls.c.result == ls.py.result
+        states += ls.states
+    assert states >= games * 10
+
+
+@pytest.mark.parametrize("cfg", [c for c in PAGAT if c[2].get("decks", 1) == 1
+                                 and not c[2]["twos_in_sequences"]], ids=_cid)
+def test_pagat_lockstep_match(cfg):
+    """A whole short match: exchanges, later hands' leaders, match scores."""
+    name, players, opts = cfg
+    target = 12 if name.endswith("teams") and players == 6 else 3   # 10 points a hand at most
+    ls = Lockstep(name, players, {**opts, "target": target}, 31 + players, match=True)
+    rng = random.Random(players)
+    while not ls.py.over:
+        ls.step(rng)
+    assert ls.py.hand_number >= 2
+    assert ls.c.result == ls.py.result and ls.c.history == ls.py.history
+
+
+def _compare_hand(fam: PagatFamily, hand: tuple, rng, follows: int = 6) -> int:
+    """Leads of ``hand`` and follows of it against random plays of other hands: equal in
+    both; returns how many lists were compared."""
+    hand = tuple(sorted(hand))
+    with_core(True)
+    c = [full(x) for x in fam.leads(hand)]
+    py = [full(x) for x in fam.leads_py(hand)]
+    assert c == py, f"leads of {parse(hand)}"
+    n = 1
+    for _ in range(follows):
+        k = rng.randrange(1, min(len(hand), 12) + 1)
+        other = tuple(sorted(rng.sample(hand, k)))
+        plays = fam.leads_py(other)
+        if not plays:
+            continue
+        prev = rng.choice(plays)
+        c = [full(x) for x in fam.follows(hand, prev)]
+        py = [full(x) for x in fam.follows_py(hand, prev)]
+        assert c == py, f"follows of {parse(hand)} on {prev!r}"
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize("twos", [False, True])
+def test_pagat_large_hands_from_several_packs(twos):
+    """Hands of two to four packs, of 10 to 40 cards: the deals never give so many."""
+    fam = PagatFamily(twos_in_sequences=twos)
+    rng = random.Random(5 + twos)
+    n = 0
+    for i in range(60):
+        packs = 2 + i % 3
+        cards = deck(packs, True)
+        hand = rng.sample(cards, rng.randrange(10, 26 if packs < 4 else 20))
+        n += _compare_hand(fam, hand, rng)
+    assert n > 300
+
+
+WORST = "3D 3C 4D 4C 5D 5C 6D 6C 7D 7C 8D 8C 9D 9C 10D 2D 2D 2C 2C 2H 2H 2S 2S BJ BJ RJ RJ"
+
+
+def test_pagat_two_pack_worst_hand():
+    """27 cards of two packs with eight 2s and four jokers: 100,044 leads, all equal."""
+    hand = tuple(sorted(parse(WORST)))
+    assert len(hand) == 27
+    fam = PagatFamily()
+    with_core(True)
+    c = fam.leads(hand)
+    py = fam.leads_py(hand)
+    assert len(py) == 100_044
+    assert [full(x) for x in c] == [full(x) for x in py]
+    # and following the longest multiple sequence and a long single sequence
+    for prev in (max(py, key=lambda x: (x.cls[0] == "mseq", len(x.cards))),
+                 max(py, key=lambda x: (x.cls[0] == "seq", len(x.cards)))):
+        assert [full(x) for x in fam.follows(hand, prev)] == \
+            [full(x) for x in fam.follows_py(hand, prev)]
+
+
+def test_too_many_copies_fall_back_to_python():
+    """More copies of a card than four packs: the core refuses, the Python code answers."""
+    hand = tuple(sorted(parse("7H " * 5 + "8H 9H")))
+    fam = PagatFamily()
+    with_core(True)
+    if core.AVAILABLE:
+        with pytest.raises(ValueError):
+            core._core.pagat_plays(hand, 11, -1, 0, 0, 0, 0)
+    assert [full(x) for x in fam.leads(hand)] == [full(x) for x in fam.leads_py(hand)]
+
+
+def test_bad_input_is_refused():
+    if not core.AVAILABLE:
+        assert core.use(True) is False and core.ACTIVE is False
+        return
+    plays = core._core.pagat_plays
+    for bad in ((54,), (-1,), ("7H",)):
+        with pytest.raises((ValueError, TypeError)):
+            plays(bad, 11, -1, 0, 0, 0, 0)
+    with pytest.raises(ValueError):
+        plays((1, 2), 13, -1, 0, 0, 0, 0)
+    with pytest.raises(ValueError):
+        plays((1, 2), 11, 4, 0, 0, 0, 0)
+    with pytest.raises(TypeError):
+        plays((1, 2), 11)
+
+
+def _run(code: str, **env) -> subprocess.CompletedProcess:
+    e = {k: v for k, v in os.environ.items() if k != "SHANGYOU_NO_C"}
+    e["PYTHONPATH"] = SRC + os.pathsep + e.get("PYTHONPATH", "")
+    e.update(env)
+    return subprocess.run([sys.executable, "-c", code], check=False, capture_output=True,
+                          text=True, env=e, timeout=120)
+
+
+PLAY_ONE = ("import random, shangyou\n"
+            "from shangyou.games.climbing import core\n"
+            "g = shangyou.new_game('zheng-shangyou/pagat', players=5, seed=3)\n"
+            "r = random.Random(1)\n"
+            "while not g.over: g.apply(r.choice(g.legal_moves()))\n"
+            "print(core.AVAILABLE, core.ACTIVE, g.result['order'])\n")
+
+
+def test_no_c_forces_python_without_a_notice():
+    out = _run(PLAY_ONE, SHANGYOU_NO_C="1")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("False False [")
+    assert "compiled core" not in out.stderr
+
+
+def test_missing_module_falls_back_with_one_notice():
+    blocker = ("import sys\n"
+               "class Block:\n"
+               "    def find_spec(self, name, path=None, target=None):\n"
+               "        if name == 'shangyou.games.climbing._core':\n"
+               "            raise ImportError('not built')\n"
+               "sys.meta_path.insert(0, Block())\n")
+    out = _run(blocker + PLAY_ONE + PLAY_ONE.split("\n", 2)[2])
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.split("\n")
+    assert lines[0].startswith("False False [") and lines[0] == lines[1]
+    notices = [x for x in out.stderr.splitlines() if "compiled core" in x]
+    assert len(notices) == 1, out.stderr
+
+
+# ------------------------------------------------------------------------- playouts
+PLAYOUT_CONFIGS = [("zheng-shangyou/pagat", 5, {}), ("zheng-shangyou/pagat", 3, {}),
+                   ("zheng-shangyou/pagat", 8, {"decks": 2}),
+                   ("zheng-shangyou/pagat", 4, {"decks": 2, "twos_in_sequences": True}),
+                   ("zheng-shangyou/pagat-teams", 4, {}), ("zheng-shangyou/pagat-teams", 6, {})]
+
+
+def _move_of(seat, m) -> tuple:
+    if m.kind == "pass":
+        return (seat, None, None)
+    c = m.combo
+    return (seat, (c.kind, c.cls, c.key, c.label), tuple(m.cards))
+
+
+@pytest.mark.parametrize("cfg", PLAYOUT_CONFIGS, ids=_cid)
+def test_search_playouts_move_for_move(cfg, games):
+    """Worlds of the search, from positions of heuristic self-play, each played out by the
+    Python playout policy and by the core: the same moves, the same order, the same value."""
+    from shangyou.bots import climbing_heuristic, climbing_search
+    from shangyou.bots.climbing_playout import PlanPolicy, core_playout
+    name, players, opts = cfg
+    policy = PlanPolicy()
+    compared = 0
+    big = opts.get("decks") == 2           # long hands: the Python playouts are slow
+    for d in range(max(1, games // (25 if big else 6))):
+        g = shangyou.new_game(name, players=players, seed=900 + d, **opts)
+        rng = random.Random(d)
+        k = 0
+        while not g.over:
+            v = g.view(g.to_act)
+            if k % (5 if big else 3) == 0 and len(v["legal_moves"]) > 1:
+                search = climbing_search.Search(v, rng)
+                for _ in range(3):
+                    world = search.sampler.sample(rng)
+                    twin = world.clone()
+                    with_core(False)
+                    assert core_playout(world, policy, search.team_of) is None
+                    start = len(world.moves)
+                    value = search.playout(world)
+                    if not core.AVAILABLE:
+                        continue
+                    with_core(True)
+                    order, trace = core.pagat_playout(twin, search.team_of, trace=True)
+                    assert order == world.history[-1]["order"]
+                    assert [(s, None if c is None else core._meta(c), cards)
+                            for s, c, cards in trace] == \
+                        [_move_of(s, m) for s, m in world.moves[start:]]
+                    assert search.playout(twin) == value
+                    assert not twin.moves[start:]        # the core leaves the world as it was
+                    compared += 1
+            k += 1
+            with_core(False)
+            g.apply(climbing_heuristic.choose(v, rng))
+    assert compared > 10 or not core.AVAILABLE
+
+
+def test_plan_matches_python():
+    from shangyou.bots.climbing_playout import plan
+    if not core.AVAILABLE:
+        return
+    rng = random.Random(3)
+    cards = deck(2, True)
+    for _ in range(400):
+        hand = rng.sample(cards, rng.randrange(1, 30))
+        counts = [0] * 15
+        for c in hand:
+            counts[min(c >> 2, 13) if c < 53 else 14] += 1
+        assert core._core.plan(counts) == plan(tuple(counts))
