@@ -31,6 +31,7 @@ PAGAT = (
     + [("zheng-shangyou/pagat-teams", n, {"twos_in_sequences": t})
        for n in (4, 6) for t in (False, True)]
 )
+OWEN = [("zheng-shangyou/owen", n, {}) for n in (2, 3, 4, 6)]
 DEFAULT_GAMES = 25            # single hands per configuration; a match besides (see below)
 
 
@@ -103,8 +104,8 @@ def _restore_core():
     core.use(prev)
 
 
-@pytest.mark.parametrize("cfg", PAGAT, ids=_cid)
-def test_pagat_lockstep_random_hands(cfg, games):
+@pytest.mark.parametrize("cfg", PAGAT + OWEN, ids=_cid)
+def test_lockstep_random_hands(cfg, games):
     name, players, opts = cfg
     states = 0
     for seed in range(games):
@@ -118,8 +119,8 @@ def test_pagat_lockstep_random_hands(cfg, games):
 
 
 @pytest.mark.parametrize("cfg", [c for c in PAGAT if c[2].get("decks", 1) == 1
-                                 and not c[2]["twos_in_sequences"]], ids=_cid)
-def test_pagat_lockstep_match(cfg):
+                                 and not c[2]["twos_in_sequences"]] + OWEN, ids=_cid)
+def test_lockstep_match(cfg):
     """A whole short match: exchanges, later hands' leaders, match scores."""
     name, players, opts = cfg
     target = 12 if name.endswith("teams") and players == 6 else 3   # 10 points a hand at most
@@ -131,7 +132,7 @@ def test_pagat_lockstep_match(cfg):
     assert ls.c.result == ls.py.result and ls.c.history == ls.py.history
 
 
-def _compare_hand(fam: PagatFamily, hand: tuple, rng, follows: int = 6) -> int:
+def _compare_hand(fam, hand: tuple, rng, follows: int = 6) -> int:
     """Leads of ``hand`` and follows of it against random plays of other hands: equal in
     both; returns how many lists were compared."""
     hand = tuple(sorted(hand))
@@ -166,6 +167,38 @@ def test_pagat_large_hands_from_several_packs(twos):
         hand = rng.sample(cards, rng.randrange(10, 26 if packs < 4 else 20))
         n += _compare_hand(fam, hand, rng)
     assert n > 300
+
+
+def test_owen_random_hands_and_follows():
+    """Owen hands of 5 to 27 cards of its one pack, and follows of every kind of play."""
+    fam = shangyou.rules("zheng-shangyou/owen").family
+    rng = random.Random(11)
+    cards = deck(1, True)
+    n = 0
+    for _ in range(150):
+        n += _compare_hand(fam, rng.sample(cards, rng.randrange(5, 28)), rng, follows=10)
+    assert n > 1000
+
+
+def test_owen_two_player_worst_hand():
+    """26 cards: pairs 3-Q, all four 2s and both jokers: 14,637 leads, equal in both."""
+    fam = shangyou.rules("zheng-shangyou/owen").family
+    hand = tuple(sorted(parse("3S 3H 4S 4H 5S 5H 6S 6H 7C 7S 8C 8S 9S 9H 10S 10H JS JH QS QH "
+                              "2D 2C 2H 2S BJ RJ")))
+    with_core(True)
+    py = fam.leads_py(hand)
+    assert len(py) == 14_637
+    assert [full(x) for x in fam.leads(hand)] == [full(x) for x in py]
+
+
+def test_owen_duplicate_cards_fall_back_to_python():
+    fam = shangyou.rules("zheng-shangyou/owen").family
+    hand = tuple(sorted(parse("7H 7H 8H 9H")))
+    with_core(True)
+    if core.AVAILABLE:
+        with pytest.raises(ValueError):
+            core._core.owen_plays(hand, -1, 0, 0, 0)
+    assert [full(x) for x in fam.leads(hand)] == [full(x) for x in fam.leads_py(hand)]
 
 
 WORST = "3D 3C 4D 4C 5D 5C 6D 6C 7D 7C 8D 8C 9D 9C 10D 2D 2D 2C 2C 2H 2H 2S 2S BJ BJ RJ RJ"

@@ -19,6 +19,7 @@
        Each play is ``(code, cards)``: ``cards`` a sorted tuple of card codes, ``code`` an int
        packing what the play is read as (CODE in _core.h; core.py turns it into a Combo).
 
+   owen_plays(hand, kind, arg, key, tier): the same for OwenFamily (_core_owen.c).
    pagat_playout(...), plan(counts): the search's playouts (_core_playout.c).
 
    A hand holds at most MAX_COPIES of each card (four packs): more raises ValueError, so that
@@ -27,8 +28,10 @@
 
 #include "_core.h"
 
-static int
-read_hand(PyObject *hand, unsigned char *count)
+/* the card counts of a hand; ValueError for a code out of range or a card held more than
+   ``max_copies`` times */
+int
+core_read_hand(PyObject *hand, unsigned char *count, int max_copies)
 {
     PyObject *seq = PySequence_Fast(hand, "the hand must be a sequence of card codes");
     if (seq == NULL)
@@ -47,9 +50,9 @@ read_hand(PyObject *hand, unsigned char *count)
             PyErr_Format(PyExc_ValueError, "card code %ld out of range", c);
             return -1;
         }
-        if (count[c] >= MAX_COPIES) {
+        if (count[c] >= max_copies) {
             Py_DECREF(seq);
-            PyErr_Format(PyExc_ValueError, "more than %d copies of card %ld", MAX_COPIES, c);
+            PyErr_Format(PyExc_ValueError, "more than %d copies of card %ld", max_copies, c);
             return -1;
         }
         count[c]++;
@@ -87,7 +90,7 @@ pagat_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     unsigned char count[N_CARDS];
-    if (read_hand(args[0], count) < 0)
+    if (core_read_hand(args[0], count, MAX_COPIES) < 0)
         return NULL;
     Gen *g = PyMem_Malloc(sizeof(Gen));
     if (g == NULL)
@@ -116,6 +119,8 @@ static PyMethodDef methods[] = {
     {"pagat_playout", (PyCFunction)(void (*)(void))core_pagat_playout, METH_FASTCALL,
      "pagat_playout(hands, to_act, last, last_seat, passes, order, teams, seq_top, trace): "
      "a pagat hand played out by the plan-aware playout policy -> (order, moves)."},
+    {"owen_plays", (PyCFunction)(void (*)(void))core_owen_plays, METH_FASTCALL,
+     "owen_plays(hand, kind, arg, key, tier): the Owen plays as (code, cards)."},
     {"plan", (PyCFunction)(void (*)(void))core_plan, METH_FASTCALL,
      "plan(counts): the playout policy's plan of 15 rank counts (pagat) -> (cost, groups)."},
     {NULL, NULL, 0, NULL}

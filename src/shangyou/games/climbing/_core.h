@@ -75,7 +75,11 @@ typedef struct {
 /* emit's answer when a sink with ``first`` has its play: stop generating */
 #define STOP 1
 
+/* _core.c */
+int core_read_hand(PyObject *hand, unsigned char *count, int max_copies);
+
 /* _core_pagat.c */
+int core_emit(Gen *g, long code, int ncards);      /* 0, STOP, or -1 with an exception */
 void gen_from_counts(Gen *g, const unsigned char *count, int seq_top);
 int pagat_generate(Gen *g, const Prev *prev);      /* 0, STOP, or -1 with an exception */
 void prev_of_code(long code, Prev *prev);
@@ -83,5 +87,8 @@ void prev_of_code(long code, Prev *prev);
 /* _core_playout.c */
 PyObject *core_pagat_playout(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_plan(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+/* _core_owen.c */
+PyObject *core_owen_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

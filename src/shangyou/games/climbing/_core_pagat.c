@@ -47,8 +47,8 @@ sink_grow(Sink *s, Py_ssize_t ncards)
 }
 
 /* one play: the code and the first ``ncards`` of g->buf; 0, STOP or -1 */
-static int
-emit(Gen *g, long code, int ncards)
+int
+core_emit(Gen *g, long code, int ncards)
 {
     if (g->out == NULL) {
         Sink *s = g->sink;
@@ -121,7 +121,7 @@ singles(Gen *g, int above)
     for (int r = above + 1; r < N_RANKS; r++) {
         if (r >= 0 && g->n[r]) {
             g->buf[0] = g->card[r][0];
-            TRY(emit(g, CODE(K_SINGLE, r, 0, 0, 0), 1));
+            TRY(core_emit(g, CODE(K_SINGLE, r, 0, 0, 0), 1));
         }
     }
     return 0;
@@ -172,7 +172,7 @@ sets(Gen *g, int size, const Beat *beat)
                             g->buf[k++] = BJ_CODE;
                         for (int i = 0; i < j; i++)
                             g->buf[k++] = RJ_CODE;
-                        TRY(emit(g, CODE(K_SET, r, 0, total, pure), k));
+                        TRY(core_emit(g, CODE(K_SET, r, 0, total, pure), k));
                     }
                 }
             }
@@ -273,7 +273,7 @@ one_window(Gen *g, int lo, int hi, int suit, unsigned mask, int nb, int nr, cons
                         g->buf[k++] = BJ_CODE;
                     for (int i = 0; i < u - b; i++)
                         g->buf[k++] = RJ_CODE;
-                    TRY(emit(g, CODE(K_SEQ, lo, hi, suit < 0 ? 4 : suit, pure), k));
+                    TRY(core_emit(g, CODE(K_SEQ, lo, hi, suit < 0 ? 4 : suit, pure), k));
                 }
             }
             /* next combination */
@@ -371,7 +371,7 @@ multi_emit(Gen *g, Multi *w, int deficit, int zero)
             g->buf[base++] = g->card[w->lo + i][c];
     long code = CODE(K_MSEQ, w->lo, w->hi, w->k, pure);
     if (pure)
-        return emit(g, code, base);
+        return core_emit(g, code, base);
     /* every way to supply the wilds with at least ``zero`` jokers (_wild_sets) */
     int ulast = w->jokers < deficit ? w->jokers : deficit;
     for (int u = zero; u <= ulast; u++) {
@@ -387,7 +387,7 @@ multi_emit(Gen *g, Multi *w, int deficit, int zero)
                 g->buf[k++] = BJ_CODE;
             for (int i = 0; i < u - b; i++)
                 g->buf[k++] = RJ_CODE;
-            TRY(emit(g, code, k));
+            TRY(core_emit(g, code, k));
         }
     }
     return 0;

@@ -1,11 +1,12 @@
 """The compiled core of the climbing games (``_core.c``) and the switch between it and Python.
 
-``_core`` lists the legal plays of the pagat family from a hand's card counts, in C: the same
-plays, with the same cards, readings and order as the Python code of
-:class:`~shangyou.games.zheng_shangyou.pagat.PagatFamily`, which stays the reference
+``_core`` lists the legal plays of the pagat and Owen families from a hand's card counts, in C:
+the same plays, with the same cards, readings and order as the Python code of
+:class:`~shangyou.games.zheng_shangyou.pagat.PagatFamily` and
+:class:`~shangyou.games.zheng_shangyou.owen.OwenFamily`, which stays the reference
 (``tests/test_core_differential.py`` plays random games with both and compares them). A play
 comes back as ``(code, cards)``: ``code`` an int saying what the cards are read as; it becomes a
-:class:`~.combo.Combo` here.
+:class:`~.combo.Combo` here. It also plays the search's pagat playouts (:func:`pagat_playout`).
 
 ``setup.py`` builds the module when a C compiler is there (``pip install``, or ``python setup.py
 build_ext --inplace`` in a checkout). Without it the games use the Python code and say so once,
@@ -108,6 +109,80 @@ def pagat_follows(hand, seq_top: int, prev: Combo, singles) -> list[Combo] | Non
     else:
         args = (cls[1], cls[2], key[0], key[1])
     return _combos(_core.pagat_plays(hand, seq_top, kind, *args), singles)
+
+
+# ------------------------------------------------------------------------ Owen plays
+O_KINDS = ("single", "pair", "trip", "quad", "full house", "straight", "stair", "plate",
+           "rocket")
+_O_CLS = {"single": ("single",), "pair": ("pair",), "trip": ("trip",), "quad": ("bomb",),
+          "full house": ("full house",), "rocket": ("rocket",)}
+_O_META: dict = {}
+
+
+def _owen_meta(code: int):
+    """(kind, cls, key, tier, label) of an Owen play code (layout in _core_owen.c)."""
+    got = _O_META.get(code)
+    if got is not None:
+        return got
+    kind = O_KINDS[code & 15]
+    f1, f2, f3, nat = code >> 4 & 15, code >> 8 & 15, code >> 12 & 15, code >> 16 & 1
+    if kind == "single":
+        got = (kind, _O_CLS[kind], (f1,), 0, RANK_NAMES[f1])
+    elif kind in ("pair", "trip", "quad"):
+        got = (kind, _O_CLS[kind], (f1, nat), 1 if kind == "quad" else 0, RANK_WORDS[f1])
+    elif kind == "full house":
+        got = (kind, _O_CLS[kind], (f1, nat), 0, f"{RANK_WORDS[f1]} over {RANK_WORDS[f2]}")
+    elif kind == "straight":
+        got = (kind, (kind, f3), (f1,), 0, f"{RANK_NAMES[f2]}-{RANK_NAMES[f1]}")
+    elif kind in ("stair", "plate"):
+        got = (kind, (kind, f3), (f1, nat), 0, f"{RANK_NAMES[f2]}-{RANK_NAMES[f1]}")
+    else:
+        got = (kind, _O_CLS[kind], (), 2, "BJ RJ")
+    _O_META[code] = got
+    return got
+
+
+def _owen_combos(plays) -> list[Combo]:
+    out = []
+    append = out.append
+    meta = _O_META
+    for code, cards in plays:
+        m = meta.get(code)
+        if m is None:
+            m = _owen_meta(code)
+        append(Combo(m[0], m[1], m[2], cards, m[3], m[4]))
+    return out
+
+
+def owen_leads(hand) -> list[Combo]:
+    """OwenFamily.leads in C (ValueError for a card held twice: Owen has one pack)."""
+    return _owen_combos(_core.owen_plays(hand, -1, 0, 0, 0))
+
+
+_O_PREV = {("single",): 0, ("pair",): 1, ("trip",): 2, ("bomb",): 3, ("full house",): 4,
+           ("rocket",): 8}
+_O_RUNS = {"straight": (5, 5), "stair": (6, 2), "plate": (7, 2)}   # kind, fewest ranks
+
+
+def owen_follows(hand, prev: Combo) -> list[Combo] | None:
+    """OwenFamily.follows in C; None for a play the core does not describe."""
+    cls, key = prev.cls, prev.key
+    kind = _O_PREV.get(cls)
+    arg = 0
+    if kind is None:
+        run = _O_RUNS.get(cls[0]) if len(cls) == 2 else None
+        if run is None or not isinstance(cls[1], int) or not run[1] <= cls[1] <= 12:
+            return None
+        kind, arg = run[0], cls[1]
+    if kind == 0 or kind == 5:
+        k = key[0] if kind == 0 else 2 * key[0]
+    elif kind == 8:
+        k = 0
+    else:
+        k = 2 * key[0] + key[1]
+    if prev.tier != (1 if kind == 3 else 2 if kind == 8 else 0) or not 0 <= k <= 30:
+        return None
+    return _owen_combos(_core.owen_plays(hand, kind, arg, k, prev.tier))
 
 
 def code_of(combo: Combo) -> int:

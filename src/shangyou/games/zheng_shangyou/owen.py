@@ -24,6 +24,9 @@ section of RULES.md. In short, in our own words:
 Plays are listed once per rank-level composition: the natural cards of a rank and the 2s are
 bound canonically (lowest suits first); using a wild in place of a natural card one holds is a
 different play, and BJ and RJ are different cards, so they give different plays.
+
+``leads`` and ``follows`` ask the compiled core (``games/climbing/core.py``) when it is built and
+on; ``leads_py`` and ``follows_py`` are the Python reference it is tested against.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...cards import RANK_NAMES, RANK_WORDS
+from ..climbing import core
 from ..climbing.combo import Combo
 from ..climbing.family import Family
 
@@ -146,6 +150,24 @@ class OwenFamily(Family):
 
     # ------------------------------------------------------------------ listing plays
     def leads(self, hand: Sequence[int]) -> list[Combo]:
+        if core.ACTIVE:
+            try:
+                return core.owen_leads(hand)
+            except ValueError:      # a card held twice: not an Owen hand, Python's turn
+                pass
+        return self.leads_py(hand)
+
+    def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
+        if core.ACTIVE:
+            try:
+                got = core.owen_follows(hand, prev)
+            except ValueError:
+                got = None
+            if got is not None:
+                return got
+        return self.follows_py(hand, prev)
+
+    def leads_py(self, hand: Sequence[int]) -> list[Combo]:
         h = _Hand(hand)
         out: list[Combo] = []
         _singles(h, out, -1)
@@ -159,7 +181,7 @@ class OwenFamily(Family):
         _rocket(h, out)
         return out
 
-    def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
+    def follows_py(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
         tier = prev.tier
         if tier >= 2:
             return []
