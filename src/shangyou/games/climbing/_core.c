@@ -18,6 +18,8 @@
        rank a single sequence may reach (11: the ace; 12: the 2, with twos_in_sequences).
        Each play is ``(code, cards)``: ``cards`` a sorted tuple of card codes, ``code`` an int
        packing what the play is read as (CODE in _core.h; core.py turns it into a Combo).
+       With three more arguments (meta, meta_cache, singles) the list holds Combo objects
+       instead, made here (see core_gen_output).
 
    owen_plays(hand, kind, arg, key, tier): the same for OwenFamily (_core_owen.c).
    pagat_playout(...), plan(counts): the search's playouts (_core_playout.c).
@@ -27,6 +29,107 @@
    into the Python list. */
 
 #include "_core.h"
+#include "structmember.h"
+
+/* ------------------------------------------------------------------ Combo objects */
+/* The Combo class (combo.py) bound by core.py: its type and the offsets of its six slots,
+   so that a combo is made here without running its __init__ (the same six fields). */
+static const char *COMBO_SLOTS[6] = {"kind", "cls", "key", "cards", "tier", "label"};
+static PyTypeObject *combo_type;
+static Py_ssize_t combo_off[6];
+
+static PyObject *
+bind(PyObject *self, PyObject *cls)
+{
+    if (!PyType_Check(cls)) {
+        PyErr_SetString(PyExc_TypeError, "bind() takes the Combo class");
+        return NULL;
+    }
+    PyTypeObject *type = (PyTypeObject *)cls;
+    Py_ssize_t off[6];
+    for (int i = 0; i < 6; i++) {
+        PyObject *d = PyObject_GetAttrString(cls, COMBO_SLOTS[i]);
+        if (d == NULL)
+            return NULL;
+        int ok = Py_IS_TYPE(d, &PyMemberDescr_Type) &&
+                 ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX &&
+                 ((PyMemberDescrObject *)d)->d_common.d_type == type;
+        if (ok)
+            off[i] = ((PyMemberDescrObject *)d)->d_member->offset;
+        Py_DECREF(d);
+        if (!ok) {
+            PyErr_Format(PyExc_TypeError, "%s is not a slot of the class", COMBO_SLOTS[i]);
+            return NULL;
+        }
+    }
+    if (type->tp_dictoffset != 0 || type->tp_basicsize < (Py_ssize_t)sizeof(PyObject)) {
+        PyErr_SetString(PyExc_TypeError, "the class must have slots only");
+        return NULL;
+    }
+    Py_INCREF(type);
+    Py_XSETREF(combo_type, type);
+    memcpy(combo_off, off, sizeof off);
+    Py_RETURN_NONE;
+}
+
+/* a Combo of ``cards`` read as meta = (kind, cls, key, tier, label) */
+PyObject *
+core_combo(PyObject *meta, PyObject *cards)
+{
+    if (combo_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "the Combo class is not bound");
+        return NULL;
+    }
+    if (!PyTuple_Check(meta) || PyTuple_GET_SIZE(meta) != 5) {
+        PyErr_SetString(PyExc_TypeError, "a play's meta must be (kind, cls, key, tier, label)");
+        return NULL;
+    }
+    PyObject *o = combo_type->tp_alloc(combo_type, 0);
+    if (o == NULL)
+        return NULL;
+    PyObject *v[6] = {PyTuple_GET_ITEM(meta, 0), PyTuple_GET_ITEM(meta, 1),
+                      PyTuple_GET_ITEM(meta, 2), cards, PyTuple_GET_ITEM(meta, 3),
+                      PyTuple_GET_ITEM(meta, 4)};
+    for (int i = 0; i < 6; i++) {
+        Py_INCREF(v[i]);
+        *(PyObject **)((char *)o + combo_off[i]) = v[i];
+    }
+    /* a combo holds strings, ints and tuples of them, and is never changed (combo.py): it
+       cannot be part of a reference cycle, so the cycle collector need not visit it (listing
+       100,000 plays otherwise costs several full collections) */
+    if (PyObject_GC_IsTracked(o))
+        PyObject_GC_UnTrack(o);
+    return o;
+}
+
+/* the optional last arguments of pagat_plays / owen_plays: (meta, meta_cache[, singles])
+   make the output Combo objects; none: (code, cards) pairs */
+int
+core_gen_output(Gen *g, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at,
+                int with_singles)
+{
+    g->sink = NULL;
+    g->code_obj = NULL;
+    g->code = 0;
+    g->meta = g->meta_cache = g->singles = g->last_meta = NULL;
+    if (nargs == at)
+        return 0;
+    if (nargs != at + 2 + with_singles) {
+        PyErr_SetString(PyExc_TypeError, "wrong number of arguments");
+        return -1;
+    }
+    if (!PyCallable_Check(args[at]) || !PyDict_Check(args[at + 1]) ||
+        (with_singles && !PyList_Check(args[at + 2]))) {
+        PyErr_SetString(PyExc_TypeError, "meta must be callable, meta_cache a dict, singles "
+                        "a list");
+        return -1;
+    }
+    g->meta = args[at];
+    g->meta_cache = args[at + 1];
+    if (with_singles)
+        g->singles = args[at + 2];
+    return 0;
+}
 
 /* the card counts of a hand; ValueError for a code out of range or a card held more than
    ``max_copies`` times */
@@ -64,8 +167,8 @@ core_read_hand(PyObject *hand, unsigned char *count, int max_copies)
 static PyObject *
 pagat_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 7) {
-        PyErr_SetString(PyExc_TypeError, "pagat_plays() takes 7 arguments");
+    if (nargs < 7) {
+        PyErr_SetString(PyExc_TypeError, "pagat_plays() takes 7 or 10 arguments");
         return NULL;
     }
     long v[6];
@@ -96,9 +199,10 @@ pagat_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (g == NULL)
         return PyErr_NoMemory();
     gen_from_counts(g, count, (int)seq_top);
-    g->sink = NULL;
-    g->code_obj = NULL;
-    g->code = 0;
+    if (core_gen_output(g, args, nargs, 7, 1) < 0) {
+        PyMem_Free(g);
+        return NULL;
+    }
     g->out = PyList_New(0);
     if (g->out == NULL) {
         PyMem_Free(g);
@@ -114,6 +218,7 @@ pagat_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyMethodDef methods[] = {
+    {"bind", bind, METH_O, "bind(Combo): the class whose objects the plays become."},
     {"pagat_plays", (PyCFunction)(void (*)(void))pagat_plays, METH_FASTCALL,
      "pagat_plays(hand, seq_top, kind, a, b, c, d): the pagat plays as (code, cards)."},
     {"pagat_playout", (PyCFunction)(void (*)(void))core_pagat_playout, METH_FASTCALL,

@@ -69,6 +69,11 @@ typedef struct {
     Sink *sink;                             /* ... then this sink */
     PyObject *code_obj;                     /* the int of the last code put in ``out`` */
     long code;
+    /* when ``meta`` is set, ``out`` gets Combo objects (core_bind) instead of (code, cards):
+       meta(code) -> (kind, cls, key, tier, label), memoised in the dict ``meta_cache``;
+       ``singles``: a list of the single combo of each card, shared (or NULL) */
+    PyObject *meta, *meta_cache, *singles;
+    PyObject *last_meta;                    /* borrowed: the meta of ``code`` */
     int buf[MAX_HAND];                      /* the cards of the play being built */
 } Gen;
 
@@ -77,6 +82,9 @@ typedef struct {
 
 /* _core.c */
 int core_read_hand(PyObject *hand, unsigned char *count, int max_copies);
+PyObject *core_combo(PyObject *meta, PyObject *cards);  /* a new Combo, or NULL */
+int core_gen_output(Gen *g, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at,
+                    int with_singles);
 
 /* _core_pagat.c */
 int core_emit(Gen *g, long code, int ncards);      /* 0, STOP, or -1 with an exception */

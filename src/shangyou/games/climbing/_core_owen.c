@@ -7,6 +7,7 @@
    owen_plays(hand, kind, cls_arg, key, tier) -> list of (code, cards)
        kind -1: the leads; else the follows of a play of that kind (OK_* below) with its
        class argument (the length of a straight, stair or plate), its key (OKEY) and tier.
+   With two more arguments (meta, meta_cache) the list holds Combo objects (see _core.c).
    A play's code: kind | f1 << 4 | f2 << 8 | f3 << 12 | natural << 16, f1 the (top) rank,
    f2 the pair's rank (full house) or the first rank (straight, stair, plate), f3 the number
    of ranks (straight, stair, plate); core.py reads it back. */
@@ -397,8 +398,8 @@ owen_generate(Owen *h, int kind, int arg, int key, int tier)
 PyObject *
 core_owen_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "owen_plays() takes 5 arguments");
+    if (nargs < 5) {
+        PyErr_SetString(PyExc_TypeError, "owen_plays() takes 5 or 7 arguments");
         return NULL;
     }
     long v[4];
@@ -430,9 +431,10 @@ core_owen_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Gen *g = PyMem_Malloc(sizeof(Gen));
     if (g == NULL)
         return PyErr_NoMemory();
-    g->sink = NULL;
-    g->code_obj = NULL;
-    g->code = 0;
+    if (core_gen_output(g, args, nargs, 5, 0) < 0) {
+        PyMem_Free(g);
+        return NULL;
+    }
     g->out = PyList_New(0);
     PyObject *out = g->out;
     h.g = g;

@@ -62,6 +62,13 @@ core_emit(Gen *g, long code, int ncards)
         s->pool_n += ncards;
         return s->first ? STOP : 0;
     }
+    if (g->meta != NULL && g->singles != NULL && CODE_KIND(code) == K_SINGLE && ncards == 1) {
+        /* the family's shared single combo of the card */
+        PyObject *one = PyList_GetItem(g->singles, g->buf[0]);
+        if (one == NULL)
+            return -1;
+        return PyList_Append(g->out, one);
+    }
     PyObject *cards = PyTuple_New(ncards);
     if (cards == NULL)
         return -1;
@@ -73,24 +80,50 @@ core_emit(Gen *g, long code, int ncards)
         }
         PyTuple_SET_ITEM(cards, i, c);
     }
-    PyObject *item = PyTuple_New(2);
-    if (item == NULL) {
-        Py_DECREF(cards);
-        return -1;
-    }
     if (g->code_obj == NULL || g->code != code) {   /* plays of one shape come in runs */
         PyObject *pc = PyLong_FromLong(code);
         if (pc == NULL) {
             Py_DECREF(cards);
-            Py_DECREF(item);
             return -1;
         }
         Py_XSETREF(g->code_obj, pc);
         g->code = code;
+        g->last_meta = NULL;
     }
-    Py_INCREF(g->code_obj);
-    PyTuple_SET_ITEM(item, 0, g->code_obj);
-    PyTuple_SET_ITEM(item, 1, cards);
+    PyObject *item;
+    if (g->meta != NULL) {
+        if (g->last_meta == NULL) {
+            PyObject *m = PyDict_GetItemWithError(g->meta_cache, g->code_obj);
+            if (m == NULL) {
+                if (PyErr_Occurred()) {
+                    Py_DECREF(cards);
+                    return -1;
+                }
+                m = PyObject_CallOneArg(g->meta, g->code_obj);
+                if (m == NULL || PyDict_SetItem(g->meta_cache, g->code_obj, m) < 0) {
+                    Py_XDECREF(m);
+                    Py_DECREF(cards);
+                    return -1;
+                }
+                Py_DECREF(m);         /* the dict holds it */
+            }
+            g->last_meta = m;
+        }
+        PyObject_GC_UnTrack(cards);           /* ints only: as the collector would do */
+        item = core_combo(g->last_meta, cards);
+        Py_DECREF(cards);
+    } else {
+        item = PyTuple_New(2);
+        if (item == NULL) {
+            Py_DECREF(cards);
+            return -1;
+        }
+        Py_INCREF(g->code_obj);
+        PyTuple_SET_ITEM(item, 0, g->code_obj);
+        PyTuple_SET_ITEM(item, 1, cards);
+    }
+    if (item == NULL)
+        return -1;
     int rc = PyList_Append(g->out, item);
     Py_DECREF(item);
     return rc;

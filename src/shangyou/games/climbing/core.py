@@ -5,8 +5,9 @@ the same plays, with the same cards, readings and order as the Python code of
 :class:`~shangyou.games.zheng_shangyou.pagat.PagatFamily` and
 :class:`~shangyou.games.zheng_shangyou.owen.OwenFamily`, which stays the reference
 (``tests/test_core_differential.py`` plays random games with both and compares them). A play
-comes back as ``(code, cards)``: ``code`` an int saying what the cards are read as; it becomes a
-:class:`~.combo.Combo` here. It also plays the search's pagat playouts (:func:`pagat_playout`).
+is an int ``code`` saying what the cards are read as and the cards; ``_meta`` / ``_owen_meta``
+say what a code means, and the module makes the :class:`~.combo.Combo` objects from that (or
+gives ``(code, cards)`` pairs, which the tests read). It also plays the search's pagat playouts (:func:`pagat_playout`).
 
 ``setup.py`` builds the module when a C compiler is there (``pip install``, or ``python setup.py
 build_ext --inplace`` in a checkout). Without it the games use the Python code and say so once,
@@ -33,6 +34,8 @@ if not os.environ.get("SHANGYOU_NO_C"):
 
 AVAILABLE = _core is not None
 ACTIVE = AVAILABLE       # read by the families on every call
+if AVAILABLE:
+    _core.bind(Combo)    # the plays come back as Combo objects, made in C
 
 
 def use(active: bool) -> bool:
@@ -51,39 +54,24 @@ _META: dict = {}
 
 
 def _meta(code: int):
-    """(kind, cls, key, label) of a play code of ``_core`` (see the layout in _core.c)."""
+    """(kind, cls, key, tier, label) of a pagat play code of ``_core`` (layout in _core.h)."""
     got = _META.get(code)
     if got is not None:
         return got
     kind = code & 3
     f1, f2, f3, pure = code >> 2 & 15, code >> 6 & 15, code >> 10 & 255, code >> 18 & 1
     if kind == K_SINGLE:
-        got = ("single", SINGLE_CLS, (f1,), RANK_NAMES[f1])
+        got = ("single", SINGLE_CLS, (f1,), 0, RANK_NAMES[f1])
     elif kind == K_SET:
-        got = ("set", ("set", f3), (f1, pure), RANK_WORDS[f1])
+        got = ("set", ("set", f3), (f1, pure), 0, RANK_WORDS[f1])
     elif kind == K_SEQ:
         label = f"{RANK_NAMES[f1]}-{RANK_NAMES[f2]}" + ("" if f3 == 4 else " " + SUIT_NAMES[f3])
-        got = ("sequence", ("seq", f2 - f1 + 1), (0 if f3 == 4 else 1, f2, pure), label)
+        got = ("sequence", ("seq", f2 - f1 + 1), (0 if f3 == 4 else 1, f2, pure), 0, label)
     else:
-        got = ("multiple sequence", ("mseq", f2 - f1 + 1, f3), (f2, pure),
+        got = ("multiple sequence", ("mseq", f2 - f1 + 1, f3), (f2, pure), 0,
                f"{RANK_NAMES[f1]}-{RANK_NAMES[f2]}x{f3}")
     _META[code] = got
     return got
-
-
-def _combos(plays, singles) -> list[Combo]:
-    out = []
-    append = out.append
-    meta = _META
-    for code, cards in plays:
-        m = meta.get(code)
-        if m is None:
-            m = _meta(code)
-        if m[1] is SINGLE_CLS:
-            append(singles[cards[0]])
-        else:
-            append(Combo(m[0], m[1], m[2], cards, 0, m[3]))
-    return out
 
 
 _PREV_KIND = {"single": K_SINGLE, "set": K_SET, "seq": K_SEQ, "mseq": K_MSEQ}
@@ -91,7 +79,7 @@ _PREV_KIND = {"single": K_SINGLE, "set": K_SET, "seq": K_SEQ, "mseq": K_MSEQ}
 
 def pagat_leads(hand, seq_top: int, singles) -> list[Combo]:
     """PagatFamily.leads in C (``singles``: the family's shared single combos by card)."""
-    return _combos(_core.pagat_plays(hand, seq_top, -1, 0, 0, 0, 0), singles)
+    return _core.pagat_plays(hand, seq_top, -1, 0, 0, 0, 0, _meta, _META, singles)
 
 
 def pagat_follows(hand, seq_top: int, prev: Combo, singles) -> list[Combo] | None:
@@ -108,7 +96,7 @@ def pagat_follows(hand, seq_top: int, prev: Combo, singles) -> list[Combo] | Non
         args = (cls[1], key[0], key[1], key[2])
     else:
         args = (cls[1], cls[2], key[0], key[1])
-    return _combos(_core.pagat_plays(hand, seq_top, kind, *args), singles)
+    return _core.pagat_plays(hand, seq_top, kind, *args, _meta, _META, singles)
 
 
 # ------------------------------------------------------------------------ Owen plays
@@ -142,21 +130,9 @@ def _owen_meta(code: int):
     return got
 
 
-def _owen_combos(plays) -> list[Combo]:
-    out = []
-    append = out.append
-    meta = _O_META
-    for code, cards in plays:
-        m = meta.get(code)
-        if m is None:
-            m = _owen_meta(code)
-        append(Combo(m[0], m[1], m[2], cards, m[3], m[4]))
-    return out
-
-
 def owen_leads(hand) -> list[Combo]:
     """OwenFamily.leads in C (ValueError for a card held twice: Owen has one pack)."""
-    return _owen_combos(_core.owen_plays(hand, -1, 0, 0, 0))
+    return _core.owen_plays(hand, -1, 0, 0, 0, _owen_meta, _O_META)
 
 
 _O_PREV = {("single",): 0, ("pair",): 1, ("trip",): 2, ("bomb",): 3, ("full house",): 4,
@@ -182,7 +158,7 @@ def owen_follows(hand, prev: Combo) -> list[Combo] | None:
         k = 2 * key[0] + key[1]
     if prev.tier != (1 if kind == 3 else 2 if kind == 8 else 0) or not 0 <= k <= 30:
         return None
-    return _owen_combos(_core.owen_plays(hand, kind, arg, k, prev.tier))
+    return _core.owen_plays(hand, kind, arg, k, prev.tier, _owen_meta, _O_META)
 
 
 def code_of(combo: Combo) -> int:
