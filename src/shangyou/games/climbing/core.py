@@ -32,10 +32,15 @@ if not os.environ.get("SHANGYOU_NO_C"):
         print("shangyou: the compiled core is not built (no C compiler at install time?); "
               "the climbing games use their Python code, which is slower", file=sys.stderr)
 
+if _core is not None:
+    try:
+        _core.bind(Combo)    # the plays come back as Combo objects, made in C
+    except TypeError as e:   # pragma: no cover - a Combo class the module cannot fill
+        _core = None
+        print(f"shangyou: the compiled core is not used ({e}); the climbing games use their "
+              "Python code", file=sys.stderr)
 AVAILABLE = _core is not None
 ACTIVE = AVAILABLE       # read by the families on every call
-if AVAILABLE:
-    _core.bind(Combo)    # the plays come back as Combo objects, made in C
 
 
 def use(active: bool) -> bool:
