@@ -4,13 +4,14 @@ in pyproject.toml. Without a C compiler the build goes on and the package uses i
 
 from setuptools import Extension, setup
 
-CORE = ("_core", "_core_pagat", "_core_owen", "_core_playout")
+CORE = ("_core", "_core_pagat", "_core_owen", "_core_plan", "_core_playout")
 
 setup(ext_modules=[
     Extension("shangyou.env._fastobs", ["src/shangyou/env/_fastobs.c"], optional=True),
     Extension("shangyou.games.climbing._core",
               [f"src/shangyou/games/climbing/{f}.c" for f in CORE],
-              depends=["src/shangyou/games/climbing/_core.h"], optional=True,
+              depends=[f"src/shangyou/games/climbing/{h}.h" for h in ("_core", "_core_plan")],
+              optional=True,
               # the playout policy's plan costs must add up exactly as in Python
               extra_compile_args=["-Wall", "-ffp-contract=off"]),
 ])

@@ -21,6 +21,7 @@
        With three more arguments (meta, meta_cache, singles) the list holds Combo objects
        instead, made here (see core_gen_output).
 
+   pagat_moves(hand, seq_top, prev, ...): the game's legal moves as Move objects.
    owen_plays(hand, kind, arg, key, tier): the same for OwenFamily (_core_owen.c).
    pagat_playout(...), plan(counts): the search's playouts (_core_playout.c).
 
@@ -102,6 +103,144 @@ core_combo(PyObject *meta, PyObject *cards)
     return o;
 }
 
+/* The Move class (engine/moves.py), bound likewise: a listed play is Move(PLAY, combo.cards,
+   combo, None, family, token). */
+static const char *MOVE_SLOTS[6] = {"kind", "cards", "combo", "_text", "family", "token"};
+static PyTypeObject *move_type;
+static Py_ssize_t move_off[6];
+static PyObject *move_play, *move_pass;      /* the PLAY kind, PASS_MOVE */
+
+static int
+slot_offsets(PyObject *cls, const char **names, Py_ssize_t *off)
+{
+    if (!PyType_Check(cls)) {
+        PyErr_SetString(PyExc_TypeError, "a class is needed");
+        return -1;
+    }
+    PyTypeObject *type = (PyTypeObject *)cls;
+    for (int i = 0; i < 6; i++) {
+        PyObject *d = PyObject_GetAttrString(cls, names[i]);
+        if (d == NULL)
+            return -1;
+        int ok = Py_IS_TYPE(d, &PyMemberDescr_Type) &&
+                 ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX &&
+                 ((PyMemberDescrObject *)d)->d_common.d_type == type;
+        if (ok)
+            off[i] = ((PyMemberDescrObject *)d)->d_member->offset;
+        Py_DECREF(d);
+        if (!ok) {
+            PyErr_Format(PyExc_TypeError, "%s is not a slot of the class", names[i]);
+            return -1;
+        }
+    }
+    if (type->tp_dictoffset != 0) {
+        PyErr_SetString(PyExc_TypeError, "the class must have slots only");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+bind_move(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_ssize_t off[6];
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "bind_move(Move, PLAY, PASS_MOVE)");
+        return NULL;
+    }
+    if (slot_offsets(args[0], MOVE_SLOTS, off) < 0)
+        return NULL;
+    if (!PyUnicode_Check(args[1]) || !PyObject_TypeCheck(args[2], (PyTypeObject *)args[0])) {
+        PyErr_SetString(PyExc_TypeError, "PLAY must be a str, PASS_MOVE a Move");
+        return NULL;
+    }
+    Py_INCREF(args[0]);
+    Py_XSETREF(move_type, (PyTypeObject *)args[0]);
+    memcpy(move_off, off, sizeof off);
+    Py_INCREF(args[1]);
+    Py_XSETREF(move_play, args[1]);
+    Py_INCREF(args[2]);
+    Py_XSETREF(move_pass, args[2]);
+    Py_RETURN_NONE;
+}
+
+PyObject *
+core_move(Gen *g, PyObject *combo)
+{
+    if (move_type == NULL) {
+        Py_DECREF(combo);
+        PyErr_SetString(PyExc_RuntimeError, "the Move class is not bound");
+        return NULL;
+    }
+    PyObject *o = move_type->tp_alloc(move_type, 0);
+    if (o == NULL) {
+        Py_DECREF(combo);
+        return NULL;
+    }
+    PyObject *cards = *(PyObject **)((char *)combo + combo_off[3]);
+    PyObject *v[6] = {move_play, cards, combo, Py_None, g->family, g->token};
+    for (int i = 0; i < 6; i++) {
+        if (i != 2)                /* the combo's reference is the one passed in */
+            Py_INCREF(v[i]);
+        *(PyObject **)((char *)o + move_off[i]) = v[i];
+    }
+    return o;
+}
+
+/* the play to beat, read from a Combo of the pagat family; 0 when it is not one */
+static int
+small_int(PyObject *t, Py_ssize_t i, int *out)
+{
+    PyObject *x = PyTuple_GET_ITEM(t, i);
+    if (!PyLong_CheckExact(x))
+        return 0;
+    long v = PyLong_AsLong(x);
+    if (v < -1 || v > 1000) {
+        PyErr_Clear();
+        return 0;
+    }
+    *out = (int)v;
+    return 1;
+}
+
+int
+core_prev(PyObject *prev, Prev *p)
+{
+    if (combo_type == NULL || !Py_IS_TYPE(prev, combo_type))
+        return 0;
+    PyObject *cls = *(PyObject **)((char *)prev + combo_off[1]);
+    PyObject *key = *(PyObject **)((char *)prev + combo_off[2]);
+    PyObject *tier = *(PyObject **)((char *)prev + combo_off[4]);
+    if (cls == NULL || key == NULL || tier == NULL || !PyTuple_Check(cls) ||
+        !PyTuple_Check(key) || PyTuple_GET_SIZE(cls) < 1 || !PyLong_CheckExact(tier) ||
+        PyLong_AsLong(tier) != 0)
+        return 0;
+    PyObject *name = PyTuple_GET_ITEM(cls, 0);
+    if (!PyUnicode_Check(name))
+        return 0;
+    Py_ssize_t nc = PyTuple_GET_SIZE(cls), nk = PyTuple_GET_SIZE(key);
+    p->a = p->b = p->c = p->d = 0;
+    if (PyUnicode_CompareWithASCIIString(name, "single") == 0 && nk == 1) {
+        p->kind = K_SINGLE;
+        return small_int(key, 0, &p->a);
+    }
+    if (PyUnicode_CompareWithASCIIString(name, "set") == 0 && nc == 2 && nk == 2) {
+        p->kind = K_SET;
+        return small_int(cls, 1, &p->a) && small_int(key, 0, &p->b) && small_int(key, 1, &p->c);
+    }
+    if (PyUnicode_CompareWithASCIIString(name, "seq") == 0 && nc == 2 && nk == 3) {
+        p->kind = K_SEQ;
+        return small_int(cls, 1, &p->a) && small_int(key, 0, &p->b) &&
+               small_int(key, 1, &p->c) && small_int(key, 2, &p->d);
+    }
+    if (PyUnicode_CompareWithASCIIString(name, "mseq") == 0 && nc == 3 && nk == 2) {
+        p->kind = K_MSEQ;
+        return small_int(cls, 1, &p->a) && small_int(cls, 2, &p->b) &&
+               small_int(key, 0, &p->c) && small_int(key, 1, &p->d);
+    }
+    return 0;
+}
+
 /* the optional last arguments of pagat_plays / owen_plays: (meta, meta_cache[, singles])
    make the output Combo objects; none: (code, cards) pairs */
 int
@@ -112,6 +251,7 @@ core_gen_output(Gen *g, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at,
     g->code_obj = NULL;
     g->code = 0;
     g->meta = g->meta_cache = g->singles = g->last_meta = NULL;
+    g->family = g->token = NULL;
     if (nargs == at)
         return 0;
     if (nargs != at + 2 + with_singles) {
@@ -217,7 +357,63 @@ pagat_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
+/* pagat_moves(hand, seq_top, prev, meta, meta_cache, singles, family, token): the legal
+   moves of ClimbingGame._play_moves for the pagat family, as Move objects: the leads when
+   ``prev`` is None, else PASS_MOVE and the follows; None when ``prev`` is not a pagat play. */
+static PyObject *
+pagat_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "pagat_moves() takes 8 arguments");
+        return NULL;
+    }
+    long seq_top = PyLong_AsLong(args[1]);
+    if (seq_top == -1 && PyErr_Occurred())
+        return NULL;
+    if (seq_top != ACE && seq_top != TWO) {
+        PyErr_SetString(PyExc_ValueError, "seq_top must be 11 or 12");
+        return NULL;
+    }
+    if (move_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "the Move class is not bound");
+        return NULL;
+    }
+    Prev prev = {-1, 0, 0, 0, 0};
+    if (args[2] != Py_None && !core_prev(args[2], &prev)) {
+        if (PyErr_Occurred())
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    unsigned char count[N_CARDS];
+    if (core_read_hand(args[0], count, MAX_COPIES) < 0)
+        return NULL;
+    Gen *g = PyMem_Malloc(sizeof(Gen));
+    if (g == NULL)
+        return PyErr_NoMemory();
+    gen_from_counts(g, count, (int)seq_top);
+    if (core_gen_output(g, args, 6, 3, 1) < 0) {
+        PyMem_Free(g);
+        return NULL;
+    }
+    g->family = args[6];
+    g->token = args[7];
+    g->out = PyList_New(0);
+    PyObject *out = g->out;
+    if (out != NULL && prev.kind >= 0 && PyList_Append(out, move_pass) < 0)
+        Py_CLEAR(out);
+    if (out != NULL && pagat_generate(g, &prev) < 0)
+        Py_CLEAR(out);
+    Py_XDECREF(g->code_obj);
+    PyMem_Free(g);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"bind_move", (PyCFunction)(void (*)(void))bind_move, METH_FASTCALL,
+     "bind_move(Move, PLAY, PASS_MOVE): the class of the moves pagat_moves makes."},
+    {"pagat_moves", (PyCFunction)(void (*)(void))pagat_moves, METH_FASTCALL,
+     "pagat_moves(hand, seq_top, prev, meta, meta_cache, singles, family, token): the legal "
+     "moves as Move objects (None: prev is not a pagat play)."},
     {"bind", bind, METH_O, "bind(Combo): the class whose objects the plays become."},
     {"pagat_plays", (PyCFunction)(void (*)(void))pagat_plays, METH_FASTCALL,
      "pagat_plays(hand, seq_top, kind, a, b, c, d): the pagat plays as (code, cards)."},

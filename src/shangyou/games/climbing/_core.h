@@ -74,6 +74,9 @@ typedef struct {
        ``singles``: a list of the single combo of each card, shared (or NULL) */
     PyObject *meta, *meta_cache, *singles;
     PyObject *last_meta;                    /* borrowed: the meta of ``code`` */
+    /* when ``family`` is set too, each combo goes into a Move (core_bind_move) of this
+       family and token */
+    PyObject *family, *token;
     int buf[MAX_HAND];                      /* the cards of the play being built */
 } Gen;
 
@@ -83,6 +86,8 @@ typedef struct {
 /* _core.c */
 int core_read_hand(PyObject *hand, unsigned char *count, int max_copies);
 PyObject *core_combo(PyObject *meta, PyObject *cards);  /* a new Combo, or NULL */
+PyObject *core_move(Gen *g, PyObject *combo);           /* steals combo; a new Move or NULL */
+int core_prev(PyObject *prev, Prev *out);               /* 1: read, 0: not a pagat play */
 int core_gen_output(Gen *g, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at,
                     int with_singles);
 

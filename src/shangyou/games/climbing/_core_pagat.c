@@ -67,7 +67,15 @@ core_emit(Gen *g, long code, int ncards)
         PyObject *one = PyList_GetItem(g->singles, g->buf[0]);
         if (one == NULL)
             return -1;
-        return PyList_Append(g->out, one);
+        if (g->family == NULL)
+            return PyList_Append(g->out, one);
+        Py_INCREF(one);
+        PyObject *mv = core_move(g, one);
+        if (mv == NULL)
+            return -1;
+        int rc = PyList_Append(g->out, mv);
+        Py_DECREF(mv);
+        return rc;
     }
     PyObject *cards = PyTuple_New(ncards);
     if (cards == NULL)
@@ -112,6 +120,8 @@ core_emit(Gen *g, long code, int ncards)
         PyObject_GC_UnTrack(cards);           /* ints only: as the collector would do */
         item = core_combo(g->last_meta, cards);
         Py_DECREF(cards);
+        if (item != NULL && g->family != NULL)
+            item = core_move(g, item);
     } else {
         item = PyTuple_New(2);
         if (item == NULL) {

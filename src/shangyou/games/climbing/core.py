@@ -11,34 +11,25 @@ gives ``(code, cards)`` pairs, which the tests read). It also plays the search's
 
 ``setup.py`` builds the module when a C compiler is there (``pip install``, or ``python setup.py
 build_ext --inplace`` in a checkout). Without it the games use the Python code and say so once,
-on standard error. ``SHANGYOU_NO_C=1`` in the environment forces the Python code (no notice).
+on standard error (:mod:`shangyou.native`). ``SHANGYOU_NO_C=1`` in the environment forces the Python code (no notice).
 :func:`use` switches at run time (the benchmark and the differential test compare both in one
 process).
 """
 
 from __future__ import annotations
 
-import os
-import sys
-
 from ...cards import RANK_NAMES, RANK_WORDS, SUIT_NAMES
+from ...engine.moves import PASS_MOVE, PLAY, Move
+from ...native import load
 from .combo import Combo
 
-_core = None
-if not os.environ.get("SHANGYOU_NO_C"):
-    try:
-        from . import _core
-    except ImportError:    # pragma: no cover - built without a C compiler
-        print("shangyou: the compiled core is not built (no C compiler at install time?); "
-              "the climbing games use their Python code, which is slower", file=sys.stderr)
 
-if _core is not None:
-    try:
-        _core.bind(Combo)    # the plays come back as Combo objects, made in C
-    except TypeError as e:   # pragma: no cover - a Combo class the module cannot fill
-        _core = None
-        print(f"shangyou: the compiled core is not used ({e}); the climbing games use their "
-              "Python code", file=sys.stderr)
+def _bind(module) -> None:
+    module.bind(Combo)      # the plays come back as Combo objects, made in C
+    module.bind_move(Move, PLAY, PASS_MOVE)
+
+
+_core = load("shangyou.games.climbing._core", _bind)
 AVAILABLE = _core is not None
 ACTIVE = AVAILABLE       # read by the families on every call
 
@@ -77,6 +68,12 @@ def _meta(code: int):
                f"{RANK_NAMES[f1]}-{RANK_NAMES[f2]}x{f3}")
     _META[code] = got
     return got
+
+
+def pagat_moves(hand, seq_top: int, prev: Combo | None, singles, family, token):
+    """ClimbingGame._play_moves for the pagat family in C: the Move objects of the leads
+    (``prev`` None) or of a pass and the follows; None when ``prev`` is no pagat play."""
+    return _core.pagat_moves(hand, seq_top, prev, _meta, _META, singles, family, token)
 
 
 _PREV_KIND = {"single": K_SINGLE, "set": K_SET, "seq": K_SEQ, "mseq": K_MSEQ}

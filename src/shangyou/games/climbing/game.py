@@ -335,6 +335,9 @@ class ClimbingGame(CompactView, GameBase):
         fam = self.rules.family
         hand = self.hands[self.to_act]
         tok = self._token
+        moves = fam.play_moves(hand, self.last, tok)     # the compiled core, where it applies
+        if moves is not None:
+            return moves
         if self.last is None:
             return [Move(PLAY, c.cards, c, None, fam, tok) for c in fam.leads(hand)]
         out = [PASS_MOVE]

@@ -95,6 +95,14 @@ class PagatFamily(Family):
                 return got
         return self.follows_py(hand, prev)
 
+    def play_moves(self, hand: Sequence[int], last: Combo | None, token):
+        if core.ACTIVE:
+            try:
+                return core.pagat_moves(hand, self.seq_top, last, _SINGLE_COMBOS, self, token)
+            except ValueError:
+                pass
+        return None
+
     def leads_py(self, hand: Sequence[int]) -> list[Combo]:
         nat = _by_rank(hand)
         out: list[Combo] = []

@@ -1,0 +1,41 @@
+"""Loading the optional compiled modules (built by ``setup.py`` when a C compiler is present).
+
+``load("shangyou.games.climbing._core")`` gives the module, or None: when ``SHANGYOU_NO_C`` is set
+in the environment (the Python code is wanted: no notice), or when the module cannot be imported
+or set up, which it says once on standard error, in one line (the rules code itself does no
+I/O, so the notice lives here).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+_SAID: set = set()
+
+
+def disabled() -> bool:
+    """``SHANGYOU_NO_C`` is set: every compiled module is off."""
+    return bool(os.environ.get("SHANGYOU_NO_C"))
+
+
+def load(name: str, setup=None):
+    """The module ``name``, after ``setup(module)`` when given, or None (see above)."""
+    if disabled():
+        return None
+    try:
+        module = importlib.import_module(name)
+        if setup is not None:
+            setup(module)
+        return module
+    except (ImportError, TypeError) as e:
+        notice(name, e)
+        return None
+
+
+def notice(name: str, why) -> None:
+    if name not in _SAID:
+        _SAID.add(name)
+        sys.stderr.write(f"shangyou: the compiled core ({name}) is not used ({why}); the "
+                         "Python code runs instead, slower\n")
