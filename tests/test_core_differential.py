@@ -32,6 +32,7 @@ PAGAT = (
        for n in (4, 6) for t in (False, True)]
 )
 OWEN = [("zheng-shangyou/owen", n, {}) for n in (2, 3, 4, 6)]
+ZHENG_FEN = [("zheng-fen", n, {}) for n in (3, 4, 5, 6)]
 DEFAULT_GAMES = 25            # single hands per configuration; a match besides (see below)
 
 
@@ -104,7 +105,7 @@ def _restore_core():
     core.use(prev)
 
 
-@pytest.mark.parametrize("cfg", PAGAT + OWEN, ids=_cid)
+@pytest.mark.parametrize("cfg", PAGAT + OWEN + ZHENG_FEN, ids=_cid)
 def test_lockstep_random_hands(cfg, games):
     name, players, opts = cfg
     states = 0
@@ -119,11 +120,15 @@ def test_lockstep_random_hands(cfg, games):
 
 
 @pytest.mark.parametrize("cfg", [c for c in PAGAT if c[2].get("decks", 1) == 1
-                                 and not c[2]["twos_in_sequences"]] + OWEN, ids=_cid)
+                                 and not c[2]["twos_in_sequences"]] + OWEN + ZHENG_FEN,
+                         ids=_cid)
 def test_lockstep_match(cfg):
     """A whole short match: exchanges, later hands' leaders, match scores."""
     name, players, opts = cfg
-    target = 12 if name.endswith("teams") and players == 6 else 3   # 10 points a hand at most
+    # a target two hands need at least: 10 team points a hand in pagat-teams 6p, 100 card
+    # points in Zheng Fen
+    target = 12 if name.endswith("teams") and players == 6 else 101 if name == "zheng-fen" \
+        else 3
     ls = Lockstep(name, players, {**opts, "target": target}, 31 + players, match=True)
     rng = random.Random(players)
     while not ls.py.over:
@@ -173,6 +178,17 @@ def test_owen_random_hands_and_follows():
     """Owen hands of 5 to 27 cards of its one pack, and follows of every kind of play."""
     fam = shangyou.rules("zheng-shangyou/owen").family
     rng = random.Random(11)
+    cards = deck(1, True)
+    n = 0
+    for _ in range(150):
+        n += _compare_hand(fam, rng.sample(cards, rng.randrange(5, 28)), rng, follows=10)
+    assert n > 1000
+
+
+def test_zheng_fen_random_hands_and_follows():
+    """Zheng Fen hands of 5 to 27 cards of its one pack, and follows of every kind of play."""
+    fam = shangyou.rules("zheng-fen").family
+    rng = random.Random(13)
     cards = deck(1, True)
     n = 0
     for _ in range(150):

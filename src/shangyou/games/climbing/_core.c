@@ -23,6 +23,7 @@
 
    pagat_moves(hand, seq_top, prev, ...): the game's legal moves as Move objects.
    owen_plays(hand, kind, arg, key, tier): the same for OwenFamily (_core_owen.c).
+   zf_plays(hand, kind, b0, b1): the same for ZhengFenFamily (_core_zf.c).
    pagat_playout(...), plan(counts): the search's playouts (_core_playout.c).
 
    A hand holds at most MAX_COPIES of each card (four packs): more raises ValueError, so that
@@ -422,6 +423,8 @@ static PyMethodDef methods[] = {
      "a pagat hand played out by the plan-aware playout policy -> (order, moves)."},
     {"owen_plays", (PyCFunction)(void (*)(void))core_owen_plays, METH_FASTCALL,
      "owen_plays(hand, kind, arg, key, tier): the Owen plays as (code, cards)."},
+    {"zf_plays", (PyCFunction)(void (*)(void))core_zf_plays, METH_FASTCALL,
+     "zf_plays(hand, kind, b0, b1): the Zheng Fen plays as (code, cards)."},
     {"plan", (PyCFunction)(void (*)(void))core_plan, METH_FASTCALL,
      "plan(counts): the playout policy's plan of 15 rank counts (pagat) -> (cost, groups)."},
     {NULL, NULL, 0, NULL}

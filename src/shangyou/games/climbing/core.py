@@ -1,9 +1,10 @@
 """The compiled core of the climbing games (``_core.c``) and the switch between it and Python.
 
-``_core`` lists the legal plays of the pagat and Owen families from a hand's card counts, in C:
-the same plays, with the same cards, readings and order as the Python code of
-:class:`~shangyou.games.zheng_shangyou.pagat.PagatFamily` and
-:class:`~shangyou.games.zheng_shangyou.owen.OwenFamily`, which stays the reference
+``_core`` lists the legal plays of the pagat, Owen and Zheng Fen families from a hand's card
+counts, in C: the same plays, with the same cards, readings and order as the Python code of
+:class:`~shangyou.games.zheng_shangyou.pagat.PagatFamily`,
+:class:`~shangyou.games.zheng_shangyou.owen.OwenFamily` and
+:class:`~shangyou.games.zheng_fen.family.ZhengFenFamily`, which stays the reference
 (``tests/test_core_differential.py`` plays random games with both and compares them). A play
 is an int ``code`` saying what the cards are read as and the cards; ``_meta`` / ``_owen_meta``
 say what a code means, and the module makes the :class:`~.combo.Combo` objects from that (or
@@ -161,6 +162,64 @@ def owen_follows(hand, prev: Combo) -> list[Combo] | None:
     if prev.tier != (1 if kind == 3 else 2 if kind == 8 else 0) or not 0 <= k <= 30:
         return None
     return _core.owen_plays(hand, kind, arg, k, prev.tier, _owen_meta, _O_META)
+
+
+# ------------------------------------------------------------------- Zheng Fen plays
+Z_SETS = {2: ("pair", ("pair",)), 3: ("triple", ("triple",)), 4: ("quartet", ("quartet",))}
+Z_SEQS = {2: ("sequence of pairs", ("pairs",), "pairs"),
+          3: ("sequence of triples", ("triples",), "triples"),
+          4: ("sequence of quartets", ("quartets",), "quartets")}
+Z_SUITS = ("diamonds", "clubs", "hearts", "spades")
+Z_SPECIAL = ("5-10-K", "5-10-K in one suit", "four twos")
+_Z_META: dict = {}
+
+
+def _zf_meta(code: int):
+    """(kind, cls, key, tier, label) of a Zheng Fen play code (layout in _core_zf.c)."""
+    got = _Z_META.get(code)
+    if got is not None:
+        return got
+    kind = code & 15
+    f1, f2, f3 = code >> 4 & 15, code >> 8 & 15, code >> 12 & 15
+    if kind == 0:
+        got = ("single", SINGLE_CLS, (f1,), 0, RANK_NAMES[f1])
+    elif kind <= 3:
+        name, cls = Z_SETS[kind + 1]
+        got = (name, cls, (f1,), 0, RANK_WORDS[f1])
+    elif kind <= 6:
+        name, cls, word = Z_SEQS[kind - 2]
+        got = (name, cls, (f1, f1 - f2 + 1), 0, f"{RANK_NAMES[f2]}-{RANK_NAMES[f1]} {word}")
+    elif kind == 7:
+        got = ("full house", ("full house",), (f1,), 0, RANK_WORDS[f1] + " full")
+    elif kind == 8:
+        got = ("suit sequence", ("suit sequence",), (f1, f1 - f2 + 1), 0,
+               f"{RANK_NAMES[f2]}-{RANK_NAMES[f1]} in {Z_SUITS[f3]}")
+    else:
+        got = ("special", ("special",), (f1,), 1, Z_SPECIAL[f1])
+    _Z_META[code] = got
+    return got
+
+
+_Z_PREV = {("single",): 0, ("pair",): 1, ("triple",): 2, ("quartet",): 3, ("pairs",): 4,
+           ("triples",): 5, ("quartets",): 6, ("full house",): 7, ("suit sequence",): 8,
+           ("special",): 9}
+
+
+def zf_leads(hand) -> list[Combo]:
+    """ZhengFenFamily.leads in C (ValueError for a card held twice: one pack)."""
+    return _core.zf_plays(hand, -1, 0, 0, _zf_meta, _Z_META)
+
+
+def zf_follows(hand, prev: Combo) -> list[Combo] | None:
+    """ZhengFenFamily.follows in C; None for a play the core does not describe."""
+    kind = _Z_PREV.get(prev.cls)
+    key = prev.key
+    if kind is None or len(key) != (2 if kind in (4, 5, 6, 8) else 1):
+        return None
+    b0, b1 = key[0], key[1] if len(key) == 2 else 0
+    if not (isinstance(b0, int) and isinstance(b1, int) and -1 <= b0 <= 14 and 0 <= b1 <= 13):
+        return None
+    return _core.zf_plays(hand, kind, b0, b1, _zf_meta, _Z_META)
 
 
 def code_of(combo: Combo) -> int:

@@ -27,6 +27,9 @@ triple's rank.
 Plays are listed at rank level where suits do not matter (sets, sequences of sets, full houses
 whose extra cards qualify by rank); suits are bound where they matter (suit sequences, 5-10-K,
 two adjacent cards of one suit).
+
+``leads`` and ``follows`` ask the compiled core (``games/climbing/core.py``) when it is built and
+on; ``leads_py`` and ``follows_py`` are the Python reference it is tested against.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from collections.abc import Sequence
 from itertools import combinations
 
 from ...cards import BJ_CODE, RANK_NAMES, RANK_OF, RANK_WORDS
+from ..climbing import core
 from ..climbing.combo import Combo
 from ..climbing.family import Family
 
@@ -119,6 +123,24 @@ class ZhengFenFamily(Family):
 
     # ------------------------------------------------------------------ listing plays
     def leads(self, hand: Sequence[int]) -> list[Combo]:
+        if core.ACTIVE:
+            try:
+                return core.zf_leads(hand)
+            except ValueError:      # a card held twice: not a Zheng Fen hand, Python's turn
+                pass
+        return self.leads_py(hand)
+
+    def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
+        if core.ACTIVE:
+            try:
+                got = core.zf_follows(hand, prev)
+            except ValueError:
+                got = None
+            if got is not None:
+                return got
+        return self.follows_py(hand, prev)
+
+    def leads_py(self, hand: Sequence[int]) -> list[Combo]:
         h = _Hand(hand)
         out: list[Combo] = []
         _singles(h, out, -1)
@@ -131,7 +153,7 @@ class ZhengFenFamily(Family):
         _specials(h, out, -1)
         return out
 
-    def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
+    def follows_py(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
         h = _Hand(hand)
         out: list[Combo] = []
         cls = prev.cls
