@@ -33,6 +33,15 @@ PAGAT = (
 )
 OWEN = [("zheng-shangyou/owen", n, {}) for n in (2, 3, 4, 6)]
 ZHENG_FEN = [("zheng-fen", n, {}) for n in (3, 4, 5, 6)]
+WINNER = (
+    [("zheng-shangyou/winner", n, {}) for n in (3, 4)]
+    + [("zheng-shangyou/winner", n, {"decks": 2}) for n in (4, 5, 6, 7, 8)]
+    + [("zheng-shangyou/winner", 4, {"jokers": True, "bomb": "quad",
+                                     "straight_needs_higher_rank": True}),
+       ("zheng-shangyou/winner", 3, {"jokers": True, "min_straight": 3}),
+       ("zheng-shangyou/winner", 8, {"decks": 2, "jokers": True, "min_straight": 3}),
+       ("zheng-shangyou/winner", 6, {"decks": 2, "bomb": "quad", "min_straight": 7,
+                                     "straight_needs_higher_rank": True})])
 DEFAULT_GAMES = 25            # single hands per configuration; a match besides (see below)
 
 
@@ -105,7 +114,7 @@ def _restore_core():
     core.use(prev)
 
 
-@pytest.mark.parametrize("cfg", PAGAT + OWEN + ZHENG_FEN, ids=_cid)
+@pytest.mark.parametrize("cfg", PAGAT + OWEN + ZHENG_FEN + WINNER, ids=_cid)
 def test_lockstep_random_hands(cfg, games):
     name, players, opts = cfg
     states = 0
@@ -120,8 +129,8 @@ def test_lockstep_random_hands(cfg, games):
 
 
 @pytest.mark.parametrize("cfg", [c for c in PAGAT if c[2].get("decks", 1) == 1
-                                 and not c[2]["twos_in_sequences"]] + OWEN + ZHENG_FEN,
-                         ids=_cid)
+                                 and not c[2]["twos_in_sequences"]]
+                         + OWEN + ZHENG_FEN + WINNER[:3], ids=_cid)
 def test_lockstep_match(cfg):
     """A whole short match: exchanges, later hands' leaders, match scores."""
     name, players, opts = cfg
@@ -129,7 +138,8 @@ def test_lockstep_match(cfg):
     # points in Zheng Fen
     target = 12 if name.endswith("teams") and players == 6 else 101 if name == "zheng-fen" \
         else 3
-    ls = Lockstep(name, players, {**opts, "target": target}, 31 + players, match=True)
+    more = {"hands": 3, "target": None} if name.endswith("winner") else {"target": target}
+    ls = Lockstep(name, players, {**opts, **more}, 31 + players, match=True)
     rng = random.Random(players)
     while not ls.py.over:
         ls.step(rng)
@@ -194,6 +204,20 @@ def test_zheng_fen_random_hands_and_follows():
     for _ in range(150):
         n += _compare_hand(fam, rng.sample(cards, rng.randrange(5, 28)), rng, follows=10)
     assert n > 1000
+
+
+@pytest.mark.parametrize("opts", [{}, {"bomb": "quad", "straight_needs_higher_rank": True},
+                                  {"min_straight": 3}], ids=str)
+def test_winner_hands_of_one_to_four_packs(opts):
+    """"winner" hands of one to four packs (jokers too), and follows of every kind of play."""
+    from shangyou.games.zheng_shangyou.winner import WinnerFamily
+    fam = WinnerFamily(jokers=True, **opts)
+    rng = random.Random(17)
+    n = 0
+    for i in range(80):
+        cards = deck(1 + i % 4, True)
+        n += _compare_hand(fam, rng.sample(cards, rng.randrange(5, 30)), rng, follows=10)
+    assert n > 500
 
 
 def test_owen_two_player_worst_hand():
@@ -310,7 +334,7 @@ PLAYOUT_CONFIGS = [("zheng-shangyou/pagat", 5, {}), ("zheng-shangyou/pagat", 3, 
 
 
 def _reading(meta) -> tuple:
-    kind, cls, key, tier, label = meta
+    kind, cls, key, _tier, label = meta
     return (kind, cls, key, label)
 
 

@@ -24,6 +24,7 @@
    pagat_moves(hand, seq_top, prev, ...): the game's legal moves as Move objects.
    owen_plays(hand, kind, arg, key, tier): the same for OwenFamily (_core_owen.c).
    zf_plays(hand, kind, b0, b1): the same for ZhengFenFamily (_core_zf.c).
+   winner_plays(hand, options..., kind, a, b, c): the same for WinnerFamily (_core_winner.c).
    pagat_playout(...), plan(counts): the search's playouts (_core_playout.c).
 
    A hand holds at most MAX_COPIES of each card (four packs): more raises ValueError, so that
@@ -425,6 +426,8 @@ static PyMethodDef methods[] = {
      "owen_plays(hand, kind, arg, key, tier): the Owen plays as (code, cards)."},
     {"zf_plays", (PyCFunction)(void (*)(void))core_zf_plays, METH_FASTCALL,
      "zf_plays(hand, kind, b0, b1): the Zheng Fen plays as (code, cards)."},
+    {"winner_plays", (PyCFunction)(void (*)(void))core_winner_plays, METH_FASTCALL,
+     "winner_plays(hand, min_straight, rank_only, quad, kind, a, b, c): the winner plays."},
     {"plan", (PyCFunction)(void (*)(void))core_plan, METH_FASTCALL,
      "plan(counts): the playout policy's plan of 15 rank counts (pagat) -> (cost, groups)."},
     {NULL, NULL, 0, NULL}

@@ -101,8 +101,9 @@ void prev_of_code(long code, Prev *prev);
 PyObject *core_pagat_playout(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_plan(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
-/* _core_owen.c, _core_zf.c */
+/* _core_owen.c, _core_zf.c, _core_winner.c */
 PyObject *core_owen_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_zf_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *core_winner_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

@@ -1,10 +1,11 @@
 """The compiled core of the climbing games (``_core.c``) and the switch between it and Python.
 
-``_core`` lists the legal plays of the pagat, Owen and Zheng Fen families from a hand's card
-counts, in C: the same plays, with the same cards, readings and order as the Python code of
-:class:`~shangyou.games.zheng_shangyou.pagat.PagatFamily`,
-:class:`~shangyou.games.zheng_shangyou.owen.OwenFamily` and
-:class:`~shangyou.games.zheng_fen.family.ZhengFenFamily`, which stays the reference
+``_core`` lists the legal plays of every climbing family (pagat, Owen, Zheng Fen, "winner") from
+a hand's card counts, in C: the same plays, with the same cards, readings and order as the
+Python code of :class:`~shangyou.games.zheng_shangyou.pagat.PagatFamily`,
+:class:`~shangyou.games.zheng_shangyou.owen.OwenFamily`,
+:class:`~shangyou.games.zheng_fen.family.ZhengFenFamily` and
+:class:`~shangyou.games.zheng_shangyou.winner.WinnerFamily`, which stays the reference
 (``tests/test_core_differential.py`` plays random games with both and compares them). A play
 is an int ``code`` saying what the cards are read as and the cards; ``_meta`` / ``_owen_meta``
 say what a code means, and the module makes the :class:`~.combo.Combo` objects from that (or
@@ -220,6 +221,69 @@ def zf_follows(hand, prev: Combo) -> list[Combo] | None:
     if not (isinstance(b0, int) and isinstance(b1, int) and -1 <= b0 <= 14 and 0 <= b1 <= 13):
         return None
     return _core.zf_plays(hand, kind, b0, b1, _zf_meta, _Z_META)
+
+
+# ---------------------------------------------------------------------- winner plays
+W_KINDS = (("single", ("single",)), ("pair", ("pair",)), ("triple", ("triple",)),
+           ("consecutive pairs", "pairs"), ("consecutive triples", "triples"),
+           ("full house", ("full house",)), ("straight", "straight"), ("bomb", ("bomb",)),
+           ("straight flush", "straight flush"))
+_W_META: dict = {}
+
+
+def _winner_meta(code: int):
+    """(kind, cls, key, tier, label) of a "winner" play code (layout in _core_winner.c)."""
+    got = _W_META.get(code)
+    if got is not None:
+        return got
+    k = code & 15
+    a, b, c = code >> 4 & 63, code >> 10 & 15, code >> 14 & 7
+    kind, cls = W_KINDS[k]
+    if k in (3, 4):
+        got = (kind, (cls, b), (a,), 0, kind)
+    elif k in (6, 8):
+        got = (kind, (cls, b), (a,) if c == 0 else (a, c - 1), 0 if k == 6 else 2, kind)
+    else:
+        got = (kind, cls, (a,), 1 if k == 7 else 0, kind)
+    _W_META[code] = got
+    return got
+
+
+_W_PREV = {("single",): (0, 0), ("pair",): (1, 0), ("triple",): (2, 0),
+           ("full house",): (5, 0), ("bomb",): (7, 1)}
+_W_RUNS = {"pairs": (3, 0), "triples": (4, 0), "straight": (6, 0), "straight flush": (8, 2)}
+
+
+def _winner_options(fam) -> tuple:
+    return (fam.min_straight, 1 if fam.straight_needs_higher_rank else 0,
+            1 if fam.bomb == "quad" else 0)
+
+
+def winner_leads(fam, hand) -> list[Combo]:
+    """WinnerFamily.leads in C."""
+    return _core.winner_plays(hand, *_winner_options(fam), -1, 0, 0, 0, _winner_meta, _W_META)
+
+
+def winner_follows(fam, hand, prev: Combo) -> list[Combo] | None:
+    """WinnerFamily.follows in C; None for a play the core does not describe."""
+    cls, key = prev.cls, prev.key
+    got = _W_PREV.get(cls)
+    b = c = 0
+    if got is None:
+        got = _W_RUNS.get(cls[0]) if len(cls) == 2 and isinstance(cls[1], int) else None
+        if got is None or not 2 <= cls[1] <= 13:
+            return None
+        b = cls[1]
+        if got[0] in (6, 8):
+            if len(key) != (1 if fam.straight_needs_higher_rank else 2):
+                return None
+            c = key[1] + 1 if len(key) == 2 else 0
+    kind, tier = got
+    if prev.tier != tier or not key or not isinstance(key[0], int) or not 0 <= key[0] <= 53 \
+            or not 0 <= c <= 4:
+        return None
+    return _core.winner_plays(hand, *_winner_options(fam), kind, key[0], b, c, _winner_meta,
+                              _W_META)
 
 
 def code_of(combo: Combo) -> int:

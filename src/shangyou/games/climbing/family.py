@@ -39,7 +39,7 @@ class Family:
     def play_moves(self, hand: Sequence[int], last: Combo | None, token):
         """The game's legal moves in one step (``ClimbingGame._play_moves``), where a family
         can make them faster than from its combos; None: the game makes them."""
-        return None
+        return
 
     def combos(self, cards: Sequence[int]) -> list[Combo]:
         """All readings of exactly ``cards``: the leads of that hand that use every card.

@@ -28,6 +28,9 @@ different pairs, while identical cards of two packs are interchangeable.
 
 Hands are processed from per-rank tuples of held cards; the sub-multisets of one rank are cached,
 so listing the plays of a 13-card hand is a few hundred microseconds.
+
+``leads`` and ``follows`` ask the compiled core (``games/climbing/core.py``) when it is built and
+on; ``leads_py`` and ``follows_py`` are the Python reference it is tested against.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from functools import lru_cache
 from itertools import combinations
 
 from ...cards import RANK_OF
+from ..climbing import core
 from ..climbing.combo import Combo
 from ..climbing.family import Family
 
@@ -136,6 +140,24 @@ class WinnerFamily(Family):
     # ------------------------------------------------------------------ public interface
 
     def leads(self, hand: Sequence[int]) -> list[Combo]:
+        if core.ACTIVE:
+            try:
+                return core.winner_leads(self, hand)
+            except ValueError:      # more copies of a card than four packs: Python's turn
+                pass
+        return self.leads_py(hand)
+
+    def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
+        if core.ACTIVE:
+            try:
+                got = core.winner_follows(self, hand, prev)
+            except ValueError:
+                got = None
+            if got is not None:
+                return got
+        return self.follows_py(hand, prev)
+
+    def leads_py(self, hand: Sequence[int]) -> list[Combo]:
         by = _by_rank(hand)
         held = sorted(set(hand))
         out = [self._singles[c] for c in held]
@@ -149,10 +171,10 @@ class WinnerFamily(Family):
         self._flushes(set(held), out)
         return out
 
-    def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
+    def follows_py(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
         tier = prev.tier
         if tier < 0:
-            return self.leads(hand)
+            return self.leads_py(hand)
         if tier > 2:
             return []
         by = _by_rank(hand)
