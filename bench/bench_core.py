@@ -47,7 +47,8 @@ from shangyou.games.climbing import core
 CONFIGS = [("zheng-shangyou/pagat", 5, {}), ("zheng-shangyou/pagat", 4, {}),
            ("zheng-shangyou/pagat", 8, {"decks": 2}),
            ("zheng-shangyou/pagat-teams", 4, {}), ("zheng-shangyou/pagat-teams", 6, {}),
-           ("zheng-shangyou/owen", 2, {}), ("zheng-shangyou/owen", 4, {})]
+           ("zheng-shangyou/owen", 2, {}), ("zheng-shangyou/owen", 4, {}),
+           ("zheng-shangyou/winner", 4, {}), ("zheng-fen", 4, {})]
 HEADLINE = "pagat/5p"
 # constructed worst hands: name -> (options of the pagat family, or None for Owen; cards)
 WORST = {

@@ -288,6 +288,33 @@ def test_bad_input_is_refused():
         plays((1, 2), 11)
 
 
+def test_bad_input_to_every_family_is_refused():
+    if not core.AVAILABLE:
+        return
+    m = core._core
+    hand = tuple(sorted(parse("3H 4H 5H 6H 7H")))
+    with pytest.raises(ValueError):
+        m.owen_plays(hand, 9, 0, 0, 0)
+    with pytest.raises(ValueError):
+        m.zf_plays(hand, 10, 0, 0)
+    with pytest.raises(ValueError):
+        m.winner_plays(hand, 2, 0, 0, -1, 0, 0, 0)          # min_straight below 3
+    with pytest.raises(ValueError):
+        m.winner_plays(hand, 5, 0, 0, 9, 0, 0, 0)
+    with pytest.raises(ValueError):
+        m.winner_plays((54,), 5, 0, 0, -1, 0, 0, 0)
+    with pytest.raises(TypeError):
+        m.zf_plays(hand, -1, 0, 0, len)                    # half of the Combo arguments
+    with pytest.raises(ValueError):                         # a seat out of range
+        m.pagat_playout([list(hand), [1, 2]], 5, None, None, 0, [], None, 11, False)
+    with pytest.raises(ValueError):                         # a play code out of range
+        m.pagat_playout([list(hand), [1, 2]], 0, (1 << 30, (1,)), 1, 0, [], None, 11, False)
+    with pytest.raises(ValueError):                         # a finished seat holding cards
+        m.pagat_playout([list(hand), [1, 2]], 0, None, None, 0, [1], None, 11, False)
+    with pytest.raises(TypeError):
+        m.bind(int)                                         # no Combo slots
+
+
 def _run(code: str, **env) -> subprocess.CompletedProcess:
     e = {k: v for k, v in os.environ.items() if k != "SHANGYOU_NO_C"}
     e["PYTHONPATH"] = SRC + os.pathsep + e.get("PYTHONPATH", "")

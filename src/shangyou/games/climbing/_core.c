@@ -41,19 +41,20 @@ static const char *COMBO_SLOTS[6] = {"kind", "cls", "key", "cards", "tier", "lab
 static PyTypeObject *combo_type;
 static Py_ssize_t combo_off[6];
 
-static PyObject *
-bind(PyObject *self, PyObject *cls)
+static int
+slot_offsets(PyObject *cls, const char **names, Py_ssize_t *off)
 {
     if (!PyType_Check(cls)) {
-        PyErr_SetString(PyExc_TypeError, "bind() takes the Combo class");
-        return NULL;
+        PyErr_SetString(PyExc_TypeError, "a class is needed");
+        return -1;
     }
     PyTypeObject *type = (PyTypeObject *)cls;
-    Py_ssize_t off[6];
     for (int i = 0; i < 6; i++) {
-        PyObject *d = PyObject_GetAttrString(cls, COMBO_SLOTS[i]);
-        if (d == NULL)
-            return NULL;
+        PyObject *d = PyObject_GetAttrString(cls, names[i]);
+        if (d == NULL) {
+            PyErr_Format(PyExc_TypeError, "the class has no slot %s", names[i]);
+            return -1;
+        }
         int ok = Py_IS_TYPE(d, &PyMemberDescr_Type) &&
                  ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX &&
                  ((PyMemberDescrObject *)d)->d_common.d_type == type;
@@ -61,16 +62,25 @@ bind(PyObject *self, PyObject *cls)
             off[i] = ((PyMemberDescrObject *)d)->d_member->offset;
         Py_DECREF(d);
         if (!ok) {
-            PyErr_Format(PyExc_TypeError, "%s is not a slot of the class", COMBO_SLOTS[i]);
-            return NULL;
+            PyErr_Format(PyExc_TypeError, "%s is not a slot of the class", names[i]);
+            return -1;
         }
     }
-    if (type->tp_dictoffset != 0 || type->tp_basicsize < (Py_ssize_t)sizeof(PyObject)) {
+    if (type->tp_dictoffset != 0) {
         PyErr_SetString(PyExc_TypeError, "the class must have slots only");
-        return NULL;
+        return -1;
     }
-    Py_INCREF(type);
-    Py_XSETREF(combo_type, type);
+    return 0;
+}
+
+static PyObject *
+bind(PyObject *self, PyObject *cls)
+{
+    Py_ssize_t off[6];
+    if (slot_offsets(cls, COMBO_SLOTS, off) < 0)
+        return NULL;
+    Py_INCREF(cls);
+    Py_XSETREF(combo_type, (PyTypeObject *)cls);
     memcpy(combo_off, off, sizeof off);
     Py_RETURN_NONE;
 }
@@ -111,36 +121,6 @@ static const char *MOVE_SLOTS[6] = {"kind", "cards", "combo", "_text", "family",
 static PyTypeObject *move_type;
 static Py_ssize_t move_off[6];
 static PyObject *move_play, *move_pass;      /* the PLAY kind, PASS_MOVE */
-
-static int
-slot_offsets(PyObject *cls, const char **names, Py_ssize_t *off)
-{
-    if (!PyType_Check(cls)) {
-        PyErr_SetString(PyExc_TypeError, "a class is needed");
-        return -1;
-    }
-    PyTypeObject *type = (PyTypeObject *)cls;
-    for (int i = 0; i < 6; i++) {
-        PyObject *d = PyObject_GetAttrString(cls, names[i]);
-        if (d == NULL)
-            return -1;
-        int ok = Py_IS_TYPE(d, &PyMemberDescr_Type) &&
-                 ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX &&
-                 ((PyMemberDescrObject *)d)->d_common.d_type == type;
-        if (ok)
-            off[i] = ((PyMemberDescrObject *)d)->d_member->offset;
-        Py_DECREF(d);
-        if (!ok) {
-            PyErr_Format(PyExc_TypeError, "%s is not a slot of the class", names[i]);
-            return -1;
-        }
-    }
-    if (type->tp_dictoffset != 0) {
-        PyErr_SetString(PyExc_TypeError, "the class must have slots only");
-        return -1;
-    }
-    return 0;
-}
 
 static PyObject *
 bind_move(PyObject *self, PyObject *const *args, Py_ssize_t nargs)

@@ -518,6 +518,7 @@ core_winner_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return PyErr_NoMemory();
     }
     PyObject *out = NULL;
+    g->code_obj = NULL;
     if (core_read_hand(args[0], h->cnt, MAX_COPIES) < 0 ||
         core_gen_output(g, args, nargs, 8, 0) < 0)
         goto done;
