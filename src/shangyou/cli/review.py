@@ -60,7 +60,7 @@ def review(
     as_json: Annotated[bool, typer.Option("--json", help="The review as JSON.")] = False,
 ) -> None:
     """Review one seat's decisions of a saved game with the search bot."""
-    from .main import fail
+    from .common import fail
     try:
         log = load_log(logfile)
     except ValueError as e:
