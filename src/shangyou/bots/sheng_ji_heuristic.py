@@ -35,7 +35,7 @@ from ..games.sheng_ji.order import LEVEL_RANK, TRUMP, Trump, decompose
 from ..games.sheng_ji.tricks import match_format, throw_check, trick_winner
 from ..games.sheng_ji.worlds import rules_of
 from . import sheng_ji as greedy
-from .base import guarded
+from .guard import guarded
 from .reasons import Advice, Reason, Why
 
 card_points, points = greedy.card_points, greedy.points     # 5, 10, K count
