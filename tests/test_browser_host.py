@@ -9,7 +9,9 @@ match, a person's seat given to a bot, the table closed; 4 a stranger's lobby: p
 link-only tables left out, error messages of the server; 5 fair deals: the seal on the table
 page, the cards kept in this browser, and the replay page's checks (the hash computed in the
 browser, with and without crypto.subtle, the kept seal and cards, the server's check), and the
-log it offers for download verifies.
+log it offers for download verifies; 6 the host's ready check: asked, answered, marked, ended by
+a change of seats, and the start with everyone ready; 7 the start anyway, and the check in
+Chinese.
 """
 
 from __future__ import annotations

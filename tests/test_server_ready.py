@@ -135,7 +135,7 @@ def test_the_host_asks_and_each_person_answers_for_their_own_seat(client):
 
 
 def test_the_host_may_start_when_not_everyone_is_ready(client):
-    tid, ann, bob, watcher = full_table(client, players=2)
+    _, ann, bob, _ = full_table(client, players=2)
     ask(ann, bob)
     bob.send({"type": "ready", "ready": False})
     ann.state_until(lambda s: answers(s)[1] is False)
