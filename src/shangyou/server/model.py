@@ -93,6 +93,7 @@ class Table:
     idle_since: float = field(default_factory=time.monotonic)  # when its last socket closed
     secret: str | None = None                      # the current match's deal secret
     commitment: str | None = None                  # ... and its hash, public from the start
+    ready_check: Any = None                        # the host's running ready check (ready.py)
 
     def summary(self) -> dict:
         info = views.table_info(self)

@@ -29,12 +29,13 @@ from .host import HostActions
 from .limits import Clients, Limits, Sweep
 from .model import (ROOM_DEFAULTS, ROOM_KEY, ActionError, Refused, Seat, Table, hash_token,
                     new_id, same_hash)
+from .ready import ReadyChecks
 from .store import AsyncStore, utcnow
 
 log = logging.getLogger("shangyou.server")
 
 
-class TableManager(Autoplay, HostActions):
+class TableManager(Autoplay, HostActions, ReadyChecks):
     """Every table this process holds: created here, or loaded from the store when a client
     opens it (and, at start, the most recently touched ones, in the background)."""
 
@@ -92,6 +93,7 @@ class TableManager(Autoplay, HostActions):
             t.timer_task = None
         for s in t.seats:
             self._cancel_grace(s)
+        self._end_ready_check(t)
 
     def _drop(self, t: Table) -> None:
         """The table leaves memory (it stays in the store)."""
@@ -542,6 +544,7 @@ class TableManager(Autoplay, HostActions):
             log.exception("table %s: storing seats failed", table.id)
             raise ActionError("server_error", "the seats could not be stored") from None
         table.version += 1
+        self._end_ready_check(table)         # who sits changed: a ready check asks again
         for i, d in changes.items():
             s = table.seats[i]
             s.name, s.kind, s.token_hash, s.bot_level = (d["name"], d["kind"], d["token_hash"],
@@ -631,6 +634,7 @@ class TableManager(Autoplay, HostActions):
             log.exception("table %s: storing the match start failed", table.id)
             raise ActionError("server_error", "the match could not be stored") from None
         self._no_longer_waiting(table.id)
+        self._end_ready_check(table)
         table.version += 1
         table.game = g
         table.match_id = match_id

@@ -250,6 +250,25 @@ export const en = {
   "h.closeText": "Everyone at the table is sent away and the table cannot be opened again.",
   "h.close": "Close the table",
 
+  // the host's ready check (table-ready.js)
+  "rc.ask": "Ready check",
+  "rc.question": "The host asks: are you ready?",
+  "rc.yes": "I'm ready",
+  "rc.no": "Not ready",
+  "rc.youYes": "You said you are ready.",
+  "rc.youNo": "You said you are not ready.",
+  "rc.count": "Ready check: {n} of {m} ready.",
+  "rc.all": "Everyone is ready.",
+  "rc.left": "({s} s left)",
+  "rc.mark.yes": "ready",
+  "rc.mark.no": "not ready",
+  "rc.mark.wait": "no answer yet",
+  "rc.say": "The host asks whether you are ready.",
+  "rc.confirmTitle": "Start anyway?",
+  "rc.confirmText": "Not everyone is ready. Start anyway?",
+  "rc.startAnyway": "Start anyway",
+  "rc.none": "The ready check has ended.",
+
   // fair deals (fair.js)
   "fair.sealed": "Deal sealed:",
   "fair.checkIt": "Check the deal",

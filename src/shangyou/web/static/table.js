@@ -6,10 +6,10 @@
 // a "Your turn" banner, a title marker, an optional sound, the room's turn timer, a screen
 // reader announcement), play helpers (Play disabled with the reason, hints, readings, auto-pass,
 // a kept selection), the last trick, a game log, keyboard play, settings and rules help, and
-// two languages (i18n.js). The host's tools are in host.js, the fair-deal record in fair.js; the
-// prompt and controls in table-prompt.js, turn awareness in table-turn.js, the banners in
-// table-banners.js, the log in table-log.js, the layout, seats, trick, hand and strip in their
-// table-*.js modules.
+// two languages (i18n.js). The host's tools are in host.js, the ready check in table-ready.js,
+// the fair-deal record in fair.js; the prompt and controls in table-prompt.js, turn awareness in
+// table-turn.js, the banners in table-banners.js, the log in table-log.js, the layout, seats,
+// trick, hand and strip in their table-*.js modules.
 
 import { richText, sameCards, splitPlay } from "./cards.js";
 import {
@@ -28,6 +28,7 @@ import { kindOf, playsMadeOf, trickKey } from "./table-moves.js";
 import { makePrompt } from "./table-prompt.js";
 import { makeBanners } from "./table-banners.js";
 import { makeTurn } from "./table-turn.js";
+import { makeReady } from "./table-ready.js";
 import { renderTableSeats } from "./table-seats.js";
 import { renderStrip } from "./table-strip.js";
 import { moveLatest, renderLastTrickBox, renderTableTrick, sweepTrick } from "./table-trick.js";
@@ -74,6 +75,7 @@ const { openedElsewhere, tableClosed, kicked } = makeBanners({
   forgetToken: () => { if (!Host.H.me) localStorage.removeItem(TOKEN_KEY); },
 });
 const { renderTurn, tickTimer } = makeTurn({ S, $, myTurn, ctx });
+const Ready = makeReady({ S, $, send, isHost: () => Host.H.proto && Host.H.me });
 const { renderPrompt, renderMoves, playCheck, renderControls } = makePrompt({
   S, $, myTurn, legal, seated, ctx, clickKind, offers, cardPlays, playsOf, kindOf,
   selectedCards, sendMove,
@@ -228,7 +230,7 @@ function handle(msg) {
 }
 
 // errors the page words itself (the others show the server's message)
-const ERRORS = { not_host: "t.notHost", hello_timeout: "t.helloTimeout" };
+const ERRORS = { not_host: "t.notHost", hello_timeout: "t.helloTimeout", no_ready_check: "rc.none" };
 
 function onSeat(msg) {
   if (msg.token) localStorage.setItem(TOKEN_KEY, msg.token);
@@ -328,6 +330,7 @@ function render() {
   }
   const waiting = !tb || tb.status === "waiting" || !v;
   renderWaiting(waiting);
+  Ready.render();
   $("game").hidden = !v;
   $("info-panel").hidden = !v;
   if (seated()) $("kicked-banner").hidden = true;
@@ -448,7 +451,8 @@ function renderWaiting(show) {
     const li = h("li", { dataset: { seat: String(s.seat) } },
       h("span", { class: "seat-label" }, t("t.seatN", { n: s.seat + 1 }), ": ", label,
         s.seat === S.mySeat ? ` — ${t("t.you")}` : "",
-        s.kind === "human" && s.seat === tb.host ? [" ", h("span", { class: "tag host" }, t("t.hostTag"))] : null));
+        s.kind === "human" && s.seat === tb.host ? [" ", h("span", { class: "tag host" }, t("t.hostTag"))] : null,
+        Ready.mark(s)));
     if (s.kind === "empty" && !S.kicked) {
       li.append(h("button", { type: "button", class: "sit", dataset: { seat: String(s.seat) },
         onclick: () => sit(s.seat) }, me ? t("t.moveHere") : t("t.sitHere")));
@@ -722,7 +726,8 @@ function init() {
   }).catch(() => {});
   $("bot-level").addEventListener("change", () => localStorage.setItem(BOTS_KEY, $("bot-level").value));
   $("fill-bots").addEventListener("click", () => send({ type: "bots", level: $("bot-level").value }));
-  $("start").addEventListener("click", () => send({ type: "start" }));
+  $("start").addEventListener("click", Ready.start);
+  $("ready-check").addEventListener("click", Ready.ask);
   $("play").addEventListener("click", onPlay);
   $("pass").addEventListener("click", () => sendMove("pass"));
   $("hint").addEventListener("click", onHint);
