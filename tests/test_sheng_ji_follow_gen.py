@@ -237,3 +237,26 @@ def test_a_pick_that_cannot_be_completed_is_refused():
     assert offered and offered <= set(singles[:6])
     with pytest.raises(shangyou.IllegalMove):
         g.apply(f"pick {shangyou.cards.CARD_TEXT[singles[6]]}")
+
+
+@pytest.mark.parametrize("level", ["greedy", "heuristic", "search"])
+def test_bots_pick_a_long_suit_follow_card_by_card(level):
+    """Each bot level answers the picks with legal moves (strictly: no fallback) and the
+    play it ends in is a legal follow; then the hand plays to its end."""
+    from shangyou.bots import make_bot, play_out
+    from shangyou.bots import sheng_ji, sheng_ji_heuristic, sheng_ji_search
+    choose = {"greedy": sheng_ji.choose, "heuristic": sheng_ji_heuristic.choose,
+              "search": lambda v, rng, strict: sheng_ji_search.choose(
+                  v, rng, iterations=4, strict=strict)}[level]
+    g, lead = long_suit_game()
+    hand = list(g.hands[1])
+    rng = random.Random(1)
+    while g.to_act == 1:
+        view = g.view(1)
+        move = choose(view, rng, strict=True)
+        assert move in view["legal_moves"] and move.startswith("pick ")
+        g.apply(move)
+    play = g.trick[1][1]
+    assert check_follow(g.trump, hand, lead, g.lead_units, play) is None
+    play_out(g, [make_bot("greedy", seed=s) for s in range(4)])
+    assert g.over
