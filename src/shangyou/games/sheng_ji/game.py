@@ -329,8 +329,9 @@ class ShengJiGame(GameBase):
         return [Move(PLAY_K, p, None, None, token=tok) for p in plays]
 
     def _lead_units(self, hand) -> list[tuple]:
+        key = {c: self.sort_key(c) for c in set(hand)}       # each card's key once
         return sorted(lead_units(self.trump, hand, self.rules.decks),
-                      key=lambda u: (len(u), [self.sort_key(c) for c in u]))
+                      key=lambda u: (len(u), [key[c] for c in u]))
 
     # ------------------------------------------------------------------ resolving
     def _resolve(self, text: str) -> Move:
