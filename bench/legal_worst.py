@@ -38,11 +38,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-
-import shangyou  # noqa: E402
-from shangyou.cards import deck, parse  # noqa: E402
-from shangyou.registry import preset_info, preset_names  # noqa: E402
+import shangyou
+from shangyou.cards import deck, parse
+from shangyou.registry import preset_info, preset_names
 
 TARGET_MS = 5.0
 PACKS = {"zheng-shangyou/pagat": (1, 2), "zheng-shangyou/winner": (1, 2),

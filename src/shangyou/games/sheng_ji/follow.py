@@ -14,6 +14,12 @@ With N the number of cards led and S the lead's effective suit (all trumps are o
 
 A "pair" here is two identical cards (with three or four packs, a triple holds one pair): the
 obligations of RULES.md, stated for the common two-pack game and applied as such to more packs.
+
+:func:`check_follow` says why a play may not follow. :func:`legal_follows` lists the legal
+follows, generated directly (never more work than the plays it returns, up to a limit); past
+the limit the game has the cards picked one at a time, :func:`next_cards` giving the cards that
+can still be completed to a legal follow (:func:`completable`). :func:`legal_follows_reference`
+lists every multiset of the suit and filters it: the slow reference of the tests and benches.
 """
 
 from __future__ import annotations
