@@ -224,6 +224,21 @@ def test_a_whole_follow_is_still_accepted_where_cards_are_picked():
     assert g.trick[1] == (1, play) and g.to_act == 2
 
 
+def test_after_some_picks_the_rest_may_be_typed_whole():
+    g, lead = long_suit_game()
+    text = shangyou.cards.CARD_TEXT
+    ref = legal_follows_reference(g.trump, list(g.hands[1]), lead, g.lead_units)
+    target = ref[100]
+    for c in target[:3]:
+        g.apply(f"pick {text[c]}")
+    wrong = [c for c in g.hands[1] if c not in target and g.trump.suit_of(c) == 3][:6]
+    assert tuple(sorted(target[:3] + tuple(wrong))) not in ref
+    with pytest.raises(shangyou.IllegalMove):          # nine cards, but not a legal follow
+        g.apply(" ".join(text[c] for c in wrong))
+    g.apply(" ".join(text[c] for c in target[3:]))
+    assert g.trick[1] == (1, target) and g.pending == []
+
+
 def test_a_pick_that_cannot_be_completed_is_refused():
     g, lead = long_suit_game()
     t = g.trump
