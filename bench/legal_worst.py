@@ -57,7 +57,7 @@ def configs(only: str | None = None) -> list[tuple[str, int, int | None]]:
             for packs in PACKS.get(name, (None,)):
                 try:
                     new_game(name, players, packs, 0)
-                except Exception:       # a pack count this player count does not take
+                except ValueError:      # UnknownOption: a pack count these players do not take
                     continue
                 out.append((name, players, packs))
     return out

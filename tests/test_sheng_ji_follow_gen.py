@@ -12,12 +12,18 @@ import random
 from collections import Counter
 
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 import shangyou
 from shangyou.cards import deck, parse
-from shangyou.games.sheng_ji.follow import (check_follow, follow_needs, legal_follows,
-                                            legal_follows_reference, next_cards)
+from shangyou.games.sheng_ji.follow import (
+    check_follow,
+    follow_needs,
+    legal_follows,
+    legal_follows_reference,
+    next_cards,
+)
 from shangyou.games.sheng_ji.game import FOLLOW_LIMIT
 from shangyou.games.sheng_ji.order import Trump, decompose
 
@@ -258,8 +264,13 @@ def test_a_pick_that_cannot_be_completed_is_refused():
 def test_bots_pick_a_long_suit_follow_card_by_card(level):
     """Each bot level answers the picks with legal moves (strictly: no fallback) and the
     play it ends in is a legal follow; then the hand plays to its end."""
-    from shangyou.bots import make_bot, play_out
-    from shangyou.bots import sheng_ji, sheng_ji_heuristic, sheng_ji_search
+    from shangyou.bots import (
+        make_bot,
+        play_out,
+        sheng_ji,
+        sheng_ji_heuristic,
+        sheng_ji_search,
+    )
     choose = {"greedy": sheng_ji.choose, "heuristic": sheng_ji_heuristic.choose,
               "search": lambda v, rng, strict: sheng_ji_search.choose(
                   v, rng, iterations=4, strict=strict)}[level]
