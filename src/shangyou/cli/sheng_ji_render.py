@@ -315,12 +315,18 @@ class ShengJiRenderer(Renderer):
                      f"can{pairs}.")
             if pending or (view.get("legal_moves") or [""])[0].startswith("pick"):
                 mine = [c for c in plain_cards(" ".join(view["hand"])) if t.suit_of(c) == suit]
-                line = Text(f"You are short of {suit_name(t, suit)}: ")
-                if mine:
-                    line.append("yours all go in (")
-                    line.append_text(self.cards(mine, t))
-                    line.append("); ")
-                line.append(f"choose the other {_plural(n - len(mine), 'card')} one at a time")
+                if len(mine) > n:      # many legal follows: the suit's cards one at a time
+                    line = Text(f"Choose your {_plural(n, 'card')} of {suit_name(t, suit)} "
+                                "one at a time (only cards that can still make a legal "
+                                "follow are offered)")
+                else:
+                    line = Text(f"You are short of {suit_name(t, suit)}: ")
+                    if mine:
+                        line.append("yours all go in (")
+                        line.append_text(self.cards(mine, t))
+                        line.append("); ")
+                    line.append(f"choose the other {_plural(n - len(mine), 'card')} one at a "
+                                "time")
                 if pending:
                     line.append(" (so far: ")
                     line.append_text(self.cards(pending, t))

@@ -13,8 +13,9 @@ Phases (each decision is a move; see docs/rules/sheng-ji.md for the rules and de
   the call is used up).
 * ``play``: tricks. A lead is one unit (``7H``, ``7H 7H``, ``8H 8H 6H 6H``) or a throw built card by
   card (``throw KH``, ``throw QH``, ..., then ``play``); any play may also be applied whole. A
-  follow is a whole play (``9S 9S``); when a player short of the suit could fill the rest in too
-  many ways, the free cards are picked one at a time (``pick 3D``).
+  follow is a whole play (``9S 9S``); when there are more than ``FOLLOW_LIMIT`` legal follows,
+  the cards are picked one at a time (``pick 3D``), each pick one that can still be completed
+  to a legal follow (short of the suit: only the free cards are picked).
 * ``over`` after the match: a side at level A wins a hand as declarers.
 """
 
@@ -29,7 +30,7 @@ from ...cards import BJ_CODE, CARD_TEXT, RJ_CODE, Cards, deck, parse
 from ...engine.base import GameBase
 from ...engine.moves import Move
 from ...errors import IllegalMove, NotationError
-from .follow import check_follow, legal_follows
+from .follow import check_follow, legal_follows, next_cards
 from .order import LEVELS, SJ_RANK, Trump, decompose
 from .scoring import level_change, next_level, points
 from .tricks import kitty_multiplier, lead_suit, throw_check, trick_winner
@@ -37,7 +38,7 @@ from .tricks import kitty_multiplier, lead_suit, throw_check, trick_winner
 DEAL, BURY, CALL, PLAY, OVER = "deal", "bury", "call", "play", "over"
 BID, PASS, BURY_K, CALL_K, PLAY_K, THROW, COMMIT, PICK = ("bid", "pass", "bury", "call", "play",
                                                          "throw", "commit", "pick")
-FOLLOW_LIMIT = 400     # more whole follows than this (short of the suit): pick free cards
+FOLLOW_LIMIT = 400     # more legal follows than this: the cards are picked one at a time
 ACE_RANK = 11
 
 
@@ -322,18 +323,15 @@ class ShengJiGame(GameBase):
         lead = self.trick[0][1]
         plays = None if self.pending else legal_follows(t, hand, lead, self.lead_units,
                                                         limit=FOLLOW_LIMIT)
-        if plays is None:            # picking the free cards one at a time
-            left = Counter(hand)
-            left.subtract(self.pending)
-            s = t.suit_of(lead[0])
-            free = sorted((c for c, k in left.items() if k > 0 and t.suit_of(c) != s),
-                          key=self.sort_key)
-            return [Move(PICK, (c,), token=tok) for c in free]
+        if plays is None:            # choosing the cards one at a time
+            cards = next_cards(t, hand, lead, self.lead_units, self.pending)
+            return [Move(PICK, (c,), token=tok) for c in sorted(cards, key=self.sort_key)]
         return [Move(PLAY_K, p, None, None, token=tok) for p in plays]
 
     def _lead_units(self, hand) -> list[tuple]:
+        key = {c: self.sort_key(c) for c in set(hand)}       # each card's key once
         return sorted(lead_units(self.trump, hand, self.rules.decks),
-                      key=lambda u: (len(u), [self.sort_key(c) for c in u]))
+                      key=lambda u: (len(u), [key[c] for c in u]))
 
     # ------------------------------------------------------------------ resolving
     def _resolve(self, text: str) -> Move:
@@ -486,9 +484,14 @@ class ShengJiGame(GameBase):
             lead = self.trick[0][1]
             suit = t.suit_of(lead[0])
             mine = [c for c in self.hands[seat] if t.suit_of(c) == suit]
-            if len(self.pending) + len(mine) < len(lead):
-                return
-            cards = tuple(sorted(tuple(mine) + tuple(self.pending)))
+            if len(mine) > len(lead):            # the cards of the suit, chosen one by one
+                if len(self.pending) < len(lead):
+                    return
+                cards = tuple(sorted(self.pending))
+            else:                                # short: the free cards, the suit's go in
+                if len(self.pending) + len(mine) < len(lead):
+                    return
+                cards = tuple(sorted(tuple(mine) + tuple(self.pending)))
         elif mv.kind == COMMIT:
             cards = tuple(sorted(self.pending))
         else:
