@@ -42,8 +42,8 @@ them); other follows choose among ``legal_moves()``. The playout leaves the game
 soon as the trick on the table is led by a single or a pair (at once, or after the current
 trick): from then on the policy only leads singles and pairs, and :class:`Sim` plays them on
 bare hands with the same random numbers and the same end result as the engine (a test compares
-them), about three times faster. In Zhao Pengyou (since session 8) Sim also keeps the open
-calls, so the sides change as friends show, as in the game.
+them), about three times faster. In Zhao Pengyou Sim also keeps the open calls, so the sides
+change as friends show, as in the game.
 """
 
 from __future__ import annotations
@@ -51,13 +51,18 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from ..cards import BJ_CODE, CARD_TEXT, parse
-from ..games.sheng_ji.order import TRUMP, decompose
+from ..games.sheng_ji.order import TRUMP, Trump, decompose
 from ..games.sheng_ji.scoring import level_change
 from ..games.sheng_ji.tricks import kitty_multiplier, trick_winner
 from ..games.sheng_ji.worlds import WorldSampler
 from . import sheng_ji_heuristic as heur
+
+if TYPE_CHECKING:
+    from ..games.sheng_ji.game import ShengJiRules
 
 DEFAULT_WORK = 60000              # the default budget: simulated card plays per decision
 WORLD_COST = 40                   # sampling a world costs about as much as 40 card plays
@@ -151,19 +156,28 @@ def _choose(view, rng, iterations, seconds, strict, info=None):
     return cands[alive[best]][0]
 
 
-def race(rows: list[list[float | None]], alive: list[int], z: float = RACE_Z) -> list[int]:
+def _played(value: float | None) -> float:
+    """A live candidate's value in a world: it has one in every world so far (racing drops
+    candidates, it never brings one back)."""
+    assert value is not None
+    return value
+
+
+def race(rows: Sequence[Sequence[float | None]], alive: list[int],
+         z: float = RACE_Z) -> list[int]:
     """The candidates still worth worlds: a candidate whose mean falls more than ``z``
     standard errors (of the paired difference, over the worlds every live candidate played)
     below the best candidate's is dropped; the heuristic's move (index 0) always stays."""
     n = len(rows)
-    means = {i: sum(r[i] for r in rows) / n for i in alive}
+    cols = {i: [_played(r[i]) for r in rows] for i in alive}
+    means = {i: sum(cols[i]) / n for i in alive}
     top = max(alive, key=lambda i: means[i])
     keep = []
     for i in alive:
         if i == 0 or i == top:
             keep.append(i)
             continue
-        diffs = [r[top] - r[i] for r in rows]
+        diffs = [a - b for a, b in zip(cols[top], cols[i])]
         mean = sum(diffs) / n
         var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
         if mean <= z * (var / n) ** 0.5:
@@ -211,6 +225,7 @@ def candidates(view: dict, moves: list[str], base: str) -> list[tuple[str, str]]
         out += [(m, m) for m in plays if m != base]
         return out
     groups: dict[tuple, tuple] = {}
+    key: tuple        # (wins, points, trumps, pairs broken) or (suit, size, height band)
     if view["trick"]:
         trick = [(s, tuple(parse(c))) for s, c in view["trick"]]
         prior = [cs for _, cs in trick]
@@ -324,16 +339,34 @@ class Sim:
 
     __slots__ = ("n", "trump", "hands", "trick", "to_act", "team", "won", "kitty", "penalty",
                  "decks", "mode", "last_lead", "last_winner", "declarer", "calls", "seen")
+    n: int
+    trump: Trump
+    hands: list[list[int]]
+    trick: list[tuple[int, tuple[int, ...]]]      # (seat, cards sorted)
+    to_act: int
+    team: list[str]                               # per seat: "declarers" or "opponents"
+    won: list[int]                                # card points won per seat
+    kitty: list[int]
+    penalty: int
+    decks: int
+    mode: str                                     # the kitty multiplier: "power" or "linear"
+    last_lead: tuple[int, ...] | None             # the last trick's lead, once the hand is over
+    last_winner: int | None                       # ... and its winner
+    declarer: int
+    calls: list[tuple[int, int]]                  # (ordinal, card) of each call still open
+    seen: Counter[int] | None                     # copies played of each card, with open calls
 
     def team_of(self, seat: int) -> str:
         return self.team[seat]
 
     @classmethod
-    def _new(cls, rules, trump, declarer, friends=()) -> "Sim":
+    def _new(cls, rules: ShengJiRules, trump: Trump, declarer: int,
+             friends: Iterable[int] = ()) -> Sim:
         sim = cls()
         sim.n = rules.players
         sim.trump = trump
         sim.declarer = declarer
+        mine: Collection[int]
         if rules.teams:
             mine = [t for t in rules.teams if declarer in t][0]
         else:
@@ -347,13 +380,14 @@ class Sim:
         sim.seen = None         # ... and how many copies of each card have been played
         return sim
 
-    def _open_calls(self, calls, results, played) -> None:
+    def _open_calls(self, calls: list[tuple[int, int]], results: Mapping[int, int | None],
+                    played: Iterable[int]) -> None:
         self.calls = [oc for i, oc in enumerate(calls) if results.get(i) is None]
         if self.calls:
             self.seen = Counter(played)
 
     @classmethod
-    def from_world(cls, sampler: WorldSampler, parts: list) -> "Sim | None":
+    def from_world(cls, sampler: WorldSampler, parts: list) -> Sim | None:
         """The world of ``parts`` (:meth:`WorldSampler.deal`), or None where Sim does not apply
         (not the play phase, a throw or pick in progress)."""
         r = sampler.rules
@@ -369,7 +403,7 @@ class Sim:
                 calls.append((int(o), parse(card)[0]))
             results = dict(enumerate(v.get("call_results") or []))
             sim._open_calls(calls, results, sampler.played)
-        hands = [[] for _ in range(sim.n)]
+        hands: list[list[int]] = [[] for _ in range(sim.n)]
         hands[sampler.seat] = list(sampler.hand)
         kitty: list[int] = []
         for (kind, s, _), cards in zip(sampler.slots, parts):
@@ -382,6 +416,7 @@ class Sim:
         sim.hands = hands
         sim.kitty = kitty
         sim.trick = [(s, tuple(sorted(cs))) for s, cs in sampler.trick]
+        assert sampler.to_act is not None     # the play phase always has a seat to act
         sim.to_act = sampler.to_act
         sim.penalty = v.get("penalty_points", 0)
         won = sim.won
@@ -390,7 +425,7 @@ class Sim:
         return sim
 
     @classmethod
-    def from_game(cls, g) -> "Sim":
+    def from_game(cls, g) -> Sim:
         """A game in its play phase at a trick boundary."""
         sim = cls._new(g.rules, g.trump, g.declarer, g.friends)
         if g.rules.friends:
@@ -432,6 +467,7 @@ class Sim:
     def _note_friends(self, seat: int, cards: tuple) -> None:
         """As the game's: a card that answers an open call makes its player a friend."""
         seen = self.seen
+        assert seen is not None       # kept with the open calls (see _open_calls)
         for c in cards:
             seen[c] += 1
             for oc in list(self.calls):
@@ -447,11 +483,14 @@ class Sim:
         return self.worth(seat)
 
     def total(self) -> int:
+        """The opponents' points once the hand is over (:meth:`play` answered True)."""
         bonus = 0
         kp = sum(_PTS[c] for c in self.kitty)
-        if kp and self.team[self.last_winner] == "opponents":
-            bonus = kp * kitty_multiplier(self.trump, decompose(self.trump, self.last_lead),
-                                          self.mode)
+        if kp:
+            winner, lead = self.last_winner, self.last_lead
+            assert winner is not None and lead is not None    # set as the last trick ends
+            if self.team[winner] == "opponents":
+                bonus = kp * kitty_multiplier(self.trump, decompose(self.trump, lead), self.mode)
         team = self.team
         won = sum(p for s, p in enumerate(self.won) if team[s] == "opponents")
         return won + bonus + self.penalty
