@@ -17,7 +17,8 @@ from pettingzoo import AECEnv
 
 from .. import new_game, new_match, preset_info
 from ..registry import resolve
-from .encoding import ClimbingEncoder, Pager, Rows, ShengJiEncoder
+from .encoding import ClimbingEncoder, Pager, Rows
+from .sheng_ji_encoding import ShengJiEncoder
 
 DEFAULT_CANDIDATES = 128
 #: Steps (every agent's, MORE included) after which an episode is truncated. A random hand
