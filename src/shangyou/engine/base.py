@@ -19,6 +19,9 @@ from typing import TYPE_CHECKING, Any, Self
 from ..errors import IllegalMove
 from .deal import Deal, DealRandom, check_seed, random_source
 
+if TYPE_CHECKING:
+    from .moves import Move
+
 LOG_FORMAT = "shangyou-log/1"
 
 
@@ -132,6 +135,12 @@ class GameBase:
         raise NotImplementedError
 
     def view(self, seat: int) -> dict[str, Any]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def legal_moves(self) -> list[Move]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def apply(self, move: Move | str, seat: int | None = None) -> None:  # pragma: no cover
         raise NotImplementedError
 
     def public_view(self) -> dict[str, Any]:
