@@ -96,14 +96,15 @@ def choose(view: dict, rng: random.Random | None = None, iterations: int | None 
         if strict:
             raise
         move = None
-    if move in moves:
+    if move is not None and move in moves:
         return move
     if strict:
         raise AssertionError(f"search chose {move!r}, not a legal move")
     return heur.choose(view, rng)
 
 
-def _choose(view, rng, iterations, seconds, strict, info=None):
+def _choose(view: dict, rng: random.Random, iterations: int | None, seconds: float | None,
+            strict: bool, info: dict | None = None) -> str:
     cpu_start = time.process_time()     # the default cap counts the whole decision
     moves = view["legal_moves"]
     base = heur.choose(view, rng, strict=strict)
@@ -154,7 +155,7 @@ def _choose(view, rng, iterations, seconds, strict, info=None):
             now = time.process_time()
             if now + (now - w0) >= cpu_deadline:
                 break
-    best = pick_best([[r[i] for i in alive] for r in rows], PICK_Z)
+    best = pick_best([[_played(r[i]) for i in alive] for r in rows], PICK_Z)
     if info is not None:
         info["values"] = {m: [r[i] for r in rows] for i, (m, _) in enumerate(cands)}
     return cands[alive[best]][0]
