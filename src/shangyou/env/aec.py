@@ -79,7 +79,7 @@ class ShangyouAEC(AECEnv):
     """One preset as a PettingZoo AEC environment; see ``docs/env.md``."""
 
     metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "name": "shangyou_v0",
-                "is_parallelizable": False, "render_fps": 1}
+                                "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, preset: str = "zheng-shangyou/pagat", players: int | None = None,
                  render_mode: str | None = None, max_candidates: int = DEFAULT_CANDIDATES,
