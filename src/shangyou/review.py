@@ -29,6 +29,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import shangyou
 
@@ -266,8 +267,8 @@ def review_log(log: dict, seat: int, seconds: float | None = DEFAULT_SECONDS,
         import json
         log = json.loads(log)
     # JSON turns tuples (Sheng ji's must_play_ranks) into lists; the rules are cached by them
-    options = {k: tuple(v) if isinstance(v, list) else v
-               for k, v in (log.get("options") or {}).items()}
+    options: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
+                               for k, v in (log.get("options") or {}).items()}
     options["players"] = log.get("players", options.get("players"))
     make = shangyou.new_match if log.get("match", False) else shangyou.new_game
     g = make(log["game"], seed=log["seed"], **options)

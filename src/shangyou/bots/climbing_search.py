@@ -107,11 +107,12 @@ class Search:
             # little: only to ask whether a play will hold); elsewhere the heuristic's move
             # stays first: in Owen, "winner" and Zheng Fen the plan policy's lead over the
             # heuristic is not measured in search
+            pm: str | None
             try:
                 pm = str(self.policy(self.sampler.sample(self.rng), self.rng, self.team_of))
             except Exception:
                 pm = None
-            if pm in moves and pm != first[0]:
+            if pm is not None and pm in moves and pm != first[0]:
                 if PLAYOUT_CANDIDATE == "first":
                     first.insert(0, pm)
                 else:
@@ -165,6 +166,7 @@ class Search:
         alive = list(range(k))          # candidate 0 never drops out
         worlds = 0
         check = RACE_FIRST
+        w0 = 0.0                        # when the last world began (read once one has)
         # every candidate is played out on the same deals (common random numbers: the
         # comparison between candidates is much less noisy than their values)
         while len(alive) > 1:

@@ -4,6 +4,7 @@ failing with one line and an exit code instead of a traceback."""
 from __future__ import annotations
 
 import sys
+from typing import NoReturn
 
 import typer
 
@@ -32,7 +33,7 @@ def parse_option(text: str) -> tuple[str, object]:
         return key, v
 
 
-def fail(message: str, code: int = 2):
+def fail(message: str, code: int = 2) -> NoReturn:
     """One line on stderr and the exit code; no traceback."""
     print(f"Error: {message}", file=sys.stderr)
     raise typer.Exit(code)

@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -102,7 +102,8 @@ def play(
 ) -> None:
     """Play against bots: you hold one seat, bots the others."""
     try:
-        options = dict(parse_option(o) for o in (option or []))
+        # the values as typed: the preset checks them (and names a bad one)
+        options: dict[str, Any] = dict(parse_option(o) for o in (option or []))
     except ValueError as e:
         fail(str(e))
     for key in RESERVED & set(options):
@@ -129,6 +130,8 @@ def play(
     console = make_console(color_wanted(no_color))
     names = ["You" if s == seat else f"Bot {s}" for s in range(g.n)]
     long_names = ["You" if s == seat else f"Bot {s} ({kinds[s]})" for s in range(g.n)]
+    renderer: Renderer
+    session: PlaySession
     if is_sheng_ji(g):
         renderer = ShengJiRenderer(console, g, names, long_names, human=seat)
         session = ShengJiSession(g, seat, table, renderer, delay=delay, auto_pass=auto_pass)
