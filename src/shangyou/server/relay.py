@@ -49,7 +49,7 @@ class Relay:
                                       "'shangyou[web,cluster]'", name="redis") from None
         self.url = url
         self.node = node
-        self.redis = aredis.from_url(url, health_check_interval=10)
+        self.redis = aredis.from_url(url)
         self.on_items = on_items          # (from node, items): called in the event loop
         self.on_gone = on_gone            # (node): a node no subscriber listens for
         self._out: dict[str, list] = {}
@@ -114,7 +114,7 @@ class Relay:
     async def _read(self) -> None:
         while True:
             try:
-                m = await self._pubsub.get_message(timeout=5.0)
+                m = await self._pubsub.get_message(timeout=None)     # blocks until one
             except asyncio.CancelledError:
                 raise
             except Exception:

@@ -348,7 +348,7 @@ class TableManager(Autoplay, HostActions):
             conn.hello_timer.cancel()
         if table.sockets <= 0:
             table.idle_since = time.monotonic()
-        if conn in table.conns:
+        if conn in table.conns and not table.lost:      # a lost table starts nothing more
             async with table.lock:
                 table.conns.discard(conn)
                 if conn.seat is not None:
