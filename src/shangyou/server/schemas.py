@@ -51,7 +51,8 @@ ERROR_CODES = ("bad_json", "bad_message", "too_big", "rate_limited", "no_table",
                "too_many_sockets",  # per table or per address; socket closes (4429)
                "bad_option",    # an option value the game does not take
                "hints_off",     # the room's hints option refuses this seat advice
-               "no_ready_check")    # a ready answer while the host asks nothing
+               "no_ready_check",    # a ready answer while the host asks nothing
+               "moved")         # another node runs the table now; socket closes (1012)
 OPTION_KEY_MAX = 32            # an option's name, in characters
 OPTION_INT_MAX = 1000          # an option's number, in absolute value
 OPTION_STR_MAX = 32            # an option's text, in characters
