@@ -397,7 +397,7 @@ class Sim:
         (not the play phase, a throw or pick in progress)."""
         r = sampler.rules
         if not (r.teams or r.friends) or sampler.phase != "play" or sampler.pending \
-                or sampler.declarer is None:
+                or sampler.declarer is None or sampler.trump is None:
             return None
         v = sampler.view
         sim = cls._new(r, sampler.trump, sampler.declarer, v.get("friends") or ())
