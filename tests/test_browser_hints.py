@@ -11,8 +11,8 @@ import re
 import pytest
 
 from test_browser import browser, serve  # noqa: F401 (browser: a fixture)
-from test_browser_table import (DESKTOP, LOOPBACK, STEP_MS, _legal, _sit, _start, _table,
-                                _to_act, _two_players, _version, _wait_my_turn,
+from test_browser_table import (DESKTOP, LOOPBACK, PHONE, STEP_MS, _legal, _shot, _sit, _start,
+                                _table, _to_act, _two_players, _version, _wait_my_turn,
                                 _wait_version_above, _watch)
 
 pytestmark = pytest.mark.timeout(240)
@@ -75,6 +75,7 @@ def test_a_person_alone_with_bots_gets_advice_with_a_reason_and_plays_it(server,
         raised = page.locator("#hand .card.selected").evaluate_all("els => els.map(e => e.dataset.card)")
         assert sorted(ringed) == sorted(cards) == sorted(raised), (move, ringed, raised)
         assert not page.locator("#play").is_disabled()
+    _shot(page, "table-hint-en.png")
 
     # the same advice in Chinese: the reason is the bot's, in the page's language
     _set_lang(page, "zh")
@@ -82,6 +83,9 @@ def test_a_person_alone_with_bots_gets_advice_with_a_reason_and_plays_it(server,
     assert re.search(r"[\u4e00-\u9fff]", reason_zh) and reason_zh != reason_en, reason_zh
     assert page.text_content("#hint-text").startswith("提示：")
     assert page.get_attribute("#hint-text", "data-move") == move
+    page.set_viewport_size(PHONE)
+    _shot(page, "table-hint-phone-zh.png")
+    page.set_viewport_size(DESKTOP)
     _set_lang(page, "en")
     assert page.text_content("#hint-reason").strip() == reason_en
 
