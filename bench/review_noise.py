@@ -113,11 +113,16 @@ def report(rows: list[dict], t: float, unit: str) -> list[str]:
             out.append(f"good on {k} fresh worlds less {z} SE: {1 - marked / n:.3f} "
                        f"({marked} marked, {wrong} below the threshold on the other "
                        f"{fresh - k} worlds)")
+
+    def loses(r) -> bool:               # the threshold by two standard errors, all worlds
+        m, se = mean_se(r["diffs"])
+        return m - 2 * se >= t
+
     none = sum(1 for r in first_marks if mean_se(r["diffs"])[0] <= 0)
-    real = sum(1 for r in first_marks if (lambda m, se: m - 2 * se >= t)(*mean_se(r["diffs"])))
+    real = sum(1 for r in first_marks if loses(r))
     out.append(f"of the {len(first_marks)} the first step marks: {none} no loss on the "
                f"{fresh} fresh worlds, {real} lose the threshold by two standard errors")
-    real_all = sum(1 for r in judged if (lambda m, se: m - 2 * se >= t)(*mean_se(r["diffs"])))
+    real_all = sum(1 for r in judged if loses(r))
     out.append(f"decisions that lose the threshold by two standard errors over all {fresh} "
                f"fresh worlds: {real_all} ({real_all / n:.3f})")
     return out

@@ -102,7 +102,7 @@ def test_a_person_alone_with_bots_gets_advice_with_a_reason_and_plays_it(server,
 
 
 def test_hints_are_off_between_two_people_and_legal_plays_stays(server, browser, errors):
-    url, (ca, a), (cb, b) = _two_players(server, browser, errors)
+    _, (ca, a), (cb, b) = _two_players(server, browser, errors)
     mover = _to_act(a)
     mp = {0: a, 1: b}[mover]
     other = {0: a, 1: b}[1 - mover]
