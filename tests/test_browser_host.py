@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 
 from test_browser import _get_json, browser, serve  # noqa: F401 (browser: a fixture)
-from test_browser_table import (AXE, DESKTOP, LOOPBACK, PHONE, _axe, _hand, _hint_and_play,
-                                _no_horizontal_scroll, _shot, _sit, _start, _table,
-                                _wait_my_turn, _watch)
+from test_browser_table import (AXE, DESKTOP, LOOPBACK, PHONE, _axe, _hand,
+                                _legal_and_play, _no_horizontal_scroll, _shot, _sit, _start,
+                                _table, _wait_my_turn, _watch)
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -333,7 +333,7 @@ def test_fair_deal_sealed_at_the_start_and_checked_on_the_replay(server, browser
         assert sorted(kept["hands"]["1"]) == sorted(_hand(page)), "the cards as dealt"
 
     while _wait_my_turn(page):
-        _hint_and_play(page)
+        _legal_and_play(page)
     page.wait_for_selector("#fair-link")
     secret = _table_state(page, "tb.secret")
     assert commitment(secret) == sealed

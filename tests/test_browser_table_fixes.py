@@ -1,6 +1,6 @@
 """What a new user tripped over at the table (issue 22, section 3), each checked in real
-headless Chromium: the hint goes with the move, a disabled Play looks disabled, a selection of
-the wrong size says what is wrong, counted words agree with their number, a reading that only
+headless Chromium: the legal play shown goes with the move, a disabled Play looks disabled, a
+selection of the wrong size says what is wrong, counted words agree with their number, a reading that only
 repeats the rank is left out, Sheng ji's deal reads as bids and a declaration in the log (not
 one pass per dealt card), Winner's match length is shown, and the replay says which moves a bot
 made for a person who was away.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from test_browser import _get_json, browser, serve  # noqa: F401 (browser: a fixture)
-from test_browser_table import (DESKTOP, LOOPBACK, STEP_MS, _hint_and_play, _shot, _sit,
+from test_browser_table import (DESKTOP, LOOPBACK, STEP_MS, _legal_and_play, _shot, _sit,
                                 _start, _table, _wait_my_turn, _watch)
 
 pytestmark = pytest.mark.timeout(240)
@@ -45,13 +45,13 @@ def test_hint_goes_with_the_move_and_disabled_play_looks_disabled(server, browse
     look = "() => { const s = getComputedStyle(document.getElementById('play'));" \
            " return [s.backgroundColor, s.color, s.fontWeight]; }"
     disabled = page.evaluate(look)
-    page.click("#hint")
+    page.click("#legal")
     if page.get_attribute("#hint-text", "data-move") != "pass":
         assert not page.locator("#play").is_disabled()
         enabled = page.evaluate(look)
         assert disabled[0] != enabled[0] and disabled[1] != enabled[1], (disabled, enabled)
     page.click("#clear")
-    _hint_and_play(page)
+    _legal_and_play(page)
     # the hint, its text and its rings are gone after the move
     assert page.text_content("#hint-text") == ""
     assert page.locator(".hinted").count() == 0
@@ -90,7 +90,7 @@ def test_a_selection_of_the_wrong_size_says_what_is_wrong(server, browser):
                 page.click("#clear")
                 checked = True
                 break
-        _hint_and_play(page)
+        _legal_and_play(page)
     assert checked, "never had a play to beat with a size to get wrong"
     ctx.close()
     assert not errors, errors
@@ -252,7 +252,7 @@ def test_cards_move_to_the_table_unless_motion_is_reduced(server, browser, reduc
     for _ in range(4):
         if not _wait_my_turn(page):
             break
-        _hint_and_play(page)
+        _legal_and_play(page)
     assert page.locator("#trick .spot").count() + page.locator("#trick-panel").count() > 0
     assert page.evaluate("getComputedStyle(document.getElementById('trick-panel')).pointerEvents") == "none"
     moved = page.evaluate("window.__moves")
