@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Install everything (extras web, test, env, tournament, cluster, at the exact versions of
-# requirements.lock) into .venv (Debian's chromium and a Chinese font for the browser tests and
-# PostgreSQL's programs for the store tests, if missing, and axe-core into node_modules/ with
-# npm) and run the whole test suite. Extra arguments go to pytest
+# requirements.lock) into .venv (Debian's chromium and a Chinese font for the browser tests,
+# PostgreSQL's programs for the store tests and redis-server for the tests of several nodes, if
+# missing, and axe-core into node_modules/ with npm) and run the whole test suite. Extra arguments go to pytest
 # (e.g. `bash scripts/test.sh --playouts 2000` for the large random-playout run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +30,16 @@ if ! command -v initdb >/dev/null 2>&1 && ! compgen -G '/usr/lib/postgresql/*/bi
     [ "$(id -u)" = 0 ] || SUDO="sudo"
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq postgresql >/dev/null
+fi
+if ! command -v redis-server >/dev/null 2>&1 && [ ! -x /usr/bin/redis-server ]; then
+    # the tests of several nodes start their own Redis server (tests/redis_server.py)
+    echo "installing Debian's redis-server for the tests of several nodes ..." >&2
+    SUDO=""
+    [ "$(id -u)" = 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server >/dev/null
+    # Debian's package starts a system Redis on port 6379; the tests start their own
+    $SUDO systemctl disable --now redis-server >/dev/null 2>&1 || true
 fi
 # axe-core (the accessibility scanner of the browser tests), pinned in package.json
 npm ci --no-audit --no-fund --silent

@@ -3,6 +3,7 @@ import os
 import pytest
 
 import pg_server
+import redis_server
 
 
 def pytest_addoption(parser):
@@ -55,3 +56,22 @@ def db_url(request, tmp_path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'db.sqlite'}"
     return request.getfixturevalue("pg_url")
+
+
+@pytest.fixture
+def redis_url(tmp_path) -> str:
+    """The URL of a real Redis server of this test alone (tests/redis_server.py), stopped and
+    removed at its end."""
+    binary = redis_server.find_redis_server()
+    if binary is None:
+        pytest.fail("redis-server was not found (not on the PATH, not in /usr/bin). Install "
+                    "it (Debian: apt-get install redis-server; scripts/test.sh does).",
+                    pytrace=False)
+    server = redis_server.RedisServer(binary)
+    try:
+        server.start()
+    except BaseException:
+        server.stop()
+        raise
+    yield server.url
+    server.stop()

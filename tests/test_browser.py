@@ -137,11 +137,12 @@ def _wait_turn_or_result(page):
 
 
 def _make_one_move(page) -> str:
-    """It is our turn: take the first hint and play it by clicking. Returns the move made."""
+    """It is our turn: take the first of the legal plays and play it by clicking. Returns the
+    move made."""
     v0 = _version(page)
-    page.click("#hint")
+    page.click("#legal")
     move = page.get_attribute("#hint-text", "data-move")
-    assert move, "the hint shows a legal move"
+    assert move, "Legal plays shows a legal move"
     kind = move.split()[0].lower()
     if move == "pass":
         page.click("#pass")
@@ -150,7 +151,7 @@ def _make_one_move(page) -> str:
     elif kind in ("give", "discard", "bury", "pick", "throw"):
         page.click(f'#hand .card[data-card="{move.split()[1]}"] >> nth=0')
     else:
-        # a card play: the hint selected its cards in the hand
+        # a card play: Legal plays selected its cards in the hand
         selected = page.locator("#hand .card.selected").evaluate_all(
             "els => els.map(e => e.dataset.card)")
         cards = move.split(" as ")[0].split()
@@ -291,7 +292,7 @@ def test_play_a_match_in_the_browser(server, browser):
     shot_taken = False
     while not _wait_turn_or_result(page):
         if not shot_taken:
-            page.click("#hint")           # show a selected hint in the screenshot
+            page.click("#legal")          # show a selected play in the screenshot
             _shot(page, "table-desktop.png")
             page.click("#clear")
             shot_taken = True

@@ -9,7 +9,9 @@ match, a person's seat given to a bot, the table closed; 4 a stranger's lobby: p
 link-only tables left out, error messages of the server; 5 fair deals: the seal on the table
 page, the cards kept in this browser, and the replay page's checks (the hash computed in the
 browser, with and without crypto.subtle, the kept seal and cards, the server's check), and the
-log it offers for download verifies.
+log it offers for download verifies; 6 the host's ready check: asked, answered, marked, ended by
+a change of seats, and the start with everyone ready; 7 the start anyway, and the check in
+Chinese.
 """
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ from pathlib import Path
 import pytest
 
 from test_browser import _get_json, browser, serve  # noqa: F401 (browser: a fixture)
-from test_browser_table import (AXE, DESKTOP, LOOPBACK, PHONE, _axe, _hand, _hint_and_play,
-                                _no_horizontal_scroll, _shot, _sit, _start, _table,
-                                _wait_my_turn, _watch)
+from test_browser_table import (AXE, DESKTOP, LOOPBACK, PHONE, _axe, _hand,
+                                _legal_and_play, _no_horizontal_scroll, _shot, _sit, _start,
+                                _table, _wait_my_turn, _watch)
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -331,7 +333,7 @@ def test_fair_deal_sealed_at_the_start_and_checked_on_the_replay(server, browser
         assert sorted(kept["hands"]["1"]) == sorted(_hand(page)), "the cards as dealt"
 
     while _wait_my_turn(page):
-        _hint_and_play(page)
+        _legal_and_play(page)
     page.wait_for_selector("#fair-link")
     secret = _table_state(page, "tb.secret")
     assert commitment(secret) == sealed
@@ -374,3 +376,121 @@ def test_sha256_in_plain_javascript(server, browser, errors):
         return texts.map(s => m.toHex(m.sha256(new TextEncoder().encode(s)))); }""", texts)
     assert got == [hashlib.sha256(s.encode()).hexdigest() for s in texts]
     ctx.close()
+
+
+def _marks(page) -> dict[str, str]:
+    """The ready mark of each row of the seat list that has one: {seat: yes | no | wait}."""
+    return dict(page.locator("#seat-list .ready-mark").evaluate_all(
+        "els => els.map(e => [e.closest('li').dataset.seat, e.dataset.ready])"))
+
+
+def _in_view(page, selector: str) -> dict:
+    box = page.locator(selector).bounding_box()
+    size = page.viewport_size
+    assert box and box["y"] >= 0 and box["y"] + box["height"] <= size["height"] and \
+        box["x"] >= 0 and box["x"] + box["width"] <= size["width"], (selector, box, size)
+    return box
+
+
+def test_ready_check_asked_answered_and_started(server, browser, errors):
+    """6. The host's ready check: the button waits for a full table; the other person is asked
+    (on a phone, the question and both answers in view without scrolling, 44 px to tap), the
+    seat list marks each answer for everyone, the host sees the count and then "Everyone is
+    ready."; Start asks first while somebody has not said yes; a change of seats ends the
+    check; with everyone ready Start starts at once."""
+    url = _table(server, players=3, options={"target": 50})
+    hc, hp = _person(browser, errors)
+    sc = browser.new_context(viewport=PHONE)
+    sp = _watch(sc.new_page(), errors)
+    _sit(hp, url, "Hana", seat=0)
+    hp.wait_for_function("document.body.dataset.host === '1'")
+    _sit(sp, url, "Sam", seat=1)
+    hp.wait_for_selector('#seat-list li[data-seat="1"] .leave, #seat-list li[data-seat="1"] .kick')
+    assert hp.is_visible("#ready-check") and hp.is_disabled("#ready-check"), "a full table first"
+    assert sp.is_hidden("#ready-check"), "the host's tool only"
+    hp.click('#seat-list .add-bot[data-seat="2"]')
+    hp.wait_for_selector("#ready-check:not([disabled])")
+    hp.click("#ready-check")
+
+    # Sam is asked: the question and the two answers, in view on his phone
+    sp.wait_for_selector("#ready-question")
+    assert sp.evaluate("window.scrollY") == 0
+    _in_view(sp, "#ready-question")
+    for sel in ("#ready-yes", "#ready-no"):
+        assert _in_view(sp, sel)["height"] >= 44, sel
+    assert "ready" in sp.text_content("#announce")
+    assert hp.locator("#ready-yes").count() == 0, "the host asked: the host is ready"
+    hp.wait_for_selector("#ready-count")
+    assert "1 of 2 ready" in hp.text_content("#ready-count")
+    for p in (hp, sp):
+        p.wait_for_function("document.querySelectorAll('#seat-list .ready-mark').length === 2")
+        assert _marks(p) == {"0": "yes", "1": "wait"}, "the bot is not asked"
+    assert hp.is_disabled("#ready-check"), "one check at a time"
+    _shot(sp, "ready-check-asked-phone.png")
+    assert not _axe(sp), _axe(sp)
+
+    # Start while Sam has not answered: the host is asked to confirm, and may cancel
+    hp.click("#start")
+    hp.wait_for_selector("#start-dialog[open]")
+    assert "Not everyone is ready" in hp.text_content("#start-dialog")
+    assert not _axe(hp), _axe(hp)
+    hp.click("#start-cancel")
+    assert hp.is_hidden("#start-dialog") and _table_state(hp, "tb.status") == "waiting"
+
+    sp.click("#ready-no")
+    hp.wait_for_function("document.querySelector('#seat-list li[data-seat=\"1\"] .ready-mark')"
+                         ".dataset.ready === 'no'")
+    sp.wait_for_selector('#ready-no[aria-pressed="true"]')
+    sp.click("#ready-yes")
+    hp.wait_for_selector("#ready-all")
+    assert hp.text_content("#ready-all") == "Everyone is ready."
+    sp.wait_for_function("document.body.dataset.ready === 'all'")
+    assert _marks(hp) == _marks(sp) == {"0": "yes", "1": "yes"}
+    _shot(hp, "ready-check-everyone-desktop.png")
+
+    # a change of seats ends the check, for everyone
+    hp.click('#seat-list li[data-seat="2"] .kick')
+    for p in (hp, sp):
+        p.wait_for_function("document.body.dataset.ready === ''")
+        assert p.is_hidden("#ready-box") and p.locator("#seat-list .ready-mark").count() == 0
+    hp.click('#seat-list .add-bot[data-seat="2"]')
+    hp.wait_for_selector("#ready-check:not([disabled])")
+    hp.click("#ready-check")
+    sp.click("#ready-yes")
+    hp.wait_for_selector("#ready-all")
+    hp.click("#start")                          # everyone is ready: no question
+    for p in (hp, sp):
+        p.wait_for_selector("#game:not([hidden]) #seat-boxes")
+    assert hp.locator("#start-dialog[open]").count() == 0
+    hc.close()
+    sc.close()
+
+
+def test_ready_check_the_host_starts_anyway_and_in_chinese(server, browser, errors):
+    """7. Somebody is not ready: the host confirms "Start anyway" and the match starts. The
+    question, answers and marks in Chinese."""
+    url = _table(server, players=2, options={"target": 50})
+    hc, hp = _person(browser, errors)
+    sc, sp = _person(browser, errors)
+    sc.add_init_script("localStorage.setItem('shangyou.lang', 'zh')")
+    _sit(hp, url, "Hana", seat=0)
+    hp.wait_for_function("document.body.dataset.host === '1'")
+    _sit(sp, url, "Sam", seat=1)
+    hp.wait_for_selector("#ready-check:not([disabled])")
+    hp.click("#ready-check")
+    sp.wait_for_selector("#ready-question")
+    assert sp.text_content("#ready-question") == "房主问：你准备好了吗？"
+    assert [sp.text_content("#ready-yes"), sp.text_content("#ready-no")] == \
+        ["我准备好了", "还没准备好"]
+    sp.click("#ready-no")
+    sp.wait_for_selector('#seat-list li[data-seat="1"] .ready-mark.no')
+    assert sp.text_content('#seat-list li[data-seat="1"] .ready-mark') == "未准备"
+    hp.wait_for_selector('#seat-list li[data-seat="1"] .ready-mark.no')
+    hp.click("#start")
+    hp.wait_for_selector("#start-dialog[open]")
+    hp.click("#start-anyway")                   # the host decides
+    for p in (hp, sp):
+        p.wait_for_selector("#game:not([hidden]) #seat-boxes")
+        assert p.evaluate("document.body.dataset.ready") == ""
+    hc.close()
+    sc.close()

@@ -145,13 +145,14 @@ def _wait_version_above(page, v0: int, timeout=STEP_MS):
                            timeout=timeout)
 
 
-def _hint_and_play(page, keyboard=False) -> str:
-    """Our turn: take the first hint and make it (by keys or by clicks)."""
+def _legal_and_play(page, keyboard=False) -> str:
+    """Our turn: take the first of the legal plays (the Legal plays button, which answers at
+    once) and make it (by keys or by clicks)."""
     v0 = _version(page)
     if keyboard:
-        page.keyboard.press("h")
+        page.keyboard.press("l")
     else:
-        page.click("#hint")
+        page.click("#legal")
     move = page.get_attribute("#hint-text", "data-move")
     assert move and move in _legal(page), move
     if move == "pass":
@@ -160,7 +161,7 @@ def _hint_and_play(page, keyboard=False) -> str:
         else:
             page.click("#pass")
     else:
-        assert not page.locator("#play").is_disabled(), "Play is enabled for a legal hint"
+        assert not page.locator("#play").is_disabled(), "Play is enabled for a legal play shown"
         if keyboard:
             page.keyboard.press("p")
         else:
@@ -349,7 +350,7 @@ def test_dropped_player_is_played_by_a_bot_then_restored(server, browser, errors
         to_act, v0 = a.evaluate("[document.body.dataset.toAct, Number(document.body.dataset.version)]")
         t0 = time.monotonic()
         if to_act == "0":
-            _hint_and_play(a)
+            _legal_and_play(a)
             continue
         _wait_version_above(a, v0, timeout=STEP_MS)
         assert time.monotonic() - max(t0, t_gone + grace) < 2.0, "the bot moved within 2 s"
@@ -368,7 +369,7 @@ def test_dropped_player_is_played_by_a_bot_then_restored(server, browser, errors
     assert set(_hand(b2)) <= set(hand_b)
     # and the seat waits for him again: when it is his turn, nobody moves for him
     if _to_act(a) == 0:
-        _hint_and_play(a)
+        _legal_and_play(a)
     b2.wait_for_selector("#your-turn", timeout=STEP_MS)
     v = _version(b2)
     time.sleep(1.0)
@@ -407,7 +408,7 @@ def test_same_seat_in_a_second_tab(server, browser, errors):
 
 def test_play_helpers_selection_and_auto_pass(server, browser, errors):
     """5. The selection survives the other players' moves; Play stays disabled for an illegal
-    selection and says why; the hint cycles through legal plays; auto-pass passes for the rest
+    selection and says why; Legal plays cycles through the legal plays; auto-pass passes for the rest
     of the trick and switches itself off when the trick ends."""
     url, (ca, a), (cb, b) = _two_players(server, browser, errors)
     pages = {0: a, 1: b}
@@ -417,7 +418,7 @@ def test_play_helpers_selection_and_auto_pass(server, browser, errors):
     card = _hand(mp)[-1]
     mp.click(f'#hand .card[data-card="{card}"]')
     assert mp.get_attribute(f'#hand .card[data-card="{card}"]', "aria-pressed") == "true"
-    _hint_and_play(pages[mover])
+    _legal_and_play(pages[mover])
     mp.wait_for_selector("#your-turn", timeout=STEP_MS)
     assert mp.get_attribute(f'#hand .card[data-card="{card}"]', "aria-pressed") == "true"
     mp.click("#clear")
@@ -440,10 +441,10 @@ def test_play_helpers_selection_and_auto_pass(server, browser, errors):
     assert mp.get_attribute("#play", "aria-describedby") == "play-why"
     mp.click("#clear")
 
-    # the hint cycles through legal plays
+    # Legal plays cycles through the legal plays
     seen = []
     for _ in range(min(4, len(_legal(mp)))):
-        mp.click("#hint")
+        mp.click("#legal")
         m = mp.get_attribute("#hint-text", "data-move")
         assert m in _legal(mp)
         seen.append(m)
@@ -451,7 +452,7 @@ def test_play_helpers_selection_and_auto_pass(server, browser, errors):
     mp.click("#clear")
 
     # auto-pass: on while the other player leads; it passes for me in this trick, then is off
-    _hint_and_play(mp)                     # my move; now the other player acts
+    _legal_and_play(mp)                    # my move; now the other player acts
     op = pages[mover]
     op.wait_for_selector("#your-turn", timeout=STEP_MS)
     beats = [m for m in _legal(op) if m != "pass"]
@@ -551,7 +552,7 @@ def test_whole_hand_on_a_phone_by_keyboard_with_review(server, browser, errors):
         assert page.evaluate("document.activeElement.getAttribute('aria-pressed')") == "true"
         page.keyboard.press("Enter")
     else:
-        page.keyboard.press("h")
+        page.keyboard.press("l")
         page.keyboard.press("Enter" if page.get_attribute("#hint-text", "data-move") != "pass"
                             else "x")
     _wait_version_above(page, v0)
@@ -572,7 +573,7 @@ def test_whole_hand_on_a_phone_by_keyboard_with_review(server, browser, errors):
             assert page.get_attribute("#last-trick-btn", "aria-expanded") == "true"
             _no_horizontal_scroll(page)
             checked_last = True
-        _hint_and_play(page, keyboard=True)
+        _legal_and_play(page, keyboard=True)
         moves += 1
         assert moves < 120
     assert checked_last
@@ -750,7 +751,9 @@ def test_two_languages_for_every_key(server, browser, errors):
     page.wait_for_selector("#hand .card")
     _wait_my_turn(page)
     page.click("#last-trick-btn")
-    page.click("#hint")
+    page.click("#hint")                    # the bot's advice, its reason in Chinese
+    page.wait_for_selector('#hint-text[data-source="advice"] #hint-reason')
+    assert re.search(r"[\u4e00-\u9fff]", page.text_content("#hint-reason"))
     assert "⟦" not in page.inner_text("body")
     assert not _latin_words(page), _latin_words(page)
     _shot(page, "table-desktop-zh.png")
@@ -764,7 +767,7 @@ def test_two_languages_for_every_key(server, browser, errors):
     page.set_viewport_size(DESKTOP)
     # play the match out in Chinese: summaries and the result have no English either
     while _wait_my_turn(page):
-        _hint_and_play(page)
+        _legal_and_play(page)
     page.wait_for_selector("#score-table")
     assert not _latin_words(page), _latin_words(page)
     missing = page.evaluate("[...window.__i18n.missing]")
@@ -818,6 +821,7 @@ def test_accessibility_axe_and_rules_at_the_table(server, browser, errors):
     assert live.get_attribute("aria-live") == "polite" and live.get_attribute("role") == "status"
     assert live.text_content() == "Your turn to play."
     page.click("#hint")
+    page.wait_for_selector('#hint-text[data-source="advice"]')
     page.click("#last-trick-btn")
     assert not _axe(page), _axe(page)
     _shot(page, "table-desktop-en.png")

@@ -1,17 +1,18 @@
 """What a new user tripped over at the table (issue 22, section 3), each checked in real
-headless Chromium: the hint goes with the move, a disabled Play looks disabled, a selection of
-the wrong size says what is wrong, counted words agree with their number, a reading that only
+headless Chromium: the legal play shown goes with the move, a disabled Play looks disabled, a
+selection of the wrong size says what is wrong, counted words agree with their number, a reading that only
 repeats the rank is left out, Sheng ji's deal reads as bids and a declaration in the log (not
-one pass per dealt card), and Winner's match length is shown.
+one pass per dealt card), Winner's match length is shown, and the replay says which moves a bot
+made for a person who was away.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from test_browser import browser, serve  # noqa: F401 (browser: a fixture)
-from test_browser_table import (DESKTOP, LOOPBACK, STEP_MS, _hint_and_play, _sit, _start,
-                                _table, _wait_my_turn, _watch)
+from test_browser import _get_json, browser, serve  # noqa: F401 (browser: a fixture)
+from test_browser_table import (DESKTOP, LOOPBACK, STEP_MS, _legal_and_play, _shot, _sit,
+                                _start, _table, _wait_my_turn, _watch)
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -44,13 +45,13 @@ def test_hint_goes_with_the_move_and_disabled_play_looks_disabled(server, browse
     look = "() => { const s = getComputedStyle(document.getElementById('play'));" \
            " return [s.backgroundColor, s.color, s.fontWeight]; }"
     disabled = page.evaluate(look)
-    page.click("#hint")
+    page.click("#legal")
     if page.get_attribute("#hint-text", "data-move") != "pass":
         assert not page.locator("#play").is_disabled()
         enabled = page.evaluate(look)
         assert disabled[0] != enabled[0] and disabled[1] != enabled[1], (disabled, enabled)
     page.click("#clear")
-    _hint_and_play(page)
+    _legal_and_play(page)
     # the hint, its text and its rings are gone after the move
     assert page.text_content("#hint-text") == ""
     assert page.locator(".hinted").count() == 0
@@ -89,7 +90,7 @@ def test_a_selection_of_the_wrong_size_says_what_is_wrong(server, browser):
                 page.click("#clear")
                 checked = True
                 break
-        _hint_and_play(page)
+        _legal_and_play(page)
     assert checked, "never had a play to beat with a size to get wrong"
     ctx.close()
     assert not errors, errors
@@ -251,7 +252,7 @@ def test_cards_move_to_the_table_unless_motion_is_reduced(server, browser, reduc
     for _ in range(4):
         if not _wait_my_turn(page):
             break
-        _hint_and_play(page)
+        _legal_and_play(page)
     assert page.locator("#trick .spot").count() + page.locator("#trick-panel").count() > 0
     assert page.evaluate("getComputedStyle(document.getElementById('trick-panel')).pointerEvents") == "none"
     moved = page.evaluate("window.__moves")
@@ -302,4 +303,58 @@ def test_side_drawer_on_a_phone(server, browser):
     page.wait_for_selector("#side", state="hidden")
     assert page.evaluate("document.activeElement.id") == "open-side"
     ctx.close()
+    assert not errors, errors
+
+
+def test_replay_says_which_moves_a_bot_made_for_an_absent_person(server, browser):
+    """Ada makes her first moves herself, then leaves the match (the room's grace is 0 s, so a
+    bot plays her seat at once): stepping through the replay, exactly the moves of her seat
+    after she left carry the note "a bot played for them", not hers and not the bot seat's."""
+    errors: list[str] = []
+    url = _table(server, options={"target": 1}, room={"grace": 0})
+    ctx, page = _page(browser, errors)
+    _sit(page, url, "Ada", seat=0)
+    wc, watcher = _page(browser, errors)
+    watcher.goto(url)
+    _start(page)                                    # a bot in the other seat
+    for _ in range(2):                              # Ada's own moves (no turn timer runs)
+        assert _wait_my_turn(page)
+        v0 = int(page.evaluate("document.body.dataset.version"))
+        page.evaluate("""() => { const S = window.__shangyou;
+            S.ws.send(JSON.stringify({type: 'move', move: S.view.legal_moves[0],
+                                      version: S.version})); }""")
+        page.wait_for_function("v0 => Number(document.body.dataset.version) > v0", arg=v0,
+                               timeout=STEP_MS)
+    left_at = page.evaluate("window.__shangyou.moveCount")   # every later move of seat 0 ...
+    ctx.close()                                              # ... is the bot's for Ada
+    watcher.wait_for_selector("#result, #replay-link", timeout=60_000)
+    match_id = watcher.evaluate("window.__shangyou.table.match_id")
+    moves = _get_json(f"{server}/api/matches/{match_id}")["log"]["moves"]
+    expected = [seat == 0 and i >= left_at for i, (seat, _) in enumerate(moves)]
+    assert any(expected), "the bot moved for Ada"
+    assert any(seat == 0 and not e for (seat, _), e in zip(moves, expected)), "Ada moved"
+    assert any(seat == 1 for seat, _ in moves)
+
+    watcher.goto(f"{server}/replay/{match_id}")
+    watcher.wait_for_function("document.getElementById('step-text').textContent.endsWith(' / "
+                              f"{len(moves)}')")
+    notes = watcher.evaluate("""(n) => {
+        const out = [];
+        for (let k = 1; k <= n; k++) {
+            document.getElementById('next').click();
+            const note = document.querySelector('#last-move .assisted');
+            out.push(note ? [note.dataset.by, note.textContent] : null);
+        }
+        return out; }""", len(moves))
+    assert [n is not None for n in notes] == expected, (notes, moves, left_at)
+    assert {tuple(n) for n in notes if n} == {("bot", "(a bot played for them: they were away)")}
+    first = expected.index(True) + 1
+    watcher.click("#first")
+    for _ in range(first):
+        watcher.click("#next")
+    watcher.wait_for_selector('#last-move .assisted[data-by="bot"]')
+    _shot(watcher, "replay-assisted-desktop.png")
+    watcher.click("#prev")
+    assert watcher.locator("#last-move .assisted").count() == (1 if expected[first - 2] else 0)
+    wc.close()
     assert not errors, errors

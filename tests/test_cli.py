@@ -500,6 +500,19 @@ def _sj_render(view_changes: dict, name="sheng-ji", players=4) -> str:
     return out.getvalue()
 
 
+def test_sheng_ji_long_suit_follow_chosen_card_by_card_is_explained():
+    hand = "3H 4H 5H 6H 8H 9H 9H 10H JH QH KH AH 3S".split()
+    text = _sj_render({"phase": "play", "trump": "7S", "level": "7", "declarer": 1,
+                       "to_act": 0, "trick": [[3, "KH QH JH"]], "hand": hand,
+                       "pending": ["9H"], "legal_moves": ["pick 3H", "pick 4H"]})
+    assert "Choose your 3 cards of ♥ one at a time" in text and "(so far: 9♥)" in text
+    assert "short of" not in text
+    # typed whole, the cards are added to those picked
+    view = _sj_view(phase="play", trump="7S", trick=[[3, "KH QH JH"]], pending=["9H"],
+                    hand=hand, legal_moves=["pick 3H", "pick 4H"])
+    assert parse_sheng_ji_input("3h 4h", [], view).moves == ("3H 4H",)
+
+
 def test_sheng_ji_table_shows_trump_levels_sides_points_and_the_trick():
     text = _sj_render({"phase": "play", "trump": "7S", "level": "7", "declarer": 1,
                        "levels": ["5", "7", "5", "7"], "points_won": [30, 0, 15, 5],

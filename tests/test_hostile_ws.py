@@ -44,7 +44,7 @@ OWEN3 = {**OWEN2, "players": 3}
 HOST_CODES = ("not_host", "kicked", "closed", "hello_timeout", "too_many_sockets", "bad_origin",
               "too_many_tables", "bad_option")
 DOCUMENTED = (set(schemas.ERROR_CODES) | set(HOST_CODES)) - {"server_error"}
-HOST_TYPES = ("kick", "swap", "options", "host", "close")
+HOST_TYPES = ("kick", "swap", "options", "host", "close", "ready_check")
 FLOOD_CLOSE = 400
 
 
@@ -90,11 +90,11 @@ NOT_INT = (st.none() | st.booleans() | st.floats() | st.text(max_size=6)
            | st.lists(st.integers(), max_size=2) | st.dictionaries(UNICODE, SCALARS, max_size=2))
 NOT_STR = (st.none() | st.booleans() | st.integers() | HUGE | st.floats()
            | st.lists(UNICODE, max_size=2) | st.dictionaries(UNICODE, SCALARS, max_size=2))
-TYPES = ("hello", "sit", "leave", "bots", "start", "move", "chat") + HOST_TYPES
+TYPES = ("hello", "sit", "leave", "bots", "start", "move", "chat", "ready") + HOST_TYPES
 INT_FIELDS = {"seat", "version", "since", "to"}
 STR_FIELDS = {"token", "name", "move", "text", "match", "level"}
 REQUIRED = {"sit": ("seat",), "move": ("move", "version"), "chat": ("text",),
-            "kick": ("seat",), "swap": ("seat", "to"), "host": ("seat",)}
+            "kick": ("seat",), "swap": ("seat", "to"), "host": ("seat",), "ready": ("ready",)}
 LIMITS = {"token": 128, "name": 24, "move": 200, "text": 200, "match": 32, "level": 12}
 
 
@@ -119,6 +119,7 @@ def base_message(draw, kind: str) -> dict:
                     "room": st.dictionaries(st.sampled_from(["turn_timer", "grace", "listed"]),
                                             st.integers(-1, 100) | st.booleans(), max_size=2)},
         "host": {"seat": seat},
+        "ready": {"ready": st.booleans()},
     }.get(kind, {})
     msg = {"type": kind}
     for key, strategy in fields.items():
@@ -396,6 +397,7 @@ HOST_ACTIONS = {
     "room options": {"type": "options", "room": {"turn_timer": 30}},
     "host": {"type": "host", "seat": 1},
     "close": {"type": "close"},
+    "ready check": {"type": "ready_check"},
 }
 
 

@@ -240,9 +240,9 @@ def _compare_deals(log: dict, game, complete: bool,
 def _compare_one(i: int, theirs, mine: dict | None, n: int, complete: bool) -> HandCheck:
     if mine is None:
         hand = theirs.get("hand") if isinstance(theirs, dict) else None
-        why = ("published, but the replay deals no such hand" if complete
-               else "not checked: the replay stopped before this hand")
-        return HandCheck(i, hand, (None,) * n, None, (why,))
+        reason = ("published, but the replay deals no such hand" if complete
+                  else "not checked: the replay stopped before this hand")
+        return HandCheck(i, hand, (None,) * n, None, (reason,))
     hand = mine["hand"]
     if theirs is None:
         return HandCheck(i, hand, (None,) * n, None,

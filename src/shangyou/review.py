@@ -8,10 +8,14 @@ numbers for all (common random numbers). Their values are the expected result fo
 hand points (its team's less the other team's in team presets) in the climbing games, the
 search's worth of the hand (levels, the winning side's bonus and the points) in Sheng ji.
 
-The *loss* of a decision is the best candidate's mean less the move's mean, paired world by
-world, less one standard error of that paired difference (floored at 0): a handful of worlds
-does not mark a decision on noise alone. :data:`THRESHOLDS` turn the loss into a mark
-(``good``, ``inaccuracy``, ``mistake``, ``blunder``). Decisions with one legal move, card
+The review takes two steps on separate worlds. The first finds the best candidate (the best
+mean over up to ``max_worlds`` worlds). The best of several noisy means is above its own true
+value (the more candidates and the fewer worlds, the more so), so the move made is not judged
+on those worlds: the second step plays out the best candidate and the move made on up to
+``judge_worlds`` fresh worlds, and the *loss* is the mean of their paired difference there,
+less one standard error of it (floored at 0), so that a decision is not marked on noise alone
+(docs/bots.md, *Advice and review*, measures that noise). :data:`THRESHOLDS` turn the loss
+into a mark (``good``, ``inaccuracy``, ``mistake``, ``blunder``). Decisions with one legal move, card
 exchanges, and in Sheng ji bids, burying, calling and the steps of a throw are not reviewed
 (the search leaves them to the heuristic).
 
@@ -29,6 +33,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import shangyou
 
@@ -46,8 +51,10 @@ THRESHOLDS: dict[str, tuple[float, float, float]] = {
 UNITS = {"climbing": "points", "zheng-fen": "points", "sheng-ji": "levels"}
 
 DEFAULT_SECONDS = 1.0          # CPU seconds per decision
-DEFAULT_WORLDS = 48            # at most this many worlds per decision
-MIN_WORLDS = 8                 # ... and at least this many, whatever the CPU budget
+DEFAULT_WORLDS = 48            # at most this many worlds to find the best candidate
+DEFAULT_JUDGE_WORLDS = 256     # ... and this many fresh ones to judge the move made against it
+MIN_WORLDS = 8                 # each step at least this many, whatever the CPU budget
+LOSS_Z = 1.0                   # the loss: the paired mean less this many standard errors
 
 
 def family_of(game_name: str, rules=None) -> str:
@@ -150,20 +157,28 @@ def _paired(a: list[float], b: list[float]) -> tuple[float, float]:
 
 
 class _Budget:
-    def __init__(self, seconds: float | None, max_worlds: int):
-        self.seconds = seconds
-        self.max_worlds = max_worlds
-        self.start = time.process_time()
+    """Worlds while ``more(worlds)``: at least ``least``, at most ``most``, and past ``least``
+    only while the CPU time since the decision began is under ``seconds`` (None: no limit)."""
+
+    def __init__(self, start: float, seconds: float | None, least: int, most: int):
+        self.start, self.seconds, self.least, self.most = start, seconds, least, most
 
     def more(self, worlds: int) -> bool:
-        if worlds >= self.max_worlds:
+        if worlds >= self.most:
             return False
-        if worlds < MIN_WORLDS or self.seconds is None:
+        if worlds < self.least or self.seconds is None:
             return True
         return time.process_time() - self.start < self.seconds
 
 
-def _climbing_values(view: dict, played: str, rng, budget: _Budget) -> dict[str, list] | None:
+class _Judge:
+    """One decision's candidates, its worlds and a candidate's value in a world."""
+
+    def __init__(self, cands: list[str], world, value):
+        self.cands, self.world, self.value = cands, world, value
+
+
+def _climbing_judge(view: dict, played: str, rng) -> _Judge | None:
     from .bots.climbing_search import Search
     moves = view["legal_moves"]
     if moves[0].split()[0] in ("give", "take", "discard", "offer"):
@@ -173,17 +188,11 @@ def _climbing_values(view: dict, played: str, rng, budget: _Budget) -> dict[str,
     if played not in cands:
         cands.append(played)
     index = {m: i for i, m in enumerate(moves)}
-    values: dict[str, list] = {m: [] for m in cands}
-    worlds = 0
-    while budget.more(worlds):
-        deal = search.sampler.deal(rng)
-        for m in cands:
-            values[m].append(search.value(deal, index[m]))
-        worlds += 1
-    return values
+    return _Judge(cands, lambda: search.sampler.deal(rng),
+                  lambda deal, m: search.value(deal, index[m]))
 
 
-def _sheng_ji_values(view: dict, played: str, rng, budget: _Budget) -> dict[str, list] | None:
+def _sheng_ji_judge(view: dict, played: str, rng) -> _Judge | None:
     from .bots import sheng_ji_heuristic as heur
     from .bots import sheng_ji_search as sj
     from .games.sheng_ji.worlds import WorldSampler
@@ -198,21 +207,28 @@ def _sheng_ji_values(view: dict, played: str, rng, budget: _Budget) -> dict[str,
         cands.append((played, played))
     sampler = WorldSampler(view)
     seat = view["seat"]
-    values: dict[str, list] = {m: [] for m, _ in cands}
-    worlds = 0
-    while budget.more(worlds):
-        parts = sampler.deal(rng)
-        seed = rng.randrange(2**31)
-        for m, play in cands:
-            values[m].append(sj.playout(sampler, parts, play, seat, seed))
-        worlds += 1
-    return values
+    play_of = dict(cands)
+
+    def world():
+        return sampler.deal(rng), rng.randrange(2**31)
+
+    def value(w, m):
+        return sj.playout(sampler, w[0], play_of[m], seat, w[1])
+    return _Judge([m for m, _ in cands], world, value)
 
 
 def review_decision(view: dict, played: str, index: int = 0, rng=None,
                     seconds: float | None = DEFAULT_SECONDS,
-                    max_worlds: int = DEFAULT_WORLDS) -> Decision | None:
-    """The review of ``played`` in ``view`` (None: not a decision the search reviews)."""
+                    max_worlds: int = DEFAULT_WORLDS,
+                    judge_worlds: int = DEFAULT_JUDGE_WORLDS) -> Decision | None:
+    """The review of ``played`` in ``view`` (None: not a decision the search reviews).
+
+    Two steps on separate worlds: every candidate is played out on up to ``max_worlds``
+    worlds and the one with the best mean is taken; then that move and the move made are
+    played out on up to ``judge_worlds`` fresh worlds, and the loss is measured on those
+    alone (the best of several noisy means is above its true value; fresh worlds are not).
+    ``seconds`` of CPU in all: half for the first step, the rest for the second, each at
+    least :data:`MIN_WORLDS` worlds."""
     moves = view["legal_moves"]
     if len(moves) < 2:
         return None
@@ -220,29 +236,48 @@ def review_decision(view: dict, played: str, index: int = 0, rng=None,
     if played not in moves:
         raise ValueError(f"{played!r} is not a legal move of this view")
     rng = rng if rng is not None else random.Random(0)
-    budget = _Budget(seconds, max_worlds)
+    start = time.process_time()
     game = view["game"]
     if game.startswith("sheng-ji"):
-        values = _sheng_ji_values(view, played, rng, budget)
+        judge = _sheng_ji_judge(view, played, rng)
         family = "sheng-ji"
     else:
         from .bots.climbing_heuristic import rules_for_view
-        values = _climbing_values(view, played, rng, budget)
+        judge = _climbing_judge(view, played, rng)
         family = family_of(game, rules_for_view(view))
-    if not values:
+    if judge is None:
         return None
+    # 1. which candidate is best
+    values: dict[str, list] = {m: [] for m in judge.cands}
+    budget = _Budget(start, None if seconds is None else seconds / 2, MIN_WORLDS, max_worlds)
+    while budget.more(len(values[played])):
+        w = judge.world()
+        for m in judge.cands:
+            values[m].append(judge.value(w, m))
     means = {m: sum(v) / len(v) for m, v in values.items()}
     best = max(values, key=lambda m: (means[m], m == played))
-    loss = 0.0
-    if best != played:
-        mean, se = _paired(values[best], values[played])
-        loss = max(0.0, mean - se)
+    if best == played:
+        return Decision(index, view["seat"], played, played, means[played], means[played],
+                        0.0, len(values[played]), "good", None)
+    # 2. how much the move made loses to it, on fresh worlds
+    a: list[float] = []
+    b: list[float] = []
+    budget = _Budget(start, seconds, MIN_WORLDS, judge_worlds)
+    while budget.more(len(a)):
+        w = judge.world()
+        a.append(judge.value(w, best))
+        b.append(judge.value(w, played))
+    mean, se = _paired(a, b)
+    best_value, played_value = sum(a) / len(a), sum(b) / len(b)
+    if mean <= 0:           # on fresh worlds the move made is as good: nothing better found
+        return Decision(index, view["seat"], played, played, played_value, played_value,
+                        0.0, len(a), "good", None)
+    loss = max(0.0, mean - LOSS_Z * se)
     reason = None
     if loss > 0:
-        reason = _best_reason(view, best, played, means[best] - means[played],
-                              len(values[played]), family)
-    return Decision(index, view["seat"], played, best, means[played], means[best], loss,
-                    len(values[played]), mark_of(loss, family), reason)
+        reason = _best_reason(view, best, played, mean, len(a), family)
+    return Decision(index, view["seat"], played, best, played_value, best_value, loss,
+                    len(a), mark_of(loss, family), reason)
 
 
 def _best_reason(view: dict, best: str, played: str, gain: float, worlds: int,
@@ -259,15 +294,16 @@ def _best_reason(view: dict, best: str, played: str, gain: float, worlds: int,
 
 
 def review_log(log: dict, seat: int, seconds: float | None = DEFAULT_SECONDS,
-               max_worlds: int = DEFAULT_WORLDS, seed: int = 0, progress=None) -> Review:
+               max_worlds: int = DEFAULT_WORLDS, seed: int = 0, progress=None,
+               judge_worlds: int = DEFAULT_JUDGE_WORLDS) -> Review:
     """Review every decision of ``seat`` in a game log (``game.log``). ``progress(done,
     total)`` is called after each of the seat's moves."""
     if isinstance(log, str):
         import json
         log = json.loads(log)
     # JSON turns tuples (Sheng ji's must_play_ranks) into lists; the rules are cached by them
-    options = {k: tuple(v) if isinstance(v, list) else v
-               for k, v in (log.get("options") or {}).items()}
+    options: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
+                               for k, v in (log.get("options") or {}).items()}
     options["players"] = log.get("players", options.get("players"))
     make = shangyou.new_match if log.get("match", False) else shangyou.new_game
     g = make(log["game"], seed=log["seed"], **options)
@@ -285,7 +321,7 @@ def review_log(log: dict, seat: int, seconds: float | None = DEFAULT_SECONDS,
         if s == seat:
             view = g.view(seat)
             played = _as_listed(view, text)
-            d = review_decision(view, played, i, rng, seconds, max_worlds)
+            d = review_decision(view, played, i, rng, seconds, max_worlds, judge_worlds)
             if d is None:
                 skipped += 1
             else:

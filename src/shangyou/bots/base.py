@@ -13,8 +13,12 @@ from __future__ import annotations
 
 import random
 import warnings
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 from ..cards import parse
 
@@ -46,34 +50,6 @@ class Bot:
         move = self.choose(view)
         code = "only_move" if len(view["legal_moves"]) == 1 else "no_reason"
         return Advice(move, Reason(code, {"bot": self.name}), self.name)
-
-
-def guarded(label: str, rule, view: dict, rng=None, strict: bool = False,
-            fallback=None) -> str:
-    """``rule(view, moves)``'s move, made safe: a bot must never stop a game. Should the rule
-    fail or answer a move that is not legal, ``fallback(view, rng)`` answers instead (if given
-    and legal), else a random legal move. ``strict`` (for tests) raises instead."""
-    moves = view["legal_moves"]
-    if len(moves) == 1:
-        return moves[0]
-    try:
-        move = rule(view, moves)
-    except Exception:
-        if strict:
-            raise
-        move = None
-    if move in moves:
-        return move
-    if strict:
-        raise AssertionError(f"{label} chose {move!r}, not a legal move")
-    if fallback is not None:
-        try:
-            move = fallback(view, rng)
-        except Exception:
-            move = None
-        if move in moves:
-            return move
-    return rng.choice(moves) if rng is not None else moves[0]
 
 
 class RandomBot(Bot):
@@ -136,7 +112,7 @@ class GreedyBot(Bot):
         hand_size = len(view["hand"])
         strength = fam.card_strength
         points = getattr(fam, "points", None)
-        best = None
+        best: tuple[tuple[Any, ...], str] | None = None
         for m in plays:
             text = m.partition(" as ")[0]
             cards = _cards(text)
@@ -146,6 +122,7 @@ class GreedyBot(Bot):
             low, high = min(plain), max(plain)
             tier = 1 if len(cards) >= 3 and _is_bomb_like(fam, m) else 0
             pts = points(cards) if points else 0    # point games: keep counting cards
+            cost: tuple[Any, ...]   # one shape per call: leading or following
             if leading:   # shed the lowest card in the largest play that holds it
                 cost = (spent, tier, pts, low, -len(cards), high, m)
             else:         # the cheapest play that beats
@@ -165,13 +142,16 @@ def _is_bomb_like(fam, move_text: str) -> bool:
     return bool(readings) and readings[0].tier > 0
 
 
-BOTS = {"random": RandomBot, "greedy": GreedyBot}
+BotFactory = Callable[..., BotProtocol]
+"""What makes a bot of a level: ``factory(seed)``, ``factory(seed, budget=...)``."""
+
+BOTS: dict[str, BotFactory | EntryPoint] = {"random": RandomBot, "greedy": GreedyBot}
 """Bot levels by name. ``heuristic`` and ``search`` register themselves from their modules."""
 
 LEVELS = ("random", "greedy", "heuristic", "search")
 
 
-PLUGINS: dict = {}
+PLUGINS: dict[str, EntryPoint] = {}
 """Bot levels from the ``shangyou.bots`` entry points: name → entry point (loaded on use)."""
 
 
@@ -208,12 +188,13 @@ def _find_plugins() -> None:
         BOTS[name] = ep
 
 
-def _factory(level: str):
+def _factory(level: str) -> BotFactory:
     """The class or factory of a level; an entry point is loaded the first time."""
+    from importlib.metadata import EntryPoint
     obj = BOTS[level]
-    if level in PLUGINS and obj is PLUGINS[level]:
+    if isinstance(obj, EntryPoint):     # a plugin level not loaded yet (see _find_plugins)
         try:
-            obj = PLUGINS[level].load()
+            obj = obj.load()
         except Exception as exc:
             raise ValueError(f"bot {level!r} ({PLUGINS[level].value}) failed to load: "
                              f"{exc}") from exc

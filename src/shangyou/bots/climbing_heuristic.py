@@ -106,8 +106,8 @@ class Heuristic:
                     self.partners = set(t) - {self.seat}
         self.points = getattr(self.fam, "points", None) if self.scoring == "trick-points" \
             else None
-        self._unseen = None
-        self._samples = None
+        self._unseen: list[int] | None = None
+        self._samples: list[list[tuple]] | None = None
         self._beaten: dict = {}
         self._cost: dict = {}
         self._plans: dict = {}
@@ -152,11 +152,12 @@ class Heuristic:
             import random
             rng = random.Random(len(self.unseen) * 7919 + sum(self.unseen))
             opps = self.opponents()
-            out = []
+            out: list[list[tuple]] = []
             for _ in range(SAMPLES):
                 pool = list(self.unseen)
                 rng.shuffle(pool)
-                hands, i = [], 0
+                hands: list[tuple] = []
+                i = 0
                 for s in opps:
                     k = self.counts[s]
                     hands.append(tuple(sorted(pool[i:i + k])))
@@ -295,6 +296,7 @@ class Heuristic:
             score += 0.04 * min(strength(c) for c in cards) - 0.02 * len(cards)
             if best is None or score < best[0]:
                 best = (score, m)
+        assert best is not None    # a lead has plays, and the shortlist keeps some
         if self.why is not None:
             self._lead_reason(best[1], plain, danger, helping)
         return best[1]
@@ -339,7 +341,7 @@ class Heuristic:
             if not (danger <= 1 and self.counts[last_seat] > 2):
                 self.note("let_partner")
                 return "pass"
-        best = None
+        best: tuple[float, str, float, bool, int] | None = None
         for m in self.shortlist(plays, self.plan(hand)[1]):
             cards = move_cards(m)
             combo = self._combo_of(m)
@@ -366,6 +368,7 @@ class Heuristic:
                 score += 0.02 * pts * (1 - win_odds)
             if best is None or score < best[0]:
                 best = (score, m, gain, ctrl, precious)
+        assert best is not None    # plays is not empty, and the shortlist keeps some
         score, m, gain, ctrl, precious = best
         threshold = 0.55
         if eager:
@@ -408,6 +411,7 @@ class Heuristic:
                 cost = self._fresh(h)
                 if best is None or cost < best[0]:
                     best = (cost, m)
+            assert best is not None    # a seat that takes has cards on offer to take
             self.note("take_best", cards=best[1].split(None, 1)[1])
             return best[1]
         if kind == "discard":

@@ -24,7 +24,7 @@ Owen, "winner" and Zheng Fen plan with their own combinations (``SHAPES``: seque
 full houses) and settings (``FAMILY_PARAMS``); in Zheng Fen a follow also weighs the card points
 it would take or give away (:meth:`PlanPolicy.follow_points`) and leads without point cards
 first; "winner" leads its straights in mixed suits (one suit is a straight flush, kept). Any
-family without a shape uses ``climbing_search.fast_policy``.
+family without a shape uses ``climbing_fast.fast_policy``.
 """
 
 from __future__ import annotations
@@ -281,7 +281,7 @@ class PlanPolicy:
                 raise AttributeError(k)
             setattr(self, k, v)
         if fallback is None:
-            from .climbing_search import fast_policy
+            from .climbing_fast import fast_policy
             fallback = fast_policy
         self.fallback = fallback
         # a family's own settings (FAMILY_PARAMS), under the ones given here

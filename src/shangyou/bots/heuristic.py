@@ -6,7 +6,22 @@ Sheng ji (Tractor, Zhao Pengyou): :mod:`shangyou.bots.sheng_ji_heuristic`.
 
 from __future__ import annotations
 
+import random
+from typing import TYPE_CHECKING, Protocol
+
 from .base import BOTS, Bot
+
+if TYPE_CHECKING:
+    from .reasons import Advice, Why
+
+
+class HeuristicModule(Protocol):
+    """What each family's heuristic module provides (climbing_heuristic, sheng_ji_heuristic)."""
+
+    def choose(self, view: dict, rng: random.Random | None = None, strict: bool = False,
+               why: Why | None = None) -> str: ...
+
+    def advise(self, view: dict, rng: random.Random | None = None) -> Advice: ...
 
 
 def is_sheng_ji(view: dict) -> bool:
@@ -20,18 +35,20 @@ class HeuristicBot(Bot):
         moves = view["legal_moves"]
         if len(moves) == 1:
             return moves[0]
+        impl: HeuristicModule
         if is_sheng_ji(view):
             from . import sheng_ji_heuristic as impl
         else:
             from . import climbing_heuristic as impl
         return impl.choose(view, self.rng)
 
-    def advise(self, view: dict):
+    def advise(self, view: dict) -> Advice:
         """The move :meth:`choose` plays, with the reason noted by the rule that chose it."""
         from .reasons import Advice, Reason
         moves = view["legal_moves"]
         if len(moves) == 1:
             return Advice(moves[0], Reason("only_move"), self.name)
+        impl: HeuristicModule
         if is_sheng_ji(view):
             from . import sheng_ji_heuristic as impl
         else:

@@ -8,8 +8,22 @@ Sheng ji: :mod:`shangyou.bots.sheng_ji_search`.
 
 from __future__ import annotations
 
+import random
+from typing import TYPE_CHECKING, Protocol
+
 from .base import BOTS, Bot
-from .heuristic import is_sheng_ji
+from .heuristic import HeuristicModule, is_sheng_ji
+
+if TYPE_CHECKING:
+    from .reasons import Advice
+
+
+class SearchModule(Protocol):
+    """What each family's search module provides (climbing_search, sheng_ji_search)."""
+
+    def choose(self, view: dict, rng: random.Random | None = None,
+               iterations: int | None = None, seconds: float | None = None,
+               strict: bool = False, info: dict | None = None) -> str: ...
 
 DEFAULT_BUDGET = "200"
 
@@ -47,6 +61,7 @@ class SearchBot(Bot):
         moves = view["legal_moves"]
         if len(moves) == 1:
             return moves[0]
+        impl: SearchModule
         if is_sheng_ji(view):
             from . import sheng_ji_search as impl
         else:
@@ -55,7 +70,7 @@ class SearchBot(Bot):
             return impl.choose(view, self.rng)
         return impl.choose(view, self.rng, iterations=self.iterations, seconds=self.seconds)
 
-    def advise(self, view: dict):
+    def advise(self, view: dict) -> Advice:
         """The search's move. When the heuristic plays it too, the heuristic's reason; else a
         reason naming what the search's sampled deals found it worth over the heuristic's
         move (the mean paired difference, in points for climbing games, in levels-and-points
@@ -64,6 +79,8 @@ class SearchBot(Bot):
         moves = view["legal_moves"]
         if len(moves) == 1:
             return Advice(moves[0], Reason("only_move"), self.name)
+        heur: HeuristicModule
+        impl: SearchModule
         if is_sheng_ji(view):
             from . import sheng_ji_heuristic as heur
             from . import sheng_ji_search as impl

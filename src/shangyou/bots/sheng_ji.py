@@ -25,7 +25,7 @@ from collections import Counter
 from ..cards import BJ_CODE, parse
 from ..games.sheng_ji.order import LEVEL_RANK, TRUMP, Trump
 from ..games.sheng_ji.tricks import trick_winner
-from .base import guarded
+from .guard import guarded
 
 _POINTS = {2: 5, 7: 10, 10: 10}        # rank index -> points: 5, 10, K
 

@@ -35,7 +35,7 @@ from ..games.sheng_ji.order import LEVEL_RANK, TRUMP, Trump, decompose
 from ..games.sheng_ji.tricks import match_format, throw_check, trick_winner
 from ..games.sheng_ji.worlds import rules_of
 from . import sheng_ji as greedy
-from .base import guarded
+from .guard import guarded
 from .reasons import Advice, Reason, Why
 
 card_points, points = greedy.card_points, greedy.points     # 5, 10, K count
@@ -254,7 +254,9 @@ def choose_bid(view: dict, moves: list[str], why: Why | None = None) -> str:
 
 
 # ------------------------------------------------------------------------------ burying
-def choose_bury(view: dict, moves: list[str], why: Why | None = None) -> str:
+def choose_bury(view: dict, moves: list[str], why: Why | None = None) -> str | None:
+    """The next card of the bury plan, as its move; None should no card of the plan be among
+    the moves (the guard then falls back)."""
     t = greedy.trump_of(view)
     hand = greedy.hand_of(view)
     left = view.get("kitty_size", 0) - len(view.get("buried") or [])
@@ -313,6 +315,7 @@ def bury_plan(t: Trump, hand, k: int) -> list[int]:
             cost += 1000
         if best is None or cost < best[0]:
             best = (cost, total)
+    assert best is not None        # mask 0 (no suit voided) always fits
     plan = best[1]
     # the cheapest first, so that an interrupted plan keeps its intent
     return sorted(plan, key=lambda c: (t.is_trump(c), value.get(c, 99), c))

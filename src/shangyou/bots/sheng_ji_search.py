@@ -28,22 +28,22 @@ by world, by more than one standard error (:func:`pick_best`).
 * Bidding, burying, calling, finishing a throw and picking free cards one by one follow the
   heuristic bot (:mod:`shangyou.bots.sheng_ji_heuristic`).
 
-The rollout policy plays inside a sampled world with that world's perfect information (building
-a view per rollout move would cost more than the move). Leading: a plain pair or single no foe
-can beat or ruff (points with it), then a low card of a suit the partner can ruff and no foe
-can, or in which the partner holds a card above the foes'; boss trumps when the side holds
-more than twice the trumps of any foe; otherwise a low single from a short suit, away from the
-foes' ruffs. Following: feed points to a partner whose play nobody still to play can beat;
-otherwise take the trick with the cheapest card or pair no later foe can beat (adding points
-when that is safe; ruffing a trick with points when void, with the lowest trump no foe can
-overruff), try an unsafe plain card only for 10 points or more, or shed the cheapest cards.
-Common plays are built straight from the hand and applied as card text (the game checks
-them); other follows choose among ``legal_moves()``. The playout leaves the game engine as
-soon as the trick on the table is led by a single or a pair (at once, or after the current
-trick): from then on the policy only leads singles and pairs, and :class:`Sim` plays them on
-bare hands with the same random numbers and the same end result as the engine (a test compares
-them), about three times faster. In Zhao Pengyou (since session 8) Sim also keeps the open
-calls, so the sides change as friends show, as in the game.
+The rollout policy (:mod:`shangyou.bots.sheng_ji_rollout`) plays inside a sampled world with
+that world's perfect information (building a view per rollout move would cost more than the
+move). Leading: a plain pair or single no foe can beat or ruff (points with it), then a low card
+of a suit the partner can ruff and no foe can, or in which the partner holds a card above the
+foes'; boss trumps when the side holds more than twice the trumps of any foe; otherwise a low
+single from a short suit, away from the foes' ruffs. Following: feed points to a partner whose
+play nobody still to play can beat; otherwise take the trick with the cheapest card or pair no
+later foe can beat (adding points when that is safe; ruffing a trick with points when void, with
+the lowest trump no foe can overruff), try an unsafe plain card only for 10 points or more, or
+shed the cheapest cards. Common plays are built straight from the hand and applied as card text
+(the game checks them); other follows choose among ``legal_moves()``. The playout leaves the
+game engine as soon as the trick on the table is led by a single or a pair (at once, or after
+the current trick): from then on the policy only leads singles and pairs, and :class:`Sim` plays
+them on bare hands with the same random numbers and the same end result as the engine (a test
+compares them), about three times faster. In Zhao Pengyou Sim also keeps the open calls, so the
+sides change as friends show, as in the game.
 """
 
 from __future__ import annotations
@@ -51,13 +51,23 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from ..cards import BJ_CODE, CARD_TEXT, parse
-from ..games.sheng_ji.order import TRUMP, decompose
+from ..cards import CARD_TEXT, parse
+from ..games.sheng_ji.order import TRUMP, Trump, decompose
 from ..games.sheng_ji.scoring import level_change
 from ..games.sheng_ji.tricks import kitty_multiplier, trick_winner
 from ..games.sheng_ji.worlds import WorldSampler
 from . import sheng_ji_heuristic as heur
+from .sheng_ji_rollout import PTS as _PTS
+from .sheng_ji_rollout import fast_play as _fast_play
+from .sheng_ji_rollout import policy as _policy
+from .sheng_ji_rollout import simple_winner as _simple_winner
+from .sheng_ji_rollout import tables as _tables
+
+if TYPE_CHECKING:
+    from ..games.sheng_ji.game import ShengJiRules
 
 DEFAULT_WORK = 60000              # the default budget: simulated card plays per decision
 WORLD_COST = 40                   # sampling a world costs about as much as 40 card plays
@@ -69,7 +79,6 @@ RACE_STOP = True                  # stop once racing has left no challenger to t
 MAX_CANDIDATES = 10
 WIN_BONUS = 1.0                   # added for the side that wins the hand (keeps or takes the deal)
 PICK_Z = 1.0                      # standard errors by which a move must beat the heuristic's
-_PTS = [({2: 5, 7: 10, 10: 10}.get(c >> 2, 0) if c < BJ_CODE else 0) for c in range(54)]
 
 
 def choose(view: dict, rng: random.Random | None = None, iterations: int | None = None,
@@ -87,14 +96,15 @@ def choose(view: dict, rng: random.Random | None = None, iterations: int | None 
         if strict:
             raise
         move = None
-    if move in moves:
+    if move is not None and move in moves:
         return move
     if strict:
         raise AssertionError(f"search chose {move!r}, not a legal move")
     return heur.choose(view, rng)
 
 
-def _choose(view, rng, iterations, seconds, strict, info=None):
+def _choose(view: dict, rng: random.Random, iterations: int | None, seconds: float | None,
+            strict: bool, info: dict | None = None) -> str:
     cpu_start = time.process_time()     # the default cap counts the whole decision
     moves = view["legal_moves"]
     base = heur.choose(view, rng, strict=strict)
@@ -145,25 +155,34 @@ def _choose(view, rng, iterations, seconds, strict, info=None):
             now = time.process_time()
             if now + (now - w0) >= cpu_deadline:
                 break
-    best = pick_best([[r[i] for i in alive] for r in rows], PICK_Z)
+    best = pick_best([[_played(r[i]) for i in alive] for r in rows], PICK_Z)
     if info is not None:
         info["values"] = {m: [r[i] for r in rows] for i, (m, _) in enumerate(cands)}
     return cands[alive[best]][0]
 
 
-def race(rows: list[list[float | None]], alive: list[int], z: float = RACE_Z) -> list[int]:
+def _played(value: float | None) -> float:
+    """A live candidate's value in a world: it has one in every world so far (racing drops
+    candidates, it never brings one back)."""
+    assert value is not None
+    return value
+
+
+def race(rows: Sequence[Sequence[float | None]], alive: list[int],
+         z: float = RACE_Z) -> list[int]:
     """The candidates still worth worlds: a candidate whose mean falls more than ``z``
     standard errors (of the paired difference, over the worlds every live candidate played)
     below the best candidate's is dropped; the heuristic's move (index 0) always stays."""
     n = len(rows)
-    means = {i: sum(r[i] for r in rows) / n for i in alive}
+    cols = {i: [_played(r[i]) for r in rows] for i in alive}
+    means = {i: sum(cols[i]) / n for i in alive}
     top = max(alive, key=lambda i: means[i])
     keep = []
     for i in alive:
         if i == 0 or i == top:
             keep.append(i)
             continue
-        diffs = [r[top] - r[i] for r in rows]
+        diffs = [a - b for a, b in zip(cols[top], cols[i])]
         mean = sum(diffs) / n
         var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
         if mean <= z * (var / n) ** 0.5:
@@ -211,6 +230,7 @@ def candidates(view: dict, moves: list[str], base: str) -> list[tuple[str, str]]
         out += [(m, m) for m in plays if m != base]
         return out
     groups: dict[tuple, tuple] = {}
+    key: tuple        # (wins, points, trumps, pairs broken) or (suit, size, height band)
     if view["trick"]:
         trick = [(s, tuple(parse(c))) for s, c in view["trick"]]
         prior = [cs for _, cs in trick]
@@ -324,16 +344,34 @@ class Sim:
 
     __slots__ = ("n", "trump", "hands", "trick", "to_act", "team", "won", "kitty", "penalty",
                  "decks", "mode", "last_lead", "last_winner", "declarer", "calls", "seen")
+    n: int
+    trump: Trump
+    hands: list[list[int]]
+    trick: list[tuple[int, tuple[int, ...]]]      # (seat, cards sorted)
+    to_act: int
+    team: list[str]                               # per seat: "declarers" or "opponents"
+    won: list[int]                                # card points won per seat
+    kitty: list[int]
+    penalty: int
+    decks: int
+    mode: str                                     # the kitty multiplier: "power" or "linear"
+    last_lead: tuple[int, ...] | None             # the last trick's lead, once the hand is over
+    last_winner: int | None                       # ... and its winner
+    declarer: int
+    calls: list[tuple[int, int]]                  # (ordinal, card) of each call still open
+    seen: Counter[int] | None                     # copies played of each card, with open calls
 
     def team_of(self, seat: int) -> str:
         return self.team[seat]
 
     @classmethod
-    def _new(cls, rules, trump, declarer, friends=()) -> "Sim":
+    def _new(cls, rules: ShengJiRules, trump: Trump, declarer: int,
+             friends: Iterable[int] = ()) -> Sim:
         sim = cls()
         sim.n = rules.players
         sim.trump = trump
         sim.declarer = declarer
+        mine: Collection[int]
         if rules.teams:
             mine = [t for t in rules.teams if declarer in t][0]
         else:
@@ -347,18 +385,19 @@ class Sim:
         sim.seen = None         # ... and how many copies of each card have been played
         return sim
 
-    def _open_calls(self, calls, results, played) -> None:
+    def _open_calls(self, calls: list[tuple[int, int]], results: Mapping[int, int | None],
+                    played: Iterable[int]) -> None:
         self.calls = [oc for i, oc in enumerate(calls) if results.get(i) is None]
         if self.calls:
             self.seen = Counter(played)
 
     @classmethod
-    def from_world(cls, sampler: WorldSampler, parts: list) -> "Sim | None":
+    def from_world(cls, sampler: WorldSampler, parts: list) -> Sim | None:
         """The world of ``parts`` (:meth:`WorldSampler.deal`), or None where Sim does not apply
         (not the play phase, a throw or pick in progress)."""
         r = sampler.rules
         if not (r.teams or r.friends) or sampler.phase != "play" or sampler.pending \
-                or sampler.declarer is None:
+                or sampler.declarer is None or sampler.trump is None:
             return None
         v = sampler.view
         sim = cls._new(r, sampler.trump, sampler.declarer, v.get("friends") or ())
@@ -369,7 +408,7 @@ class Sim:
                 calls.append((int(o), parse(card)[0]))
             results = dict(enumerate(v.get("call_results") or []))
             sim._open_calls(calls, results, sampler.played)
-        hands = [[] for _ in range(sim.n)]
+        hands: list[list[int]] = [[] for _ in range(sim.n)]
         hands[sampler.seat] = list(sampler.hand)
         kitty: list[int] = []
         for (kind, s, _), cards in zip(sampler.slots, parts):
@@ -382,6 +421,7 @@ class Sim:
         sim.hands = hands
         sim.kitty = kitty
         sim.trick = [(s, tuple(sorted(cs))) for s, cs in sampler.trick]
+        assert sampler.to_act is not None     # the play phase always has a seat to act
         sim.to_act = sampler.to_act
         sim.penalty = v.get("penalty_points", 0)
         won = sim.won
@@ -390,7 +430,7 @@ class Sim:
         return sim
 
     @classmethod
-    def from_game(cls, g) -> "Sim":
+    def from_game(cls, g) -> Sim:
         """A game in its play phase at a trick boundary."""
         sim = cls._new(g.rules, g.trump, g.declarer, g.friends)
         if g.rules.friends:
@@ -432,6 +472,7 @@ class Sim:
     def _note_friends(self, seat: int, cards: tuple) -> None:
         """As the game's: a card that answers an open call makes its player a friend."""
         seen = self.seen
+        assert seen is not None       # kept with the open calls (see _open_calls)
         for c in cards:
             seen[c] += 1
             for oc in list(self.calls):
@@ -447,11 +488,14 @@ class Sim:
         return self.worth(seat)
 
     def total(self) -> int:
+        """The opponents' points once the hand is over (:meth:`play` answered True)."""
         bonus = 0
         kp = sum(_PTS[c] for c in self.kitty)
-        if kp and self.team[self.last_winner] == "opponents":
-            bonus = kp * kitty_multiplier(self.trump, decompose(self.trump, self.last_lead),
-                                          self.mode)
+        if kp:
+            winner, lead = self.last_winner, self.last_lead
+            assert winner is not None and lead is not None    # set as the last trick ends
+            if self.team[winner] == "opponents":
+                bonus = kp * kitty_multiplier(self.trump, decompose(self.trump, lead), self.mode)
         team = self.team
         won = sum(p for s, p in enumerate(self.won) if team[s] == "opponents")
         return won + bonus + self.penalty
@@ -460,336 +504,3 @@ class Sim:
         total = self.total()
         return worth(total, level_change(total, self.decks), self.decks,
                      self.team[seat] == "declarers")
-
-
-def _simple_winner(plays, suit_of, pos) -> int:
-    """:func:`trick_winner` for a lead of one single or one pair (sorted plays)."""
-    lead = plays[0]
-    suit = suit_of[lead[0]]
-    pair = len(lead) == 2
-    best, key = 0, (suit == TRUMP, pos[lead[0]])
-    for i in range(1, len(plays)):
-        cs = plays[i]
-        c = cs[0]
-        if pair and cs[1] != c:
-            continue
-        sc = suit_of[c]
-        if sc != suit and sc != TRUMP:
-            continue
-        k = (sc == TRUMP, pos[c])
-        if k > key:
-            best, key = i, k
-    return best
-
-
-def _fast_play(g, rng):
-    t = g.trump
-    suit_of, pos, is_trump = _tables(t)
-    seat = g.to_act
-    hand = g.hands[seat]
-    if not g.trick:
-        return _fast_lead(g, hand, suit_of, pos, rng)
-    plays = [cs for _, cs in g.trick]
-    lead = plays[0]
-    n = len(lead)
-    if n > 2 or (n == 2 and lead[0] != lead[1]):
-        return None
-    suit = suit_of[lead[0]]
-    mine = [c for c in hand if suit_of[c] == suit]
-    w = _simple_winner(plays, suit_of, pos)
-    b = plays[w][0]
-    best_key = (suit_of[b] == TRUMP, pos[b]) if all(x == b for x in plays[w]) else (True, 99)
-    last = len(plays) == g.n - 1
-    mate_wins = _team(g, g.trick[w][0], seat) and (
-        last or not _can_beat(g, seat, len(plays), suit, n, best_key, suit_of, pos))
-    table = sum(_PTS[c] for cs in plays for c in cs)
-
-    def beats(c):
-        return (suit_of[c] == suit or suit_of[c] == TRUMP) and \
-            (suit_of[c] == TRUMP, pos[c]) > best_key
-
-    def cheap(c):
-        return (is_trump[c] and suit != TRUMP, _PTS[c], pos[c])
-
-    if len(mine) > n:                       # must follow in the suit
-        if n == 1:
-            opts = sorted(set(mine), key=cheap)
-            if mate_wins:
-                return (max(opts, key=lambda c: (_PTS[c], -pos[c])),)
-            c = _take(g, seat, plays, suit, 1, opts, beats, last, table, suit_of, pos)
-            if c is not None:
-                return (c,)
-            return (opts[0],)
-        cnt = Counter(mine)
-        pairs = sorted((c for c, k in cnt.items() if k >= 2), key=cheap)
-        if pairs:
-            if mate_wins:
-                return (max(pairs, key=lambda c: (_PTS[c], -pos[c])),) * 2
-            c = _take(g, seat, plays, suit, 2, pairs, beats, last, table, suit_of, pos)
-            if c is not None:
-                return (c, c)
-            return (pairs[0], pairs[0])
-        opts = sorted(mine, key=cheap)
-        if mate_wins:
-            opts = sorted(mine, key=lambda c: (-_PTS[c], pos[c]))
-        return (opts[0], opts[1])
-    # short of the suit: all of it, and free cards
-    need = n - len(mine)
-    rest = [c for c in hand if suit_of[c] != suit]
-    if not need:
-        return tuple(mine)
-    if not mine and suit != TRUMP and not mate_wins and table >= 5:
-        trumps = [c for c in rest if is_trump[c]]
-        if n == 1:
-            opts = sorted(set(trumps), key=lambda c: pos[c])
-        else:
-            cnt = Counter(trumps)
-            opts = sorted((c for c, k in cnt.items() if k >= 2), key=lambda c: pos[c])
-        c = _take(g, seat, plays, suit, n, opts, beats, last, table, suit_of, pos, ruff=True)
-        if c is not None:
-            return (c,) * n
-    if mate_wins:
-        rest.sort(key=lambda c: (is_trump[c], -_PTS[c], pos[c]))
-    else:
-        rest.sort(key=lambda c: (is_trump[c], _PTS[c], pos[c]))
-    return tuple(mine) + tuple(rest[:need])
-
-
-def _can_beat(g, seat, played, suit, n, best_key, suit_of, pos) -> bool:
-    """Can a foe still to play after ``seat`` beat the trick's best single or pair?
-    (A rollout plays with the world's perfect information.)"""
-    for i in range(1, g.n - played):
-        s = (seat + i) % g.n
-        if _team(g, s, seat):
-            continue
-        hand = g.hands[s]
-        mine = [c for c in hand if suit_of[c] == suit]
-        if len(mine) >= n:
-            pool = mine
-        elif not mine:
-            pool = [c for c in hand if suit_of[c] == TRUMP]
-        else:
-            continue
-        if n == 1:
-            if any((suit_of[c] == TRUMP, pos[c]) > best_key for c in pool):
-                return True
-        else:
-            cnt = Counter(pool)
-            if any(k >= 2 and (suit_of[c] == TRUMP, pos[c]) > best_key for c, k in cnt.items()):
-                return True
-    return False
-
-
-def _take(g, seat, plays, suit, n, opts, beats, last, table, suit_of, pos, ruff=False):
-    """The card (of a single, or of a pair) with which to take the trick, or None: among the
-    units ``opts`` (cheapest first) that beat the trick, the cheapest no foe still to play
-    can beat (adding points when it is safe); failing that, when the trick is rich, the
-    cheapest beater (a plain card only: no trump is spent on a trick that will be lost)."""
-    win = [c for c in opts if beats(c)]
-    if not win:
-        return None
-    if last:
-        safe = win
-    else:
-        played = len(plays)
-        safe = [c for c in win if not _can_beat(g, seat, played, suit, n,
-                                                (suit_of[c] == TRUMP, pos[c]), suit_of, pos)]
-    if safe:
-        if ruff:
-            return safe[0]
-        return min(safe, key=lambda c: (suit_of[c] == TRUMP and suit != TRUMP, -_PTS[c], pos[c]))
-    if not ruff and table >= 10 and not (suit_of[win[0]] == TRUMP and suit != TRUMP):
-        return win[0]
-    return None
-
-
-def _fast_lead(g, hand, suit_of, pos, rng):
-    """The rollout's lead, with the world's perfect information: boss pairs and singles (no
-    foe can beat them, none can ruff them) first, points with them; a low card of a suit the
-    partner can ruff and no foe can, or in which the partner holds a card above the foes';
-    boss trumps to draw the foes' trumps when the side holds more than twice as many;
-    otherwise a low single (no points) from a short suit, away from the foes' ruffs."""
-    seat = g.to_act
-    n = g.n
-    # per effective suit: the foes' highest single and pair, the partners' highest card
-    ftop1 = [-1] * 5
-    ftop2 = [-1] * 5
-    mtop1 = [-1] * 5
-    ruff1 = [False] * 5            # a foe void in the suit holds a trump
-    ruff2 = [False] * 5            # ... a trump pair
-    mruff = [False] * 5            # a partner void in the suit holds a trump
-    foe_trumps = side_trumps = 0
-    for s in range(n):
-        if s == seat:
-            continue
-        lens = [0, 0, 0, 0, 0]
-        foe = not _team(g, s, seat)
-        seen = set()
-        tpair = False
-        for c in g.hands[s]:
-            su = suit_of[c]
-            lens[su] += 1
-            p = pos[c]
-            if foe:
-                if p > ftop1[su]:
-                    ftop1[su] = p
-                if c in seen:
-                    if p > ftop2[su]:
-                        ftop2[su] = p
-                    if su == TRUMP:
-                        tpair = True
-                else:
-                    seen.add(c)
-            elif p > mtop1[su]:
-                mtop1[su] = p
-        if lens[TRUMP]:
-            for su in range(4):
-                if not lens[su]:
-                    if foe:
-                        ruff1[su] = True
-                        ruff2[su] = ruff2[su] or tpair
-                    else:
-                        mruff[su] = True
-        if foe:
-            foe_trumps = max(foe_trumps, lens[TRUMP])
-        else:
-            side_trumps += lens[TRUMP]
-    cnt = Counter(hand)
-    mine = [0, 0, 0, 0, 0]
-    for c in hand:
-        mine[suit_of[c]] += 1
-    side_trumps += mine[TRUMP]
-    draw = foe_trumps and side_trumps > 2 * foe_trumps
-    best = None
-    for c, k in cnt.items():
-        suit = suit_of[c]
-        p = pos[c]
-        pts = _PTS[c]
-        if suit != TRUMP:
-            if k >= 2 and p >= ftop2[suit] and not ruff2[suit]:
-                score, play = 70 + p + 2 * pts, (c, c)
-            elif p >= ftop1[suit] and not ruff1[suit]:
-                score, play = 60 + p + pts, (c,)
-            elif not ruff1[suit] and mruff[suit]:
-                score, play = 45 + 2 * pts - p, (c,)
-            elif not ruff1[suit] and mtop1[suit] > ftop1[suit]:
-                score, play = 40 - p - 2 * pts, (c,)
-            elif k >= 2 and not ruff2[suit]:
-                score, play = 30 + p - 2 * pts, (c, c)
-            else:
-                score, play = 20 - p - 2 * pts - 1.5 * mine[suit], (c,)
-                if ruff1[suit]:
-                    score -= 15 + pts
-        else:
-            if k >= 2 and p >= ftop2[TRUMP]:
-                score, play = 45 + p, (c, c)
-            elif p >= ftop1[TRUMP]:
-                score, play = (55 if draw else 35) - pts, (c,)
-            else:
-                score, play = (10 + p, (c, c)) if k >= 2 else (-p - 2 * pts, (c,))
-        score += rng.random() * 3
-        if best is None or score > best[0]:
-            best = (score, play)
-    return best[1]
-
-
-_TABLES: dict = {}
-
-
-def _tables(t):
-    """Per-card lookup tables for a trump: (effective suit, position, is trump)."""
-    tab = _TABLES.get(t)
-    if tab is None:
-        tab = _TABLES[t] = ([t.suit_of(c) for c in range(54)], [t.position(c) for c in range(54)],
-                            [t.is_trump(c) for c in range(54)])
-    return tab
-
-
-def _policy(g, moves, rng):
-    kind = moves[0].kind
-    if kind == "pick":
-        return _pick(g, moves)
-    if kind == "commit":
-        return moves[0]
-    if not g.trick:
-        return _lead(g, moves, rng)
-    return _follow(g, moves)
-
-
-def _lead(g, moves, rng):
-    suit_of, pos, _ = _tables(g.trump)
-    best = None
-    for m in moves:
-        if m.kind != "play":
-            continue
-        u = m.cards
-        c0 = u[-1]
-        suit = suit_of[c0]
-        top = max(pos[c] for c in u)
-        if suit != TRUMP:
-            if len(u) >= 2:
-                score = 50 + 10 * len(u) + top
-            elif top >= 10:                      # an ace (or a king at level A)
-                score = 40 + top + _PTS[c0]
-            else:
-                score = 20 - top - 2 * _PTS[c0]
-        else:
-            score = (10 + top) if len(u) >= 2 else -top - 2 * _PTS[c0]
-        score += rng.random() * 3
-        if best is None or score > best[0]:
-            best = (score, m)
-    return best[1]
-
-
-def _team(g, a: int, b: int) -> bool:
-    return g.team_of(a) == g.team_of(b)
-
-
-def _follow(g, moves):
-    t = g.trump
-    suit_of, pos, is_trump = _tables(t)
-    plays = [cs for _, cs in g.trick]
-    lead = plays[0]
-    seat = g.to_act
-    suit = suit_of[lead[0]]
-    simple = all(c == lead[0] for c in lead)
-    w = trick_winner(t, plays)
-    winner = g.trick[w][0]
-    last = len(plays) == g.n - 1
-    table = sum(_PTS[c] for cs in plays for c in cs)
-    plain_lead = suit != TRUMP
-
-    def cost(m):
-        u = m.cards
-        tr = sum(1 for c in u if is_trump[c]) if plain_lead else 0
-        return (tr, sum(_PTS[c] for c in u), sum(pos[c] for c in u))
-
-    costs = [(cost(m), m) for m in moves]
-    if _team(g, winner, seat) and (last or w == 0 or len(plays) >= g.n - 2):
-        return min(costs, key=lambda cm: (cm[0][0], -cm[0][1], cm[0][2]))[1]
-    if table > 0 or last:
-        costs.sort(key=lambda cm: cm[0])
-        me = len(plays)
-        if simple:
-            b = plays[w][0]
-            best_key = (suit_of[b] == TRUMP, pos[b])
-        for c, m in costs[:12]:
-            u = m.cards
-            if simple:
-                x = u[0]
-                sx = suit_of[x]
-                wins = all(y == x for y in u) and (sx == suit or sx == TRUMP) and \
-                    (sx == TRUMP, pos[x]) > best_key
-            else:
-                wins = trick_winner(t, plays + [u]) == me
-            if wins:
-                if c[0] == 0 or table >= 10:
-                    return m
-                break
-        return costs[0][1]
-    return min(costs, key=lambda cm: cm[0])[1]
-
-
-def _pick(g, moves):
-    _, pos, is_trump = _tables(g.trump)
-    return min(moves, key=lambda m: (is_trump[m.cards[0]], _PTS[m.cards[0]], pos[m.cards[0]]))

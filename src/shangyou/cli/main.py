@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -24,6 +24,10 @@ from .render import Renderer, color_wanted, fmt_value, make_console
 from .replay import load_log, replay_log
 from .session import PlaySession
 from .sheng_ji import ShengJiRenderer, ShengJiSession, is_sheng_ji
+from .common import fail, parse_option
+from .review import review as _review
+from .tournament import tournament as _tournament
+from .tournament import tournament_report as _tournament_report
 from .verify import verify as _verify
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -31,28 +35,6 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 
 DEFAULT_GAME = "zheng-shangyou/pagat"
 RESERVED = {"seed", "name"}
-
-
-def parse_option(text: str) -> tuple[str, object]:
-    """``key=value`` from ``--option``: true/false, none, whole numbers, else the text."""
-    if "=" not in text:
-        raise ValueError(f"bad --option {text!r}: expected key=value, e.g. target=5")
-    key, value = text.split("=", 1)
-    key = key.strip().replace("-", "_")
-    if not key:
-        raise ValueError(f"bad --option {text!r}: the name is missing")
-    v = value.strip()
-    low = v.lower()
-    if low in ("true", "yes", "on"):
-        return key, True
-    if low in ("false", "no", "off"):
-        return key, False
-    if low in ("none", "null"):
-        return key, None
-    try:
-        return key, int(v)
-    except ValueError:
-        return key, v
 
 
 def parse_bots(spec: str, bot_seats: list[int]) -> dict[int, str]:
@@ -69,12 +51,6 @@ def parse_bots(spec: str, bot_seats: list[int]) -> dict[int, str]:
     for n in names:
         make_bot(n)        # raises a clear error for an unknown level or a bad parameter
     return dict(zip(bot_seats, names))
-
-
-def fail(message: str, code: int = 2):
-    """One line on stderr and the exit code; no traceback."""
-    print(f"Error: {message}", file=sys.stderr)
-    raise typer.Exit(code)
 
 
 def _setup_line_editing() -> None:
@@ -126,7 +102,8 @@ def play(
 ) -> None:
     """Play against bots: you hold one seat, bots the others."""
     try:
-        options = dict(parse_option(o) for o in (option or []))
+        # the values as typed: the preset checks them (and names a bad one)
+        options: dict[str, Any] = dict(parse_option(o) for o in (option or []))
     except ValueError as e:
         fail(str(e))
     for key in RESERVED & set(options):
@@ -153,6 +130,8 @@ def play(
     console = make_console(color_wanted(no_color))
     names = ["You" if s == seat else f"Bot {s}" for s in range(g.n)]
     long_names = ["You" if s == seat else f"Bot {s} ({kinds[s]})" for s in range(g.n)]
+    renderer: Renderer
+    session: PlaySession
     if is_sheng_ji(g):
         renderer = ShengJiRenderer(console, g, names, long_names, human=seat)
         session = ShengJiSession(g, seat, table, renderer, delay=delay, auto_pass=auto_pass)
@@ -257,10 +236,6 @@ def serve(ctx: typer.Context) -> None:
         fail(str(e))
     raise typer.Exit(server_main(list(ctx.args), prog="shangyou serve"))
 
-
-from .tournament import tournament as _tournament  # noqa: E402  (it uses fail, parse_option)
-from .tournament import tournament_report as _tournament_report  # noqa: E402
-from .review import review as _review  # noqa: E402  (it uses fail)
 
 app.command(name="verify")(_verify)
 app.command(name="review")(_review)

@@ -14,7 +14,7 @@ import os
 import sys
 
 from rich import box
-from rich.console import Console
+from rich.console import Console, JustifyMethod, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -201,6 +201,12 @@ class Renderer:
                 return i
         return None
 
+    def team_number(self, seat: int) -> int:
+        """``seat``'s team, in a preset with teams."""
+        i = self.team_of(seat)
+        assert i is not None        # where there are teams, every seat is on one
+        return i
+
     def team_label(self, i: int) -> str:
         members = ", ".join(self.names[s] for s in self.rules.teams[i])
         return f"Team {TEAM_NAMES[i]} ({members})"
@@ -261,9 +267,10 @@ class Renderer:
                 status = ""
             if view["dealer"] == s:
                 status = (status + ", dealer") if status else "dealer"
-            row = [marker, Text(self.long_names[s], style="bold" if s == self.human else "")]
+            row: list[RenderableType] = [
+                marker, Text(self.long_names[s], style="bold" if s == self.human else "")]
             if teams:
-                row.append(TEAM_NAMES[self.team_of(s)])
+                row.append(TEAM_NAMES[self.team_number(s)])
             row += [str(view["counts"][s]), status]
             if won is not None:
                 row.append(str(won[s]))
@@ -471,8 +478,9 @@ class Renderer:
         teams = self.rules.teams
         if self.rules.scoring != "teams6":
             t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
-            for col, just in (("Place", "left"), ("Player", "left"), ("Points", "right"),
-                              ("Total", "right")):
+            cols: tuple[tuple[str, JustifyMethod], ...] = (
+                ("Place", "left"), ("Player", "left"), ("Points", "right"), ("Total", "right"))
+            for col, just in cols:
                 t.add_column(col, justify=just)
             for i, s in enumerate(order):
                 t.add_row(ordinal(i + 1), self.long_names[s], _signed(summary["points"][s]),
@@ -527,8 +535,9 @@ class Renderer:
             if self.rules.scoring != "teams6":
                 t.add_column("Points" if g.match else "Points this hand", justify="right")
             for rank, s in enumerate(seats, 1):
-                row = [ordinal(rank), Text(self.long_names[s],
-                                           style="bold" if s == self.human else "")]
+                row: list[RenderableType] = [
+                    ordinal(rank), Text(self.long_names[s],
+                                        style="bold" if s == self.human else "")]
                 if self.rules.scoring != "teams6":
                     row.append(str(result["scores"][s] if g.match else result["points"][s]))
                 t.add_row(*row)

@@ -11,7 +11,7 @@ import json
 import shangyou
 
 from .render import Renderer, cards_text
-from .session import Narrator
+from .session import Narrator, NarratorProtocol
 from .sheng_ji import ShengJiNarrator, ShengJiRenderer, is_sheng_ji
 
 
@@ -40,19 +40,24 @@ def replay_log(log: dict, console) -> None:
     """Tell every move of ``log``; ValueError if a move is out of turn or illegal."""
     g = new_from_log(log)
     names = [f"Seat {s}" for s in range(g.n)]
-    sheng_ji = is_sheng_ji(g)
-    r = (ShengJiRenderer if sheng_ji else Renderer)(console, g, names, names, human=None)
+    sj: ShengJiRenderer | None = None
+    r: Renderer
+    if is_sheng_ji(g):
+        r = sj = ShengJiRenderer(console, g, names, names, human=None)
+    else:
+        r = Renderer(console, g, names, names, human=None)
 
     def show_hands() -> None:
         for s in range(g.n):
-            if sheng_ji:
-                line = r.hand_groups(g.hand(s), g.trump_for_display())
+            if sj is not None:
+                line = sj.hand_groups(g.hand(s), g.trump_for_display())
             else:
                 line = cards_text(r.sorted_hand(g.hand(s)), group=True)
             r.say(f"  {names[s]} ({len(g.hand(s))}): ", line)
 
-    if sheng_ji:
-        narrator = ShengJiNarrator(g, r, viewer=0, on_play_start=show_hands, open_hands=True)
+    narrator: NarratorProtocol
+    if sj is not None:
+        narrator = ShengJiNarrator(g, sj, viewer=0, on_play_start=show_hands, open_hands=True)
     else:
         narrator = Narrator(g, r, viewer=0, on_play_start=show_hands)
     r.game_header()

@@ -14,7 +14,8 @@ from typing import Annotated
 
 import typer
 
-from ..review import DEFAULT_SECONDS, DEFAULT_WORLDS, MARKS, THRESHOLDS, review_log
+from ..review import (DEFAULT_JUDGE_WORLDS, DEFAULT_SECONDS, DEFAULT_WORLDS, MARKS, THRESHOLDS,
+                      review_log)
 from .replay import load_log
 
 SYMBOLS = {"good": "", "inaccuracy": "?!", "mistake": "?", "blunder": "??"}
@@ -54,21 +55,25 @@ def review(
     seat: Annotated[int, typer.Option("--seat", help="The seat whose decisions to review.")],
     seconds: Annotated[float, typer.Option(help="CPU seconds per decision.")
                        ] = DEFAULT_SECONDS,
-    worlds: Annotated[int, typer.Option(help="At most this many sampled worlds per decision.")
-                      ] = DEFAULT_WORLDS,
+    worlds: Annotated[int, typer.Option(help="At most this many sampled worlds to find the "
+                                        "best move of a decision.")] = DEFAULT_WORLDS,
+    judge_worlds: Annotated[int, typer.Option(help="At most this many fresh worlds to judge "
+                                              "the move made against it.")
+                            ] = DEFAULT_JUDGE_WORLDS,
     seed: Annotated[int, typer.Option(help="Seed of the sampled worlds.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="The review as JSON.")] = False,
 ) -> None:
     """Review one seat's decisions of a saved game with the search bot."""
-    from .main import fail
+    from .common import fail
     try:
         log = load_log(logfile)
     except ValueError as e:
         fail(str(e), 1)
-    if worlds < 1 or seconds <= 0:
-        fail("--worlds and --seconds must be above 0", 2)
+    if worlds < 1 or judge_worlds < 2 or seconds <= 0:
+        fail("--worlds and --seconds must be above 0, --judge-worlds above 1", 2)
     try:
-        r = review_log(log, seat, seconds=seconds, max_worlds=worlds, seed=seed)
+        r = review_log(log, seat, seconds=seconds, max_worlds=worlds, seed=seed,
+                       judge_worlds=judge_worlds)
     except ValueError as e:
         fail(str(e), 1 if "seat" not in str(e) else 2)
     if as_json:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 from ..bots import make_bot
 from ..errors import IllegalMove, NotationError
@@ -18,6 +19,20 @@ from .render import Renderer, plain_cards
 
 MAX_SUGGESTIONS = 30
 PROMPT = "Your move> "
+
+
+class NarratorProtocol(Protocol):
+    """What the play loop and ``replay`` ask of a narrator (:class:`Narrator` for climbing
+    games, :class:`~.sheng_ji_narrate.ShengJiNarrator` for Sheng ji)."""
+
+    def begin(self) -> None:
+        """Tell the start of the game."""
+
+    def before(self) -> dict:
+        """The facts the narration of the next move needs, taken before it is made."""
+
+    def after(self, seat: int, pre: dict) -> None:
+        """Tell the move ``seat`` just made (``pre``: what :meth:`before` answered)."""
 
 
 class Narrator:
@@ -136,7 +151,7 @@ class PlaySession:
         self.auto_pass = auto_pass
         self.input = input_fn
         self.hint_bot = make_bot("heuristic", seed=game.seed)
-        self.narrator = Narrator(game, renderer, viewer=human)
+        self.narrator: NarratorProtocol = Narrator(game, renderer, viewer=human)
 
     def run(self) -> str:
         g = self.g

@@ -37,6 +37,8 @@ class ShengJiSession(PlaySession):
     With ``auto_pass`` the human is asked during the deal only when the bids open to them
     change (a new level card or pair), and passes otherwise."""
 
+    narrator: ShengJiNarrator
+
     def __init__(self, game, human: int, bots: dict, renderer: ShengJiRenderer,
                  delay: float = 0.0, auto_pass: bool = False, input_fn=input):
         super().__init__(game, human, bots, renderer, delay=delay, auto_pass=auto_pass,

@@ -116,6 +116,7 @@ class ShengJiNarrator:
                        f"{r.cards(plain_cards(e['forced']), t)} instead.", style="bold"))
         elif kind == "play":
             t = self.t
+            assert t is not None        # cards are played once the trump is named
             cards = tuple(plain_cards(e["cards"]))
             self.trick.append((e["seat"], cards))
             lead = len(self.trick) == 1
@@ -150,7 +151,9 @@ class ShengJiNarrator:
         r = self.r
         if pre is None or not self.kitty or not (self.open or seat == r.human):
             return
-        cards = sorted(self.kitty, key=lambda c: self.t.key(c) + (c,))
+        t = self.t
+        assert t is not None            # the trump event just told named it
+        cards = sorted(self.kitty, key=lambda c: t.key(c) + (c,))
         r.kitty_cards = cards
         if self.open:
-            r.say("The kitty: ", r.cards(cards, self.t))
+            r.say("The kitty: ", r.cards(cards, t))

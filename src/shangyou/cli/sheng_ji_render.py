@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from rich import box
+from rich.console import JustifyMethod, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -218,16 +219,19 @@ class ShengJiRenderer(Renderer):
         friends = view.get("friends") or []
         teams = self.rules.teams
         t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
-        cols = [("", "left"), ("Player", "left")] + ([("Team", "left")] if teams else []) + \
-            [("Role", "left"), ("Level", "right"), ("Cards", "right"), ("Points won", "right")]
+        cols: list[tuple[str, JustifyMethod]] = [("", "left"), ("Player", "left")]
+        if teams:
+            cols.append(("Team", "left"))
+        cols += [("Role", "left"), ("Level", "right"), ("Cards", "right"), ("Points won", "right")]
         for col, just in cols:
             t.add_column(col, justify=just)
         decl_team = self.team_index(decl) if teams and decl is not None else None
         for s in range(view["players"]):
-            row = [">" if view["to_act"] == s else "",
-                   Text(self.long_names[s], style="bold" if s == self.human else "")]
+            row: list[RenderableType] = [
+                ">" if view["to_act"] == s else "",
+                Text(self.long_names[s], style="bold" if s == self.human else "")]
             if teams:
-                row.append(TEAM_NAMES[self.team_index(s)])
+                row.append(TEAM_NAMES[self.team_number(s)])
             if s == decl:
                 role = "declarer"
             elif teams:
@@ -255,7 +259,7 @@ class ShengJiRenderer(Renderer):
         decl = view["declarer"]
         teams = self.rules.teams
         if teams:
-            d = self.team_index(decl)
+            d = self.team_number(decl)
             o = 1 - d if len(teams) == 2 else None
             line = f"Declarer: {self.name(decl)} of {self.team_label(d)}"
             if o is not None:
@@ -315,12 +319,18 @@ class ShengJiRenderer(Renderer):
                      f"can{pairs}.")
             if pending or (view.get("legal_moves") or [""])[0].startswith("pick"):
                 mine = [c for c in plain_cards(" ".join(view["hand"])) if t.suit_of(c) == suit]
-                line = Text(f"You are short of {suit_name(t, suit)}: ")
-                if mine:
-                    line.append("yours all go in (")
-                    line.append_text(self.cards(mine, t))
-                    line.append("); ")
-                line.append(f"choose the other {_plural(n - len(mine), 'card')} one at a time")
+                if len(mine) > n:      # many legal follows: the suit's cards one at a time
+                    line = Text(f"Choose your {_plural(n, 'card')} of {suit_name(t, suit)} "
+                                "one at a time (only cards that can still make a legal "
+                                "follow are offered)")
+                else:
+                    line = Text(f"You are short of {suit_name(t, suit)}: ")
+                    if mine:
+                        line.append("yours all go in (")
+                        line.append_text(self.cards(mine, t))
+                        line.append("); ")
+                    line.append(f"choose the other {_plural(n - len(mine), 'card')} one at a "
+                                "time")
                 if pending:
                     line.append(" (so far: ")
                     line.append_text(self.cards(pending, t))
@@ -413,7 +423,7 @@ class ShengJiRenderer(Renderer):
         self.say(Text(prefix + trump_words(trump) + ".", style="bold"))
         line = f"{self.name(declarer)} {self._verb(declarer, 'declare', 'declares')}"
         if self.rules.teams:
-            line += f" for {self.team_label(self.team_index(declarer))}"
+            line += f" for {self.team_label(self.team_number(declarer))}"
         self.say(line + f" and {self._verb(declarer, 'take', 'takes')} the kitty "
                         f"({_plural(self.rules.kitty, 'card')}) to bury as many.")
 
@@ -493,8 +503,8 @@ class ShengJiRenderer(Renderer):
         what = "match at level A" if g.match and result.get("match_winners") else "hand"
         mine = self.human is not None and self.human in winners
         if self.rules.teams:
-            i = self.team_index(winners[0]) if winners else None
-            who = self.team_label(i) if i is not None else self.seats(winners)
+            w = self.team_number(winners[0]) if winners else None
+            who = self.team_label(w) if w is not None else self.seats(winners)
             msg = f"{who} wins the {what}!"
         else:
             msg = f"{self.seats(winners)} win the {what}!"

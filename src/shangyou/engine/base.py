@@ -14,10 +14,13 @@ from __future__ import annotations
 import copy
 import random
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any, Self
 
 from ..errors import IllegalMove
 from .deal import Deal, DealRandom, check_seed, random_source
+
+if TYPE_CHECKING:
+    from .moves import Move
 
 LOG_FORMAT = "shangyou-log/1"
 
@@ -57,6 +60,16 @@ class GameBase:
     #: every shuffle so far, in order (see :meth:`_dealt`); a tuple, replaced on each deal
     deals: tuple[Deal, ...] = ()
 
+    #: the seat to act; None only once the game is over
+    to_act: int | None
+    #: the random source behind :attr:`_rng`
+    _rng_obj: random.Random | DealRandom
+
+    if TYPE_CHECKING:
+        # every game says whether it is over (a plain attribute or a property)
+        @property
+        def over(self) -> bool: ...
+
     def __init__(self, rules, seed: int | str | None, match: bool):
         self.rules = rules
         self.n = rules.players
@@ -95,9 +108,11 @@ class GameBase:
         """The seat to act; IllegalMove if the game is over or ``seat`` is not that seat."""
         if self.over:
             raise IllegalMove("the game is over")
-        if seat is not None and seat != self.to_act:
-            raise IllegalMove(f"it is seat {self.to_act}'s turn, not seat {seat}'s")
-        return self.to_act
+        to_act = self.to_act
+        assert to_act is not None  # a game that is not over has a seat to act
+        if seat is not None and seat != to_act:
+            raise IllegalMove(f"it is seat {to_act}'s turn, not seat {seat}'s")
+        return to_act
 
     def _listed(self, move) -> bool:
         """Is ``move`` one of the moves just listed for this state (so known legal)?"""
@@ -122,6 +137,12 @@ class GameBase:
     def view(self, seat: int) -> dict[str, Any]:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def legal_moves(self) -> list[Move]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def apply(self, move: Move | str, seat: int | None = None) -> None:  # pragma: no cover
+        raise NotImplementedError
+
     def public_view(self) -> dict[str, Any]:
         """What a spectator may know: a seat's view without any seat's private cards."""
         v = self.view(0)
@@ -134,9 +155,9 @@ class GameBase:
         return type(other) is type(self) and self.rules.name == other.rules.name and \
             self.snapshot() == other.snapshot()
 
-    __hash__ = None  # mutable
+    __hash__ = None  # type: ignore[assignment]  # mutable, so unhashable (as Python documents)
 
-    def clone(self):
+    def clone(self) -> Self:
         """An independent copy: moves applied to either never show in the other. Much cheaper
         than ``copy.deepcopy`` (which gives the same game: tests compare them), since it copies
         only the containers a move can change (see ``CLONE_*``)."""

@@ -11,17 +11,29 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..cards import CARD_TEXT, Cards
 from ..games.climbing.combo import Combo
+
+if TYPE_CHECKING:
+    from ..games.climbing.family import Family
 
 PLAY, PASS, GIVE, TAKE, DISCARD, OFFER = "play", "pass", "give", "take", "discard", "offer"
 
 
 class Move:
     __slots__ = ("kind", "cards", "combo", "_text", "family", "token")
+    kind: str
+    cards: tuple
+    combo: Combo | None
+    _text: str | None
+    family: Family | None
+    token: object | None
 
     def __init__(self, kind: str, cards: tuple = (), combo: Combo | None = None,
-                 text: str | None = None, family=None, token=None):
+                 text: str | None = None, family: Family | None = None,
+                 token: object | None = None):
         self.kind = kind
         self.cards = cards
         self.combo = combo
@@ -30,7 +42,7 @@ class Move:
         self.token = token    # set by the game that listed this move as legal in its state
 
     @classmethod
-    def play(cls, combo: Combo, family=None) -> Move:
+    def play(cls, combo: Combo, family: Family | None = None) -> Move:
         return cls(PLAY, combo.cards, combo, None, family)
 
     def __str__(self) -> str:
@@ -39,11 +51,12 @@ class Move:
                 self._text = "pass"
             elif self.kind == PLAY:
                 text = " ".join([CARD_TEXT[c] for c in self.cards])
-                fam = self.family
-                if fam is not None and fam.may_be_ambiguous(self.combo):
+                # a family is given with the combo it reads the cards as (climbing plays)
+                fam, combo = self.family, self.combo
+                if fam is not None and combo is not None and fam.may_be_ambiguous(combo):
                     default = fam.default_label(tuple(self.cards))
-                    if default is not None and default != self.combo.label:
-                        text += " as " + self.combo.label
+                    if default is not None and default != combo.label:
+                        text += " as " + combo.label
                 self._text = text
             else:
                 self._text = self.kind + " " + " ".join(CARD_TEXT[c] for c in self.cards)

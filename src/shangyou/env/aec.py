@@ -10,6 +10,7 @@ is truncated: every agent at once, with reward 0.
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium import spaces
@@ -17,7 +18,11 @@ from pettingzoo import AECEnv
 
 from .. import new_game, new_match, preset_info
 from ..registry import resolve
-from .encoding import ClimbingEncoder, Pager, Rows, ShengJiEncoder
+from .encoding import ClimbingEncoder, Pager, Rows
+from .sheng_ji_encoding import ShengJiEncoder
+
+if TYPE_CHECKING:
+    from ..engine.base import GameBase
 
 DEFAULT_CANDIDATES = 128
 #: Steps (every agent's, MORE included) after which an episode is truncated. A random hand
@@ -32,6 +37,13 @@ def check_max_steps(max_steps: int | None) -> int | None:
         raise ValueError(f"max_steps must be a whole number of at least 1, or None "
                          f"(no limit), not {max_steps!r}")
     return max_steps
+
+
+def seat_to_act(game: GameBase) -> int:
+    """The seat to act in a game that is not over."""
+    seat = game.to_act
+    assert seat is not None         # only a game that is over has no seat to act
+    return seat
 
 
 def rewards_of(game) -> list[float]:
@@ -66,8 +78,8 @@ def encoder_for(preset: str, players: int, k: int):
 class ShangyouAEC(AECEnv):
     """One preset as a PettingZoo AEC environment; see ``docs/env.md``."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "shangyou_v0",
-                "is_parallelizable": False, "render_fps": 1}
+    metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "name": "shangyou_v0",
+                                "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, preset: str = "zheng-shangyou/pagat", players: int | None = None,
                  render_mode: str | None = None, max_candidates: int = DEFAULT_CANDIDATES,
@@ -98,7 +110,8 @@ class ShangyouAEC(AECEnv):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         self.render_mode = render_mode
         self._seeder = random.Random()
-        self.game = None
+        self.game: GameBase | None = None       # the episode's game, dealt by reset()
+        self._pager: Pager | None = None
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent):
@@ -115,41 +128,56 @@ class ShangyouAEC(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
             self._seeder = random.Random(seed)
-        self.game = self._new(self._seeder.randrange(2**31))
+        self.game = g = self._new(self._seeder.randrange(2**31))
         self.encoder.reset()
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self._pager = None
         self.num_steps = 0               # steps of this episode, MORE included
-        self.agent_selection = self.possible_agents[self.game.to_act]
+        self.agent_selection = self.possible_agents[seat_to_act(g)]
+
+    def _live(self) -> GameBase:
+        """The episode's game; RuntimeError before the first reset()."""
+        g = self.game
+        if g is None:
+            raise RuntimeError("no game yet: call reset() first")
+        return g
 
     def pager(self) -> Pager | None:
         """The candidates of the decision now (None once the game is over)."""
-        g = self.game
+        g = self._live()
         if g.over:
             return None
         if self._pager is None:
             self._pager = self.encoder.pager(g.legal_moves())
         return self._pager
 
+    def _decision(self) -> Pager:
+        """The candidates of the decision now; ValueError once the game is over (no id is
+        legal then)."""
+        pager = self.pager()
+        if pager is None:
+            raise ValueError("the game is over: no action is legal")
+        return pager
+
     def action_to_move(self, action: int) -> str | None:
         """The move text of an id now (None: MORE, the next page); ValueError if illegal."""
-        return self.pager().decode(action)
+        return self._decision().decode(action)
 
     def move_to_actions(self, text: str) -> list[int]:
         """The ids that play ``text`` from the current page 0 (``MORE`` ids, then the move)."""
-        return self.pager().encode(text)
+        return self._decision().encode(text)
 
     def observe(self, agent):
         seat = self.agent_seat[agent]
-        g = self.game
+        g = self._live()
         buf, at, obs = self._rows.take()
         if g.to_act == seat and not g.over:
-            pager = self._pager or self.pager()
+            pager = self._pager or self._decision()
             self.encoder.write(buf, at, g, seat, pager)
             return {"observation": obs, "action_mask": pager.mask()}
         self.encoder.write(buf, at, g, seat, None)
@@ -160,16 +188,16 @@ class ShangyouAEC(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        pager = self.pager()
+        g = self._live()
+        pager = self._decision()
         move = pager.move(action)        # a forbidden id raises here, before any change
         self._cumulative_rewards[agent] = 0.0
         if move is None:
             pager.turn()
         else:
-            self.game.apply(move)
+            g.apply(move)
             self._pager = None
         self.num_steps += 1
-        g = self.game
         if g.over:
             # rewards stay 0 during the hand; the hand result gives them at its end
             self.rewards = dict(zip(self.possible_agents, rewards_of(g)))
@@ -183,10 +211,10 @@ class ShangyouAEC(AECEnv):
             for a in self.agents:
                 self.truncations[a] = True
             self.infos = {a: {"max_steps": self.max_steps} for a in self.agents}
-            self.agent_selection = self.possible_agents[g.to_act]
+            self.agent_selection = self.possible_agents[seat_to_act(g)]
             self._accumulate_rewards()
         else:
-            self.agent_selection = self.possible_agents[g.to_act]
+            self.agent_selection = self.possible_agents[seat_to_act(g)]
         if self.render_mode == "human":
             self.render()
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .aec import DEFAULT_CANDIDATES, DEFAULT_MAX_STEPS, ShangyouAEC, check_max_steps, rewards_of
+from .aec import (DEFAULT_CANDIDATES, DEFAULT_MAX_STEPS, ShangyouAEC, check_max_steps,
+                  rewards_of, seat_to_act)
 from .encoding import CAND_WIDTH
 
 
@@ -62,10 +63,10 @@ class BatchSim:
 
     def _refresh(self, i: int) -> None:
         e = self.envs[i]
-        g = e.game
-        seat = g.to_act
+        g = e._live()
+        seat = seat_to_act(g)           # a finished hand is followed at once by the next
         self._seat[i] = seat
-        pager = e.pager()
+        pager = e._decision()
         if self.with_obs:
             at = i * self.obs_size + self._cand_at
             used = self._used[i]
@@ -108,12 +109,12 @@ class BatchSim:
         self.episode_steps += 1
         limit = self.max_steps
         for i, (e, a) in enumerate(zip(self.envs, actions.tolist())):
-            pager = e.pager()
+            pager = e._decision()
             move = pager.move(a)
             if move is None:
                 pager.turn()
             else:
-                g = e.game
+                g = e._live()
                 g.apply(move)
                 e._pager = None
                 if g.over:

@@ -28,12 +28,37 @@ score candidates by their features rather than by a fixed meaning of an id.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from ..cards import CARD_TEXT
 from ..games.climbing.family import reading_order
 
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
+
+    from ..engine.moves import Move
+
+
+class CHelpers(Protocol):
+    """The C helpers, module ``_fastobs`` (``_fastobs.pyi``; the references: ``_sort_moves_py``,
+    ``_rows_py``, ``ClimbingEncoder._head_py``)."""
+
+    def sort_moves(self, moves: list[Move], kind_index: dict[str, int], /
+                   ) -> list[tuple[int, int]]: ...
+
+    def head(self, buf: WriteableBuffer, at: int, seat: int, hand: Sequence[int],
+             played: bytes, last: Sequence[int] | None, last_seat: int | None,
+             passed: Sequence[int], finished: Sequence[int], counts: list[int],
+             partners: bytes, tail: bytes, page: bytes, /) -> int: ...
+
+    def rows(self, obs: WriteableBuffer, base: int, moves: list[Move], width: int,
+             kind_at: dict[str, int], extra_at: int, /) -> None: ...
+
+
+_fastobs: CHelpers | None
 try:                   # optional C helpers (setup.py builds them); the Python path is the reference
     from . import _fastobs
 except ImportError:    # pragma: no cover - built without a C compiler
@@ -64,6 +89,7 @@ def parse_move(text: str) -> tuple:
         return hit
     extra = 0
     label = ""
+    cards: tuple[int, ...]
     if text == "pass":
         kind, cards = "pass", ()
     elif text == "play":                     # Sheng ji: finish a throw being built
@@ -228,6 +254,13 @@ class Pager:
     :func:`sort_moves`) split into pages of ``K - 1``. Texts are made only when asked for."""
 
     __slots__ = ("moves", "k", "page", "pages", "per_page", "by_text", "_texts")
+    moves: list
+    k: int
+    page: int
+    pages: int
+    per_page: int
+    by_text: bool
+    _texts: list[str] | None
 
     def __init__(self, moves: list, k: int, by_text: bool = False):
         self.moves = sort_moves(moves, by_text)
@@ -358,12 +391,18 @@ class Rows:
     view of its block), so a row kept by the caller keeps its block alive."""
 
     __slots__ = ("size", "rows", "i", "buf", "arr")
+    size: int
+    rows: int
+    i: int
+    buf: bytearray
+    arr: np.ndarray
 
     def __init__(self, size: int, rows: int = 16):
         self.size = size
         self.rows = rows
-        self.i = rows
-        self.buf = self.arr = None
+        self.i = rows                    # the first take cuts a block
+        self.buf = bytearray()
+        self.arr = np.zeros((0, size), np.int8)
 
     def take(self) -> tuple:
         """``(buffer, offset, row)``: write the row's bytes into ``buffer[offset:]``."""
@@ -489,6 +528,10 @@ class ClimbingEncoder(Encoder):
     phases = ("exchange", "play", "over")
     steps = ("show", "take", "discard", "give", "offer")
     by_text = False
+    # set by :meth:`reset`
+    _played: dict[int, tuple]
+    _hand_bytes: list[tuple]
+    _last_bytes: tuple
 
     def __init__(self, players: int, k: int):
         super().__init__(players, k)
@@ -674,11 +717,11 @@ class ClimbingEncoder(Encoder):
 
     def reset(self) -> None:
         # per seat: (hand number, tricks already counted, counts of those tricks' cards)
-        self._played: dict[int, tuple] = {}
+        self._played = {}
         # per seat: (the hand last written, its card counts), for :meth:`write`; and the
         # cards of the last play to beat written, with their counts
-        self._hand_bytes: list[tuple] = [(None, b"")] * self.n
-        self._last_bytes: tuple = (None, b"")
+        self._hand_bytes = [(None, b"")] * self.n
+        self._last_bytes = (None, b"")
 
     def fill(self, obs, view):
         seat = view["seat"]
@@ -753,82 +796,3 @@ class ClimbingEncoder(Encoder):
                 obs[o["exchange_role"]] = 1
             if seat in ex.get("takers", [ex.get("taker")]):
                 obs[o["exchange_role"] + 1] = 1
-
-
-class ShengJiEncoder(Encoder):
-    """Sheng ji, Tractor and Zhao Pengyou."""
-
-    phases = ("deal", "bury", "call", "play", "over")
-    ranks = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
-
-    def parts(self):
-        n = self.n
-        return [("hand", N_CARDS), ("played", N_CARDS), ("trick", N_CARDS), ("lead", N_CARDS),
-                ("pending", N_CARDS), ("buried", N_CARDS), ("bid_cards", N_CARDS),
-                ("counts", n), ("trick_order", n), ("declarer", n), ("bidder", n),
-                ("friends", n), ("partners", n), ("points_won", n), ("levels", n),
-                ("level", len(self.ranks)), ("trump_suit", 5), ("phase", len(self.phases)),
-                ("opponents_points", 1), ("penalty_points", 1)]
-
-    def reset(self) -> None:
-        self._played: dict[int, tuple] = {}
-
-    def fill(self, obs, view):
-        seat = view["seat"]
-        s = self.slices
-        for t in view["hand"]:
-            obs[s["hand"].start + CODE[t]] += 1
-        tricks = view["tricks"]
-        hn, done, acc = self._played.get(seat, (None, 0, None))
-        if hn != view["hand_number"] or done > len(tricks):
-            done, acc = 0, bytes(N_CARDS)
-        if done < len(tricks):
-            acc = bytearray(acc)
-            for tr in tricks[done:]:
-                for _, text in tr["plays"]:
-                    for c in parse_move(text)[1]:
-                        acc[c] += 1
-            acc = bytes(acc)
-            done = len(tricks)
-        self._played[seat] = (view["hand_number"], done, acc)
-        obs[s["played"]] = acc
-        for pos, (who, text) in enumerate(view["trick"]):
-            self.add_cards(obs, "played", text)
-            self.add_cards(obs, "trick", text)
-            if pos == 0:
-                self.add_cards(obs, "lead", text)
-            self.put(obs, "trick_order", self.rel(seat, who), pos + 1)
-        for t in view.get("pending", ()):
-            obs[s["pending"].start + CODE[t]] += 1
-        for t in view.get("buried", ()):
-            obs[s["buried"].start + CODE[t]] += 1
-        bid = view["bid"]
-        if bid is not None:
-            self.add_cards(obs, "bid_cards", bid["cards"])
-            self.one_hot(obs, "bidder", self.rel(seat, bid["seat"]))
-        for i, c in enumerate(view["counts"]):
-            self.put(obs, "counts", self.rel(seat, i), c)
-        if view["declarer"] is not None:
-            self.one_hot(obs, "declarer", self.rel(seat, view["declarer"]))
-        for i in view["friends"]:
-            self.one_hot(obs, "friends", self.rel(seat, i))
-        teams = view["teams"]
-        if teams:
-            for t in teams:
-                if seat in t:
-                    for i in t:
-                        self.one_hot(obs, "partners", self.rel(seat, i))
-        else:
-            self.one_hot(obs, "partners", 0)
-        for i, p in enumerate(view["points_won"]):
-            self.put(obs, "points_won", self.rel(seat, i), p // 5)
-        for i, lv in enumerate(view["levels"]):
-            self.put(obs, "levels", self.rel(seat, i), self.ranks.index(lv))
-        self.one_hot(obs, "level", self.ranks.index(view["level"]))
-        trump = view["trump"]
-        if trump is not None:
-            suit = trump[-1] if trump[-1] in "DCHS" and trump != view["level"] else None
-            self.one_hot(obs, "trump_suit", "DCHS".index(suit) if suit else 4)
-        self.one_hot(obs, "phase", self.phases.index(view["phase"]))
-        self.put(obs, "opponents_points", 0, view["opponents_points"] // 5)
-        self.put(obs, "penalty_points", 0, view["penalty_points"] // 5)

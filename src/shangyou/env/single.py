@@ -7,7 +7,7 @@ import random
 import gymnasium
 
 from ..bots import BotProtocol, make_bot
-from .aec import DEFAULT_MAX_STEPS, ShangyouAEC, check_max_steps
+from .aec import DEFAULT_MAX_STEPS, ShangyouAEC, check_max_steps, seat_to_act
 
 
 class _Policy:
@@ -82,7 +82,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.action_space = self.aec.action_space(self.agent)
         self.observation_slices = self.aec.observation_slices
         self.render_mode = render_mode
-        self.bots = {}
+        self.bots: dict[int, BotProtocol | _Policy] = {}
         self.num_steps = 0
         self._ended = False
 
@@ -100,7 +100,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.num_steps = 0
         self._ended = False
         if not self._play_bots():
-            raise RuntimeError(f"the opponent policy of seat {self.aec.game.to_act} paged with "
+            raise RuntimeError(f"the opponent policy of seat {self.aec._live().to_act} paged with "
                                f"MORE {self.max_steps} times without playing")
         obs = self.aec.observe(self.agent)
         if self.render_mode == "human":
@@ -111,17 +111,17 @@ class SingleAgentEnv(gymnasium.Env):
         """Play the other seats until the learner acts or the hand ends; False when a policy
         opponent's steps reached ``max_steps`` first."""
         aec = self.aec
-        g = aec.game
+        g = aec._live()
         aec._pager = None
         while not g.over and g.to_act != self.seat:
-            s = g.to_act
+            s = seat_to_act(g)
             bot = self.bots[s]
             if isinstance(bot, _Policy):
                 if self.max_steps is not None and self.num_steps >= self.max_steps:
                     return False
                 obs = aec.observe(aec.possible_agents[s])
                 action = bot.fn(obs)
-                pager = aec.pager()
+                pager = aec._decision()
                 try:
                     move = pager.move(int(action))
                 except (ValueError, TypeError):
@@ -138,10 +138,10 @@ class SingleAgentEnv(gymnasium.Env):
         return True
 
     def step(self, action):
-        g = self.aec.game
+        g = self.aec._live()
         if g.over or self._ended:
             raise RuntimeError("the episode is over: call reset()")
-        pager = self.aec.pager()
+        pager = self.aec._decision()
         try:
             move = pager.move(action)
         except ValueError:

@@ -57,6 +57,15 @@ def build_parser(prog: str = "python -m shangyou.server") -> argparse.ArgumentPa
     p.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
                    help="change one limit of docs/security.md (repeatable), e.g. "
                    "--limit tables_per_minute=30")
+    p.add_argument("--redis", default=None, metavar="URL",
+                   help="run as one node of several: the Redis server between the nodes "
+                   "(redis://host:6379/0); needs --db on a PostgreSQL database they share "
+                   "(docs/deploy.md)")
+    p.add_argument("--node-id", default=None, metavar="NAME",
+                   help="this node's name among the nodes (default: host name and port)")
+    p.add_argument("--lease-seconds", type=float, default=4.0,
+                   help="how long a node's hold on its tables lasts without renewal: another "
+                   "node takes a table over this long after its node died (default 4)")
     p.add_argument("--log-level", default="warning",
                    choices=["critical", "error", "warning", "info", "debug"])
     return p
@@ -78,18 +87,50 @@ def main(argv: list[str] | None = None, prog: str = "python -m shangyou.server")
         limits.networks()
     except ValueError as e:
         p.error(str(e))
-    app = create_app(db_url=a.db, data_dir=a.data, bot_delay=a.bot_delay, limits=limits)
+    cluster = None
+    if a.redis or a.node_id:
+        import socket
+
+        from .cluster import ClusterConfig
+        if not a.redis:
+            p.error("--node-id: a node of several needs --redis URL as well")
+        if not a.db or a.db.startswith("sqlite"):
+            p.error("--redis: the nodes share one database: give --db postgresql://...")
+        if not 0.5 <= a.lease_seconds <= 600:
+            p.error("--lease-seconds: between 0.5 and 600")
+        node = a.node_id or f"{socket.gethostname()}:{a.port}"
+        if not 0 < len(node) <= 64:
+            p.error("--node-id: 1 to 64 characters")
+        cluster = ClusterConfig(node=node, redis_url=a.redis, lease_seconds=a.lease_seconds)
+    app = create_app(db_url=a.db, data_dir=a.data, bot_delay=a.bot_delay, limits=limits,
+                     cluster=cluster)
     import gc
     gc.collect()
     gc.freeze()      # the code and data loaded so far never become garbage: never scan them
     gc.set_threshold(20_000, 20, 20)   # fewer, not longer, pauses for a server's many objects
     shown = f"[{a.host}]" if ":" in a.host else a.host
     print(f"shangyou server: http://{shown}:{a.port}/", flush=True)
+    if cluster is not None:
+        print(f"node {cluster.node} of several (Redis {_no_password(cluster.redis_url)})",
+              flush=True)
     # small JSON: compressing costs more CPU than it saves, so no per-message deflate
     uvicorn.run(app, host=a.host, port=a.port, log_level=a.log_level, ws=a.ws, ws_max_size=65536,
                 ws_ping_interval=20.0, ws_ping_timeout=20.0, ws_per_message_deflate=False,
                 http=header_timeout_protocol(limits.header_seconds), timeout_keep_alive=5)
     return 0
+
+
+def _no_password(url: str) -> str:
+    """A URL as it may be printed: without the password it may hold."""
+    from urllib.parse import urlsplit, urlunsplit
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host += f":{parts.port}"
+    user = f"{parts.username}:***@" if parts.username else ":***@"
+    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -21,7 +22,7 @@ from .limits import BodyLimit, Limits, origin_allowed
 from .model import Refused
 from .replays import ReplayCache
 from .reviews import Busy, ReviewJobs
-from .store import AsyncStore, Store, database_url
+from .store import AsyncStore, Store, database_url, utcnow
 from .tables import TableManager
 
 log = logging.getLogger("shangyou.server")
@@ -63,10 +64,13 @@ def _error(status: int, message: str, code: str | None = None) -> JSONResponse:
 
 def create_app(db_url: str | None = None, data_dir: str | Path = "data",
                bot_delay: float = 0.3, static_dir: str | Path | None = None,
-               rate: float = schemas.RATE_PER_SECOND, limits: Limits | None = None) -> FastAPI:
+               rate: float = schemas.RATE_PER_SECOND, limits: Limits | None = None,
+               cluster=None) -> FastAPI:
     """The app. ``db_url``: any SQLAlchemy URL; by default SQLite in ``data_dir/shangyou.db``.
     ``bot_delay``: seconds a bot waits before each move (0 in tests). ``limits``: what one
-    client may cost (:class:`~shangyou.server.limits.Limits`; ``docs/security.md``)."""
+    client may cost (:class:`~shangyou.server.limits.Limits`; ``docs/security.md``).
+    ``cluster``: a :class:`~shangyou.server.cluster.ClusterConfig` to run as one node of
+    several on a shared PostgreSQL database and Redis (``docs/deploy.md``)."""
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     url = database_url(db_url, data_dir)
     limits = limits or Limits()
@@ -74,10 +78,19 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        store = AsyncStore(Store(url))
-        manager = TableManager(store, bot_delay=bot_delay, rate=rate, limits=limits)
+        store = AsyncStore(Store(url, node=cluster.node if cluster else None))
+        node = lease = None
+        if cluster is not None:
+            from .cluster import Node
+            from .ownership import DbLease
+            lease = DbLease(store, cluster.node, cluster.lease_seconds)
+        manager = TableManager(store, bot_delay=bot_delay, rate=rate, limits=limits,
+                               lease=lease)
+        if cluster is not None:
+            node = Node(manager, cluster)
+            await node.start()
         await manager.startup()
-        state["store"], state["manager"] = store, manager
+        state["store"], state["manager"], state["node"] = store, manager, node
         app.state.manager = manager
         state["reviews"] = app.state.reviews = ReviewJobs(store)
         try:
@@ -85,6 +98,8 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
         finally:
             state["reviews"].shutdown()
             await manager.shutdown()
+            if node is not None:
+                await node.stop()
             store.close()
 
     app = FastAPI(title="shangyou", lifespan=lifespan, docs_url="/api/docs",
@@ -187,6 +202,9 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
     async def list_tables(offset: int = Query(0, ge=0, le=1_000_000),
                           limit: int = Query(50, ge=1, le=limits.page_max)):
         """One page of the open tables listed in the lobby."""
+        if state["node"] is not None:         # several nodes: the lobby of the database
+            quiet = utcnow() - dt.timedelta(seconds=limits.empty_listed_seconds)
+            return await state["store"].call("lobby", offset, limit, quiet)
         return state["manager"].page(offset, limit)
 
     @app.get("/api/matches", response_model=list[schemas.MatchListItem], responses=ERRORS)
@@ -289,7 +307,12 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             await ws.close(4403)          # before the handshake: an HTTP 403
             return
         await ws.accept()
+        address = ws.client.host if ws.client else None
         table = await manager.get(table_id)
+        if table is None and state["node"] is not None:
+            table = await state["node"].open(ws, table_id, address)
+            if table is True:               # served through the node that runs the table
+                return
         if table is None:
             status = None
             if 0 < len(table_id) <= 32:
@@ -305,7 +328,7 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
                                     "message": f"no table {table_id[:40]!r}"})
                 await ws.close(4404)
             return
-        conn = manager.new_conn(table, ws, ws.client.host if ws.client else None)
+        conn = manager.new_conn(table, ws, address)
         if conn is None:
             await ws.send_json({"type": "error", "code": "too_many_sockets",
                                 "message": "too many open sockets on this table or from your "

@@ -22,6 +22,7 @@ class Conn:
     """One client socket: a send queue drained by its own writer task, and a rate limiter."""
 
     _ids = itertools.count(1)
+    remote = False             # a socket held by another node (relay.RemoteConn)
 
     def __init__(self, ws, rate: float = schemas.RATE_PER_SECOND, address: str | None = None):
         self.ws = ws

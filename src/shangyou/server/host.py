@@ -136,6 +136,7 @@ class HostActions:
         await self._save_table(table, options=self._stored_options(options, room_d),
                                listed=room.listed)
         table.options, table.room = options, room_d
+        self._end_ready_check(table)         # people said ready to other options
         self._broadcast(table, [])
 
     async def _host(self, table: Table, conn, msg: schemas.Host) -> None:

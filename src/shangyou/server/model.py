@@ -93,6 +93,8 @@ class Table:
     idle_since: float = field(default_factory=time.monotonic)  # when its last socket closed
     secret: str | None = None                      # the current match's deal secret
     commitment: str | None = None                  # ... and its hash, public from the start
+    ready_check: Any = None                        # the host's running ready check (ready.py)
+    lost: bool = False                             # another node runs it now (lease lost)
 
     def summary(self) -> dict:
         info = views.table_info(self)

@@ -21,7 +21,8 @@ from .workers import BotPool
 log = logging.getLogger("shangyou.server")
 
 SECONDS = 1.0              # CPU seconds per decision
-WORLDS = 48                # at most this many worlds per decision
+WORLDS = 48                # at most this many worlds to find the best move of a decision
+#                            (then review.DEFAULT_JUDGE_WORLDS fresh ones to judge the move made)
 MAX_JOBS = 4               # reviews running or waiting at once (more: refused, 429)
 
 

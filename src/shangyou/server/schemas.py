@@ -50,7 +50,9 @@ ERROR_CODES = ("bad_json", "bad_message", "too_big", "rate_limited", "no_table",
                "hello_timeout",     # no hello within the limit; socket closes (4408)
                "too_many_sockets",  # per table or per address; socket closes (4429)
                "bad_option",    # an option value the game does not take
-               "hints_off")     # the room's hints option refuses this seat advice
+               "hints_off",     # the room's hints option refuses this seat advice
+               "no_ready_check",    # a ready answer while the host asks nothing
+               "moved")         # another node runs the table now; socket closes (1012)
 OPTION_KEY_MAX = 32            # an option's name, in characters
 OPTION_INT_MAX = 1000          # an option's number, in absolute value
 OPTION_STR_MAX = 32            # an option's text, in characters
@@ -161,6 +163,17 @@ class Close(_Client):
     type: Literal["close"]
 
 
+class ReadyCheckMsg(_Client):
+    """The host asks every seated person whether they are ready (``server/ready.py``)."""
+    type: Literal["ready_check"]
+
+
+class ReadyMsg(_Client):
+    """A seated person's answer to the host's ready check, for their own seat."""
+    type: Literal["ready"]
+    ready: StrictBool
+
+
 class MoveMsg(_Client):
     type: Literal["move"]
     move: StrictStr = Field(min_length=1, max_length=MOVE_MAX)
@@ -190,12 +203,13 @@ class Chat(_Client):
 
 
 ClientMessage = Annotated[Union[Hello, Sit, Leave, Bots, Start, MoveMsg, Chat, Kick, Swap,
-                                Options, Host, Close, HintMsg],
+                                Options, Host, Close, HintMsg, ReadyCheckMsg, ReadyMsg],
                           Field(discriminator="type")]
 CLIENT_MESSAGE: TypeAdapter = TypeAdapter(ClientMessage)
 CLIENT_TYPES = ("hello", "sit", "leave", "bots", "start", "move", "chat", "kick", "swap",
-                "options", "host", "close", "hint")
-HOST_TYPES = frozenset({"bots", "start", "kick", "swap", "options", "host", "close"})
+                "options", "host", "close", "hint", "ready_check", "ready")
+HOST_TYPES = frozenset({"bots", "start", "kick", "swap", "options", "host", "close",
+                        "ready_check"})
 
 
 def parse_client(data: Any):
@@ -225,6 +239,19 @@ class SeatInfo(BaseModel):
     autoplay: bool = False              # added: a person who is away, played by a bot meanwhile
 
 
+class ReadyAnswer(BaseModel):
+    seat: int
+    ready: bool | None                  # None: not answered yet
+
+
+class ReadyCheckInfo(BaseModel):
+    """The host's running ready check: who is asked, their answers, the seconds left."""
+    seconds: float                      # how long a check runs (Limits.ready_check_seconds)
+    left: float                         # seconds left of this one
+    answers: list[ReadyAnswer]          # every person seated when it began (not bots)
+    all_ready: bool
+
+
 class TableInfo(BaseModel):
     table_id: str                       # added
     game: str
@@ -238,6 +265,7 @@ class TableInfo(BaseModel):
     host: int | None = None             # the host's seat (None: the host does not sit)
     commitment: str | None = None       # the hash of the current match's deal secret
     secret: str | None = None           # that secret, once the match is over
+    ready_check: ReadyCheckInfo | None = None   # the host's ready check, while it runs
 
 
 class Welcome(BaseModel):

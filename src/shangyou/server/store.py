@@ -8,6 +8,13 @@ loop never waits on the disk and writes keep their order.
 
 A move is stored (with the table's new state version) in one transaction before any client
 hears of it, so a server killed at any moment restarts with every table where it was.
+
+**Fencing.** Every write to a table is a compare-and-set on its state version: it goes from
+version ``v - 1`` to ``v`` only, and, in a store of a node of several (``node`` given), only
+while that node owns the table; otherwise it raises :class:`Stale` and writes nothing. The
+leases that say which node owns a table live in the same row (``owner``, ``lease_until`` in
+milliseconds of the database's clock), so no two clocks are ever compared
+(:mod:`shangyou.server.ownership`; ``docs/deploy.md``).
 """
 
 from __future__ import annotations
@@ -19,14 +26,18 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (JSON, BigInteger, Boolean, DateTime, ForeignKey, Integer, String,
-                        bindparam, create_engine, event, func, insert, inspect, select, text,
-                        update)
+                        and_, case, create_engine, event, func, insert, inspect,
+                        literal_column, or_, select, text, update)
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 from sqlalchemy.pool import StaticPool
 
 
 # the key of the PostgreSQL advisory lock held while the tables are created or migrated
 SCHEMA_LOCK = 0x5348_414E_4759_4F55        # "SHANGYOU"
+
+
+class Stale(Exception):
+    """A write refused: the table's version moved on, or another node owns the table now."""
 
 
 def utcnow() -> dt.datetime:
@@ -52,6 +63,9 @@ class TableRow(Base):
     host_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     listed: Mapped[bool] = mapped_column(Boolean, default=True)
     touched_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True, index=True)
+    # the node that runs the table, and until when (ms of the database's clock); none: free
+    owner: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+    lease_until: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
 class SeatRow(Base):
@@ -118,8 +132,9 @@ def database_url(db_url: str | None, data_dir: str | Path) -> str:
 class Store:
     """Synchronous store; see :class:`AsyncStore` for the server's use."""
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, node: str | None = None):
         self.url = url
+        self.node = node          # this node's id when several share the database
         kwargs: dict[str, Any] = {}
         sqlite = url.startswith("sqlite")
         if sqlite:
@@ -146,11 +161,17 @@ class Store:
             Base.metadata.create_all(conn)
             self._add_missing_columns(conn)
         self.session = sessionmaker(self.engine, expire_on_commit=False)
+        # the database's clock in milliseconds (leases never compare two machines' clocks)
+        self.clock = literal_column(
+            "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)"
+            if self.engine.dialect.name == "postgresql"
+            else "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)")
 
     # columns added to tables of earlier stores: (table, column, SQL type)
     _ADDED = (("tables", "host_hash", "VARCHAR(64)"), ("tables", "listed", "BOOLEAN"),
               ("tables", "touched_at", "TIMESTAMP"), ("matches", "secret", "VARCHAR(64)"),
-              ("matches", "commitment", "VARCHAR(64)"), ("moves", "actor", "VARCHAR(8)"))
+              ("matches", "commitment", "VARCHAR(64)"), ("moves", "actor", "VARCHAR(8)"),
+              ("tables", "owner", "VARCHAR(64)"), ("tables", "lease_until", "BIGINT"))
 
     def _add_missing_columns(self, conn) -> None:
         """A store written by an earlier version lacks some columns: add them (empty)."""
@@ -166,26 +187,45 @@ class Store:
         self.engine.dispose()
 
     # ------------------------------------------------------------------------------ writes
+    def _fenced(self, s: Session, table_id: str, version: int, first: int | None = None,
+                **values) -> None:
+        """The table goes to ``version`` from ``first - 1`` (default ``version - 1``), with
+        ``values``, only if it is at that version (and, for a node, owned by it); else Stale."""
+        expected = (version if first is None else first) - 1
+        cond = [TableRow.id == table_id, TableRow.version == expected]
+        if self.node is not None:
+            cond.append(TableRow.owner == self.node)
+        done = s.execute(update(TableRow).where(*cond)
+                         .values(version=version, touched_at=utcnow(), **values))
+        if done.rowcount != 1:
+            raise Stale(f"table {table_id}: not at version {expected}"
+                        + (f" or not owned by {self.node}" if self.node else ""))
+
     def create_table(self, table_id: str, game: str, players: int, options: dict,
-                     bot_level: str, host_hash: str | None = None, listed: bool = True) -> None:
+                     bot_level: str, host_hash: str | None = None, listed: bool = True,
+                     lease_ms: int = 0) -> None:
+        """A new waiting table at version 0; a node's store makes it the node's own for
+        ``lease_ms``."""
         with self.session.begin() as s:
             s.add(TableRow(id=table_id, game=game, players=players, options=options,
                            bot_level=bot_level, status="waiting", version=0,
                            host_hash=host_hash, listed=listed, touched_at=utcnow()))
             s.flush()
+            if self.node is not None:
+                s.execute(update(TableRow).where(TableRow.id == table_id)
+                          .values(owner=self.node, lease_until=self.clock + lease_ms))
             for i in range(players):
                 s.add(SeatRow(table_id=table_id, seat=i, kind="empty"))
 
     def save_seats(self, table_id: str, seats: list[dict], version: int) -> None:
         """Seats as dicts (seat, name, kind, token_hash, bot_level) and the new version."""
         with self.session.begin() as s:
+            self._fenced(s, table_id, version)
             for d in seats:
                 s.execute(update(SeatRow).where(SeatRow.table_id == table_id,
                                                 SeatRow.seat == d["seat"])
                           .values(name=d["name"], kind=d["kind"], token_hash=d["token_hash"],
                                   bot_level=d["bot_level"]))
-            s.execute(update(TableRow).where(TableRow.id == table_id)
-                      .values(version=version, touched_at=utcnow()))
 
     def save_table(self, table_id: str, version: int, **values) -> None:
         """Table fields (``options``, ``host_hash``, ``listed``, ``status``) and the version."""
@@ -194,8 +234,7 @@ class Store:
         if bad:
             raise ValueError(f"not a table field: {sorted(bad)}")
         with self.session.begin() as s:
-            s.execute(update(TableRow).where(TableRow.id == table_id)
-                      .values(version=version, touched_at=utcnow(), **values))
+            self._fenced(s, table_id, version, **values)
 
     def expire_waiting(self, before: dt.datetime, keep: list[str]) -> list[str]:
         """Waiting tables untouched since ``before`` (except ``keep``) become ``expired``;
@@ -204,6 +243,8 @@ class Store:
             q = select(TableRow.id).where(TableRow.status == "waiting",
                                           func.coalesce(TableRow.touched_at,
                                                         TableRow.created_at) < before)
+            if self.node is not None:       # not the tables another node runs
+                q = q.where(self._free_or_mine())
             ids = [i for i in s.scalars(q) if i not in set(keep)]
             if ids:
                 s.execute(update(TableRow).where(TableRow.id.in_(ids))
@@ -231,13 +272,10 @@ class Store:
                     seed: int, names: list, version: int, secret: str | None = None,
                     commitment: str | None = None) -> None:
         with self.session.begin() as s:
+            self._fenced(s, table_id, version, status="playing", match_id=match_id)
             s.add(MatchRow(id=match_id, table_id=table_id, game=game, players=players,
                            options=options, seed=seed, names=names, secret=secret,
                            commitment=commitment))
-            s.flush()
-            s.execute(update(TableRow).where(TableRow.id == table_id)
-                      .values(status="playing", match_id=match_id, version=version,
-                              touched_at=utcnow()))
 
     def add_move(self, table_id: str, match_id: str, idx: int, seat: int, text: str,
                  version: int, result: dict | None = None, actor: str | None = None) -> None:
@@ -247,27 +285,84 @@ class Store:
     def add_moves(self, batch: list[tuple]) -> None:
         """Moves of any tables, ``(table_id, match_id, idx, seat, text, version, result[,
         actor])`` each, in one transaction (the server's group commit): all are stored or
-        none."""
+        none. Each table's version is fenced (:class:`Stale` for the whole batch)."""
         if not batch:
             return
-        tables = TableRow.__table__
         with self.session.begin() as s:
+            versions: dict[str, tuple[int, int]] = {}
+            for tid, _, _, _, _, version, *_ in batch:
+                lo, hi = versions.get(tid, (version, version))
+                versions[tid] = (min(lo, version), max(hi, version))
+            for tid, (lo, hi) in versions.items():
+                self._fenced(s, tid, hi, first=lo)
             s.execute(insert(MoveRow.__table__),
                       [{"match_id": row[1], "idx": row[2], "seat": row[3], "text": row[4],
                         "actor": row[7] if len(row) > 7 else None} for row in batch])
-            latest: dict[str, int] = {}
-            for tid, _, _, _, _, version, *_ in batch:
-                latest[tid] = max(version, latest.get(tid, version))
             now = utcnow()
-            s.execute(update(tables).where(tables.c.id == bindparam("tid"))
-                      .values(version=bindparam("v"), touched_at=bindparam("now")),
-                      [{"tid": tid, "v": v, "now": now} for tid, v in latest.items()])
             for tid, m, _, _, _, _, result, *_ in batch:
                 if result is not None:
                     s.execute(update(MatchRow).where(MatchRow.id == m)
                               .values(result=result, finished_at=now))
                     s.execute(update(TableRow).where(TableRow.id == tid)
                               .values(status="over"))
+
+    # ------------------------------------------------------------------------------ leases
+    _CHUNK = 2000          # ids in one statement
+
+    def _free_or_mine(self):
+        return or_(TableRow.owner.is_(None), TableRow.owner == self.node,
+                   TableRow.lease_until < self.clock)
+
+    def acquire(self, table_id: str, lease_ms: int) -> bool:
+        """This node takes the table for ``lease_ms`` if it is free, its own, or its owner's
+        lease ran out. Taking a table that had an owner raises its version: the fence that
+        refuses every later write of that owner."""
+        with self.session.begin() as s:
+            done = s.execute(
+                update(TableRow).where(TableRow.id == table_id, self._free_or_mine())
+                .values(owner=self.node, lease_until=self.clock + lease_ms,
+                        version=TableRow.version + case((TableRow.owner.is_(None), 0),
+                                                        else_=1)))
+            return done.rowcount == 1
+
+    def renew(self, held: list[str], lease_ms: int) -> list[str]:
+        """Extend this node's lease on the tables it holds; those still its own."""
+        out: list[str] = []
+        for i in range(0, len(held), self._CHUNK):
+            with self.session.begin() as s:
+                rows = s.execute(update(TableRow)
+                                 .where(TableRow.owner == self.node,
+                                        TableRow.id.in_(held[i:i + self._CHUNK]))
+                                 .values(lease_until=self.clock + lease_ms)
+                                 .returning(TableRow.id))
+                out += [r[0] for r in rows]
+        return out
+
+    def release(self, ids: list[str]) -> None:
+        """This node no longer runs these tables: any node may take them at once."""
+        for i in range(0, len(ids), self._CHUNK):
+            with self.session.begin() as s:
+                s.execute(update(TableRow).where(TableRow.owner == self.node,
+                                                 TableRow.id.in_(ids[i:i + self._CHUNK]))
+                          .values(owner=None, lease_until=None))
+
+    def owners(self, ids: list[str]) -> dict[str, str | None]:
+        """Each existing table's owner while its lease runs (None: free, or ran out)."""
+        out: dict[str, str | None] = {}
+        for i in range(0, len(ids), self._CHUNK):
+            with self.session() as s:
+                for tid, owner, live in s.execute(
+                        select(TableRow.id, TableRow.owner, TableRow.lease_until >= self.clock)
+                        .where(TableRow.id.in_(ids[i:i + self._CHUNK]))):
+                    out[tid] = owner if owner and live else None
+        return out
+
+    def orphans(self, limit: int) -> list[str]:
+        """Matches being played whose node's lease ran out (that node is gone)."""
+        with self.session() as s:
+            return list(s.scalars(select(TableRow.id).where(
+                TableRow.status == "playing", TableRow.owner.is_not(None),
+                TableRow.lease_until < self.clock).limit(limit)))
 
     # ------------------------------------------------------------------------------- reads
     def table_ids(self, statuses: tuple[str, ...]) -> list[str]:
@@ -293,6 +388,43 @@ class Store:
             if t.match_id:
                 out["match"] = self._match(s, t.match_id)
             return out
+
+    def lobby(self, offset: int, limit: int, quiet_before: dt.datetime) -> dict:
+        """One page of the listed open tables, as ``GET /api/tables`` gives it, from the
+        database (the lobby of several nodes): waiting ones first, then running ones, newest
+        first; a waiting table where nobody sits and nothing changed since ``quiet_before`` is
+        left out. Whether a person is connected is not stored: a seated one counts as so."""
+        humans = (select(func.count()).select_from(SeatRow)
+                  .where(SeatRow.table_id == TableRow.id, SeatRow.kind == "human")
+                  .scalar_subquery())
+        cond = and_(TableRow.status.in_(("waiting", "playing")),
+                    or_(TableRow.listed.is_(None), TableRow.listed.is_(True)),
+                    ~and_(TableRow.status == "waiting", humans == 0,
+                          func.coalesce(TableRow.touched_at, TableRow.created_at)
+                          < quiet_before))
+        with self.session() as s:
+            total = s.scalar(select(func.count()).select_from(TableRow).where(cond)) or 0
+            rows = s.scalars(select(TableRow).where(cond)
+                             .order_by(case((TableRow.status == "waiting", 0), else_=1),
+                                       TableRow.created_at.desc(), TableRow.id)
+                             .offset(offset).limit(limit)).all()
+            seats: dict[str, list] = {}
+            if rows:
+                for x in s.scalars(select(SeatRow).where(SeatRow.table_id.in_(
+                        [r.id for r in rows])).order_by(SeatRow.table_id, SeatRow.seat)):
+                    seats.setdefault(x.table_id, []).append(x)
+            out = []
+            for r in rows:
+                mine = seats.get(r.id, [])
+                host = next((x.seat for x in mine if x.kind == "human" and r.host_hash
+                             and x.token_hash == r.host_hash), None)
+                out.append({"table_id": r.id, "game": r.game, "players": r.players,
+                            "status": r.status, "host": host, "listed": True,
+                            "seats": [{"seat": x.seat, "name": x.name, "kind": x.kind,
+                                       "connected": x.kind != "empty",
+                                       "bot_level": x.bot_level if x.kind == "bot" else None,
+                                       "autoplay": False} for x in mine]})
+        return {"tables": out, "total": total, "offset": offset, "limit": limit}
 
     def _match(self, s: Session, match_id: str) -> dict | None:
         m = s.get(MatchRow, match_id)

@@ -1,48 +1,60 @@
-"""The table manager: tables in memory, their sockets, and the action pipeline.
+"""The table manager: the tables this process runs, their sockets, and their actions.
 
 Each table has one :class:`asyncio.Lock`; every change to a table (seats, start, moves, bot
 moves) happens under it, is stored first, then broadcast (one ``state`` per client, built by
-:mod:`shangyou.server.views`). :meth:`TableManager.handle` is the whole pipeline of
-``docs/protocol.md``: size, rate, JSON, schema; table and live match; seat; turn; version;
-legality; store; version + 1; bots; broadcast.
+:mod:`shangyou.server.views`). :meth:`TableManager.handle` runs the pipeline of
+``docs/protocol.md`` (:mod:`shangyou.server.pipeline`: size, rate, JSON, schema; table and
+live match; seat; turn; version; legality; store; version + 1; bots; broadcast) through three
+seams: the **store**, where every write is a compare-and-set on the table's version; the
+**lease** that says this process runs the table (:mod:`shangyou.server.ownership`); and the
+**fan-out** that hands each client its message wherever its socket is
+(:mod:`shangyou.server.fanout`). Alone on its store the server owns every table and every
+socket is its own; as one node of several (:mod:`shangyou.server.cluster`) it runs the tables
+it holds a lease on, for sockets on any node.
 """
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import json
 import logging
 import secrets
 import time
-from typing import Any
 
 import shangyou
 from shangyou.engine import deal
 from shangyou.registry import resolve
 
-from . import schemas, views
+from . import pipeline, schemas, views
 from .advice import answer_hint
 from .autoplay import Autoplay, _make_bot
 from .conn import FLOOD_CLOSE, Conn
+from .fanout import Fanout
 from .host import HostActions
 from .limits import Clients, Limits, Sweep
 from .model import (ROOM_DEFAULTS, ROOM_KEY, ActionError, Refused, Seat, Table, hash_token,
                     new_id, same_hash)
-from .store import AsyncStore, utcnow
+from .ownership import LocalLease
+from .ready import ReadyChecks
+from .store import AsyncStore, Stale, utcnow
 
 log = logging.getLogger("shangyou.server")
 
+MOVED_CODE = 1012          # the socket close code of a table another node runs now: reconnect
 
-class TableManager(Autoplay, HostActions):
+
+class TableManager(Autoplay, HostActions, ReadyChecks):
     """Every table this process holds: created here, or loaded from the store when a client
     opens it (and, at start, the most recently touched ones, in the background)."""
 
     RELOAD_AT_START = 200       # tables reloaded at start (the rest load when opened)
 
     def __init__(self, store: AsyncStore, bot_delay: float = 0.3,
-                 rate: float = schemas.RATE_PER_SECOND, limits: Limits | None = None):
+                 rate: float = schemas.RATE_PER_SECOND, limits: Limits | None = None,
+                 lease=None, fanout: Fanout | None = None):
         self.store = store
+        self.lease = lease or LocalLease()
+        self.fanout = fanout or Fanout()
         self.bot_delay = float(bot_delay)
         self.rate = rate
         self.limits = limits or Limits()
@@ -57,6 +69,7 @@ class TableManager(Autoplay, HostActions):
         """Start the sweeper and reload the most recently touched waiting or running tables
         in the background (the server answers at once; any other table loads when opened)."""
         self._loading = asyncio.Lock()
+        await self.lease.start(self)
         self._tasks = [asyncio.create_task(self._reload_recent(), name="reload-tables"),
                        asyncio.create_task(self._sweep_loop(), name="sweep-tables")]
 
@@ -82,6 +95,7 @@ class TableManager(Autoplay, HostActions):
             self._stop_tasks(t)
             for c in list(t.conns):
                 c.close(1001)
+        await self.lease.stop()          # a node of several hands its tables on at once
 
     def _stop_tasks(self, t: Table) -> None:
         if t.bot_task is not None:
@@ -92,12 +106,38 @@ class TableManager(Autoplay, HostActions):
             t.timer_task = None
         for s in t.seats:
             self._cancel_grace(s)
+        self._end_ready_check(t)
 
     def _drop(self, t: Table) -> None:
         """The table leaves memory (it stays in the store)."""
         self._stop_tasks(t)
         if self.tables.get(t.id) is t:
             del self.tables[t.id]
+            self.lease.forget(t.id)
+
+    def lose(self, t: Table, why: str) -> None:
+        """Another node runs this table now (``why``): it leaves memory without a write, and
+        its clients are told and reconnect (to any node; they reach the new owner)."""
+        log.warning("table %s: no longer run here: %s", t.id, why)
+        t.lost = True
+        self._stop_tasks(t)
+        if self.tables.get(t.id) is t:
+            del self.tables[t.id]
+        for c in list(t.conns):
+            c.error("moved", "this table is run by another server now; reconnecting")
+            c.close(MOVED_CODE)
+
+    async def _stored(self, table: Table, what: str, fn: str, *args, **kwargs) -> None:
+        """A write of ``table`` through the fenced store; :class:`ActionError` if refused."""
+        try:
+            await self.store.call(fn, *args, **kwargs)
+        except Stale as e:
+            self.lose(table, f"storing {what} was refused ({e})")
+            raise ActionError("moved", "this table is run by another server now; "
+                              "reconnecting") from None
+        except Exception:
+            log.exception("table %s: storing %s failed", table.id, what)
+            raise ActionError("server_error", f"{what} could not be stored") from None
 
     def _no_longer_waiting(self, table_id: str) -> None:
         address = self._waiting_by.pop(table_id, None)
@@ -193,7 +233,14 @@ class TableManager(Autoplay, HostActions):
             return None
         async with self._loading:
             t = self.tables.get(table_id)
-            return t if t is not None else await self._load(table_id)
+            if t is not None:
+                return t
+            if not await self.lease.acquire(table_id):
+                return None                 # another node runs it
+            t = await self._load(table_id)
+            if t is None:
+                self.lease.forget(table_id)
+            return t
 
     def page(self, offset: int = 0, limit: int = 50) -> dict:
         """One page of the listed open tables this process holds: waiting ones first, then
@@ -252,7 +299,8 @@ class TableManager(Autoplay, HostActions):
         token = secrets.token_urlsafe(24)
         host_hash = hash_token(token)
         await self.store.call("create_table", table_id, name, n, self._stored_options(opts, room),
-                              bot_level, host_hash, bool(room.get("listed", True)))
+                              bot_level, host_hash, bool(room.get("listed", True)),
+                              lease_ms=self.lease.lease_ms)
         t = Table(id=table_id, game_name=name, players=n, options=opts, bot_level=bot_level,
                   seats=[Seat(index=i) for i in range(n)], room=room, host_hash=host_hash,
                   creator=address)
@@ -273,12 +321,21 @@ class TableManager(Autoplay, HostActions):
             return None
         if not self.clients.socket_opened(address):
             return None
-        table.sockets += 1
         c = Conn(ws, rate=self.rate, address=address)
         c.start()
-        c.hello_timer = asyncio.get_running_loop().call_later(
-            self.limits.hello_seconds, self._hello_late, c)
+        self.attach(table, c)
         return c
+
+    def attach(self, table: Table, conn) -> bool:
+        """Count a socket on ``table`` (of this process, or of another node: a RemoteConn,
+        whose address that node counts) and start its hello timer; False when the table
+        holds too many."""
+        if table.sockets >= self.limits.sockets_per_table:
+            return False
+        table.sockets += 1
+        conn.hello_timer = asyncio.get_running_loop().call_later(
+            self.limits.hello_seconds, self._hello_late, conn)
+        return True
 
     def _hello_late(self, conn: Conn) -> None:
         if not conn.said_hello and not conn.closed:
@@ -287,12 +344,13 @@ class TableManager(Autoplay, HostActions):
 
     async def disconnect(self, table: Table, conn: Conn) -> None:
         table.sockets -= 1
-        self.clients.socket_closed(conn.address)
+        if not conn.remote:
+            self.clients.socket_closed(conn.address)
         if conn.hello_timer is not None:
             conn.hello_timer.cancel()
         if table.sockets <= 0:
             table.idle_since = time.monotonic()
-        if conn in table.conns:
+        if conn in table.conns and not table.lost:      # a lost table starts nothing more
             async with table.lock:
                 table.conns.discard(conn)
                 if conn.seat is not None:
@@ -305,7 +363,7 @@ class TableManager(Autoplay, HostActions):
         await conn.finish()
         if table.status == "over" and table.sockets == 0 and table.bot_task is None \
                 and self.tables.get(table.id) is table:
-            del self.tables[table.id]      # finished and unwatched: reloaded on demand
+            self._drop(table)              # finished and unwatched: reloaded on demand
 
     # ----------------------------------------------------------------------------- pipeline
     async def handle(self, table: Table, conn: Conn, raw: str | bytes | None) -> None:
@@ -323,31 +381,11 @@ class TableManager(Autoplay, HostActions):
                     return
                 raise ActionError("rate_limited", f"more than {self.rate:g} messages per second;"
                                   " this one was ignored")
-            if raw is None:
-                raise ActionError("bad_json", "empty message")
-            size = len(raw) if isinstance(raw, bytes) else \
-                (len(raw) if len(raw) > schemas.MAX_MESSAGE_BYTES
-                 else len(raw.encode("utf-8", "surrogatepass")))
-            if size > schemas.MAX_MESSAGE_BYTES:
-                raise ActionError("too_big", f"a message may be at most "
-                                  f"{schemas.MAX_MESSAGE_BYTES} bytes")
-            try:
-                data = json.loads(raw)
-            except (ValueError, UnicodeDecodeError):
-                raise ActionError("bad_json", "the message is not valid JSON") from None
-            except RecursionError:
-                raise ActionError("bad_message", "the message is nested too deeply") from None
-            try:
-                msg = schemas.parse_client(data)
-            except ValueError as e:
-                raise ActionError("bad_message", str(e)) from None
-            except RecursionError:
-                raise ActionError("bad_message", "the message is nested too deeply") from None
-            if not conn.said_hello and msg.type != "hello":
-                raise ActionError("bad_message", "the first message must be 'hello'")
-            if conn.said_hello and msg.type == "hello":
-                raise ActionError("bad_message", "already joined: 'hello' is the first message "
-                                  "only")
+            if table.lost:
+                conn.error("moved", "this table is run by another server now; reconnecting")
+                conn.close(MOVED_CODE)
+                return
+            msg = pipeline.parse(raw, conn.said_hello)
             if msg.type == "chat":
                 self._chat(table, conn, msg.text)
             elif msg.type == "hint":        # outside the lock: a search hint takes a while
@@ -379,100 +417,40 @@ class TableManager(Autoplay, HostActions):
             conn.error("server_error", "the server failed on this message")
 
     async def _move(self, table: Table, conn: Conn, msg: schemas.MoveMsg) -> None:
-        # 2. the table exists (the socket is bound to it) and the match is live
-        g = table.game
-        if table.status != "playing" or g is None or g.over:
-            raise ActionError("not_playing", "no match is being played at this table"
-                              if table.status == "waiting" else "the match is over")
-        # 3. the sender holds a seat (proved by its token at hello, or by sitting)
-        seat = conn.seat
-        if seat is None:
-            raise ActionError("not_seated", "you hold no seat at this table (spectator)")
-        # 4. it is that seat's turn
-        if g.to_act != seat:
-            raise ActionError("not_your_turn", f"it is seat {g.to_act}'s turn, not yours "
-                              f"(seat {seat})")
-        # 5. the state version is the current one (stale or repeated actions)
-        if msg.version != table.version:
-            raise ActionError("stale", f"the move was chosen in version {msg.version}; the "
-                              f"current version is {table.version}")
-        # 6. the move is legal
-        try:
-            g.apply(msg.move, seat=seat)
-        except ValueError as e:          # IllegalMove, NotationError: the game is unchanged
-            raise ActionError("illegal", str(e)) from None
-        except Exception:                # an engine bug: rebuild the state from the log
-            log.exception("table %s: the engine failed on %r", table.id, msg.move)
-            table.game = shangyou.replay(g.log)
-            table.event_cursor = len(table.game.events)
-            raise ActionError("illegal", "the server could not make this move") from None
-        # 7. store, version + 1, broadcast each client its own view; then the bots
+        # 2 to 6: live match, seat, turn, version, legality; then 7: store, broadcast, bots
+        pipeline.apply_move(table, conn.seat, msg.version, msg.move)
         await self._commit(table)
         self._kick_bots(table)
 
     async def _commit(self, table: Table, actor: str | None = None) -> None:
         """Store the move just applied, raise the version, send every client its state.
         ``actor``: who moved for a person ("bot" while they are away, "timer")."""
-        g = table.game
-        idx = len(g.moves) - 1
-        seat, mv = g.moves[idx]
-        version = table.version + 1
-        result = g.result if g.over else None
+        rec = pipeline.record(table, actor)
         try:
-            await self.store.add_move(table.id, table.match_id, idx, seat, str(mv),
-                                      version,
-                                      _jsonable(result) if result is not None else None,
-                                      actor)
+            await self.store.add_move(*rec.row())
+        except Stale as e:
+            self.lose(table, f"storing move {rec.idx} was refused ({e})")
+            raise ActionError("moved", "this table is run by another server now; "
+                              "reconnecting") from None
         except Exception:
-            log.exception("table %s: storing move %d failed; undoing it", table.id, idx)
-            log_ = g.log
-            log_["moves"] = log_["moves"][:-1]
-            table.game = shangyou.replay(log_)
-            table.event_cursor = len(table.game.events)
+            log.exception("table %s: storing move %d failed; undoing it", table.id, rec.idx)
+            pipeline.undo_last(table)
             raise ActionError("server_error", "the move could not be stored; it was undone")
-        table.version = version
-        if g.over:
-            table.status = "over"
+        events = pipeline.advance(table, rec)
         self._arm_timer(table)
-        events = self._new_events(table, seat, mv)
-        table.events_by_move.append((len(g.moves), events))
         self._broadcast(table, events)
 
-    def _new_events(self, table: Table, seat: int, mv) -> list[dict]:
-        g = table.game
-        new = list(g.events[table.event_cursor:])
-        table.event_cursor = len(g.events)
-        kind = getattr(mv, "kind", None)
-        if kind in ("play", "pass") and not any(
-                e.get("event") in ("play", "pass") and e.get("seat") == seat for e in new):
-            # the climbing engine records plays only in its state: say what was played
-            ev: dict[str, Any] = {"event": kind, "seat": seat}
-            if kind == "play":
-                text = str(mv)
-                ev["cards"] = text.partition(" as ")[0]
-                ev["move"] = text
-            new.insert(0, ev)
-        return new
-
     def _broadcast(self, table: Table, events: list[dict]) -> None:
-        if not table.conns:
-            return
-        texts = views.states_by_seat(table, {c.seat for c in table.conns}, events)
-        for c in table.conns:
-            c.send_text(texts[c.seat])
+        self.fanout.broadcast(table, events)
 
     def _send_state(self, table: Table, conn: Conn, events: list | None = None) -> None:
-        conn.send_text(views.states_by_seat(table, [conn.seat], events or [])[conn.seat])
+        self.fanout.send_state(table, conn, events)
 
     @staticmethod
     def _catch_up(table: Table, msg: schemas.Hello) -> list[dict]:
-        """The events a (re)connecting client's log lacks: those after move ``since`` of its
-        match (every event of this match when it knows another one); none if it did not ask.
-        Each client gets them through its own view filter (views.state_for)."""
-        if msg.since is None or table.match_id is None:
-            return []
-        since = msg.since if msg.match == table.match_id else -1
-        return [ev for n, evs in table.events_by_move if n > since for ev in evs]
+        """The events a (re)connecting client's log lacks (each client gets them through its
+        own view filter, views.state_for)."""
+        return pipeline.catch_up(table, msg.since, msg.match)
 
     def _welcome(self, table: Table, conn: Conn, token: str | None) -> None:
         conn.send({"type": "welcome", "seat": conn.seat, "token": token,
@@ -536,12 +514,9 @@ class TableManager(Autoplay, HostActions):
 
     async def _save_seats(self, table: Table, changes: dict[int, dict]) -> None:
         rows = [{"seat": i, **d} for i, d in changes.items()]
-        try:
-            await self.store.call("save_seats", table.id, rows, table.version + 1)
-        except Exception:
-            log.exception("table %s: storing seats failed", table.id)
-            raise ActionError("server_error", "the seats could not be stored") from None
+        await self._stored(table, "the seats", "save_seats", table.id, rows, table.version + 1)
         table.version += 1
+        self._end_ready_check(table)         # who sits changed: a ready check asks again
         for i, d in changes.items():
             s = table.seats[i]
             s.name, s.kind, s.token_hash, s.bot_level = (d["name"], d["kind"], d["token_hash"],
@@ -550,11 +525,8 @@ class TableManager(Autoplay, HostActions):
 
     async def _save_table(self, table: Table, **values) -> None:
         """Store table fields with the next version (then the caller changes the table)."""
-        try:
-            await self.store.call("save_table", table.id, table.version + 1, **values)
-        except Exception:
-            log.exception("table %s: storing the table failed", table.id)
-            raise ActionError("server_error", "the table could not be stored") from None
+        await self._stored(table, "the table", "save_table", table.id, table.version + 1,
+                           **values)
         table.version += 1
 
     async def _sit(self, table: Table, conn: Conn, msg: schemas.Sit) -> None:
@@ -623,14 +595,11 @@ class TableManager(Autoplay, HostActions):
                                **table.options)
         match_id = new_id(8)
         names = [s.name for s in table.seats]
-        try:
-            await self.store.call("start_match", table.id, match_id, table.game_name,
-                                  table.players, table.options, 0, names, table.version + 1,
-                                  secret=secret, commitment=commitment)
-        except Exception:
-            log.exception("table %s: storing the match start failed", table.id)
-            raise ActionError("server_error", "the match could not be stored") from None
+        await self._stored(table, "the match", "start_match", table.id, match_id,
+                           table.game_name, table.players, table.options, 0, names,
+                           table.version + 1, secret=secret, commitment=commitment)
         self._no_longer_waiting(table.id)
+        self._end_ready_check(table)
         table.version += 1
         table.game = g
         table.match_id = match_id
@@ -652,11 +621,5 @@ class TableManager(Autoplay, HostActions):
         nobody watching can pass for a seated player (a seated speaker's name is the seat's)."""
         role = ("host" if self._is_host(table, conn)
                 else "player" if conn.seat is not None else "spectator")
-        msg = views.dumps({"type": "chat", "from": conn.name or "guest", "text": text,
-                           "seat": conn.seat, "role": role})
-        for c in table.conns:
-            c.send_text(msg)
-
-
-def _jsonable(value):
-    return json.loads(json.dumps(value, default=list))
+        self.fanout.send_all(table.conns, {"type": "chat", "from": conn.name or "guest",
+                                           "text": text, "seat": conn.seat, "role": role})

@@ -42,14 +42,16 @@ def seat_info(seat) -> dict[str, Any]:
 def table_info(table) -> dict[str, Any]:
     """The public description of a table (no game state). ``commitment`` is the hash of the
     current match's deal secret, public from the start; ``secret`` itself only once that match
-    is over (``docs/fairness.md``)."""
+    is over (``docs/fairness.md``). ``ready_check``: the host's running ready check and its
+    answers (``server/ready.py``), or None."""
     over = table.game is not None and table.game.over
     return {"table_id": table.id, "game": table.game_name, "players": table.players,
             "options": dict(table.options), "status": table.status,
             "seats": [seat_info(s) for s in table.seats], "bot_level": table.bot_level,
             "match_id": table.match_id, "room": dict(table.room), "host": table.host_seat(),
             "commitment": table.commitment,
-            "secret": table.secret if over and table.commitment else None}
+            "secret": table.secret if over and table.commitment else None,
+            "ready_check": table.ready_check.info() if table.ready_check is not None else None}
 
 
 def turn_info(table) -> dict[str, Any] | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
+from typing import Any
 
 from . import ratings as ratings_mod
 from .runner import Config
@@ -55,7 +56,8 @@ def aggregate(cfg: Config, records: list[dict]) -> dict:
     n = cfg.players
     if not records:
         raise ValueError("no deals to report")
-    per_deal = {b: [] for b in names}             # per deal: mean score over its seat-hands
+    # per deal: the mean score over its seat-hands
+    per_deal: dict[str, list[float]] = {b: [] for b in names}
     wins = {b: 0 for b in names}
     seat_hands = {b: 0 for b in names}
     trials = {b: 0 for b in names}                # team-merged trials for Wilson
@@ -64,7 +66,7 @@ def aggregate(cfg: Config, records: list[dict]) -> dict:
     moves = {b: 0 for b in names}
     think = {b: 0.0 for b in names}
     slowest = {b: 0.0 for b in names}             # highest mean seconds per move in one hand
-    # CPU time per move (records written since session 6; None when a record lacks it)
+    # CPU time per move (None when a record lacks it)
     cpu: dict = {b: 0.0 for b in names}
     cpu_max: dict = {b: 0.0 for b in names}
     hands = sum(len(rec["hands"]) for rec in records)    # deals x the rotations played
@@ -97,7 +99,7 @@ def aggregate(cfg: Config, records: list[dict]) -> dict:
                     trials[b] += 1
         for b in names:
             per_deal[b].append(sums[b] / counts[b])
-    bots = []
+    bots: list[dict[str, Any]] = []
     for b in names:
         m, lo, hi = mean_ci(per_deal[b])
         rate = wins[b] / seat_hands[b]

@@ -77,7 +77,8 @@ class Config:
     @property
     def entries(self) -> list[str]:
         """A label per line-up entry: the name, with ``#k`` when a name appears more than once."""
-        out, seen = [], {}
+        out: list[str] = []
+        seen: dict[str, int] = {}
         for b in self.bots:
             seen[b] = seen.get(b, 0) + 1
             out.append(b if self.bots.count(b) == 1 else f"{b}#{seen[b]}")

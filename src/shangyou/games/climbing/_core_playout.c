@@ -234,7 +234,7 @@ lead_order(const Group *groups, int ng, unsigned danger, Group *out)
     return m;
 }
 
-/* climbing_search.fast_policy when leading (PlanPolicy.lead's last resort) */
+/* climbing_fast.fast_policy when leading (PlanPolicy.lead's last resort) */
 static void
 fast_lead(const Game *G, const Sink *moves, int seat, int close, Choice *ch)
 {

@@ -13,8 +13,9 @@ Phases (each decision is a move; see docs/rules/sheng-ji.md for the rules and de
   the call is used up).
 * ``play``: tricks. A lead is one unit (``7H``, ``7H 7H``, ``8H 8H 6H 6H``) or a throw built card by
   card (``throw KH``, ``throw QH``, ..., then ``play``); any play may also be applied whole. A
-  follow is a whole play (``9S 9S``); when a player short of the suit could fill the rest in too
-  many ways, the free cards are picked one at a time (``pick 3D``).
+  follow is a whole play (``9S 9S``); when there are more than ``FOLLOW_LIMIT`` legal follows,
+  the cards are picked one at a time (``pick 3D``), each pick one that can still be completed
+  to a legal follow (short of the suit: only the free cards are picked).
 * ``over`` after the match: a side at level A wins a hand as declarers.
 """
 
@@ -29,15 +30,15 @@ from ...cards import BJ_CODE, CARD_TEXT, RJ_CODE, Cards, deck, parse
 from ...engine.base import GameBase
 from ...engine.moves import Move
 from ...errors import IllegalMove, NotationError
-from .follow import check_follow, legal_follows
-from .order import LEVELS, SJ_RANK, Trump, decompose
+from .follow import check_follow, legal_follows, next_cards
+from .order import LEVELS, SJ_RANK, Trump, Unit, decompose
 from .scoring import level_change, next_level, points
 from .tricks import kitty_multiplier, lead_suit, throw_check, trick_winner
 
 DEAL, BURY, CALL, PLAY, OVER = "deal", "bury", "call", "play", "over"
 BID, PASS, BURY_K, CALL_K, PLAY_K, THROW, COMMIT, PICK = ("bid", "pass", "bury", "call", "play",
                                                          "throw", "commit", "pick")
-FOLLOW_LIMIT = 400     # more whole follows than this (short of the suit): pick free cards
+FOLLOW_LIMIT = 400     # more legal follows than this: the cards are picked one at a time
 ACE_RANK = 11
 
 
@@ -123,6 +124,12 @@ class ShengJiGame(GameBase):
     def _trump(self, suit: int | None) -> Trump:
         return Trump(self.level_rank, suit, self.rules.red_five)
 
+    def _fixed_trump(self) -> Trump:
+        """The trump once the deal is over (it is set when the deal ends, before the bury)."""
+        t = self.trump
+        assert t is not None, "the trump is fixed when the deal ends"
+        return t
+
     def legal_moves(self) -> list[Move]:
         if self._legal is None:
             self._token = object()
@@ -131,10 +138,12 @@ class ShengJiGame(GameBase):
 
     def apply(self, move: Move | str, seat: int | None = None) -> None:
         seat = self._check_turn(seat)
-        if not self._listed(move):
-            move = self._resolve(str(move).strip())
-        self._do(seat, move)
-        self._moved(seat, move)
+        if isinstance(move, Move) and self._listed(move):
+            mv = move
+        else:
+            mv = self._resolve(str(move).strip())
+        self._do(seat, mv)
+        self._moved(seat, mv)
 
     # --------------------------------------------------------------------- dealing
     def _start_hand(self) -> None:
@@ -142,9 +151,9 @@ class ShengJiGame(GameBase):
         self.hand_number += 1
         cards = deck(r.decks)
         self._rng.shuffle(cards)
-        self._kitty_as_dealt = tuple(cards[:r.kitty])
-        self.kitty = sorted(self._kitty_as_dealt)
-        self.stock = cards[r.kitty:]         # drawn from the end, one at a time
+        self._kitty_as_dealt: tuple[int, ...] = tuple(cards[:r.kitty])
+        self.kitty: list[int] = sorted(self._kitty_as_dealt)
+        self.stock: list[int] = list(cards[r.kitty:])   # drawn from the end, one at a time
         self.hands: list[list[int]] = [[] for _ in range(self.n)]
         self.level_rank = self.levels[self.declarer] if self.declarer is not None \
             else r.start_level
@@ -167,7 +176,7 @@ class ShengJiGame(GameBase):
         self.won: list[list[int]] = [[] for _ in range(self.n)]
         self.trick: list[tuple[int, tuple]] = []
         self.tricks: list[dict] = []
-        self.lead_units = None
+        self.lead_units: list[Unit] | None = None    # the units of the trick's lead
         self.pending: list[int] = []          # the current player's picked cards
         self.penalty_points = 0               # failed throws, added to the opponents' points
         self.phase = DEAL
@@ -273,6 +282,8 @@ class ShengJiGame(GameBase):
     def _list_moves(self) -> list[Move]:
         tok = self._token
         seat = self.to_act
+        if seat is None:                         # the game is over: nobody acts
+            return []
         if self.phase == DEAL:
             moves = [Move(PASS, (), None, "pass", token=tok)]
             for c, k in self._bids_for(seat):
@@ -294,7 +305,7 @@ class ShengJiGame(GameBase):
         return []
 
     def _callable(self) -> list[tuple[int, int]]:
-        t = self.trump
+        t = self._fixed_trump()
         out = []
         for c in range(52):
             if t.is_trump(c):
@@ -305,7 +316,7 @@ class ShengJiGame(GameBase):
 
     def _play_moves(self, seat: int, tok) -> list[Move]:
         hand = self.hands[seat]
-        t = self.trump
+        t = self._fixed_trump()
         if not self.trick:                       # leading
             if self.pending:                     # a throw being built
                 s = t.suit_of(self.pending[0])
@@ -320,20 +331,17 @@ class ShengJiGame(GameBase):
             moves += [Move(THROW, (c,), token=tok) for c in sorted(set(hand), key=self.sort_key)]
             return moves
         lead = self.trick[0][1]
-        plays = None if self.pending else legal_follows(t, hand, lead, self.lead_units,
-                                                        limit=FOLLOW_LIMIT)
-        if plays is None:            # picking the free cards one at a time
-            left = Counter(hand)
-            left.subtract(self.pending)
-            s = t.suit_of(lead[0])
-            free = sorted((c for c, k in left.items() if k > 0 and t.suit_of(c) != s),
-                          key=self.sort_key)
-            return [Move(PICK, (c,), token=tok) for c in free]
+        units = self._trick_lead_units()
+        plays = None if self.pending else legal_follows(t, hand, lead, units, limit=FOLLOW_LIMIT)
+        if plays is None:            # choosing the cards one at a time
+            cards = next_cards(t, hand, lead, units, self.pending)
+            return [Move(PICK, (c,), token=tok) for c in sorted(cards, key=self.sort_key)]
         return [Move(PLAY_K, p, None, None, token=tok) for p in plays]
 
     def _lead_units(self, hand) -> list[tuple]:
-        return sorted(lead_units(self.trump, hand, self.rules.decks),
-                      key=lambda u: (len(u), [self.sort_key(c) for c in u]))
+        key = {c: self.sort_key(c) for c in set(hand)}       # each card's key once
+        return sorted(lead_units(self._fixed_trump(), hand, self.rules.decks),
+                      key=lambda u: (len(u), [key[c] for c in u]))
 
     # ------------------------------------------------------------------ resolving
     def _resolve(self, text: str) -> Move:
@@ -375,7 +383,8 @@ class ShengJiGame(GameBase):
 
     def _resolve_play(self, cards: tuple) -> Move:
         seat = self.to_act
-        t = self.trump
+        assert seat is not None, "apply checked the turn: somebody acts"
+        t = self._fixed_trump()
         if not cards:
             raise IllegalMove("no cards given")
         left = Counter(self.hands[seat])
@@ -391,7 +400,7 @@ class ShengJiGame(GameBase):
             return Move(PLAY_K, tuple(sorted(cards)))
         lead = self.trick[0][1]
         play = tuple(sorted(tuple(self.pending) + cards))
-        why = check_follow(t, self.hands[seat], lead, self.lead_units, play)
+        why = check_follow(t, self.hands[seat], lead, self._trick_lead_units(), play)
         if why:
             raise IllegalMove(why)
         return Move(PLAY_K, tuple(sorted(cards)))
@@ -477,7 +486,7 @@ class ShengJiGame(GameBase):
         return "declarers" if seat == self.declarer or seat in self.friends else "opponents"
 
     def _do_play(self, seat: int, mv: Move) -> None:
-        t = self.trump
+        t = self._fixed_trump()
         if mv.kind == THROW:
             self.pending.append(mv.cards[0])
             return
@@ -486,9 +495,14 @@ class ShengJiGame(GameBase):
             lead = self.trick[0][1]
             suit = t.suit_of(lead[0])
             mine = [c for c in self.hands[seat] if t.suit_of(c) == suit]
-            if len(self.pending) + len(mine) < len(lead):
-                return
-            cards = tuple(sorted(tuple(mine) + tuple(self.pending)))
+            if len(mine) > len(lead):            # the cards of the suit, chosen one by one
+                if len(self.pending) < len(lead):
+                    return
+                cards = tuple(sorted(self.pending))
+            else:                                # short: the free cards, the suit's go in
+                if len(self.pending) + len(mine) < len(lead):
+                    return
+                cards = tuple(sorted(tuple(mine) + tuple(self.pending)))
         elif mv.kind == COMMIT:
             cards = tuple(sorted(self.pending))
         else:
@@ -508,7 +522,7 @@ class ShengJiGame(GameBase):
 
     def _lead(self, seat: int, cards: tuple) -> tuple:
         """Check a throw against the other hands; a failed throw plays the forced unit."""
-        t = self.trump
+        t = self._fixed_trump()
         units = decompose(t, cards)
         if len(units) > 1:
             others = [self.hands[s] for s in range(self.n) if s != seat]
@@ -525,6 +539,12 @@ class ShengJiGame(GameBase):
         self.lead_units = units
         return cards
 
+    def _trick_lead_units(self) -> list[Unit]:
+        """The units of the current trick's lead (set when the lead is played)."""
+        units = self.lead_units
+        assert units is not None, "a trick's lead sets its units"
+        return units
+
     def _note_friends(self, seat: int, cards: tuple) -> None:
         if not self.rules.friends:
             return
@@ -539,7 +559,7 @@ class ShengJiGame(GameBase):
                                             "call": f"{o} {CARD_TEXT[fc]}"})
 
     def _end_trick(self) -> None:
-        t = self.trump
+        t = self._fixed_trump()
         plays = [cards for _, cards in self.trick]
         w = trick_winner(t, plays)
         winner = self.trick[w][0]
@@ -548,7 +568,7 @@ class ShengJiGame(GameBase):
         self.tricks.append({"plays": [(s, c) for s, c in self.trick], "winner": winner})
         self.events.append({"event": "trick", "winner": winner,
                             "points": points(c for _, cs in self.trick for c in cs)})
-        last_lead_units = self.lead_units
+        last_lead_units = self._trick_lead_units()
         self.trick = []
         self.lead_units = None
         if any(self.hands):
@@ -557,9 +577,11 @@ class ShengJiGame(GameBase):
         self._end_hand(winner, last_lead_units, plays[w])
 
     # --------------------------------------------------------------------- scoring
-    def _end_hand(self, last_winner: int, last_units, winning_play) -> None:
+    def _end_hand(self, last_winner: int, last_units: list[Unit], winning_play: tuple) -> None:
         r = self.rules
-        t = self.trump
+        t = self._fixed_trump()
+        declarer = self.declarer
+        assert declarer is not None, "a hand is played once its declarer is known"
         opp = [s for s in range(self.n) if self.team_of(s) == "opponents"]
         decl = [s for s in range(self.n) if self.team_of(s) == "declarers"]
         won = sum(points(self.won[s]) for s in opp)
@@ -601,9 +623,9 @@ class ShengJiGame(GameBase):
         self.history.append(summary)
         self.events.append({"event": "hand over", **summary})
         # next declarer: the next seat after the declarer on the winning side
-        nxt = self.declarer
+        nxt = declarer
         for i in range(1, self.n + 1):
-            s = (self.declarer + i) % self.n
+            s = (declarer + i) % self.n
             if s in winners_side:
                 nxt = s
                 break

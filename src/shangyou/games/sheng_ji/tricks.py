@@ -168,19 +168,19 @@ def trick_winner(trump: Trump, plays: Sequence[Iterable[int]]) -> int:
     plays are compared by :func:`primary_top`, trump over plain; a later play must be strictly
     higher to take the trick from an earlier one.
     """
-    plays = [list(p) for p in plays]
-    if not plays or not plays[0]:
+    rows = [list(p) for p in plays]
+    if not rows or not rows[0]:
         raise ValueError("a trick needs a lead")
-    lead = plays[0]
+    lead = rows[0]
     suit = lead_suit(trump, lead)
     if suit is None:
         raise ValueError("the lead must be of one effective suit")
     if all(c == lead[0] for c in lead):
-        return _tuple_winner(trump, plays, suit)
+        return _tuple_winner(trump, rows, suit)
     units = decompose(trump, lead)
     matched = match_format(trump, units, lead) or units
     best, best_key = 0, (suit == TRUMP, primary_top(units, matched))
-    for i, play in enumerate(plays[1:], start=1):
+    for i, play in enumerate(rows[1:], start=1):
         s = lead_suit(trump, play)
         if s is None or (s != suit and s != TRUMP):
             continue

@@ -101,9 +101,10 @@ class WorldSampler:
         n = self.n = r.players
         self.phase = view["phase"]
         self.level_rank = LEVEL_RANK[view["level"]]
+        self.trump: Trump | None
         if view.get("trump"):
-            t = Trump.parse(view["trump"])
-            self.trump = Trump(t.level, t.suit, r.red_five)
+            shown = Trump.parse(view["trump"])
+            self.trump = Trump(shown.level, shown.suit, r.red_five)
         else:
             self.trump = None
         self.hand = list(_parse(" ".join(view["hand"])))
@@ -122,8 +123,8 @@ class WorldSampler:
         self.counts = list(view["counts"])
         total = 54 * r.decks
         self.base = (total - r.kitty) // n            # a hand after the deal
-        self.declarer = view.get("declarer")
-        self.to_act = view.get("to_act")
+        self.declarer: int | None = view.get("declarer")
+        self.to_act: int | None = view.get("to_act")
         # where the kitty is, and what this seat knows of it
         self.known_buried = list(_parse(" ".join(view.get("buried") or [])))
         phase = self.phase
@@ -216,7 +217,7 @@ class WorldSampler:
                             if kind == "hand" for suit in sorted(self.no_pairs[s])
                             if suit not in self.voids[s]]
 
-    def _guess_owner(self, view) -> int:
+    def _guess_owner(self, view) -> int | None:
         # the theft round after a theft: the thief (the current bidder) owns the kitty;
         # the view cannot tell a thief from an ordinary bidder, so prefer the declarer
         return self.declarer
@@ -368,24 +369,26 @@ class WorldSampler:
         phase = self.phase
         drawn = sum(self.counts)
         if phase == DEAL:
+            to_act = self.to_act
+            assert to_act is not None, "somebody acts while the cards are dealt"
             g.kitty = sorted(kitty)
             first_known = self.declarer
             if stock:
-                g.next_draw = (self.to_act + 1) % n
-                g.starter = (self.to_act - drawn + 1) % n
+                g.next_draw = (to_act + 1) % n
+                g.starter = (to_act - drawn + 1) % n
             else:
-                g.next_draw = (self.to_act + 1) % n
+                g.next_draw = (to_act + 1) % n
                 if self.declarer is None:
                     g.starter = rng.randrange(n)
                 else:
-                    g.starter = (self.to_act - drawn + 1) % n
+                    g.starter = (to_act - drawn + 1) % n
                 first = first_known if first_known is not None else g.starter
                 order = [(first + i) % n for i in range(n)]
                 last_drawer = (first - 1) % n
-                if self.to_act == last_drawer and rng.random() < 0.5:
+                if to_act == last_drawer and rng.random() < 0.5:
                     g.final_round = None
                 else:
-                    g.final_round = order[order.index(self.to_act) + 1:]
+                    g.final_round = order[order.index(to_act) + 1:]
         else:
             g.next_draw = 0
             g.starter = self.declarer if self.declarer is not None else 0
@@ -394,8 +397,10 @@ class WorldSampler:
                 buried = list(self.known_buried) if self.owner == self.seat else kitty
                 g.buried = buried
                 if self.theft:
+                    owner = self.owner
+                    assert owner is not None, "the theft round comes after the kitty is taken"
                     g.kitty = sorted(buried)
-                    order = [(self.owner + i) % n for i in range(1, n)]
+                    order = [(owner + i) % n for i in range(1, n)]
                     g.theft_round = order[order.index(self.to_act) + 1:] \
                         if self.to_act in order else []
             else:
@@ -416,7 +421,11 @@ class WorldSampler:
                 g.won[tr["winner"]].extend(cs)
         g.trick = [(s, cs) for s, cs in self.trick]
         g.tricks = [{"plays": list(tr["plays"]), "winner": tr["winner"]} for tr in self.tricks]
-        g.lead_units = decompose(self.trump, self.trick[0][1]) if self.trick else None
+        if self.trick:
+            assert self.trump is not None, "cards are played once the trump is fixed"
+            g.lead_units = decompose(self.trump, self.trick[0][1])
+        else:
+            g.lead_units = None
         g.pending = list(self.pending)
         g.penalty_points = v.get("penalty_points", 0)
         g.phase = phase

@@ -1,7 +1,7 @@
 // The player's prompt and controls on the table page: what to do now (bid, bury, lead, follow,
 // beat a play...), the buttons of moves that are not cards (bids, calls, takes; the friend-call
 // picker), whether the selected cards may be played (and why not, under Play), and which
-// controls are enabled.
+// controls are enabled (Hint and Legal plays: table-hint.js).
 
 import { richText, splitPlay } from "./cards.js";
 import { gameFamily, h, seatName } from "./common.js";
@@ -11,7 +11,7 @@ import { renderCallPicker } from "./table-call.js";
 /**
  * The prompt's functions over the page `P`: its state `S`, `$` (an element by id) and its
  * helpers (`myTurn`, `legal`, `seated`, `ctx`, `clickKind`, `offers`, `cardPlays`, `playsOf`,
- * `kindOf`, `selectedCards`, `sendMove`).
+ * `kindOf`, `selectedCards`, `sendMove`, `renderHintButtons`).
  */
 export function makePrompt(P) {
   const { S, $, myTurn, legal, seated, ctx, clickKind, offers, cardPlays, playsOf, kindOf,
@@ -203,8 +203,8 @@ export function makePrompt(P) {
     // there is no passing in Sheng ji's play phase
     $("pass").hidden = gameFamily(v.game) === "sheng-ji" && v.phase === "play";
     $("autopass").disabled = !seated() || S.stopped || (gameFamily(v.game) === "sheng-ji" && v.phase === "play");
-    $("hint").disabled = !(mine && moves.length);
-    $("clear").disabled = S.selected.size === 0 && !S.hintMove;
+    P.renderHintButtons(!!(mine && moves.length));
+    $("clear").disabled = S.selected.size === 0 && !S.hintShown;
     $("last-trick-btn").textContent = S.showLast ? t("t.hideLastTrick") : t("t.lastTrick");
     for (const b of document.querySelectorAll("#moves button")) b.disabled = !mine;
     for (const b of document.querySelectorAll("#hand .card")) b.setAttribute("aria-disabled", String(S.busy || S.stopped));

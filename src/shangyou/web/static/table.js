@@ -4,14 +4,15 @@
 // What a player gets here beyond the game itself: a seamless resume (the seat token in
 // localStorage, quick reconnects, a "Reconnecting…" banner), turn awareness (one active seat,
 // a "Your turn" banner, a title marker, an optional sound, the room's turn timer, a screen
-// reader announcement), play helpers (Play disabled with the reason, hints, readings, auto-pass,
-// a kept selection), the last trick, a game log, keyboard play, settings and rules help, and
-// two languages (i18n.js). The host's tools are in host.js, the fair-deal record in fair.js; the
-// prompt and controls in table-prompt.js, turn awareness in table-turn.js, the banners in
-// table-banners.js, the log in table-log.js, the layout, seats, trick, hand and strip in their
-// table-*.js modules.
+// reader announcement), play helpers (Play disabled with the reason, the bot's hint and the
+// legal plays, readings, auto-pass, a kept selection), the last trick, a game log, keyboard
+// play, settings and rules help, and two languages (i18n.js). The host's tools are in host.js,
+// the ready check in table-ready.js, the fair-deal record in fair.js; the prompt and controls in
+// table-prompt.js, Hint and Legal plays in table-hint.js, turn awareness in table-turn.js, the
+// banners in table-banners.js, the log in table-log.js, the layout, seats, trick, hand and strip
+// in their table-*.js modules.
 
-import { richText, sameCards, splitPlay } from "./cards.js";
+import { sameCards, splitPlay } from "./cards.js";
 import {
   api, displayName, gameTitle, h, lastTrick, renderInfo, renderResult, renderSummary,
 } from "./common.js";
@@ -19,15 +20,16 @@ import { noteDeal, sealLine } from "./fair.js";
 import * as Host from "./host.js";
 import { has, t, translatePage } from "./i18n.js";
 import { mountSettings, rulesDialog, settings } from "./settings.js";
-import { callCanFind, decksOf } from "./table-call.js";
 import { initShare, initSide } from "./table-dialogs.js";
 import { drawHand } from "./table-hand.js";
 import { direction, fitHand, placeTable } from "./table-layout.js";
 import { GameLog, addChat } from "./table-log.js";
 import { kindOf, playsMadeOf, trickKey } from "./table-moves.js";
+import { makeHints } from "./table-hint.js";
 import { makePrompt } from "./table-prompt.js";
 import { makeBanners } from "./table-banners.js";
 import { makeTurn } from "./table-turn.js";
+import { makeReady } from "./table-ready.js";
 import { renderTableSeats } from "./table-seats.js";
 import { renderStrip } from "./table-strip.js";
 import { moveLatest, renderLastTrickBox, renderTableTrick, sweepTrick } from "./table-trick.js";
@@ -49,9 +51,10 @@ const S = {
   mySeat: null,
   selected: new Set(),  // indices into view.hand
   handKey: "",
-  hintList: [],
-  hintIndex: -1,
+  hintShown: null,      // the hint or legal play shown, and its move (table-hint.js)
   hintMove: null,
+  hintVersion: null,
+  hintIndex: -1,
   callPick: {},         // the friend call being picked: {ord, card}
   choices: null,        // several readings of the selected cards: the player picks one
   busy: false,          // a move was sent and no answer came yet
@@ -74,10 +77,12 @@ const { openedElsewhere, tableClosed, kicked } = makeBanners({
   forgetToken: () => { if (!Host.H.me) localStorage.removeItem(TOKEN_KEY); },
 });
 const { renderTurn, tickTimer } = makeTurn({ S, $, myTurn, ctx });
+const Ready = makeReady({ S, $, send, isHost: () => Host.H.proto && Host.H.me });
 const { renderPrompt, renderMoves, playCheck, renderControls } = makePrompt({
   S, $, myTurn, legal, seated, ctx, clickKind, offers, cardPlays, playsOf, kindOf,
-  selectedCards, sendMove,
+  selectedCards, sendMove, renderHintButtons: (usable) => Hints.renderButtons(usable),
 });
+const Hints = makeHints({ S, $, send, legal, myTurn, clickKind, renderMoves, renderHand, renderControls });
 
 // ---------------------------------------------------------------------- connection
 function wsUrl() {
@@ -120,6 +125,7 @@ function connect() {
     S.ws = null;
     S.busy = false;
     S.connected = false;
+    Hints.clearHint();
     S.droppedAt = performance.now();
     S.resumedAt = null;
     if (e.code === 4001) { openedElsewhere(); return; }
@@ -208,12 +214,16 @@ function handle(msg) {
     case "chat":
       addChat($("chat-log"), msg);
       break;
+    case "hint":
+      Hints.onAdvice(msg);
+      break;
     case "error":
       S.busy = false;
       if (msg.code === "replaced") { openedElsewhere(); return; }
       if (msg.code === "closed") { tableClosed(); return; }
       if (msg.code === "kicked") { kicked(); return; }
       if (msg.code === "too_many_sockets") { openedElsewhere("t.tooManySockets", "t.tryAgain"); return; }
+      if (Hints.onError(msg)) return;
       showAlert(ERRORS[msg.code] ? t(ERRORS[msg.code]) : (msg.message || msg.code || "error"));
       if (msg.code === "no_table") {
         S.stopped = true;
@@ -228,7 +238,7 @@ function handle(msg) {
 }
 
 // errors the page words itself (the others show the server's message)
-const ERRORS = { not_host: "t.notHost", hello_timeout: "t.helloTimeout" };
+const ERRORS = { not_host: "t.notHost", hello_timeout: "t.helloTimeout", no_ready_check: "rc.none" };
 
 function onSeat(msg) {
   if (msg.token) localStorage.setItem(TOKEN_KEY, msg.token);
@@ -328,6 +338,7 @@ function render() {
   }
   const waiting = !tb || tb.status === "waiting" || !v;
   renderWaiting(waiting);
+  Ready.render();
   $("game").hidden = !v;
   $("info-panel").hidden = !v;
   if (seated()) $("kicked-banner").hidden = true;
@@ -343,11 +354,8 @@ function render() {
     S.handKey = handKey;
     const keepSel = S.selected.size && v.hand && S.lastHand && v.hand.join(",") === S.lastHand;
     if (!keepSel) S.selected.clear();
-    S.hintIndex = -1;
-    S.hintMove = null;
     S.choices = null;
     S.callPick = {};
-    $("hint-text").textContent = "";
   }
   S.lastHand = (v.hand || []).join(",");
   if (S.autopassKey !== null && S.autopassKey !== trickKey(v)) {
@@ -398,6 +406,7 @@ function render() {
   renderMoves();
   renderHand();
   renderControls();
+  Hints.afterRender();
   layout();
   if (old.length) {
     const last = lastTrick(v);
@@ -448,7 +457,8 @@ function renderWaiting(show) {
     const li = h("li", { dataset: { seat: String(s.seat) } },
       h("span", { class: "seat-label" }, t("t.seatN", { n: s.seat + 1 }), ": ", label,
         s.seat === S.mySeat ? ` — ${t("t.you")}` : "",
-        s.kind === "human" && s.seat === tb.host ? [" ", h("span", { class: "tag host" }, t("t.hostTag"))] : null));
+        s.kind === "human" && s.seat === tb.host ? [" ", h("span", { class: "tag host" }, t("t.hostTag"))] : null,
+        Ready.mark(s)));
     if (s.kind === "empty" && !S.kicked) {
       li.append(h("button", { type: "button", class: "sit", dataset: { seat: String(s.seat) },
         onclick: () => sit(s.seat) }, me ? t("t.moveHere") : t("t.sitHere")));
@@ -508,6 +518,7 @@ function onCard(i) {
   renderMoves();
   renderHand();
   renderControls();
+  Hints.renderHint();
 }
 
 function selectedCards() {
@@ -520,7 +531,7 @@ function sendMove(move) {
   if (send({ type: "move", move, version: S.version })) {
     S.busy = true;
     S.choices = null;
-    clearHint();
+    Hints.clearHint();
     if (move !== "pass") S.selected.clear();
     renderControls();
     setTimeout(() => { if (S.busy) { S.busy = false; renderControls(); } }, 6000);
@@ -555,66 +566,9 @@ function onPlay() {
   sendMove(sel.join(" "));
 }
 
-function onHint() {
-  const moves = legal();
-  if (!moves.length) return;
-  const plays = moves.filter((m) => splitPlay(m));
-  const ck = clickKind();
-  const words = moves.filter((m) => !splitPlay(m) && m !== "pass" &&
-                                    (!m.startsWith("throw ") || ck === "throw"));
-  // a friend call that can never find a friend is never suggested
-  const calls = words.filter((m) => m.startsWith("call "));
-  if (calls.length) {
-    const opts = { hand: S.view.hand || [], buried: S.view.buried || [], decks: decksOf(calls) };
-    const good = calls.filter((m) => callCanFind(m, opts));
-    if (good.length) words.splice(0, words.length, ...words.filter((m) => !m.startsWith("call ") || good.includes(m)));
-  }
-  const list = [...plays, ...words, ...(moves.includes("pass") ? ["pass"] : [])];
-  S.hintList = list;
-  S.hintIndex = (S.hintIndex + 1) % list.length;
-  const m = list[S.hintIndex];
-  S.hintMove = m;
-  S.choices = null;
-  S.selected.clear();
-  const hand = S.view.hand || [];
-  const p = splitPlay(m);
-  let cards = p ? p.cards : [];
-  if (!p && ck && m.startsWith(ck + " ")) cards = [m.split(" ")[1]];
-  const isOffer = m.startsWith("offer ");
-  if (isOffer) cards = m.split(" ").slice(1);
-  const used = new Set();
-  for (const c of cards) {
-    const i = hand.findIndex((x, j) => !used.has(j) && x.toUpperCase() === c.toUpperCase());
-    if (i >= 0) used.add(i);
-  }
-  if (p || isOffer) for (const i of used) S.selected.add(i);
-  const ht = $("hint-text");
-  ht.replaceChildren(t("t.hintN", { i: S.hintIndex + 1, n: list.length }),
-                     m === "pass" ? t("t.pass") : richText(m));
-  ht.dataset.move = m;
-  renderMoves();
-  for (const b of document.querySelectorAll("#moves button")) {
-    b.classList.toggle("hinted", b.dataset.move === m);
-  }
-  $("pass").classList.toggle("hinted", m === "pass");
-  renderHand();
-  if (!p && !isOffer) for (const i of used) $("hand").children[i]?.classList.add("hinted");
-  renderControls();
-}
-
-/** The hint's text and rings go once a move is made (or the selection is cleared). */
-function clearHint() {
-  S.hintMove = null;
-  S.hintIndex = -1;
-  $("hint-text").textContent = "";
-  delete $("hint-text").dataset.move;
-  for (const e of document.querySelectorAll(".hinted")) e.classList.remove("hinted");
-}
-
 function onClear() {
-  S.selected.clear(); S.hintMove = null; S.choices = null;
-  $("hint-text").textContent = "";
-  $("pass").classList.remove("hinted");
+  S.selected.clear(); S.choices = null;
+  Hints.clearHint();
   renderMoves(); renderHand(); renderControls();
 }
 
@@ -667,7 +621,8 @@ function onKey(e) {
   }
   if (onButton && e.key === " ") return;
   const k = e.key.toLowerCase();
-  if (k === "h" && !$("hint").disabled) { e.preventDefault(); onHint(); }
+  if (k === "h" && !$("hint").disabled) { e.preventDefault(); Hints.onHint(); }
+  else if (k === "l" && !$("legal").disabled) { e.preventDefault(); Hints.onLegal(); }
   else if (k === "x" && !$("pass").disabled && !$("pass").hidden) { e.preventDefault(); sendMove("pass"); }
   else if (k === "c" && !$("clear").disabled) { e.preventDefault(); onClear(); }
   else if (k === "p" && !$("play").disabled) { e.preventDefault(); onPlay(); }
@@ -722,10 +677,12 @@ function init() {
   }).catch(() => {});
   $("bot-level").addEventListener("change", () => localStorage.setItem(BOTS_KEY, $("bot-level").value));
   $("fill-bots").addEventListener("click", () => send({ type: "bots", level: $("bot-level").value }));
-  $("start").addEventListener("click", () => send({ type: "start" }));
+  $("start").addEventListener("click", Ready.start);
+  $("ready-check").addEventListener("click", Ready.ask);
   $("play").addEventListener("click", onPlay);
   $("pass").addEventListener("click", () => sendMove("pass"));
-  $("hint").addEventListener("click", onHint);
+  $("hint").addEventListener("click", Hints.onHint);
+  $("legal").addEventListener("click", Hints.onLegal);
   $("clear").addEventListener("click", onClear);
   $("last-trick-btn").addEventListener("click", () => {
     S.showLast = !S.showLast;

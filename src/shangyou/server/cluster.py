@@ -1,0 +1,245 @@
+"""This process as one node of several: any node serves any table.
+
+Nodes share one PostgreSQL database (the source of truth, and the leases:
+:mod:`shangyou.server.ownership`) and one Redis server (the relay between them:
+:mod:`shangyou.server.relay`). A client may open its socket on any node:
+
+- the node whose lease covers the table (its *owner*) runs the table's pipeline, its bots (in
+  that node's worker pool) and its timers, for every socket of the table wherever it is;
+- another node is that socket's *gateway*: it forwards the client's messages to the owner and
+  the owner's messages (built by the owner's views, one per seat) to the client;
+- a table nobody runs (free, or its owner's lease ran out) is taken by the node a client opens
+  it on. A client on the gateway of a table whose owner is gone (its lease ran out, or its
+  Redis connection closed) is told ``moved`` and its socket closes with 1012; it reconnects, to
+  any node, and that node takes the table over from the store: nothing stored is lost.
+
+The lobby and the replays read the database, so every node shows the same.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+
+from starlette.websockets import WebSocketDisconnect
+
+from .conn import FLOOD_CLOSE, Conn
+from .relay import Relay, RemoteConn
+from .tables import MOVED_CODE, TableManager
+
+log = logging.getLogger("shangyou.server")
+
+_BYE = object()
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    """``--node-id``, ``--redis`` and ``--lease-seconds`` of ``python -m shangyou.server``."""
+    node: str
+    redis_url: str
+    lease_seconds: float = 4.0
+
+
+@dataclass
+class _Proxy:
+    """A client socket on this node for a table another node runs."""
+    conn: Conn
+    table_id: str
+    owner: str
+
+
+class Node:
+    def __init__(self, manager: TableManager, config: ClusterConfig):
+        self.manager = manager
+        self.store = manager.store
+        self.config = config
+        self.id = config.node
+        self.relay = Relay(config.redis_url, self.id, self._on_items, self._on_gone)
+        self.remote: dict[tuple[str, int], RemoteConn] = {}    # owner: sockets elsewhere
+        self.proxies: dict[int, _Proxy] = {}                   # gateway: sockets here
+        self._task: asyncio.Task | None = None
+
+    async def start(self) -> None:
+        await self.relay.start()
+        self._task = asyncio.create_task(self._watch(), name="cluster-watch")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+        for p in list(self.proxies.values()):
+            p.conn.close(1001)
+        await asyncio.sleep(0)
+        await self.relay.stop()
+
+    # ------------------------------------------------------------------------- the socket
+    async def open(self, ws, table_id: str, address: str | None):
+        """A socket for a table this node does not hold. The table, if this node took it
+        over (the caller serves it as its own); True once the socket was served through the
+        table's owner and closed; None when there is no such live table."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.lease_seconds + 10.0
+        while loop.time() < deadline:
+            owners = await self.store.call("owners", [table_id])
+            if table_id not in owners:
+                return None
+            owner = owners[table_id]
+            if owner is None or owner == self.id:
+                table = await self.manager.get(table_id)
+                if table is not None:
+                    return table
+                again = await self.store.call("owners", [table_id])
+                if again.get(table_id) in (None, self.id):
+                    return None             # closed or expired: the caller says which
+                continue
+            if await self.relay.alive(owner):
+                await self._gateway(ws, table_id, owner, address)
+                return True
+            await asyncio.sleep(0.1)        # the owner is gone: its lease runs out soon
+        return None
+
+    async def _gateway(self, ws, table_id: str, owner: str, address: str | None) -> None:
+        manager = self.manager
+        if not manager.clients.socket_opened(address):
+            await ws.send_json({"type": "error", "code": "too_many_sockets",
+                                "message": "too many open sockets from your address"})
+            await ws.close(4429)
+            return
+        conn = Conn(ws, rate=manager.rate, address=address)
+        conn.start()
+        p = _Proxy(conn, table_id, owner)
+        self.proxies[conn.id] = p
+        self.relay.post(owner, ["open", table_id, conn.id, address])
+        try:
+            while not conn.closed:
+                msg = await ws.receive()
+                if msg["type"] == "websocket.disconnect":
+                    break
+                raw = msg.get("text")
+                if raw is None:
+                    try:
+                        raw = (msg.get("bytes") or b"").decode("utf-8")
+                    except UnicodeDecodeError:
+                        conn.error("bad_json", "the message is not valid JSON")
+                        continue
+                if not conn.allow():        # the owner counts again; this spares the relay
+                    conn.refused_in_a_row += 1
+                    if conn.refused_in_a_row > FLOOD_CLOSE:
+                        conn.error("rate_limited", "too many messages; closing")
+                        conn.close(1008)
+                        break
+                    conn.error("rate_limited", f"more than {manager.rate:g} messages per "
+                               "second; this one was ignored")
+                    continue
+                conn.refused_in_a_row = 0
+                self.relay.post(p.owner, ["msg", table_id, conn.id, raw])
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            self.proxies.pop(conn.id, None)
+            self.relay.post(p.owner, ["bye", table_id, conn.id])
+            manager.clients.socket_closed(address)
+            await conn.finish()
+
+    def _moved(self, p: _Proxy) -> None:
+        p.conn.error("moved", "this table is run by another server now; reconnecting")
+        p.conn.close(MOVED_CODE)
+
+    # ------------------------------------------------------------------------ the relay
+    def _on_items(self, sender: str, items: list) -> None:
+        for item in items:
+            op = item[0]
+            if op == "send":
+                p = self.proxies.get(item[1])
+                if p is not None:
+                    p.conn.send_text(item[2])
+            elif op == "close":
+                p = self.proxies.get(item[1])
+                if p is not None:
+                    p.conn.close(int(item[2]))
+            elif op == "open":
+                self._open(sender, str(item[1]), int(item[2]), item[3])
+            elif op == "msg":
+                rc = self.remote.get((sender, item[2]))
+                if rc is not None:
+                    rc.inbox.put_nowait(item[3])
+            elif op == "bye":
+                rc = self.remote.get((sender, item[2]))
+                if rc is not None:
+                    rc.inbox.put_nowait(_BYE)
+
+    def _on_gone(self, node: str) -> None:
+        """No subscriber on ``node``'s channel: its sockets here are closed, and the sockets
+        here whose table it ran reconnect."""
+        for (n, _), rc in list(self.remote.items()):
+            if n == node:
+                rc.closed = True
+                rc.inbox.put_nowait(_BYE)
+        for p in list(self.proxies.values()):
+            if p.owner == node:
+                self._moved(p)
+
+    def _open(self, sender: str, table_id: str, sid: int, address) -> None:
+        key = (sender, sid)
+        if key in self.remote:
+            return
+        # the gateway keeps the client to its rate; bursts of the relay do not count twice
+        rc = RemoteConn(self.relay, sender, sid, rate=self.manager.rate * 2,
+                        address=address if isinstance(address, str) else None)
+        self.remote[key] = rc
+        rc.task = asyncio.create_task(self._serve(rc, table_id), name=f"remote-{sender}-{sid}")
+
+    async def _serve(self, rc: RemoteConn, table_id: str) -> None:
+        """The owner's side of a socket on another node: its messages, one at a time."""
+        manager = self.manager
+        table = None
+        try:
+            table = manager.tables.get(table_id) or await manager.get(table_id)
+            if table is None:
+                rc.error("moved", "this table is run by another server now; reconnecting")
+                rc.close(MOVED_CODE)
+                table = None
+                return
+            if not manager.attach(table, rc):
+                rc.error("too_many_sockets", "too many open sockets on this table")
+                rc.close(4429)
+                table = None
+                return
+            while True:
+                raw = await rc.inbox.get()
+                if raw is _BYE:
+                    break
+                await manager.handle(table, rc, raw)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("table %s: the socket %s of node %s failed", table_id, rc.sid,
+                          rc.node)
+        finally:
+            self.remote.pop((rc.node, rc.sid), None)
+            if table is not None:
+                await manager.disconnect(table, rc)
+
+    # -------------------------------------------------------------------------- watching
+    async def _watch(self) -> None:
+        """Several times a lease: the gateway's sockets whose table's owner changed or is
+        gone reconnect; the owner's sockets of a node that is gone close."""
+        while True:
+            await asyncio.sleep(self.config.lease_seconds / 4)
+            try:
+                await self._check()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("watching the other nodes failed")
+
+    async def _check(self) -> None:
+        if self.proxies:
+            ids = list({p.table_id for p in self.proxies.values()})
+            owners = await self.store.call("owners", ids)
+            for p in list(self.proxies.values()):
+                if owners.get(p.table_id) != p.owner:
+                    self._moved(p)
+        for node in {n for n, _ in self.remote}:
+            if not await self.relay.alive(node):
+                self._on_gone(node)
