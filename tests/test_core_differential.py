@@ -288,6 +288,19 @@ def test_bad_input_is_refused():
         plays((1, 2), 11)
 
 
+def test_dealing_shuffles_as_python_does():
+    """The core's shuffle deals exactly as random.Random.shuffle (the golden logs depend on it)."""
+    from shangyou.games.climbing.core import shuffle
+    with_core(True)
+    for seed in range(200):
+        n = seed % 230
+        a, b = list(range(n)), list(range(n))
+        random.Random(seed).shuffle(a)
+        shuffle(random.Random(seed), b)
+        assert a == b
+    assert core.SHUFFLE == core.AVAILABLE
+
+
 def test_bad_input_to_every_family_is_refused():
     if not core.AVAILABLE:
         return

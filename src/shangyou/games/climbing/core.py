@@ -20,6 +20,8 @@ process).
 
 from __future__ import annotations
 
+import random
+
 from ...cards import RANK_NAMES, RANK_WORDS, SUIT_NAMES
 from ...engine.moves import PASS_MOVE, PLAY, Move
 from ...native import load
@@ -34,6 +36,29 @@ def _bind(module) -> None:
 _core = load("shangyou.games.climbing._core", _bind)
 AVAILABLE = _core is not None
 ACTIVE = AVAILABLE       # read by the families on every call
+
+
+def _shuffles_alike() -> bool:
+    """Does ``_core.shuffle`` deal exactly as this Python's ``random.Random.shuffle``?"""
+    for seed in range(20):
+        a, b = list(range(54 + seed)), list(range(54 + seed))
+        random.Random(seed).shuffle(a)
+        _core.shuffle(random.Random(seed).getrandbits, b)
+        if a != b:
+            return False
+    return True
+
+
+SHUFFLE = AVAILABLE and _shuffles_alike()
+
+
+def shuffle(rng, cards: list) -> None:
+    """``rng.shuffle(cards)``, in C for a plain ``random.Random`` (int seeds) when the core is
+    on; the same cards in the same order either way."""
+    if ACTIVE and SHUFFLE and type(rng) is random.Random:
+        _core.shuffle(rng.getrandbits, cards)
+    else:
+        rng.shuffle(cards)
 
 
 def use(active: bool) -> bool:

@@ -23,6 +23,7 @@ from ...engine.base import GameBase
 from ...engine.moves import DISCARD, GIVE, OFFER, PASS, PASS_MOVE, PLAY, TAKE, Move
 from ...errors import IllegalMove, NotationError
 from .combo import Combo
+from .core import shuffle
 from .family import Family
 from .observe import CompactView
 
@@ -131,7 +132,7 @@ class ClimbingGame(CompactView, GameBase):
         r = self.rules
         self.hand_number += 1
         cards = deck(r.decks, r.jokers)
-        self._rng.shuffle(cards)
+        shuffle(self._rng, cards)           # rng.shuffle, in C where it can be
         n = self.n
         # one card at a time round the table from the dealer: the k-th card dealt goes to seat
         # (dealer + k) % n, so seat s gets every n-th card from position (s - dealer) % n
