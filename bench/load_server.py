@@ -19,6 +19,15 @@ time is up. The server is started with ``--allow-address 127.0.0.1/32``: all of 
 clients come from one address, which the per-address limits (docs/security.md) would refuse past
 10 tables a minute and 32 sockets; the allowance multiplies those limits for loopback only, and
 every other check stays on. Not a test: figures go to docs/benchmarks.md.
+
+``--url http://127.0.0.1:8080`` drives a server that already runs instead (no server is started,
+nothing is pinned): for example the nginx proxy of ``scripts/cluster.sh``, whose nodes then need
+``--allow-address 127.0.0.1/32`` and set the bots' pace themselves (``--bot-delay`` after the
+script's ``--``; this script's ``--bot-delay`` is then only written into the figures).
+``--pids FILE`` (the cluster's ``run/pids``: a name and a process id a line) adds the CPU time
+of each of those processes and their children (PostgreSQL's backends, a node's bot workers)
+during the measurement. The figures say the machine's load average before and after.
+docs/benchmarks-cluster.md has the figures of the cluster.
 """
 
 from __future__ import annotations
@@ -61,6 +70,8 @@ class Table:
         self.game, self.players, self.spectators = game, players, spectators
         self.latencies: list[float] = []
         self.errors = 0
+        self.error_codes: dict[str, int] = {}
+        self.close_codes: dict[int, int] = {}     # sockets the server closed: code -> count
         self.sent = 0
         self.lost = 0
         self.versions = 0
@@ -103,14 +114,16 @@ class Table:
                     5.0, self.until - time.perf_counter())))
             except asyncio.TimeoutError:
                 continue
-            except websockets.ConnectionClosed:
-                return
-            except (asyncio.TimeoutError, websockets.ConnectionClosed):
+            except websockets.ConnectionClosed as e:
+                code = e.rcvd.code if e.rcvd else 1006
+                self.close_codes[code] = self.close_codes.get(code, 0) + 1
                 return
             msg = orjson.loads(raw)
             if msg.get("type") == "error":
-                if msg.get("code") not in ("stale",):
+                code = msg.get("code")
+                if code not in ("stale",):
                     self.errors += 1
+                    self.error_codes[code] = self.error_codes.get(code, 0) + 1
                 continue
             if msg.get("type") != "state":
                 continue
@@ -148,16 +161,25 @@ class Table:
 
 
 async def main_async(a) -> dict:
-    port = free_port()
-    data = tempfile.mkdtemp(prefix="shangyou-load-")
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    allowance = [] if a.no_allowance else ["--allow-address", "127.0.0.1/32"]
-    proc = subprocess.Popen([sys.executable, "-m", "shangyou.server", "--port", str(port),
-                             "--data", data, "--bot-delay", str(a.bot_delay), "--ws", a.ws,
-                             *allowance],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    pinned = pin(proc.pid)
-    base, ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+    load_before = os.getloadavg()
+    proc = None
+    if a.url:
+        base = a.url.rstrip("/")
+        ws_base = "ws" + base[len("http"):]          # http -> ws, https -> wss
+        pinned = False
+        watched = read_pids(a.pids) if a.pids else {}
+    else:
+        port = free_port()
+        data = tempfile.mkdtemp(prefix="shangyou-load-")
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        allowance = [] if a.no_allowance else ["--allow-address", "127.0.0.1/32"]
+        proc = subprocess.Popen([sys.executable, "-m", "shangyou.server", "--port", str(port),
+                                 "--data", data, "--bot-delay", str(a.bot_delay), "--ws", a.ws,
+                                 *allowance],
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        pinned = pin(proc.pid)
+        base, ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+        watched = {"server": proc.pid}
     for _ in range(100):
         try:
             urllib.request.urlopen(base + "/healthz").read()
@@ -172,23 +194,36 @@ async def main_async(a) -> dict:
         async with sem:
             await t.setup()
 
+    t0 = time.perf_counter()
     await asyncio.gather(*(setup(t) for t in tables))
+    setup_s = time.perf_counter() - t0
     await asyncio.sleep(a.warmup)
     start = time.perf_counter()
-    cpu0 = cpu_seconds(proc.pid)
+    cpu0 = {name: tree_cpu_seconds(pid) for name, pid in watched.items()}
     own0 = time.process_time()
     until = start + a.seconds
     for t in tables:
         t.measure_from, t.until = start, until
     await asyncio.sleep(a.seconds)
     elapsed = time.perf_counter() - start
-    cpu = cpu_seconds(proc.pid) - cpu0
+    cpus = {name: tree_cpu_seconds(pid) - cpu0[name] for name, pid in watched.items()}
+    cpu = sum(cpus.values())
     own = time.process_time() - own0
+    load_after = os.getloadavg()
     await asyncio.gather(*(t.finish() for t in tables))
-    proc.terminate()
-    proc.wait(timeout=10)
+    if proc is not None:
+        proc.terminate()
+        proc.wait(timeout=10)
     lat = sorted(x for t in tables for x in t.latencies)
-    out = {"tables": a.tables, "connections": a.tables * (1 + a.spectators), "game": a.game,
+    codes: dict = {}
+    closes: dict = {}
+    for t in tables:
+        for k, n in t.error_codes.items():
+            codes[k] = codes.get(k, 0) + n
+        for k, n in t.close_codes.items():
+            closes[k] = closes.get(k, 0) + n
+    out = {"server": a.url or "python -m shangyou.server (started here)",
+           "tables": a.tables, "connections": a.tables * (1 + a.spectators), "game": a.game,
            "players": a.players, "seconds": round(elapsed, 1),
            "moves_served": sum(t.versions for t in tables),
            "moves_per_s": round(sum(t.versions for t in tables) / elapsed, 1),
@@ -196,7 +231,12 @@ async def main_async(a) -> dict:
            "latency_ms_median": round(statistics.median(lat) * 1000, 1) if lat else None,
            "latency_ms_p99": round(lat[int(0.99 * (len(lat) - 1))] * 1000, 1) if lat else None,
            "errors": sum(t.errors for t in tables), "lost_moves": sum(t.lost for t in tables),
+           "error_codes": codes, "sockets_closed_by_server": closes,
+           "setup_s": round(setup_s, 1),
            "bot_delay": a.bot_delay, "think": a.think, "ws": a.ws, "pinned": pinned,
+           "load_average_before": [round(x, 2) for x in load_before],
+           "load_average_after": [round(x, 2) for x in load_after],
+           "cpu_s_by_process": {k: round(v, 1) for k, v in cpus.items()},
            "server_cpu_s": round(cpu, 1), "server_busy": round(cpu / elapsed, 2),
            "client_busy": round(own / elapsed, 2),
            "server_cpu_ms_per_move": round(1000 * cpu / max(1, sum(t.versions for t in tables)),
@@ -217,14 +257,51 @@ def pin(server_pid: int) -> bool:
         return False
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process (Linux /proc; 0 elsewhere)."""
+def _stat(pid: int) -> list[str] | None:
     try:
         with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
+            return f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux /proc; 0 elsewhere)."""
+    fields = _stat(pid)
+    try:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError):
         return 0.0
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU time of a process and of its descendants alive now (Linux /proc; 0 elsewhere)."""
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return cpu_seconds(pid)
+    children: dict[int, list[int]] = {}
+    for p in pids:
+        fields = _stat(p)
+        if fields:
+            children.setdefault(int(fields[1]), []).append(p)
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        total += cpu_seconds(p)
+        todo.extend(children.get(p, ()))
+    return total
+
+
+def read_pids(path: str) -> dict[str, int]:
+    """``name pid`` lines (scripts/cluster.sh writes them to its data folder's run/pids)."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 2 and parts[1].isdigit():
+                out[parts[0]] = int(parts[1])
+    return out
 
 
 def main(argv=None) -> int:
@@ -239,6 +316,12 @@ def main(argv=None) -> int:
     p.add_argument("--think", type=float, default=1.0,
                    help="seconds the scripted player waits before each move")
     p.add_argument("--ws", default="auto", help="uvicorn's WebSocket implementation")
+    p.add_argument("--url", default=None,
+                   help="drive the server (or proxy) at this URL instead of starting one, e.g. "
+                   "http://127.0.0.1:8080 for scripts/cluster.sh")
+    p.add_argument("--pids", default=None, metavar="FILE",
+                   help="with --url: 'name pid' lines of the processes whose CPU to measure "
+                   "(scripts/cluster.sh's DATA/run/pids)")
     p.add_argument("--no-allowance", action="store_true",
                    help="run without the loopback allowance (the per-address limits then refuse "
                    "this script's tables and sockets past the defaults: 10 tables a minute, "
