@@ -12,7 +12,9 @@ server as fast as it can go). Each table has one human seat played by this scrip
 every move the script sends it measures the latency until **every** connection of that table has
 received a state with a newer version (median, p99). It also counts moves served (the versions
 all tables advanced), error messages and moves lost (a sent move that never produced a newer
-state), and reads the server's CPU time (so: CPU milliseconds per move served, and how busy the
+state while the player's socket stayed open; a socket the server closes is counted by its close
+code, its table's later moves wait no more for it, and moves left unanswered when the player's
+own socket closed are counted apart), and reads the server's CPU time (so: CPU milliseconds per move served, and how busy the
 server's core was). On Linux the server is pinned to the first CPU and this script to the
 others, so that the two do not take turns on one core. Finished matches start again until the
 time is up. The server is started with ``--allow-address 127.0.0.1/32``: all of this script's
@@ -58,7 +60,7 @@ def free_port() -> int:
 def post(url: str, body: dict) -> dict:
     req = urllib.request.Request(url, data=json.dumps(body).encode(),
                                  headers={"content-type": "application/json"})
-    with urllib.request.urlopen(req) as r:
+    with urllib.request.urlopen(req, timeout=60) as r:
         return json.loads(r.read())
 
 
@@ -74,8 +76,13 @@ class Table:
         self.close_codes: dict[int, int] = {}     # sockets the server closed: code -> count
         self.sent = 0
         self.lost = 0
+        self.cut_off = 0
+        self.open: set[int] = set()         # the sockets not closed (their indices)
         self.versions = 0
         self.pending: dict[int, tuple[float, set]] = {}   # version sent at -> (t, clients seen)
+        self.conns: list = []
+        self.tasks: list = []
+        self.failed: str | None = None      # why the setup failed (the table is left out)
 
     async def setup(self) -> None:
         """Create the table, connect its clients, sit, fill with bots, start (not measured)."""
@@ -84,8 +91,11 @@ class Table:
         tid = made["table_id"]
         url = f"{self.ws_base}/ws/{tid}"
         self.n_clients = 1 + self.spectators
-        self.conns = [await websockets.connect(url, max_size=2**22, compression=None)
-                      for _ in range(self.n_clients)]
+        self.open = set(range(self.n_clients))
+        self.conns = []
+        for _ in range(self.n_clients):
+            self.conns.append(await websockets.connect(url, max_size=2**22, compression=None,
+                                                       open_timeout=60))
         player = self.conns[0]
         for i, c in enumerate(self.conns):      # the player is the table's host
             await c.send(json.dumps({"type": "hello", "token": made["host_token"] if i == 0
@@ -99,15 +109,19 @@ class Table:
         await asyncio.gather(*self.tasks, return_exceptions=True)
         for c in self.conns:
             await c.close()
-        # a move still unanswered 2 s before the end is lost; later ones were cut off by the end
-        self.lost += sum(1 for t, _ in self.pending.values() if t < self.until - 2.0)
+        # a move still unanswered 2 s before the end is lost (or, when the server closed the
+        # player's socket, unanswered on a closed socket); later ones were cut off by the end
+        late = sum(1 for t, _ in self.pending.values() if t < self.until - 2.0)
+        if 0 in self.open:
+            self.lost += late
+        else:
+            self.cut_off += late
 
     until = float("inf")          # set once every table is running
     measure_from = float("inf")
 
     async def listen(self, idx: int, conn) -> None:
         last_seen = -1
-        n_clients = self.n_clients
         while time.perf_counter() < self.until:
             try:
                 raw = await asyncio.wait_for(conn.recv(), timeout=max(0.05, min(
@@ -117,6 +131,10 @@ class Table:
             except websockets.ConnectionClosed as e:
                 code = e.rcvd.code if e.rcvd else 1006
                 self.close_codes[code] = self.close_codes.get(code, 0) + 1
+                self.open.discard(idx)      # its table's moves no longer wait for it
+                for sent_v in [k for k, (_, seen) in self.pending.items()
+                               if self.open and self.open <= seen]:
+                    del self.pending[sent_v]
                 return
             msg = orjson.loads(raw)
             if msg.get("type") == "error":
@@ -132,7 +150,7 @@ class Table:
             for sent_v in [k for k in self.pending if k < v]:
                 t, seen = self.pending[sent_v]
                 seen.add(idx)
-                if len(seen) == n_clients:
+                if self.open <= seen:
                     if t >= self.measure_from:
                         self.latencies.append(now - t)
                     del self.pending[sent_v]
@@ -192,7 +210,13 @@ async def main_async(a) -> dict:
 
     async def setup(t):
         async with sem:
-            await t.setup()
+            try:
+                await t.setup()
+            except (OSError, TimeoutError, websockets.WebSocketException, ValueError) as e:
+                t.failed = f"{type(e).__name__}: {e}"
+                for c in t.conns:
+                    await c.close()
+                t.tasks = []
 
     t0 = time.perf_counter()
     await asyncio.gather(*(setup(t) for t in tables))
@@ -231,8 +255,11 @@ async def main_async(a) -> dict:
            "latency_ms_median": round(statistics.median(lat) * 1000, 1) if lat else None,
            "latency_ms_p99": round(lat[int(0.99 * (len(lat) - 1))] * 1000, 1) if lat else None,
            "errors": sum(t.errors for t in tables), "lost_moves": sum(t.lost for t in tables),
+           "unanswered_on_closed_sockets": sum(t.cut_off for t in tables),
            "error_codes": codes, "sockets_closed_by_server": closes,
            "setup_s": round(setup_s, 1),
+           "tables_failed_setup": sum(t.failed is not None for t in tables),
+           "setup_failures": sorted({t.failed for t in tables if t.failed})[:5],
            "bot_delay": a.bot_delay, "think": a.think, "ws": a.ws, "pinned": pinned,
            "load_average_before": [round(x, 2) for x in load_before],
            "load_average_after": [round(x, 2) for x in load_after],
@@ -331,7 +358,8 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     res = asyncio.run(main_async(a))
     print(json.dumps(res, indent=1))
-    return 0 if res["errors"] == 0 and res["lost_moves"] == 0 else 1
+    return 0 if res["errors"] == 0 and res["lost_moves"] == 0 and \
+        res["tables_failed_setup"] == 0 else 1
 
 
 if __name__ == "__main__":
