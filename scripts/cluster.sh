@@ -175,6 +175,6 @@ for i in $(seq 1 "$NODES"); do
         sleep 0.1
     done
 done
-echo "shangyou on $NODES nodes: http://127.0.0.1:$PORT/ (nginx; logs in $DATA)"
+echo "shangyou on $NODES node$([ "$NODES" = 1 ] || echo s): http://127.0.0.1:$PORT/ (nginx; logs in $DATA)"
 wait -n "${pids[@]}"
 echo "a process of the cluster stopped; stopping the rest" >&2
