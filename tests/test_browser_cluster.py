@@ -13,7 +13,6 @@ from __future__ import annotations
 import signal
 
 import pytest
-
 from test_browser import browser  # noqa: F401 (a fixture)
 from test_cluster import WAIT, Client, new_table, nodes  # noqa: F401 (nodes: a fixture)
 

@@ -18,11 +18,20 @@ import socket
 import time
 
 import pytest
+from test_cluster import (  # noqa: F401
+    WAIT,
+    Client,
+    check_views,
+    finished_log,
+    new_table,
+    nodes,
+    over,
+    play_turns,
+    seat_two,
+)
 
 from shangyou.bots.base import make_bot
 from shangyou.server.store import Store
-from test_cluster import (WAIT, Client, check_views, finished_log, new_table, nodes,  # noqa: F401
-                          over, play_turns, seat_two)
 
 pytestmark = pytest.mark.timeout(240)
 
