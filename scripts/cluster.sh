@@ -1,18 +1,66 @@
 #!/usr/bin/env bash
 # The web server as several nodes on this machine, with real components: Debian's PostgreSQL
-# (a cluster made by initdb under ./data/cluster/pg, on 127.0.0.1:$PG_PORT), Redis
-# (127.0.0.1:$REDIS_PORT, nothing saved), $NODES server nodes (ports 8101, 8102, ...) and nginx
-# in front with WebSocket support on http://127.0.0.1:$PORT/. Installs what is missing (Debian's
-# postgresql, redis-server and nginx with apt; the app with the web and cluster extras into
-# .venv). Ctrl-C stops everything; the database stays in ./data/cluster for the next start.
+# (a cluster made by initdb under the data folder, on 127.0.0.1:PG_PORT), Redis
+# (127.0.0.1:REDIS_PORT, nothing saved), N server nodes (ports NODE_PORT, NODE_PORT+1, ...) and
+# nginx in front with WebSocket support on http://127.0.0.1:PORT/. Installs what is missing
+# (Debian's postgresql, redis-server and nginx with apt; the app with the web and cluster extras
+# into .venv). Ctrl-C (or `--stop` from another shell) stops everything; the database stays in
+# the data folder for the next start.
+#
+#   bash scripts/cluster.sh [--nodes N] [--port P] [--node-port P] [--pg-port P]
+#                           [--redis-port P] [--data DIR] [--python PY] [-- NODE OPTIONS...]
+#   bash scripts/cluster.sh --stop [--data DIR]
+#
+# --nodes N: server nodes behind nginx (default 2; 1 gives the same proxy with one upstream);
+# --port: nginx's port (default 8080); --node-port: the first node's port (default 8101);
+# --pg-port, --redis-port: PostgreSQL's and Redis's (default 55432, 56379); --data: the folder
+# of the database, the logs and the pid files (default ./data/cluster); --python: run the nodes
+# with this interpreter as it is, installing nothing into .venv; what follows `--` goes to
+# every node (for example `-- --bot-delay 0.5 --allow-address 127.0.0.1/32`). The environment
+# variables NODES, PORT, NODE_PORT, PG_PORT and REDIS_PORT set the same defaults.
+# `--stop` stops the cluster started on that data folder and waits until it is down.
 # docs/deploy.md says how to use a managed PostgreSQL and Redis instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PORT="${PORT:-8080}"
 NODES="${NODES:-2}"
+NODE_PORT="${NODE_PORT:-8101}"
 PG_PORT="${PG_PORT:-55432}"
 REDIS_PORT="${REDIS_PORT:-56379}"
 DATA="$(pwd)/data/cluster"
+PY=""
+STOP=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --nodes) NODES="$2"; shift 2 ;;
+        --port) PORT="$2"; shift 2 ;;
+        --node-port) NODE_PORT="$2"; shift 2 ;;
+        --pg-port) PG_PORT="$2"; shift 2 ;;
+        --redis-port) REDIS_PORT="$2"; shift 2 ;;
+        --data) mkdir -p "$2"; DATA="$(cd "$2" && pwd)"; shift 2 ;;
+        --python) PY="$2"; shift 2 ;;
+        --stop) STOP=1; shift ;;
+        --) shift; break ;;
+        *) echo "cluster.sh: unknown option $1 (options for the nodes go after --)" >&2
+           exit 2 ;;
+    esac
+done
+case "$NODES" in
+    ''|*[!0-9]*|0) echo "cluster.sh: --nodes: a number from 1" >&2; exit 2 ;;
+esac
+
+if [ -n "$STOP" ]; then
+    pidfile="$DATA/run/cluster.pid"
+    if [ ! -s "$pidfile" ] || ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+        echo "no cluster runs on $DATA" >&2
+        exit 1
+    fi
+    pid="$(cat "$pidfile")"
+    kill -TERM "$pid"
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
+    echo "stopped the cluster on $DATA"
+    exit 0
+fi
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 
@@ -27,9 +75,12 @@ need() {        # a Debian package, when its program is missing
 need initdb postgresql
 need redis-server redis-server
 need nginx nginx
-python3 -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -c requirements.lock \
-    -e '.[web,cluster]'
+if [ -z "$PY" ]; then
+    python3 -m venv .venv
+    .venv/bin/python -m pip install -q --disable-pip-version-check -c requirements.lock \
+        -e '.[web,cluster]'
+    PY=.venv/bin/python
+fi
 
 # PostgreSQL's programs: beside the initdb on the PATH (links followed), else Debian's newest
 PG_BIN=""
@@ -57,8 +108,11 @@ cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
     "${AS[@]}" "$PG_BIN/pg_ctl" -D "$DATA/pg" -m fast stop >/dev/null 2>&1 || true
+    rm -f "$DATA/run/cluster.pid" "$DATA/run/pids"
 }
 trap cleanup EXIT INT TERM
+echo $$ >"$DATA/run/cluster.pid"
+: >"$DATA/run/pids"        # "name pid" of each process of the cluster (bench/load_server.py)
 
 "${AS[@]}" "$PG_BIN/pg_ctl" -D "$DATA/pg" -l "$DATA/postgres.log" -w -o \
     "-p $PG_PORT -k $DATA/run -c listen_addresses=127.0.0.1" start >/dev/null
@@ -66,18 +120,21 @@ if ! "${AS[@]}" "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U shangyou -d postgre
         "SELECT 1 FROM pg_database WHERE datname = 'shangyou'" | grep -q 1; then
     "${AS[@]}" "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U shangyou shangyou
 fi
+echo "postgres $(head -n 1 "$DATA/pg/postmaster.pid")" >>"$DATA/run/pids"
 redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no \
     --dir "$DATA" --logfile "$DATA/redis.log" &
 pids+=($!)
+echo "redis $!" >>"$DATA/run/pids"
 
 DB="postgresql://shangyou@127.0.0.1:$PG_PORT/shangyou"
 upstream=""
 for i in $(seq 1 "$NODES"); do
-    port=$((8100 + i))
-    .venv/bin/python -m shangyou.server --port "$port" --db "$DB" \
+    port=$((NODE_PORT + i - 1))
+    "$PY" -m shangyou.server --port "$port" --db "$DB" \
         --redis "redis://127.0.0.1:$REDIS_PORT/0" --node-id "node$i" "$@" \
         >"$DATA/node$i.log" 2>&1 &
     pids+=($!)
+    echo "node$i $!" >>"$DATA/run/pids"
     upstream+="        server 127.0.0.1:$port;"$'\n'
 done
 
@@ -85,7 +142,8 @@ cat >"$DATA/nginx/nginx.conf" <<EOF
 worker_processes 1;
 pid $DATA/nginx/nginx.pid;
 error_log $DATA/nginx/logs/error.log warn;
-events { worker_connections 4096; }
+worker_rlimit_nofile 65536;
+events { worker_connections 16384; }
 http {
     access_log off;
     upstream shangyou {
@@ -109,13 +167,14 @@ EOF
 "$NGINX" -p "$DATA/nginx" -e "$DATA/nginx/logs/error.log" -c "$DATA/nginx/nginx.conf" \
     -g "daemon off;" &
 pids+=($!)
+echo "nginx $!" >>"$DATA/run/pids"
 
 for i in $(seq 1 "$NODES"); do
     for _ in $(seq 1 600); do
-        curl -fs "http://127.0.0.1:$((8100 + i))/healthz" >/dev/null 2>&1 && break
+        curl -fs "http://127.0.0.1:$((NODE_PORT + i - 1))/healthz" >/dev/null 2>&1 && break
         sleep 0.1
     done
 done
-echo "shangyou on $NODES nodes: http://127.0.0.1:$PORT/ (nginx; logs in data/cluster/)"
+echo "shangyou on $NODES node$([ "$NODES" = 1 ] || echo s): http://127.0.0.1:$PORT/ (nginx; logs in $DATA)"
 wait -n "${pids[@]}"
 echo "a process of the cluster stopped; stopping the rest" >&2

@@ -37,7 +37,7 @@ def free_port() -> int:
 class Node:
     """One server process, a node of several."""
 
-    def __init__(self, tmp_path, name: str, db: str, redis: str):
+    def __init__(self, tmp_path, name: str, db: str, redis: str, *args: str):
         self.name = name
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -46,7 +46,7 @@ class Node:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "shangyou.server", "--port", str(self.port),
              "--data", str(tmp_path / f"data-{name}"), "--db", db, "--redis", redis,
-             "--node-id", name, "--lease-seconds", str(LEASE), "--bot-delay", "0"],
+             "--node-id", name, "--lease-seconds", str(LEASE), "--bot-delay", "0", *args],
             stdout=self.out, stderr=subprocess.STDOUT, text=True)
         deadline = time.monotonic() + WAIT
         while True:
@@ -94,8 +94,9 @@ class Node:
 def nodes(tmp_path, pg_url, redis_url):
     started: list[Node] = []
 
-    def start(name):
-        started.append(Node(tmp_path, name, pg_url, redis_url))
+    def start(name, *args):
+        """A node named ``name``; ``args``: more options of its command line."""
+        started.append(Node(tmp_path, name, pg_url, redis_url, *args))
         return started[-1]
 
     yield start
@@ -201,10 +202,10 @@ def turn_of(seat):
     return lambda s: s["view"] is not None and (over(s) or s["view"]["to_act"] == seat)
 
 
-def new_table(node: Node) -> tuple[str, str]:
+def new_table(node: Node, **room) -> tuple[str, str]:
     created = node.post("/api/tables", {"game": "zheng-shangyou/owen", "players": 2,
                                         "options": {"target": 4}, "bots": "greedy",
-                                        "room": {"hints": "off"}})
+                                        "room": {"hints": "off", **room}})
     return created["table_id"], created["host_token"]
 
 

@@ -235,10 +235,11 @@ class Node:
 
     async def _check(self) -> None:
         if self.proxies:
-            ids = list({p.table_id for p in self.proxies.values()})
-            owners = await self.store.call("owners", ids)
+            ids = {p.table_id for p in self.proxies.values()}
+            owners = await self.store.call("owners", list(ids))
             for p in list(self.proxies.values()):
-                if owners.get(p.table_id) != p.owner:
+                # a socket opened while the owners were read is checked next time
+                if p.table_id in ids and owners.get(p.table_id) != p.owner:
                     self._moved(p)
         for node in {n for n, _ in self.remote}:
             if not await self.relay.alive(node):

@@ -40,6 +40,7 @@ const LOG_KEY = `shangyou.log.${tableId}`;
 const NAME_KEY = "shangyou.name";
 const BOTS_KEY = "shangyou.bots";
 const RETRY_MS = [150, 400, 800, 1500, 3000];   // reconnect delays: the first ones are quick
+const MOVED = 1012;         // the close code of a table another server runs now: reconnect
 
 const $ = (id) => document.getElementById(id);
 
@@ -122,6 +123,7 @@ function connect() {
   });
   ws.addEventListener("close", (e) => {
     if (S.ws !== ws) return;
+    const wasConnected = S.connected;
     S.ws = null;
     S.busy = false;
     S.connected = false;
@@ -132,6 +134,9 @@ function connect() {
     if (e.code === 4410) { tableClosed(); return; }
     if (e.code === 4429) { openedElsewhere("t.tooManySockets", "t.tryAgain"); return; }
     if (e.code === 4404) { S.stopped = true; }
+    // another server runs the table now (the server restarts, or another node took it over):
+    // back at once, to any server; the usual backoff if that socket fails before its welcome
+    if (e.code === MOVED && wasConnected) { S.retry = 0; connect(); return; }
     scheduleReconnect();
   });
   ws.addEventListener("error", () => { /* the close event follows */ });
@@ -223,6 +228,7 @@ function handle(msg) {
       if (msg.code === "closed") { tableClosed(); return; }
       if (msg.code === "kicked") { kicked(); return; }
       if (msg.code === "too_many_sockets") { openedElsewhere("t.tooManySockets", "t.tryAgain"); return; }
+      if (msg.code === "moved") return;     // its socket closes with MOVED: the page reconnects
       if (Hints.onError(msg)) return;
       showAlert(ERRORS[msg.code] ? t(ERRORS[msg.code]) : (msg.message || msg.code || "error"));
       if (msg.code === "no_table") {

@@ -1,0 +1,95 @@
+"""The table page when its table moves to another node, in real headless Chromium: two real
+server nodes on one real PostgreSQL database and one real Redis server (the fixtures of
+tests/test_cluster.py), the page on the node that does not run the table.
+
+The node that runs the table is killed; once its lease ran out the page's node tells the page
+``moved`` and closes its socket with 1012. The page shows its usual reconnecting state (never
+the server's ``moved`` message as an alert) and opens a new socket at once: the page's clock is
+stopped (Playwright's clock), so no timer of the page runs, and the page is back in its seat
+with the table's state all the same."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+from test_browser import browser  # noqa: F401 (a fixture)
+from test_cluster import WAIT, Client, new_table, nodes  # noqa: F401 (nodes: a fixture)
+
+pytestmark = pytest.mark.timeout(240)
+STEP_MS = int(WAIT * 1000)
+
+# every text the connection indicator and the alerts show, in order (a MutationObserver: no
+# timer, so it runs with the page's clock stopped)
+WATCH = """
+window.__seen = [];
+document.addEventListener("DOMContentLoaded", () => {
+  for (const id of ["conn", "alert", "top-alert", "reconnecting"]) {
+    const el = document.getElementById(id);
+    const note = () => window.__seen.push([id, el.hidden ? "" : el.textContent]);
+    new MutationObserver(note).observe(el, { childList: true, characterData: true,
+                                             subtree: true, attributes: true });
+  }
+});
+"""
+
+
+def test_the_page_reconnects_at_once_when_its_table_moves_to_another_node(nodes, browser):
+    a, b = nodes("a"), nodes("b")
+    table_id, token = new_table(a, grace=3600)          # a runs the table
+    host = Client(a, table_id, token, "Ann")
+    host.recv()
+    host.send({"type": "sit", "seat": 0})
+    assert host.recv()["type"] == "welcome"
+
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    frames: list[str] = []
+    sockets: list = []
+
+    def on_socket(ws):
+        sockets.append(ws)
+        ws.on("framereceived", lambda payload: frames.append(str(payload)))
+
+    page.on("websocket", on_socket)
+    page.add_init_script(WATCH)
+    page.clock.install()
+    page.set_default_timeout(STEP_MS)
+    page.goto(f"{b.base}/t/{table_id}")                 # b: the page's socket goes through b
+    page.wait_for_selector("#seat-list .sit")
+    page.fill("#name", "Bo")
+    page.click('#seat-list .sit[data-seat="1"]')
+    page.wait_for_function("document.body.dataset.seat === '1'")
+    host.send({"type": "start"})
+    page.wait_for_selector("#game:not([hidden]) #seat-boxes")
+    assert len(sockets) == 1 and page.locator("#conn").text_content() == "connected"
+    before = host.until(lambda s: s["view"] is not None)["version"]
+
+    now = page.evaluate("Date.now()")
+    page.clock.pause_at(now + 1)                        # from here on no timer of the page runs
+    page.evaluate("window.__seen.length = 0")
+    a.signal(signal.SIGKILL)
+    a.proc.wait(WAIT)
+
+    # back at once, through b, which took the table over: the seat and the game, connected
+    page.wait_for_function("document.body.dataset.connected === '1' && "
+                           "window.__seen.some(([id]) => id === 'conn')")
+    assert any('"code":"moved"' in f.replace(" ", "") for f in frames), frames[-3:]
+    assert len(sockets) == 2                            # one new socket, made with no timer
+    assert page.evaluate("document.body.dataset.seat") == "1"
+    assert page.locator("#conn").text_content() == "connected"
+    seen = page.evaluate("window.__seen")
+    conn = [text for id_, text in seen if id_ == "conn"]
+    assert "reconnecting…" in conn and conn[-1] == "connected", seen
+    assert any(id_ == "reconnecting" and text for id_, text in seen), seen   # the banner
+    alerts = [text for id_, text in seen if id_ in ("alert", "top-alert") and text]
+    assert not alerts, alerts                           # the "moved" message is not shown
+    assert page.locator("#alert").text_content() == ""
+    assert page.locator("#game:not([hidden]) #seat-boxes").count() == 1
+    # the host, whose node died, comes back through b too: both see the table run by b
+    host.open(b)
+    after = host.until(lambda s: s["view"] is not None)
+    assert after["version"] > before                     # b took the table over: the fence
+    assert not errors, errors
+    page.close()
