@@ -166,9 +166,10 @@ def _is_bomb_like(fam, move_text: str) -> bool:
 
 
 BOTS = {"random": RandomBot, "greedy": GreedyBot}
-"""Bot levels by name. ``heuristic`` and ``search`` register themselves from their modules."""
+"""Bot levels by name. ``heuristic``, ``search`` and ``learned`` register themselves from their
+modules."""
 
-LEVELS = ("random", "greedy", "heuristic", "search")
+LEVELS = ("random", "greedy", "heuristic", "search", "learned")
 
 
 PLUGINS: dict = {}
@@ -178,7 +179,7 @@ PLUGINS: dict = {}
 def _load_levels() -> None:
     # the stronger levels live in their own modules; importing them registers them in BOTS
     import importlib
-    for mod in ("heuristic", "search"):
+    for mod in ("heuristic", "search", "learned"):
         try:
             importlib.import_module(f"{__package__}.{mod}")
         except ModuleNotFoundError as exc:     # not built yet
@@ -238,7 +239,8 @@ def known_levels() -> list[str]:
 
 def make_bot(name: str, seed: int | None = None) -> BotProtocol:
     """A bot by level name (``random``, ``greedy``, ``heuristic``, ``search`` or
-    ``search:BUDGET``, or a level of the ``shangyou.bots`` entry points)."""
+    ``search:BUDGET``, ``learned`` or ``learned:MODEL.npz``, or a level of the
+    ``shangyou.bots`` entry points)."""
     level, kwargs = parse_level(name)
     if level not in BOTS:
         _load_levels()

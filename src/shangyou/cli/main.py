@@ -1,5 +1,5 @@
-"""The ``shangyou`` command: ``play``, ``presets``, ``replay``, ``verify``, ``serve``,
-``tournament``, ``tournament-report``.
+"""The ``shangyou`` command: ``play``, ``presets``, ``replay``, ``verify``, ``review``,
+``serve``, ``tournament``, ``tournament-report``, ``train``.
 
 Errors a user can make on the command line (an unknown game, a bad ``--option``, a player
 count the preset does not allow, a seat off the table) print one line and exit with code 2,
@@ -20,10 +20,15 @@ import shangyou
 
 from ..bots import known_levels, make_bot
 from ..registry import aliases
+from .common import fail, parse_option
 from .render import Renderer, color_wanted, fmt_value, make_console
 from .replay import load_log, replay_log
 from .session import PlaySession
 from .sheng_ji import ShengJiRenderer, ShengJiSession, is_sheng_ji
+from .review import review as _review
+from .tournament import tournament as _tournament
+from .tournament import tournament_report as _tournament_report
+from .train import train as _train
 from .verify import verify as _verify
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -31,28 +36,6 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 
 DEFAULT_GAME = "zheng-shangyou/pagat"
 RESERVED = {"seed", "name"}
-
-
-def parse_option(text: str) -> tuple[str, object]:
-    """``key=value`` from ``--option``: true/false, none, whole numbers, else the text."""
-    if "=" not in text:
-        raise ValueError(f"bad --option {text!r}: expected key=value, e.g. target=5")
-    key, value = text.split("=", 1)
-    key = key.strip().replace("-", "_")
-    if not key:
-        raise ValueError(f"bad --option {text!r}: the name is missing")
-    v = value.strip()
-    low = v.lower()
-    if low in ("true", "yes", "on"):
-        return key, True
-    if low in ("false", "no", "off"):
-        return key, False
-    if low in ("none", "null"):
-        return key, None
-    try:
-        return key, int(v)
-    except ValueError:
-        return key, v
 
 
 def parse_bots(spec: str, bot_seats: list[int]) -> dict[int, str]:
@@ -69,12 +52,6 @@ def parse_bots(spec: str, bot_seats: list[int]) -> dict[int, str]:
     for n in names:
         make_bot(n)        # raises a clear error for an unknown level or a bad parameter
     return dict(zip(bot_seats, names))
-
-
-def fail(message: str, code: int = 2):
-    """One line on stderr and the exit code; no traceback."""
-    print(f"Error: {message}", file=sys.stderr)
-    raise typer.Exit(code)
 
 
 def _setup_line_editing() -> None:
@@ -258,15 +235,12 @@ def serve(ctx: typer.Context) -> None:
     raise typer.Exit(server_main(list(ctx.args), prog="shangyou serve"))
 
 
-from .tournament import tournament as _tournament  # noqa: E402  (it uses fail, parse_option)
-from .tournament import tournament_report as _tournament_report  # noqa: E402
-from .review import review as _review  # noqa: E402  (it uses fail)
-
 app.command(name="verify")(_verify)
 app.command(name="review")(_review)
 
 app.command(name="tournament")(_tournament)
 app.command(name="tournament-report")(_tournament_report)
+app.command(name="train")(_train)
 
 
 def _version(value: bool) -> None:

@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from ..review import DEFAULT_SECONDS, DEFAULT_WORLDS, MARKS, THRESHOLDS, review_log
+from .common import fail
 from .replay import load_log
 
 SYMBOLS = {"good": "", "inaccuracy": "?!", "mistake": "?", "blunder": "??"}
@@ -60,7 +61,6 @@ def review(
     as_json: Annotated[bool, typer.Option("--json", help="The review as JSON.")] = False,
 ) -> None:
     """Review one seat's decisions of a saved game with the search bot."""
-    from .main import fail
     try:
         log = load_log(logfile)
     except ValueError as e:
