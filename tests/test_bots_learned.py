@@ -161,3 +161,26 @@ def test_the_bot_from_a_network_object():
     g = shangyou.new_game(PAGAT, players=4, seed=5)
     play_out(g, [Checked(bot)] + [make_bot("greedy", seed=s) for s in range(3)])
     assert g.over
+
+
+def test_a_web_table_of_learned_bots_plays_a_match(tmp_path):
+    from fastapi.testclient import TestClient
+    from test_server import OPEN, Player, new_table, server_table
+
+    from shangyou.server import create_app
+    with TestClient(create_app(data_dir=tmp_path / "data", bot_delay=0)) as client:
+        try:
+            assert "learned" in client.get("/api/bots").json()["levels"]
+            tid = new_table(client, game="zheng-shangyou/pagat", players=4,
+                            options={"target": 1}, bots="learned")
+            ann = Player(client, tid, "Ann")
+            ann.send({"type": "bots", "level": "learned"})
+            ann.state_until(lambda s: all(x["kind"] == "bot" for x in s["table"]["seats"]))
+            ann.send({"type": "start"})
+            final = ann.state_until(lambda s: s["table"]["status"] == "over")
+            g = server_table(client, tid).game
+            assert g.over and len(g.moves) > 8 and final["move_count"] == len(g.moves)
+            assert {s["bot_level"] for s in final["table"]["seats"]} == {"learned"}
+        finally:
+            while OPEN:
+                OPEN.pop().close()

@@ -301,7 +301,7 @@ def _evaluate(cfg: TrainConfig, learner: Learner, net: Network, out: Path, log) 
     if score > learner.best:
         learner.best = score
         net.save(out / "best.npz")
-    plot_curve(out)
+    plot_curve(out, level=cfg.eval_opponent)
     parts = ", ".join(f"{r['players']}p {r['points']:.3f} (its level {r['baseline_points']:.3f})"
                       for r in rows)
     log(f"{learner.hands} hands, {learner.steps} steps, loss {learner.loss:.3f}: points a hand "

@@ -107,16 +107,17 @@ def read_curve(path: Path) -> list[dict]:
         return [{k: float(v) for k, v in r.items()} for r in csv.DictReader(f)]
 
 
-def plot_curve(out: Path, png: Path | None = None, title: str | None = None) -> Path | None:
+def plot_curve(out: Path, png: Path | None = None, level: str = "heuristic",
+               csv_path: Path | None = None) -> Path | None:
     """``curve.png`` from ``curve.csv`` (points a hand against the evaluation level, and the
-    level's own, by hands trained); None without matplotlib."""
+    level's own in the same seat, by hands trained); None without matplotlib."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
         return None
-    rows = read_curve(Path(out) / "curve.csv")
+    rows = read_curve(Path(csv_path) if csv_path else Path(out) / "curve.csv")
     if not rows:
         return None
     png = Path(png) if png is not None else Path(out) / "curve.png"
@@ -131,10 +132,10 @@ def plot_curve(out: Path, png: Path | None = None, title: str | None = None) -> 
         ax.fill_between(x, [a - b for a, b in zip(y, se)], [a + b for a, b in zip(y, se)],
                         color=color, alpha=0.15)
         ax.axhline(rs[-1]["baseline_points"], color=color, ls="--", lw=1,
-                   label=f"heuristic in its seat, {n} players")
+                   label=f"{level} in its seat, {n} players")
     ax.set_xlabel("hands trained (thousands)")
     ax.set_ylabel("points a hand (95% interval)")
-    ax.set_title(title or "The learned bot against three or four heuristic bots")
+    ax.set_title(f"The learned bot against {level} bots (fixed deals)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
