@@ -33,6 +33,7 @@ from .evaluate import CURVE_FIELDS, append_curve, evaluate, plot_curve
 from .league import League, hand_points
 
 KEEP_CHECKPOINTS = 3
+PROGRESS_EVERY = 1000          # hands between progress lines
 
 
 class QNet(nn.Module):
@@ -257,6 +258,7 @@ def run(cfg: TrainConfig, out, hands: int | None = None, minutes: float | None =
     next_eval = (learner.hands // cfg.eval_every + 1) * cfg.eval_every
     next_snap = (learner.hands // cfg.snapshot_every + 1) * cfg.snapshot_every
     last = None
+    start_hands, t_start = learner.hands, time.time()
     if ck is None:                                  # the curve starts at the untrained network
         last = _evaluate(cfg, learner, net, out, log)
     while (hands is None or learner.hands < hands) and (deadline is None
@@ -267,6 +269,11 @@ def run(cfg: TrainConfig, out, hands: int | None = None, minutes: float | None =
             learner.hands += 1
         learner.samples += new
         learner.learn(replay, new, nrng)
+        if learner.hands // PROGRESS_EVERY != (learner.hands - cfg.hands_per_round) // \
+                PROGRESS_EVERY:
+            rate = (learner.hands - start_hands) / max(1e-9, time.time() - t_start)
+            log(f"{learner.hands} hands, {learner.samples} samples, {learner.steps} steps, "
+                f"loss {learner.loss:.3f}, {rate:.1f} hands/s")
         net = learner.numpy()
         league.current = net
         if learner.hands >= next_snap:
