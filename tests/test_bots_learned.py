@@ -184,3 +184,20 @@ def test_a_web_table_of_learned_bots_plays_a_match(tmp_path):
         finally:
             while OPEN:
                 OPEN.pop().close()
+
+
+def test_without_numpy_the_level_names_what_to_install():
+    code = HIDE.replace('{"torch", "gymnasium", "pettingzoo"}', '{"numpy"}') + textwrap.dedent("""
+        from shangyou.bots import make_bot
+        try:
+            make_bot("learned")
+        except ModuleNotFoundError as e:
+            print(e.name, "|", e)
+    """)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT / "src")] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ("numpy | the learned bot needs numpy (numpy is missing): "
+                                  "pip install 'shangyou[env]'")
