@@ -201,3 +201,25 @@ def test_without_numpy_the_level_names_what_to_install():
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ("numpy | the learned bot needs numpy (numpy is missing): "
                                   "pip install 'shangyou[env]'")
+
+
+def test_a_tournament_with_a_model_file_in_worker_processes(tmp_path):
+    from shangyou.tournament import make_config, run_tournament
+    path = tmp_path / "model.npz"
+    load_model(str(DEFAULT_MODEL)).save(path)
+    cfg = make_config(PAGAT, f"learned:{path},random,random,random", seed=4)
+    results = run_tournament(cfg, 3, tmp_path / "t", workers=2)
+    assert results["hands"] == 12
+    by_bot = {b["bot"]: b for b in results["bots"]}
+    assert by_bot[f"learned:{path}"]["score"]["mean"] > by_bot["random"]["score"]["mean"]
+
+
+def test_a_level_keeps_the_case_of_its_parameter():
+    from shangyou.bots.base import level_spec
+    from shangyou.cli.main import parse_bots
+    from shangyou.tournament import make_config
+    path = str(DEFAULT_MODEL)
+    assert level_spec(f" Learned:{path} ") == f"learned:{path}"
+    assert parse_bots(f"LEARNED:{path}", [1, 2]) == {1: f"learned:{path}", 2: f"learned:{path}"}
+    assert make_config(PAGAT, f"Learned:{path},Random,random,random", seed=1).bots[:2] == (
+        f"learned:{path}", "random")

@@ -232,6 +232,13 @@ def parse_level(spec: str) -> tuple[str, dict]:
     return name.lower(), ({"budget": param} if param else {})
 
 
+def level_spec(text: str) -> str:
+    """A level as written by a person, its name in lower case and its parameter as given
+    (``Search:400`` -> ``search:400``; the path of a model file keeps its case)."""
+    name, sep, param = str(text).strip().partition(":")
+    return name.strip().lower() + sep + param.strip()
+
+
 def known_levels() -> list[str]:
     _load_levels()
     return list(BOTS)

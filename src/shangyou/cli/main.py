@@ -19,6 +19,7 @@ import typer
 import shangyou
 
 from ..bots import known_levels, make_bot
+from ..bots.base import level_spec
 from ..registry import aliases
 from .common import fail, parse_option
 from .render import Renderer, color_wanted, fmt_value, make_console
@@ -40,7 +41,7 @@ RESERVED = {"seed", "name"}
 
 def parse_bots(spec: str, bot_seats: list[int]) -> dict[int, str]:
     """``greedy`` for every bot, or one name per bot seat in seat order."""
-    names = [s.strip().lower() for s in spec.split(",") if s.strip()]
+    names = [level_spec(s) for s in spec.split(",") if s.strip()]
     if not names:
         raise ValueError("--bots needs a bot name: " + ", ".join(known_levels()))
     if len(names) == 1:
