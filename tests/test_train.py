@@ -64,12 +64,19 @@ def test_a_tiny_run_learns_checkpoints_and_resumes(tmp_path):
     untrained = QNet(16).to_numpy()
     assert not np.allclose(untrained.w["w2"], latest.w["w2"])
 
-    second = train("--out", str(out), "--hands", "32", *TINY,
+    # a resumed run may change its learning settings, not its network
+    other = train("--out", str(out), "--hands", "32", *TINY, "--hidden", "8")
+    assert other.returncode == 2 and other.stderr.strip().splitlines()[-1] == (
+        "Error: a resumed run keeps its hidden (16); start a new run (another --out) to "
+        "change it")
+    second = train("--out", str(out), "--hands", "32", *TINY, "--lr", "0.001",
                    "--export", str(tmp_path / "mine.npz"))
     assert second.returncode == 0, second.stderr
     assert "resuming the run" in second.stderr
     assert "resumed" in second.stdout and "(16 hands," in second.stdout
+    assert "changed lr: 0.0003 -> 0.001" in second.stdout
     saved2 = torch.load(latest_checkpoint(out), weights_only=False)
+    assert saved2["config"]["lr"] == 0.001 and saved2["opt"]["param_groups"][0]["lr"] == 0.001
     assert saved2["hands"] == 32 and saved2["steps"] > saved["steps"]
     assert saved2["samples"] > saved["samples"]
     assert [int(r["hands"]) for r in curve(out)] == [0, 8, 16, 24, 32]

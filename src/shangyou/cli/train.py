@@ -3,8 +3,9 @@ league (its own snapshots and bot levels); see ``docs/training.md``.
 
 The run lives in ``--out``: checkpoints, snapshots, ``curve.csv``/``curve.png``, ``latest.npz``
 and ``best.npz``. Running the same command again resumes from the latest checkpoint (the run
-keeps the settings it started with; ``--hands``/``--minutes`` say when this call stops). Bad
-input prints one line and exits 2; Ctrl-C keeps the latest checkpoint and exits 130.
+keeps the settings it started with, but for the learning and league settings given on the
+command line, such as a lower ``--lr``; ``--hands``/``--minutes`` say when this call stops).
+Bad input prints one line and exits 2; Ctrl-C keeps the latest checkpoint and exits 130.
 """
 
 from __future__ import annotations
@@ -20,7 +21,16 @@ import typer
 from .common import fail
 
 
+# command-line options that are settings of the run: option name -> TrainConfig field
+SETTINGS = {"game": "game", "players": "players", "opponents": "opponents",
+            "teachers": "teachers", "hidden": "hidden", "lr": "lr", "batch": "batch",
+            "replay": "replay", "hands_per_round": "hands_per_round",
+            "eval_every": "eval_every", "eval_deals": "eval_deals",
+            "eval_level": "eval_opponent", "snapshot_every": "snapshot_every", "seed": "seed"}
+
+
 def train(
+    ctx: typer.Context,
     out: Annotated[Path, typer.Option(help="The run's folder (created; resumed when it holds "
                                            "a checkpoint).")],
     hands: Annotated[int | None, typer.Option(min=1, help="Stop when the run has played this "
@@ -92,12 +102,17 @@ def train(
         fail(str(e))
     if export is not None and export.exists() and export.is_dir():
         fail(f"--export {export} is a folder; give a file name such as model.npz")
+    changes = None
     if latest_checkpoint(out) is not None:
-        print(f"resuming the run in {out} (its own settings apply)", file=sys.stderr)
+        given = [name for name in SETTINGS
+                 if getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"]
+        changes = {SETTINGS[name]: getattr(cfg, SETTINGS[name]) for name in given}
+        print(f"resuming the run in {out} (its settings apply, but for those given here)",
+              file=sys.stderr)
     from ..train.dmc import run
     try:
         result = run(cfg, out, hands=hands, minutes=minutes, device=device, threads=threads,
-                     log=lambda line: print(line, flush=True))
+                     log=lambda line: print(line, flush=True), changes=changes)
     except KeyboardInterrupt:
         print(f"Interrupted: the latest checkpoint in {out} is kept; run the same command to "
               "go on.", file=sys.stderr)

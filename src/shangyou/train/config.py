@@ -35,6 +35,11 @@ def parse_opponents(text: str) -> dict[str, float]:
     return out
 
 
+#: Settings a resumed run may change (the others define its network and its evaluations).
+CHANGEABLE = ("lr", "batch", "replay", "reuse", "epsilon", "explore_hands", "opponents",
+              "teachers", "hands_per_round", "snapshot_every", "league_size", "eval_every")
+
+
 @dataclass
 class TrainConfig:
     """Everything that defines a run (stored in its checkpoints; a resumed run keeps it)."""
@@ -72,6 +77,22 @@ class TrainConfig:
         d["epsilon"] = tuple(d["epsilon"])
         d["teachers"] = tuple(d.get("teachers", ()))
         return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+
+    def changed(self, changes: dict, log=None) -> TrainConfig:
+        """A copy with ``changes`` applied, each change logged; ValueError for a change of a
+        setting not in :data:`CHANGEABLE`."""
+        d = self.to_dict()
+        for name, value in changes.items():
+            old = d[name]
+            value = list(value) if isinstance(value, tuple) else value
+            if value != old and name not in CHANGEABLE:
+                raise ValueError(f"a resumed run keeps its {name.replace('_', ' ')} "
+                                 f"({old}); start a new run (another --out) to change it")
+            if value != old:
+                d[name] = value
+                if log is not None:
+                    log(f"changed {name}: {old} -> {value}")
+        return TrainConfig.from_dict(d)
 
     def check(self) -> TrainConfig:
         """ValueError on settings no run can use."""

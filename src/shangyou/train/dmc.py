@@ -224,11 +224,13 @@ def save_checkpoint(out: Path, learner: Learner, league: League, rng, nrng) -> P
 
 
 def run(cfg: TrainConfig, out, hands: int | None = None, minutes: float | None = None,
-        device: str = "auto", threads: int | None = None, log=print) -> dict:
+        device: str = "auto", threads: int | None = None, log=print,
+        changes: dict | None = None) -> dict:
     """Train into ``out`` until the run has played ``hands`` hands in all or this call has
     trained ``minutes`` minutes (whichever comes first; one of them is needed). The latest
-    checkpoint in ``out``, if any, is resumed (its configuration wins over ``cfg``). Answers
-    the counters and the last evaluation."""
+    checkpoint in ``out``, if any, is resumed (its configuration wins over ``cfg``, but for
+    ``changes``: settings of :data:`~shangyou.train.config.CHANGEABLE` to change from here on,
+    such as a lower learning rate). Answers the counters and the last evaluation."""
     if hands is None and minutes is None:
         raise ValueError("give --hands or --minutes (when to stop)")
     out = Path(out)
@@ -239,6 +241,7 @@ def run(cfg: TrainConfig, out, hands: int | None = None, minutes: float | None =
     ck = torch.load(ck_path, map_location=device, weights_only=False) if ck_path else None
     if ck is not None:
         cfg = TrainConfig.from_dict(ck["config"])
+        cfg = cfg.changed(changes or {}, log)
     cfg.check()
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(cfg.seed)
@@ -248,6 +251,8 @@ def run(cfg: TrainConfig, out, hands: int | None = None, minutes: float | None =
     league = League(cfg, out)
     if ck is not None:
         learner.load(ck)
+        for group in learner.opt.param_groups:
+            group["lr"] = cfg.lr
         rng.setstate(ck["rng"])
         nrng.bit_generator.state = ck["nrng"]
         league.restore(ck["league"])
