@@ -240,8 +240,10 @@ def level_spec(text: str) -> str:
 
 
 def known_levels() -> list[str]:
+    """The built-in levels in the order of :data:`LEVELS` (whatever order their modules were
+    imported in), then those of the entry points."""
     _load_levels()
-    return list(BOTS)
+    return [n for n in LEVELS if n in BOTS] + [n for n in BOTS if n not in LEVELS]
 
 
 def make_bot(name: str, seed: int | None = None) -> BotProtocol:
