@@ -82,8 +82,9 @@ def play(
                     ] = None,
     seat: Annotated[int, typer.Option(help="Your seat, 0 to players-1.")] = 0,
     bots: Annotated[str, typer.Option(help="A bot level (random, greedy, heuristic, "
-                                           "search, search:400, search:0.5s), or one per bot "
-                                           "seat: heuristic,greedy,...")] = "greedy",
+                                           "search, search:400, search:0.5s, learned, "
+                                           "learned:MODEL.npz), or one per bot seat: "
+                                           "heuristic,greedy,...")] = "greedy",
     option: Annotated[list[str] | None, typer.Option(
         "--option", "-o", help="A preset option key=value, repeatable: "
                                "--option twos_in_sequences=true --option target=5")] = None,
