@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Install everything (extras web, test, env, tournament, cluster, at the exact versions of
-# requirements.lock) into .venv (Debian's chromium and a Chinese font for the browser tests,
+# Install everything (extras web, test, env, tournament, cluster, train, at the exact versions
+# of requirements.lock) into .venv (Debian's chromium and a Chinese font for the browser tests,
 # PostgreSQL's programs for the store tests and redis-server for the tests of several nodes, if
-# missing, and axe-core into node_modules/ with npm) and run the whole test suite. Extra arguments go to pytest
+# missing, and axe-core into node_modules/ with npm) and run the whole test suite. Extra
+# arguments go to pytest
 # (e.g. `bash scripts/test.sh --playouts 2000` for the large random-playout run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,5 +46,5 @@ fi
 npm ci --no-audit --no-fund --silent
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check -c requirements.lock \
-    -e '.[web,test,env,tournament,cluster]'
+    -e '.[web,test,env,tournament,cluster,train]'
 exec .venv/bin/python -m pytest -n auto -q "$@"

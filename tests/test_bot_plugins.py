@@ -168,7 +168,7 @@ def test_the_web_server_offers_an_entry_point_bot(plugin_path, tmp_path):
                 time.sleep(0.2)
         status, body = call("/api/bots")
         assert status == 200
-        assert body["levels"] == ["random", "greedy", "heuristic", "search", "broken",
+        assert body["levels"] == ["random", "greedy", "heuristic", "search", "learned", "broken",
                                   "first-move"]
         status, body = call("/api/tables", {"game": "zheng-shangyou/pagat",
                                             "bots": "first-move"})

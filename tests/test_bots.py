@@ -38,7 +38,7 @@ def test_unknown_bot():
 
 
 def test_levels_by_name():
-    assert known_levels() == ["random", "greedy", "heuristic", "search"]
+    assert known_levels() == ["random", "greedy", "heuristic", "search", "learned"]
     assert make_bot("search:0.5s").seconds == 0.5
     assert make_bot("search:400").iterations == 400
     with pytest.raises(ValueError, match="takes no parameter"):

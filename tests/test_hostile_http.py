@@ -177,7 +177,7 @@ def invalid_create_bodies(draw):
                                           | st.integers(max_value=0))}
     elif defect == "bots":
         body["bots"] = draw(_json.filter(
-            lambda v: v not in ("random", "greedy", "heuristic", "search")))
+            lambda v: v not in ("random", "greedy", "heuristic", "search", "learned")))
     elif defect == "room_key":
         body["room"] = {draw(st.text(min_size=1, max_size=10).filter(
             lambda k: k not in ("turn_timer", "grace", "listed"))): 1}

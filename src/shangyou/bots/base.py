@@ -146,9 +146,10 @@ BotFactory = Callable[..., BotProtocol]
 """What makes a bot of a level: ``factory(seed)``, ``factory(seed, budget=...)``."""
 
 BOTS: dict[str, BotFactory | EntryPoint] = {"random": RandomBot, "greedy": GreedyBot}
-"""Bot levels by name. ``heuristic`` and ``search`` register themselves from their modules."""
+"""Bot levels by name. ``heuristic``, ``search`` and ``learned`` register themselves from
+their modules."""
 
-LEVELS = ("random", "greedy", "heuristic", "search")
+LEVELS = ("random", "greedy", "heuristic", "search", "learned")
 
 
 PLUGINS: dict[str, EntryPoint] = {}
@@ -158,7 +159,7 @@ PLUGINS: dict[str, EntryPoint] = {}
 def _load_levels() -> None:
     # the stronger levels live in their own modules; importing them registers them in BOTS
     import importlib
-    for mod in ("heuristic", "search"):
+    for mod in ("heuristic", "search", "learned"):
         try:
             importlib.import_module(f"{__package__}.{mod}")
         except ModuleNotFoundError as exc:     # not built yet
@@ -212,14 +213,24 @@ def parse_level(spec: str) -> tuple[str, dict]:
     return name.lower(), ({"budget": param} if param else {})
 
 
+def level_spec(text: str) -> str:
+    """A level as written by a person, its name in lower case and its parameter as given
+    (``Search:400`` -> ``search:400``; the path of a model file keeps its case)."""
+    name, sep, param = str(text).strip().partition(":")
+    return name.strip().lower() + sep + param.strip()
+
+
 def known_levels() -> list[str]:
+    """The built-in levels in the order of :data:`LEVELS` (whatever order their modules were
+    imported in), then those of the entry points."""
     _load_levels()
-    return list(BOTS)
+    return [n for n in LEVELS if n in BOTS] + [n for n in BOTS if n not in LEVELS]
 
 
 def make_bot(name: str, seed: int | None = None) -> BotProtocol:
     """A bot by level name (``random``, ``greedy``, ``heuristic``, ``search`` or
-    ``search:BUDGET``, or a level of the ``shangyou.bots`` entry points)."""
+    ``search:BUDGET``, ``learned`` or ``learned:MODEL.npz``, or a level of the
+    ``shangyou.bots`` entry points)."""
     level, kwargs = parse_level(name)
     if level not in BOTS:
         _load_levels()

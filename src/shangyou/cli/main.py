@@ -1,5 +1,5 @@
-"""The ``shangyou`` command: ``play``, ``presets``, ``replay``, ``verify``, ``serve``,
-``tournament``, ``tournament-report``.
+"""The ``shangyou`` command: ``play``, ``presets``, ``replay``, ``verify``, ``review``,
+``serve``, ``tournament``, ``tournament-report``, ``train``.
 
 Errors a user can make on the command line (an unknown game, a bad ``--option``, a player
 count the preset does not allow, a seat off the table) print one line and exit with code 2,
@@ -19,7 +19,9 @@ import typer
 import shangyou
 
 from ..bots import known_levels, make_bot
+from ..bots.base import level_spec
 from ..registry import aliases
+from .common import fail, parse_option
 from .render import Renderer, color_wanted, fmt_value, make_console
 from .replay import load_log, replay_log
 from .session import PlaySession
@@ -28,6 +30,7 @@ from .common import fail, parse_option
 from .review import review as _review
 from .tournament import tournament as _tournament
 from .tournament import tournament_report as _tournament_report
+from .train import train as _train
 from .verify import verify as _verify
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -39,7 +42,7 @@ RESERVED = {"seed", "name"}
 
 def parse_bots(spec: str, bot_seats: list[int]) -> dict[int, str]:
     """``greedy`` for every bot, or one name per bot seat in seat order."""
-    names = [s.strip().lower() for s in spec.split(",") if s.strip()]
+    names = [level_spec(s) for s in spec.split(",") if s.strip()]
     if not names:
         raise ValueError("--bots needs a bot name: " + ", ".join(known_levels()))
     if len(names) == 1:
@@ -80,8 +83,9 @@ def play(
                     ] = None,
     seat: Annotated[int, typer.Option(help="Your seat, 0 to players-1.")] = 0,
     bots: Annotated[str, typer.Option(help="A bot level (random, greedy, heuristic, "
-                                           "search, search:400, search:0.5s), or one per bot "
-                                           "seat: heuristic,greedy,...")] = "greedy",
+                                           "search, search:400, search:0.5s, learned, "
+                                           "learned:MODEL.npz), or one per bot seat: "
+                                           "heuristic,greedy,...")] = "greedy",
     option: Annotated[list[str] | None, typer.Option(
         "--option", "-o", help="A preset option key=value, repeatable: "
                                "--option twos_in_sequences=true --option target=5")] = None,
@@ -242,6 +246,7 @@ app.command(name="review")(_review)
 
 app.command(name="tournament")(_tournament)
 app.command(name="tournament-report")(_tournament_report)
+app.command(name="train")(_train)
 
 
 def _version(value: bool) -> None:

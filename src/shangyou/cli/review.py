@@ -16,6 +16,7 @@ import typer
 
 from ..review import (DEFAULT_JUDGE_WORLDS, DEFAULT_SECONDS, DEFAULT_WORLDS, MARKS, THRESHOLDS,
                       review_log)
+from .common import fail
 from .replay import load_log
 
 SYMBOLS = {"good": "", "inaccuracy": "?!", "mistake": "?", "blunder": "??"}
@@ -64,7 +65,6 @@ def review(
     as_json: Annotated[bool, typer.Option("--json", help="The review as JSON.")] = False,
 ) -> None:
     """Review one seat's decisions of a saved game with the search bot."""
-    from .common import fail
     try:
         log = load_log(logfile)
     except ValueError as e:

@@ -16,6 +16,8 @@ from typing import Annotated
 
 import typer
 
+from .common import fail, parse_option
+
 
 def default_out(game: str, players: int, bots, seed: int, options: dict,
                 rotations: str = "all") -> Path:
@@ -62,7 +64,6 @@ def tournament(
     """Bot levels against each other on duplicate deals (results.json, .csv, scores.png)."""
     from rich.console import Console
 
-    from .common import fail, parse_option
     try:
         options = dict(parse_option(o) for o in (option or []))
         if "seed" in options:
@@ -116,7 +117,6 @@ def tournament_report(
     as one table. It only reads the folders: a run still going on counts its finished deals."""
     from rich.console import Console
 
-    from .common import fail
     try:
         import matplotlib  # noqa: F401
         import openskill  # noqa: F401

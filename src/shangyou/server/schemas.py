@@ -21,7 +21,7 @@ NAME_MAX = 24
 CHAT_MAX = 200
 MOVE_MAX = 200
 TOKEN_MAX = 128
-BUILT_IN_LEVELS = ("random", "greedy", "heuristic", "search")
+BUILT_IN_LEVELS = ("random", "greedy", "heuristic", "search", "learned")
 LEVEL_MAX = 16                 # a level's name, in characters (the store's column)
 
 

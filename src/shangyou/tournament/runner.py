@@ -26,6 +26,7 @@ from pathlib import Path
 import shangyou
 
 from ..bots import BotProtocol, make_bot
+from ..bots.base import level_spec
 
 FORMAT = 1
 RECORDS = "deals.jsonl"
@@ -135,7 +136,7 @@ def make_config(game: str, bots, seed: int, players: int | None = None,
     if isinstance(bots, str):
         bots = bots.split(",")
     extra = {str(k).strip().lower(): v for k, v in (extra_bots or {}).items()}
-    line_up = tuple(b.strip().lower() for b in bots if b.strip())
+    line_up = tuple(level_spec(b) for b in bots if b.strip())
     if not line_up:
         raise ValueError("no bots given: list one level per seat, e.g. greedy,random,random,random")
     options = dict(options or {})

@@ -1,0 +1,225 @@
+"""The ``learned`` level: the shipped model plays legal moves at every pagat table size, beats
+random bots, needs numpy but not torch, and its features agree with the env's encoding."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import shangyou
+from shangyou.bots import make_bot, play_out
+from shangyou.bots.learned import DEFAULT_MODEL, LearnedBot, Network, load_model
+from shangyou.bots.learned_features import MOVE_DIM, STATE_DIM, features
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGAT = "zheng-shangyou/pagat"
+
+
+class Checked:
+    """A bot whose every move is checked against the view's legal moves."""
+
+    def __init__(self, bot):
+        self.bot = bot
+        self.decisions = 0
+
+    def choose(self, view):
+        move = self.bot.choose(view)
+        assert move in view["legal_moves"], (move, view["legal_moves"])
+        self.decisions += 1
+        return move
+
+
+def test_the_shipped_model_is_a_small_package_file():
+    assert DEFAULT_MODEL.is_file()
+    assert DEFAULT_MODEL.stat().st_size <= 20 * 1024 * 1024
+    net = load_model(str(DEFAULT_MODEL))
+    assert net.w["ws"].shape[0] == STATE_DIM and net.w["wm"].shape[0] == MOVE_DIM
+    assert PAGAT in net.meta["games"] and net.meta["hands"] > 0
+
+
+@pytest.mark.parametrize("players", shangyou.preset_info(PAGAT)["players"])
+def test_learned_plays_legal_moves_at_every_table_size(players):
+    # a match, so the exchange between hands (made by the heuristic level) comes up too
+    g = shangyou.new_match(PAGAT, players=players, seed=11, target=3)
+    bots = [Checked(make_bot("learned", seed=s)) for s in range(players)]
+    play_out(g, bots)
+    assert g.over and sum(b.decisions for b in bots) == len(g.moves)
+
+
+def test_learned_plays_other_presets_as_the_heuristic_level():
+    g = shangyou.new_game("zheng-shangyou/winner", players=4, seed=2)
+    learned, heuristic = make_bot("learned", seed=1), make_bot("heuristic", seed=1)
+    view = g.view(g.to_act)
+    assert not learned.plays(view)
+    assert learned.choose(view) == heuristic.choose(view)
+
+
+def _points(level: str, deals: int, players: int = 4) -> float:
+    """The mean points of ``level`` in a rotating seat against random bots (seeded deals)."""
+    total = 0.0
+    for d in range(deals):
+        g = shangyou.new_game(PAGAT, players=players, seed=1000 + d)
+        me = d % players
+        bots = [make_bot(level if s == me else "random", seed=d * 10 + s) for s in range(players)]
+        play_out(g, bots)
+        total += g.result["points"][me]
+    return total / deals
+
+
+def test_learned_beats_random_bots():
+    # fair share at 4 players: 3 points / 4 seats = 0.75 a hand
+    learned = _points("learned", 40)
+    assert learned > 1.2, learned
+    assert learned > _points("random", 40) + 0.5
+
+
+def test_values_rank_the_moves_and_the_bot_plays_the_best():
+    g = shangyou.new_game(PAGAT, players=5, seed=4)
+    bot = make_bot("learned", seed=0)
+    view = g.view(g.to_act)
+    values = bot.values(view)
+    assert len(values) == len(view["legal_moves"]) and all(np.isfinite(values))
+    assert bot.choose(view) == view["legal_moves"][int(np.argmax(values))]
+
+
+def test_another_model_file_by_parameter_and_by_environment(tmp_path, monkeypatch):
+    rng = np.random.default_rng(0)
+    net = load_model(str(DEFAULT_MODEL))
+    other = Network({k: rng.normal(size=v.shape).astype(np.float32) for k, v in net.w.items()},
+                    {"games": [PAGAT], "hands": 1})
+    path = tmp_path / "other.npz"
+    other.save(path)
+    g = shangyou.new_game(PAGAT, players=4, seed=9)
+    view = g.view(g.to_act)
+    by_param = make_bot(f"learned:{path}", seed=0)
+    assert by_param.values(view) == pytest.approx([float(x) for x in other.q(*features(view))])
+    monkeypatch.setenv("SHANGYOU_LEARNED_MODEL", str(path))
+    assert make_bot("learned", seed=0).values(view) == by_param.values(view)
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a model")
+    with pytest.raises(ValueError, match="is not a model of the learned bot"):
+        make_bot(f"learned:{bad}")
+    with pytest.raises(ValueError, match="no model file"):
+        make_bot(f"learned:{tmp_path / 'missing.npz'}")
+
+
+def test_features_agree_with_the_env_encoding():
+    from shangyou.env.encoding import ClimbingEncoder
+    for players, seed in ((4, 1), (5, 2), (8, 3)):
+        g = shangyou.new_game(PAGAT, players=players, seed=seed)
+        enc = ClimbingEncoder(players, 128)
+        bots = [make_bot("greedy", seed=s) for s in range(players)]
+        steps = 0
+        while not g.over:
+            seat = g.to_act
+            view = g.view(seat)
+            obs = enc.encode_bytes(view, None)
+            state, rows = features(view)
+            for name, at in (("hand", 0), ("played", 69)):
+                sl = enc.slices[name]
+                assert list(state[at:at + 54]) == list(obs[sl]), (name, steps)
+            assert rows.shape == (len(view["legal_moves"]), MOVE_DIM)
+            g.apply(bots[seat].choose(view))
+            steps += 1
+
+
+HIDE = textwrap.dedent("""
+    import sys
+    class Hide:
+        def find_spec(self, name, path=None, target=None):
+            if name.partition(".")[0] in {"torch", "gymnasium", "pettingzoo"}:
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+    sys.meta_path.insert(0, Hide())
+""")
+
+
+def test_the_learned_bot_needs_numpy_but_not_torch():
+    code = HIDE + textwrap.dedent("""
+        import shangyou
+        from shangyou.bots import make_bot, play_out
+        g = shangyou.new_game("zheng-shangyou/pagat", players=5, seed=1)
+        play_out(g, [make_bot("learned", seed=s) for s in range(5)])
+        assert g.over and "torch" not in sys.modules and "numpy" in sys.modules
+        print("ok")
+    """)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT / "src")] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=120, cwd=ROOT)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def test_the_bot_from_a_network_object():
+    net = load_model(str(DEFAULT_MODEL))
+    bot = LearnedBot(3, network=net)
+    g = shangyou.new_game(PAGAT, players=4, seed=5)
+    play_out(g, [Checked(bot)] + [make_bot("greedy", seed=s) for s in range(3)])
+    assert g.over
+
+
+def test_a_web_table_of_learned_bots_plays_a_match(tmp_path):
+    from fastapi.testclient import TestClient
+    from test_server import OPEN, Player, new_table, server_table
+
+    from shangyou.server import create_app
+    with TestClient(create_app(data_dir=tmp_path / "data", bot_delay=0)) as client:
+        try:
+            assert "learned" in client.get("/api/bots").json()["levels"]
+            tid = new_table(client, game="zheng-shangyou/pagat", players=4,
+                            options={"target": 1}, bots="learned")
+            ann = Player(client, tid, "Ann")
+            ann.send({"type": "bots", "level": "learned"})
+            ann.state_until(lambda s: all(x["kind"] == "bot" for x in s["table"]["seats"]))
+            ann.send({"type": "start"})
+            final = ann.state_until(lambda s: s["table"]["status"] == "over")
+            g = server_table(client, tid).game
+            assert g.over and len(g.moves) > 8 and final["move_count"] == len(g.moves)
+            assert {s["bot_level"] for s in final["table"]["seats"]} == {"learned"}
+        finally:
+            while OPEN:
+                OPEN.pop().close()
+
+
+def test_without_numpy_the_level_names_what_to_install():
+    code = HIDE.replace('{"torch", "gymnasium", "pettingzoo"}', '{"numpy"}') + textwrap.dedent("""
+        from shangyou.bots import make_bot
+        try:
+            make_bot("learned")
+        except ModuleNotFoundError as e:
+            print(e.name, "|", e)
+    """)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT / "src")] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ("numpy | the learned bot needs numpy (numpy is missing): "
+                                  "pip install 'shangyou[env]'")
+
+
+def test_a_tournament_with_a_model_file_in_worker_processes(tmp_path):
+    from shangyou.tournament import make_config, run_tournament
+    path = tmp_path / "model.npz"
+    load_model(str(DEFAULT_MODEL)).save(path)
+    cfg = make_config(PAGAT, f"learned:{path},random,random,random", seed=4)
+    results = run_tournament(cfg, 3, tmp_path / "t", workers=2)
+    assert results["hands"] == 12
+    by_bot = {b["bot"]: b for b in results["bots"]}
+    assert by_bot[f"learned:{path}"]["score"]["mean"] > by_bot["random"]["score"]["mean"]
+
+
+def test_a_level_keeps_the_case_of_its_parameter():
+    from shangyou.bots.base import level_spec
+    from shangyou.cli.main import parse_bots
+    from shangyou.tournament import make_config
+    path = str(DEFAULT_MODEL)
+    assert level_spec(f" Learned:{path} ") == f"learned:{path}"
+    assert parse_bots(f"LEARNED:{path}", [1, 2]) == {1: f"learned:{path}", 2: f"learned:{path}"}
+    assert make_config(PAGAT, f"Learned:{path},Random,random,random", seed=1).bots[:2] == (
+        f"learned:{path}", "random")

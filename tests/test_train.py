@@ -1,0 +1,139 @@
+"""``shangyou train``: a tiny run on the CPU learns, writes checkpoints, models and the curve,
+and the same command resumes it; bad input and a missing PyTorch give one line."""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import shangyou
+from shangyou.bots import make_bot, play_out
+from shangyou.bots.learned import Network
+from shangyou.train import TrainConfig, parse_opponents
+from shangyou.train.dmc import QNet, latest_checkpoint
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = ["--players", "4", "--hands-per-round", "8", "--eval-every", "8", "--eval-deals", "2",
+        "--snapshot-every", "8", "--hidden", "16", "--batch", "32", "--device", "cpu",
+        "--seed", "3"]
+
+
+def train(*args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT / "src")] + [p for p in [os.environ.get("PYTHONPATH")] if p]), COLUMNS="120")
+    return subprocess.run([sys.executable, "-m", "shangyou", "train", *args],
+                          capture_output=True, text=True, env=env, timeout=300, cwd=ROOT)
+
+
+def curve(folder: Path) -> list[dict]:
+    with open(folder / "curve.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_a_tiny_run_learns_checkpoints_and_resumes(tmp_path):
+    out = tmp_path / "run"
+    first = train("--out", str(out), "--hands", "16", *TINY)
+    assert first.returncode == 0, first.stderr
+    ck = latest_checkpoint(out)
+    assert ck is not None and ck.name == "ckpt-0000000016.pt"
+    saved = torch.load(ck, weights_only=False)
+    assert saved["hands"] == 16 and saved["steps"] > 0 and saved["samples"] > 0
+    assert [p.name for p in sorted((out / "snapshots").iterdir())] == [
+        "snap-0000000008.npz", "snap-0000000016.npz"]
+    assert (out / "best.npz").is_file() and (out / "latest.npz").is_file()
+    rows = curve(out)
+    assert [int(r["hands"]) for r in rows] == [0, 8, 16]
+    latest = Network.load(out / "latest.npz")
+    assert latest.meta["hands"] == 16
+    # the exported network is the checkpoint's network
+    net = QNet(16)
+    net.load_state_dict(saved["net"])
+    as_numpy = net.to_numpy()
+    for k, v in latest.w.items():
+        assert np.allclose(v, as_numpy.w[k]), k
+    # it learned: the untrained network of the same seed differs
+    torch.manual_seed(3)
+    untrained = QNet(16).to_numpy()
+    assert not np.allclose(untrained.w["w2"], latest.w["w2"])
+
+    # a resumed run may change its learning settings, not its network
+    other = train("--out", str(out), "--hands", "32", *TINY, "--hidden", "8")
+    assert other.returncode == 2 and other.stderr.strip().splitlines()[-1] == (
+        "Error: a resumed run keeps its hidden (16); start a new run (another --out) to "
+        "change it")
+    second = train("--out", str(out), "--hands", "32", *TINY, "--lr", "0.001",
+                   "--export", str(tmp_path / "mine.npz"))
+    assert second.returncode == 0, second.stderr
+    assert "resuming the run" in second.stderr
+    assert "resumed" in second.stdout and "(16 hands," in second.stdout
+    assert "changed lr: 0.0003 -> 0.001" in second.stdout
+    saved2 = torch.load(latest_checkpoint(out), weights_only=False)
+    assert saved2["config"]["lr"] == 0.001 and saved2["opt"]["param_groups"][0]["lr"] == 0.001
+    assert saved2["hands"] == 32 and saved2["steps"] > saved["steps"]
+    assert saved2["samples"] > saved["samples"]
+    assert [int(r["hands"]) for r in curve(out)] == [0, 8, 16, 24, 32]
+    # the exported model plays as a bot level
+    bot = make_bot(f"learned:{tmp_path / 'mine.npz'}", seed=1)
+    g = shangyou.new_game("zheng-shangyou/pagat", players=4, seed=2)
+    play_out(g, [bot] + [make_bot("random", seed=s) for s in range(3)])
+    assert g.over
+    # done already: the same command again learns nothing more
+    third = train("--out", str(out), "--hands", "32", *TINY)
+    assert third.returncode == 0, third.stderr
+    assert "nothing to do" in third.stdout
+    assert torch.load(latest_checkpoint(out), weights_only=False)["steps"] == saved2["steps"]
+    assert [int(r["hands"]) for r in curve(out)] == [0, 8, 16, 24, 32]
+
+
+@pytest.mark.parametrize("args, message", [
+    ([], "give --hands N or --minutes M"),
+    (["--hands", "4", "--players", "2"], "not 2"),
+    (["--hands", "4", "--game", "sheng-ji"], "plays the Zheng Shangyou presets"),
+    (["--hands", "4", "--opponents", "self=3,wizard=1"], "unknown bot"),
+    (["--hands", "4", "--opponents", "self=-1"], "bad opponent weight"),
+    (["--hands", "4", "--teachers", "wizard"], "unknown bot"),
+    (["--hands", "4", "--device", "tpu"], "--device must be"),
+])
+def test_bad_input_is_one_line(tmp_path, args, message):
+    out = train("--out", str(tmp_path / "run"), *args)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and message in lines[0], lines
+    assert not (tmp_path / "run").exists()
+
+
+def test_without_torch_the_command_names_the_extra(tmp_path):
+    code = textwrap.dedent("""
+        import sys
+        class Hide:
+            def find_spec(self, name, path=None, target=None):
+                if name.partition(".")[0] == "torch":
+                    raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        sys.meta_path.insert(0, Hide())
+        from shangyou.cli.main import main
+        sys.argv = ["shangyou", "train", "--out", sys.argv[1], "--hands", "4"]
+        main()
+    """)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT / "src")] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "run")],
+                         capture_output=True, text=True, env=env, timeout=120, cwd=ROOT)
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == [
+        "Error: shangyou train needs PyTorch (torch is missing): pip install 'shangyou[train]'"]
+
+
+def test_opponents_and_config_round_trip():
+    assert parse_opponents("self=3, heuristic=4,greedy") == {
+        "self": 3.0, "heuristic": 4.0, "greedy": 1.0}
+    assert parse_opponents("search:50=2,snapshot") == {"search:50": 2.0, "snapshot": 1.0}
+    cfg = TrainConfig(players=(4, 5), opponents={"self": 1.0}, teachers=("heuristic",))
+    assert TrainConfig.from_dict(cfg.to_dict()) == cfg
