@@ -26,7 +26,6 @@ from .render import Renderer, color_wanted, fmt_value, make_console
 from .replay import load_log, replay_log
 from .session import PlaySession
 from .sheng_ji import ShengJiRenderer, ShengJiSession, is_sheng_ji
-from .common import fail, parse_option
 from .review import review as _review
 from .tournament import tournament as _tournament
 from .tournament import tournament_report as _tournament_report
