@@ -33,6 +33,7 @@ import random
 import time
 
 from ..games.climbing.game import score_hand
+from ..games.climbing.steps import every_play
 from . import climbing_heuristic
 from .climbing_fast import fast_policy
 from .climbing_heuristic import rules_for_view
@@ -55,6 +56,7 @@ def choose(view: dict, rng=None, iterations: int | None = None, seconds: float |
            strict: bool = False, info: dict | None = None) -> str:
     """The search's move. ``info``, when given, receives ``values``: each candidate's playout
     scores, world by world (the same worlds for every candidate, fewer for one raced out)."""
+    view = every_play(view, rules_for_view(view).family)   # past the steps: every play
     moves = view["legal_moves"]
     if len(moves) == 1:
         return moves[0]
@@ -254,9 +256,9 @@ class Search:
         return points[self.seat] + bonus
 
     def value(self, deal, move_index: int) -> float:
-        """One playout of the move ``legal_moves()[move_index]`` in the world of ``deal``."""
+        """One playout of the move ``all_moves()[move_index]`` in the world of ``deal``."""
         world = self.sampler.build(*deal)
-        world.apply(world.legal_moves()[move_index])
+        world.apply(world.all_moves()[move_index])
         return self.playout(world)
 
     def playout(self, g) -> float:
