@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..cards import parse
-from ..games.climbing.steps import every_play
+from ..games.climbing.steps import every_play, in_steps
 from .base import GreedyBot
 from .reasons import Advice, Reason, Why
 
@@ -42,13 +42,15 @@ BRANCH = 6                # combinations tried for the lowest card at each node
 def choose(view: dict, rng=None, strict: bool = False, why: Why | None = None) -> str:
     """The heuristic's move; ``why`` (a :class:`~shangyou.bots.reasons.Why`), when given,
     receives the reason noted at the rule that decided it."""
-    view = every_play(view, rules_for_view(view).family)   # past the steps: every play
     moves = view["legal_moves"]
     if len(moves) == 1:
         if why is not None:
             why.note("only_move")
         return moves[0]
     try:
+        if in_steps(moves):       # the play is chosen in steps: weigh every play instead
+            view = every_play(view, rules_for_view(view).family)
+            moves = view["legal_moves"]
         h = Heuristic(view)
         h.why = why
         move = h.choose()

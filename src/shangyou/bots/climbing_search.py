@@ -33,7 +33,7 @@ import random
 import time
 
 from ..games.climbing.game import score_hand
-from ..games.climbing.steps import every_play
+from ..games.climbing.steps import every_play, in_steps
 from . import climbing_heuristic
 from .climbing_fast import fast_policy
 from .climbing_heuristic import rules_for_view
@@ -56,7 +56,6 @@ def choose(view: dict, rng=None, iterations: int | None = None, seconds: float |
            strict: bool = False, info: dict | None = None) -> str:
     """The search's move. ``info``, when given, receives ``values``: each candidate's playout
     scores, world by world (the same worlds for every candidate, fewer for one raced out)."""
-    view = every_play(view, rules_for_view(view).family)   # past the steps: every play
     moves = view["legal_moves"]
     if len(moves) == 1:
         return moves[0]
@@ -70,6 +69,8 @@ def choose(view: dict, rng=None, iterations: int | None = None, seconds: float |
     if pause_gc:
         gc.disable()
     try:
+        if in_steps(moves):       # the play is chosen in steps: weigh every play instead
+            view = every_play(view, rules_for_view(view).family)
         search = Search(view, rng)
         search.info = info
         return search.run(iterations, seconds)
