@@ -133,7 +133,13 @@ def test_parse_input_never_raises(line, step):
 
 def test_order_suggestions_cheapest_first():
     g = shangyou.new_game("pits", players=3, seed=1)
-    moves = order_suggestions(g.legal_moves(), g.rules.family)
+    offered = order_suggestions(g.legal_moves(), g.rules.family)
+    # two packs, 36 cards: the play is chosen in steps, the groups (choose) after the plays
+    kinds = [m.kind for m in offered]
+    assert "choose" in kinds and kinds == sorted(kinds, key=lambda k: k == "choose")
+    groups = [int(str(m).split()[1]) for m in offered if m.kind == "choose"]
+    assert groups == sorted(groups)
+    moves = order_suggestions(g.all_moves(), g.rules.family)
     sizes = [len(m.cards) for m in moves]
     assert sizes == sorted(sizes)
     singles = [m for m in moves if len(m.cards) == 1]
