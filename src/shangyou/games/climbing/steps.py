@@ -42,7 +42,7 @@ def list_plays(fam, hand, last, token) -> list[Move]:
 
 def in_steps(moves: list[str]) -> bool:
     """Do these legal move texts offer the choice of a play in steps?"""
-    return any(m.startswith("choose ") or m.startswith("pick ") for m in moves)
+    return any(m.startswith(("choose ", "pick ")) for m in moves)
 
 
 def every_play(view: dict, family) -> dict:
