@@ -139,7 +139,7 @@ class Autoplay:
             log.exception("table %s: the bot at seat %d failed; playing its first legal move",
                           table.id, seat)
             try:
-                g.apply(g.legal_moves()[0], seat=seat)
+                g.apply(_whole_moves(g)[0], seat=seat)
             except Exception:
                 log.exception("table %s: no move for the bot at seat %d", table.id, seat)
                 return False
@@ -244,7 +244,7 @@ class Autoplay:
                 try:
                     g.apply(move, seat=seat)
                 except ValueError:
-                    g.apply(legal[0], seat=seat)
+                    g.apply(_whole_moves(g)[0], seat=seat)
                 await self._commit(table, actor="timer")
                 self._kick_bots(table)
         except asyncio.CancelledError:
@@ -260,3 +260,10 @@ class Autoplay:
         return (table.status == "playing" and g is not None and not g.over
                 and g.to_act is not None and table.seats[g.to_act].kind == "human")
 
+
+def _whole_moves(g) -> list:
+    """The moves that end the decision at once: where a game offers a large choice in steps
+    (``choose`` a group, then ``pick`` cards), its full listing, so a fallback never leaves a
+    seat halfway through a choice."""
+    every = getattr(g, "all_moves", None)
+    return every() if every is not None else g.legal_moves()
