@@ -17,6 +17,9 @@ from shangyou import fairness
 from shangyou.engine import deal
 from shangyou.server import create_app
 from shangyou.server.limits import Clients, Limits, origin_allowed
+from shangyou.server.model import Refused
+from shangyou.server.store import AsyncStore, Store
+from shangyou.server.tables import TableManager
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")      # starlette prefers httpx2 to httpx
@@ -241,6 +244,30 @@ def test_table_creation_rate_and_waiting_caps(tmp_path):
     assert [clients.may_create("192.0.2.1") for _ in range(2)] == [True, False]
     assert [clients.socket_opened("10.0.0.1") for _ in range(6)] == [True] * 5 + [False]
     assert [clients.socket_opened("192.0.2.1") for _ in range(2)] == [True, False]
+
+
+def test_an_expired_table_of_no_address_no_longer_counts(tmp_path):
+    """A table created without a client address counts under "?" while it waits, and stops
+    counting when it expires, like any other: the cap frees again."""
+    async def main():
+        store = AsyncStore(Store(f"sqlite:///{tmp_path / 'tables.db'}"))
+        # waiting_ttl < 0: every waiting table nobody has open expires at the next sweep
+        manager = TableManager(store, bot_delay=0,
+                               limits=Limits(waiting_per_address=1, waiting_ttl=-60.0))
+        try:
+            t, _ = await manager.create_table("owen", 2, {}, "greedy", address=None)
+            assert manager.clients.waiting_full(None)
+            with pytest.raises(Refused) as refused:
+                await manager.create_table("owen", 2, {}, "greedy", address=None)
+            assert refused.value.code == "too_many_tables"
+            assert (await manager.sweep()).ids == [t.id]
+            assert not manager.clients.waiting_full(None)
+            t2, _ = await manager.create_table("owen", 2, {}, "greedy", address=None)
+            assert t2.status == "waiting"
+        finally:
+            store.close()
+
+    asyncio.run(main())
 
 
 def test_lobby_pages(tmp_path):

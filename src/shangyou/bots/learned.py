@@ -103,7 +103,7 @@ class LearnedBot(Bot):
         self.net = network
         games = network.meta.get("games") or ["zheng-shangyou/pagat"]
         self.games = frozenset(games)
-        self._fallback = None
+        self._fallback: Bot | None = None   # the heuristic level, made when first needed
 
     def plays(self, view: dict) -> bool:
         """Whether the network makes this decision (else the heuristic level does)."""

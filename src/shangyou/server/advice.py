@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from typing import cast
 
-from shangyou.bots.base import make_bot
+from shangyou.bots.base import Bot, make_bot
 
 from . import views
 from .model import ActionError, Table
@@ -34,7 +35,8 @@ def hint_mode(table: Table) -> str:
 
 def advise_in_worker(level: str, seed: int, view: dict) -> dict:
     """A bot's advice as a plain dict (computed in a worker process for the search)."""
-    return make_bot(level, seed=seed).advise(view).as_dict()
+    bot = cast(Bot, make_bot(level, seed=seed))     # the hint levels are Bots, which advise
+    return bot.advise(view).as_dict()
 
 
 async def answer_hint(manager, table: Table, conn) -> None:

@@ -6,6 +6,7 @@ import datetime as dt
 import logging
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 from fastapi import FastAPI, HTTPException, Query, Request, WebSocket
@@ -20,7 +21,7 @@ from shangyou.registry import aliases, preset_info, preset_names
 from . import schemas, views
 from .limits import BodyLimit, Limits, origin_allowed
 from .model import Refused
-from .replays import ReplayCache
+from .replays import ReplayCache, ReplayEntry
 from .reviews import Busy, ReviewJobs
 from .store import AsyncStore, Store, database_url, utcnow
 from .tables import TableManager
@@ -30,8 +31,9 @@ log = logging.getLogger("shangyou.server")
 STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
 HTTP_CODES = {400: "bad_request", 403: "forbidden", 404: "not_found", 405: "not_allowed",
               408: "too_slow", 413: "too_big", 422: "bad_request", 429: "rate_limited"}
-ERRORS = {status: {"model": schemas.HttpError, "description": code}
-          for status, code in HTTP_CODES.items() if status not in (403, 405)}
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": schemas.HttpError, "description": code}
+    for status, code in HTTP_CODES.items() if status not in (403, 405)}
 PAGES = {"lobby": "lobby.html", "table": "table.html", "replay": "replay.html"}
 
 _PLACEHOLDER = """<!doctype html>
@@ -198,9 +200,11 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             return _error(422, str(e), "bad_option")
         return {"table_id": t.id, "url": f"/t/{t.id}", "host_token": token}
 
+    page_max = limits.page_max
+
     @app.get("/api/tables", response_model=schemas.TablePage, responses=ERRORS)
     async def list_tables(offset: int = Query(0, ge=0, le=1_000_000),
-                          limit: int = Query(50, ge=1, le=limits.page_max)):
+                          limit: int = Query(50, ge=1, le=page_max)):
         """One page of the open tables listed in the lobby."""
         if state["node"] is not None:         # several nodes: the lobby of the database
             quiet = utcnow() - dt.timedelta(seconds=limits.empty_listed_seconds)
@@ -231,7 +235,7 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             m["log"]["assisted"] = m["assisted"]
         return m
 
-    async def published(match_id: str) -> tuple[dict, object]:
+    async def published(match_id: str) -> tuple[dict, ReplayEntry]:
         """A finished match with its log as published: the deal secret (its ``seed``), the
         commitment made at the start and the record of every deal (computed once, from the
         log, in a thread)."""
@@ -289,6 +293,7 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
         n = len(log_["moves"])
         if not 0 <= k <= n:
             raise HTTPException(422, f"step {k} is out of range 0..{n}")
+        who: str | int | None
         if seat in ("all", "public", "spectator", ""):
             who = "all" if seat == "all" else None
         elif seat.isdigit() and int(seat) < log_["players"]:

@@ -17,6 +17,7 @@ from shangyou.bots.base import make_bot
 
 from . import schemas
 from .model import ActionError, Seat, Table
+from .parts import ManagerParts
 from .workers import BotPool
 
 log = logging.getLogger("shangyou.server")
@@ -44,7 +45,7 @@ def _bot_name(level: str, seat: int) -> str:
     return f"{level.capitalize()} bot {seat + 1}"
 
 
-class Autoplay:
+class Autoplay(ManagerParts):
     _pool = None          # worker processes for searching bots, made when needed
 
     # --------------------------------------------------------------------------------- bots
@@ -199,10 +200,10 @@ class Autoplay:
         await self._save_seats(table, {seat.index: {"name": None, "kind": "empty",
                                                     "token_hash": None, "bot_level": None}})
         if was_host:
-            heir = next((s for s in table.seats if s.kind == "human" and s.connections > 0
-                         and s.token_hash is not None), None)
+            heir = next((s.token_hash for s in table.seats if s.kind == "human"
+                         and s.connections > 0 and s.token_hash is not None), None)
             if heir is not None:
-                await self._set_host(table, heir.token_hash)
+                await self._set_host(table, heir)
         self._broadcast(table, [])
 
     def _arm_timer(self, table: Table) -> None:

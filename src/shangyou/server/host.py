@@ -14,7 +14,9 @@ import logging
 
 from . import schemas
 from .autoplay import _bot_name
+from .conn import Conn
 from .model import ActionError, Table
+from .parts import ManagerParts
 
 log = logging.getLogger("shangyou.server")
 
@@ -22,7 +24,7 @@ EMPTY = {"name": None, "kind": "empty", "token_hash": None, "bot_level": None}
 CLOSED_CODE = 4410         # the socket close code of a closed table
 
 
-class HostActions:
+class HostActions(ManagerParts):
     def _seat_index(self, table: Table, seat: int, what: str) -> int:
         if not 0 <= seat < table.players:
             raise ActionError("bad_message", f"{what}: no seat {seat} at a table of "
@@ -34,7 +36,7 @@ class HostActions:
         if table.status != "waiting":
             raise ActionError("not_waiting", f"{what} only before the match starts")
 
-    async def _bots(self, table: Table, conn, msg: schemas.Bots) -> None:
+    async def _bots(self, table: Table, conn: Conn, msg: schemas.Bots) -> None:
         self._waiting(table, "seats change")
         level = msg.level or table.bot_level
         if msg.seat is not None:
@@ -52,7 +54,7 @@ class HostActions:
         await self._save_seats(table, changes)
         self._broadcast(table, [])
 
-    async def _kick(self, table: Table, conn, msg: schemas.Kick) -> None:
+    async def _kick(self, table: Table, conn: Conn, msg: schemas.Kick) -> None:
         """Before the start the seat becomes empty (a bot is removed; a person watches from
         now on and may not sit again from that socket). During a match a person's seat is
         played by a bot of the table's level to the end; bots stay."""
@@ -87,7 +89,7 @@ class HostActions:
         self._broadcast(table, [])
         self._kick_bots(table)
 
-    async def _swap(self, table: Table, conn, msg: schemas.Swap) -> None:
+    async def _swap(self, table: Table, conn: Conn, msg: schemas.Swap) -> None:
         """Exchange who sits in two seats (either may be empty) before the start."""
         self._waiting(table, "seats change")
         a = self._seat_index(table, msg.seat, "swap")
@@ -116,7 +118,7 @@ class HostActions:
                 self._welcome(table, c, c.token)
         self._broadcast(table, [])
 
-    async def _options(self, table: Table, conn, msg: schemas.Options) -> None:
+    async def _options(self, table: Table, conn: Conn, msg: schemas.Options) -> None:
         """New game options (merged over the table's; not the number of players) and room
         options, checked as at creation."""
         self._waiting(table, "options change")
@@ -139,7 +141,7 @@ class HostActions:
         self._end_ready_check(table)         # people said ready to other options
         self._broadcast(table, [])
 
-    async def _host(self, table: Table, conn, msg: schemas.Host) -> None:
+    async def _host(self, table: Table, conn: Conn, msg: schemas.Host) -> None:
         """Hand the host role to the person in ``seat``."""
         i = self._seat_index(table, msg.seat, "host")
         s = table.seats[i]
@@ -157,7 +159,7 @@ class HostActions:
             if c.token_hash is not None:
                 self._welcome(table, c, c.token)
 
-    async def _close(self, table: Table, conn, msg: schemas.Close) -> None:
+    async def _close(self, table: Table, conn: Conn, msg: schemas.Close) -> None:
         """Close the table: a live match stops where it is (its moves stay stored, it gets no
         result), everyone gets a last ``state``, then the sockets close with 4410."""
         await self._save_table(table, status="closed")

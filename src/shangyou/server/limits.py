@@ -207,7 +207,9 @@ def header_timeout_protocol(seconds: float):
     try:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as Base
     except ImportError:             # pragma: no cover - httptools missing
-        from uvicorn.protocols.http.h11_impl import H11Protocol as Base
+        # the class below is checked against HttpToolsProtocol; H11Protocol has every member
+        # it uses (a base chosen at run time is beyond the checker)
+        from uvicorn.protocols.http.h11_impl import H11Protocol as Base  # type: ignore[assignment]
 
     class HeaderTimeoutProtocol(Base):
         _header_timer: asyncio.TimerHandle | None = None

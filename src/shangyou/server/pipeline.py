@@ -100,6 +100,7 @@ class MoveRecord:
 def record(table: Table, actor: str | None = None) -> MoveRecord:
     """The move just applied to the table's game, as it is to be stored."""
     g = table.game
+    assert table.match_id is not None, "a move is made in a match, which has an id"
     idx = len(g.moves) - 1
     seat, mv = g.moves[idx]
     result = _jsonable(g.result) if g.over else None

@@ -22,7 +22,9 @@ import time
 from dataclasses import dataclass, field
 
 from . import schemas
+from .conn import Conn
 from .model import ActionError, Table
+from .parts import ManagerParts
 
 log = logging.getLogger("shangyou.server")
 
@@ -43,8 +45,8 @@ class ReadyCheck:
                 "all_ready": all(a is True for a in self.answers.values())}
 
 
-class ReadyChecks:
-    async def _ready_check(self, table: Table, conn, msg: schemas.ReadyCheckMsg) -> None:
+class ReadyChecks(ManagerParts):
+    async def _ready_check(self, table: Table, conn: Conn, msg: schemas.ReadyCheckMsg) -> None:
         """The host asks every seated person whether they are ready (the host is a host:
         ``handle`` checked that). While a check runs, another one changes nothing: the sender
         gets the state again."""
@@ -71,7 +73,7 @@ class ReadyChecks:
         table.ready_check = rc
         self._broadcast(table, [])
 
-    async def _ready(self, table: Table, conn, msg: schemas.ReadyMsg) -> None:
+    async def _ready(self, table: Table, conn: Conn, msg: schemas.ReadyMsg) -> None:
         """A seated person's answer, for their own seat only; the same answer again changes
         nothing (the sender gets the state again)."""
         if table.status != "waiting":

@@ -22,11 +22,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import orjson
 
 from .conn import Conn
+
+if TYPE_CHECKING:
+    from redis.asyncio.client import PubSub
 
 log = logging.getLogger("shangyou.server")
 
@@ -55,12 +58,12 @@ class Relay:
         self._out: dict[str, list] = {}
         self._queue: asyncio.Queue = asyncio.Queue()
         self._tasks: list[asyncio.Task] = []
-        self._pubsub = None
+        self._pubsub: PubSub | None = None
 
     async def start(self) -> None:
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         await self._pubsub.subscribe(channel(self.node))
-        self._tasks = [asyncio.create_task(self._read(), name="relay-read"),
+        self._tasks = [asyncio.create_task(self._read(self._pubsub), name="relay-read"),
                        asyncio.create_task(self._write(), name="relay-write")]
 
     async def stop(self) -> None:
@@ -111,17 +114,17 @@ class Relay:
         return bool(got and got[0][1])
 
     # ---------------------------------------------------------------------------- receiving
-    async def _read(self) -> None:
+    async def _read(self, pubsub: PubSub) -> None:
         while True:
             try:
-                m = await self._pubsub.get_message(timeout=None)     # blocks until one
+                m = await pubsub.get_message(timeout=None)     # blocks until one
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("reading this node's channel failed; subscribing again")
                 await asyncio.sleep(0.5)
                 try:
-                    await self._pubsub.subscribe(channel(self.node))
+                    await pubsub.subscribe(channel(self.node))
                 except Exception:
                     pass
                 continue

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from typing import Any, overload
 
 import shangyou
 
 
-class _Entry:
+class ReplayEntry:
     def __init__(self, log: dict):
         self.log = log
         self.lock = threading.Lock()
-        self.game = None
+        self.game: Any = None              # the match after the first ``pos`` moves
         self.pos = 0
         self.deals: list | None = None        # the published record of every deal
         self.verified: dict | None = None     # the server's check of the published log
@@ -48,13 +49,20 @@ class ReplayCache:
     def __init__(self, size: int = 16):
         self.size = size
         self._lock = threading.Lock()
-        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._entries: OrderedDict[str, ReplayEntry] = OrderedDict()
 
-    def entry(self, match_id: str, log: dict | None = None) -> _Entry | None:
+    @overload
+    def entry(self, match_id: str) -> ReplayEntry | None: ...
+
+    @overload
+    def entry(self, match_id: str, log: dict) -> ReplayEntry: ...
+
+    def entry(self, match_id: str, log: dict | None = None) -> ReplayEntry | None:
+        """The match's entry: the one kept, else (with ``log``) a new one, else None."""
         with self._lock:
             e = self._entries.get(match_id)
             if e is None and log is not None:
-                e = self._entries[match_id] = _Entry(log)
+                e = self._entries[match_id] = ReplayEntry(log)
                 while len(self._entries) > self.size:
                     self._entries.popitem(last=False)
             if e is not None:

@@ -23,11 +23,12 @@ import asyncio
 import datetime as dt
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import (JSON, BigInteger, Boolean, DateTime, ForeignKey, Integer, String,
-                        and_, case, create_engine, event, func, insert, inspect,
-                        literal_column, or_, select, text, update)
+from sqlalchemy import (JSON, BigInteger, Boolean, ColumnClause, CursorResult, DateTime,
+                        ForeignKey, Integer, String, and_, case, create_engine, event, func,
+                        insert, inspect, literal_column, or_, select, text, update)
+from sqlalchemy import Table as SqlTable
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 from sqlalchemy.pool import StaticPool
 
@@ -162,7 +163,7 @@ class Store:
             self._add_missing_columns(conn)
         self.session = sessionmaker(self.engine, expire_on_commit=False)
         # the database's clock in milliseconds (leases never compare two machines' clocks)
-        self.clock = literal_column(
+        self.clock: ColumnClause[int] = literal_column(
             "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)"
             if self.engine.dialect.name == "postgresql"
             else "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)")
@@ -195,8 +196,10 @@ class Store:
         cond = [TableRow.id == table_id, TableRow.version == expected]
         if self.node is not None:
             cond.append(TableRow.owner == self.node)
-        done = s.execute(update(TableRow).where(*cond)
-                         .values(version=version, touched_at=utcnow(), **values))
+        # an UPDATE's result is a CursorResult (Session.execute is typed for any statement)
+        done = cast(CursorResult, s.execute(update(TableRow).where(*cond)
+                                            .values(version=version, touched_at=utcnow(),
+                                                    **values)))
         if done.rowcount != 1:
             raise Stale(f"table {table_id}: not at version {expected}"
                         + (f" or not owned by {self.node}" if self.node else ""))
@@ -295,7 +298,7 @@ class Store:
                 versions[tid] = (min(lo, version), max(hi, version))
             for tid, (lo, hi) in versions.items():
                 self._fenced(s, tid, hi, first=lo)
-            s.execute(insert(MoveRow.__table__),
+            s.execute(insert(cast(SqlTable, MoveRow.__table__)),
                       [{"match_id": row[1], "idx": row[2], "seat": row[3], "text": row[4],
                         "actor": row[7] if len(row) > 7 else None} for row in batch])
             now = utcnow()
@@ -318,11 +321,11 @@ class Store:
         lease ran out. Taking a table that had an owner raises its version: the fence that
         refuses every later write of that owner."""
         with self.session.begin() as s:
-            done = s.execute(
+            done = cast(CursorResult, s.execute(
                 update(TableRow).where(TableRow.id == table_id, self._free_or_mine())
                 .values(owner=self.node, lease_until=self.clock + lease_ms,
                         version=TableRow.version + case((TableRow.owner.is_(None), 0),
-                                                        else_=1)))
+                                                        else_=1))))
             return done.rowcount == 1
 
     def renew(self, held: list[str], lease_ms: int) -> list[str]:
@@ -506,7 +509,7 @@ class AsyncStore:
             rows = [row for row, _ in batch]
             try:
                 await loop.run_in_executor(self._pool, self.store.add_moves, rows)
-                outcome = [None] * len(batch)
+                outcome: list[Exception | None] = [None] * len(batch)
             except Exception:
                 outcome = await loop.run_in_executor(self._pool, self._one_by_one, rows)
             for (_, fut), exc in zip(batch, outcome):

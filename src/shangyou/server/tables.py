@@ -61,7 +61,8 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
         self.clients = Clients(self.limits)
         self.tables: dict[str, Table] = {}
         self._loading: asyncio.Lock | None = None
-        self._waiting_by: dict[str, str] = {}     # waiting table id -> its creator's address
+        # waiting table id -> the key its creator's address counts under in clients.waiting
+        self._waiting_by: dict[str, str] = {}
         self._tasks: list[asyncio.Task] = []
 
     # ----------------------------------------------------------------------- life cycle
@@ -140,9 +141,8 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
             raise ActionError("server_error", f"{what} could not be stored") from None
 
     def _no_longer_waiting(self, table_id: str) -> None:
-        address = self._waiting_by.pop(table_id, None)
-        if address is not None:
-            key = address or "?"
+        key = self._waiting_by.pop(table_id, None)
+        if key is not None:
             self.clients.waiting[key] -= 1
             if self.clients.waiting[key] <= 0:
                 del self.clients.waiting[key]
@@ -305,7 +305,7 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
                   seats=[Seat(index=i) for i in range(n)], room=room, host_hash=host_hash,
                   creator=address)
         self.tables[table_id] = t
-        self._waiting_by[table_id] = address
+        self._waiting_by[table_id] = address or "?"
         self.clients.waiting[address or "?"] += 1
         return t, token
 

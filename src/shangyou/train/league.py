@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from ..bots import make_bot
+from ..bots import BotProtocol, make_bot
 from ..bots.learned import LearnedBot, Network
 
 
@@ -33,7 +33,7 @@ class League:
         self.snapshots: list[Path] = []
         self.loaded: dict[Path, Network] = {}
         self.current: Network | None = None
-        self._fallback = None
+        self._fallback: BotProtocol | None = None
 
     def add(self, net: Network, hands: int) -> Path:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -79,7 +79,7 @@ class League:
                 seats.append((name, make_bot(name, seed=rng.getrandbits(32))))
         return seats
 
-    def fallback(self, rng: random.Random):
+    def fallback(self, rng: random.Random) -> BotProtocol:
         """The bot that makes the decisions the network does not (the heuristic level)."""
         if self._fallback is None:
             self._fallback = make_bot("heuristic", seed=rng.getrandbits(32))
