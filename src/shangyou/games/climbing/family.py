@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...engine.memo import make_room
+from . import core
 from .combo import Combo
 
 
@@ -99,6 +100,43 @@ _READINGS: dict = {}
 _DEFAULT_LABEL: dict = {}
 _MISSING = object()
 _READINGS_MAX = 200_000
+
+
+class CompiledFamily(Family):
+    """A family whose plays the compiled core lists when it is built (``games/climbing/core.py``).
+    ``leads_py``/``follows_py`` are the Python reference and the fallback: for ``SHANGYOU_NO_C=1``,
+    without the module, and for a hand the core refuses (``ValueError``: more copies of a card
+    than its packs allow) or a follow it leaves to Python (``None``)."""
+
+    def core_leads(self, hand: Sequence[int]) -> list[Combo]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def core_follows(self, hand: Sequence[int], prev: Combo) -> list[Combo] | None:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def leads_py(self, hand: Sequence[int]) -> list[Combo]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def follows_py(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
+        return Family.follows(self, hand, prev)
+
+    def leads(self, hand: Sequence[int]) -> list[Combo]:
+        if core.ACTIVE:
+            try:
+                return self.core_leads(hand)
+            except ValueError:
+                pass
+        return self.leads_py(hand)
+
+    def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
+        if core.ACTIVE:
+            try:
+                got = self.core_follows(hand, prev)
+            except ValueError:
+                got = None
+            if got is not None:
+                return got
+        return self.follows_py(hand, prev)
 
 
 def reading_order(combo: Combo):

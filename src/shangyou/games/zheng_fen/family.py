@@ -40,7 +40,7 @@ from itertools import combinations
 from ...cards import BJ_CODE, RANK_NAMES, RANK_OF, RANK_WORDS
 from ..climbing import core
 from ..climbing.combo import Combo
-from ..climbing.family import Family
+from ..climbing.family import CompiledFamily
 
 TWO = 12
 FIVE, TEN, KING = 2, 7, 10
@@ -102,7 +102,7 @@ class _Hand:
         return self.suit_card
 
 
-class ZhengFenFamily(Family):
+class ZhengFenFamily(CompiledFamily):
     name = "zheng-fen"
 
     # ---------------------------------------------------------------- public helpers
@@ -122,23 +122,11 @@ class ZhengFenFamily(Family):
         return card >= 48  # 2s and jokers
 
     # ------------------------------------------------------------------ listing plays
-    def leads(self, hand: Sequence[int]) -> list[Combo]:
-        if core.ACTIVE:
-            try:
-                return core.zf_leads(hand)
-            except ValueError:      # a card held twice: not a Zheng Fen hand, Python's turn
-                pass
-        return self.leads_py(hand)
+    def core_leads(self, hand: Sequence[int]) -> list[Combo]:
+        return core.zf_leads(hand)
 
-    def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
-        if core.ACTIVE:
-            try:
-                got = core.zf_follows(hand, prev)
-            except ValueError:
-                got = None
-            if got is not None:
-                return got
-        return self.follows_py(hand, prev)
+    def core_follows(self, hand: Sequence[int], prev: Combo) -> list[Combo] | None:
+        return core.zf_follows(hand, prev)
 
     def leads_py(self, hand: Sequence[int]) -> list[Combo]:
         h = _Hand(hand)

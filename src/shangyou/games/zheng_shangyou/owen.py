@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from ...cards import RANK_NAMES, RANK_WORDS
 from ..climbing import core
 from ..climbing.combo import Combo
-from ..climbing.family import Family
+from ..climbing.family import CompiledFamily
 
 __all__ = ["OwenFamily"]
 
@@ -140,7 +140,7 @@ class _Hand:
         return got
 
 
-class OwenFamily(Family):
+class OwenFamily(CompiledFamily):
     """Combination family of ``zheng-shangyou/owen`` (seed ``002_13a92ec9c89ba2d9.txt``)."""
 
     name = "owen"
@@ -149,23 +149,11 @@ class OwenFamily(Family):
         pass
 
     # ------------------------------------------------------------------ listing plays
-    def leads(self, hand: Sequence[int]) -> list[Combo]:
-        if core.ACTIVE:
-            try:
-                return core.owen_leads(hand)
-            except ValueError:      # a card held twice: not an Owen hand, Python's turn
-                pass
-        return self.leads_py(hand)
+    def core_leads(self, hand: Sequence[int]) -> list[Combo]:
+        return core.owen_leads(hand)
 
-    def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
-        if core.ACTIVE:
-            try:
-                got = core.owen_follows(hand, prev)
-            except ValueError:
-                got = None
-            if got is not None:
-                return got
-        return self.follows_py(hand, prev)
+    def core_follows(self, hand: Sequence[int], prev: Combo) -> list[Combo] | None:
+        return core.owen_follows(hand, prev)
 
     def leads_py(self, hand: Sequence[int]) -> list[Combo]:
         h = _Hand(hand)

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from ...cards import BJ_CODE, RANK_NAMES, RANK_OF, RANK_WORDS, RJ_CODE, SUIT_NAMES
 from ..climbing import core
 from ..climbing.combo import Combo
-from ..climbing.family import Family
+from ..climbing.family import CompiledFamily
 
 SINGLE = ("single",)
 ACE, TWO, BJ, RJ = 11, 12, 13, 14
@@ -59,7 +59,7 @@ _JOKER_SPLITS = {(u, nb, nr): tuple(_joker_splits(u, nb, nr))
                  for u in range(9) for nb in range(5) for nr in range(5)}
 
 
-class PagatFamily(Family):
+class PagatFamily(CompiledFamily):
     name = "pagat"
 
     def __init__(self, twos_in_sequences: bool = False):
@@ -77,23 +77,11 @@ class PagatFamily(Family):
         return 13 if card == BJ_CODE else 14 if card == RJ_CODE else card >> 2
 
     # ----------------------------------------------------------------- listing plays
-    def leads(self, hand: Sequence[int]) -> list[Combo]:
-        if core.ACTIVE:
-            try:
-                return core.pagat_leads(hand, self.seq_top, _SINGLE_COMBOS)
-            except ValueError:      # more copies of a card than four packs: Python's turn
-                pass
-        return self.leads_py(hand)
+    def core_leads(self, hand: Sequence[int]) -> list[Combo]:
+        return core.pagat_leads(hand, self.seq_top, _SINGLE_COMBOS)
 
-    def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
-        if core.ACTIVE:
-            try:
-                got = core.pagat_follows(hand, self.seq_top, prev, _SINGLE_COMBOS)
-            except ValueError:
-                got = None
-            if got is not None:
-                return got
-        return self.follows_py(hand, prev)
+    def core_follows(self, hand: Sequence[int], prev: Combo) -> list[Combo] | None:
+        return core.pagat_follows(hand, self.seq_top, prev, _SINGLE_COMBOS)
 
     def play_moves(self, hand: Sequence[int], last: Combo | None, token):
         if core.ACTIVE:

@@ -42,7 +42,7 @@ from itertools import combinations
 from ...cards import RANK_OF
 from ..climbing import core
 from ..climbing.combo import Combo
-from ..climbing.family import Family
+from ..climbing.family import CompiledFamily
 
 SINGLE = "single"
 PAIR = "pair"
@@ -107,7 +107,7 @@ def _not_one_suit(body: list, top: int, opts: list, s: int, p: int, top_free: bo
     return None
 
 
-class WinnerFamily(Family):
+class WinnerFamily(CompiledFamily):
     """Combinations of the "winner" rules of Zheng Shangyou (seed 001).
 
     ``jokers`` only records whether the deck has jokers (jokers found in a hand are always
@@ -139,23 +139,11 @@ class WinnerFamily(Family):
 
     # ------------------------------------------------------------------ public interface
 
-    def leads(self, hand: Sequence[int]) -> list[Combo]:
-        if core.ACTIVE:
-            try:
-                return core.winner_leads(self, hand)
-            except ValueError:      # more copies of a card than four packs: Python's turn
-                pass
-        return self.leads_py(hand)
+    def core_leads(self, hand: Sequence[int]) -> list[Combo]:
+        return core.winner_leads(self, hand)
 
-    def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
-        if core.ACTIVE:
-            try:
-                got = core.winner_follows(self, hand, prev)
-            except ValueError:
-                got = None
-            if got is not None:
-                return got
-        return self.follows_py(hand, prev)
+    def core_follows(self, hand: Sequence[int], prev: Combo) -> list[Combo] | None:
+        return core.winner_follows(self, hand, prev)
 
     def leads_py(self, hand: Sequence[int]) -> list[Combo]:
         by = _by_rank(hand)
