@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 import random
 import weakref
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Self, TypeGuard
 
 from ..errors import IllegalMove
 from .deal import Deal, DealRandom, check_seed, random_source
@@ -114,7 +114,7 @@ class GameBase:
             raise IllegalMove(f"it is seat {to_act}'s turn, not seat {seat}'s")
         return to_act
 
-    def _listed(self, move) -> bool:
+    def _listed(self, move: object) -> TypeGuard[Move]:
         """Is ``move`` one of the moves just listed for this state (so known legal)?"""
         return self._legal is not None and getattr(move, "token", None) is self._token
 

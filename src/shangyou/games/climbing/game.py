@@ -15,8 +15,9 @@ game as it was.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ...cards import CARD_TEXT, Cards, deck, parse
 from ...engine.base import GameBase
@@ -24,7 +25,7 @@ from ...engine.moves import DISCARD, GIVE, OFFER, PASS, PASS_MOVE, PLAY, TAKE, M
 from ...errors import IllegalMove, NotationError
 from .combo import Combo
 from .core import shuffle
-from .family import Family
+from .family import Family, PointFamily
 from .observe import CompactView
 
 PHASE_EXCHANGE, PHASE_PLAY, PHASE_OVER = "exchange", "play", "over"
@@ -106,6 +107,7 @@ class ClimbingGame(CompactView, GameBase):
             # one of the moves just listed for this state, or a pass when there is a play to
             # beat: known legal (and the game is not over)
             seat = self.to_act
+            assert seat is not None and isinstance(move, Move)  # a listed move, or PASS_MOVE
             if self.phase == PHASE_PLAY:
                 self._do_play(seat, move)
             else:
@@ -118,7 +120,7 @@ class ClimbingGame(CompactView, GameBase):
             if self._listed(move):
                 mv = move  # one of the moves just listed: already known legal
             elif move is PASS_MOVE and self.last is not None:
-                mv = move  # passing is legal whenever there is a play to beat
+                mv = PASS_MOVE  # passing is legal whenever there is a play to beat
             else:
                 mv = self._resolve_play(move)
             self._do_play(seat, mv)
@@ -137,8 +139,8 @@ class ClimbingGame(CompactView, GameBase):
         # one card at a time round the table from the dealer: the k-th card dealt goes to seat
         # (dealer + k) % n, so seat s gets every n-th card from position (s - dealer) % n
         dealt = len(cards) if r.deal_count is None else min(len(cards), r.deal_count * n)
-        hands = [sorted(cards[(s - self.dealer) % n:dealt:n]) for s in range(n)]
-        self.undealt = cards[dealt:]
+        hands: list[list[int]] = [sorted(cards[(s - self.dealer) % n:dealt:n]) for s in range(n)]
+        self.undealt: Sequence[int] = cards[dealt:]
         self.hands = hands
         self._dealt(hands, self.undealt)
         self.dealt_counts = [len(h) for h in hands]
@@ -151,7 +153,7 @@ class ClimbingGame(CompactView, GameBase):
         self.last_seat: int | None = None
         self.passes = 0
         self.leader = self._choose_leader(cards, dealt)
-        self.exchange: dict | None = None
+        self.exchange: dict[str, Any] | None = None
         # cards that changed hands in this hand's exchange, all face up: (from, to, card),
         # from/to None for the cards on offer in between
         self.exchanged: list[tuple[int | None, int | None, int]] = []
@@ -160,13 +162,14 @@ class ClimbingGame(CompactView, GameBase):
         else:
             self._begin_play()
 
-    def _choose_leader(self, cards: list[int], dealt: int) -> int:
+    def _choose_leader(self, cards: Sequence[int], dealt: int) -> int:
         """The seat to lead the hand; the first ``dealt`` of ``cards`` were dealt, in order."""
         r = self.rules
         how = r.first_leader if self.hand_number == 1 else r.later_leader
         if how == "dealer":
             return self.dealer
         if how.startswith("place:"):
+            assert self.prev_order is not None   # a later hand: the last one's order is known
             return self.prev_order[int(how[6:])]
         first_seen: dict[int, int] = {}      # card -> the seat it was first dealt to
         for k in range(dealt):
@@ -193,6 +196,7 @@ class ClimbingGame(CompactView, GameBase):
     # -------------------------------------------------------------------- exchange
     def _begin_exchange(self) -> None:
         order = self.prev_order
+        assert order is not None    # an exchange follows a finished hand
         n = self.n
         self.phase = PHASE_EXCHANGE
         if self.rules.exchange == "pits":
@@ -219,6 +223,7 @@ class ClimbingGame(CompactView, GameBase):
     def _exchange_moves(self) -> list[Move]:
         ex = self.exchange
         seat = self.to_act
+        assert ex is not None and seat is not None   # the exchange phase
         step = ex["step"]
         if step in ("show", "give"):
             return [Move(GIVE, (c,), token=self._token) for c in self._highest(seat)]
@@ -258,7 +263,8 @@ class ClimbingGame(CompactView, GameBase):
 
     def _do_exchange(self, seat: int, mv: Move) -> None:
         ex = self.exchange
-        c = mv.cards[0] if mv.cards else None
+        assert ex is not None                        # the exchange phase
+        c: int = mv.cards[0]                         # every exchange move names its cards
         if ex["kind"] == "pits":
             if ex["step"] == "show":
                 self.hands[seat].remove(c)
@@ -334,6 +340,7 @@ class ClimbingGame(CompactView, GameBase):
 
     def _play_moves(self) -> list[Move]:
         fam = self.rules.family
+        assert self.to_act is not None               # the play phase
         hand = self.hands[self.to_act]
         tok = self._token
         moves = fam.play_moves(hand, self.last, tok)     # the compiled core, where it applies
@@ -413,6 +420,7 @@ class ClimbingGame(CompactView, GameBase):
         return PASS_MOVE
 
     def _check_held(self, cards: tuple) -> None:
+        assert self.to_act is not None               # the play phase
         hand = list(self.hands[self.to_act])
         for c in cards:
             try:
@@ -437,6 +445,7 @@ class ClimbingGame(CompactView, GameBase):
         if mv.kind == PASS:
             self.trick.append((seat, None))
             self.passes += 1
+            assert self.last_seat is not None         # a pass answers a play
             # seats holding cards, other than the last player's (a seat out of cards is in
             # ``order``, and only those)
             others = self.n - len(self.order) - (1 if self.hands[self.last_seat] else 0)
@@ -475,6 +484,7 @@ class ClimbingGame(CompactView, GameBase):
 
     def _end_trick(self) -> None:
         winner = self.last_seat
+        assert winner is not None                    # a trick ends with a play
         self.tricks.append(self.trick)
         won = self.won[winner]
         for _, combo in self.trick:
@@ -500,6 +510,7 @@ class ClimbingGame(CompactView, GameBase):
         summary = {"hand": self.hand_number, "order": list(self.order), "points": points,
                    "scores": list(self.scores)}
         if self.rules.teams:
+            assert team_points is not None
             for i, p in enumerate(team_points):
                 self.team_totals[i] += p
             summary["team_points"] = team_points
@@ -592,7 +603,7 @@ class ClimbingGame(CompactView, GameBase):
             v["teams"] = [list(t) for t in self.rules.teams]
             v["team_scores"] = self.team_scores()
         if self.rules.scoring == "trick-points":
-            points = self.rules.family.points
+            points = cast(PointFamily, self.rules.family).points   # a point game's family
             v["won_points"] = [points(w) for w in self.won]     # tricks taken are public
             v["table_points"] = sum(points(c.cards) for _, c in self.trick if c is not None)
         if self.exchange is not None:
@@ -666,8 +677,9 @@ def _play_text(combo: Combo) -> str:
 _TEXTS: dict[tuple, str] = {}     # the notation of a play's cards, memoised
 
 
-def score_hand(rules: Rulebook, order: list[int], counts_at_first_out, dealt, won=None,
-               hands=None):
+def score_hand(rules: Rulebook, order: list[int], counts_at_first_out: list[int] | None,
+               dealt: list[int] | None, won: list[list[int]] | None = None,
+               hands: list[list[int]] | None = None) -> tuple[list[int], list[int] | None]:
     """Points of one hand: (per seat, per team or None). See docs/rules/zheng-shangyou.md and
     docs/rules/zheng-fen.md."""
     n = rules.players
@@ -677,6 +689,7 @@ def score_hand(rules: Rulebook, order: list[int], counts_at_first_out, dealt, wo
             if place < len(rules.place_points):
                 pts[seat] = rules.place_points[place]
     elif rules.scoring == "teams6":
+        assert rules.teams is not None
         team_of = {s: i for i, t in enumerate(rules.teams) for s in t}
         t1, t2 = team_of[order[0]], team_of[order[1]]
         team_pts = [0, 0]
@@ -696,6 +709,7 @@ def score_hand(rules: Rulebook, order: list[int], counts_at_first_out, dealt, wo
         return pts, team_pts  # only team scores count in this game
     elif rules.scoring == "cards-left":
         counts = counts_at_first_out
+        assert counts is not None and dealt is not None
         winner = order[0]
         total = 0
         for s in range(n):
@@ -713,7 +727,8 @@ def score_hand(rules: Rulebook, order: list[int], counts_at_first_out, dealt, wo
         pts[winner] = total
     elif rules.scoring == "trick-points":
         # the last player's tricks and the cards left in their hand go to the first player out
-        points = rules.family.points
+        points = cast(PointFamily, rules.family).points   # a point game's family
+        assert won is not None and hands is not None
         first, last = order[0], order[-1]
         for s in range(n):
             pts[s] = points(won[s])
@@ -722,5 +737,5 @@ def score_hand(rules: Rulebook, order: list[int], counts_at_first_out, dealt, wo
             pts[last] = 0
     else:
         raise ValueError(f"unknown scoring {rules.scoring!r}")
-    team_pts = [sum(pts[s] for s in t) for t in rules.teams] if rules.teams else None
-    return pts, team_pts
+    per_team = [sum(pts[s] for s in t) for t in rules.teams] if rules.teams else None
+    return pts, per_team
