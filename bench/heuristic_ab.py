@@ -21,6 +21,7 @@ import importlib.util
 import math
 import subprocess
 import sys
+import tempfile
 import time
 from multiprocessing import Pool
 from pathlib import Path
@@ -39,11 +40,13 @@ def load_old(rev: str):
     root = Path(__file__).resolve().parent.parent
     src = subprocess.run(["git", "show", f"{rev}:{MODULE}"], cwd=root, check=True,
                          capture_output=True, text=True).stdout
-    spec = importlib.util.spec_from_loader("shangyou.bots._heuristic_old", loader=None)
-    assert spec is not None
-    mod = importlib.util.module_from_spec(spec)
-    mod.__package__ = "shangyou.bots"
-    exec(compile(src, f"{rev}:{MODULE}", "exec"), mod.__dict__)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "climbing_heuristic_old.py"
+        path.write_text(src)
+        spec = importlib.util.spec_from_file_location("shangyou.bots._heuristic_old", path)
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
     return mod
 
 
