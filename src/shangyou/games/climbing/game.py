@@ -20,12 +20,13 @@ from typing import Any
 
 from ...cards import CARD_TEXT, Cards, deck, parse
 from ...engine.base import GameBase
-from ...engine.moves import DISCARD, GIVE, OFFER, PASS, PASS_MOVE, PLAY, TAKE, Move
+from ...engine.moves import CHOOSE, DISCARD, GIVE, OFFER, PASS, PASS_MOVE, PICK, PLAY, TAKE, Move
 from ...errors import IllegalMove, NotationError
 from .combo import Combo
 from .core import shuffle
 from .family import Family
 from .observe import CompactView
+from .steps import STEP_LIMIT, groups, list_plays, step_moves
 
 PHASE_EXCHANGE, PHASE_PLAY, PHASE_OVER = "exchange", "play", "over"
 
@@ -60,8 +61,10 @@ class Rulebook:
 class ClimbingGame(CompactView, GameBase):
     """One hand (``match=False``) or a whole match of a climbing preset."""
 
-    # see GameBase.clone; tricks: a finished trick's list never changes again
-    CLONE_SHARED = GameBase.CLONE_SHARED | {"last"}
+    PRIVATE_VIEW_KEYS = ("hand", "legal_moves", "choice", "picked")
+    # see GameBase.clone; tricks: a finished trick's list never changes again; the full listing
+    # of plays goes with the listed moves (both replaced, never changed in place)
+    CLONE_SHARED = GameBase.CLONE_SHARED | {"last", "_plays", "picked"}
     CLONE_FLAT = GameBase.CLONE_FLAT | {
         "scores", "team_totals", "prev_order", "dealt_counts", "counts_at_first_out", "order",
         "trick", "tricks", "undealt", "exchanged"}
@@ -80,22 +83,41 @@ class ClimbingGame(CompactView, GameBase):
     # ``over`` is a plain attribute (read on every step of every loop), True exactly when the
     # phase is PHASE_OVER: set with the phase in ``_start_hand`` and ``_end_hand``.
     over: bool = False
+    #: the group of plays chosen (its ``choose`` text) and the cards picked so far, while a
+    #: play is chosen in steps (``steps.py``); None and () otherwise
+    choice: str | None = None
+    picked: tuple = ()
+    _plays: list | None = None      # every legal move of the play phase, listed with _legal
 
     def hand(self, seat: int) -> Cards:
         return Cards(self.hands[seat])
 
     def legal_moves(self) -> list[Move]:
+        """The moves offered now: every legal move, or past :data:`~.steps.STEP_LIMIT` legal
+        plays the steps of the choice (``choose``, ``pick``: see ``steps.py``)."""
         if self._legal is not None:
             return list(self._legal)
         self._token = object()
         if self.phase == PHASE_PLAY:
-            moves = self._play_moves()
+            moves = self._plays = self._play_moves()
+            if len(moves) > STEP_LIMIT:
+                moves = step_moves(moves, self.choice, self.picked, self._token,
+                                   self.rules.family.sort_key)
         elif self.phase == PHASE_EXCHANGE:
             moves = self._exchange_moves()
         else:
             moves = []
         self._legal = moves
         return list(moves)
+
+    def all_moves(self) -> list[Move]:
+        """Every legal move in one list, without the steps of ``legal_moves`` (for the search's
+        playouts and the environments); each may be applied."""
+        if self._legal is None:
+            self.legal_moves()
+        if self.phase == PHASE_PLAY:
+            return list(self._plays)
+        return list(self._legal)
 
     def apply(self, move: Move | str, seat: int | None = None) -> None:
         """Make a move for the seat to act (``seat``, if given, must be that seat)."""
@@ -107,7 +129,10 @@ class ClimbingGame(CompactView, GameBase):
             # beat: known legal (and the game is not over)
             seat = self.to_act
             if self.phase == PHASE_PLAY:
-                self._do_play(seat, move)
+                if move.kind is CHOOSE or move.kind is PICK:
+                    self._do_step(move)
+                else:
+                    self._do_play(seat, move)
             else:
                 self._do_exchange(seat, move)
             self.moves.append((seat, move))
@@ -120,8 +145,11 @@ class ClimbingGame(CompactView, GameBase):
             elif move is PASS_MOVE and self.last is not None:
                 mv = move  # passing is legal whenever there is a play to beat
             else:
-                mv = self._resolve_play(move)
-            self._do_play(seat, mv)
+                mv = self._resolve_step(move) or self._resolve_play(move)
+            if mv.kind == CHOOSE or mv.kind == PICK:
+                self._do_step(mv)
+            else:
+                self._do_play(seat, mv)
         else:
             mv = move if self._listed(move) else self._resolve_exchange(move)
             self._do_exchange(seat, mv)
@@ -333,18 +361,39 @@ class ClimbingGame(CompactView, GameBase):
         return seat  # pragma: no cover - a hand always ends before nobody holds cards
 
     def _play_moves(self) -> list[Move]:
-        fam = self.rules.family
-        hand = self.hands[self.to_act]
-        tok = self._token
-        moves = fam.play_moves(hand, self.last, tok)     # the compiled core, where it applies
-        if moves is not None:
-            return moves
-        if self.last is None:
-            return [Move(PLAY, c.cards, c, None, fam, tok) for c in fam.leads(hand)]
-        out = [PASS_MOVE]
-        for c in fam.follows(hand, self.last):
-            out.append(Move(PLAY, c.cards, c, None, fam, tok))
-        return out
+        return list_plays(self.rules.family, self.hands[self.to_act], self.last, self._token)
+
+    def _resolve_step(self, move: Move | str) -> Move | None:
+        """A ``choose`` or ``pick`` move checked (IllegalMove if it is not legal now), or None
+        for any other move. Any group's ``choose`` is legal while the play is chosen in steps
+        (a change of mind); a ``pick`` only as listed."""
+        kind = move.kind if isinstance(move, Move) else str(move).strip().partition(" ")[0].lower()
+        if kind != CHOOSE and kind != PICK:
+            return None
+        text = " ".join(str(move).split())
+        low = text.lower()
+        listed = self.legal_moves()
+        for m in listed:
+            if m.kind == kind and str(m).lower() == low:
+                return m
+        if kind == CHOOSE and len(self._plays) > STEP_LIMIT:
+            for t in groups(self._plays):
+                if t.lower() == low:
+                    return Move(CHOOSE, (), None, t)
+        if not any(m.kind == kind for m in listed):
+            raise IllegalMove(f"{text!r}: there is no {kind} step now; play cards"
+                              + (" or pass" if self.last is not None else ""))
+        raise IllegalMove(f"{text!r} is not a legal {kind} now; legal: "
+                          + ", ".join(str(m) for m in listed[:12] if m.kind == kind)
+                          + (" ..." if len(listed) > 12 else ""))
+
+    def _do_step(self, mv: Move) -> None:
+        """A step of the choice of a play: the seat to act stays."""
+        if mv.kind == CHOOSE:
+            self.choice = str(mv)
+            self.picked = ()
+        else:
+            self.picked = tuple(sorted(self.picked + mv.cards))
 
     def _resolve_play(self, move: Move | str) -> Move:
         if isinstance(move, Move):
@@ -434,6 +483,9 @@ class ClimbingGame(CompactView, GameBase):
         return f"{Cards(combo.cards)} ({combo.describe()})"
 
     def _do_play(self, seat: int, mv: Move) -> None:
+        if self.choice is not None:
+            self.choice = None
+            self.picked = ()
         if mv.kind == PASS:
             self.trick.append((seat, None))
             self.passes += 1
@@ -612,6 +664,9 @@ class ClimbingGame(CompactView, GameBase):
         v["history"] = [dict(h) for h in self.history]
         if seat == self.to_act:
             v["legal_moves"] = [str(m) for m in self.legal_moves()]
+            if self.choice is not None:
+                v["choice"] = self.choice
+                v["picked"] = [CARD_TEXT[c] for c in self.picked]
         return v
 
     def _played_texts(self) -> list:
@@ -651,7 +706,9 @@ class ClimbingGame(CompactView, GameBase):
                 "won": [sorted(w) for w in self.won],
                 "tricks": len(self.tricks), "result": self.result,
                 "history": self.history, "undealt": list(self.undealt),
-                "moves": [(s, str(m)) for s, m in self.moves]}
+                "moves": [(s, str(m)) for s, m in self.moves],
+                **({"choice": self.choice, "picked": list(self.picked)}
+                   if self.choice is not None else {})}
 
 
 def _play_text(combo: Combo) -> str:
