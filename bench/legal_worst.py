@@ -69,8 +69,12 @@ def new_game(name: str, players: int, packs: int | None, seed: int):
 
 
 def timed_list(g) -> tuple[int, int]:
-    """(ns, number of moves) of one listing of ``g``'s legal moves, computed afresh."""
+    """(ns, number of moves) of one listing of ``g``'s legal moves, computed afresh (for a
+    climbing play chosen in steps, the grouping of the plays too, which the game otherwise
+    keeps from one step to the next)."""
     g._legal = None
+    if getattr(g, "_grouping", None) is not None:
+        g._grouping = None
     gc.disable()
     t0 = time.perf_counter_ns()
     moves = g.legal_moves()
@@ -90,7 +94,12 @@ def describe(g) -> str:
             return "follow, picking card by card"
         return "follow"
     if phase == "play" and hasattr(g, "last"):
-        return "lead" if g.last is None else "follow"
+        what = "lead" if g.last is None else "follow"
+        if getattr(g, "choice", None) is not None:      # a climbing play chosen in steps
+            return f"{what}, {g.choice}" + (f", {len(g.picked)} picked" if g.picked else "")
+        if any(m.kind == "choose" for m in (g._legal or [])):
+            return f"{what}, offered by groups"
+        return what
     return str(phase)
 
 
@@ -137,6 +146,35 @@ def _climbing_lead(name: str, players: int, packs: int | None, hand: str):
     g.hands[g.to_act] = sorted(parse(hand))
     g.last = None
     return g
+
+
+def _climbing_steps(build, choice: str, picks: int = 0):
+    """The state ``build()`` with ``choice`` chosen and the first ``picks`` cards offered
+    picked (a climbing play chosen in steps)."""
+    g = build()
+    g.apply(choice)
+    for _ in range(picks):
+        g.apply(next(m for m in g.legal_moves() if m.kind == "pick"))
+    return g
+
+
+PAGAT_WORST = ("2S 2S 2H 2H 2D 2D 2C 2C BJ BJ RJ RJ 3S 3H 4S 4H 5S 5H 6S 6H 7S 7H 8S 8H 9S 9H "
+               "10S")
+PAGAT_3P = ("2S 2S 2H 2H 2D 2D 2C 2C BJ BJ RJ RJ 3S 3H 4S 4H 5S 5H 6S 6H 7S 7H 8S 8H 9S 9H "
+            "10S 10H JS JH QS QH KS KH AS AH")
+OWEN_WORST = "2S 2H 2D 2C BJ RJ 3S 3H 4S 4H 5S 5H 6S 6H 7S 7H 8S 8H 9S 9H 10S 10H JS JH QS QH"
+
+
+def _pagat_worst():
+    return _climbing_lead("zheng-shangyou/pagat", 4, 2, PAGAT_WORST)
+
+
+def _pagat_3p():
+    return _climbing_lead("zheng-shangyou/pagat", 3, 2, PAGAT_3P)
+
+
+def _owen_worst():
+    return _climbing_lead("zheng-shangyou/owen", 2, None, OWEN_WORST)
 
 
 SPADES = " ".join(r + "S" for r in "3 4 5 6 7 8 9 10 J Q K A".split())
@@ -194,13 +232,18 @@ def _sheng_ji_lead(hand: str, packs: int = 4):
 THROW3 = "AS AS AS KS KS KS QS QS QS"
 NAMED = [
     ("pagat 2 packs 4p: lead, 27 cards: eight 2s, four jokers, pairs 3-9 and a 10",
-     lambda: _climbing_lead("zheng-shangyou/pagat", 4, 2,
-                            "2S 2S 2H 2H 2D 2D 2C 2C BJ BJ RJ RJ 3S 3H 4S 4H 5S 5H 6S 6H "
-                            "7S 7H 8S 8H 9S 9H 10S"), None),
-    ("owen 2p: lead, 26 cards: all four 2s, both jokers, pairs 3-Q",
-     lambda: _climbing_lead("zheng-shangyou/owen", 2, None,
-                            "2S 2H 2D 2C BJ RJ 3S 3H 4S 4H 5S 5H 6S 6H 7S 7H 8S 8H 9S 9H "
-                            "10S 10H JS JH QS QH"), None),
+     _pagat_worst, None),
+    ("pagat 2 packs 4p: the same, its largest group chosen (16 multiple sequence 3-10x2)",
+     lambda: _climbing_steps(_pagat_worst, "choose 16 multiple sequence 3-10x2"), None),
+    ("pagat 2 packs 4p: the same group, 3 cards picked",
+     lambda: _climbing_steps(_pagat_worst, "choose 16 multiple sequence 3-10x2", 3), None),
+    ("pagat 2 packs 3p: lead, 36 cards: eight 2s, four jokers, pairs 3-A",
+     _pagat_3p, None),
+    ("pagat 2 packs 3p: the same, 24 multiple sequence 3-Ax2 chosen",
+     lambda: _climbing_steps(_pagat_3p, "choose 24 multiple sequence 3-Ax2"), None),
+    ("owen 2p: lead, 26 cards: all four 2s, both jokers, pairs 3-Q", _owen_worst, None),
+    ("owen 2p: the same, its largest group chosen (20 stair 3-Q)",
+     lambda: _climbing_steps(_owen_worst, "choose 20 stair 3-Q"), None),
     ("sheng-ji 4 packs 4p: follow a throw of three triples (A K Q) with 33 spades",
      lambda: _sheng_ji_follow(THROW3, 33), THROW3),
     ("sheng-ji 4 packs 4p: the same, 4 cards already picked",

@@ -27,6 +27,8 @@
    zf_plays(hand, kind, b0, b1): the same for ZhengFenFamily (_core_zf.c).
    winner_plays(hand, options..., kind, a, b, c): the same for WinnerFamily (_core_winner.c).
    pagat_playout(...), plan(counts): the search's playouts (_core_playout.c).
+   steps_begin(want, picked, cap), steps_end(): the plays counted or filtered instead of
+   listed, for the choice of a play in steps (_core_steps.c).
 
    A hand holds at most MAX_COPIES of each card (four packs): more raises ValueError, so that
    every per-rank array is large enough. The number of plays is not bounded: they go straight
@@ -235,6 +237,7 @@ core_gen_output(Gen *g, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at,
     g->code = 0;
     g->meta = g->meta_cache = g->singles = g->last_meta = NULL;
     g->family = g->token = NULL;
+    g->window = 0;
     if (nargs == at)
         return 0;
     if (nargs != at + 2 + with_singles) {
@@ -464,6 +467,11 @@ static PyMethodDef methods[] = {
      "zf_plays(hand, kind, b0, b1): the Zheng Fen plays as (code, cards)."},
     {"winner_plays", (PyCFunction)(void (*)(void))core_winner_plays, METH_FASTCALL,
      "winner_plays(hand, min_straight, rank_only, quad, kind, a, b, c): the winner plays."},
+    {"steps_begin", (PyCFunction)(void (*)(void))core_steps_begin, METH_FASTCALL,
+     "steps_begin(want, picked, cap): count (want None) or filter the plays of the next "
+     "generator call instead of listing them (_core_steps.c)."},
+    {"steps_end", core_steps_end, METH_NOARGS,
+     "steps_end(): what was counted since steps_begin (_core_steps.c)."},
     {"plan", (PyCFunction)(void (*)(void))core_plan, METH_FASTCALL,
      "plan(counts): the playout policy's plan of 15 rank counts (pagat) -> (cost, groups)."},
     {NULL, NULL, 0, NULL}

@@ -26,7 +26,7 @@ from .combo import Combo
 from .core import shuffle
 from .family import Family
 from .observe import CompactView
-from .steps import STEP_LIMIT, groups, list_plays, step_moves
+from .steps import first_step, list_plays, resolve_step, step_moves
 
 PHASE_EXCHANGE, PHASE_PLAY, PHASE_OVER = "exchange", "play", "over"
 
@@ -63,8 +63,8 @@ class ClimbingGame(CompactView, GameBase):
 
     PRIVATE_VIEW_KEYS = ("hand", "legal_moves", "choice", "picked")
     # see GameBase.clone; tricks: a finished trick's list never changes again; the full listing
-    # of plays goes with the listed moves (both replaced, never changed in place)
-    CLONE_SHARED = GameBase.CLONE_SHARED | {"last", "_plays", "picked"}
+    # of plays and the grouping of the steps go with the listed moves (replaced, never changed)
+    CLONE_SHARED = GameBase.CLONE_SHARED | {"last", "_plays", "_grouping", "picked"}
     CLONE_FLAT = GameBase.CLONE_FLAT | {
         "scores", "team_totals", "prev_order", "dealt_counts", "counts_at_first_out", "order",
         "trick", "tricks", "undealt", "exchanged"}
@@ -87,7 +87,10 @@ class ClimbingGame(CompactView, GameBase):
     #: play is chosen in steps (``steps.py``); None and () otherwise
     choice: str | None = None
     picked: tuple = ()
-    _plays: list | None = None      # every legal move of the play phase, listed with _legal
+    #: (token, every legal move of the play phase) for the moves listed with that token
+    _plays: tuple | None = None
+    #: (seat, hand, play to beat, steps.Grouping) while the play is chosen in steps
+    _grouping: tuple | None = None
 
     def hand(self, seat: int) -> Cards:
         return Cards(self.hands[seat])
@@ -97,11 +100,18 @@ class ClimbingGame(CompactView, GameBase):
         plays the steps of the choice (``choose``, ``pick``: see ``steps.py``)."""
         if self._legal is not None:
             return list(self._legal)
-        self._token = object()
+        tok = self._token = object()
         if self.phase == PHASE_PLAY:
-            moves = self._plays = self._play_moves()
-            if len(moves) > STEP_LIMIT:
-                moves = step_moves(moves, self.choice, self.picked, self._token,
+            grouping = self._steps()
+            if grouping is None:
+                moves, grouping = first_step(self.rules.family, self.hands[self.to_act],
+                                             self.last, tok)
+            if grouping is None:
+                self._plays = (tok, moves)
+            else:
+                self._grouping = (self.to_act, tuple(self.hands[self.to_act]), self.last,
+                                  grouping)
+                moves = step_moves(grouping, self.choice, self.picked, tok,
                                    self.rules.family.sort_key)
         elif self.phase == PHASE_EXCHANGE:
             moves = self._exchange_moves()
@@ -116,8 +126,21 @@ class ClimbingGame(CompactView, GameBase):
         if self._legal is None:
             self.legal_moves()
         if self.phase == PHASE_PLAY:
-            return list(self._plays)
+            plays = self._plays
+            if plays is None or plays[0] is not self._token:
+                plays = self._plays = (self._token, list_plays(
+                    self.rules.family, self.hands[self.to_act], self.last, self._token))
+            return list(plays[1])
         return list(self._legal)
+
+    def _steps(self):
+        """The grouping of the plays kept while this seat chooses in steps (same hand, same
+        play to beat), or None."""
+        got = self._grouping
+        if got is None or got[0] != self.to_act or got[2] is not self.last or \
+                got[1] != tuple(self.hands[self.to_act]):
+            return None
+        return got[3]
 
     def apply(self, move: Move | str, seat: int | None = None) -> None:
         """Make a move for the seat to act (``seat``, if given, must be that seat)."""
@@ -360,32 +383,10 @@ class ClimbingGame(CompactView, GameBase):
             s = (s + 1) % n
         return seat  # pragma: no cover - a hand always ends before nobody holds cards
 
-    def _play_moves(self) -> list[Move]:
-        return list_plays(self.rules.family, self.hands[self.to_act], self.last, self._token)
-
     def _resolve_step(self, move: Move | str) -> Move | None:
         """A ``choose`` or ``pick`` move checked (IllegalMove if it is not legal now), or None
-        for any other move. Any group's ``choose`` is legal while the play is chosen in steps
-        (a change of mind); a ``pick`` only as listed."""
-        kind = move.kind if isinstance(move, Move) else str(move).strip().partition(" ")[0].lower()
-        if kind != CHOOSE and kind != PICK:
-            return None
-        text = " ".join(str(move).split())
-        low = text.lower()
-        listed = self.legal_moves()
-        for m in listed:
-            if m.kind == kind and str(m).lower() == low:
-                return m
-        if kind == CHOOSE and len(self._plays) > STEP_LIMIT:
-            for t in groups(self._plays):
-                if t.lower() == low:
-                    return Move(CHOOSE, (), None, t)
-        if not any(m.kind == kind for m in listed):
-            raise IllegalMove(f"{text!r}: there is no {kind} step now; play cards"
-                              + (" or pass" if self.last is not None else ""))
-        raise IllegalMove(f"{text!r} is not a legal {kind} now; legal: "
-                          + ", ".join(str(m) for m in listed[:12] if m.kind == kind)
-                          + (" ..." if len(listed) > 12 else ""))
+        for any other move (``steps.resolve_step``)."""
+        return resolve_step(self, move)
 
     def _do_step(self, mv: Move) -> None:
         """A step of the choice of a play: the seat to act stays."""

@@ -15,11 +15,21 @@ A whole play (or ``pass``) is accepted at every step, so logs of plays typed at 
 and a ``choose`` of another group is accepted while choosing (a change of mind; it is not listed).
 The full listing stays available to the engine's own users (search playouts, the environments):
 :meth:`ClimbingGame.all_moves`.
+
+Where the compiled core makes the plays (``core.py``), no step makes every play as an object:
+the core counts the plays by code (what they are read as) and keeps the first of each
+(:func:`~.core.count_plays`: past the limit it stops counting a sequence window once its code
+has two plays), and after a ``choose`` it keeps only the plays of that group holding the picked
+cards (:func:`~.core.filter_plays`). The Python way (no core, or a play the core does not
+describe) lists every play and groups them: it is the reference the core is tested against
+(``tests/test_climbing_steps.py``, ``tests/test_core_differential.py``).
 """
 
 from __future__ import annotations
 
-from ...engine.moves import CHOOSE, PASS, PASS_MOVE, PICK, PLAY, Move
+from ...engine.moves import CHOOSE, PASS_MOVE, PICK, PLAY, Move
+from ...errors import IllegalMove
+from . import core
 
 STEP_LIMIT = 400        # more legal moves than this: the play is chosen in steps
 
@@ -28,7 +38,7 @@ _GROUP_TEXT: dict = {}  # (n, kind, label) -> the group's choose text
 
 def list_plays(fam, hand, last, token) -> list[Move]:
     """Every legal move of the play phase for ``hand`` (``pass`` first when following),
-    the plays in the family's order: what ``ClimbingGame`` lists and bots expand to."""
+    the plays in the family's order: what ``ClimbingGame.all_moves`` lists and bots weigh."""
     moves = fam.play_moves(hand, last, token)      # the compiled core, where it applies
     if moves is not None:
         return moves
@@ -124,20 +134,136 @@ def next_picks(cands: list[Move], picked: tuple) -> list[int]:
     return sorted(seen)
 
 
-def step_moves(plays: list[Move], choice: str | None, picked: tuple, token,
+class Group:
+    """One group of plays: its first play, whether it has more, and what finds the rest:
+    the core's codes, or (the Python way) the plays themselves."""
+
+    __slots__ = ("codes", "first", "many", "plays")
+
+    def __init__(self, first, many: bool, codes: list | None, plays: list | None):
+        self.first = first      # a Move or a Combo
+        self.many = many
+        self.codes = codes
+        self.plays = plays
+
+
+class Grouping:
+    """The plays of one state (a hand, and the play to beat) by group, where there are more
+    than :data:`STEP_LIMIT` legal moves: what the steps are chosen from. Kept by the game
+    while its seat chooses (the hand and the play to beat do not change meanwhile)."""
+
+    __slots__ = ("fam", "groups", "hand", "last")
+
+    def __init__(self, fam, hand, last, groups: dict[str, Group]):
+        self.fam, self.hand, self.last = fam, hand, last
+        self.groups = groups
+
+    @classmethod
+    def of_codes(cls, fam, hand, last, firsts, codes, counts) -> Grouping:
+        by_text: dict[str, Group] = {}
+        for first, code, n in zip(firsts, codes, counts):
+            combo = first.combo if isinstance(first, Move) else first
+            text = group_text(combo)
+            got = by_text.get(text)
+            if got is None:
+                by_text[text] = Group(first, n > 1, [code], None)
+            else:
+                got.many = True
+                got.codes.append(code)      # type: ignore[union-attr]
+        return cls(fam, hand, last, by_text)
+
+    @classmethod
+    def of_plays(cls, fam, hand, last, plays: list[Move]) -> Grouping:
+        return cls(fam, hand, last, {t: Group(ms[0], len(ms) > 1, None, ms)
+                                     for t, ms in groups(plays).items()})
+
+    def candidates(self, group: Group, picked: tuple, token) -> tuple[int, list[Move], list[int]]:
+        """(how many plays of ``group`` hold the ``picked`` cards; those plays when at most
+        :data:`STEP_LIMIT`; the cards to pick next otherwise)."""
+        fam = self.fam
+        if group.plays is not None:
+            cands = candidates(group.plays, picked)
+            if len(cands) <= STEP_LIMIT:
+                return len(cands), [_move(m.combo, fam, token) for m in cands], []
+            return len(cands), [], next_picks(cands, picked)
+        total, kept, moves, maxima = core.filter_plays(
+            fam, self.hand, self.last, token, group.codes, picked, STEP_LIMIT)
+        if total <= STEP_LIMIT:
+            return total, kept if moves else [_move(c, fam, token) for c in kept], []
+        have = [0] * 54
+        for c in picked:
+            have[c] += 1
+        return total, [], [c for c in range(54) if maxima[c] > have[c]]
+
+
+def _move(combo, fam, token) -> Move:
+    return Move(PLAY, combo.cards, combo, None, fam, token)
+
+
+def first_step(fam, hand, last, token) -> tuple[list[Move] | None, Grouping | None]:
+    """``(moves, None)``: every legal move of the play phase, at most :data:`STEP_LIMIT`; or
+    ``(None, grouping)`` for more."""
+    following = last is not None
+    if core.ACTIVE:
+        got = core.count_plays(fam, hand, last, token, STEP_LIMIT - following)
+        if got[0] == "plays":
+            plays = got[1] if got[2] else [_move(c, fam, token) for c in got[1]]
+            return ([PASS_MOVE] + plays if following else plays), None
+        if got[0] == "codes":
+            return None, Grouping.of_codes(fam, hand, last, *got[1:4])
+        combos = got[1]
+        moves = [_move(c, fam, token) for c in combos]
+        if following:
+            moves.insert(0, PASS_MOVE)
+    else:
+        moves = list_plays(fam, hand, last, token)
+    if len(moves) <= STEP_LIMIT:
+        return moves, None
+    return None, Grouping.of_plays(fam, hand, last, moves[1:] if following else moves)
+
+
+def step_moves(grouping: Grouping, choice: str | None, picked: tuple, token,
                sort_key) -> list[Move]:
-    """The moves offered at this step, from the full listing ``plays`` (pass first when
-    following, as the listing has it)."""
-    out = [m for m in plays[:1] if m.kind == PASS]
-    by_group = groups(plays)
-    group = by_group.get(choice) if choice is not None else None
+    """The moves offered at this step (pass first when following)."""
+    out = [PASS_MOVE] if grouping.last is not None else []
+    group = grouping.groups.get(choice) if choice is not None else None
     if group is None:
-        for text, ms in by_group.items():
-            out.append(ms[0] if len(ms) == 1 else Move(CHOOSE, (), None, text, token=token))
+        fam = grouping.fam
+        for text, g in grouping.groups.items():
+            if g.many:
+                out.append(Move(CHOOSE, (), None, text, token=token))
+            else:
+                first = g.first
+                out.append(_move(first.combo if isinstance(first, Move) else first, fam, token))
         return out
-    cands = candidates(group, picked)
-    if len(cands) <= STEP_LIMIT:
-        return out + cands
-    out += [Move(PICK, (c,), token=token)
-            for c in sorted(next_picks(cands, picked), key=sort_key)]
+    n, plays, picks = grouping.candidates(group, picked, token)
+    if n <= STEP_LIMIT:
+        return out + plays
+    out += [Move(PICK, (c,), token=token) for c in sorted(picks, key=sort_key)]
     return out
+
+
+def resolve_step(game, move) -> Move | None:
+    """A ``choose`` or ``pick`` move for ``game`` checked (IllegalMove if it is not legal now),
+    or None for any other move. Any group's ``choose`` is legal while the play is chosen in
+    steps (a change of mind); a ``pick`` only as listed."""
+    kind = move.kind if isinstance(move, Move) else str(move).strip().partition(" ")[0].lower()
+    if kind != CHOOSE and kind != PICK:
+        return None
+    text = " ".join(str(move).split())
+    low = text.lower()
+    listed = game.legal_moves()
+    for m in listed:
+        if m.kind == kind and str(m).lower() == low:
+            return m
+    grouping = game._steps()
+    if kind == CHOOSE and grouping is not None:
+        for t in grouping.groups:
+            if t.lower() == low:
+                return Move(CHOOSE, (), None, t)
+    if not any(m.kind == kind for m in listed):
+        raise IllegalMove(f"{text!r}: there is no {kind} step now; play cards"
+                          + (" or pass" if game.last is not None else ""))
+    raise IllegalMove(f"{text!r} is not a legal {kind} now; legal: "
+                      + ", ".join(str(m) for m in listed[:12] if m.kind == kind)
+                      + (" ..." if len(listed) > 12 else ""))
