@@ -12,7 +12,9 @@ from shangyou.bots import make_bot
 from shangyou.cards import parse
 from shangyou.errors import IllegalMove
 from shangyou.games.climbing import core
-from shangyou.games.climbing.steps import STEP_LIMIT, groups
+from shangyou.bots.learned_features import whole_plays
+from shangyou.games.climbing.steps import STEP_LIMIT, groups, in_steps
+from shangyou.review import review_log
 
 WORST = ("2S 2S 2H 2H 2D 2D 2C 2C BJ BJ RJ RJ 3S 3H 4S 4H 5S 5H 6S 6H 7S 7H 8S 8H 9S 9H 10S")
 
@@ -210,3 +212,39 @@ def test_bots_finish_two_pack_pagat_with_steps(kinds):
         g.apply(bots[g.to_act].choose(v))
     assert stepped > 0 and g.result is not None
     assert shangyou.replay(g.log) == g
+
+
+def test_the_learned_level_answers_a_whole_play_where_plays_are_offered_in_steps():
+    g = big_follow()
+    seat = g.to_act
+    view = g.view(seat)
+    assert in_steps(view["legal_moves"])
+    bot = make_bot("learned", seed=1)
+    assert bot.plays(whole_plays(view))
+    every = texts(g.all_moves())
+    move = bot.choose(view)
+    assert move in every and len(bot.values(view)) == len(every)
+    g.apply(next(m for m in view["legal_moves"] if m.startswith("choose ")))
+    mid = bot.choose(g.view(seat))                          # in the middle of a choice
+    assert mid in every
+    g.apply(mid)
+    assert g.to_act != seat and g.choice is None
+
+
+def test_the_review_judges_the_play_a_choice_ends_in_among_every_play():
+    g = big_follow()
+    seat = g.to_act
+    every = set(texts(g.all_moves()))
+    g.apply(next(m for m in texts(g.legal_moves()) if m.startswith("choose ")))
+    walk(g, random.Random(3))
+    steps = [(i, str(m)) for i, (s, m) in enumerate(g.moves) if s == seat
+             and m.kind in ("choose", "pick")]
+    assert steps
+    r = review_log(g.log, seat=seat, max_worlds=4, judge_worlds=4, seconds=None)
+    judged = {d.index: d for d in r.decisions}
+    assert not any(i in judged for i, _ in steps)         # a step is not a decision
+    last = len(g.moves) - 1
+    assert g.moves[last][0] == seat and last in judged
+    d = judged[last]
+    assert d.played == str(g.moves[last][1]) and {d.played, d.best} <= every
+    assert r.skipped >= len(steps)
