@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 
 import shangyou
 from shangyou.bots import make_bot
+from shangyou.bots.learned_features import whole_plays
 from shangyou.cards import parse
 from shangyou.errors import IllegalMove
 from shangyou.games.climbing import core
-from shangyou.bots.learned_features import whole_plays
 from shangyou.games.climbing.steps import STEP_LIMIT, groups, in_steps
 from shangyou.review import review_log
 

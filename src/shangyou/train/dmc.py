@@ -27,8 +27,13 @@ from torch import nn
 import shangyou
 
 from ..bots.learned import LAYERS, Network
-from ..bots.learned_features import (MOVE_DIM, STATE_DIM, features, is_play_decision,
-                                      whole_plays)
+from ..bots.learned_features import (
+    MOVE_DIM,
+    STATE_DIM,
+    features,
+    is_play_decision,
+    whole_plays,
+)
 from .config import TrainConfig
 from .evaluate import CURVE_FIELDS, append_curve, evaluate, plot_curve
 from .league import League, hand_points

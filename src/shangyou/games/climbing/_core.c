@@ -152,6 +152,27 @@ bind_move(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 PyObject *
 core_move(Gen *g, PyObject *combo)
 {
+    return core_move_of(combo, g->family, g->token);
+}
+
+int
+core_is_combo(PyObject *o)
+{
+    return combo_type != NULL && Py_IS_TYPE(o, combo_type);
+}
+
+PyObject *
+core_pass_move(void)
+{
+    if (move_pass == NULL)
+        PyErr_SetString(PyExc_RuntimeError, "the Move class is not bound");
+    return move_pass;
+}
+
+/* Move(PLAY, combo.cards, combo, None, family, token); steals combo; a new Move or NULL */
+PyObject *
+core_move_of(PyObject *combo, PyObject *family, PyObject *token)
+{
     if (move_type == NULL) {
         Py_DECREF(combo);
         PyErr_SetString(PyExc_RuntimeError, "the Move class is not bound");
@@ -163,7 +184,7 @@ core_move(Gen *g, PyObject *combo)
         return NULL;
     }
     PyObject *cards = *(PyObject **)((char *)combo + combo_off[3]);
-    PyObject *v[6] = {move_play, cards, combo, Py_None, g->family, g->token};
+    PyObject *v[6] = {move_play, cards, combo, Py_None, family, token};
     for (int i = 0; i < 6; i++) {
         if (i != 2)                /* the combo's reference is the one passed in */
             Py_INCREF(v[i]);
@@ -472,6 +493,9 @@ static PyMethodDef methods[] = {
      "generator call instead of listing them (_core_steps.c)."},
     {"steps_end", core_steps_end, METH_NOARGS,
      "steps_end(): what was counted since steps_begin (_core_steps.c)."},
+    {"steps_list", (PyCFunction)(void (*)(void))core_steps_list, METH_FASTCALL,
+     "steps_list(cap, family, hand, last, token): the legal moves of the play phase, or past "
+     "cap plays their first plays and counts by code (_core_steps.c)."},
     {"plan", (PyCFunction)(void (*)(void))core_plan, METH_FASTCALL,
      "plan(counts): the playout policy's plan of 15 rank counts (pagat) -> (cost, groups)."},
     {NULL, NULL, 0, NULL}

@@ -107,6 +107,9 @@ typedef struct {
 int core_read_hand(PyObject *hand, unsigned char *count, int max_copies);
 PyObject *core_combo(PyObject *meta, PyObject *cards);  /* a new Combo, or NULL */
 PyObject *core_move(Gen *g, PyObject *combo);           /* steals combo; a new Move or NULL */
+PyObject *core_move_of(PyObject *combo, PyObject *family, PyObject *token);   /* the same */
+int core_is_combo(PyObject *o);                         /* an object of the bound Combo? */
+PyObject *core_pass_move(void);                         /* PASS_MOVE (borrowed), or NULL */
 int core_prev(PyObject *prev, Prev *out);               /* 1: read, 0: not a pagat play */
 int core_gen_output(Gen *g, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at,
                     int with_singles);
@@ -124,6 +127,7 @@ extern int core_steps_on;
 int core_steps_emit(Gen *g, long code, int ncards);     /* 0 or -1 */
 PyObject *core_steps_begin(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_steps_end(PyObject *self, PyObject *unused);
+PyObject *core_steps_list(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 int core_steps_filtering(void);          /* filtering the plays of a chosen group now? */
 int core_steps_wants(long code);         /* is the code one of that group's? */
 const unsigned char *core_steps_need(void);      /* the picked cards, counted */

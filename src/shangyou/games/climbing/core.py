@@ -342,44 +342,26 @@ def pagat_playout(g, team_of: dict, trace: bool = False):
 
 
 # --------------------------------------------------------- plays counted, for the steps
-def _made_by_core(fam, hand, last, token):
-    """Make the plays of ``hand`` (leads, or follows of ``last``) while the core counts or
-    filters them (``_core_steps.c``): the list the family returns, which is empty or the
-    pass alone when the core made them, and whether the family's call gave Move objects."""
-    got = fam.play_moves(hand, last, token)
-    if got is not None:
-        return got, True
-    return (fam.leads(hand) if last is None else fam.follows(hand, last)), False
-
-
-def count_plays(fam, hand, last, token, cap: int):
-    """The legal plays of ``hand`` counted in C by what they are read as, without making each
-    one (``games/climbing/steps.py``): ``("plays", objects, moves)`` when there are at most
-    ``cap`` (every play: Move objects when ``moves``, else combos), ``("codes", firsts,
-    codes, counts, moves)`` for more (per code, its first play and a count, at least 2 where
-    the count says more than 1), or ``("listed", combos)`` where the family listed them in
-    Python."""
-    _core.steps_begin(None, (), cap)
-    try:
-        got, moves = _made_by_core(fam, hand, last, token)
-    finally:
-        used, _total, kept, codes, counts = _core.steps_end()
-    if not used:
-        if moves:                   # no play beats (the pass alone), or none to lead
-            return ("plays", [], True)
-        return ("listed", got)
-    if codes is None:
-        return ("plays", kept, moves)
-    return ("codes", kept, codes, counts, moves)
+#: ``steps_list(cap, family, hand, last, token)``: the legal moves of the play phase for ``hand``
+#: (leads, or ``pass`` and the follows of ``last``) as ``steps.list_plays`` lists them, when
+#: there are at most ``cap`` plays (or the family listed them in Python: then however many);
+#: for more, the plays counted in C by code (what they are read as) without making each one
+#: (``_core_steps.c``): ``(firsts, codes, counts)``, per code its first play (a Move or a
+#: Combo), the code and how many plays have it (at least 2 where the count says more than 1).
+steps_list = _core.steps_list if AVAILABLE else None
 
 
 def filter_plays(fam, hand, last, token, codes, picked, cap: int):
     """The plays of ``hand`` whose code is one of ``codes`` and that hold the ``picked``
-    cards, found in C: (how many, the first ``cap`` of them, Move objects or not, per card
-    code the most copies of it in any of them)."""
+    cards, found in C: (how many, the first ``cap`` of them, as Moves or Combos, per card code
+    the most copies of it in any of them)."""
     _core.steps_begin(codes, picked, cap)
     try:
-        _, moves = _made_by_core(fam, hand, last, token)
+        if fam.play_moves(hand, last, token) is None:
+            if last is None:
+                fam.leads(hand)
+            else:
+                fam.follows(hand, last)
     finally:
-        _used, total, kept, maxima = _core.steps_end()
-    return total, kept, moves, maxima
+        total, kept, maxima = _core.steps_end()
+    return total, kept, maxima

@@ -23,10 +23,11 @@ from ...engine.base import GameBase
 from ...engine.moves import CHOOSE, DISCARD, GIVE, OFFER, PASS, PASS_MOVE, PICK, PLAY, TAKE, Move
 from ...errors import IllegalMove, NotationError
 from .combo import Combo
-from .core import shuffle
+from . import core
+from .core import shuffle, steps_list
 from .family import Family
 from .observe import CompactView
-from .steps import first_step, list_plays, resolve_step, step_moves
+from .steps import STEP_LIMIT, first_step, list_plays, resolve_step, step_moves
 
 PHASE_EXCHANGE, PHASE_PLAY, PHASE_OVER = "exchange", "play", "over"
 
@@ -87,7 +88,8 @@ class ClimbingGame(CompactView, GameBase):
     #: play is chosen in steps (``steps.py``); None and () otherwise
     choice: str | None = None
     picked: tuple = ()
-    #: (token, every legal move of the play phase) for the moves listed with that token
+    #: (token, every legal move of the play phase) where the moves listed with that token are
+    #: steps of a choice (otherwise the moves listed are every legal move)
     _plays: tuple | None = None
     #: (seat, hand, play to beat, steps.Grouping) while the play is chosen in steps
     _grouping: tuple | None = None
@@ -102,17 +104,22 @@ class ClimbingGame(CompactView, GameBase):
             return list(self._legal)
         tok = self._token = object()
         if self.phase == PHASE_PLAY:
-            grouping = self._steps()
+            grouping = None if self._grouping is None else self._steps()
             if grouping is None:
-                moves, grouping = first_step(self.rules.family, self.hands[self.to_act],
-                                             self.last, tok)
-            if grouping is None:
-                self._plays = (tok, moves)
-            else:
+                last = self.last
+                got = steps_list(STEP_LIMIT - (last is not None), self.rules.family,
+                                 self.hands[self.to_act], last, tok) if core.ACTIVE else None
+                if type(got) is not list or len(got) > STEP_LIMIT:      # (steps.first_step)
+                    got = first_step(self.rules.family, self.hands[self.to_act], last, tok,
+                                     got)
+                if type(got) is list:
+                    self._legal = got
+                    return list(got)
+                grouping = got
                 self._grouping = (self.to_act, tuple(self.hands[self.to_act]), self.last,
                                   grouping)
-                moves = step_moves(grouping, self.choice, self.picked, tok,
-                                   self.rules.family.sort_key)
+            moves = step_moves(grouping, self.choice, self.picked, tok,
+                               self.rules.family.sort_key)
         elif self.phase == PHASE_EXCHANGE:
             moves = self._exchange_moves()
         else:
@@ -125,7 +132,8 @@ class ClimbingGame(CompactView, GameBase):
         playouts and the environments); each may be applied."""
         if self._legal is None:
             self.legal_moves()
-        if self.phase == PHASE_PLAY:
+        if self.phase == PHASE_PLAY and self._grouping is not None and \
+                self._steps() is not None:
             plays = self._plays
             if plays is None or plays[0] is not self._token:
                 plays = self._plays = (self._token, list_plays(
@@ -484,7 +492,8 @@ class ClimbingGame(CompactView, GameBase):
         return f"{Cards(combo.cards)} ({combo.describe()})"
 
     def _do_play(self, seat: int, mv: Move) -> None:
-        if self.choice is not None:
+        if self._grouping is not None:      # the choice in steps is over
+            self._grouping = None
             self.choice = None
             self.picked = ()
         if mv.kind == PASS:

@@ -18,7 +18,7 @@ The full listing stays available to the engine's own users (search playouts, the
 
 Where the compiled core makes the plays (``core.py``), no step makes every play as an object:
 the core counts the plays by code (what they are read as) and keeps the first of each
-(:func:`~.core.count_plays`: past the limit it stops counting a sequence window once its code
+(``core.steps_list``: past the limit it stops counting a sequence window once its code
 has two plays), and after a ``choose`` it keeps only the plays of that group holding the picked
 cards (:func:`~.core.filter_plays`). The Python way (no core, or a play the core does not
 describe) lists every play and groups them: it is the reference the core is tested against
@@ -186,10 +186,11 @@ class Grouping:
             if len(cands) <= STEP_LIMIT:
                 return len(cands), [_move(m.combo, fam, token) for m in cands], []
             return len(cands), [], next_picks(cands, picked)
-        total, kept, moves, maxima = core.filter_plays(
+        total, kept, maxima = core.filter_plays(
             fam, self.hand, self.last, token, group.codes, picked, STEP_LIMIT)
         if total <= STEP_LIMIT:
-            return total, kept if moves else [_move(c, fam, token) for c in kept], []
+            return total, [m if isinstance(m, Move) else _move(m, fam, token)
+                           for m in kept], []
         have = [0] * 54
         for c in picked:
             have[c] += 1
@@ -200,26 +201,17 @@ def _move(combo, fam, token) -> Move:
     return Move(PLAY, combo.cards, combo, None, fam, token)
 
 
-def first_step(fam, hand, last, token) -> tuple[list[Move] | None, Grouping | None]:
-    """``(moves, None)``: every legal move of the play phase, at most :data:`STEP_LIMIT`; or
-    ``(None, grouping)`` for more."""
-    following = last is not None
-    if core.ACTIVE:
-        got = core.count_plays(fam, hand, last, token, STEP_LIMIT - following)
-        if got[0] == "plays":
-            plays = got[1] if got[2] else [_move(c, fam, token) for c in got[1]]
-            return ([PASS_MOVE] + plays if following else plays), None
-        if got[0] == "codes":
-            return None, Grouping.of_codes(fam, hand, last, *got[1:4])
-        combos = got[1]
-        moves = [_move(c, fam, token) for c in combos]
-        if following:
-            moves.insert(0, PASS_MOVE)
-    else:
-        moves = list_plays(fam, hand, last, token)
+def first_step(fam, hand, last, token, listed=None) -> list[Move] | Grouping:
+    """Every legal move of the play phase (a list), at most :data:`STEP_LIMIT`; or for more,
+    their grouping. ``listed``: what ``core.steps_list`` answered for this state, if asked."""
+    if listed is None and core.ACTIVE:
+        listed = core.steps_list(STEP_LIMIT - (last is not None), fam, hand, last, token)
+    if type(listed) is tuple:
+        return Grouping.of_codes(fam, hand, last, *listed)
+    moves = listed if listed is not None else list_plays(fam, hand, last, token)
     if len(moves) <= STEP_LIMIT:
-        return moves, None
-    return None, Grouping.of_plays(fam, hand, last, moves[1:] if following else moves)
+        return moves
+    return Grouping.of_plays(fam, hand, last, moves[1:] if last is not None else moves)
 
 
 def step_moves(grouping: Grouping, choice: str | None, picked: tuple, token,
