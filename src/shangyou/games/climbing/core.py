@@ -9,7 +9,9 @@ Python code of :class:`~shangyou.games.zheng_shangyou.pagat.PagatFamily`,
 (``tests/test_core_differential.py`` plays random games with both and compares them). A play
 is an int ``code`` saying what the cards are read as and the cards; ``_meta`` / ``_owen_meta``
 say what a code means, and the module makes the :class:`~.combo.Combo` objects from that (or
-gives ``(code, cards)`` pairs, which the tests read). It also plays the search's pagat playouts (:func:`pagat_playout`).
+gives ``(code, cards)`` pairs, which the tests read). It also plays the search's pagat playouts (:func:`pagat_playout`),
+and counts and filters the plays where a seat chooses its play in steps (:data:`steps_list`,
+:func:`filter_plays`; ``_core_steps.c``, ``games/climbing/steps.py``).
 
 ``setup.py`` builds the module when a C compiler is there (``pip install``, or ``python setup.py
 build_ext --inplace`` in a checkout). Without it the games use the Python code and say so once,
@@ -21,6 +23,7 @@ process).
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from ...cards import RANK_NAMES, RANK_WORDS, SUIT_NAMES
 from ...engine.moves import PASS_MOVE, PLAY, Move
@@ -348,7 +351,7 @@ def pagat_playout(g, team_of: dict, trace: bool = False):
 #: for more, the plays counted in C by code (what they are read as) without making each one
 #: (``_core_steps.c``): ``(firsts, codes, counts)``, per code its first play (a Move or a
 #: Combo), the code and how many plays have it (at least 2 where the count says more than 1).
-steps_list = _core.steps_list if AVAILABLE else None
+steps_list: Any = _core.steps_list if AVAILABLE else None
 
 
 def filter_plays(fam, hand, last, token, codes, picked, cap: int):
