@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..cards import parse
+from ..games.climbing.steps import every_play, in_steps
 from .base import GreedyBot
 from .reasons import Advice, Reason, Why
 
@@ -51,6 +52,9 @@ def choose(view: dict, rng=None, strict: bool = False, why: Why | None = None) -
             why.note("only_move")
         return moves[0]
     try:
+        if in_steps(moves):       # the play is chosen in steps: weigh every play instead
+            view = every_play(view, rules_for_view(view).family)
+            moves = view["legal_moves"]
         h = Heuristic(view)
         h.why = why
         move = h.choose()

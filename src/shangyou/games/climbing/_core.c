@@ -27,6 +27,8 @@
    zf_plays(hand, kind, b0, b1): the same for ZhengFenFamily (_core_zf.c).
    winner_plays(hand, options..., kind, a, b, c): the same for WinnerFamily (_core_winner.c).
    pagat_playout(...), plan(counts): the search's playouts (_core_playout.c).
+   steps_begin(want, picked, cap), steps_end(): the plays counted or filtered instead of
+   listed, for the choice of a play in steps (_core_steps.c).
 
    A hand holds at most MAX_COPIES of each card (four packs): more raises ValueError, so that
    every per-rank array is large enough. The number of plays is not bounded: they go straight
@@ -150,6 +152,27 @@ bind_move(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 PyObject *
 core_move(Gen *g, PyObject *combo)
 {
+    return core_move_of(combo, g->family, g->token);
+}
+
+int
+core_is_combo(PyObject *o)
+{
+    return combo_type != NULL && Py_IS_TYPE(o, combo_type);
+}
+
+PyObject *
+core_pass_move(void)
+{
+    if (move_pass == NULL)
+        PyErr_SetString(PyExc_RuntimeError, "the Move class is not bound");
+    return move_pass;
+}
+
+/* Move(PLAY, combo.cards, combo, None, family, token); steals combo; a new Move or NULL */
+PyObject *
+core_move_of(PyObject *combo, PyObject *family, PyObject *token)
+{
     if (move_type == NULL) {
         Py_DECREF(combo);
         PyErr_SetString(PyExc_RuntimeError, "the Move class is not bound");
@@ -161,7 +184,7 @@ core_move(Gen *g, PyObject *combo)
         return NULL;
     }
     PyObject *cards = *(PyObject **)((char *)combo + combo_off[3]);
-    PyObject *v[6] = {move_play, cards, combo, Py_None, g->family, g->token};
+    PyObject *v[6] = {move_play, cards, combo, Py_None, family, token};
     for (int i = 0; i < 6; i++) {
         if (i != 2)                /* the combo's reference is the one passed in */
             Py_INCREF(v[i]);
@@ -235,6 +258,7 @@ core_gen_output(Gen *g, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at,
     g->code = 0;
     g->meta = g->meta_cache = g->singles = g->last_meta = NULL;
     g->family = g->token = NULL;
+    g->window = 0;
     if (nargs == at)
         return 0;
     if (nargs != at + 2 + with_singles) {
@@ -464,6 +488,14 @@ static PyMethodDef methods[] = {
      "zf_plays(hand, kind, b0, b1): the Zheng Fen plays as (code, cards)."},
     {"winner_plays", (PyCFunction)(void (*)(void))core_winner_plays, METH_FASTCALL,
      "winner_plays(hand, min_straight, rank_only, quad, kind, a, b, c): the winner plays."},
+    {"steps_begin", (PyCFunction)(void (*)(void))core_steps_begin, METH_FASTCALL,
+     "steps_begin(want, picked, cap): count (want None) or filter the plays of the next "
+     "generator call instead of listing them (_core_steps.c)."},
+    {"steps_end", core_steps_end, METH_NOARGS,
+     "steps_end(): what was counted since steps_begin (_core_steps.c)."},
+    {"steps_list", (PyCFunction)(void (*)(void))core_steps_list, METH_FASTCALL,
+     "steps_list(cap, family, hand, last, token): the legal moves of the play phase, or past "
+     "cap plays their first plays and counts by code (_core_steps.c)."},
     {"plan", (PyCFunction)(void (*)(void))core_plan, METH_FASTCALL,
      "plan(counts): the playout policy's plan of 15 rank counts (pagat) -> (cost, groups)."},
     {NULL, NULL, 0, NULL}

@@ -21,12 +21,19 @@ from typing import Any, cast
 
 from ...cards import CARD_TEXT, Cards, deck, parse
 from ...engine.base import GameBase
-from ...engine.moves import DISCARD, GIVE, OFFER, PASS, PASS_MOVE, PLAY, TAKE, Move
+from ...engine.moves import CHOOSE, DISCARD, GIVE, OFFER, PASS, PASS_MOVE, PICK, PLAY, TAKE, Move
 from ...errors import IllegalMove, NotationError
 from .combo import Combo
 from .core import shuffle
 from .family import Family, PointFamily
 from .observe import CompactView
+from .steps import (
+    Grouping,
+    current_grouping,
+    every_listed_play,
+    play_phase_moves,
+    resolve_step,
+)
 
 PHASE_EXCHANGE, PHASE_PLAY, PHASE_OVER = "exchange", "play", "over"
 
@@ -61,8 +68,10 @@ class Rulebook:
 class ClimbingGame(CompactView, GameBase):
     """One hand (``match=False``) or a whole match of a climbing preset."""
 
-    # see GameBase.clone; tricks: a finished trick's list never changes again
-    CLONE_SHARED = GameBase.CLONE_SHARED | {"last"}
+    PRIVATE_VIEW_KEYS = ("hand", "legal_moves", "choice", "picked")
+    # see GameBase.clone; tricks: a finished trick's list never changes again; the full listing
+    # of plays and the grouping of the steps go with the listed moves (replaced, never changed)
+    CLONE_SHARED = GameBase.CLONE_SHARED | {"last", "_plays", "_grouping", "picked"}
     CLONE_FLAT = GameBase.CLONE_FLAT | {
         "scores", "team_totals", "prev_order", "dealt_counts", "counts_at_first_out", "order",
         "trick", "tricks", "undealt", "exchanged"}
@@ -81,22 +90,45 @@ class ClimbingGame(CompactView, GameBase):
     # ``over`` is a plain attribute (read on every step of every loop), True exactly when the
     # phase is PHASE_OVER: set with the phase in ``_start_hand`` and ``_end_hand``.
     over: bool = False
+    #: the group of plays chosen (its ``choose`` text) and the cards picked so far, while a
+    #: play is chosen in steps (``steps.py``); None and () otherwise
+    choice: str | None = None
+    picked: tuple = ()
+    #: (token, every legal move of the play phase) where the moves listed with that token are
+    #: steps of a choice (otherwise the moves listed are every legal move)
+    _plays: tuple | None = None
+    #: (seat, hand, play to beat, steps.Grouping) while the play is chosen in steps
+    _grouping: tuple | None = None
 
     def hand(self, seat: int) -> Cards:
         return Cards(self.hands[seat])
 
     def legal_moves(self) -> list[Move]:
+        """The moves offered now: every legal move, or past :data:`~.steps.STEP_LIMIT` legal
+        plays the steps of the choice (``choose``, ``pick``: see ``steps.py``)."""
         if self._legal is not None:
             return list(self._legal)
-        self._token = object()
+        tok = self._token = object()
         if self.phase == PHASE_PLAY:
-            moves = self._play_moves()
+            moves = play_phase_moves(self, tok)
         elif self.phase == PHASE_EXCHANGE:
             moves = self._exchange_moves()
         else:
             moves = []
         self._legal = moves
         return list(moves)
+
+    def all_moves(self) -> list[Move]:
+        """Every legal move in one list, without the steps of ``legal_moves`` (for the search's
+        playouts and the environments); each may be applied."""
+        listed = self._legal if self._legal is not None else self.legal_moves()
+        plays = every_listed_play(self) if self.phase == PHASE_PLAY else None
+        return list(listed if plays is None else plays)
+
+    def _steps(self) -> Grouping | None:
+        """The grouping of the plays kept while this seat chooses in steps (same hand, same
+        play to beat), or None (``steps.current_grouping``)."""
+        return current_grouping(self)
 
     def apply(self, move: Move | str, seat: int | None = None) -> None:
         """Make a move for the seat to act (``seat``, if given, must be that seat)."""
@@ -109,7 +141,10 @@ class ClimbingGame(CompactView, GameBase):
             seat = self.to_act
             assert seat is not None and isinstance(move, Move)  # a listed move, or PASS_MOVE
             if self.phase == PHASE_PLAY:
-                self._do_play(seat, move)
+                if move.kind is CHOOSE or move.kind is PICK:
+                    self._do_step(move)
+                else:
+                    self._do_play(seat, move)
             else:
                 self._do_exchange(seat, move)
             self.moves.append((seat, move))
@@ -122,8 +157,11 @@ class ClimbingGame(CompactView, GameBase):
             elif move is PASS_MOVE and self.last is not None:
                 mv = PASS_MOVE  # passing is legal whenever there is a play to beat
             else:
-                mv = self._resolve_play(move)
-            self._do_play(seat, mv)
+                mv = self._resolve_step(move) or self._resolve_play(move)
+            if mv.kind == CHOOSE or mv.kind == PICK:
+                self._do_step(mv)
+            else:
+                self._do_play(seat, mv)
         else:
             mv = move if self._listed(move) else self._resolve_exchange(move)
             self._do_exchange(seat, mv)
@@ -338,20 +376,18 @@ class ClimbingGame(CompactView, GameBase):
             s = (s + 1) % n
         return seat  # pragma: no cover - a hand always ends before nobody holds cards
 
-    def _play_moves(self) -> list[Move]:
-        fam = self.rules.family
-        assert self.to_act is not None               # the play phase
-        hand = self.hands[self.to_act]
-        tok = self._token
-        moves = fam.play_moves(hand, self.last, tok)     # the compiled core, where it applies
-        if moves is not None:
-            return moves
-        if self.last is None:
-            return [Move(PLAY, c.cards, c, None, fam, tok) for c in fam.leads(hand)]
-        out = [PASS_MOVE]
-        for c in fam.follows(hand, self.last):
-            out.append(Move(PLAY, c.cards, c, None, fam, tok))
-        return out
+    def _resolve_step(self, move: Move | str) -> Move | None:
+        """A ``choose`` or ``pick`` move checked (IllegalMove if it is not legal now), or None
+        for any other move (``steps.resolve_step``)."""
+        return resolve_step(self, move)
+
+    def _do_step(self, mv: Move) -> None:
+        """A step of the choice of a play: the seat to act stays."""
+        if mv.kind == CHOOSE:
+            self.choice = str(mv)
+            self.picked = ()
+        else:
+            self.picked = tuple(sorted(self.picked + mv.cards))
 
     def _resolve_play(self, move: Move | str) -> Move:
         if isinstance(move, Move):
@@ -442,6 +478,10 @@ class ClimbingGame(CompactView, GameBase):
         return f"{Cards(combo.cards)} ({combo.describe()})"
 
     def _do_play(self, seat: int, mv: Move) -> None:
+        if self._grouping is not None:      # the choice in steps is over
+            self._grouping = None
+            self.choice = None
+            self.picked = ()
         if mv.kind == PASS:
             self.trick.append((seat, None))
             self.passes += 1
@@ -623,6 +663,9 @@ class ClimbingGame(CompactView, GameBase):
         v["history"] = [dict(h) for h in self.history]
         if seat == self.to_act:
             v["legal_moves"] = [str(m) for m in self.legal_moves()]
+            if self.choice is not None:
+                v["choice"] = self.choice
+                v["picked"] = [CARD_TEXT[c] for c in self.picked]
         return v
 
     def _played_texts(self) -> list:
@@ -662,7 +705,9 @@ class ClimbingGame(CompactView, GameBase):
                 "won": [sorted(w) for w in self.won],
                 "tricks": len(self.tricks), "result": self.result,
                 "history": self.history, "undealt": list(self.undealt),
-                "moves": [(s, str(m)) for s, m in self.moves]}
+                "moves": [(s, str(m)) for s, m in self.moves],
+                **({"choice": self.choice, "picked": list(self.picked)}
+                   if self.choice is not None else {})}
 
 
 def _play_text(combo: Combo) -> str:
