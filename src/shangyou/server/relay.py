@@ -68,6 +68,7 @@ class Relay:
         self._unheard: set[str] = set()   # nodes a message found without a subscriber
         self.heard: dict[str, float] = {}   # node -> when it was last heard of (monotonic)
         self.resubscribed = 0             # times this node's subscription was made again
+        self._said_resubscribed = -2.0
 
     async def start(self) -> None:
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
@@ -103,7 +104,7 @@ class Relay:
     def _flush(self) -> None:
         out, self._out = self._out, {}
         for node, items in out.items():
-            self._queue.put_nowait((node, self.links.send(node, items)))
+            self._queue.put_nowait((node, self.links.send(node, items), True))
             if self.links.too_much(node):
                 log.error("node %s acknowledges nothing: %d bytes wait for it; resetting the "
                           "link", node, self.links.out[node].size)
@@ -114,7 +115,7 @@ class Relay:
         stream tells it)."""
         self.links.reset(node)
         self.on_gone(node)
-        self._queue.put_nowait((node, self.links.send(node, [])))
+        self._queue.put_nowait((node, self.links.send(node, []), True))
 
     def gone(self, node: str) -> None:
         """``node`` stopped (its heartbeat ran out): its sockets here are gone."""
@@ -125,7 +126,7 @@ class Relay:
 
     async def _write(self) -> None:
         while True:
-            node, payload = await self._queue.get()
+            node, payload, numbered = await self._queue.get()
             try:
                 got = await self.redis.publish(channel(node), payload)
             except asyncio.CancelledError:
@@ -133,7 +134,7 @@ class Relay:
             except Exception:
                 log.exception("publishing to node %s failed", node)
                 continue
-            if got == 0 and node not in self._unheard:
+            if got == 0 and numbered and node not in self._unheard:
                 self._unheard.add(node)       # kept until acknowledged: sent again later
                 log.warning("node %s: nobody listens on its channel; holding its messages",
                             node)
@@ -145,17 +146,20 @@ class Relay:
         for sender in self.links.senders():
             ack = self.links.ack(sender)
             if ack is not None:
-                self._queue.put_nowait((sender, ack))
+                self._queue.put_nowait((sender, ack, False))
 
     async def _reconnected(self, _conn) -> None:
         """This node's subscription was made again: ask every sender for what it missed."""
         self.resubscribed += 1
-        log.warning("this node's Redis subscription was made again; asking the other nodes "
-                    "for what it missed")
+        now = time.monotonic()
+        if now - self._said_resubscribed > 1.0:      # once for a burst of reconnections
+            self._said_resubscribed = now
+            log.warning("this node's Redis subscription was made again; asking the other "
+                        "nodes for what it missed")
         for sender in self.links.senders():
             ack = self.links.ack(sender, want=True)
             if ack is not None:
-                self._queue.put_nowait((sender, ack))
+                self._queue.put_nowait((sender, ack, False))
 
     # ---------------------------------------------------------------------------- receiving
     async def _read(self) -> None:
@@ -166,8 +170,8 @@ class Relay:
                 m = await pubsub.get_message(timeout=None)     # blocks until one
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("reading this node's channel failed; subscribing again")
+            except Exception as e:
+                log.warning("reading this node's channel failed (%s); subscribing again", e)
                 await self._subscribe_again()
                 continue
             if m is None or m.get("type") != "message":
@@ -209,7 +213,7 @@ class Relay:
             if again:
                 log.warning("node %s missed messages: sending %d again", sender, len(again))
             for payload in again:
-                self._queue.put_nowait((sender, payload))
+                self._queue.put_nowait((sender, payload, True))
             return
         deliver, ask, ended = self.links.receive(sender, str(data["stream"]), int(data["seq"]))
         if ended:                         # the sender started over: its sockets are gone
@@ -217,7 +221,7 @@ class Relay:
         if ask:
             ack = self.links.ack(sender, want=True)
             if ack is not None:
-                self._queue.put_nowait((sender, ack))
+                self._queue.put_nowait((sender, ack, False))
         if deliver:
             self.on_items(sender, list(data["items"]))
 
