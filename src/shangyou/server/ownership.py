@@ -43,6 +43,9 @@ class LocalLease:
     def forget(self, table_id: str) -> None:
         """The table left memory (nothing to release)."""
 
+    def alive(self, node: str, heard_at: float = 0.0) -> bool:
+        return True                       # there is no other node
+
     async def start(self, manager) -> None:
         pass
 
@@ -166,7 +169,7 @@ class DbLease:
         kept = self._kept
         if kept is None or kept[0] <= self._seen_at:
             return
-        started, ids = kept
+        ids = kept[1]
         for table_id, t in self._seen.items():
             if table_id not in ids and manager.tables.get(table_id) is t:
                 manager.lose(t, "its lease went to another node")

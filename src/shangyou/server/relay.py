@@ -194,7 +194,8 @@ class Relay:
                     conn.register_connect_callback(self._reconnected)
             except asyncio.CancelledError:
                 raise
-            except Exception:
+            except Exception as e:        # noqa: BLE001 - Redis is down: try again
+                log.warning("subscribing again failed (%s)", e)
                 continue
             await self._reconnected(None)
             return
