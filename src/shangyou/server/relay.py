@@ -182,8 +182,10 @@ class Relay:
                 log.exception("a message between nodes failed")
 
     async def _subscribe_again(self) -> None:
+        delay = 0.1
         while True:
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(delay)
+            delay = min(2.0, delay * 2)           # Redis is down: try again, less often
             try:
                 if self._pubsub is not None:
                     await self._pubsub.aclose()
