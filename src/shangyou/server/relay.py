@@ -131,8 +131,8 @@ class Relay:
                 got = await self.redis.publish(channel(node), payload)
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("publishing to node %s failed", node)
+            except Exception as e:        # noqa: BLE001 - Redis is down: held, sent again
+                log.warning("publishing to node %s failed (%s)", node, e)
                 continue
             if got == 0 and numbered and node not in self._unheard:
                 self._unheard.add(node)       # kept until acknowledged: sent again later

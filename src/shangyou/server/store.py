@@ -304,7 +304,7 @@ class Store:
             for tid, _, _, _, _, version, *_ in batch:
                 lo, hi = versions.get(tid, (version, version))
                 versions[tid] = (min(lo, version), max(hi, version))
-            for tid, (lo, hi) in versions.items():
+            for tid, (lo, hi) in sorted(versions.items()):   # rows locked in id order
                 self._fenced(s, tid, hi, first=lo)
             s.execute(insert(cast(SqlTable, MoveRow.__table__)),
                       [{"match_id": row[1], "idx": row[2], "seat": row[3], "text": row[4],
@@ -360,7 +360,12 @@ class Store:
             if done.rowcount == 0:
                 s.execute(insert(cast(SqlTable, NodeRow.__table__))
                           .values(id=self.node, alive_until=until))
-            kept = [r[0] for r in s.execute(update(TableRow).where(TableRow.owner == self.node)
+            # its rows locked in id order, as a group commit locks them: no deadlock
+            mine = (select(TableRow.id).where(TableRow.owner == self.node)
+                    .order_by(TableRow.id).with_for_update())
+            kept = [r[0] for r in s.execute(update(TableRow)
+                                            .where(TableRow.id.in_(mine),
+                                                   TableRow.owner == self.node)
                                             .values(lease_until=until)
                                             .returning(TableRow.id))]
             dead = list(s.scalars(select(NodeRow.id).where(NodeRow.alive_until < self.clock)))
@@ -370,8 +375,11 @@ class Store:
         """This node no longer runs these tables: any node may take them at once."""
         for i in range(0, len(ids), self._CHUNK):
             with self.session.begin() as s:
-                s.execute(update(TableRow).where(TableRow.owner == self.node,
-                                                 TableRow.id.in_(ids[i:i + self._CHUNK]))
+                rows = (select(TableRow.id).where(TableRow.owner == self.node,
+                                                  TableRow.id.in_(ids[i:i + self._CHUNK]))
+                        .order_by(TableRow.id).with_for_update())   # as beat locks them
+                s.execute(update(TableRow).where(TableRow.id.in_(rows),
+                                                 TableRow.owner == self.node)
                           .values(owner=None, lease_until=None))
 
     def owners(self, ids: list[str]) -> dict[str, str | None]:
