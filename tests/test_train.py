@@ -16,9 +16,11 @@ import torch
 
 import shangyou
 from shangyou.bots import make_bot, play_out
-from shangyou.bots.learned import Network
+from shangyou.bots.learned import DEFAULT_MODEL, LearnedBot, Network
+from shangyou.bots.learned_features import features
 from shangyou.train import TrainConfig, parse_opponents
 from shangyou.train.dmc import QNet, latest_checkpoint
+from shangyou.train.evaluate import play_deals
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ["--players", "4", "--hands-per-round", "8", "--eval-every", "8", "--eval-deals", "2",
@@ -101,6 +103,10 @@ def test_a_tiny_run_learns_checkpoints_and_resumes(tmp_path):
     (["--hands", "4", "--opponents", "self=-1"], "bad opponent weight"),
     (["--hands", "4", "--teachers", "wizard"], "unknown bot"),
     (["--hands", "4", "--device", "tpu"], "--device must be"),
+    (["--hands", "4", "--init", "no-such-model.npz"], "no such model file"),
+    (["--hands", "4", "--init", str(DEFAULT_MODEL), "--hidden", "16"],
+     "has a first hidden layer of 256, not 16"),
+    (["--hands", "4", "--epsilon", "0.1"], "bad --epsilon"),
 ])
 def test_bad_input_is_one_line(tmp_path, args, message):
     out = train("--out", str(tmp_path / "run"), *args)
@@ -137,3 +143,56 @@ def test_opponents_and_config_round_trip():
     assert parse_opponents("search:50=2,snapshot") == {"search:50": 2.0, "snapshot": 1.0}
     cfg = TrainConfig(players=(4, 5), opponents={"self": 1.0}, teachers=("heuristic",))
     assert TrainConfig.from_dict(cfg.to_dict()) == cfg
+
+
+def test_a_network_initialised_from_a_model_file_computes_the_bots_values():
+    shipped = Network.load(DEFAULT_MODEL)
+    net = QNet(shipped.w["ws"].shape[1]).load_numpy(shipped)
+    bot = LearnedBot(seed=1, network=shipped)
+    g = shangyou.new_game("zheng-shangyou/pagat", players=5, seed=4)
+    checked = 0
+    while not g.over:
+        view = g.view(g.to_act)
+        if len(view["legal_moves"]) > 1 and bot.plays(view):
+            state, rows = features(view)
+            with torch.no_grad():
+                q = net(torch.from_numpy(np.tile(state, (len(rows), 1))),
+                        torch.from_numpy(rows)).numpy()
+            assert np.allclose(q, bot.values(view), atol=1e-5)
+            checked += 1
+        g.apply(bot.choose(view))
+    assert checked > 10
+    # and back: the torch network's numpy form is the model, weight for weight
+    again = net.to_numpy()
+    for k, v in shipped.w.items():
+        assert np.array_equal(again.w[k], v), k
+    with pytest.raises(ValueError, match="layers of"):
+        QNet(16).load_numpy(shipped)
+
+
+def test_train_init_starts_the_run_from_the_model(tmp_path):
+    out = tmp_path / "run"
+    args = ["--out", str(out), "--players", "4", "--hands-per-round", "8", "--eval-every", "8",
+            "--eval-deals", "3", "--batch", "32", "--device", "cpu", "--seed", "3",
+            "--init", str(DEFAULT_MODEL), "--lr", "1e-4", "--epsilon", "0.05,0.01"]
+    done = train(*args, "--hands", "8")
+    assert done.returncode == 0, done.stderr
+    assert f"the network starts from {DEFAULT_MODEL}" in done.stdout
+    saved = torch.load(latest_checkpoint(out), weights_only=False)
+    assert saved["config"]["init"] == str(DEFAULT_MODEL) and saved["config"]["hidden"] == 256
+    assert saved["config"]["epsilon"] == [0.05, 0.01]
+    # the evaluation before any learning is the shipped model's, deal for deal
+    shipped = Network.load(DEFAULT_MODEL)
+    points, _ = play_deals("zheng-shangyou/pagat", 4, 3,
+                           lambda seed: LearnedBot(seed, network=shipped), "heuristic")
+    first = curve(out)[0]
+    assert int(first["hands"]) == 0
+    assert float(first["points"]) == pytest.approx(sum(points) / len(points), abs=1e-4)
+    latest = Network.load(out / "latest.npz")
+    assert latest.meta["init"] == "pagat.npz" and latest.meta["hands"] == 8
+    assert not np.array_equal(latest.w["w2"], shipped.w["w2"])      # it learned from there
+    # the same command resumes the run (the checkpoint's network, not the file's again)
+    more = train(*args, "--hands", "16")
+    assert more.returncode == 0, more.stderr
+    assert "resumed" in more.stdout and "starts from" not in more.stdout
+    assert Network.load(out / "latest.npz").meta["hands"] == 16

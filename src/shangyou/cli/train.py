@@ -23,7 +23,8 @@ from .common import fail
 
 # command-line options that are settings of the run: option name -> TrainConfig field
 SETTINGS = {"game": "game", "players": "players", "opponents": "opponents",
-            "teachers": "teachers", "hidden": "hidden", "lr": "lr", "batch": "batch",
+            "teachers": "teachers", "hidden": "hidden", "init": "init", "epsilon": "epsilon",
+            "lr": "lr", "batch": "batch",
             "replay": "replay", "hands_per_round": "hands_per_round",
             "eval_every": "eval_every", "eval_deals": "eval_deals",
             "eval_level": "eval_opponent", "snapshot_every": "snapshot_every", "seed": "seed"}
@@ -47,7 +48,15 @@ def train(
     teachers: Annotated[str, typer.Option(
         help="Bot levels whose moves are samples too (comma-separated; 'none').")
                         ] = "heuristic",
-    hidden: Annotated[int, typer.Option(min=4, help="Width of the first hidden layer.")] = 256,
+    hidden: Annotated[int, typer.Option(min=4, help="Width of the first hidden layer (with "
+                                                    "--init: the model's).")] = 256,
+    init: Annotated[Path | None, typer.Option(
+        help="Start the network from this model file (.npz of the learned bot, such as "
+             "src/shangyou/bots/models/pagat.npz or a run's best.npz) instead of at random."
+    )] = None,
+    epsilon: Annotated[str, typer.Option(
+        help="Exploration: the chance of a random move, from START down to END over the "
+             "first 20,000 hands (START,END).")] = "0.1,0.02",
     lr: Annotated[float, typer.Option(help="Learning rate (Adam).")] = 3e-4,
     batch: Annotated[int, typer.Option(min=1, help="Samples per learning step.")] = 256,
     replay: Annotated[int, typer.Option(min=1, help="Latest samples kept for learning.")
@@ -84,6 +93,19 @@ def train(
         sizes = tuple(int(p) for p in players.split(",") if p.strip())
     except ValueError:
         fail(f"bad --players {players!r}: give table sizes such as 4,5")
+    try:
+        eps = tuple(float(e) for e in epsilon.split(","))
+        if len(eps) != 2:
+            raise ValueError
+    except ValueError:
+        fail(f"bad --epsilon {epsilon!r}: give START,END such as 0.1,0.02")
+    if init is not None and init.is_file() and getattr(
+            ctx.get_parameter_source("hidden"), "name", "") != "COMMANDLINE":
+        from ..bots.learned import Network
+        try:
+            hidden = int(Network.load(init).w["ws"].shape[1])     # the model's width
+        except ValueError as e:
+            fail(f"--init: {e}")
     teacher_list = tuple(t.strip().lower() for t in teachers.split(",")
                          if t.strip() and t.strip().lower() != "none")
     try:
@@ -91,6 +113,7 @@ def train(
         for t in teacher_list:
             make_bot(t, seed=0)
         cfg = TrainConfig(game=game, players=sizes, hidden=hidden, lr=lr, batch=batch,
+                          init=str(init) if init is not None else "", epsilon=eps,
                           replay=replay, opponents=parse_opponents(opponents),
                           teachers=teacher_list, hands_per_round=hands_per_round,
                           snapshot_every=snapshot_every, eval_every=eval_every,

@@ -47,6 +47,7 @@ class TrainConfig:
     game: str = "zheng-shangyou/pagat"
     players: tuple[int, ...] = (4, 5)          # table sizes, one drawn per hand
     hidden: int = 256                          # width of the first hidden layer (then half)
+    init: str = ""                             # a model file the network starts from
     lr: float = 3e-4
     batch: int = 256
     replay: int = 100_000                      # samples kept for learning

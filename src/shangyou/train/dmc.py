@@ -67,6 +67,41 @@ class QNet(nn.Module):
                               a(self.h3.bias), a(self.out.weight).T[:, 0], a(self.out.bias)[0])))
         return Network(w, meta)
 
+    @torch.no_grad()
+    def load_numpy(self, net: Network) -> QNet:
+        """Take the weights of a numpy network (a model file of the learned bot): the inverse
+        of :meth:`to_numpy`. ValueError when its layers have other widths than this one's."""
+        w = net.w
+        pairs = ((self.state.weight, w["ws"].T), (self.move.weight, w["wm"].T),
+                 (self.move.bias, w["b1"]), (self.h2.weight, w["w2"].T),
+                 (self.h2.bias, w["b2"]), (self.h3.weight, w["w3"].T), (self.h3.bias, w["b3"]),
+                 (self.out.weight, w["w4"].reshape(1, -1)), (self.out.bias, w["b4"].reshape(1)))
+        for param, value in pairs:
+            if tuple(param.shape) != tuple(value.shape):
+                raise ValueError(f"the model has layers of {tuple(value.shape)}, this network "
+                                 f"{tuple(param.shape)}")
+        for param, value in pairs:
+            param.copy_(torch.from_numpy(np.ascontiguousarray(value)))
+        return self
+
+
+def init_network(path, hidden: int) -> Network:
+    """The model file a new run starts from (``--init``), checked against the run's width:
+    ValueError if it is no model of the learned bot or has other layers."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"--init {path}: no such model file")
+    net = Network.load(path)
+    width = net.w["ws"].shape[1]
+    if width != hidden:
+        raise ValueError(f"--init {path} has a first hidden layer of {width}, not {hidden}: "
+                         f"leave --hidden out or give {width}")
+    try:
+        QNet(hidden).load_numpy(net)
+    except ValueError as e:
+        raise ValueError(f"--init {path}: {e}") from None
+    return net
+
 
 class Replay:
     """The latest ``size`` samples: position, chosen move, points scored."""
@@ -118,7 +153,7 @@ class Learner:
     def meta(self) -> dict:
         return {"games": [self.cfg.game], "players": list(self.cfg.players),
                 "hidden": self.cfg.hidden, "hands": self.hands, "samples": self.samples,
-                "format": 1}
+                "format": 1, **({"init": Path(self.cfg.init).name} if self.cfg.init else {})}
 
     def numpy(self) -> Network:
         return self.net.to_numpy(self.meta())
@@ -251,11 +286,15 @@ def run(cfg: TrainConfig, out, hands: int | None = None, minutes: float | None =
         cfg = TrainConfig.from_dict(ck["config"])
         cfg = cfg.changed(changes or {}, log)
     cfg.check()
+    start = init_network(cfg.init, cfg.hidden) if ck is None and cfg.init else None
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(cfg.seed)
     nrng = np.random.default_rng(cfg.seed)
     torch.manual_seed(cfg.seed)
     learner = Learner(cfg, device)
+    if start is not None:                           # a new run from a model file
+        learner.net.load_numpy(start)
+        log(f"the network starts from {cfg.init}")
     league = League(cfg, out)
     if ck is not None:
         learner.load(ck)
