@@ -1,5 +1,6 @@
 /* Shared declarations of the compiled core of the climbing games (_core.c: the Python
-   module; _core_pagat.c: the pagat family's plays; _core_playout.c: the search's playouts). */
+   module; _core_pagat.c: the pagat family's plays; _core_moves.c: the legal moves as a lazy
+   sequence; _core_apply.c: the game's play phase; _core_playout.c: the search's playouts). */
 
 #ifndef SHANGYOU_CORE_H
 #define SHANGYOU_CORE_H
@@ -74,8 +75,9 @@ typedef struct {
        ``singles``: a list of the single combo of each card, shared (or NULL) */
     PyObject *meta, *meta_cache, *singles;
     PyObject *last_meta;                    /* borrowed: the meta of ``code`` */
-    /* when ``family`` is set too, each combo goes into a Move (core_bind_move) of this
-       family and token */
+    /* when ``family`` is set too, the plays are the game's legal moves: they go into the
+       sink of a Plays sequence (_core_moves.c), which makes each Move (of this family and
+       token) when it is asked for */
     PyObject *family, *token;
     int buf[MAX_HAND];                      /* the cards of the play being built */
 } Gen;
@@ -84,12 +86,39 @@ typedef struct {
 #define STOP 1
 
 /* _core.c */
+extern PyTypeObject *core_combo_type, *core_move_type;  /* the bound classes (or NULL) */
+extern Py_ssize_t core_combo_off[6], core_move_off[6];  /* the offsets of their slots */
+extern PyObject *core_move_play, *core_move_pass;       /* the PLAY kind, PASS_MOVE */
+#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
+/* a Combo's slots (combo.py) and a Move's (engine/moves.py), by their index in the class */
+#define COMBO_CLS 1
+#define COMBO_KEY 2
+#define COMBO_CARDS 3
+#define COMBO_TIER 4
+#define MOVE_KIND 0
+#define MOVE_CARDS 1
+#define MOVE_COMBO 2
+#define MOVE_TOKEN 5
 int core_read_hand(PyObject *hand, unsigned char *count, int max_copies);
 PyObject *core_combo(PyObject *meta, PyObject *cards);  /* a new Combo, or NULL */
-PyObject *core_move(Gen *g, PyObject *combo);           /* steals combo; a new Move or NULL */
+/* steals combo; a new Move(PLAY, combo.cards, combo, None, family, token), or NULL */
+PyObject *core_move(PyObject *family, PyObject *token, PyObject *combo);
+/* the meta of a play code (a new reference): meta_cache[code], else meta(code), memoised */
+PyObject *core_meta(PyObject *meta, PyObject *meta_cache, PyObject *code);
 int core_prev(PyObject *prev, Prev *out);               /* 1: read, 0: not a pagat play */
 int core_gen_output(Gen *g, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at,
                     int with_singles);
+/* where a generator's plays go (after core_gen_output): a new list, or, when the output is
+   the game's legal moves, a new Plays sequence (``following``: a pass comes first); NULL
+   with an exception */
+PyObject *core_gen_start(Gen *g, int following);
+
+/* _core_moves.c */
+extern PyTypeObject core_plays_type;
+PyObject *core_plays_new(Gen *g, int following);       /* an empty Plays fed by g's sink */
+
+/* _core_apply.c */
+PyObject *core_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 /* _core_pagat.c */
 int core_emit(Gen *g, long code, int ncards);      /* 0, STOP, or -1 with an exception */

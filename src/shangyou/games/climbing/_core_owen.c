@@ -399,7 +399,7 @@ PyObject *
 core_owen_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs < 5) {
-        PyErr_SetString(PyExc_TypeError, "owen_plays() takes 5 or 7 arguments");
+        PyErr_SetString(PyExc_TypeError, "owen_plays() takes 5, 7 or 9 arguments");
         return NULL;
     }
     long v[4];
@@ -435,8 +435,7 @@ core_owen_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyMem_Free(g);
         return NULL;
     }
-    g->out = PyList_New(0);
-    PyObject *out = g->out;
+    PyObject *out = core_gen_start(g, kind >= 0);
     h.g = g;
     if (out != NULL && owen_generate(&h, (int)kind, (int)arg, (int)key, (int)tier) < 0)
         Py_CLEAR(out);

@@ -22,7 +22,7 @@ static int
 sink_grow(Sink *s, Py_ssize_t ncards)
 {
     if (s->n == s->cap) {
-        Py_ssize_t cap = s->cap ? 2 * s->cap : 64;
+        Py_ssize_t cap = s->cap ? 2 * s->cap : 16;   /* 256 bytes: the small allocator */
         Play *p = PyMem_Realloc(s->plays, (size_t)cap * sizeof(Play));
         if (p == NULL) {
             PyErr_NoMemory();
@@ -32,7 +32,7 @@ sink_grow(Sink *s, Py_ssize_t ncards)
         s->cap = cap;
     }
     if (s->pool_n + ncards > s->pool_cap) {
-        Py_ssize_t cap = s->pool_cap ? 2 * s->pool_cap : 512;
+        Py_ssize_t cap = s->pool_cap ? 2 * s->pool_cap : 64;
         while (cap < s->pool_n + ncards)
             cap *= 2;
         int *p = PyMem_Realloc(s->pool, (size_t)cap * sizeof(int));
@@ -67,15 +67,7 @@ core_emit(Gen *g, long code, int ncards)
         PyObject *one = PyList_GetItem(g->singles, g->buf[0]);
         if (one == NULL)
             return -1;
-        if (g->family == NULL)
-            return PyList_Append(g->out, one);
-        Py_INCREF(one);
-        PyObject *mv = core_move(g, one);
-        if (mv == NULL)
-            return -1;
-        int rc = PyList_Append(g->out, mv);
-        Py_DECREF(mv);
-        return rc;
+        return PyList_Append(g->out, one);
     }
     PyObject *cards = PyTuple_New(ncards);
     if (cards == NULL)
@@ -120,8 +112,6 @@ core_emit(Gen *g, long code, int ncards)
         PyObject_GC_UnTrack(cards);           /* ints only: as the collector would do */
         item = core_combo(g->last_meta, cards);
         Py_DECREF(cards);
-        if (item != NULL && g->family != NULL)
-            item = core_move(g, item);
     } else {
         item = PyTuple_New(2);
         if (item == NULL) {

@@ -496,7 +496,7 @@ PyObject *
 core_winner_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs < 8) {
-        PyErr_SetString(PyExc_TypeError, "winner_plays() takes 8 or 10 arguments");
+        PyErr_SetString(PyExc_TypeError, "winner_plays() takes 8, 10 or 12 arguments");
         return NULL;
     }
     long v[7];
@@ -533,7 +533,7 @@ core_winner_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     h->rank_only = v[1] != 0;
     h->quad = v[2] != 0;
     h->g = g;
-    g->out = out = PyList_New(0);
+    out = core_gen_start(g, v[3] >= 0);
     if (out != NULL && winner_generate(h, (int)v[3], (int)v[4], (int)v[5], (int)v[6]) < 0)
         Py_CLEAR(out);
 done:

@@ -462,7 +462,7 @@ PyObject *
 core_zf_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs < 4) {
-        PyErr_SetString(PyExc_TypeError, "zf_plays() takes 4 or 6 arguments");
+        PyErr_SetString(PyExc_TypeError, "zf_plays() takes 4, 6 or 8 arguments");
         return NULL;
     }
     long v[3];
@@ -505,8 +505,7 @@ core_zf_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyMem_Free(found);
         return NULL;
     }
-    g->out = PyList_New(0);
-    PyObject *out = g->out;
+    PyObject *out = core_gen_start(g, v[0] >= 0);
     h.g = g;
     if (out != NULL && zf_generate(&h, (int)v[0], (int)v[1], (int)v[2], found) < 0)
         Py_CLEAR(out);

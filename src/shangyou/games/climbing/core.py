@@ -21,6 +21,7 @@ process).
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from ...cards import RANK_NAMES, RANK_WORDS, SUIT_NAMES
 from ...engine.moves import PASS_MOVE, PLAY, Move
@@ -35,7 +36,11 @@ def _bind(module) -> None:
 
 _core = load("shangyou.games.climbing._core", _bind)
 AVAILABLE = _core is not None
-ACTIVE = AVAILABLE       # read by the families on every call
+ACTIVE = AVAILABLE       # read by the families and the game on every call
+if AVAILABLE:
+    Sequence.register(_core.Plays)     # the legal moves of a state, made when asked for
+# ClimbingGame.apply's fast path in C (``_core_apply.c``): True when it made the move
+apply_listed = _core.apply_listed if AVAILABLE else None
 
 
 def _shuffles_alike() -> bool:
@@ -98,8 +103,9 @@ def _meta(code: int):
 
 
 def pagat_moves(hand, seq_top: int, prev: Combo | None, singles, family, token):
-    """ClimbingGame._play_moves for the pagat family in C: the Move objects of the leads
-    (``prev`` None) or of a pass and the follows; None when ``prev`` is no pagat play."""
+    """ClimbingGame._play_moves for the pagat family in C: the moves of the leads (``prev``
+    None) or of a pass and the follows, a ``Plays`` sequence (each Move made when it is asked
+    for, ``_core_moves.c``); None when ``prev`` is no pagat play."""
     return _core.pagat_moves(hand, seq_top, prev, _meta, _META, singles, family, token)
 
 
@@ -171,6 +177,21 @@ _O_RUNS = {"straight": (5, 5), "stair": (6, 2), "plate": (7, 2)}   # kind, fewes
 
 def owen_follows(hand, prev: Combo) -> list[Combo] | None:
     """OwenFamily.follows in C; None for a play the core does not describe."""
+    args = _owen_prev(prev)
+    return None if args is None else _core.owen_plays(hand, *args, _owen_meta, _O_META)
+
+
+def owen_moves(family, hand, prev: Combo | None, token) -> Sequence[Move] | None:
+    """ClimbingGame._play_moves for the Owen family in C, a ``Plays`` sequence (see
+    :func:`pagat_moves`); None for a play to beat the core does not describe."""
+    args = (-1, 0, 0, 0) if prev is None else _owen_prev(prev)
+    if args is None:
+        return None
+    return _core.owen_plays(hand, *args, _owen_meta, _O_META, family, token)
+
+
+def _owen_prev(prev: Combo) -> tuple | None:
+    """owen_plays' description (kind, arg, key, tier) of the play to beat, or None."""
     cls, key = prev.cls, prev.key
     kind = _O_PREV.get(cls)
     arg = 0
@@ -187,7 +208,7 @@ def owen_follows(hand, prev: Combo) -> list[Combo] | None:
         k = 2 * key[0] + key[1]
     if prev.tier != (1 if kind == 3 else 2 if kind == 8 else 0) or not 0 <= k <= 30:
         return None
-    return _core.owen_plays(hand, kind, arg, k, prev.tier, _owen_meta, _O_META)
+    return kind, arg, k, prev.tier
 
 
 # ------------------------------------------------------------------- Zheng Fen plays
@@ -238,6 +259,21 @@ def zf_leads(hand) -> list[Combo]:
 
 def zf_follows(hand, prev: Combo) -> list[Combo] | None:
     """ZhengFenFamily.follows in C; None for a play the core does not describe."""
+    args = _zf_prev(prev)
+    return None if args is None else _core.zf_plays(hand, *args, _zf_meta, _Z_META)
+
+
+def zf_moves(family, hand, prev: Combo | None, token) -> Sequence[Move] | None:
+    """ClimbingGame._play_moves for Zheng Fen in C, a ``Plays`` sequence (see
+    :func:`pagat_moves`); None for a play to beat the core does not describe."""
+    args = (-1, 0, 0) if prev is None else _zf_prev(prev)
+    if args is None:
+        return None
+    return _core.zf_plays(hand, *args, _zf_meta, _Z_META, family, token)
+
+
+def _zf_prev(prev: Combo) -> tuple | None:
+    """zf_plays' description (kind, b0, b1) of the play to beat, or None."""
     kind = _Z_PREV.get(prev.cls)
     key = prev.key
     if kind is None or len(key) != (2 if kind in (4, 5, 6, 8) else 1):
@@ -245,7 +281,7 @@ def zf_follows(hand, prev: Combo) -> list[Combo] | None:
     b0, b1 = key[0], key[1] if len(key) == 2 else 0
     if not (isinstance(b0, int) and isinstance(b1, int) and -1 <= b0 <= 14 and 0 <= b1 <= 13):
         return None
-    return _core.zf_plays(hand, kind, b0, b1, _zf_meta, _Z_META)
+    return kind, b0, b1
 
 
 # ---------------------------------------------------------------------- winner plays
@@ -291,6 +327,24 @@ def winner_leads(fam, hand) -> list[Combo]:
 
 def winner_follows(fam, hand, prev: Combo) -> list[Combo] | None:
     """WinnerFamily.follows in C; None for a play the core does not describe."""
+    args = _winner_prev(fam, prev)
+    if args is None:
+        return None
+    return _core.winner_plays(hand, *_winner_options(fam), *args, _winner_meta, _W_META)
+
+
+def winner_moves(fam, hand, prev: Combo | None, token) -> Sequence[Move] | None:
+    """ClimbingGame._play_moves for the "winner" family in C, a ``Plays`` sequence (see
+    :func:`pagat_moves`); None for a play to beat the core does not describe."""
+    args = (-1, 0, 0, 0) if prev is None else _winner_prev(fam, prev)
+    if args is None:
+        return None
+    return _core.winner_plays(hand, *_winner_options(fam), *args, _winner_meta, _W_META, fam,
+                              token)
+
+
+def _winner_prev(fam, prev: Combo) -> tuple | None:
+    """winner_plays' description (kind, a, b, c) of the play to beat, or None."""
     cls, key = prev.cls, prev.key
     got = _W_PREV.get(cls)
     b = c = 0
@@ -307,8 +361,7 @@ def winner_follows(fam, hand, prev: Combo) -> list[Combo] | None:
     if prev.tier != tier or not key or not isinstance(key[0], int) or not 0 <= key[0] <= 53 \
             or not 0 <= c <= 4:
         return None
-    return _core.winner_plays(hand, *_winner_options(fam), kind, key[0], b, c, _winner_meta,
-                              _W_META)
+    return kind, key[0], b, c
 
 
 def code_of(combo: Combo) -> int:

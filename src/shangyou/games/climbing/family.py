@@ -20,10 +20,14 @@ Contract (the generic random-playout test checks it for every preset):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ...engine.memo import make_room
 from . import core
 from .combo import Combo
+
+if TYPE_CHECKING:
+    from ...engine.moves import Move
 
 
 class Family:
@@ -39,7 +43,8 @@ class Family:
 
     def play_moves(self, hand: Sequence[int], last: Combo | None, token):
         """The game's legal moves in one step (``ClimbingGame._play_moves``), where a family
-        can make them faster than from its combos; None: the game makes them."""
+        can make them faster than from its combos (a sequence of the same moves, in the same
+        order); None: the game makes them."""
         return
 
     def combos(self, cards: Sequence[int]) -> list[Combo]:
@@ -106,7 +111,11 @@ class CompiledFamily(Family):
     """A family whose plays the compiled core lists when it is built (``games/climbing/core.py``).
     ``leads_py``/``follows_py`` are the Python reference and the fallback: for ``SHANGYOU_NO_C=1``,
     without the module, and for a hand the core refuses (``ValueError``: more copies of a card
-    than its packs allow) or a follow it leaves to Python (``None``)."""
+    than its packs allow) or a follow it leaves to Python (``None``).
+
+    The game's legal moves come from ``core_moves`` (``play_moves``): the core's ``Plays``
+    sequence, whose Move objects are made only when an item is asked for; the game makes
+    them from ``leads`` / ``follows`` where it answers None."""
 
     def core_leads(self, hand: Sequence[int]) -> list[Combo]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -114,8 +123,22 @@ class CompiledFamily(Family):
     def core_follows(self, hand: Sequence[int], prev: Combo) -> list[Combo] | None:
         raise NotImplementedError  # pragma: no cover - abstract
 
+    def core_moves(self, hand: Sequence[int], last: Combo | None,
+                   token) -> Sequence[Move] | None:
+        """The legal moves from the core (a pass first when ``last`` is a play to beat), or
+        None: the game makes them from ``leads`` / ``follows``."""
+        return None
+
     def leads_py(self, hand: Sequence[int]) -> list[Combo]:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def play_moves(self, hand: Sequence[int], last: Combo | None, token):
+        if core.ACTIVE:
+            try:
+                return self.core_moves(hand, last, token)
+            except ValueError:
+                pass
+        return None
 
     def follows_py(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
         return Family.follows(self, hand, prev)

@@ -15,6 +15,7 @@ game as it was.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,7 @@ from ...cards import CARD_TEXT, Cards, deck, parse
 from ...engine.base import GameBase
 from ...engine.moves import DISCARD, GIVE, OFFER, PASS, PASS_MOVE, PLAY, TAKE, Move
 from ...errors import IllegalMove, NotationError
+from . import core
 from .combo import Combo
 from .core import shuffle
 from .family import Family
@@ -84,21 +86,25 @@ class ClimbingGame(CompactView, GameBase):
     def hand(self, seat: int) -> Cards:
         return Cards(self.hands[seat])
 
-    def legal_moves(self) -> list[Move]:
-        if self._legal is not None:
-            return list(self._legal)
-        self._token = object()
-        if self.phase == PHASE_PLAY:
-            moves = self._play_moves()
-        elif self.phase == PHASE_EXCHANGE:
-            moves = self._exchange_moves()
-        else:
-            moves = []
-        self._legal = moves
-        return list(moves)
+    def legal_moves(self) -> Sequence[Move]:
+        """The moves of the seat to act: a list, or the compiled core's read-only sequence
+        (``Plays``: each Move made when it is asked for)."""
+        moves = self._legal
+        if moves is None:
+            self._token = object()
+            if self.phase == PHASE_PLAY:
+                moves = self._play_moves()
+            elif self.phase == PHASE_EXCHANGE:
+                moves = self._exchange_moves()
+            else:
+                moves = []
+            self._legal = moves
+        return list(moves) if type(moves) is list else moves
 
     def apply(self, move: Move | str, seat: int | None = None) -> None:
         """Make a move for the seat to act (``seat``, if given, must be that seat)."""
+        if core.ACTIVE and core.apply_listed(self, move, seat):
+            return            # a listed play or a pass, nothing more after it: made in C
         tok = self._token                 # not None exactly when moves are listed
         if (seat is None or seat == self.to_act) and (
                 (tok is not None and getattr(move, "token", None) is tok)
@@ -332,7 +338,7 @@ class ClimbingGame(CompactView, GameBase):
             s = (s + 1) % n
         return seat  # pragma: no cover - a hand always ends before nobody holds cards
 
-    def _play_moves(self) -> list[Move]:
+    def _play_moves(self) -> Sequence[Move]:
         fam = self.rules.family
         hand = self.hands[self.to_act]
         tok = self._token

@@ -145,6 +145,9 @@ class WinnerFamily(CompiledFamily):
     def core_follows(self, hand: Sequence[int], prev: Combo) -> list[Combo] | None:
         return core.winner_follows(self, hand, prev)
 
+    def core_moves(self, hand: Sequence[int], last: Combo | None, token):
+        return core.winner_moves(self, hand, last, token)
+
     def leads_py(self, hand: Sequence[int]) -> list[Combo]:
         by = _by_rank(hand)
         held = sorted(set(hand))
