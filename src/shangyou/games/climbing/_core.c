@@ -21,9 +21,10 @@
        With three more arguments (meta, meta_cache, singles) the list holds Combo objects
        instead, made here (see core_gen_output).
 
-   pagat_moves(hand, seq_top, prev, ...): the game's legal moves, a Plays sequence
-       (_core_moves.c: Move objects made when asked for). owen_plays, zf_plays, winner_plays
-       and pagat_plays give one too with ``family`` and ``token`` after their meta arguments.
+   moves(spec, family, hand, last, token): the game's legal moves for any family, a Plays
+       sequence (_core_moves.c: Move objects made when asked for). pagat_plays, owen_plays,
+       zf_plays and winner_plays give one too with ``family`` and ``token`` after their meta
+       arguments.
    apply_listed(game, move, seat): ClimbingGame.apply's fast path (_core_apply.c).
    shuffle(getrandbits, cards): random.Random.shuffle, for dealing.
    owen_plays(hand, kind, arg, key, tier): the same for OwenFamily (_core_owen.c).
@@ -206,6 +207,44 @@ small_int(PyObject *t, Py_ssize_t i, int *out)
 }
 
 int
+core_small_int(PyObject *x, long *out)
+{
+    if (!PyLong_Check(x))
+        return 0;
+    int overflow;
+    long v = PyLong_AsLongAndOverflow(x, &overflow);
+    if (overflow || v < -(1L << 20) || v > (1L << 20)) {
+        PyErr_Clear();
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+int
+core_name_index(PyObject *x, const char *const *names, int n)
+{
+    if (!PyUnicode_Check(x))
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (PyUnicode_CompareWithASCIIString(x, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+int
+core_combo_fields(PyObject *combo, PyObject **cls, PyObject **key, PyObject **tier)
+{
+    if (core_combo_type == NULL || !Py_IS_TYPE(combo, core_combo_type))
+        return 0;
+    *cls = SLOT(combo, core_combo_off[COMBO_CLS]);
+    *key = SLOT(combo, core_combo_off[COMBO_KEY]);
+    *tier = SLOT(combo, core_combo_off[COMBO_TIER]);
+    return *cls != NULL && *key != NULL && *tier != NULL && PyTuple_Check(*cls) &&
+           PyTuple_Check(*key);
+}
+
+int
 core_prev(PyObject *prev, Prev *p)
 {
     if (core_combo_type == NULL || !Py_IS_TYPE(prev, core_combo_type))
@@ -371,38 +410,21 @@ pagat_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
-/* pagat_moves(hand, seq_top, prev, meta, meta_cache, singles, family, token): the legal
-   moves of ClimbingGame._play_moves for the pagat family, as a Plays sequence (_core_moves.c):
-   the leads when ``prev`` is None, else PASS_MOVE and the follows; None when ``prev`` is not
-   a pagat play. */
-static PyObject *
-pagat_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* the plays of ``hand`` that beat ``prev`` (kind -1: the leads) into g's output (set by
+   core_gen_output) */
+PyObject *
+core_pagat_run(PyObject *hand, long seq_top, const Prev *prev, Gen *g)
 {
-    if (nargs != 8) {
-        PyErr_SetString(PyExc_TypeError, "pagat_moves() takes 8 arguments");
-        return NULL;
-    }
-    long seq_top = PyLong_AsLong(args[1]);
-    if (seq_top == -1 && PyErr_Occurred())
-        return NULL;
     if (seq_top != ACE && seq_top != TWO) {
         PyErr_SetString(PyExc_ValueError, "seq_top must be 11 or 12");
         return NULL;
     }
-    Prev prev = {-1, 0, 0, 0, 0};
-    if (args[2] != Py_None && !core_prev(args[2], &prev)) {
-        if (PyErr_Occurred())
-            return NULL;
-        Py_RETURN_NONE;
-    }
     unsigned char count[N_CARDS];
-    if (core_read_hand(args[0], count, MAX_COPIES) < 0)
+    if (core_read_hand(hand, count, MAX_COPIES) < 0)
         return NULL;
-    Gen gen, *g = &gen;                    /* a few kilobytes: on the stack */
     gen_from_counts(g, count, (int)seq_top);
-    PyObject *out = NULL;
-    if (core_gen_output(g, args, 8, 3, 1) == 0 &&
-        (out = core_gen_start(g, prev.kind >= 0)) != NULL && pagat_generate(g, &prev) < 0)
+    PyObject *out = core_gen_start(g, prev->kind >= 0);
+    if (out != NULL && pagat_generate(g, prev) < 0)
         Py_CLEAR(out);
     Py_XDECREF(g->code_obj);
     return out;
@@ -465,11 +487,11 @@ static PyMethodDef methods[] = {
     {"shuffle", (PyCFunction)(void (*)(void))shuffle, METH_FASTCALL,
      "shuffle(getrandbits, list): random.Random.shuffle with that generator's getrandbits."},
     {"bind_move", (PyCFunction)(void (*)(void))bind_move, METH_FASTCALL,
-     "bind_move(Move, PLAY, PASS_MOVE): the class of the moves pagat_moves makes."},
-    {"pagat_moves", (PyCFunction)(void (*)(void))pagat_moves, METH_FASTCALL,
-     "pagat_moves(hand, seq_top, prev, meta, meta_cache, singles, family, token): the legal "
-     "moves as Move objects (None: prev is not a pagat play)."},
+     "bind_move(Move, PLAY, PASS_MOVE): the class of the legal moves (Plays items)."},
     {"bind", bind, METH_O, "bind(Combo): the class whose objects the plays become."},
+    {"moves", (PyCFunction)(void (*)(void))core_family_moves, METH_FASTCALL,
+     "moves(spec, family, hand, last, token): the game's legal moves, a Plays sequence "
+     "(None: the core does not describe ``last``)."},
     {"apply_listed", (PyCFunction)(void (*)(void))core_apply_listed, METH_FASTCALL,
      "apply_listed(game, move, seat): ClimbingGame.apply's fast path; False: not made, "
      "the Python code makes it."},

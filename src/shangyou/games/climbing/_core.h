@@ -106,6 +106,11 @@ PyObject *core_move(PyObject *family, PyObject *token, PyObject *combo);
 /* the meta of a play code (a new reference): meta_cache[code], else meta(code), memoised */
 PyObject *core_meta(PyObject *meta, PyObject *meta_cache, PyObject *code);
 int core_prev(PyObject *prev, Prev *out);               /* 1: read, 0: not a pagat play */
+/* reading a play to beat: an int (or bool) of at most 2**20 in size; the index of a str
+   among ``names`` (-1: none); a Combo's cls and key (tuples) and tier (1, or 0: not one) */
+int core_small_int(PyObject *x, long *out);
+int core_name_index(PyObject *x, const char *const *names, int n);
+int core_combo_fields(PyObject *combo, PyObject **cls, PyObject **key, PyObject **tier);
 int core_gen_output(Gen *g, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at,
                     int with_singles);
 /* where a generator's plays go (after core_gen_output): a new list, or, when the output is
@@ -116,9 +121,21 @@ PyObject *core_gen_start(Gen *g, int following);
 /* _core_moves.c */
 extern PyTypeObject core_plays_type;
 PyObject *core_plays_new(Gen *g, int following);       /* an empty Plays fed by g's sink */
+PyObject *core_family_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 /* _core_apply.c */
 PyObject *core_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+/* the plays of a hand into g's output (set by core_gen_output): each family's generator
+   behind its *_plays function, and the play to beat read from a Combo as core.py reads it
+   (1; 0: a play the core does not describe) */
+PyObject *core_pagat_run(PyObject *hand, long seq_top, const Prev *prev, Gen *g);
+PyObject *core_owen_run(PyObject *hand, const long *desc, Gen *g);
+PyObject *core_zf_run(PyObject *hand, const long *desc, Gen *g);
+PyObject *core_winner_run(PyObject *hand, const long *opts_and_desc, Gen *g);
+int core_owen_prev(PyObject *prev, long *desc);
+int core_zf_prev(PyObject *prev, long *desc);
+int core_winner_prev(PyObject *prev, int rank_only, long *desc);
 
 /* _core_pagat.c */
 int core_emit(Gen *g, long code, int ncards);      /* 0, STOP, or -1 with an exception */

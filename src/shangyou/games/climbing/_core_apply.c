@@ -102,13 +102,23 @@ append_pair(PyObject *list, long seat, PyObject *what)
     return rc;
 }
 
-/* the index of the card ``c`` in the list, from ``from`` on, or -1 */
+/* an int, or an int subclass that compares as one (cards.Card): what list.remove compares */
+static int
+plain_int(PyObject *x)
+{
+    return PyLong_Check(x) && Py_TYPE(x)->tp_richcompare == PyLong_Type.tp_richcompare;
+}
+
+/* the index of the card ``c`` in the list, from ``from`` on, or -1 (-2 for an item that is
+   no plain int: then the Python code makes the move) */
 static Py_ssize_t
 find_card(PyObject *hand, long c, Py_ssize_t from)
 {
     for (Py_ssize_t i = from; i < PyList_GET_SIZE(hand); i++) {
         PyObject *x = PyList_GET_ITEM(hand, i);
-        if (PyLong_CheckExact(x) && PyLong_AsLong(x) == c)
+        if (!plain_int(x))
+            return -2;
+        if (PyLong_AsLong(x) == c)
             return i;
     }
     return -1;
@@ -264,14 +274,14 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
         memset(taken, 0, (size_t)size);
         for (Py_ssize_t j = 0; j < k; j++) {
             PyObject *c = PyTuple_GET_ITEM(cards, j);
-            if (!PyLong_CheckExact(c))
+            if (!plain_int(c))
                 return 0;
             long v = PyLong_AsLong(c);
             Py_ssize_t i = -1;
             do
                 i = find_card(hand, v, i + 1);
             while (i >= 0 && taken[i]);
-            if (i < 0)
+            if (i < 0 || PyErr_Occurred())
                 return PyErr_Occurred() ? (PyErr_Clear(), 0) : 0;
             taken[i] = 1;
         }

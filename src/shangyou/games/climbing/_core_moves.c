@@ -1,7 +1,7 @@
 /* The game's legal moves as a lazy sequence: ``Plays``.
 
    ClimbingGame.legal_moves answers with a sequence of Move objects. When the compiled core
-   lists a state's plays (pagat_moves, or a family's *_plays with family and token), it gives
+   lists a state's plays (moves, or a family's *_plays with family and token), it gives
    a Plays: the plays stay in C as they were generated (a Sink: each play's integer code and
    its cards), and a play's Combo and Move are made only when that item is asked for
    (indexing, iterating), once: the same item gives the same Move object again. ``len`` and
@@ -344,3 +344,100 @@ PyTypeObject core_plays_type = {
     .tp_richcompare = plays_richcompare,
     .tp_methods = plays_methods,
 };
+
+/* ------------------------------------------------------------------ moves(...) */
+/* moves(spec, family, hand, last, token): the legal moves of ClimbingGame._play_moves in one
+   call, for any family the core covers: the leads when ``last`` is None, else PASS_MOVE and
+   the follows of ``last`` (read here, as core.py's _*_prev functions read it); None when the
+   core does not describe ``last``. ``spec`` = (family kind, o1, o2, o3, meta, meta_cache,
+   singles or None), made once per family by core.py: kind 0 pagat (o1 seq_top), 1 Owen,
+   2 Zheng Fen, 3 "winner" (o1..o3: min_straight, rank_only, quad). */
+#define FAM_PAGAT 0
+#define FAM_OWEN 1
+#define FAM_ZF 2
+#define FAM_WINNER 3
+
+PyObject *
+core_family_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "moves(spec, family, hand, last, token)");
+        return NULL;
+    }
+    PyObject *spec = args[0], *last = args[3];
+    long o[4];
+    if (!PyTuple_CheckExact(spec) || PyTuple_GET_SIZE(spec) != 7) {
+        PyErr_SetString(PyExc_TypeError, "spec must be a tuple of 7");
+        return NULL;
+    }
+    for (int i = 0; i < 4; i++) {
+        o[i] = PyLong_AsLong(PyTuple_GET_ITEM(spec, i));
+        if (o[i] == -1 && PyErr_Occurred())
+            return NULL;
+    }
+    PyObject *singles = PyTuple_GET_ITEM(spec, 6);
+    if (o[0] < FAM_PAGAT || o[0] > FAM_WINNER) {
+        PyErr_SetString(PyExc_ValueError, "unknown family kind");
+        return NULL;
+    }
+    /* the output: as core_gen_output with (meta, meta_cache[, singles], family, token) */
+    PyObject *out_args[5] = {PyTuple_GET_ITEM(spec, 4), PyTuple_GET_ITEM(spec, 5), singles,
+                             args[1], args[4]};
+    Gen gen, *g = &gen;
+    int with_singles = singles != Py_None;
+    if (with_singles && o[0] != FAM_PAGAT) {
+        PyErr_SetString(PyExc_TypeError, "only the pagat family shares its singles");
+        return NULL;
+    }
+    if (with_singles) {
+        if (core_gen_output(g, out_args, 5, 0, 1) < 0)
+            return NULL;
+    } else {
+        out_args[2] = args[1];
+        out_args[3] = args[4];
+        if (core_gen_output(g, out_args, 4, 0, 0) < 0)
+            return NULL;
+    }
+    long desc[7];
+    int known = 1;
+    switch (o[0]) {
+    case FAM_PAGAT: {
+        Prev prev = {-1, 0, 0, 0, 0};
+        if (last != Py_None)
+            known = core_prev(last, &prev);
+        if (known != 1)
+            break;
+        return core_pagat_run(args[2], o[1], &prev, g);
+    }
+    case FAM_OWEN:
+        desc[0] = -1;
+        desc[1] = desc[2] = desc[3] = 0;
+        if (last != Py_None)
+            known = core_owen_prev(last, desc);
+        if (known != 1)
+            break;
+        return core_owen_run(args[2], desc, g);
+    case FAM_ZF:
+        desc[0] = -1;
+        desc[1] = desc[2] = 0;
+        if (last != Py_None)
+            known = core_zf_prev(last, desc);
+        if (known != 1)
+            break;
+        return core_zf_run(args[2], desc, g);
+    default:                               /* FAM_WINNER */
+        desc[0] = o[1];
+        desc[1] = o[2];
+        desc[2] = o[3];
+        desc[3] = -1;
+        desc[4] = desc[5] = desc[6] = 0;
+        if (last != Py_None)
+            known = core_winner_prev(last, o[2] != 0, desc + 3);
+        if (known != 1)
+            break;
+        return core_winner_run(args[2], desc, g);
+    }
+    if (PyErr_Occurred())
+        return NULL;
+    Py_RETURN_NONE;
+}

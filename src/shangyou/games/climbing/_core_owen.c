@@ -395,6 +395,56 @@ owen_generate(Owen *h, int kind, int arg, int key, int tier)
     return rocket(h);
 }
 
+/* the play to beat as owen_plays describes it (kind, arg, key, tier), as core.py's _owen_prev
+   reads it from a Combo: 1, or 0 for a play it does not describe */
+static const char *OWEN_CLS[] = {"single", "pair", "trip", "bomb", "full house"};
+static const char *OWEN_RUNS[] = {"straight", "stair", "plate"};
+
+int
+core_owen_prev(PyObject *prev, long *d)
+{
+    PyObject *cls, *key, *tier_obj;
+    long tier, a0 = 0, a1 = 0, arg = 0, k;
+    if (!core_combo_fields(prev, &cls, &key, &tier_obj) ||
+        !core_small_int(tier_obj, &tier))
+        return 0;
+    Py_ssize_t nc = PyTuple_GET_SIZE(cls), nk = PyTuple_GET_SIZE(key);
+    int kind = -1;
+    if (nc == 1) {
+        kind = core_name_index(PyTuple_GET_ITEM(cls, 0), OWEN_CLS, 5);
+        if (kind < 0 && core_name_index(PyTuple_GET_ITEM(cls, 0), (const char *[]){"rocket"},
+                                        1) == 0)
+            kind = OK_ROCKET;
+    } else if (nc == 2) {
+        int run = core_name_index(PyTuple_GET_ITEM(cls, 0), OWEN_RUNS, 3);
+        if (run < 0 || !core_small_int(PyTuple_GET_ITEM(cls, 1), &arg) ||
+            arg < (run == 0 ? 5 : 2) || arg > 12)
+            return 0;
+        kind = OK_STRAIGHT + run;
+    }
+    if (kind < 0)
+        return 0;
+    if (kind != OK_ROCKET && (nk < 1 || !core_small_int(PyTuple_GET_ITEM(key, 0), &a0)))
+        return 0;
+    if (kind == OK_SINGLE)
+        k = a0;
+    else if (kind == OK_STRAIGHT)
+        k = 2 * a0;
+    else if (kind == OK_ROCKET)
+        k = 0;
+    else if (nk < 2 || !core_small_int(PyTuple_GET_ITEM(key, 1), &a1))
+        return 0;
+    else
+        k = 2 * a0 + a1;
+    if (tier != (kind == OK_QUAD ? 1 : kind == OK_ROCKET ? 2 : 0) || k < 0 || k > 30)
+        return 0;
+    d[0] = kind;
+    d[1] = arg;
+    d[2] = k;
+    d[3] = tier;
+    return 1;
+}
+
 PyObject *
 core_owen_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -408,6 +458,16 @@ core_owen_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (v[i] == -1 && PyErr_Occurred())
             return NULL;
     }
+    Gen gen;
+    if (core_gen_output(&gen, args, nargs, 5, 0) < 0)
+        return NULL;
+    return core_owen_run(args[0], v, &gen);
+}
+
+/* the plays of ``hand`` for the description v (kind, arg, key, tier) into g's output */
+PyObject *
+core_owen_run(PyObject *hand, const long *v, Gen *g)
+{
     long kind = v[0], arg = v[1], key = v[2], tier = v[3];
     if (kind < -1 || kind > OK_ROCKET || arg < 0 || arg > 12 || key < 0 || key > 30 ||
         tier < 0 || tier > 2) {
@@ -415,7 +475,7 @@ core_owen_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     unsigned char count[N_CARDS];
-    if (core_read_hand(args[0], count, 1) < 0)
+    if (core_read_hand(hand, count, 1) < 0)
         return NULL;
     Owen h;
     memset(&h, 0, sizeof h);
@@ -428,18 +488,10 @@ core_owen_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     h.bj = count[BJ_CODE];
     h.rj = count[RJ_CODE];
     h.nwild = h.nt + h.bj + h.rj;
-    Gen *g = PyMem_Malloc(sizeof(Gen));
-    if (g == NULL)
-        return PyErr_NoMemory();
-    if (core_gen_output(g, args, nargs, 5, 0) < 0) {
-        PyMem_Free(g);
-        return NULL;
-    }
     PyObject *out = core_gen_start(g, kind >= 0);
     h.g = g;
     if (out != NULL && owen_generate(&h, (int)kind, (int)arg, (int)key, (int)tier) < 0)
         Py_CLEAR(out);
     Py_XDECREF(g->code_obj);
-    PyMem_Free(g);
     return out;
 }

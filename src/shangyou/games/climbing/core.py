@@ -41,6 +41,9 @@ if AVAILABLE:
     Sequence.register(_core.Plays)     # the legal moves of a state, made when asked for
 # ClimbingGame.apply's fast path in C (``_core_apply.c``): True when it made the move
 apply_listed = _core.apply_listed if AVAILABLE else None
+# the game's legal moves in one call, a ``Plays`` sequence (``_core_moves.c``):
+# family_moves(spec, family, hand, last, token), ``spec`` from the family's ``core_spec``
+family_moves = _core.moves if AVAILABLE else None
 
 
 def _shuffles_alike() -> bool:
@@ -102,11 +105,9 @@ def _meta(code: int):
     return got
 
 
-def pagat_moves(hand, seq_top: int, prev: Combo | None, singles, family, token):
-    """ClimbingGame._play_moves for the pagat family in C: the moves of the leads (``prev``
-    None) or of a pass and the follows, a ``Plays`` sequence (each Move made when it is asked
-    for, ``_core_moves.c``); None when ``prev`` is no pagat play."""
-    return _core.pagat_moves(hand, seq_top, prev, _meta, _META, singles, family, token)
+def pagat_spec(seq_top: int, singles) -> tuple:
+    """The ``spec`` of :data:`family_moves` for the pagat family."""
+    return (0, seq_top, 0, 0, _meta, _META, singles)
 
 
 _PREV_KIND = {"single": K_SINGLE, "set": K_SET, "seq": K_SEQ, "mseq": K_MSEQ}
@@ -165,6 +166,9 @@ def _owen_meta(code: int):
     return got
 
 
+OWEN_SPEC = (1, 0, 0, 0, _owen_meta, _O_META, None)     # see family_moves
+
+
 def owen_leads(hand) -> list[Combo]:
     """OwenFamily.leads in C (ValueError for a card held twice: Owen has one pack)."""
     return _core.owen_plays(hand, -1, 0, 0, 0, _owen_meta, _O_META)
@@ -179,15 +183,6 @@ def owen_follows(hand, prev: Combo) -> list[Combo] | None:
     """OwenFamily.follows in C; None for a play the core does not describe."""
     args = _owen_prev(prev)
     return None if args is None else _core.owen_plays(hand, *args, _owen_meta, _O_META)
-
-
-def owen_moves(family, hand, prev: Combo | None, token) -> Sequence[Move] | None:
-    """ClimbingGame._play_moves for the Owen family in C, a ``Plays`` sequence (see
-    :func:`pagat_moves`); None for a play to beat the core does not describe."""
-    args = (-1, 0, 0, 0) if prev is None else _owen_prev(prev)
-    if args is None:
-        return None
-    return _core.owen_plays(hand, *args, _owen_meta, _O_META, family, token)
 
 
 def _owen_prev(prev: Combo) -> tuple | None:
@@ -252,6 +247,9 @@ _Z_PREV = {("single",): 0, ("pair",): 1, ("triple",): 2, ("quartet",): 3, ("pair
            ("special",): 9}
 
 
+ZF_SPEC = (2, 0, 0, 0, _zf_meta, _Z_META, None)         # see family_moves
+
+
 def zf_leads(hand) -> list[Combo]:
     """ZhengFenFamily.leads in C (ValueError for a card held twice: one pack)."""
     return _core.zf_plays(hand, -1, 0, 0, _zf_meta, _Z_META)
@@ -261,15 +259,6 @@ def zf_follows(hand, prev: Combo) -> list[Combo] | None:
     """ZhengFenFamily.follows in C; None for a play the core does not describe."""
     args = _zf_prev(prev)
     return None if args is None else _core.zf_plays(hand, *args, _zf_meta, _Z_META)
-
-
-def zf_moves(family, hand, prev: Combo | None, token) -> Sequence[Move] | None:
-    """ClimbingGame._play_moves for Zheng Fen in C, a ``Plays`` sequence (see
-    :func:`pagat_moves`); None for a play to beat the core does not describe."""
-    args = (-1, 0, 0) if prev is None else _zf_prev(prev)
-    if args is None:
-        return None
-    return _core.zf_plays(hand, *args, _zf_meta, _Z_META, family, token)
 
 
 def _zf_prev(prev: Combo) -> tuple | None:
@@ -320,6 +309,11 @@ def _winner_options(fam) -> tuple:
             1 if fam.bomb == "quad" else 0)
 
 
+def winner_spec(fam) -> tuple:
+    """The ``spec`` of :data:`family_moves` for a "winner" family."""
+    return (3, *_winner_options(fam), _winner_meta, _W_META, None)
+
+
 def winner_leads(fam, hand) -> list[Combo]:
     """WinnerFamily.leads in C."""
     return _core.winner_plays(hand, *_winner_options(fam), -1, 0, 0, 0, _winner_meta, _W_META)
@@ -331,16 +325,6 @@ def winner_follows(fam, hand, prev: Combo) -> list[Combo] | None:
     if args is None:
         return None
     return _core.winner_plays(hand, *_winner_options(fam), *args, _winner_meta, _W_META)
-
-
-def winner_moves(fam, hand, prev: Combo | None, token) -> Sequence[Move] | None:
-    """ClimbingGame._play_moves for the "winner" family in C, a ``Plays`` sequence (see
-    :func:`pagat_moves`); None for a play to beat the core does not describe."""
-    args = (-1, 0, 0, 0) if prev is None else _winner_prev(fam, prev)
-    if args is None:
-        return None
-    return _core.winner_plays(hand, *_winner_options(fam), *args, _winner_meta, _W_META, fam,
-                              token)
 
 
 def _winner_prev(fam, prev: Combo) -> tuple | None:

@@ -113,9 +113,10 @@ class CompiledFamily(Family):
     without the module, and for a hand the core refuses (``ValueError``: more copies of a card
     than its packs allow) or a follow it leaves to Python (``None``).
 
-    The game's legal moves come from ``core_moves`` (``play_moves``): the core's ``Plays``
-    sequence, whose Move objects are made only when an item is asked for; the game makes
-    them from ``leads`` / ``follows`` where it answers None."""
+    The game's legal moves come from the core in one call (``play_moves``, with the family's
+    ``core_spec``): a ``Plays`` sequence, whose Move objects are made only when an item is
+    asked for; where it answers None (a play to beat it does not describe) or refuses the
+    hand, the game makes them from ``leads`` / ``follows``."""
 
     def core_leads(self, hand: Sequence[int]) -> list[Combo]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -123,22 +124,29 @@ class CompiledFamily(Family):
     def core_follows(self, hand: Sequence[int], prev: Combo) -> list[Combo] | None:
         raise NotImplementedError  # pragma: no cover - abstract
 
-    def core_moves(self, hand: Sequence[int], last: Combo | None,
-                   token) -> Sequence[Move] | None:
-        """The legal moves from the core (a pass first when ``last`` is a play to beat), or
-        None: the game makes them from ``leads`` / ``follows``."""
-        return None
+    def core_spec(self) -> tuple:  # pragma: no cover - abstract
+        """What the core's ``family_moves`` needs to list this family's plays (core.py)."""
+        raise NotImplementedError
 
     def leads_py(self, hand: Sequence[int]) -> list[Combo]:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def play_moves(self, hand: Sequence[int], last: Combo | None, token):
+    def play_moves(self, hand: Sequence[int], last: Combo | None,
+                   token) -> Sequence[Move] | None:
         if core.ACTIVE:
+            spec = self.__dict__.get("_core_spec")
+            if spec is None:
+                spec = self._core_spec = self.core_spec()
             try:
-                return self.core_moves(hand, last, token)
+                return core.family_moves(spec, self, hand, last, token)
             except ValueError:
                 pass
         return None
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("_core_spec", None)      # made again when needed (it holds memo tables)
+        return state
 
     def follows_py(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
         return Family.follows(self, hand, prev)

@@ -128,8 +128,8 @@ class ZhengFenFamily(CompiledFamily):
     def core_follows(self, hand: Sequence[int], prev: Combo) -> list[Combo] | None:
         return core.zf_follows(hand, prev)
 
-    def core_moves(self, hand: Sequence[int], last: Combo | None, token):
-        return core.zf_moves(self, hand, last, token)
+    def core_spec(self) -> tuple:
+        return core.ZF_SPEC
 
     def leads_py(self, hand: Sequence[int]) -> list[Combo]:
         h = _Hand(hand)

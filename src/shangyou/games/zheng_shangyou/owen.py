@@ -155,8 +155,8 @@ class OwenFamily(CompiledFamily):
     def core_follows(self, hand: Sequence[int], prev: Combo) -> list[Combo] | None:
         return core.owen_follows(hand, prev)
 
-    def core_moves(self, hand: Sequence[int], last: Combo | None, token):
-        return core.owen_moves(self, hand, last, token)
+    def core_spec(self) -> tuple:
+        return core.OWEN_SPEC
 
     def leads_py(self, hand: Sequence[int]) -> list[Combo]:
         h = _Hand(hand)

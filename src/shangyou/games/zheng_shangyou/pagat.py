@@ -83,8 +83,8 @@ class PagatFamily(CompiledFamily):
     def core_follows(self, hand: Sequence[int], prev: Combo) -> list[Combo] | None:
         return core.pagat_follows(hand, self.seq_top, prev, _SINGLE_COMBOS)
 
-    def core_moves(self, hand: Sequence[int], last: Combo | None, token):
-        return core.pagat_moves(hand, self.seq_top, last, _SINGLE_COMBOS, self, token)
+    def core_spec(self) -> tuple:
+        return core.pagat_spec(self.seq_top, _SINGLE_COMBOS)
 
     def leads_py(self, hand: Sequence[int]) -> list[Combo]:
         nat = _by_rank(hand)
