@@ -52,6 +52,8 @@ typedef struct {
     int *pool;
     Py_ssize_t pool_n, pool_cap;
     int first;
+    int fixed;          /* plays and pool are the owner's own small arrays: never freed or
+                           reallocated (growing past them copies them to the heap) */
 } Sink;
 
 /* The play to beat, as PagatFamily.follows reads it: kind -1 for leading, else the kind and

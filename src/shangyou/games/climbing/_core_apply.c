@@ -16,6 +16,9 @@
 
 #include "_core.h"
 
+/* an attribute of the game from its dict (borrowed; NULL when missing) */
+#define GET(d, name) PyDict_GetItemWithError(d, name)
+
 static PyObject *S_token, *S_to_act, *S_phase, *S_last, *S_last_seat, *S_passes, *S_hands,
     *S_trick, *S_tricks, *S_won, *S_order, *S_n, *S_moves, *S_legal, *S_rules,
     *S_finish_trick, *S_play;
@@ -51,7 +54,7 @@ intern_names(void)
 static long
 small(PyObject *d, PyObject *name, long below)
 {
-    PyObject *v = PyDict_GetItem(d, name);
+    PyObject *v = GET(d, name);
     if (v == NULL || !PyLong_CheckExact(v))
         return -1;
     long x = PyLong_AsLong(v);
@@ -109,25 +112,12 @@ plain_int(PyObject *x)
     return PyLong_Check(x) && Py_TYPE(x)->tp_richcompare == PyLong_Type.tp_richcompare;
 }
 
-/* the index of the card ``c`` in the list, from ``from`` on, or -1 (-2 for an item that is
-   no plain int: then the Python code makes the move) */
-static Py_ssize_t
-find_card(PyObject *hand, long c, Py_ssize_t from)
-{
-    for (Py_ssize_t i = from; i < PyList_GET_SIZE(hand); i++) {
-        PyObject *x = PyList_GET_ITEM(hand, i);
-        if (!plain_int(x))
-            return -2;
-        if (PyLong_AsLong(x) == c)
-            return i;
-    }
-    return -1;
-}
 
-/* do the move (known to be one apply_listed makes); 0, or -1 with an exception */
+/* do the move (known to be one apply_listed makes; for a play, ``taken`` marks the
+   positions of its cards in the hand); 0, or -1 with an exception */
 static int
 make(PyObject *d, PyObject *move, int is_pass, long n, long seat, PyObject *hands,
-     PyObject *trick, long end_trick_for, long next)
+     PyObject *trick, long end_trick_for, long next, const unsigned char *taken)
 {
     if (is_pass) {
         if (append_pair(trick, seat, Py_None) < 0)
@@ -137,8 +127,8 @@ make(PyObject *d, PyObject *move, int is_pass, long n, long seat, PyObject *hand
             if (set_long(d, S_passes, passes + 1) < 0)
                 return -1;
         } else {                                   /* _end_trick */
-            PyObject *tricks = PyDict_GetItem(d, S_tricks);
-            PyObject *won = PyList_GET_ITEM(PyDict_GetItem(d, S_won), end_trick_for);
+            PyObject *tricks = GET(d, S_tricks);
+            PyObject *won = PyList_GET_ITEM(GET(d, S_won), end_trick_for);
             if (PyList_Append(tricks, trick) < 0)
                 return -1;
             for (Py_ssize_t i = 0; i < PyList_GET_SIZE(trick); i++) {
@@ -160,16 +150,11 @@ make(PyObject *d, PyObject *move, int is_pass, long n, long seat, PyObject *hand
         }
     } else {
         PyObject *hand = PyList_GET_ITEM(hands, seat);
-        PyObject *cards = SLOT(move, core_move_off[MOVE_CARDS]);
         PyObject *combo = SLOT(move, core_move_off[MOVE_COMBO]);
-        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(cards); k++) {     /* hand.remove(c) */
-            Py_ssize_t i = find_card(hand, PyLong_AsLong(PyTuple_GET_ITEM(cards, k)), 0);
-            if (i < 0 || PyList_SetSlice(hand, i, i + 1, NULL) < 0) {
-                if (!PyErr_Occurred())
-                    PyErr_SetString(PyExc_RuntimeError, "a card of the play left the hand");
+        /* hand.remove(c) for each card: the first occurrences not taken by an earlier card */
+        for (Py_ssize_t i = PyList_GET_SIZE(hand) - 1; i >= 0; i--)
+            if (taken[i] && PyList_SetSlice(hand, i, i + 1, NULL) < 0)
                 return -1;
-            }
-        }
         PyObject *s = PyLong_FromLong(seat);
         if (s == NULL)
             return -1;
@@ -184,7 +169,7 @@ make(PyObject *d, PyObject *move, int is_pass, long n, long seat, PyObject *hand
     }
     if (set_long(d, S_to_act, next) < 0)
         return -1;
-    PyObject *log = PyDict_GetItem(d, S_moves);
+    PyObject *log = GET(d, S_moves);
     if (append_pair(log, seat, move) < 0 || PyDict_SetItem(d, S_legal, Py_None) < 0 ||
         PyDict_SetItem(d, S_token, Py_None) < 0)
         return -1;
@@ -202,15 +187,15 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
     if (seat_arg != Py_None && !(PyLong_CheckExact(seat_arg) &&
                                  PyLong_AsLong(seat_arg) == seat))
         return PyErr_Occurred() ? (PyErr_Clear(), 0) : 0;
-    PyObject *phase = PyDict_GetItem(d, S_phase);
+    PyObject *phase = GET(d, S_phase);
     if (phase == NULL || !PyUnicode_CheckExact(phase) ||
         (phase != S_play && PyUnicode_Compare(phase, S_play) != 0))
         return 0;
-    PyObject *last = PyDict_GetItem(d, S_last);
-    PyObject *hands = PyDict_GetItem(d, S_hands);
-    PyObject *trick = PyDict_GetItem(d, S_trick);
-    PyObject *order = PyDict_GetItem(d, S_order);
-    PyObject *log = PyDict_GetItem(d, S_moves);
+    PyObject *last = GET(d, S_last);
+    PyObject *hands = GET(d, S_hands);
+    PyObject *trick = GET(d, S_trick);
+    PyObject *order = GET(d, S_order);
+    PyObject *log = GET(d, S_moves);
     if (last == NULL || hands == NULL || trick == NULL || order == NULL || log == NULL ||
         !PyList_CheckExact(hands) || PyList_GET_SIZE(hands) != n || !PyList_CheckExact(trick) ||
         !PyList_CheckExact(order) || !PyList_CheckExact(log))
@@ -219,6 +204,7 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
         if (!PyList_CheckExact(PyList_GET_ITEM(hands, s)))
             return 0;
     long done = PyList_GET_SIZE(order);
+    unsigned char taken[MAX_HAND * 2];
     int is_pass = move == core_move_pass;
     long end_trick_for = -1, next;
     if (is_pass) {
@@ -230,8 +216,8 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
             return 0;
         long others = n - done - (PyList_GET_SIZE(PyList_GET_ITEM(hands, last_seat)) ? 1 : 0);
         if (passes + 1 >= others) {            /* the trick ends: _end_trick */
-            PyObject *tricks = PyDict_GetItem(d, S_tricks);
-            PyObject *won = PyDict_GetItem(d, S_won);
+            PyObject *tricks = GET(d, S_tricks);
+            PyObject *won = GET(d, S_won);
             if (n - done <= 1 || tricks == NULL || won == NULL || !PyList_CheckExact(tricks) ||
                 !PyList_CheckExact(won) || PyList_GET_SIZE(won) != n ||
                 !PyList_CheckExact(PyList_GET_ITEM(won, last_seat)))
@@ -251,7 +237,7 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
             next = next_with_cards(hands, n, seat, 0);
         }
     } else {
-        PyObject *tok = PyDict_GetItem(d, S_token);
+        PyObject *tok = GET(d, S_token);
         if (tok == NULL || tok == Py_None || core_move_type == NULL ||
             !Py_IS_TYPE(move, core_move_type) || SLOT(move, core_move_off[MOVE_TOKEN]) != tok)
             return 0;
@@ -265,27 +251,34 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
             return 0;
         PyObject *hand = PyList_GET_ITEM(hands, seat);
         Py_ssize_t k = PyTuple_GET_SIZE(cards), size = PyList_GET_SIZE(hand);
-        if (k == 0 || k >= size || k > MAX_HAND)
+        if (k == 0 || k >= size || size > (Py_ssize_t)sizeof taken)
             return 0;                          /* the player goes out: the Python code */
-        /* every card is held (as many times as played): mark the positions they take */
-        unsigned char taken[MAX_HAND * 2];
-        if (size > (Py_ssize_t)sizeof taken)
-            return 0;
+        /* every card is held (as many times as played): mark the positions list.remove
+           takes, the first occurrence not taken by an earlier card */
+        long held[sizeof taken];
+        for (Py_ssize_t i = 0; i < size; i++) {
+            PyObject *x = PyList_GET_ITEM(hand, i);
+            if (!plain_int(x) || ((held[i] = PyLong_AsLong(x)) == -1 && PyErr_Occurred()))
+                return PyErr_Occurred() ? (PyErr_Clear(), 0) : 0;
+        }
         memset(taken, 0, (size_t)size);
         for (Py_ssize_t j = 0; j < k; j++) {
             PyObject *c = PyTuple_GET_ITEM(cards, j);
             if (!plain_int(c))
                 return 0;
             long v = PyLong_AsLong(c);
-            Py_ssize_t i = -1;
-            do
-                i = find_card(hand, v, i + 1);
-            while (i >= 0 && taken[i]);
-            if (i < 0 || PyErr_Occurred())
-                return PyErr_Occurred() ? (PyErr_Clear(), 0) : 0;
+            if (v == -1 && PyErr_Occurred()) {
+                PyErr_Clear();
+                return 0;
+            }
+            Py_ssize_t i = 0;
+            while (i < size && (taken[i] || held[i] != v))
+                i++;
+            if (i == size)
+                return 0;                      /* not held: the Python code says so */
             taken[i] = 1;
         }
-        PyObject *rules = PyDict_GetItem(d, S_rules);
+        PyObject *rules = GET(d, S_rules);
         if (rules == NULL)
             return 0;
         PyObject *ft = PyObject_GetAttr(rules, S_finish_trick);
@@ -309,7 +302,8 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
         }
         next = next_with_cards(hands, n, seat, 0);
     }
-    return make(d, move, is_pass, n, seat, hands, trick, end_trick_for, next) < 0 ? -1 : 1;
+    return make(d, move, is_pass, n, seat, hands, trick, end_trick_for, next, taken) < 0 ?
+           -1 : 1;
 }
 
 PyObject *
@@ -332,5 +326,7 @@ core_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_DECREF(d);
     if (rc < 0)
         return NULL;
+    if (rc == 0 && PyErr_Occurred())
+        PyErr_Clear();                     /* a state it could not read: nothing changed */
     return PyBool_FromLong(rc);
 }

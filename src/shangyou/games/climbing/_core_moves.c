@@ -16,12 +16,18 @@
 
 #include "_core.h"
 
+#define SMALL_PLAYS 8           /* most follows: in the object itself, no other allocation */
+#define SMALL_POOL 24
+
 typedef struct {
     PyObject_HEAD
     Sink sink;                  /* the plays, in order */
     Py_ssize_t pass_first;      /* 1: item 0 is PASS_MOVE */
     PyObject *meta, *meta_cache, *singles, *family, *token;   /* as in Gen; singles or NULL */
     PyObject **items;           /* the Move of each play, NULL until made (or no array yet) */
+    Play small_plays[SMALL_PLAYS];
+    int small_pool[SMALL_POOL];
+    PyObject *small_items[SMALL_PLAYS];
 } Plays;
 
 PyObject *
@@ -31,6 +37,11 @@ core_plays_new(Gen *g, int following)
     if (p == NULL)
         return NULL;
     memset(&p->sink, 0, sizeof p->sink);
+    p->sink.plays = p->small_plays;
+    p->sink.cap = SMALL_PLAYS;
+    p->sink.pool = p->small_pool;
+    p->sink.pool_cap = SMALL_POOL;
+    p->sink.fixed = 1;
     p->pass_first = following ? 1 : 0;
     p->meta = g->meta;
     p->meta_cache = g->meta_cache;
@@ -54,10 +65,13 @@ plays_dealloc(Plays *p)
     if (p->items != NULL) {
         for (Py_ssize_t i = 0; i < p->sink.n; i++)
             Py_XDECREF(p->items[i]);
-        PyMem_Free(p->items);
+        if (p->items != p->small_items)
+            PyMem_Free(p->items);
     }
-    PyMem_Free(p->sink.plays);
-    PyMem_Free(p->sink.pool);
+    if (!p->sink.fixed) {
+        PyMem_Free(p->sink.plays);
+        PyMem_Free(p->sink.pool);
+    }
     Py_XDECREF(p->meta);
     Py_XDECREF(p->meta_cache);
     Py_XDECREF(p->singles);
@@ -127,9 +141,12 @@ item(Plays *p, Py_ssize_t i)
     }
     Py_ssize_t j = i - p->pass_first;
     if (p->items == NULL) {
-        p->items = PyMem_Calloc((size_t)p->sink.n, sizeof(PyObject *));
-        if (p->items == NULL)
+        if (p->sink.n <= SMALL_PLAYS) {
+            memset(p->small_items, 0, sizeof p->small_items);
+            p->items = p->small_items;
+        } else if ((p->items = PyMem_Calloc((size_t)p->sink.n, sizeof(PyObject *))) == NULL) {
             return PyErr_NoMemory();
+        }
     }
     PyObject *m = p->items[j];
     if (m == NULL) {

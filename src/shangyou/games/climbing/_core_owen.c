@@ -31,6 +31,15 @@
 /* a key as one int, compared like the Python tuples of one class: (r, natural) or (e,) */
 #define OKEY(r, nat) ((r) * 2 + (nat))
 
+/* _Hand._options: a list of wild supplies: (2s taken, jokers: 0 none, 1 BJ, 2 RJ, 3 both) */
+typedef struct {
+    int k2, j;
+} Wild;
+
+#define WL_USED 5            /* 2s already used: 0..4 */
+#define WL_W 7               /* substitutes: 0..6 (four 2s and two jokers) */
+#define WL_MAX 20            /* supplies of one count: (2s 0..4) x (4 joker choices) */
+
 typedef struct {
     Gen *g;                  /* where the plays go (its buf holds the cards being built) */
     int nat_n[12], nat[12][4];
@@ -38,6 +47,9 @@ typedef struct {
     int bj, rj;              /* 1 when held */
     int nwild;
     int filter, beat;        /* when filter: only keys > beat (OwenFamily.follows' filter) */
+    /* the lists of wild supplies by (2s used, substitutes), made when first needed */
+    signed char wl_n[WL_USED][WL_W];
+    Wild (*wl)[WL_W][WL_MAX];
 } Owen;
 
 static int
@@ -48,12 +60,7 @@ put(Owen *h, long code, int key, int n)
     return core_emit(h->g, code, n);
 }
 
-/* _Hand._options: the w-th list of wild supplies after ``used`` natural 2s, in order;
-   calls back with each (2s taken, jokers: 0 none, 1 BJ, 2 RJ, 3 both) */
-typedef struct {
-    int k2, j;
-} Wild;
-
+/* _Hand._options: the w-th list of wild supplies after ``used`` natural 2s, in order */
 static int
 wild_list(const Owen *h, int used, int w, Wild *out)
 {
@@ -75,6 +82,20 @@ wild_list(const Owen *h, int used, int w, Wild *out)
                 n++;
             }
     return n;
+}
+
+/* the list of wild_list(h, used, w), made once per hand (h->wl), or in ``spare`` */
+static int
+wilds(Owen *h, int used, int w, Wild *spare, const Wild **out)
+{
+    if (used < 0 || used >= WL_USED || w < 0 || w >= WL_W || h->wl == NULL) {
+        *out = spare;
+        return wild_list(h, used, w, spare);
+    }
+    if (h->wl_n[used][w] < 0)
+        h->wl_n[used][w] = (signed char)wild_list(h, used, w, h->wl[used][w]);
+    *out = h->wl[used][w];
+    return h->wl_n[used][w];
 }
 
 /* writes the wild cards of ``x`` at buf[k]; returns the new length */
@@ -146,9 +167,10 @@ sets(Owen *h, int size, int lo)
                 TRY(put(h, OCODE(kind, r, 0, 0, 1), OKEY(r, 1), n));
                 continue;
             }
-            int nw = wild_list(h, 0, w, ws);
+            const Wild *wl;
+            int nw = wilds(h, 0, w, ws, &wl);
             for (int x = 0; x < nw; x++)
-                TRY(put(h, OCODE(kind, r, 0, 0, 0), OKEY(r, 0), put_wild(h, buf, n, &ws[x])));
+                TRY(put(h, OCODE(kind, r, 0, 0, 0), OKEY(r, 0), put_wild(h, buf, n, &wl[x])));
         }
     }
     if (lo <= TWO && h->nt >= size) {
@@ -202,7 +224,8 @@ full_houses(Owen *h, int lo)
                 w = a->w + b->w;
                 used = b->r == TWO ? 2 : 0;
             }
-            int nw = wild_list(h, used, w, ws);
+            const Wild *wl;
+            int nw = wilds(h, used, w, ws, &wl);
             if (!nw)
                 continue;
             const Group *first = a->r < b->r ? a : b, *second = a->r < b->r ? b : a;
@@ -215,7 +238,7 @@ full_houses(Owen *h, int lo)
             int nat = w == 0;
             long code = OCODE(OK_FULL, a->r, b->r, 0, nat);
             for (int x = 0; x < nw; x++)
-                TRY(put(h, code, OKEY(a->r, nat), put_wild(h, buf, k, &ws[x])));
+                TRY(put(h, code, OKEY(a->r, nat), put_wild(h, buf, k, &wl[x])));
         }
     }
     return 0;
@@ -259,34 +282,32 @@ typedef struct {
     Owen *h;
     int k, s, e, kind;
     int opts[12][4], nopts[12];
-    int choice[12];
 } Chain;
 
 static int
-chain_walk(Chain *c, int r, int w)
+chain_walk(Chain *c, int r, int w, int n)
 {
     Owen *h = c->h;
+    int *buf = h->g->buf;              /* buf[0..n): the naturals chosen for ranks s..r-1 */
     if (r > c->e) {
-        int *buf = h->g->buf, n = 0;
-        for (int x = c->s; x <= c->e; x++)
-            for (int i = 0; i < c->choice[x]; i++)
-                buf[n++] = h->nat[x][i];
         int m = c->e - c->s + 1;
         if (w == 0)
             return put(h, OCODE(c->kind, c->e, c->s, m, 1), OKEY(c->e, 1), n);
         Wild ws[32];
-        int nw = wild_list(h, 0, w, ws);
+        const Wild *wl;
+        int nw = wilds(h, 0, w, ws, &wl);
         for (int x = 0; x < nw; x++)
             TRY(put(h, OCODE(c->kind, c->e, c->s, m, 0), OKEY(c->e, 0),
-                    put_wild(h, buf, n, &ws[x])));
+                    put_wild(h, buf, n, &wl[x])));
         return 0;
     }
     for (int i = 0; i < c->nopts[r]; i++) {
-        int dw = c->k - c->opts[r][i];
+        int take = c->opts[r][i], dw = c->k - take;
         if (w + dw > h->nwild)
             continue;
-        c->choice[r] = c->opts[r][i];
-        TRY(chain_walk(c, r + 1, w + dw));
+        for (int j = 0; j < take; j++)
+            buf[n + j] = h->nat[r][j];
+        TRY(chain_walk(c, r + 1, w + dw, n + take));
     }
     return 0;
 }
@@ -317,7 +338,7 @@ chains(Owen *h, int k, int length, int lo)
             if (m >= 2 && (!length || m == length) && e >= lo) {
                 c.s = s;
                 c.e = e;
-                TRY(chain_walk(&c, s, 0));
+                TRY(chain_walk(&c, s, 0, 0));
             }
             if (length && m >= length)
                 break;
@@ -478,7 +499,10 @@ core_owen_run(PyObject *hand, const long *v, Gen *g)
     if (core_read_hand(hand, count, 1) < 0)
         return NULL;
     Owen h;
+    Wild wl[WL_USED][WL_W][WL_MAX];          /* not cleared: wl_n says what is made */
     memset(&h, 0, sizeof h);
+    memset(h.wl_n, -1, sizeof h.wl_n);
+    h.wl = wl;
     for (int c = 0; c < 48; c++)
         if (count[c])
             h.nat[c >> 2][h.nat_n[c >> 2]++] = c;

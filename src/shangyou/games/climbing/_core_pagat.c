@@ -18,11 +18,33 @@ typedef struct {
     int v[3];
 } Beat;
 
+/* a sink's own small arrays moved to the heap, so that they may grow */
+static int
+sink_unfix(Sink *s)
+{
+    Play *p = PyMem_Malloc((size_t)(s->cap ? s->cap : 1) * sizeof(Play));
+    int *q = PyMem_Malloc((size_t)(s->pool_cap ? s->pool_cap : 1) * sizeof(int));
+    if (p == NULL || q == NULL) {
+        PyMem_Free(p);
+        PyMem_Free(q);
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(p, s->plays, (size_t)s->n * sizeof(Play));
+    memcpy(q, s->pool, (size_t)s->pool_n * sizeof(int));
+    s->plays = p;
+    s->pool = q;
+    s->fixed = 0;
+    return 0;
+}
+
 static int
 sink_grow(Sink *s, Py_ssize_t ncards)
 {
+    if (s->fixed && sink_unfix(s) < 0)
+        return -1;
     if (s->n == s->cap) {
-        Py_ssize_t cap = s->cap ? 2 * s->cap : 16;   /* 256 bytes: the small allocator */
+        Py_ssize_t cap = s->cap ? 4 * s->cap : 16;   /* 256 bytes: the small allocator */
         Play *p = PyMem_Realloc(s->plays, (size_t)cap * sizeof(Play));
         if (p == NULL) {
             PyErr_NoMemory();
@@ -32,7 +54,7 @@ sink_grow(Sink *s, Py_ssize_t ncards)
         s->cap = cap;
     }
     if (s->pool_n + ncards > s->pool_cap) {
-        Py_ssize_t cap = s->pool_cap ? 2 * s->pool_cap : 64;
+        Py_ssize_t cap = s->pool_cap ? 4 * s->pool_cap : 64;
         while (cap < s->pool_n + ncards)
             cap *= 2;
         int *p = PyMem_Realloc(s->pool, (size_t)cap * sizeof(int));
@@ -52,13 +74,15 @@ core_emit(Gen *g, long code, int ncards)
 {
     if (g->out == NULL) {
         Sink *s = g->sink;
-        if (sink_grow(s, ncards) < 0)
+        if ((s->n == s->cap || s->pool_n + ncards > s->pool_cap) && sink_grow(s, ncards) < 0)
             return -1;
         Play *p = &s->plays[s->n++];
         p->code = code;
         p->n = ncards;
         p->off = (int)s->pool_n;
-        memcpy(s->pool + s->pool_n, g->buf, (size_t)ncards * sizeof(int));
+        int *to = s->pool + s->pool_n;
+        for (int i = 0; i < ncards; i++)
+            to[i] = g->buf[i];
         s->pool_n += ncards;
         return s->first ? STOP : 0;
     }

@@ -174,21 +174,22 @@ class ClimbingGame(CompactView, GameBase):
             return self.dealer
         if how.startswith("place:"):
             return self.prev_order[int(how[6:])]
-        first_seen: dict[int, int] = {}      # card -> the seat it was first dealt to
-        for k in range(dealt):
-            first_seen.setdefault(cards[k], (self.dealer + k) % self.n)
         if how == "random-card":
+            first_seen: dict[int, int] = {}      # card -> the seat it was first dealt to
+            for k in range(dealt):
+                first_seen.setdefault(cards[k], (self.dealer + k) % self.n)
             # a card is drawn from the pack before the deal and put back; its holder leads
             drawn = self._rng.choice(deck(r.decks, r.jokers))
             self.events.append({"event": "drawn card", "card": CARD_TEXT[drawn]})
             return first_seen[drawn]
         if how.startswith("holder:"):
             wanted = parse(how[7:])[0]
-            if wanted in first_seen:
-                return first_seen[wanted]
-            # the card was not dealt: the holder of the lowest dealt card leads
-            low = min(first_seen)
-            return first_seen[low]
+            dealt_cards = cards[:dealt]
+            if wanted not in dealt_cards:
+                # the card was not dealt: the holder of the lowest dealt card leads
+                wanted = min(dealt_cards)
+            # the seat its first dealt copy went to
+            return (self.dealer + dealt_cards.index(wanted)) % self.n
         raise ValueError(f"unknown leader rule {how!r}")
 
     def _begin_play(self) -> None:
