@@ -295,6 +295,7 @@ core_gen_output(Gen *g, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at,
     g->code = 0;
     g->meta = g->meta_cache = g->singles = g->last_meta = NULL;
     g->family = g->token = NULL;
+    g->mask_ok = 0;
     if (nargs == at)
         return 0;
     Py_ssize_t base = at + 2 + with_singles;

@@ -37,7 +37,9 @@
 #define CODE_F3(code) ((int)((code) >> 10 & 255))
 #define CODE_PURE(code) ((int)((code) >> 18 & 1))
 
-/* One play in C: its code and its cards (``n`` of them at ``off`` in the sink's pool). */
+/* One play in C: its code and its cards (``n`` of them at ``off`` in the sink's pool; a
+   negative ``n``: -n cards of one pack, given as a 64-bit set of card codes, its low and high
+   halves at pool[off], pool[off + 1], see core_emit_mask). */
 typedef struct {
     long code;
     int n;
@@ -81,6 +83,7 @@ typedef struct {
        sink of a Plays sequence (_core_moves.c), which makes each Move (of this family and
        token) when it is asked for */
     PyObject *family, *token;
+    int mask_ok;                            /* the sink takes plays as sets of cards */
     int buf[MAX_HAND];                      /* the cards of the play being built */
 } Gen;
 
@@ -141,6 +144,10 @@ int core_winner_prev(PyObject *prev, int rank_only, long *desc);
 
 /* _core_pagat.c */
 int core_emit(Gen *g, long code, int ncards);      /* 0, STOP, or -1 with an exception */
+/* the same for a play of ``ncards`` distinct cards given as a set (bit c: card code c) */
+int core_emit_mask(Gen *g, long code, unsigned long long mask, int ncards);
+/* the cards of a set, ascending, into ``out``; their number */
+int core_mask_cards(unsigned long long mask, int *out);
 void gen_from_counts(Gen *g, const unsigned char *count, int seq_top);
 int pagat_generate(Gen *g, const Prev *prev);      /* 0, STOP, or -1 with an exception */
 void prev_of_code(long code, Prev *prev);

@@ -56,6 +56,7 @@ core_plays_new(Gen *g, int following)
     p->items = NULL;
     g->out = NULL;
     g->sink = &p->sink;
+    g->mask_ok = 1;
     return (PyObject *)p;
 }
 
@@ -93,8 +94,15 @@ make_move(Plays *p, Py_ssize_t j)
 {
     const Play *pl = &p->sink.plays[j];
     const int *cards = p->sink.pool + pl->off;
+    int ncards = pl->n, set_cards[64];
+    if (ncards < 0) {                  /* a set of cards of one pack */
+        const unsigned int *half = (const unsigned int *)cards;
+        ncards = core_mask_cards((unsigned long long)half[0] |
+                                 (unsigned long long)half[1] << 32, set_cards);
+        cards = set_cards;
+    }
     PyObject *combo;
-    if (p->singles != NULL && CODE_KIND(pl->code) == K_SINGLE && pl->n == 1) {
+    if (p->singles != NULL && CODE_KIND(pl->code) == K_SINGLE && ncards == 1) {
         combo = PyList_GetItem(p->singles, cards[0]);
         if (combo == NULL)
             return NULL;
@@ -107,12 +115,12 @@ make_move(Plays *p, Py_ssize_t j)
         Py_DECREF(code);
         if (meta == NULL)
             return NULL;
-        PyObject *t = PyTuple_New(pl->n);
+        PyObject *t = PyTuple_New(ncards);
         if (t == NULL) {
             Py_DECREF(meta);
             return NULL;
         }
-        for (int i = 0; i < pl->n; i++) {
+        for (int i = 0; i < ncards; i++) {
             PyObject *c = PyLong_FromLong(cards[i]);      /* 0..53: the shared small ints */
             if (c == NULL) {
                 Py_DECREF(t);

@@ -34,6 +34,8 @@
 /* _Hand._options: a list of wild supplies: (2s taken, jokers: 0 none, 1 BJ, 2 RJ, 3 both) */
 typedef struct {
     int k2, j;
+    unsigned long long m;    /* those cards as a set (bit c: card code c), and how many */
+    int cnt;
 } Wild;
 
 #define WL_USED 5            /* 2s already used: 0..4 */
@@ -50,7 +52,12 @@ typedef struct {
     /* the lists of wild supplies by (2s used, substitutes), made when first needed */
     signed char wl_n[WL_USED][WL_W];
     Wild (*wl)[WL_W][WL_MAX];
+    /* the first c naturals of rank r, and the first c 2s, as sets of cards (one pack: a play
+       is a set of cards, its cards in ascending order as they are written to buf) */
+    unsigned long long natm[12][5], twom[5];
 } Owen;
+
+#define BIT(c) (1ULL << (c))
 
 static int
 put(Owen *h, long code, int key, int n)
@@ -58,6 +65,15 @@ put(Owen *h, long code, int key, int n)
     if (h->filter && key <= h->beat)
         return 0;
     return core_emit(h->g, code, n);
+}
+
+/* a play of the set ``m`` of ``n`` cards */
+static int
+put_set(Owen *h, long code, int key, unsigned long long m, int n)
+{
+    if (h->filter && key <= h->beat)
+        return 0;
+    return core_emit_mask(h->g, code, m, n);
 }
 
 /* _Hand._options: the w-th list of wild supplies after ``used`` natural 2s, in order */
@@ -77,8 +93,12 @@ wild_list(const Owen *h, int used, int w, Wild *out)
     for (int k2 = 0; k2 <= h->nt - used; k2++)
         for (int i = 0; i < nj; i++)
             if (k2 + jl[js[i]] == w) {
+                int j = js[i];
                 out[n].k2 = used + k2;
-                out[n].j = js[i];
+                out[n].j = j;
+                out[n].m = h->twom[used + k2] | (j & 1 ? BIT(BJ_CODE) : 0) |
+                           (j & 2 ? BIT(RJ_CODE) : 0);
+                out[n].cnt = used + k2 + jl[j];
                 n++;
             }
     return n;
@@ -96,19 +116,6 @@ wilds(Owen *h, int used, int w, Wild *spare, const Wild **out)
         h->wl_n[used][w] = (signed char)wild_list(h, used, w, h->wl[used][w]);
     *out = h->wl[used][w];
     return h->wl_n[used][w];
-}
-
-/* writes the wild cards of ``x`` at buf[k]; returns the new length */
-static int
-put_wild(const Owen *h, int *buf, int k, const Wild *x)
-{
-    for (int i = 0; i < x->k2; i++)
-        buf[k++] = h->twos[i];
-    if (x->j & 1)
-        buf[k++] = BJ_CODE;
-    if (x->j & 2)
-        buf[k++] = RJ_CODE;
-    return k;
 }
 
 /* _Hand.parts(k)[r]: the naturals n to use, from the most down (substitutes k - n) */
@@ -154,30 +161,26 @@ static int
 sets(Owen *h, int size, int lo)
 {
     int kind = size == 2 ? OK_PAIR : size == 3 ? OK_TRIP : OK_QUAD;
-    int *buf = h->g->buf;
     int ns[4];
     Wild ws[32];
     for (int r = lo > 0 ? lo : 0; r < 12; r++) {
         int np = parts(h, size, r, ns);
         for (int i = 0; i < np; i++) {
             int n = ns[i], w = size - n;
-            for (int c = 0; c < n; c++)
-                buf[c] = h->nat[r][c];
+            unsigned long long base = h->natm[r][n];
             if (w == 0) {
-                TRY(put(h, OCODE(kind, r, 0, 0, 1), OKEY(r, 1), n));
+                TRY(put_set(h, OCODE(kind, r, 0, 0, 1), OKEY(r, 1), base, n));
                 continue;
             }
             const Wild *wl;
             int nw = wilds(h, 0, w, ws, &wl);
             for (int x = 0; x < nw; x++)
-                TRY(put(h, OCODE(kind, r, 0, 0, 0), OKEY(r, 0), put_wild(h, buf, n, &wl[x])));
+                TRY(put_set(h, OCODE(kind, r, 0, 0, 0), OKEY(r, 0), base | wl[x].m,
+                            n + wl[x].cnt));
         }
     }
-    if (lo <= TWO && h->nt >= size) {
-        for (int c = 0; c < size; c++)
-            buf[c] = h->twos[c];
-        TRY(put(h, OCODE(kind, TWO, 0, 0, 1), OKEY(TWO, 1), size));
-    }
+    if (lo <= TWO && h->nt >= size)
+        TRY(put_set(h, OCODE(kind, TWO, 0, 0, 1), OKEY(TWO, 1), h->twom[size], size));
     return 0;
 }
 
@@ -208,7 +211,6 @@ full_houses(Owen *h, int lo)
     }
     if (!ntr || !npa)
         return 0;
-    int *buf = h->g->buf;
     Wild ws[32];
     for (int t = 0; t < ntr; t++) {
         const Group *a = &trips[t];
@@ -228,17 +230,19 @@ full_houses(Owen *h, int lo)
             int nw = wilds(h, used, w, ws, &wl);
             if (!nw)
                 continue;
-            const Group *first = a->r < b->r ? a : b, *second = a->r < b->r ? b : a;
-            if (first->r != TWO)
-                for (int c = 0; c < first->n; c++)
-                    buf[k++] = h->nat[first->r][c];
-            if (second->r != TWO)
-                for (int c = 0; c < second->n; c++)
-                    buf[k++] = h->nat[second->r][c];
+            unsigned long long base = 0;      /* the naturals of both (2s: in the supply) */
+            if (a->r != TWO) {
+                base |= h->natm[a->r][a->n];
+                k += a->n;
+            }
+            if (b->r != TWO) {
+                base |= h->natm[b->r][b->n];
+                k += b->n;
+            }
             int nat = w == 0;
             long code = OCODE(OK_FULL, a->r, b->r, 0, nat);
             for (int x = 0; x < nw; x++)
-                TRY(put(h, code, OKEY(a->r, nat), put_wild(h, buf, k, &wl[x])));
+                TRY(put_set(h, code, OKEY(a->r, nat), base | wl[x].m, k + wl[x].cnt));
         }
     }
     return 0;
@@ -285,29 +289,26 @@ typedef struct {
 } Chain;
 
 static int
-chain_walk(Chain *c, int r, int w, int n)
+chain_walk(Chain *c, int r, int w, unsigned long long set, int n)
 {
-    Owen *h = c->h;
-    int *buf = h->g->buf;              /* buf[0..n): the naturals chosen for ranks s..r-1 */
+    Owen *h = c->h;                    /* set: the n naturals chosen for ranks s..r-1 */
     if (r > c->e) {
         int m = c->e - c->s + 1;
         if (w == 0)
-            return put(h, OCODE(c->kind, c->e, c->s, m, 1), OKEY(c->e, 1), n);
+            return put_set(h, OCODE(c->kind, c->e, c->s, m, 1), OKEY(c->e, 1), set, n);
         Wild ws[32];
         const Wild *wl;
         int nw = wilds(h, 0, w, ws, &wl);
         for (int x = 0; x < nw; x++)
-            TRY(put(h, OCODE(c->kind, c->e, c->s, m, 0), OKEY(c->e, 0),
-                    put_wild(h, buf, n, &wl[x])));
+            TRY(put_set(h, OCODE(c->kind, c->e, c->s, m, 0), OKEY(c->e, 0), set | wl[x].m,
+                        n + wl[x].cnt));
         return 0;
     }
     for (int i = 0; i < c->nopts[r]; i++) {
         int take = c->opts[r][i], dw = c->k - take;
         if (w + dw > h->nwild)
             continue;
-        for (int j = 0; j < take; j++)
-            buf[n + j] = h->nat[r][j];
-        TRY(chain_walk(c, r + 1, w + dw, n + take));
+        TRY(chain_walk(c, r + 1, w + dw, set | h->natm[r][take], n + take));
     }
     return 0;
 }
@@ -338,7 +339,7 @@ chains(Owen *h, int k, int length, int lo)
             if (m >= 2 && (!length || m == length) && e >= lo) {
                 c.s = s;
                 c.e = e;
-                TRY(chain_walk(&c, s, 0, 0));
+                TRY(chain_walk(&c, s, 0, 0, 0));
             }
             if (length && m >= length)
                 break;
@@ -509,6 +510,11 @@ core_owen_run(PyObject *hand, const long *v, Gen *g)
     for (int c = 48; c < 52; c++)
         if (count[c])
             h.twos[h.nt++] = c;
+    for (int r = 0; r < 12; r++)
+        for (int c = 0; c < h.nat_n[r]; c++)
+            h.natm[r][c + 1] = h.natm[r][c] | BIT(h.nat[r][c]);
+    for (int c = 0; c < h.nt; c++)
+        h.twom[c + 1] = h.twom[c] | BIT(h.twos[c]);
     h.bj = count[BJ_CODE];
     h.rj = count[RJ_CODE];
     h.nwild = h.nt + h.bj + h.rj;

@@ -153,6 +153,46 @@ core_emit(Gen *g, long code, int ncards)
     return rc;
 }
 
+int
+core_mask_cards(unsigned long long mask, int *out)
+{
+    int k = 0;
+    while (mask) {
+#if defined(__GNUC__) || defined(__clang__)
+        out[k++] = __builtin_ctzll(mask);
+#else
+        int c = 0;
+        while (!(mask >> c & 1))
+            c++;
+        out[k++] = c;
+#endif
+        mask &= mask - 1;
+    }
+    return k;
+}
+
+/* one play of ``ncards`` distinct cards given as a set: kept as the set in a sink that takes
+   sets (a Plays sequence), else written out to g->buf, ascending, for core_emit */
+int
+core_emit_mask(Gen *g, long code, unsigned long long mask, int ncards)
+{
+    if (g->out == NULL && g->mask_ok) {
+        Sink *s = g->sink;
+        if ((s->n == s->cap || s->pool_n + 2 > s->pool_cap) && sink_grow(s, 2) < 0)
+            return -1;
+        Play *p = &s->plays[s->n++];
+        p->code = code;
+        p->n = -ncards;
+        p->off = (int)s->pool_n;
+        unsigned int *half = (unsigned int *)(s->pool + s->pool_n);
+        half[0] = (unsigned int)(mask & 0xffffffffu);
+        half[1] = (unsigned int)(mask >> 32);
+        s->pool_n += 2;
+        return s->first ? STOP : 0;
+    }
+    return core_emit(g, code, core_mask_cards(mask, g->buf));
+}
+
 /* Python's (x0, x1) <= (b0, b1) */
 static int
 le2(int x0, int x1, const int *b)
