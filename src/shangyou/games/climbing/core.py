@@ -21,7 +21,8 @@ process).
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ...cards import RANK_NAMES, RANK_WORDS, SUIT_NAMES
 from ...engine.moves import PASS_MOVE, PLAY, Move
@@ -39,11 +40,17 @@ AVAILABLE = _core is not None
 ACTIVE = AVAILABLE       # read by the families and the game on every call
 if AVAILABLE:
     Sequence.register(_core.Plays)     # the legal moves of a state, made when asked for
+
+
+def _not_built(*args: object) -> None:
+    raise RuntimeError("the compiled core is not built")
+
+
 # ClimbingGame.apply's fast path in C (``_core_apply.c``): True when it made the move
-apply_listed = _core.apply_listed if AVAILABLE else None
+apply_listed: Callable[..., Any] = _core.apply_listed if AVAILABLE else _not_built
 # the game's legal moves in one call, a ``Plays`` sequence (``_core_moves.c``):
 # family_moves(spec, family, hand, last, token), ``spec`` from the family's ``core_spec``
-family_moves = _core.moves if AVAILABLE else None
+family_moves: Callable[..., Any] = _core.moves if AVAILABLE else _not_built
 
 
 def _shuffles_alike() -> bool:
