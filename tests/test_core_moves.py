@@ -25,7 +25,6 @@ from shangyou.games.climbing import core
 from shangyou.games.climbing.combo import Combo
 
 
-
 @pytest.fixture(autouse=True)
 def _core_on():
     prev = core.use(True)
@@ -82,7 +81,7 @@ def test_plays_behave_as_the_list_of_the_same_moves():
     assert [fields(m) for m in moves[1:3]] == [fields(m) for m in as_list[1:3]]
     assert type(moves[::2]) is list and len(moves[::-1]) == n
     assert [str(m) for m in reversed(moves)] == [str(m) for m in reversed(as_list)]
-    assert moves == as_list and as_list == moves and not (moves != as_list)
+    assert moves == as_list and as_list == moves and (moves != as_list) is False
     assert moves != as_list[:-1] and moves != tuple(as_list)
     assert "pass" in moves and str(moves[2]) in moves and "3H 3H 3H 3H 3H" not in moves
     assert moves.index(str(moves[2])) == 2 and moves.count("pass") == 1

@@ -205,16 +205,15 @@ def _reading_key(m) -> tuple:
 
 
 def sort_moves(moves: Sequence[Move], by_text: bool = False) -> list[Move]:
-    """``moves`` (a list of ``Move``) sorted in place in the candidate order; any other
-    sequence of them (the compiled core's read-only listing) is copied into a list first.
+    """``moves`` sorted in the candidate order: a list of ``Move`` in place, another sequence
+    of them (the compiled core's read-only listing) copied into a list first.
 
     ``by_text=False`` (climbing games): by kind, number of cards and cards, read from the moves
     (:func:`move_key`'s order, without making texts); plays of the same cards (several readings
     of wild cards) in the family's order of readings (``reading_order``, highest first: the
     default reading is first when it is legal). ``by_text=True`` (Sheng ji, whose texts carry
     more): by :func:`move_key` of every text."""
-    if type(moves) is not list:
-        moves = list(moves)
+    moves = moves if type(moves) is list else list(moves)
     if by_text:
         moves.sort(key=lambda m: move_key(str(m)))
         return moves
@@ -460,8 +459,7 @@ class Encoder:
         return (other - seat) % self.n
 
     def pager(self, moves: Sequence[Move]) -> Pager:
-        """The candidates of a decision from its legal moves (a list this pager may keep, or
-        another sequence, copied)."""
+        """The candidates of a decision from its legal moves (a list this pager may keep)."""
         return Pager(moves, self.k, self.by_text)
 
     def observe(self, game, seat: int, pager: Pager | None) -> np.ndarray:
