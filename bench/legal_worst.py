@@ -19,7 +19,12 @@ Then come **named constructed worst hands**, states random play seldom reaches: 
 directly, timed ``--reps`` times (median and maximum) and reported with its move count. For
 Sheng ji follows the reference generator that lists every multiset of the suit and filters it
 (``legal_follows_reference``, the way legal follows were listed before they were generated
-directly) is timed on the same state, where the code has it.
+directly) is timed on the same state, where the code has it. Climbing hands with more than 400
+legal moves offer the play in steps (``choose`` a group, ``pick`` cards:
+``games/climbing/steps.py``); each listing is timed with the grouping made afresh, as on the
+first step, and the constructed climbing states include steps after a ``choose`` and after
+picks. For two of them the full listing of every play (``all_moves()``, what the search and
+the environments take) is timed besides.
 
 The target (issue 24) is under 5 ms at worst everywhere. Results are printed as Markdown
 tables; ``--json PATH`` also writes every figure.
@@ -69,8 +74,12 @@ def new_game(name: str, players: int, packs: int | None, seed: int):
 
 
 def timed_list(g) -> tuple[int, int]:
-    """(ns, number of moves) of one listing of ``g``'s legal moves, computed afresh."""
+    """(ns, number of moves) of one listing of ``g``'s legal moves, computed afresh (for a
+    climbing play chosen in steps, the grouping of the plays too, which the game otherwise
+    keeps from one step to the next)."""
     g._legal = None
+    if getattr(g, "_grouping", None) is not None:
+        g._grouping = None
     gc.disable()
     t0 = time.perf_counter_ns()
     moves = g.legal_moves()
@@ -90,7 +99,12 @@ def describe(g) -> str:
             return "follow, picking card by card"
         return "follow"
     if phase == "play" and hasattr(g, "last"):
-        return "lead" if g.last is None else "follow"
+        what = "lead" if g.last is None else "follow"
+        if getattr(g, "choice", None) is not None:      # a climbing play chosen in steps
+            return f"{what}, {g.choice}" + (f", {len(g.picked)} picked" if g.picked else "")
+        if any(m.kind == "choose" for m in (g._legal or [])):
+            return f"{what}, offered by groups"
+        return what
     return str(phase)
 
 
@@ -137,6 +151,35 @@ def _climbing_lead(name: str, players: int, packs: int | None, hand: str):
     g.hands[g.to_act] = sorted(parse(hand))
     g.last = None
     return g
+
+
+def _climbing_steps(build, choice: str, picks: int = 0):
+    """The state ``build()`` with ``choice`` chosen and the first ``picks`` cards offered
+    picked (a climbing play chosen in steps)."""
+    g = build()
+    g.apply(choice)
+    for _ in range(picks):
+        g.apply(next(m for m in g.legal_moves() if m.kind == "pick"))
+    return g
+
+
+PAGAT_WORST = ("2S 2S 2H 2H 2D 2D 2C 2C BJ BJ RJ RJ 3S 3H 4S 4H 5S 5H 6S 6H 7S 7H 8S 8H 9S 9H "
+               "10S")
+PAGAT_3P = ("2S 2S 2H 2H 2D 2D 2C 2C BJ BJ RJ RJ 3S 3H 4S 4H 5S 5H 6S 6H 7S 7H 8S 8H 9S 9H "
+            "10S 10H JS JH QS QH KS KH AS AH")
+OWEN_WORST = "2S 2H 2D 2C BJ RJ 3S 3H 4S 4H 5S 5H 6S 6H 7S 7H 8S 8H 9S 9H 10S 10H JS JH QS QH"
+
+
+def _pagat_worst():
+    return _climbing_lead("zheng-shangyou/pagat", 4, 2, PAGAT_WORST)
+
+
+def _pagat_3p():
+    return _climbing_lead("zheng-shangyou/pagat", 3, 2, PAGAT_3P)
+
+
+def _owen_worst():
+    return _climbing_lead("zheng-shangyou/owen", 2, None, OWEN_WORST)
 
 
 SPADES = " ".join(r + "S" for r in "3 4 5 6 7 8 9 10 J Q K A".split())
@@ -194,13 +237,18 @@ def _sheng_ji_lead(hand: str, packs: int = 4):
 THROW3 = "AS AS AS KS KS KS QS QS QS"
 NAMED = [
     ("pagat 2 packs 4p: lead, 27 cards: eight 2s, four jokers, pairs 3-9 and a 10",
-     lambda: _climbing_lead("zheng-shangyou/pagat", 4, 2,
-                            "2S 2S 2H 2H 2D 2D 2C 2C BJ BJ RJ RJ 3S 3H 4S 4H 5S 5H 6S 6H "
-                            "7S 7H 8S 8H 9S 9H 10S"), None),
-    ("owen 2p: lead, 26 cards: all four 2s, both jokers, pairs 3-Q",
-     lambda: _climbing_lead("zheng-shangyou/owen", 2, None,
-                            "2S 2H 2D 2C BJ RJ 3S 3H 4S 4H 5S 5H 6S 6H 7S 7H 8S 8H 9S 9H "
-                            "10S 10H JS JH QS QH"), None),
+     _pagat_worst, None),
+    ("pagat 2 packs 4p: the same, its largest group chosen (16 multiple sequence 3-10x2)",
+     lambda: _climbing_steps(_pagat_worst, "choose 16 multiple sequence 3-10x2"), None),
+    ("pagat 2 packs 4p: the same group, 3 cards picked",
+     lambda: _climbing_steps(_pagat_worst, "choose 16 multiple sequence 3-10x2", 3), None),
+    ("pagat 2 packs 3p: lead, 36 cards: eight 2s, four jokers, pairs 3-A",
+     _pagat_3p, None),
+    ("pagat 2 packs 3p: the same, 24 multiple sequence 3-Ax2 chosen",
+     lambda: _climbing_steps(_pagat_3p, "choose 24 multiple sequence 3-Ax2"), None),
+    ("owen 2p: lead, 26 cards: all four 2s, both jokers, pairs 3-Q", _owen_worst, None),
+    ("owen 2p: the same, its largest group chosen (20 stair 3-Q)",
+     lambda: _climbing_steps(_owen_worst, "choose 20 stair 3-Q"), None),
     ("sheng-ji 4 packs 4p: follow a throw of three triples (A K Q) with 33 spades",
      lambda: _sheng_ji_follow(THROW3, 33), THROW3),
     ("sheng-ji 4 packs 4p: the same, 4 cards already picked",
@@ -224,6 +272,11 @@ NAMED = [
 ]
 
 
+# the constructed climbing states whose full listing (all_moves: every play at once, as the
+# search and the environments take it) is timed too; the 36-card hand has too many plays
+FULL_LISTING = {NAMED[0][0], NAMED[5][0]}
+
+
 def run_named(reps: int) -> list[dict]:
     try:
         from shangyou.games.sheng_ji.follow import legal_follows_reference
@@ -236,6 +289,17 @@ def run_named(reps: int) -> list[dict]:
         ms = [ns / 1e6 for ns, _ in runs]
         row = {"name": label, "moves": runs[0][1], "median_ms": statistics.median(ms),
                "max_ms": max(ms), "state": describe(g)}
+        if label in FULL_LISTING:       # the climbing listing of every play, besides the steps
+            full = []
+            for _ in range(max(1, min(reps, 3))):
+                g._legal = None
+                gc.disable()
+                t0 = time.perf_counter_ns()
+                n = len(g.all_moves())
+                full.append(time.perf_counter_ns() - t0)
+                gc.enable()
+            row["plays"] = n
+            row["all_moves_ms"] = statistics.median(full) / 1e6
         if lead is not None and legal_follows_reference is not None:
             hand = g.hands[g.to_act]
             lead_cards = g.trick[0][1]
@@ -282,12 +346,14 @@ def main(argv=None) -> int:
                   f"{r['worst_ms']:.2f}{mark} | {r['worst_moves']} | {r['worst_state']} |")
     if named:
         print("\n| constructed state | moves | median ms | max ms | legal follows | reference "
-              "generator ms |")
-        print("|---|---:|---:|---:|---:|---:|")
+              "generator ms | every play (all_moves) | all_moves ms |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
         for r in named:
             ref = f"{r['reference_ms']:.1f}" if "reference_ms" in r else ""
+            full = f"{r['all_moves_ms']:.1f}" if "all_moves_ms" in r else ""
             print(f"| {r['name']} ({r['state']}) | {r['moves']} | {r['median_ms']:.2f} | "
-                  f"{r['max_ms']:.2f} | {r.get('legal_follows', '')} | {ref} |")
+                  f"{r['max_ms']:.2f} | {r.get('legal_follows', '')} | {ref} | "
+                  f"{r.get('plays', '')} | {full} |")
     if a.json:
         Path(a.json).parent.mkdir(parents=True, exist_ok=True)
         Path(a.json).write_text(json.dumps({"states": a.states, "seed": a.seed, "configs": rows,

@@ -27,6 +27,7 @@ NODES="${NODES:-2}"
 NODE_PORT="${NODE_PORT:-8101}"
 PG_PORT="${PG_PORT:-55432}"
 REDIS_PORT="${REDIS_PORT:-56379}"
+PUBSUB_LIMIT="pubsub 512mb 128mb 60"
 DATA="$(pwd)/data/cluster"
 PY=""
 STOP=""
@@ -121,8 +122,10 @@ if ! "${AS[@]}" "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U shangyou -d postgre
     "${AS[@]}" "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U shangyou shangyou
 fi
 echo "postgres $(head -n 1 "$DATA/pg/postmaster.pid")" >>"$DATA/run/pids"
+# a node that falls behind reading its channel is not cut off at Redis's default pubsub limit
+# (32 MB at once, or 8 MB for 60 s): it may hold 512 MB, or 128 MB for 60 s (docs/deploy.md)
 redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no \
-    --dir "$DATA" --logfile "$DATA/redis.log" &
+    --client-output-buffer-limit "$PUBSUB_LIMIT" --dir "$DATA" --logfile "$DATA/redis.log" &
 pids+=($!)
 echo "redis $!" >>"$DATA/run/pids"
 

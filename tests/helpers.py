@@ -112,6 +112,8 @@ def random_playout(name, players, options, seed, *, deep: bool, match: bool = Fa
                         resolved.combo.key == m.combo.key and \
                         resolved.combo.label == m.combo.label and \
                         tuple(sorted(resolved.cards)) == tuple(sorted(m.cards)), (t, m.combo)
+                elif m.kind in ("choose", "pick"):      # a step of a choice in steps
+                    assert str(g._resolve_step(t)) == t
                 else:
                     assert str(g._resolve_exchange(t) if m.kind != "pass" else m) == t
             # a card the player does not hold is refused and nothing changes

@@ -1,7 +1,8 @@
 """A real Redis server for the tests, started from the machine's own ``redis-server``.
 
 :class:`RedisServer` starts ``redis-server`` on a free port of 127.0.0.1 in a fresh temporary
-folder, with nothing saved to disk (no snapshots, no append-only file) and no config file. The
+folder, with nothing saved to disk (no snapshots, no append-only file), no config file, and
+the pubsub output buffer limit of ``scripts/cluster.sh``. The
 server is a child of the test process and is told by the kernel to stop should that process die
 without stopping it. ``redis-server`` is found on the ``PATH`` or in ``/usr/bin`` (Debian's
 ``redis-server`` package); without it the tests that need Redis fail, saying so:
@@ -21,6 +22,9 @@ import time
 from pathlib import Path
 
 _PR_SET_PDEATHSIG = 1
+# the pubsub output buffer a node may fill before Redis drops its subscription, as
+# scripts/cluster.sh sets it (docs/deploy.md)
+PUBSUB_LIMIT = "pubsub 512mb 128mb 60"
 
 
 def find_redis_server() -> Path | None:
@@ -74,6 +78,7 @@ class RedisServer:
                 self.proc = subprocess.Popen(
                     [str(self.binary), "--port", str(self.port), "--bind", "127.0.0.1",
                      "--dir", str(self.root), "--save", "", "--appendonly", "no",
+                     "--client-output-buffer-limit", PUBSUB_LIMIT,
                      "--daemonize", "no", "--protected-mode", "yes"],
                     cwd=self.root, stdin=subprocess.DEVNULL, stdout=log,
                     stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)

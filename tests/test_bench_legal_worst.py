@@ -37,10 +37,21 @@ def test_a_small_run_reports_every_figure(tmp_path, capsys):
     assert 0 < row["median_ms"] <= row["p99_ms"] <= row["max_ms"]
     assert row["worst_moves"] >= 1
     named = {r["name"]: r for r in data["named"]}
-    pagat = next(r for n, r in named.items() if n.startswith("pagat 2 packs"))
-    assert pagat["moves"] == 100044 and pagat["state"] == "lead"
-    owen = next(r for n, r in named.items() if n.startswith("owen 2p"))
-    assert owen["moves"] == 14637
+    # the worst climbing hands offer their plays in steps: groups by kind and rank, then a
+    # group's plays or cards to pick; the full listing of every play is counted besides
+    pagat = next(r for n, r in named.items() if n.startswith("pagat 2 packs 4p: lead"))
+    assert pagat["state"] == "lead, offered by groups"
+    assert pagat["moves"] == 403 and pagat["plays"] == 100044
+    chosen = next(r for n, r in named.items() if n.startswith("pagat 2 packs 4p: the same,"))
+    assert chosen["state"] == "lead, choose 16 multiple sequence 3-10x2"
+    assert 0 < chosen["moves"] <= 60 and "plays" not in chosen
+    picked = named["pagat 2 packs 4p: the same group, 3 cards picked"]
+    assert picked["state"].endswith(", 3 picked") and 0 < picked["moves"] <= chosen["moves"]
+    three = next(r for n, r in named.items() if n.startswith("pagat 2 packs 3p: lead"))
+    assert three["state"] == "lead, offered by groups" and three["moves"] <= 600
+    owen = next(r for n, r in named.items() if n.startswith("owen 2p: lead"))
+    assert owen["moves"] == 258 and owen["plays"] == 14637
+    assert owen["all_moves_ms"] > 0
     triples = named["sheng-ji 4 packs 4p: follow a throw of three triples (A K Q) with 33 spades"]
     assert triples["legal_follows"] == 873 and triples["state"] == "follow, picking card by card"
     assert triples["moves"] <= 12

@@ -57,7 +57,8 @@ def test_heuristic_and_search_always_answer_a_legal_move(cfg):
             m = climbing_search.choose(v, rng, iterations=8, strict=True)
         else:
             m = rand.choose(v)
-        assert m in v["legal_moves"], (m, v["legal_moves"][:5])
+        # a move offered, or where the play is chosen in steps a whole legal play
+        assert m in v["legal_moves"] or m in map(str, g.all_moves()), (m, v["legal_moves"][:5])
         decisions += 1
         g.apply(m)
     assert decisions > 10
@@ -253,10 +254,11 @@ def test_default_search_level_stops_at_its_cpu_cap(monkeypatch):
     monkeypatch.setattr(climbing_search, "DEFAULT_CAP_SECONDS", 0.2)
     g = shangyou.new_game("zheng-shangyou/owen", players=2, seed=3)
     v = g.view(g.to_act)
-    assert len(v["legal_moves"]) > 1000
+    plays = [str(m) for m in g.all_moves()]
+    assert len(plays) > 1000 and len(v["legal_moves"]) < len(plays)    # offered in steps
     t = time.process_time()
     move = climbing_search.choose(v, random.Random(1), strict=True)
-    assert move in v["legal_moves"]
+    assert move in plays
     assert time.process_time() - t < 0.2 + 0.3
 
 

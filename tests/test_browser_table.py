@@ -715,3 +715,4 @@ def test_sheng_ji_lead_of_two_suits_is_refused_with_the_reason(server, browser, 
     assert "one suit" in page.text_content("#play-why")
     assert not _axe(page), _axe(page)
     ctx.close()
+

@@ -133,7 +133,13 @@ def test_parse_input_never_raises(line, step):
 
 def test_order_suggestions_cheapest_first():
     g = shangyou.new_game("pits", players=3, seed=1)
-    moves = order_suggestions(g.legal_moves(), g.rules.family)
+    offered = order_suggestions(g.legal_moves(), g.rules.family)
+    # two packs, 36 cards: the play is chosen in steps, the groups (choose) after the plays
+    kinds = [m.kind for m in offered]
+    assert "choose" in kinds and kinds == sorted(kinds, key=lambda k: k == "choose")
+    groups = [int(str(m).split()[1]) for m in offered if m.kind == "choose"]
+    assert groups == sorted(groups)
+    moves = order_suggestions(g.all_moves(), g.rules.family)
     sizes = [len(m.cards) for m in moves]
     assert sizes == sorted(sizes)
     singles = [m for m in moves if len(m.cards) == 1]
@@ -669,3 +675,19 @@ def test_sheng_ji_hand_through_a_terminal(tmp_path):
     assert res.returncode == 0, res.stderr
     assert "You" not in res.stdout and "Seat 0 buries " in res.stdout
     assert "Seat 1 (25): " in res.stdout and "Hand 1 is over." in res.stdout
+
+
+def test_a_play_chosen_in_steps_at_the_terminal():
+    # the first lead of this pits deal has more than 400 plays: it is offered in groups; the
+    # player types a group, then takes the first suggestion until a play is made
+    lines: list[str] = []
+    g, session, out = _session(lines)
+    group = next(str(m) for m in g.legal_moves() if m.kind == "choose")
+    lines += [group.upper()] + ["1"] * 30
+    assert session.run() == "eof"
+    mine = [str(m) for s, m in g.moves if s == 0]
+    assert mine[0] == group
+    first_play = next(m for m in mine if not m.startswith(("choose ", "pick ")))
+    # the play made is one of the group chosen (as many cards)
+    assert mine.index(first_play) >= 1 and len(first_play.split()) == int(group.split()[1])
+    assert "Traceback" not in out.getvalue()

@@ -20,6 +20,7 @@ import pytest
 import shangyou
 from shangyou.cards import deck, parse
 from shangyou.games.climbing import core
+from shangyou.games.climbing.steps import groups
 from shangyou.games.zheng_shangyou.pagat import PagatFamily
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
@@ -64,7 +65,9 @@ def full(combo) -> tuple:
 
 
 def move_fields(m) -> tuple:
-    return (m.kind, tuple(m.cards), None if m.combo is None else full(m.combo))
+    """What a move is; for a step of a choice in steps (``choose``, ``pick``), its text."""
+    return (m.kind, tuple(m.cards), None if m.combo is None else full(m.combo),
+            str(m) if m.combo is None else None)
 
 
 def state(g) -> tuple:
@@ -94,12 +97,12 @@ class Lockstep:
         a = self.py.legal_moves()
         with_core(True)
         b = self.c.legal_moves()
-        # the core's listing is a Plays sequence (or a list, e.g. in an exchange): its length,
-        # then every item, made one by one from the plays' codes
+        # the core's listing is a Plays sequence (a list in an exchange, or while a play is
+        # chosen in steps): its length, then every item, made one by one from the codes
         assert len(b) == len(a), self.where()
         assert [move_fields(m) for m in b] == [move_fields(m) for m in a], self.where()
         if core.AVAILABLE and self.c.phase == "play":
-            assert type(b) is core._core.Plays, self.where()
+            assert type(b) is core._core.Plays or self.c._grouping is not None, self.where()
         self.states += 1
         return a, b
 
@@ -161,6 +164,70 @@ def test_lockstep_match(cfg):
         ls.step(rng)
     assert ls.py.hand_number >= 2
     assert ls.c.result == ls.py.result and ls.c.history == ls.py.history
+
+
+def _leading(name, players, opts, hand):
+    g = shangyou.new_game(name, players=players, seed=1, **opts)
+    while g.phase != "play":
+        g.apply(g.legal_moves()[0])
+    g.hands[g.to_act] = sorted(hand)
+    g.last = None
+    g._legal = None
+    return g
+
+
+@pytest.mark.parametrize("cfg,hands,run", [
+    (("zheng-shangyou/pagat", 3, {"decks": 2}), 8, (5, 7)),
+    (("zheng-shangyou/pagat", 4, {"decks": 2, "twos_in_sequences": True}), 6, (5, 7)),
+    (("zheng-shangyou/owen", 2, {}), 6, (8, 11))],
+    ids=lambda x: _cid(x) if isinstance(x, tuple) and len(x) == 3 else
+    f"ranks{x[0]}-{x[1] - 1}" if isinstance(x, tuple) else f"{x}hands")
+def test_steps_of_large_hands_alike(cfg, hands, run):
+    """Leads of large hands chosen in steps (the core counts and filters the plays, Python
+    lists and groups them): the same moves offered at every step of random walks, down to
+    the play, which is one of all_moves()."""
+    name, players, opts = cfg
+    rng = random.Random(11)
+    pack = deck(opts.get("decks", 1), True)
+    wild = [c for c in pack if c >= 48]            # 2s and jokers: many plays
+    rest = [c for c in pack if c < 48]
+    stepped = picked = 0
+    for _ in range(hands):
+        lo = rng.randrange(0, 12 - run[1] + 1)      # pairs or more of a run of ranks, wilds
+        pairs = [c for r in range(lo, lo + rng.randrange(*run))
+                 for c in rng.sample([c for c in rest if c >> 2 == r], rng.choice((2, 2, 3)))]
+        others = [c for c in rest if c not in pairs]
+        hand = pairs + rng.sample(wild, rng.randrange(min(len(wild), 5), min(len(wild), 10) + 1)) \
+            + rng.sample(others, rng.randrange(0, 4))
+        with_core(False)
+        py = _leading(name, players, opts, hand)
+        with_core(True)
+        c = _leading(name, players, opts, hand)
+        with_core(False)
+        sizes = {t: len(ms) for t, ms in groups(py.all_moves()).items()}
+        for walk in range(3):
+            a, b = py.clone(), c.clone()
+            while True:
+                with_core(False)
+                ma = a.legal_moves()
+                with_core(True)
+                mb = b.legal_moves()
+                assert [move_fields(m) for m in mb] == [move_fields(m) for m in ma], \
+                    f"{parse(hand)} after {[str(m) for _, m in a.moves[-3:]]}"
+                steps = [j for j, m in enumerate(ma) if m.kind in ("choose", "pick")]
+                i = rng.choice(steps) if steps and rng.random() < 0.9 else rng.randrange(len(ma))
+                if walk == 0 and ma[i].kind == "choose":       # the largest group first
+                    i = max(steps, key=lambda j: sizes.get(str(ma[j]), 0))
+                if ma[i].kind not in ("choose", "pick"):
+                    assert str(ma[i]) in {str(m) for m in b.all_moves()}
+                    break
+                stepped += 1
+                picked += ma[i].kind == "pick"
+                with_core(False)
+                a.apply(ma[i])
+                with_core(True)
+                b.apply(mb[i])
+    assert stepped >= 8 and picked >= 3
 
 
 def _compare_hand(fam, hand: tuple, rng, follows: int = 6) -> int:

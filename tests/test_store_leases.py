@@ -115,3 +115,24 @@ def test_leases_are_renewed_released_and_orphans_found(db_url):
     assert a.expire_waiting(later, []) == ["w"]
     a.close()
     b.close()
+
+
+def test_a_heartbeat_renews_every_lease_of_its_node_and_names_the_stopped_nodes(db_url):
+    a, b = Store(db_url, node="a"), Store(db_url, node="b")
+    _table(a, "t0")
+    _table(b, "t1")
+    assert a.renew(["t0"], 1) == ["t0"]              # a's lease on t0 about to run out
+    assert b.beat(1)[0] == ["t1"]                    # b: alive for 1 ms more (it stops)
+    deadline = time.monotonic() + 60
+    while True:
+        kept, dead = a.beat(LONG)
+        if dead:
+            break
+        assert time.monotonic() < deadline, "b's heartbeat never ran out"
+        time.sleep(0.01)
+    assert kept == ["t0"] and dead == ["b"]          # t0 renewed; b stopped, a did not
+    assert a.owners(["t0", "t1"]) == {"t0": "a", "t1": None}
+    assert not b.acquire("t0", LONG)                 # t0's lease runs again
+    assert b.beat(LONG) == (["t1"], [])              # b back: alive, and its t1 renewed
+    a.close()
+    b.close()

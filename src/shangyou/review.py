@@ -17,7 +17,8 @@ less one standard error of it (floored at 0), so that a decision is not marked o
 (docs/bots.md, *Advice and review*, measures that noise). :data:`THRESHOLDS` turn the loss
 into a mark (``good``, ``inaccuracy``, ``mistake``, ``blunder``). Decisions with one legal move, card
 exchanges, and in Sheng ji bids, burying, calling and the steps of a throw are not reviewed
-(the search leaves them to the heuristic).
+(the search leaves them to the heuristic). A climbing play chosen in steps is reviewed as one
+decision, the play it ends in, among every legal play.
 
 >>> import shangyou
 >>> from shangyou.bots import make_bot, play_out
@@ -228,7 +229,17 @@ def review_decision(view: dict, played: str, index: int = 0, rng=None,
     played out on up to ``judge_worlds`` fresh worlds, and the loss is measured on those
     alone (the best of several noisy means is above its true value; fresh worlds are not).
     ``seconds`` of CPU in all: half for the first step, the rest for the second, each at
-    least :data:`MIN_WORLDS` worlds."""
+    least :data:`MIN_WORLDS` worlds.
+
+    A climbing play chosen in steps (``choose``, ``pick``: games/climbing/steps.py) is judged
+    once, at the play it ends in, against every legal play; the steps are not decisions."""
+    game = view["game"]
+    if not game.startswith("sheng-ji"):
+        if played.startswith(("choose ", "pick ")):
+            return None
+        from .bots.climbing_heuristic import rules_for_view
+        from .games.climbing.steps import every_play
+        view = every_play(view, rules_for_view(view).family)
     moves = view["legal_moves"]
     if len(moves) < 2:
         return None
@@ -237,7 +248,6 @@ def review_decision(view: dict, played: str, index: int = 0, rng=None,
         raise ValueError(f"{played!r} is not a legal move of this view")
     rng = rng if rng is not None else random.Random(0)
     start = time.process_time()
-    game = view["game"]
     if game.startswith("sheng-ji"):
         judge = _sheng_ji_judge(view, played, rng)
         family = "sheng-ji"

@@ -98,6 +98,8 @@ class GreedyBot(Bot):
             from . import sheng_ji
             return sheng_ji.choose(view, self.rng)
         fam = rules_for(view).family
+        from ..games.climbing.steps import every_play
+        moves = every_play(view, fam)["legal_moves"]   # past the steps: every play
         kind = moves[0].split()[0] if moves[0] != "pass" else "pass"
         if kind in ("give", "take"):
             return max(moves, key=lambda m: fam.card_strength(_cards(m.split(None, 1)[1])[0]))

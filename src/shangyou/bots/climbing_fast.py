@@ -14,7 +14,7 @@ def fast_policy(g, rng, team_of):
     in its largest play, follow with the cheapest play that beats, keep wild/top cards while the
     hand is long, never beat a partner; when an opponent holds two cards or fewer, follow with
     the highest play and lead no play of their size."""
-    moves = g.legal_moves()
+    moves = g.all_moves()
     if len(moves) == 1:
         return moves[0]
     fam = g.rules.family

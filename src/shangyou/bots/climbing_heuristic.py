@@ -5,8 +5,11 @@ and seed 004 (Zheng Fen) describe good play:
 
 * **Plan the hand as a few combinations.** :func:`plan` splits the hand into combinations with
   the least cost, where a combination nobody can beat any more (judged against every card not
-  yet seen: a *control*) costs a quarter of a plain one, because it wins the lead back. Every
-  decision compares what is left of the plan after each legal play.
+  yet seen: a *control*) costs a quarter of a plain one, because it wins the lead back; one
+  that only 2s and jokers can beat costs less than a plain one (high cards are for winning the
+  lead), and a 2 or joker spent to fill out a play that can be beaten costs extra ("do not
+  lead 4-4-2-2 as four fours"). Every decision compares what is left of the plan after each
+  legal play.
 * **Leading**: go out if one play empties the hand; with only controls and one plain
   combination left, cash the controls first; else shed the lowest plain combination of the
   plan, avoiding plays of the size that an opponent close to going out could follow with.
@@ -26,13 +29,15 @@ from __future__ import annotations
 from collections import Counter
 
 from ..cards import parse
+from ..games.climbing.steps import every_play, in_steps
 from .base import GreedyBot
 from .reasons import Advice, Reason, Why
 
 CONTROL_COST = 0.25       # a combination that surely wins the lead back
 NODE_BUDGET = 150         # plan search nodes per decision (the search is exact below it)
 SAMPLES = 6               # random deals of the unseen cards for judging a play's chance
-WILD_COST = 0.6           # extra cost of a wild/top card used inside a beatable play
+WILD_COST = 0.8           # extra cost of a wild/top card used inside a beatable play
+TOP_BEAT = 0.5            # a deal where only wild/top cards beat a play: half a beating
 LEAD_VALUE = 0.5          # a trick won: the next lead is free
 MAX_MOVES = 12            # plays weighed per decision
 BRANCH = 6                # combinations tried for the lowest card at each node
@@ -47,6 +52,9 @@ def choose(view: dict, rng=None, strict: bool = False, why: Why | None = None) -
             why.note("only_move")
         return moves[0]
     try:
+        if in_steps(moves):       # the play is chosen in steps: weigh every play instead
+            view = every_play(view, rules_for_view(view).family)
+            moves = view["legal_moves"]
         h = Heuristic(view)
         h.why = why
         move = h.choose()
@@ -168,15 +176,29 @@ class Heuristic:
 
     def combo_cost(self, combo) -> float:
         """What a combination costs the plan: 1 for a play that will probably be beaten, down
-        to CONTROL_COST for one no opponent can beat (it wins the lead back)."""
+        to CONTROL_COST for one no opponent can beat (it wins the lead back). A play that only
+        2s and jokers can beat is counted beaten in a deal by TOP_BEAT only: players keep those
+        for winning the lead too, so it is a likely way back into the lead (except in Zheng
+        Fen, where a trick's points go to whoever wins it)."""
         key = (combo.cards, combo.label, combo.cls)
         cost = self._cost.get(key)
         if cost is None:
             follows = self.fam.follows
-            beaten = 0
+            precious = self.fam.precious
+            top_beat = TOP_BEAT if self.points is None else 1.0
+            beaten = 0.0
             for hands in self.samples():
-                if any(len(h) >= len(combo.cards) and follows(h, combo) for h in hands):
-                    beaten += 1
+                worst = 0.0
+                for h in hands:
+                    if len(h) < len(combo.cards):
+                        continue
+                    plays = follows(h, combo)
+                    if any(not any(precious(c) for c in f.cards) for f in plays):
+                        worst = 1.0
+                        break
+                    if plays:
+                        worst = top_beat
+                beaten += worst
             p = beaten / SAMPLES
             self._beaten[key] = p
             cost = CONTROL_COST + (1 - CONTROL_COST) * p

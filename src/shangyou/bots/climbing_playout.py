@@ -299,7 +299,7 @@ class PlanPolicy:
         plan = planner(shape)
         leading = g.last is None and g.phase == "play"
         if not leading:
-            moves = g.legal_moves()
+            moves = g.all_moves()
             if len(moves) == 1:
                 return moves[0]                            # nothing but a pass: no plan
         seat = g.to_act
@@ -320,7 +320,7 @@ class PlanPolicy:
                 m = self.direct_lead(g, fam, hand, groups, opps, close, team_of, seat, mine)
                 if m is not None:
                     return m
-            moves = g.legal_moves()
+            moves = g.all_moves()
             if len(moves) == 1:
                 return moves[0]
         size = len(hand)

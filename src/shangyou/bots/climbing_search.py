@@ -33,6 +33,7 @@ import random
 import time
 
 from ..games.climbing.game import score_hand
+from ..games.climbing.steps import every_play, in_steps
 from . import climbing_heuristic
 from .climbing_fast import fast_policy
 from .climbing_heuristic import rules_for_view
@@ -68,6 +69,8 @@ def choose(view: dict, rng=None, iterations: int | None = None, seconds: float |
     if pause_gc:
         gc.disable()
     try:
+        if in_steps(moves):       # the play is chosen in steps: weigh every play instead
+            view = every_play(view, rules_for_view(view).family)
         search = Search(view, rng)
         search.info = info
         return search.run(iterations, seconds)
@@ -254,9 +257,9 @@ class Search:
         return points[self.seat] + bonus
 
     def value(self, deal, move_index: int) -> float:
-        """One playout of the move ``legal_moves()[move_index]`` in the world of ``deal``."""
+        """One playout of the move ``all_moves()[move_index]`` in the world of ``deal``."""
         world = self.sampler.build(*deal)
-        world.apply(world.legal_moves()[move_index])
+        world.apply(world.all_moves()[move_index])
         return self.playout(world)
 
     def playout(self, g) -> float:

@@ -112,15 +112,21 @@ class LearnedBot(Bot):
                 and is_play_decision(view))
 
     def values(self, view: dict) -> list[float]:
-        """The network's value of each legal move (points expected from the hand)."""
-        from .learned_features import features
-        state, rows = features(view)
+        """The network's value of each legal move (points expected from the hand); where a
+        play is chosen in steps, of each legal play of ``whole_plays(view)``."""
+        from .learned_features import features, whole_plays
+        state, rows = features(whole_plays(view))
         return [float(x) for x in self.net.q(state, rows)]
 
     def choose(self, view: dict) -> str:
+        """The legal move of best value; where a play is chosen in steps, the best whole
+        play (the game accepts it at any step)."""
+        from .learned_features import whole_plays
         moves = view["legal_moves"]
         if len(moves) == 1:
             return moves[0]
+        view = whole_plays(view)
+        moves = view["legal_moves"]
         if not self.plays(view):
             if self._fallback is None:
                 from .heuristic import HeuristicBot

@@ -89,6 +89,17 @@ def play_vector(family, text: str) -> np.ndarray:
     return v
 
 
+def whole_plays(view: dict) -> dict:
+    """``view``, or where a climbing play is chosen in steps (``choose``, ``pick``:
+    games/climbing/steps.py) a copy listing every legal play instead: the network scores whole
+    plays, and the game accepts a whole play at every step."""
+    from ..games.climbing.steps import every_play, in_steps
+    if str(view.get("game", "")).startswith("sheng-ji") or \
+            not in_steps(view.get("legal_moves") or []):
+        return view
+    return every_play(view, rules_for(view).family)
+
+
 def is_play_decision(view: dict) -> bool:
     """A climbing game's play phase: every legal move is a play of cards or a pass (the
     exchange between hands and other games' decisions are not)."""

@@ -155,7 +155,7 @@ class Why:
 
     __slots__ = ("move", "reason")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.reason: Reason | None = None
         self.move: str | None = None        # the move the reason was noted for, when known
 

@@ -114,6 +114,9 @@ def parse_input(line: str, suggestions: list[str], step: str | None = None,
     tokens = text.replace(",", " ").split()
     if not tokens:
         return Command("error", "no cards given; type cards like 7h 7s, or pass")
+    if step is None and tokens[0].lower() in ("choose", "pick"):
+        # a step of the choice of a play among very many (games/climbing/steps.py)
+        return Command("move", " ".join([tokens[0].lower()] + tokens[1:]))
     if step is not None:
         return _parse_exchange(tokens, step, hand)
     if any(t.lower() == "as" for t in tokens[1:]) and tokens[-1].lower() != "as":
@@ -198,6 +201,9 @@ def order_suggestions(moves: list, family) -> list:
             return (1, combo.tier if combo is not None else 0, len(cards),
                     sum(1 for c in cards if family.precious(c)), top, strength(cards),
                     tuple(cards), _ints(combo.key) if combo is not None else ())
+        if m.kind == "choose":          # a group of plays (steps.py): after the plays, by size
+            n = str(m).split()[1]
+            return (2, int(n) if n.isdigit() else 0, str(m))
         if m.kind == "take":
             return (1, [-s for s in reversed(strength(cards))], tuple(cards))
         return (1, list(reversed(strength(cards))), tuple(cards))

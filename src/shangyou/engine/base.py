@@ -15,7 +15,7 @@ import copy
 import random
 import weakref
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Self, TypeGuard
 
 from ..errors import IllegalMove
 from .deal import Deal, DealRandom, check_seed, random_source
@@ -115,7 +115,7 @@ class GameBase:
             raise IllegalMove(f"it is seat {to_act}'s turn, not seat {seat}'s")
         return to_act
 
-    def _listed(self, move) -> bool:
+    def _listed(self, move: object) -> TypeGuard[Move]:
         """Is ``move`` one of the moves just listed for this state (so known legal)?"""
         return self._legal is not None and getattr(move, "token", None) is self._token
 

@@ -7,6 +7,8 @@
   not the default (first) reading, the reading follows ``as``: ``5H 6D BJ as 4-6``.
 * exchange steps: ``give 2S`` (show/give your highest card), ``take 2S`` (take one of the cards
   on offer), ``discard 3H`` (put an unwanted card up for the other side), ``offer 3H 4D``.
+* steps of a choice among very many plays (climbing games, ``games/climbing/steps.py``):
+  ``choose 6 multiple sequence 3-5x2`` (the kind and ranks of the play), ``pick 2H`` (a card).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
     from ..games.climbing.family import Family
 
 PLAY, PASS, GIVE, TAKE, DISCARD, OFFER = "play", "pass", "give", "take", "discard", "offer"
+CHOOSE, PICK = "choose", "pick"
 
 
 class Move:

@@ -153,7 +153,8 @@ class ShangyouAEC(AECEnv):
         if g.over:
             return None
         if self._pager is None:
-            self._pager = self.encoder.pager(g.legal_moves())
+            # every legal move at once: the environments do not choose plays in steps
+            self._pager = self.encoder.pager(getattr(g, "all_moves", g.legal_moves)())
         return self._pager
 
     def _decision(self) -> Pager:

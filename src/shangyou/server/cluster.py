@@ -9,9 +9,11 @@ Nodes share one PostgreSQL database (the source of truth, and the leases:
 - another node is that socket's *gateway*: it forwards the client's messages to the owner and
   the owner's messages (built by the owner's views, one per seat) to the client;
 - a table nobody runs (free, or its owner's lease ran out) is taken by the node a client opens
-  it on. A client on the gateway of a table whose owner is gone (its lease ran out, or its
-  Redis connection closed) is told ``moved`` and its socket closes with 1012; it reconnects, to
-  any node, and that node takes the table over from the store: nothing stored is lost.
+  it on. A client on the gateway of a table whose owner is gone (its heartbeat, and so its
+  leases, ran out) or changed is told ``moved`` and its socket closes with 1012; it
+  reconnects, to any node, and that node takes the table over from the store: nothing stored
+  is lost. A node whose Redis subscription drops subscribes again and gets what it missed
+  (:mod:`shangyou.server.links`): its clients notice nothing.
 
 The lobby and the replays read the database, so every node shows the same.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
 
 from starlette.websockets import WebSocketDisconnect
@@ -55,6 +58,7 @@ class Node:
         self.store = manager.store
         self.config = config
         self.id = config.node
+        self.lease = manager.lease        # a DbLease: it says which nodes are alive
         self.relay = Relay(config.redis_url, self.id, self._on_items, self._on_gone)
         self.remote: dict[tuple[str, int], RemoteConn] = {}    # owner: sockets elsewhere
         self.proxies: dict[int, _Proxy] = {}                   # gateway: sockets here
@@ -92,7 +96,7 @@ class Node:
                 if again.get(table_id) in (None, self.id):
                     return None             # closed or expired: the caller says which
                 continue
-            if await self.relay.alive(owner):
+            if self.lease.alive(owner, self.relay.heard.get(owner, 0.0)):
                 await self._gateway(ws, table_id, owner, address)
                 return True
             await asyncio.sleep(0.1)        # the owner is gone: its lease runs out soon
@@ -108,6 +112,8 @@ class Node:
         conn = Conn(ws, rate=manager.rate, address=address)
         conn.start()
         p = _Proxy(conn, table_id, owner)
+        # its lease was live just now: alive (for _check) until a later heartbeat says not
+        self.relay.heard[owner] = max(self.relay.heard.get(owner, 0.0), time.monotonic())
         self.proxies[conn.id] = p
         self.relay.post(owner, ["open", table_id, conn.id, address])
         try:
@@ -169,8 +175,8 @@ class Node:
                     rc.inbox.put_nowait(_BYE)
 
     def _on_gone(self, node: str) -> None:
-        """No subscriber on ``node``'s channel: its sockets here are closed, and the sockets
-        here whose table it ran reconnect."""
+        """``node`` stopped, or the link with it started over: its sockets here are closed,
+        and the sockets here whose table it ran reconnect."""
         for (n, _), rc in list(self.remote.items()):
             if n == node:
                 rc.closed = True
@@ -222,11 +228,13 @@ class Node:
 
     # -------------------------------------------------------------------------- watching
     async def _watch(self) -> None:
-        """Several times a lease: the gateway's sockets whose table's owner changed or is
-        gone reconnect; the owner's sockets of a node that is gone close."""
+        """Four times a lease: the streams from the other nodes are acknowledged; the
+        gateway's sockets whose table's owner changed or is gone reconnect; the owner's sockets
+        of a node that is gone close."""
         while True:
             await asyncio.sleep(self.config.lease_seconds / 4)
             try:
+                self.relay.acknowledge()
                 await self._check()
             except asyncio.CancelledError:
                 raise
@@ -241,6 +249,6 @@ class Node:
                 # a socket opened while the owners were read is checked next time
                 if p.table_id in ids and owners.get(p.table_id) != p.owner:
                     self._moved(p)
-        for node in {n for n, _ in self.remote}:
-            if not await self.relay.alive(node):
-                self._on_gone(node)
+        for node in {n for n, _ in self.remote} | {p.owner for p in self.proxies.values()}:
+            if not self.lease.alive(node, self.relay.heard.get(node, 0.0)):
+                self.relay.gone(node)

@@ -17,9 +17,13 @@ import ipaddress
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import orjson
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
 @dataclass(frozen=True)
@@ -148,17 +152,17 @@ class BodyLimit:
     ``too_slow``; either way the rest is never read and the connection is closed. The app then
     gets the body from memory."""
 
-    def __init__(self, app, limit: int, seconds: float):
+    def __init__(self, app: ASGIApp, limit: int, seconds: float):
         self.app = app
         self.limit = limit
         self.seconds = seconds
 
-    async def _refuse(self, send, status: int, code: str, message: str) -> None:
+    async def _refuse(self, send: Send, status: int, code: str, message: str) -> None:
         start, body = _error_body(status, code, message)
         await send(start)
         await send({"type": "http.response.body", "body": body})
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         for k, v in scope.get("headers", ()):
@@ -189,7 +193,7 @@ class BodyLimit:
         body = b"".join(chunks)
         sent = False
 
-        async def replay():
+        async def replay() -> Message:
             nonlocal sent
             if not sent:
                 sent = True

@@ -7,8 +7,14 @@ in milliseconds of the database's clock, so no two machines' clocks are compared
 
 - a node **takes** a table that is free, its own, or whose owner's lease ran out (one
   compare-and-set ``UPDATE``); taking it from another node raises the table's version;
-- the owner **renews** the leases of every table it holds several times a lease, in one
-  ``UPDATE`` (a table it no longer owns is dropped from memory: :meth:`TableManager.lose`);
+- the owner **renews** the leases of every table it holds four times a lease, in one
+  ``UPDATE`` (with its heartbeat in ``nodes``, which tells every node which nodes stopped), from a
+  thread of its own with its own database connection: a node whose event
+  loop is busy (a second behind under overload) keeps its tables, because the renewal waits
+  neither for the loop nor for the store's queue of writes. The loop still has to show it
+  runs: when it has not run for ``stall_seconds`` (a hung node), the leases are left to run
+  out and other nodes take its tables over. A table it no longer owns is dropped from memory
+  (:meth:`TableManager.lose`);
 - it **releases** a table it drops from memory, so another node may take it at once;
 - every **write** of a table is a compare-and-set on its version and owner
   (:class:`~shangyou.server.store.Stale` otherwise): a node that was paused past its lease and
@@ -19,6 +25,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
+import time
 
 log = logging.getLogger("shangyou.server")
 
@@ -35,6 +43,9 @@ class LocalLease:
     def forget(self, table_id: str) -> None:
         """The table left memory (nothing to release)."""
 
+    def alive(self, node: str, heard_at: float = 0.0) -> bool:
+        return True                       # there is no other node
+
     async def start(self, manager) -> None:
         pass
 
@@ -47,14 +58,28 @@ class DbLease:
 
     ORPHANS = 50            # tables of gone nodes taken over in one round (the rest next time)
 
-    def __init__(self, store, node: str, lease_seconds: float = 4.0):
+    def __init__(self, store, node: str, lease_seconds: float = 4.0,
+                 stall_seconds: float | None = None):
         self.store = store              # AsyncStore of a Store made with node=node
         self.node = node
         self.lease_seconds = float(lease_seconds)
         self.lease_ms = int(self.lease_seconds * 1000)
+        # the event loop silent this long: the node is hung, and its leases run out
+        self.stall_seconds = (max(30.0, 8 * self.lease_seconds) if stall_seconds is None
+                              else float(stall_seconds))
         self._released: set[str] = set()
         self._task: asyncio.Task | None = None
+        self._beat: asyncio.TimerHandle | None = None
         self._manager = None
+        self._loop_seen = time.monotonic()          # the event loop last ran (its heartbeat)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        # the latest renewal: when it started (monotonic) and the tables this node owned then
+        self._kept: tuple[float, frozenset[str]] | None = None
+        self._seen: dict = {}                       # the tables in memory at _seen_at
+        self._seen_at = 0.0
+        self.dead: frozenset[str] = frozenset()     # nodes whose heartbeat ran out, and
+        self._dead_at = 0.0                         # when the renewal that said so started
 
     async def acquire(self, table_id: str) -> bool:
         return bool(await self.store.call("acquire", table_id, self.lease_ms))
@@ -62,11 +87,27 @@ class DbLease:
     def forget(self, table_id: str) -> None:
         self._released.add(table_id)
 
+    def alive(self, node: str, heard_at: float = 0.0) -> bool:
+        """False when ``node``'s heartbeat had run out at the latest renewal (at most a
+        quarter of a lease old) and nothing was heard of it since ``heard_at`` (monotonic):
+        a node that started after that renewal, or woke up, is alive until the next one."""
+        return node == self.node or node not in self.dead or heard_at >= self._dead_at
+
     async def start(self, manager) -> None:
         self._manager = manager
+        await asyncio.to_thread(self._renew)         # alive, and knowing the others, at once
+        self._heartbeat()
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._keep, name="shangyou-leases", daemon=True)
+        self._thread.start()
         self._task = asyncio.create_task(self._run(manager), name="leases")
 
     async def stop(self) -> None:
+        if self._beat is not None:
+            self._beat.cancel()
+        self._stop.set()
+        if self._thread is not None:
+            await asyncio.to_thread(self._thread.join)
         if self._task is not None:
             self._task.cancel()
             try:
@@ -80,6 +121,38 @@ class DbLease:
             except Exception:
                 log.exception("releasing the tables at shutdown failed")
 
+    # ------------------------------------------------------------------ the renewal thread
+    def _heartbeat(self) -> None:
+        """In the event loop, several times a lease: the loop runs."""
+        self._loop_seen = time.monotonic()
+        self._beat = asyncio.get_running_loop().call_later(self.lease_seconds / 4,
+                                                           self._heartbeat)
+
+    def _keep(self) -> None:
+        """The renewal thread: every quarter of a lease, one ``UPDATE`` of this node's rows,
+        as long as the event loop shows it runs."""
+        stalled = False
+        while not self._stop.wait(self.lease_seconds / 4):
+            silent = time.monotonic() - self._loop_seen
+            if silent > self.stall_seconds:
+                if not stalled:
+                    log.error("the event loop has not run for %.0f s: this node's leases are "
+                              "left to run out", silent)
+                stalled = True
+                continue
+            stalled = False
+            try:
+                self._renew()
+            except Exception:
+                log.exception("renewing the leases failed")
+
+    def _renew(self) -> None:
+        started = time.monotonic()
+        kept, dead = self.store.store.beat(self.lease_ms)
+        self._kept = (started, frozenset(kept))
+        self.dead, self._dead_at = frozenset(dead), started
+
+    # ----------------------------------------------------------------- in the event loop
     async def _run(self, manager) -> None:
         while True:
             await asyncio.sleep(self.lease_seconds / 4)
@@ -88,21 +161,29 @@ class DbLease:
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("renewing the leases failed")
+                log.exception("releasing or taking over tables failed")
+
+    def check_kept(self, manager) -> None:
+        """Drop from memory the tables a renewal found owned by another node: those in
+        memory since before that renewal started, and not in what it renewed."""
+        kept = self._kept
+        if kept is None or kept[0] <= self._seen_at:
+            return
+        ids = kept[1]
+        for table_id, t in self._seen.items():
+            if table_id not in ids and manager.tables.get(table_id) is t:
+                manager.lose(t, "its lease went to another node")
+        self._seen = dict(manager.tables)
+        self._seen_at = time.monotonic()
 
     async def tick(self, manager) -> None:
-        """Renew what this node holds, release what it dropped, drop what it lost, and take
-        over the matches of nodes whose leases ran out."""
-        held = list(manager.tables)
-        kept = set(await self.store.call("renew", held, self.lease_ms)) if held else set()
-        for table_id in held:
-            t = manager.tables.get(table_id)
-            if table_id not in kept and t is not None:
-                manager.lose(t, "its lease went to another node")
+        """Drop what this node lost, release what it dropped, and take over the matches of
+        nodes whose leases ran out (the renewal thread renews)."""
+        self.check_kept(manager)
         released = [i for i in self._released if i not in manager.tables]
-        self._released.clear()
         if released:
             await self.store.call("release", released)
+            self._released.difference_update(released)
         for table_id in await self.store.call("orphans", self.ORPHANS):
             if table_id not in manager.tables:
                 t = await manager.get(table_id)

@@ -1,9 +1,10 @@
 """Redis pub/sub between the nodes: a client's socket on one node, its table on another.
 
 Every node subscribes to one channel of its own, ``shangyou:node:<id>``. What a node sends
-another is queued during a turn of its event loop and published as one message (JSON, newest
-last, published in order on one connection, so it arrives in order): ``{"from": NODE,
-"items": [[op, ...], ...]}``, where the ops are
+another is queued during a turn of its event loop and published as one message, in order on
+one connection: ``{"from": NODE, "stream": ID, "seq": N, "items": [[op, ...], ...]}``, a
+numbered message of a stream (:mod:`shangyou.server.links`: the receiver acknowledges, and a
+message it missed, because its subscription dropped, is sent again). The ops are
 
 - from the node that holds a client's socket (its *gateway*) to the node that runs the table
   (its *owner*): ``["open", table, sid, address]``, ``["msg", table, sid, text]`` (the client's
@@ -11,22 +12,26 @@ last, published in order on one connection, so it arrives in order): ``{"from": 
 - from the owner to the gateway: ``["send", sid, text]`` (a message for that socket, built by
   the owner's views) and ``["close", sid, code]``.
 
-``sid`` is the socket's number on its gateway. ``PUBLISH`` answers how many subscribers got a
-message: none means that node is gone (its Redis connection closed), and its sockets are
-treated as closed. A message published while the receiving node is paused waits in Redis's
-output buffer for that connection; one published to a node that is gone is lost, which costs
-nothing that was stored: a client reconnects and gets its whole state again.
+``sid`` is the socket's number on its gateway. An acknowledgement is ``{"from": NODE, "ack":
+[stream, last number received, want]}``. A subscription that Redis drops (a node that reads
+too slowly outgrows ``client-output-buffer-limit pubsub``; docs/deploy.md) is made again at
+once, and the node asks every sender for what it missed. A node is gone when its heartbeat in
+the database runs out (:class:`~shangyou.server.ownership.DbLease`), not when a message finds no
+subscriber: then its sockets are treated as closed, and its clients reconnect and get their
+whole state again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import TYPE_CHECKING, Callable
 
 import orjson
 
 from .conn import Conn
+from .links import Links
 
 if TYPE_CHECKING:
     from redis.asyncio.client import PubSub
@@ -52,18 +57,26 @@ class Relay:
                                       "'shangyou[web,cluster]'", name="redis") from None
         self.url = url
         self.node = node
-        self.redis = aredis.from_url(url)
+        self.redis = aredis.from_url(url, client_name=f"shangyou-{node}")
         self.on_items = on_items          # (from node, items): called in the event loop
-        self.on_gone = on_gone            # (node): a node no subscriber listens for
+        self.on_gone = on_gone            # (node): its sockets here are gone
+        self.links = Links(node)
         self._out: dict[str, list] = {}
         self._queue: asyncio.Queue = asyncio.Queue()
         self._tasks: list[asyncio.Task] = []
         self._pubsub: PubSub | None = None
+        self._unheard: set[str] = set()   # nodes a message found without a subscriber
+        self.heard: dict[str, float] = {}   # node -> when it was last heard of (monotonic)
+        self.resubscribed = 0             # times this node's subscription was made again
+        self._said_resubscribed = -2.0
 
     async def start(self) -> None:
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         await self._pubsub.subscribe(channel(self.node))
-        self._tasks = [asyncio.create_task(self._read(self._pubsub), name="relay-read"),
+        conn = self._pubsub.connection
+        if conn is not None:              # a reconnection inside redis-py subscribes again
+            conn.register_connect_callback(self._reconnected)
+        self._tasks = [asyncio.create_task(self._read(), name="relay-read"),
                        asyncio.create_task(self._write(), name="relay-write")]
 
     async def stop(self) -> None:
@@ -91,50 +104,129 @@ class Relay:
     def _flush(self) -> None:
         out, self._out = self._out, {}
         for node, items in out.items():
-            self._queue.put_nowait((node, orjson.dumps({"from": self.node, "items": items})))
+            self._queue.put_nowait((node, self.links.send(node, items), True))
+            if self.links.too_much(node):
+                log.error("node %s acknowledges nothing: %d bytes wait for it; resetting the "
+                          "link", node, self.links.out[node].size)
+                self.reset(node)
+
+    def reset(self, node: str) -> None:
+        """Start over with ``node``: the sockets between us are gone on both sides (a new
+        stream tells it)."""
+        self.links.reset(node)
+        self.on_gone(node)
+        self._queue.put_nowait((node, self.links.send(node, []), True))
+
+    def gone(self, node: str) -> None:
+        """``node`` stopped (its heartbeat ran out): its sockets here are gone."""
+        self.links.reset(node)
+        self._unheard.discard(node)
+        self.heard.pop(node, None)
+        self.on_gone(node)
 
     async def _write(self) -> None:
         while True:
-            node, payload = await self._queue.get()
+            node, payload, numbered = await self._queue.get()
             try:
                 got = await self.redis.publish(channel(node), payload)
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("publishing to node %s failed", node)
+            except Exception as e:        # noqa: BLE001 - Redis is down: held, sent again
+                log.warning("publishing to node %s failed (%s)", node, e)
                 continue
-            if got == 0:
-                self.on_gone(node)
+            if got == 0 and numbered and node not in self._unheard:
+                self._unheard.add(node)       # kept until acknowledged: sent again later
+                log.warning("node %s: nobody listens on its channel; holding its messages",
+                            node)
+            elif got and node in self._unheard:
+                self._unheard.discard(node)
 
-    async def alive(self, node: str) -> bool:
-        """Some connection listens on ``node``'s channel (the node runs, or is paused)."""
-        if node == self.node:
-            return True
-        got = await self.redis.pubsub_numsub(channel(node))
-        return bool(got and got[0][1])
+    def acknowledge(self) -> None:
+        """Acknowledge every stream this node receives (four times a lease)."""
+        for sender in self.links.senders():
+            ack = self.links.ack(sender)
+            if ack is not None:
+                self._queue.put_nowait((sender, ack, False))
+
+    async def _reconnected(self, _conn) -> None:
+        """This node's subscription was made again: ask every sender for what it missed."""
+        self.resubscribed += 1
+        now = time.monotonic()
+        if now - self._said_resubscribed > 1.0:      # once for a burst of reconnections
+            self._said_resubscribed = now
+            log.warning("this node's Redis subscription was made again; asking the other "
+                        "nodes for what it missed")
+        for sender in self.links.senders():
+            ack = self.links.ack(sender, want=True)
+            if ack is not None:
+                self._queue.put_nowait((sender, ack, False))
 
     # ---------------------------------------------------------------------------- receiving
-    async def _read(self, pubsub: PubSub) -> None:
+    async def _read(self) -> None:
         while True:
+            pubsub = self._pubsub
+            assert pubsub is not None
             try:
                 m = await pubsub.get_message(timeout=None)     # blocks until one
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("reading this node's channel failed; subscribing again")
-                await asyncio.sleep(0.5)
-                try:
-                    await pubsub.subscribe(channel(self.node))
-                except Exception:
-                    pass
+            except Exception as e:
+                log.warning("reading this node's channel failed (%s); subscribing again", e)
+                await self._subscribe_again()
                 continue
             if m is None or m.get("type") != "message":
                 continue
             try:
-                data = orjson.loads(m["data"])
-                self.on_items(str(data["from"]), list(data["items"]))
+                self._received(orjson.loads(m["data"]))
             except Exception:
                 log.exception("a message between nodes failed")
+
+    async def _subscribe_again(self) -> None:
+        delay = 0.1
+        while True:
+            await asyncio.sleep(delay)
+            delay = min(2.0, delay * 2)           # Redis is down: try again, less often
+            try:
+                if self._pubsub is not None:
+                    await self._pubsub.aclose()
+                self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+                await self._pubsub.subscribe(channel(self.node))
+                conn = self._pubsub.connection
+                if conn is not None:
+                    conn.register_connect_callback(self._reconnected)
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:        # noqa: BLE001 - Redis is down: try again
+                log.warning("subscribing again failed (%s)", e)
+                continue
+            await self._reconnected(None)
+            return
+
+    def _received(self, data: dict) -> None:
+        sender = str(data["from"])
+        self.heard[sender] = time.monotonic()
+        if "ack" in data:
+            stream, got, want = data["ack"]
+            again = self.links.acked(sender, str(stream), int(got), bool(want))
+            if again is None:
+                log.warning("node %s missed messages no longer held; resetting the link",
+                            sender)
+                self.reset(sender)
+                return
+            if again:
+                log.warning("node %s missed messages: sending %d again", sender, len(again))
+            for payload in again:
+                self._queue.put_nowait((sender, payload, True))
+            return
+        deliver, ask, ended = self.links.receive(sender, str(data["stream"]), int(data["seq"]))
+        if ended:                         # the sender started over: its sockets are gone
+            self.on_gone(sender)
+        if ask:
+            ack = self.links.ack(sender, want=True)
+            if ack is not None:
+                self._queue.put_nowait((sender, ack, False))
+        if deliver:
+            self.on_items(sender, list(data["items"]))
 
 
 class RemoteConn(Conn):

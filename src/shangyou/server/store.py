@@ -13,7 +13,8 @@ hears of it, so a server killed at any moment restarts with every table where it
 version ``v - 1`` to ``v`` only, and, in a store of a node of several (``node`` given), only
 while that node owns the table; otherwise it raises :class:`Stale` and writes nothing. The
 leases that say which node owns a table live in the same row (``owner``, ``lease_until`` in
-milliseconds of the database's clock), so no two clocks are ever compared
+milliseconds of the database's clock), so no two clocks are ever compared; beside them, each
+node's heartbeat (``nodes``: alive until when) says which nodes run
 (:mod:`shangyou.server.ownership`; ``docs/deploy.md``).
 """
 
@@ -67,6 +68,13 @@ class TableRow(Base):
     # the node that runs the table, and until when (ms of the database's clock); none: free
     owner: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
     lease_until: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+
+
+class NodeRow(Base):
+    """A node of several, alive until ``alive_until`` (ms of the database's clock)."""
+    __tablename__ = "nodes"
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    alive_until: Mapped[int] = mapped_column(BigInteger)
 
 
 class SeatRow(Base):
@@ -296,7 +304,7 @@ class Store:
             for tid, _, _, _, _, version, *_ in batch:
                 lo, hi = versions.get(tid, (version, version))
                 versions[tid] = (min(lo, version), max(hi, version))
-            for tid, (lo, hi) in versions.items():
+            for tid, (lo, hi) in sorted(versions.items()):   # rows locked in id order
                 self._fenced(s, tid, hi, first=lo)
             s.execute(insert(cast(SqlTable, MoveRow.__table__)),
                       [{"match_id": row[1], "idx": row[2], "seat": row[3], "text": row[4],
@@ -341,12 +349,37 @@ class Store:
                 out += [r[0] for r in rows]
         return out
 
+    def beat(self, lease_ms: int) -> tuple[list[str], list[str]]:
+        """This node's heartbeat, in one transaction: it is alive for ``lease_ms`` more, and
+        so are its leases on every table it owns. The ids of those tables, and the nodes whose
+        heartbeat ran out."""
+        with self.session.begin() as s:
+            until = self.clock + lease_ms
+            done = cast(CursorResult, s.execute(update(NodeRow).where(NodeRow.id == self.node)
+                                                .values(alive_until=until)))
+            if done.rowcount == 0:
+                s.execute(insert(cast(SqlTable, NodeRow.__table__))
+                          .values(id=self.node, alive_until=until))
+            # its rows locked in id order, as a group commit locks them: no deadlock
+            mine = (select(TableRow.id).where(TableRow.owner == self.node)
+                    .order_by(TableRow.id).with_for_update())
+            kept = [r[0] for r in s.execute(update(TableRow)
+                                            .where(TableRow.id.in_(mine),
+                                                   TableRow.owner == self.node)
+                                            .values(lease_until=until)
+                                            .returning(TableRow.id))]
+            dead = list(s.scalars(select(NodeRow.id).where(NodeRow.alive_until < self.clock)))
+        return kept, dead
+
     def release(self, ids: list[str]) -> None:
         """This node no longer runs these tables: any node may take them at once."""
         for i in range(0, len(ids), self._CHUNK):
             with self.session.begin() as s:
-                s.execute(update(TableRow).where(TableRow.owner == self.node,
-                                                 TableRow.id.in_(ids[i:i + self._CHUNK]))
+                rows = (select(TableRow.id).where(TableRow.owner == self.node,
+                                                  TableRow.id.in_(ids[i:i + self._CHUNK]))
+                        .order_by(TableRow.id).with_for_update())   # as beat locks them
+                s.execute(update(TableRow).where(TableRow.id.in_(rows),
+                                                 TableRow.owner == self.node)
                           .values(owner=None, lease_until=None))
 
     def owners(self, ids: list[str]) -> dict[str, str | None]:

@@ -27,7 +27,13 @@ from torch import nn
 import shangyou
 
 from ..bots.learned import LAYERS, Network
-from ..bots.learned_features import MOVE_DIM, STATE_DIM, features, is_play_decision
+from ..bots.learned_features import (
+    MOVE_DIM,
+    STATE_DIM,
+    features,
+    is_play_decision,
+    whole_plays,
+)
 from .config import TrainConfig
 from .evaluate import CURVE_FIELDS, append_curve, evaluate, plot_curve
 from .league import League, hand_points
@@ -173,8 +179,10 @@ def play_hand(cfg: TrainConfig, net: Network, league: League, rng: random.Random
     while not game.over:
         seat = game.to_act
         view = game.view(seat)
-        moves = view["legal_moves"]
         bot = seats[seat]
+        if bot is None or seat in trail:
+            view = whole_plays(view)                # whole plays, never steps of a choice
+        moves = view["legal_moves"]
         if bot is not None:
             move = bot[1].choose(view)
             if seat in trail and len(moves) > 1 and is_play_decision(view):

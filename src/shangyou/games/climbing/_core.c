@@ -31,6 +31,8 @@
    zf_plays(hand, kind, b0, b1): the same for ZhengFenFamily (_core_zf.c).
    winner_plays(hand, options..., kind, a, b, c): the same for WinnerFamily (_core_winner.c).
    pagat_playout(...), plan(counts): the search's playouts (_core_playout.c).
+   steps_begin(want, picked, cap), steps_end(): the plays counted or filtered instead of
+   listed, for the choice of a play in steps (_core_steps.c).
 
    A hand holds at most MAX_COPIES of each card (four packs): more raises ValueError, so that
    every per-rank array is large enough. The number of plays is not bounded: they go straight
@@ -152,7 +154,28 @@ bind_move(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 }
 
 PyObject *
-core_move(PyObject *family, PyObject *token, PyObject *combo)
+core_move(Gen *g, PyObject *combo)
+{
+    return core_move_of(combo, g->family, g->token);
+}
+
+int
+core_is_combo(PyObject *o)
+{
+    return core_combo_type != NULL && Py_IS_TYPE(o, core_combo_type);
+}
+
+PyObject *
+core_pass_move(void)
+{
+    if (core_move_pass == NULL)
+        PyErr_SetString(PyExc_RuntimeError, "the Move class is not bound");
+    return core_move_pass;
+}
+
+/* Move(PLAY, combo.cards, combo, None, family, token); steals combo; a new Move or NULL */
+PyObject *
+core_move_of(PyObject *combo, PyObject *family, PyObject *token)
 {
     if (core_move_type == NULL) {
         Py_DECREF(combo);
@@ -296,6 +319,7 @@ core_gen_output(Gen *g, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at,
     g->meta = g->meta_cache = g->singles = g->last_meta = NULL;
     g->family = g->token = NULL;
     g->mask_ok = 0;
+    g->window = 0;
     if (nargs == at)
         return 0;
     Py_ssize_t base = at + 2 + with_singles;
@@ -327,9 +351,14 @@ core_gen_output(Gen *g, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at,
 PyObject *
 core_gen_start(Gen *g, int following)
 {
-    if (g->family != NULL)
+    if (g->family != NULL && !core_steps_on)
         return core_plays_new(g, following);
-    g->out = PyList_New(0);          /* borrowed by g: the caller owns the reference */
+    /* a list, borrowed by g (the caller owns the reference); the legal moves while the
+       steps count the plays (_core_steps.c): Move objects, PASS_MOVE first when following */
+    g->out = PyList_New(0);
+    if (g->out != NULL && g->family != NULL && following &&
+        PyList_Append(g->out, core_move_pass) < 0)
+        Py_CLEAR(g->out);
     return g->out;
 }
 
@@ -507,6 +536,14 @@ static PyMethodDef methods[] = {
      "zf_plays(hand, kind, b0, b1): the Zheng Fen plays as (code, cards)."},
     {"winner_plays", (PyCFunction)(void (*)(void))core_winner_plays, METH_FASTCALL,
      "winner_plays(hand, min_straight, rank_only, quad, kind, a, b, c): the winner plays."},
+    {"steps_begin", (PyCFunction)(void (*)(void))core_steps_begin, METH_FASTCALL,
+     "steps_begin(want, picked, cap): count (want None) or filter the plays of the next "
+     "generator call instead of listing them (_core_steps.c)."},
+    {"steps_end", core_steps_end, METH_NOARGS,
+     "steps_end(): what was counted since steps_begin (_core_steps.c)."},
+    {"steps_list", (PyCFunction)(void (*)(void))core_steps_list, METH_FASTCALL,
+     "steps_list(cap, family, hand, last, token): the legal moves of the play phase, or past "
+     "cap plays their first plays and counts by code (_core_steps.c)."},
     {"plan", (PyCFunction)(void (*)(void))core_plan, METH_FASTCALL,
      "plan(counts): the playout policy's plan of 15 rank counts (pagat) -> (cost, groups)."},
     {NULL, NULL, 0, NULL}

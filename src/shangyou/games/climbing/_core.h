@@ -84,11 +84,31 @@ typedef struct {
        token) when it is asked for */
     PyObject *family, *token;
     int mask_ok;                            /* the sink takes plays as sets of cards */
+    int window;        /* 1 while the plays of one window are made (see SKIP) */
     int buf[MAX_HAND];                      /* the cards of the play being built */
 } Gen;
 
 /* emit's answer when a sink with ``first`` has its play: stop generating */
 #define STOP 1
+/* emit's answer while counting in steps (_core_steps.c) inside a window (``Gen.window``):
+   the rest of the window is not needed; the window's function returns 0 */
+#define SKIP 2
+
+/* beat: the play to beat as a tuple of up to three ints, compared like Python tuples */
+typedef struct {
+    int has;
+    int v[3];
+} Beat;
+
+/* one window of multiple sequences (_core_pagat.c): ranks lo..hi (m of them), k cards each;
+   the 2s, black and red jokers held and how many wilds and jokers in all; per rank the most
+   naturals a play uses (caps) and the fewest (lower: 0, or what picked cards need) */
+typedef struct {
+    int lo, hi, k, m;
+    int nt, nb, nr, wild, jokers;
+    int caps[12], lower[12], rest_def[13], rest_zero[13], counts[12];
+    const Beat *beat;
+} Multi;
 
 /* _core.c */
 extern PyTypeObject *core_combo_type, *core_move_type;  /* the bound classes (or NULL) */
@@ -106,8 +126,11 @@ extern PyObject *core_move_play, *core_move_pass;       /* the PLAY kind, PASS_M
 #define MOVE_TOKEN 5
 int core_read_hand(PyObject *hand, unsigned char *count, int max_copies);
 PyObject *core_combo(PyObject *meta, PyObject *cards);  /* a new Combo, or NULL */
-/* steals combo; a new Move(PLAY, combo.cards, combo, None, family, token), or NULL */
-PyObject *core_move(PyObject *family, PyObject *token, PyObject *combo);
+PyObject *core_move(Gen *g, PyObject *combo);           /* steals combo; a new Move or NULL */
+/* Move(PLAY, combo.cards, combo, None, family, token); steals combo; a new Move or NULL */
+PyObject *core_move_of(PyObject *combo, PyObject *family, PyObject *token);
+int core_is_combo(PyObject *o);                         /* an object of the bound Combo? */
+PyObject *core_pass_move(void);                         /* PASS_MOVE (borrowed), or NULL */
 /* the meta of a play code (a new reference): meta_cache[code], else meta(code), memoised */
 PyObject *core_meta(PyObject *meta, PyObject *meta_cache, PyObject *code);
 int core_prev(PyObject *prev, Prev *out);               /* 1: read, 0: not a pagat play */
@@ -148,9 +171,26 @@ int core_emit(Gen *g, long code, int ncards);      /* 0, STOP, or -1 with an exc
 int core_emit_mask(Gen *g, long code, unsigned long long mask, int ncards);
 /* the cards of a set, ascending, into ``out``; their number */
 int core_mask_cards(unsigned long long mask, int *out);
+int core_emit_object(Gen *g, long code, int ncards, PyObject *out);   /* 0 or -1 */
 void gen_from_counts(Gen *g, const unsigned char *count, int seq_top);
 int pagat_generate(Gen *g, const Prev *prev);      /* 0, STOP, or -1 with an exception */
 void prev_of_code(long code, Prev *prev);
+
+/* _core_steps.c: while ``core_steps_on``, core_emit counts and filters the plays
+   (the choice of a play in steps) instead of listing them */
+extern int core_steps_on;
+int core_steps_emit(Gen *g, long code, int ncards);     /* 0 or -1 */
+PyObject *core_steps_begin(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *core_steps_end(PyObject *self, PyObject *unused);
+PyObject *core_steps_list(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+int core_steps_filtering(void);          /* filtering the plays of a chosen group now? */
+int core_steps_wants(long code);         /* is the code one of that group's? */
+const unsigned char *core_steps_need(void);      /* the picked cards, counted */
+Py_ssize_t core_steps_room(void);        /* how many more plays the filter keeps */
+void core_steps_add(Py_ssize_t n, const unsigned char *most);   /* n plays counted */
+
+/* _core_pagat_steps.c */
+int core_multi_counted(Gen *g, Multi *w, int pure_ok, int impure_ok);
 
 /* _core_playout.c */
 PyObject *core_pagat_playout(PyObject *self, PyObject *const *args, Py_ssize_t nargs);

@@ -8,7 +8,8 @@
    the move is logged (``moves``) and the listing forgotten (``_legal``, ``_token``).
 
    It answers False, having changed nothing, for everything else, which the Python code then
-   does: a move that is not one of those, another phase, a play that empties the hand (a
+   does: a move that is not one of those, another phase, the move that ends a choice made in
+   steps (steps.py: ``_grouping`` set), a play that empties the hand (a
    player goes out: finishing order, end of the hand), the end of a trick with nobody left to
    lead, a trick that the rules finish early (``finish_trick``), a state it cannot read. The
    Python code stays the reference: tests/test_core_differential.py plays games with and
@@ -21,7 +22,7 @@
 
 static PyObject *S_token, *S_to_act, *S_phase, *S_last, *S_last_seat, *S_passes, *S_hands,
     *S_trick, *S_tricks, *S_won, *S_order, *S_n, *S_moves, *S_legal, *S_rules,
-    *S_finish_trick, *S_play;
+    *S_finish_trick, *S_play, *S_grouping;
 
 static int
 intern_names(void)
@@ -46,6 +47,7 @@ intern_names(void)
     NAME(S_rules, "rules");
     NAME(S_finish_trick, "finish_trick");
     NAME(S_play, "play");                 /* PHASE_PLAY */
+    NAME(S_grouping, "_grouping");        /* a choice in steps (steps.py) under way */
 #undef NAME
     return 0;
 }
@@ -191,6 +193,9 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
     if (phase == NULL || !PyUnicode_CheckExact(phase) ||
         (phase != S_play && PyUnicode_Compare(phase, S_play) != 0))
         return 0;
+    PyObject *grouping = GET(d, S_grouping);
+    if (grouping != NULL && grouping != Py_None)
+        return 0;                              /* ending a choice in steps: the Python code */
     PyObject *last = GET(d, S_last);
     PyObject *hands = GET(d, S_hands);
     PyObject *trick = GET(d, S_trick);

@@ -136,7 +136,7 @@ make_move(Plays *p, Py_ssize_t j)
         if (combo == NULL)
             return NULL;
     }
-    return core_move(p->family, p->token, combo);
+    return core_move_of(combo, p->family, p->token);
 }
 
 /* item i, 0 <= i < len (a new reference) */

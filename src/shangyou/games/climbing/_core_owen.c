@@ -339,7 +339,13 @@ chains(Owen *h, int k, int length, int lo)
             if (m >= 2 && (!length || m == length) && e >= lo) {
                 c.s = s;
                 c.e = e;
-                TRY(chain_walk(&c, s, 0, 0, 0));
+                /* natural first (most naturals first), then substituted: the steps may
+                   cut it short */
+                h->g->window = 1;
+                int rc = chain_walk(&c, s, 0, 0, 0);
+                h->g->window = 0;
+                if (rc != SKIP)
+                    TRY(rc);
             }
             if (length && m >= length)
                 break;

@@ -12,11 +12,6 @@
 /* 0 goes on; STOP (a sink had its one play) and -1 (an exception) go back up */
 #define TRY(x) do { int rc_ = (x); if (rc_) return rc_; } while (0)
 
-/* beat: the play to beat as a tuple of up to three ints, compared like Python tuples */
-typedef struct {
-    int has;
-    int v[3];
-} Beat;
 
 /* a sink's own small arrays moved to the heap, so that they may grow */
 static int
@@ -86,12 +81,30 @@ core_emit(Gen *g, long code, int ncards)
         s->pool_n += ncards;
         return s->first ? STOP : 0;
     }
+    if (core_steps_on)
+        return core_steps_emit(g, code, ncards);
+    return core_emit_object(g, code, ncards, g->out);
+}
+
+/* one play made a Python object (a Combo, a Move or a (code, cards) pair, see Gen) and
+   appended to ``out``: 0 or -1 */
+int
+core_emit_object(Gen *g, long code, int ncards, PyObject *out)
+{
     if (g->meta != NULL && g->singles != NULL && CODE_KIND(code) == K_SINGLE && ncards == 1) {
         /* the family's shared single combo of the card */
         PyObject *one = PyList_GetItem(g->singles, g->buf[0]);
         if (one == NULL)
             return -1;
-        return PyList_Append(g->out, one);
+        if (g->family == NULL)
+            return PyList_Append(out, one);
+        Py_INCREF(one);
+        PyObject *mv = core_move(g, one);
+        if (mv == NULL)
+            return -1;
+        int rc = PyList_Append(out, mv);
+        Py_DECREF(mv);
+        return rc;
     }
     PyObject *cards = PyTuple_New(ncards);
     if (cards == NULL)
@@ -136,6 +149,8 @@ core_emit(Gen *g, long code, int ncards)
         PyObject_GC_UnTrack(cards);           /* ints only: as the collector would do */
         item = core_combo(g->last_meta, cards);
         Py_DECREF(cards);
+        if (item != NULL && g->family != NULL)
+            item = core_move(g, item);
     } else {
         item = PyTuple_New(2);
         if (item == NULL) {
@@ -148,7 +163,7 @@ core_emit(Gen *g, long code, int ncards)
     }
     if (item == NULL)
         return -1;
-    int rc = PyList_Append(g->out, item);
+    int rc = PyList_Append(out, item);
     Py_DECREF(item);
     return rc;
 }
@@ -320,7 +335,8 @@ make_mixed(const Gen *g, const int *used, int nu, int *nat)
 
 /* every play of the window lo..hi (PagatFamily._one_window and _seq_plan): suit -1 mixed */
 static int
-one_window(Gen *g, int lo, int hi, int suit, unsigned mask, int nb, int nr, const Beat *beat)
+one_window_plays(Gen *g, int lo, int hi, int suit, unsigned mask, int nb, int nr,
+                 const Beat *beat)
 {
     int suited = suit >= 0;
     if (beat->has && le3(suited, hi, 1, beat->v))
@@ -387,6 +403,17 @@ one_window(Gen *g, int lo, int hi, int suit, unsigned mask, int nb, int nr, cons
     return 0;
 }
 
+/* a window's plays have one code, or two (pure first, then impure): the steps may cut it
+   short (SKIP, _core_steps.c) */
+static int
+one_window(Gen *g, int lo, int hi, int suit, unsigned mask, int nb, int nr, const Beat *beat)
+{
+    g->window = 1;
+    int rc = one_window_plays(g, lo, hi, suit, mask, nb, nr, beat);
+    g->window = 0;
+    return rc == SKIP ? 0 : rc;
+}
+
 /* the windows lo..hi of _windows, each played out by one_window */
 static int
 windows(Gen *g, unsigned mask, int jokers, int need, int length, int suit, int nb, int nr,
@@ -449,12 +476,6 @@ sequences(Gen *g, int length, const Beat *beat, unsigned *held)
 }
 
 /* ---------------------------------------------------------------- multiple sequences */
-typedef struct {
-    int lo, hi, k, m;
-    int nt, nb, nr, wild, jokers;
-    int caps[12], rest_def[13], rest_zero[13], counts[12];
-    const Beat *beat;
-} Multi;
 
 static int
 multi_emit(Gen *g, Multi *w, int deficit, int zero)
@@ -496,7 +517,7 @@ multi_rec(Gen *g, Multi *w, int i, int deficit, int zero)
     if (i == w->m)
         return multi_emit(g, w, deficit, zero);
     int nxt_def = w->rest_def[i + 1], nxt_zero = w->rest_zero[i + 1];
-    for (int n = w->caps[i]; n >= 0; n--) {
+    for (int n = w->caps[i]; n >= w->lower[i]; n--) {
         int d = deficit + w->k - n;
         int z = zero + (n == 0);
         if (d + nxt_def > w->wild || z + nxt_zero > w->jokers)
@@ -516,6 +537,7 @@ multi_window(Gen *g, Multi *w)
         int have = g->n[w->lo + i];
         w->caps[i] = have < w->k ? have : w->k;
         w->counts[i] = 0;
+        w->lower[i] = 0;
     }
     w->rest_def[m] = 0;
     w->rest_zero[m] = 0;
@@ -525,7 +547,23 @@ multi_window(Gen *g, Multi *w)
     }
     if (w->rest_def[0] > w->wild || w->rest_zero[0] > w->jokers)
         return 0;
-    return multi_rec(g, w, 0, 0, 0);
+    if (core_steps_filtering()) {
+        /* the plays of a chosen group holding the picked cards: counted without making
+           them, and made (only those) when they are few */
+        int pure_ok = core_steps_wants(CODE(K_MSEQ, w->lo, w->hi, w->k, 1)) &&
+                      !(w->beat->has && le2(w->hi, 1, w->beat->v));
+        int impure_ok = core_steps_wants(CODE(K_MSEQ, w->lo, w->hi, w->k, 0)) &&
+                        !(w->beat->has && le2(w->hi, 0, w->beat->v));
+        if (!pure_ok && !impure_ok)
+            return 0;
+        if (core_multi_counted(g, w, pure_ok, impure_ok))
+            return 0;                     /* too many to make: counted */
+    }
+    /* pure first (every count at its cap), then impure: the steps may cut it short */
+    g->window = 1;
+    int rc = multi_rec(g, w, 0, 0, 0);
+    g->window = 0;
+    return rc == SKIP ? 0 : rc;
 }
 
 /* PagatFamily._multi and _multi_windows: shape_m 0 = any shape (leading); held: the ranks
@@ -599,6 +637,7 @@ gen_from_counts(Gen *g, const unsigned char *count, int seq_top)
 {
     int size = 0;
     g->seq_top = seq_top;
+    g->window = 0;
     memset(g->n, 0, sizeof g->n);
     for (int r = 0; r < N_RANKS; r++)
         for (int s = 0; s < 4; s++)

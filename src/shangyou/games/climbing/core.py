@@ -9,7 +9,9 @@ Python code of :class:`~shangyou.games.zheng_shangyou.pagat.PagatFamily`,
 (``tests/test_core_differential.py`` plays random games with both and compares them). A play
 is an int ``code`` saying what the cards are read as and the cards; ``_meta`` / ``_owen_meta``
 say what a code means, and the module makes the :class:`~.combo.Combo` objects from that (or
-gives ``(code, cards)`` pairs, which the tests read). It also plays the search's pagat playouts (:func:`pagat_playout`).
+gives ``(code, cards)`` pairs, which the tests read). It also plays the search's pagat playouts (:func:`pagat_playout`),
+and counts and filters the plays where a seat chooses its play in steps (:data:`steps_list`,
+:func:`filter_plays`; ``_core_steps.c``, ``games/climbing/steps.py``).
 
 ``setup.py`` builds the module when a C compiler is there (``pip install``, or ``python setup.py
 build_ext --inplace`` in a checkout). Without it the games use the Python code and say so once,
@@ -383,3 +385,29 @@ def pagat_playout(g, team_of: dict, trace: bool = False):
         g.last_seat, g.passes, g.order,
         [team_of[s] for s in range(g.n)] if team_of else None,
         g.rules.family.seq_top, trace)
+
+
+# --------------------------------------------------------- plays counted, for the steps
+#: ``steps_list(cap, family, hand, last, token)``: the legal moves of the play phase for ``hand``
+#: (leads, or ``pass`` and the follows of ``last``) as ``steps.list_plays`` lists them, when
+#: there are at most ``cap`` plays (or the family listed them in Python: then however many);
+#: for more, the plays counted in C by code (what they are read as) without making each one
+#: (``_core_steps.c``): ``(firsts, codes, counts)``, per code its first play (a Move or a
+#: Combo), the code and how many plays have it (at least 2 where the count says more than 1).
+steps_list: Any = _core.steps_list if AVAILABLE else None
+
+
+def filter_plays(fam, hand, last, token, codes, picked, cap: int):
+    """The plays of ``hand`` whose code is one of ``codes`` and that hold the ``picked``
+    cards, found in C: (how many, the first ``cap`` of them, as Moves or Combos, per card code
+    the most copies of it in any of them)."""
+    _core.steps_begin(codes, picked, cap)
+    try:
+        if fam.play_moves(hand, last, token) is None:
+            if last is None:
+                fam.leads(hand)
+            else:
+                fam.follows(hand, last)
+    finally:
+        total, kept, maxima = _core.steps_end()
+    return total, kept, maxima

@@ -19,8 +19,8 @@ Contract (the generic random-playout test checks it for every preset):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from ...engine.memo import make_room
 from . import core
@@ -168,6 +168,12 @@ class CompiledFamily(Family):
             if got is not None:
                 return got
         return self.follows_py(hand, prev)
+
+
+class PointFamily(Protocol):
+    """A family of a game that counts card points (``scoring="trick-points"``: Zheng Fen)."""
+
+    def points(self, cards: Iterable[int]) -> int: ...
 
 
 def reading_order(combo: Combo):

@@ -17,17 +17,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ...cards import CARD_TEXT, Cards, deck, parse
 from ...engine.base import GameBase
-from ...engine.moves import DISCARD, GIVE, OFFER, PASS, PASS_MOVE, PLAY, TAKE, Move
+from ...engine.moves import CHOOSE, DISCARD, GIVE, OFFER, PASS, PASS_MOVE, PICK, PLAY, TAKE, Move
 from ...errors import IllegalMove, NotationError
 from . import core
 from .combo import Combo
 from .core import shuffle
-from .family import Family
+from .family import Family, PointFamily
 from .observe import CompactView
+from .steps import (
+    Grouping,
+    current_grouping,
+    every_listed_play,
+    play_phase_moves,
+    resolve_step,
+)
 
 PHASE_EXCHANGE, PHASE_PLAY, PHASE_OVER = "exchange", "play", "over"
 
@@ -62,8 +69,10 @@ class Rulebook:
 class ClimbingGame(CompactView, GameBase):
     """One hand (``match=False``) or a whole match of a climbing preset."""
 
-    # see GameBase.clone; tricks: a finished trick's list never changes again
-    CLONE_SHARED = GameBase.CLONE_SHARED | {"last"}
+    PRIVATE_VIEW_KEYS = ("hand", "legal_moves", "choice", "picked")
+    # see GameBase.clone; tricks: a finished trick's list never changes again; the full listing
+    # of plays and the grouping of the steps go with the listed moves (replaced, never changed)
+    CLONE_SHARED = GameBase.CLONE_SHARED | {"last", "_plays", "_grouping", "picked"}
     CLONE_FLAT = GameBase.CLONE_FLAT | {
         "scores", "team_totals", "prev_order", "dealt_counts", "counts_at_first_out", "order",
         "trick", "tricks", "undealt", "exchanged"}
@@ -82,24 +91,46 @@ class ClimbingGame(CompactView, GameBase):
     # ``over`` is a plain attribute (read on every step of every loop), True exactly when the
     # phase is PHASE_OVER: set with the phase in ``_start_hand`` and ``_end_hand``.
     over: bool = False
+    #: the group of plays chosen (its ``choose`` text) and the cards picked so far, while a
+    #: play is chosen in steps (``steps.py``); None and () otherwise
+    choice: str | None = None
+    picked: tuple = ()
+    #: (token, every legal move of the play phase) where the moves listed with that token are
+    #: steps of a choice (otherwise the moves listed are every legal move)
+    _plays: tuple | None = None
+    #: (seat, hand, play to beat, steps.Grouping) while the play is chosen in steps
+    _grouping: tuple | None = None
 
     def hand(self, seat: int) -> Cards:
         return Cards(self.hands[seat])
 
     def legal_moves(self) -> Sequence[Move]:
-        """The moves of the seat to act: a list, or the compiled core's read-only sequence
-        (``Plays``: each Move made when it is asked for)."""
+        """The moves offered now: every legal move, or past :data:`~.steps.STEP_LIMIT` legal
+        plays the steps of the choice (``choose``, ``pick``: see ``steps.py``). A list, or the
+        compiled core's read-only sequence (``Plays``: each Move made when it is asked for)."""
         moves = self._legal
         if moves is None:
-            self._token = object()
+            tok = self._token = object()
             if self.phase == PHASE_PLAY:
-                moves = self._play_moves()
+                moves = play_phase_moves(self, tok)
             elif self.phase == PHASE_EXCHANGE:
                 moves = self._exchange_moves()
             else:
                 moves = []
             self._legal = moves
         return list(moves) if type(moves) is list else moves
+
+    def all_moves(self) -> list[Move]:
+        """Every legal move in one list, without the steps of ``legal_moves`` (for the search's
+        playouts and the environments); each may be applied."""
+        listed = self._legal if self._legal is not None else self.legal_moves()
+        plays = every_listed_play(self) if self.phase == PHASE_PLAY else None
+        return list(listed if plays is None else plays)
+
+    def _steps(self) -> Grouping | None:
+        """The grouping of the plays kept while this seat chooses in steps (same hand, same
+        play to beat), or None (``steps.current_grouping``)."""
+        return current_grouping(self)
 
     def apply(self, move: Move | str, seat: int | None = None) -> None:
         """Make a move for the seat to act (``seat``, if given, must be that seat)."""
@@ -112,8 +143,12 @@ class ClimbingGame(CompactView, GameBase):
             # one of the moves just listed for this state, or a pass when there is a play to
             # beat: known legal (and the game is not over)
             seat = self.to_act
+            assert seat is not None and isinstance(move, Move)  # a listed move, or PASS_MOVE
             if self.phase == PHASE_PLAY:
-                self._do_play(seat, move)
+                if move.kind is CHOOSE or move.kind is PICK:
+                    self._do_step(move)
+                else:
+                    self._do_play(seat, move)
             else:
                 self._do_exchange(seat, move)
             self.moves.append((seat, move))
@@ -124,10 +159,13 @@ class ClimbingGame(CompactView, GameBase):
             if self._listed(move):
                 mv = move  # one of the moves just listed: already known legal
             elif move is PASS_MOVE and self.last is not None:
-                mv = move  # passing is legal whenever there is a play to beat
+                mv = PASS_MOVE  # passing is legal whenever there is a play to beat
             else:
-                mv = self._resolve_play(move)
-            self._do_play(seat, mv)
+                mv = self._resolve_step(move) or self._resolve_play(move)
+            if mv.kind == CHOOSE or mv.kind == PICK:
+                self._do_step(mv)
+            else:
+                self._do_play(seat, mv)
         else:
             mv = move if self._listed(move) else self._resolve_exchange(move)
             self._do_exchange(seat, mv)
@@ -143,8 +181,8 @@ class ClimbingGame(CompactView, GameBase):
         # one card at a time round the table from the dealer: the k-th card dealt goes to seat
         # (dealer + k) % n, so seat s gets every n-th card from position (s - dealer) % n
         dealt = len(cards) if r.deal_count is None else min(len(cards), r.deal_count * n)
-        hands = [sorted(cards[(s - self.dealer) % n:dealt:n]) for s in range(n)]
-        self.undealt = cards[dealt:]
+        hands: list[list[int]] = [sorted(cards[(s - self.dealer) % n:dealt:n]) for s in range(n)]
+        self.undealt: Sequence[int] = cards[dealt:]
         self.hands = hands
         self._dealt(hands, self.undealt)
         self.dealt_counts = [len(h) for h in hands]
@@ -157,7 +195,7 @@ class ClimbingGame(CompactView, GameBase):
         self.last_seat: int | None = None
         self.passes = 0
         self.leader = self._choose_leader(cards, dealt)
-        self.exchange: dict | None = None
+        self.exchange: dict[str, Any] | None = None
         # cards that changed hands in this hand's exchange, all face up: (from, to, card),
         # from/to None for the cards on offer in between
         self.exchanged: list[tuple[int | None, int | None, int]] = []
@@ -166,13 +204,14 @@ class ClimbingGame(CompactView, GameBase):
         else:
             self._begin_play()
 
-    def _choose_leader(self, cards: list[int], dealt: int) -> int:
+    def _choose_leader(self, cards: Sequence[int], dealt: int) -> int:
         """The seat to lead the hand; the first ``dealt`` of ``cards`` were dealt, in order."""
         r = self.rules
         how = r.first_leader if self.hand_number == 1 else r.later_leader
         if how == "dealer":
             return self.dealer
         if how.startswith("place:"):
+            assert self.prev_order is not None   # a later hand: the last one's order is known
             return self.prev_order[int(how[6:])]
         if how == "random-card":
             first_seen: dict[int, int] = {}      # card -> the seat it was first dealt to
@@ -200,6 +239,7 @@ class ClimbingGame(CompactView, GameBase):
     # -------------------------------------------------------------------- exchange
     def _begin_exchange(self) -> None:
         order = self.prev_order
+        assert order is not None    # an exchange follows a finished hand
         n = self.n
         self.phase = PHASE_EXCHANGE
         if self.rules.exchange == "pits":
@@ -226,6 +266,7 @@ class ClimbingGame(CompactView, GameBase):
     def _exchange_moves(self) -> list[Move]:
         ex = self.exchange
         seat = self.to_act
+        assert ex is not None and seat is not None   # the exchange phase
         step = ex["step"]
         if step in ("show", "give"):
             return [Move(GIVE, (c,), token=self._token) for c in self._highest(seat)]
@@ -265,7 +306,8 @@ class ClimbingGame(CompactView, GameBase):
 
     def _do_exchange(self, seat: int, mv: Move) -> None:
         ex = self.exchange
-        c = mv.cards[0] if mv.cards else None
+        assert ex is not None                        # the exchange phase
+        c: int = mv.cards[0]                         # every exchange move names its cards
         if ex["kind"] == "pits":
             if ex["step"] == "show":
                 self.hands[seat].remove(c)
@@ -339,19 +381,18 @@ class ClimbingGame(CompactView, GameBase):
             s = (s + 1) % n
         return seat  # pragma: no cover - a hand always ends before nobody holds cards
 
-    def _play_moves(self) -> Sequence[Move]:
-        fam = self.rules.family
-        hand = self.hands[self.to_act]
-        tok = self._token
-        moves = fam.play_moves(hand, self.last, tok)     # the compiled core, where it applies
-        if moves is not None:
-            return moves
-        if self.last is None:
-            return [Move(PLAY, c.cards, c, None, fam, tok) for c in fam.leads(hand)]
-        out = [PASS_MOVE]
-        for c in fam.follows(hand, self.last):
-            out.append(Move(PLAY, c.cards, c, None, fam, tok))
-        return out
+    def _resolve_step(self, move: Move | str) -> Move | None:
+        """A ``choose`` or ``pick`` move checked (IllegalMove if it is not legal now), or None
+        for any other move (``steps.resolve_step``)."""
+        return resolve_step(self, move)
+
+    def _do_step(self, mv: Move) -> None:
+        """A step of the choice of a play: the seat to act stays."""
+        if mv.kind == CHOOSE:
+            self.choice = str(mv)
+            self.picked = ()
+        else:
+            self.picked = tuple(sorted(self.picked + mv.cards))
 
     def _resolve_play(self, move: Move | str) -> Move:
         if isinstance(move, Move):
@@ -420,6 +461,7 @@ class ClimbingGame(CompactView, GameBase):
         return PASS_MOVE
 
     def _check_held(self, cards: tuple) -> None:
+        assert self.to_act is not None               # the play phase
         hand = list(self.hands[self.to_act])
         for c in cards:
             try:
@@ -441,9 +483,14 @@ class ClimbingGame(CompactView, GameBase):
         return f"{Cards(combo.cards)} ({combo.describe()})"
 
     def _do_play(self, seat: int, mv: Move) -> None:
+        if self._grouping is not None:      # the choice in steps is over
+            self._grouping = None
+            self.choice = None
+            self.picked = ()
         if mv.kind == PASS:
             self.trick.append((seat, None))
             self.passes += 1
+            assert self.last_seat is not None         # a pass answers a play
             # seats holding cards, other than the last player's (a seat out of cards is in
             # ``order``, and only those)
             others = self.n - len(self.order) - (1 if self.hands[self.last_seat] else 0)
@@ -482,6 +529,7 @@ class ClimbingGame(CompactView, GameBase):
 
     def _end_trick(self) -> None:
         winner = self.last_seat
+        assert winner is not None                    # a trick ends with a play
         self.tricks.append(self.trick)
         won = self.won[winner]
         for _, combo in self.trick:
@@ -507,6 +555,7 @@ class ClimbingGame(CompactView, GameBase):
         summary = {"hand": self.hand_number, "order": list(self.order), "points": points,
                    "scores": list(self.scores)}
         if self.rules.teams:
+            assert team_points is not None
             for i, p in enumerate(team_points):
                 self.team_totals[i] += p
             summary["team_points"] = team_points
@@ -599,7 +648,7 @@ class ClimbingGame(CompactView, GameBase):
             v["teams"] = [list(t) for t in self.rules.teams]
             v["team_scores"] = self.team_scores()
         if self.rules.scoring == "trick-points":
-            points = self.rules.family.points
+            points = cast(PointFamily, self.rules.family).points   # a point game's family
             v["won_points"] = [points(w) for w in self.won]     # tricks taken are public
             v["table_points"] = sum(points(c.cards) for _, c in self.trick if c is not None)
         if self.exchange is not None:
@@ -619,6 +668,9 @@ class ClimbingGame(CompactView, GameBase):
         v["history"] = [dict(h) for h in self.history]
         if seat == self.to_act:
             v["legal_moves"] = [str(m) for m in self.legal_moves()]
+            if self.choice is not None:
+                v["choice"] = self.choice
+                v["picked"] = [CARD_TEXT[c] for c in self.picked]
         return v
 
     def _played_texts(self) -> list:
@@ -658,7 +710,9 @@ class ClimbingGame(CompactView, GameBase):
                 "won": [sorted(w) for w in self.won],
                 "tricks": len(self.tricks), "result": self.result,
                 "history": self.history, "undealt": list(self.undealt),
-                "moves": [(s, str(m)) for s, m in self.moves]}
+                "moves": [(s, str(m)) for s, m in self.moves],
+                **({"choice": self.choice, "picked": list(self.picked)}
+                   if self.choice is not None else {})}
 
 
 def _play_text(combo: Combo) -> str:
@@ -673,8 +727,9 @@ def _play_text(combo: Combo) -> str:
 _TEXTS: dict[tuple, str] = {}     # the notation of a play's cards, memoised
 
 
-def score_hand(rules: Rulebook, order: list[int], counts_at_first_out, dealt, won=None,
-               hands=None):
+def score_hand(rules: Rulebook, order: list[int], counts_at_first_out: list[int] | None,
+               dealt: list[int] | None, won: list[list[int]] | None = None,
+               hands: list[list[int]] | None = None) -> tuple[list[int], list[int] | None]:
     """Points of one hand: (per seat, per team or None). See docs/rules/zheng-shangyou.md and
     docs/rules/zheng-fen.md."""
     n = rules.players
@@ -684,6 +739,7 @@ def score_hand(rules: Rulebook, order: list[int], counts_at_first_out, dealt, wo
             if place < len(rules.place_points):
                 pts[seat] = rules.place_points[place]
     elif rules.scoring == "teams6":
+        assert rules.teams is not None
         team_of = {s: i for i, t in enumerate(rules.teams) for s in t}
         t1, t2 = team_of[order[0]], team_of[order[1]]
         team_pts = [0, 0]
@@ -703,6 +759,7 @@ def score_hand(rules: Rulebook, order: list[int], counts_at_first_out, dealt, wo
         return pts, team_pts  # only team scores count in this game
     elif rules.scoring == "cards-left":
         counts = counts_at_first_out
+        assert counts is not None and dealt is not None
         winner = order[0]
         total = 0
         for s in range(n):
@@ -720,7 +777,8 @@ def score_hand(rules: Rulebook, order: list[int], counts_at_first_out, dealt, wo
         pts[winner] = total
     elif rules.scoring == "trick-points":
         # the last player's tricks and the cards left in their hand go to the first player out
-        points = rules.family.points
+        points = cast(PointFamily, rules.family).points   # a point game's family
+        assert won is not None and hands is not None
         first, last = order[0], order[-1]
         for s in range(n):
             pts[s] = points(won[s])
@@ -729,5 +787,5 @@ def score_hand(rules: Rulebook, order: list[int], counts_at_first_out, dealt, wo
             pts[last] = 0
     else:
         raise ValueError(f"unknown scoring {rules.scoring!r}")
-    team_pts = [sum(pts[s] for s in t) for t in rules.teams] if rules.teams else None
-    return pts, team_pts
+    per_team = [sum(pts[s] for s in t) for t in rules.teams] if rules.teams else None
+    return pts, per_team

@@ -10,12 +10,31 @@ from it equal the ones built from ``view`` over many random positions of every p
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from .combo import Combo
+    from .family import PointFamily
+    from .game import Rulebook
 
 _NO_CARDS = bytes(54)
 
 
 class CompactView:
     """Mixed into :class:`~shangyou.games.climbing.game.ClimbingGame`."""
+
+    # the game's state that a compact view reads (set by ClimbingGame)
+    n: int
+    rules: Rulebook
+    phase: str
+    hands: list[list[int]]
+    trick: list[tuple[int, Combo | None]]
+    tricks: list[list[tuple[int, Combo | None]]]
+    last: Combo | None
+    last_seat: int | None
+    order: list[int]
+    won: list[list[int]]
+    exchange: dict[str, Any] | None
 
     #: the fields of :meth:`compact_view`, in order
     COMPACT_FIELDS = ("seat", "phase", "hand", "counts", "played", "last", "last_seat",
@@ -68,7 +87,7 @@ class CompactView:
         ex = self.exchange
         won, table = None, 0
         if rules.scoring == "trick-points":
-            points = rules.family.points
+            points = cast("PointFamily", rules.family).points   # a point game's family
             won = [points(w) for w in self.won]
             table = sum(points(c.cards) for _, c in trick if c is not None)
         return (seat, self.phase, tuple(self.hands[seat]), list(map(len, self.hands)), played,
@@ -77,7 +96,7 @@ class CompactView:
                 None if ex is None else self._public_exchange(ex))
 
     @staticmethod
-    def _public_exchange(ex: dict) -> dict:
+    def _public_exchange(ex: dict[str, Any]) -> dict[str, Any]:
         if ex["kind"] == "pits":
             givers, takers = tuple(ex["givers"]), tuple(ex["takers"])
             shown = tuple(ex["shown"]) + tuple(ex["discards"])

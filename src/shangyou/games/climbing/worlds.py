@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from typing import Any
 
 from ...cards import deck, parse
 from .combo import Combo
@@ -87,8 +88,8 @@ class WorldSampler:
 
         # the exchange: cards in transit and cards known to be in a hand
         self.exchanged = [(a, b, parse(c)[0]) for a, b, c in view.get("exchanged") or []]
-        known = [Counter() for _ in range(n)]
-        transit = Counter()
+        known: list[Counter[int]] = [Counter() for _ in range(n)]
+        transit: Counter[int] = Counter()
         left, arrived = [0] * n, [0] * n
         for a, b, c in self.exchanged:
             if a is not None:
@@ -107,7 +108,7 @@ class WorldSampler:
             tk = known[ex["taker"]]
             for c, k in Counter(ex_cards(ex)).items():
                 tk[c] = max(tk[c], k)
-        played = Counter()
+        played: Counter[int] = Counter()
         played_by = [0] * n
         self.counts_at_first_out = None
         plays = [(s, c) for t in self.tricks + [self.trick] for s, c in t if c is not None]
@@ -130,7 +131,7 @@ class WorldSampler:
         self.known = [sorted((+k).elements()) for k in known]
 
         # Zheng Fen: each completed trick goes to its last player
-        self.won = [[] for _ in range(n)]
+        self.won: list[list[int]] = [[] for _ in range(n)]
         for t in self.tricks:
             winner = None
             for s, c in t:
@@ -141,7 +142,7 @@ class WorldSampler:
                     if c is not None:
                         self.won[winner].extend(c.cards)
 
-        pool = Counter(deck(r.decks, r.jokers))
+        pool: Counter[int] = Counter(deck(r.decks, r.jokers))
         pool.subtract(self.hand)
         pool.subtract(played)
         pool.subtract(transit)
@@ -166,7 +167,7 @@ class WorldSampler:
         rng = rng or random.Random()
         pool = list(self.pool)
         rng.shuffle(pool)
-        hands = []
+        hands: list[list[int]] = []
         i = 0
         for s in range(self.n):
             if s == self.seat:
@@ -223,15 +224,16 @@ def ex_cards(ex: dict) -> list[int]:
     return list(parse(" ".join(ex.get("offered") or [])))
 
 
-def _exchange_state(ex: dict, view: dict) -> dict:
+def _exchange_state(ex: dict, view: dict) -> dict[str, Any] | None:
     """The engine's exchange record from its public part (see ClimbingGame._begin_exchange)."""
     if view["phase"] != PHASE_EXCHANGE:
         return None
     if ex["kind"] == "pits":
         shown = list(parse(" ".join(ex["shown"])))
         discards = list(parse(" ".join(ex["discards"])))
-        out = {"kind": "pits", "givers": list(ex["givers"]), "takers": list(ex["takers"]),
-               "shown": shown, "discards": discards, "step": ex["step"]}
+        out: dict[str, Any] = {"kind": "pits", "givers": list(ex["givers"]),
+                               "takers": list(ex["takers"]), "shown": shown,
+                               "discards": discards, "step": ex["step"]}
         if ex["step"] == "take":
             if discards and len(discards) == len(ex["takers"]):
                 out["discarded"] = True

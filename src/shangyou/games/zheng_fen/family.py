@@ -89,7 +89,7 @@ class _Hand:
         self.nat = nat
         self.jokers = tuple(jokers)
         self.have = [len(x) for x in nat]
-        self.suit_card = None
+        self.suit_card: list[list[int | None]] | None = None
 
     def suited(self) -> list[list[int | None]]:
         """``suited()[s][r]``: the card of rank r in suit s, or None."""

@@ -186,7 +186,6 @@ class OwenFamily(CompiledFamily):
             _rocket(h, out)
             return out
         cls = prev.cls
-        kind = cls[0] if cls else None
         if cls == CLS_SINGLE:
             _singles(h, out, pkey[0])
         else:
@@ -198,8 +197,9 @@ class OwenFamily(CompiledFamily):
                 _full_houses(h, out, pkey[0])
             elif len(cls) == 2 and _STRAIGHT_CLS.get(cls[1]) == cls:
                 _straights(h, out, cls[1], pkey[0])
-            elif len(cls) == 2 and _CHAIN_CLS.get((_CHAIN_K.get(kind), cls[1])) == cls:
-                _chains(h, out, _CHAIN_K[kind], cls[1], pkey[0])
+            elif len(cls) == 2 and (k := _CHAIN_K.get(cls[0])) is not None and \
+                    _CHAIN_CLS.get((k, cls[1])) == cls:
+                _chains(h, out, k, cls[1], pkey[0])
             out = [c for c in out if c.key > pkey]
         _sets(h, out, 4, 0)
         _rocket(h, out)
@@ -269,7 +269,7 @@ def _full_houses(h: _Hand, out: list, lo: int) -> None:
     if not trips or not pairs:
         return
     wild = h.wild
-    w2 = h.wild_after(2) if nt >= 2 else None
+    w2 = h.wild_after(2) if nt >= 2 else []   # read only for a pair of 2s (listed if nt >= 2)
     labels = _FH_LABEL
     for a, ta, wa in trips:
         if a == TWO:
@@ -313,13 +313,13 @@ def _straights(h: _Hand, out: list, length: int, lo: int) -> None:
     for s in range(0, 8):
         if not nat[s]:
             continue
-        cards = [nat[s][0]]
+        run = [nat[s][0]]
         e = s + 1
         while e < 12 and nat[e]:
-            cards.append(nat[e][0])
+            run.append(nat[e][0])
             m = e - s + 1
             if m >= 5 and e >= lo:
-                out.append(Combo("straight", _STRAIGHT_CLS[m], (e,), tuple(cards), 0,
+                out.append(Combo("straight", _STRAIGHT_CLS[m], (e,), tuple(run), 0,
                                  _RUN_LABEL[s, e]))
             e += 1
 

@@ -370,7 +370,7 @@ def _multi_windows(have: tuple, wild: int, jokers: int, shape: tuple | None) -> 
     ``have`` counts the naturals of ranks 3..A; ``shape`` is (m, k) when following."""
     out = []
     if shape is None:
-        ks = range(2, max(have) + wild + 1)
+        ks: Sequence[int] = range(2, max(have) + wild + 1)
         ms = None
     else:
         ms, k0 = shape
@@ -437,7 +437,7 @@ def _windows(mask: int, jokers: int, need: int, top: int, length: int | None) ->
     out = []
     for lo in range(0, top - 1):
         if length is None:
-            his = range(lo + 2, top + 1)
+            his: Sequence[int] = range(lo + 2, top + 1)
         else:
             his = (lo + length - 1,) if lo + length - 1 <= top else ()
         for hi in his:

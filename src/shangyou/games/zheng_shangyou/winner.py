@@ -322,7 +322,7 @@ class WinnerFamily(CompiledFamily):
                     continue
                 if not all(opts[r] for r in range(a + 2, top + 1)):
                     continue
-                partial = opts[a]
+                partial: Sequence[tuple] = opts[a]
                 for r in range(a + 1, top):
                     partial = [p + q for p in partial for q in opts[r]]
                 cls = (tag, length)

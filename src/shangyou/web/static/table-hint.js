@@ -180,7 +180,9 @@ export function makeHints(P) {
   /** The server's {"type": "hint"}: shown if it is still this state's turn and a legal move. */
   function onAdvice(msg) {
     const waiting = S.hintShown && S.hintShown.kind === "wait";
-    if (!waiting || msg.version !== S.version || !myTurn() || !legal().includes(msg.move)) {
+    // where the plays are offered in groups (choose ...), advice is a whole play: accepted too
+    const whole = !!splitPlay(msg.move) && legal().some((m) => m.startsWith("choose "));
+    if (!waiting || msg.version !== S.version || !myTurn() || !(legal().includes(msg.move) || whole)) {
       if (waiting) clearHint();
       renderControls();
       return;

@@ -145,6 +145,11 @@ export function makePrompt(P) {
     const plays = cardPlays();
     if (!sel.length) return { ok: false, reason: plays.length ? t("t.why.select") : "" };
     if (playsOf(sel).length) return { ok: true, reason: "" };
+    // very many plays: they are offered in groups ("choose <cards> <kind> <ranks>"); the
+    // selected cards are sent as a whole play (onPlay) and the server judges them
+    if (legal().some((m) => m.startsWith("choose ") && Number(m.split(" ")[1]) === sel.length)) {
+      return { ok: true, reason: "" };
+    }
     if (gameFamily(v.game) === "sheng-ji" && v.phase === "play") {
       const trick = v.trick || [];
       if (!trick.length) {

@@ -1,0 +1,250 @@
+"""Choosing a play in steps where a seat has very many legal plays (games/climbing/steps.py;
+docs/rules/zheng-shangyou.md, *Choosing a play in steps*)."""
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import shangyou
+from shangyou.bots import make_bot
+from shangyou.bots.learned_features import whole_plays
+from shangyou.cards import parse
+from shangyou.errors import IllegalMove
+from shangyou.games.climbing import core
+from shangyou.games.climbing.steps import STEP_LIMIT, groups, in_steps
+from shangyou.review import review_log
+
+WORST = ("2S 2S 2H 2H 2D 2D 2C 2C BJ BJ RJ RJ 3S 3H 4S 4H 5S 5H 6S 6H 7S 7H 8S 8H 9S 9H 10S")
+
+
+def leading(name, players, hand, **opts):
+    g = shangyou.new_game(name, players=players, seed=1, **opts)
+    while g.phase != "play":
+        g.apply(g.legal_moves()[0])
+    g.hands[g.to_act] = sorted(parse(hand))
+    g.last = None
+    g._legal = None
+    return g
+
+
+_BIG: list = []
+
+
+def big_follow(seed=0):
+    """A two-pack pagat state (3 players) with steps offered and a play to beat (a clone of
+    the one found first)."""
+    if not _BIG:
+        _BIG.append(_find_big_follow(seed))
+    return _BIG[0].clone()
+
+
+def _find_big_follow(seed):
+    rng = random.Random(seed)
+    for s in range(seed, seed + 200):
+        g = shangyou.new_game("zheng-shangyou/pagat", players=3, decks=2, seed=s)
+        while not g.over:
+            if g.last is not None and len(g.all_moves()) > STEP_LIMIT and \
+                    len(g.all_moves()) < 3000:
+                return g
+            g.apply(rng.choice(g.all_moves()))
+    raise AssertionError("no such state")
+
+
+def texts(moves):
+    return [str(m) for m in moves]
+
+
+def test_the_worst_hand_is_offered_by_groups():
+    g = leading("zheng-shangyou/pagat", 4, WORST, decks=2)
+    plays = g.all_moves()
+    offered = texts(g.legal_moves())
+    assert len(plays) > 100_000 and len(offered) < 500
+    by_group = groups(plays)
+    # each group of several plays is one choose move, a group of one play is that play
+    assert offered == [t if len(ms) > 1 else str(ms[0]) for t, ms in by_group.items()]
+    assert "choose 16 multiple sequence 3-10x2" in offered
+    assert sum(len(ms) for ms in by_group.values()) == len(plays)
+    v = g.view(g.to_act)
+    assert v["legal_moves"] == offered and "choice" not in v
+
+
+def test_a_small_listing_is_not_in_steps():
+    g = shangyou.new_game("zheng-shangyou/pagat", players=4, seed=3)
+    assert g.legal_moves() == g.all_moves() and len(g.all_moves()) <= STEP_LIMIT
+    with pytest.raises(IllegalMove, match="no choose step"):
+        g.apply("choose 2 set 7s")
+
+
+def walk(g, rng):
+    """Random steps until the seat to act plays or passes; the move made."""
+    seat = g.to_act
+    while True:
+        m = rng.choice(g.legal_moves())
+        g.apply(str(m))
+        if m.kind not in ("choose", "pick"):
+            assert g.to_act != seat or g.over or m.kind == "pass" or g.last is None
+            return m
+        assert g.to_act == seat and len(g.legal_moves()) <= max(STEP_LIMIT, 500)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**6))
+def test_any_steps_end_in_a_legal_play(seed):
+    g0 = big_follow()
+    legal = set(texts(g0.all_moves()))
+    g = g0.clone()
+    move = walk(g, random.Random(seed))
+    assert str(move) in legal
+    assert g.choice is None and g.picked == ()
+
+
+def reach(g, target):
+    """Choose the group of ``target`` and pick its cards until it is listed; then play it."""
+    group = next(t for t, ms in groups(g.all_moves()).items() if any(m is target for m in ms))
+    if str(target) in texts(g.legal_moves()):
+        g.apply(str(target))
+        return 0
+    g.apply(group)
+    steps = 1
+    while str(target) not in texts(g.legal_moves()):
+        left = list(target.cards)
+        for c in g.picked:
+            left.remove(c)
+        offered = texts(g.legal_moves())
+        pick = next(m for m in offered if m.startswith("pick ")
+                    and parse(m[5:])[0] in left)
+        g.apply(pick)
+        steps += 1
+        assert steps < 40
+    g.apply(str(target))
+    return steps
+
+
+@pytest.mark.parametrize("where", ["worst lead", "follow"])
+def test_every_play_is_reachable_by_steps(where):
+    g0 = leading("zheng-shangyou/pagat", 4, WORST, decks=2) if where == "worst lead" \
+        else big_follow()
+    plays = [m for m in g0.all_moves() if m.kind == "play"]
+    rng = random.Random(5)
+    stepped = 0
+    if where == "worst lead":
+        big = groups(plays)["choose 16 multiple sequence 3-10x2"]
+        targets = [big[-1], rng.choice(big)]
+    else:
+        targets = [plays[0], plays[-1]] + rng.sample(plays, 40)
+    for target in targets:
+        g = g0.clone()
+        seat = g.to_act
+        steps = reach(g, target)
+        # the worst lead's groups are too large to list: cards are picked
+        stepped += steps > (1 if where == "worst lead" else 0)
+        assert g.moves[-1][1] == target and g.trick[-1] == (seat, target.combo)
+    assert stepped
+
+
+def test_a_whole_play_is_accepted_at_every_step_and_a_choice_may_change():
+    g = leading("zheng-shangyou/pagat", 4, WORST, decks=2)
+    seat = g.to_act
+    g.apply("choose 16 multiple sequence 3-10x2")
+    assert g.view(seat)["choice"] == "choose 16 multiple sequence 3-10x2"
+    offered = texts(g.legal_moves())
+    assert offered and all(m.startswith("pick ") for m in offered)
+    g.apply(offered[1])
+    assert len(g.picked) == 1 and g.view(seat)["picked"] == [offered[1][5:]]
+    # a pick not offered, a group that does not exist: refused, nothing changes
+    before = g.snapshot()
+    with pytest.raises(IllegalMove):
+        g.apply("pick 9C")
+    with pytest.raises(IllegalMove):
+        g.apply("choose 99 set 7s")
+    assert g.snapshot() == before
+    pairs = next(t for t in groups(g.all_moves()) if t.startswith("choose 2 set "))
+    g.apply(pairs)                              # a change of mind: another group
+    assert g.choice == pairs and g.picked == ()
+    every = {(m.cards, m.combo.label) for m in g.all_moves() if m.combo is not None}
+    assert all((m.cards, m.combo.label) in every for m in g.legal_moves() if m.kind == "play")
+    g.apply("3S 3H 4S 4H 5S 5H")                # a whole play, typed at once
+    assert g.choice is None and g.to_act != seat and len(g.trick) == 1
+    logged = [str(m) for _, m in g.moves]       # the steps are in the log
+    assert logged[-4:] == ["choose 16 multiple sequence 3-10x2", offered[1], pairs,
+                           "3H 3S 4H 4H 5H 5S".replace("4H 4H", "4H 4S")]
+
+
+def test_pass_stays_offered_while_choosing():
+    g = big_follow()
+    seat = g.to_act
+    offered = texts(g.legal_moves())
+    assert offered[0] == "pass"
+    choose = next(m for m in offered if m.startswith("choose "))
+    g.apply(choose)
+    assert texts(g.legal_moves())[0] == "pass"
+    g.apply("pass")
+    assert g.to_act != seat and g.choice is None
+
+
+def test_the_core_and_python_offer_the_same_steps():
+    g = leading("zheng-shangyou/pagat", 3, WORST.replace(" 10S", ""), decks=2)
+    prev = core.use(True)
+    try:
+        with_c = texts(g.legal_moves())
+        g.apply("choose 14 multiple sequence 3-9x2")
+        steps_c = texts(g.legal_moves())
+        h = leading("zheng-shangyou/pagat", 3, WORST.replace(" 10S", ""), decks=2)
+        core.use(False)
+        assert texts(h.legal_moves()) == with_c
+        h.apply("choose 14 multiple sequence 3-9x2")
+        assert texts(h.legal_moves()) == steps_c
+    finally:
+        core.use(prev)
+
+
+@pytest.mark.parametrize("kinds", [("random", "greedy", "heuristic"),
+                                   ("greedy", "random", "random")])
+def test_bots_finish_two_pack_pagat_with_steps(kinds):
+    g = shangyou.new_game("zheng-shangyou/pagat", players=3, decks=2, seed=2)
+    bots = [make_bot(k, seed=s) for s, k in enumerate(kinds)]
+    stepped = 0
+    while not g.over:
+        v = g.view(g.to_act)
+        stepped += any(m.startswith(("choose ", "pick ")) for m in v["legal_moves"])
+        g.apply(bots[g.to_act].choose(v))
+    assert stepped > 0 and g.result is not None
+    assert shangyou.replay(g.log) == g
+
+
+def test_the_learned_level_answers_a_whole_play_where_plays_are_offered_in_steps():
+    g = big_follow()
+    seat = g.to_act
+    view = g.view(seat)
+    assert in_steps(view["legal_moves"])
+    bot = make_bot("learned", seed=1)
+    assert bot.plays(whole_plays(view))
+    every = texts(g.all_moves())
+    move = bot.choose(view)
+    assert move in every and len(bot.values(view)) == len(every)
+    g.apply(next(m for m in view["legal_moves"] if m.startswith("choose ")))
+    mid = bot.choose(g.view(seat))                          # in the middle of a choice
+    assert mid in every
+    g.apply(mid)
+    assert g.to_act != seat and g.choice is None
+
+
+def test_the_review_judges_the_play_a_choice_ends_in_among_every_play():
+    g = big_follow()
+    seat = g.to_act
+    every = set(texts(g.all_moves()))
+    g.apply(next(m for m in texts(g.legal_moves()) if m.startswith("choose ")))
+    walk(g, random.Random(3))
+    steps = [(i, str(m)) for i, (s, m) in enumerate(g.moves) if s == seat
+             and m.kind in ("choose", "pick")]
+    assert steps
+    r = review_log(g.log, seat=seat, max_worlds=4, judge_worlds=4, seconds=None)
+    judged = {d.index: d for d in r.decisions}
+    assert not any(i in judged for i, _ in steps)         # a step is not a decision
+    last = len(g.moves) - 1
+    assert g.moves[last][0] == seat and last in judged
+    d = judged[last]
+    assert d.played == str(g.moves[last][1]) and {d.played, d.best} <= every
+    assert r.skipped >= len(steps)
