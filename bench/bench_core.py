@@ -22,7 +22,9 @@ numbers to quote** (each is the median over rounds of a ratio between adjacent b
    playout (``Search.playout``: the plan-aware policy), with the core and without it, rounds
    interleaved; CPU time (``time.process_time``).
 3. **Listing the legal plays of the worst hands**: ``family.leads`` of constructed hands, with
-   the core and with the Python code: median time over repetitions and the number of plays.
+   the core and with the Python code: median time over repetitions and the number of plays;
+   and the game's listing of the same leads with the core (``Family.play_moves``, as
+   ``legal_moves`` asks it: a ``Plays`` sequence, no Move made) and its ``len``.
 """
 
 from __future__ import annotations
@@ -232,8 +234,9 @@ def worst_hands(reps: int) -> dict:
         else:
             fam = shangyou.rules("zheng-shangyou/pagat", players=4, **opts).family
         hand = tuple(sorted(parse(text)))
-        times = {False: [], True: []}
+        times: dict = {False: [], True: [], "moves": []}
         counts = {}
+        token = object()
         for r in range(reps):
             for on in (False, True):
                 core.use(on)
@@ -241,11 +244,16 @@ def worst_hands(reps: int) -> dict:
                 t0 = time.perf_counter()
                 counts[on] = len(fam.leads(hand))
                 times[on].append(time.perf_counter() - t0)
+            gc.collect()
+            t0 = time.perf_counter()
+            counts["moves"] = len(fam.play_moves(hand, None, token))
+            times["moves"].append(time.perf_counter() - t0)
         core.use(True)
-        assert counts[False] == counts[True], name
+        assert counts[False] == counts[True] == counts["moves"], name
         py, c = statistics.median(times[False]), statistics.median(times[True])
         out[name] = {"hand": text, "cards": len(hand), "plays": counts[True],
-                     "python_ms": py * 1e3, "core_ms": c * 1e3, "ratio": py / c}
+                     "python_ms": py * 1e3, "core_ms": c * 1e3, "ratio": py / c,
+                     "core_moves_ms": statistics.median(times["moves"]) * 1e3}
     return out
 
 
@@ -286,7 +294,8 @@ def report(res: dict) -> str:
                    f"{span(po['ratio'])}"), "", "worst hands (all leads):"]
     for name, w in res["worst_hands"].items():
         lines.append(f"  {name}: {w['plays']:,} plays, Python {w['python_ms']:.1f} ms, core "
-                     f"{w['core_ms']:.1f} ms ({w['ratio']:.1f}x)")
+                     f"{w['core_ms']:.1f} ms ({w['ratio']:.1f}x); the game's listing with the "
+                     f"core {w['core_moves_ms']:.2f} ms")
     return "\n".join(lines)
 
 

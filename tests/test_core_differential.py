@@ -70,6 +70,17 @@ def move_fields(m) -> tuple:
             str(m) if m.combo is None else None)
 
 
+def state(g) -> tuple:
+    """The whole state, beyond ``snapshot()``: the play to beat, its seat, the passes, every
+    finished trick's plays, the counts when the first player went out, the listing forgotten
+    after a move (the compiled core's apply changes all of these in place)."""
+    def plays(trick):
+        return [(s, None if c is None else full(c)) for s, c in trick]
+    return (g.snapshot(), None if g.last is None else full(g.last), g.last_seat, g.passes,
+            plays(g.trick), [plays(t) for t in g.tricks], g.counts_at_first_out, g.over,
+            g.phase, g._legal is None, g._token is None, [list(w) for w in g.won])
+
+
 class Lockstep:
     """Two games of one seed: one asks the core, the other the Python code."""
 
@@ -86,7 +97,12 @@ class Lockstep:
         a = self.py.legal_moves()
         with_core(True)
         b = self.c.legal_moves()
+        # the core's listing is a Plays sequence (a list in an exchange, or while a play is
+        # chosen in steps): its length, then every item, made one by one from the codes
+        assert len(b) == len(a), self.where()
         assert [move_fields(m) for m in b] == [move_fields(m) for m in a], self.where()
+        if core.AVAILABLE and self.c.phase == "play":
+            assert type(b) is core._core.Plays or self.c._grouping is not None, self.where()
         self.states += 1
         return a, b
 
@@ -96,8 +112,8 @@ class Lockstep:
         with_core(False)
         self.py.apply(a[i])
         with_core(True)
-        self.c.apply(b[i])
-        assert self.c.snapshot() == self.py.snapshot(), self.where()
+        self.c.apply(b[i])        # a plain play or pass: made by the core's apply (in C)
+        assert state(self.c) == state(self.py), self.where()
         assert self.c.scores == self.py.scores
 
     def where(self) -> str:

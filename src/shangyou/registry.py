@@ -29,10 +29,15 @@ def aliases() -> dict[str, str]:
     return out
 
 
+_ALIASES: dict[str, str] = {}     # aliases(), made once (the games' aliases never change)
+
+
 def resolve(name: str):
     """(canonical name, game module) for a preset name or alias; ValueError if unknown."""
     key = str(name).strip().lower()
-    key = aliases().get(key, key)
+    if not _ALIASES:
+        _ALIASES.update(aliases())
+    key = _ALIASES.get(key, key)
     for g in _games():
         if key in g.PRESETS:
             return key, g

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import random
 import weakref
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Self, TypeGuard
 
 from ..errors import IllegalMove
@@ -83,7 +84,7 @@ class GameBase:
         self.moves: list[tuple[int, Any]] = []  # the log: (seat, move)
         self.events: list[dict] = []           # what happened, for the UI and the log
         self.result: dict | None = None
-        self._legal: list | None = None        # moves listed for the current state
+        self._legal: Sequence | None = None    # moves listed for the current state
         self._token: object | None = None      # identifies them (see ``apply``'s fast path)
 
     @property
@@ -137,7 +138,7 @@ class GameBase:
     def view(self, seat: int) -> dict[str, Any]:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def legal_moves(self) -> list[Move]:  # pragma: no cover - abstract
+    def legal_moves(self) -> Sequence[Move]:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def apply(self, move: Move | str, seat: int | None = None) -> None:  # pragma: no cover

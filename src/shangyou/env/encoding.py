@@ -204,14 +204,16 @@ def _reading_key(m) -> tuple:
     return reading_order(m.combo)
 
 
-def sort_moves(moves: list, by_text: bool = False) -> list:
-    """``moves`` (a list of ``Move``) sorted in place in the candidate order.
+def sort_moves(moves: Sequence[Move], by_text: bool = False) -> list[Move]:
+    """``moves`` sorted in the candidate order: a list of ``Move`` in place, another sequence
+    of them (the compiled core's read-only listing) copied into a list first.
 
     ``by_text=False`` (climbing games): by kind, number of cards and cards, read from the moves
     (:func:`move_key`'s order, without making texts); plays of the same cards (several readings
     of wild cards) in the family's order of readings (``reading_order``, highest first: the
     default reading is first when it is legal). ``by_text=True`` (Sheng ji, whose texts carry
     more): by :func:`move_key` of every text."""
+    moves = moves if type(moves) is list else list(moves)
     if by_text:
         moves.sort(key=lambda m: move_key(str(m)))
         return moves
@@ -262,7 +264,7 @@ class Pager:
     by_text: bool
     _texts: list[str] | None
 
-    def __init__(self, moves: list, k: int, by_text: bool = False):
+    def __init__(self, moves: Sequence[Move], k: int, by_text: bool = False):
         self.moves = sort_moves(moves, by_text)
         self.by_text = by_text
         self._texts = None
@@ -456,7 +458,7 @@ class Encoder:
         """Seat ``other`` as seen from ``seat`` (0 = itself, 1 = next to act after it, ...)."""
         return (other - seat) % self.n
 
-    def pager(self, moves: list) -> Pager:
+    def pager(self, moves: Sequence[Move]) -> Pager:
         """The candidates of a decision from its legal moves (a list this pager may keep)."""
         return Pager(moves, self.k, self.by_text)
 

@@ -21,7 +21,11 @@
        With three more arguments (meta, meta_cache, singles) the list holds Combo objects
        instead, made here (see core_gen_output).
 
-   pagat_moves(hand, seq_top, prev, ...): the game's legal moves as Move objects.
+   moves(spec, family, hand, last, token): the game's legal moves for any family, a Plays
+       sequence (_core_moves.c: Move objects made when asked for). pagat_plays, owen_plays,
+       zf_plays and winner_plays give one too with ``family`` and ``token`` after their meta
+       arguments.
+   apply_listed(game, move, seat): ClimbingGame.apply's fast path (_core_apply.c).
    shuffle(getrandbits, cards): random.Random.shuffle, for dealing.
    owen_plays(hand, kind, arg, key, tier): the same for OwenFamily (_core_owen.c).
    zf_plays(hand, kind, b0, b1): the same for ZhengFenFamily (_core_zf.c).
@@ -41,8 +45,8 @@
 /* The Combo class (combo.py) bound by core.py: its type and the offsets of its six slots,
    so that a combo is made here without running its __init__ (the same six fields). */
 static const char *COMBO_SLOTS[6] = {"kind", "cls", "key", "cards", "tier", "label"};
-static PyTypeObject *combo_type;
-static Py_ssize_t combo_off[6];
+PyTypeObject *core_combo_type;
+Py_ssize_t core_combo_off[6];
 
 static int
 slot_offsets(PyObject *cls, const char **names, Py_ssize_t *off)
@@ -83,8 +87,8 @@ bind(PyObject *self, PyObject *cls)
     if (slot_offsets(cls, COMBO_SLOTS, off) < 0)
         return NULL;
     Py_INCREF(cls);
-    Py_XSETREF(combo_type, (PyTypeObject *)cls);
-    memcpy(combo_off, off, sizeof off);
+    Py_XSETREF(core_combo_type, (PyTypeObject *)cls);
+    memcpy(core_combo_off, off, sizeof off);
     Py_RETURN_NONE;
 }
 
@@ -92,7 +96,7 @@ bind(PyObject *self, PyObject *cls)
 PyObject *
 core_combo(PyObject *meta, PyObject *cards)
 {
-    if (combo_type == NULL) {
+    if (core_combo_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "the Combo class is not bound");
         return NULL;
     }
@@ -100,7 +104,7 @@ core_combo(PyObject *meta, PyObject *cards)
         PyErr_SetString(PyExc_TypeError, "a play's meta must be (kind, cls, key, tier, label)");
         return NULL;
     }
-    PyObject *o = combo_type->tp_alloc(combo_type, 0);
+    PyObject *o = core_combo_type->tp_alloc(core_combo_type, 0);
     if (o == NULL)
         return NULL;
     PyObject *v[6] = {PyTuple_GET_ITEM(meta, 0), PyTuple_GET_ITEM(meta, 1),
@@ -108,7 +112,7 @@ core_combo(PyObject *meta, PyObject *cards)
                       PyTuple_GET_ITEM(meta, 4)};
     for (int i = 0; i < 6; i++) {
         Py_INCREF(v[i]);
-        *(PyObject **)((char *)o + combo_off[i]) = v[i];
+        *(PyObject **)((char *)o + core_combo_off[i]) = v[i];
     }
     /* a combo holds strings, ints and tuples of them, and is never changed (combo.py): it
        cannot be part of a reference cycle, so the cycle collector need not visit it (listing
@@ -121,9 +125,9 @@ core_combo(PyObject *meta, PyObject *cards)
 /* The Move class (engine/moves.py), bound likewise: a listed play is Move(PLAY, combo.cards,
    combo, None, family, token). */
 static const char *MOVE_SLOTS[6] = {"kind", "cards", "combo", "_text", "family", "token"};
-static PyTypeObject *move_type;
-static Py_ssize_t move_off[6];
-static PyObject *move_play, *move_pass;      /* the PLAY kind, PASS_MOVE */
+PyTypeObject *core_move_type;
+Py_ssize_t core_move_off[6];
+PyObject *core_move_play, *core_move_pass;      /* the PLAY kind, PASS_MOVE */
 
 static PyObject *
 bind_move(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -140,12 +144,12 @@ bind_move(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     Py_INCREF(args[0]);
-    Py_XSETREF(move_type, (PyTypeObject *)args[0]);
-    memcpy(move_off, off, sizeof off);
+    Py_XSETREF(core_move_type, (PyTypeObject *)args[0]);
+    memcpy(core_move_off, off, sizeof off);
     Py_INCREF(args[1]);
-    Py_XSETREF(move_play, args[1]);
+    Py_XSETREF(core_move_play, args[1]);
     Py_INCREF(args[2]);
-    Py_XSETREF(move_pass, args[2]);
+    Py_XSETREF(core_move_pass, args[2]);
     Py_RETURN_NONE;
 }
 
@@ -158,39 +162,55 @@ core_move(Gen *g, PyObject *combo)
 int
 core_is_combo(PyObject *o)
 {
-    return combo_type != NULL && Py_IS_TYPE(o, combo_type);
+    return core_combo_type != NULL && Py_IS_TYPE(o, core_combo_type);
 }
 
 PyObject *
 core_pass_move(void)
 {
-    if (move_pass == NULL)
+    if (core_move_pass == NULL)
         PyErr_SetString(PyExc_RuntimeError, "the Move class is not bound");
-    return move_pass;
+    return core_move_pass;
 }
 
 /* Move(PLAY, combo.cards, combo, None, family, token); steals combo; a new Move or NULL */
 PyObject *
 core_move_of(PyObject *combo, PyObject *family, PyObject *token)
 {
-    if (move_type == NULL) {
+    if (core_move_type == NULL) {
         Py_DECREF(combo);
         PyErr_SetString(PyExc_RuntimeError, "the Move class is not bound");
         return NULL;
     }
-    PyObject *o = move_type->tp_alloc(move_type, 0);
+    PyObject *o = core_move_type->tp_alloc(core_move_type, 0);
     if (o == NULL) {
         Py_DECREF(combo);
         return NULL;
     }
-    PyObject *cards = *(PyObject **)((char *)combo + combo_off[3]);
-    PyObject *v[6] = {move_play, cards, combo, Py_None, family, token};
+    PyObject *cards = SLOT(combo, core_combo_off[COMBO_CARDS]);
+    PyObject *v[6] = {core_move_play, cards, combo, Py_None, family, token};
     for (int i = 0; i < 6; i++) {
-        if (i != 2)                /* the combo's reference is the one passed in */
+        if (i != MOVE_COMBO)       /* the combo's reference is the one passed in */
             Py_INCREF(v[i]);
-        *(PyObject **)((char *)o + move_off[i]) = v[i];
+        SLOT(o, core_move_off[i]) = v[i];
     }
     return o;
+}
+
+PyObject *
+core_meta(PyObject *meta, PyObject *meta_cache, PyObject *code)
+{
+    PyObject *m = PyDict_GetItemWithError(meta_cache, code);
+    if (m != NULL) {
+        Py_INCREF(m);
+        return m;
+    }
+    if (PyErr_Occurred())
+        return NULL;
+    m = PyObject_CallOneArg(meta, code);
+    if (m != NULL && PyDict_SetItem(meta_cache, code, m) < 0)
+        Py_CLEAR(m);
+    return m;
 }
 
 /* the play to beat, read from a Combo of the pagat family; 0 when it is not one */
@@ -210,13 +230,51 @@ small_int(PyObject *t, Py_ssize_t i, int *out)
 }
 
 int
+core_small_int(PyObject *x, long *out)
+{
+    if (!PyLong_Check(x))
+        return 0;
+    int overflow;
+    long v = PyLong_AsLongAndOverflow(x, &overflow);
+    if (overflow || v < -(1L << 20) || v > (1L << 20)) {
+        PyErr_Clear();
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+int
+core_name_index(PyObject *x, const char *const *names, int n)
+{
+    if (!PyUnicode_Check(x))
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (PyUnicode_CompareWithASCIIString(x, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+int
+core_combo_fields(PyObject *combo, PyObject **cls, PyObject **key, PyObject **tier)
+{
+    if (core_combo_type == NULL || !Py_IS_TYPE(combo, core_combo_type))
+        return 0;
+    *cls = SLOT(combo, core_combo_off[COMBO_CLS]);
+    *key = SLOT(combo, core_combo_off[COMBO_KEY]);
+    *tier = SLOT(combo, core_combo_off[COMBO_TIER]);
+    return *cls != NULL && *key != NULL && *tier != NULL && PyTuple_Check(*cls) &&
+           PyTuple_Check(*key);
+}
+
+int
 core_prev(PyObject *prev, Prev *p)
 {
-    if (combo_type == NULL || !Py_IS_TYPE(prev, combo_type))
+    if (core_combo_type == NULL || !Py_IS_TYPE(prev, core_combo_type))
         return 0;
-    PyObject *cls = *(PyObject **)((char *)prev + combo_off[1]);
-    PyObject *key = *(PyObject **)((char *)prev + combo_off[2]);
-    PyObject *tier = *(PyObject **)((char *)prev + combo_off[4]);
+    PyObject *cls = *(PyObject **)((char *)prev + core_combo_off[1]);
+    PyObject *key = *(PyObject **)((char *)prev + core_combo_off[2]);
+    PyObject *tier = *(PyObject **)((char *)prev + core_combo_off[4]);
     if (cls == NULL || key == NULL || tier == NULL || !PyTuple_Check(cls) ||
         !PyTuple_Check(key) || PyTuple_GET_SIZE(cls) < 1 || !PyLong_CheckExact(tier) ||
         PyLong_AsLong(tier) != 0)
@@ -247,21 +305,25 @@ core_prev(PyObject *prev, Prev *p)
     return 0;
 }
 
-/* the optional last arguments of pagat_plays / owen_plays: (meta, meta_cache[, singles])
-   make the output Combo objects; none: (code, cards) pairs */
+/* the optional last arguments of the *_plays functions: (meta, meta_cache[, singles]) make
+   the output Combo objects, and (meta, meta_cache[, singles], family, token) the game's legal
+   moves (a Plays sequence); none: (code, cards) pairs */
 int
 core_gen_output(Gen *g, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at,
                 int with_singles)
 {
+    g->out = NULL;
     g->sink = NULL;
     g->code_obj = NULL;
     g->code = 0;
     g->meta = g->meta_cache = g->singles = g->last_meta = NULL;
     g->family = g->token = NULL;
+    g->mask_ok = 0;
     g->window = 0;
     if (nargs == at)
         return 0;
-    if (nargs != at + 2 + with_singles) {
+    Py_ssize_t base = at + 2 + with_singles;
+    if (nargs != base && nargs != base + 2) {
         PyErr_SetString(PyExc_TypeError, "wrong number of arguments");
         return -1;
     }
@@ -275,7 +337,29 @@ core_gen_output(Gen *g, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at,
     g->meta_cache = args[at + 1];
     if (with_singles)
         g->singles = args[at + 2];
+    if (nargs == base + 2) {
+        if (core_move_type == NULL) {
+            PyErr_SetString(PyExc_RuntimeError, "the Move class is not bound");
+            return -1;
+        }
+        g->family = args[base];
+        g->token = args[base + 1];
+    }
     return 0;
+}
+
+PyObject *
+core_gen_start(Gen *g, int following)
+{
+    if (g->family != NULL && !core_steps_on)
+        return core_plays_new(g, following);
+    /* a list, borrowed by g (the caller owns the reference); the legal moves while the
+       steps count the plays (_core_steps.c): Move objects, PASS_MOVE first when following */
+    g->out = PyList_New(0);
+    if (g->out != NULL && g->family != NULL && following &&
+        PyList_Append(g->out, core_move_pass) < 0)
+        Py_CLEAR(g->out);
+    return g->out;
 }
 
 /* the card counts of a hand; ValueError for a code out of range or a card held more than
@@ -315,7 +399,7 @@ static PyObject *
 pagat_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs < 7) {
-        PyErr_SetString(PyExc_TypeError, "pagat_plays() takes 7 or 10 arguments");
+        PyErr_SetString(PyExc_TypeError, "pagat_plays() takes 7, 10 or 12 arguments");
         return NULL;
     }
     long v[6];
@@ -346,72 +430,33 @@ pagat_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (g == NULL)
         return PyErr_NoMemory();
     gen_from_counts(g, count, (int)seq_top);
-    if (core_gen_output(g, args, nargs, 7, 1) < 0) {
-        PyMem_Free(g);
-        return NULL;
-    }
-    g->out = PyList_New(0);
-    if (g->out == NULL) {
-        PyMem_Free(g);
-        return NULL;
-    }
+    PyObject *out = NULL;
     Prev prev = {(int)kind, (int)v[2], (int)v[3], (int)v[4], (int)v[5]};
-    PyObject *out = g->out;
-    if (pagat_generate(g, &prev) < 0)
+    if (core_gen_output(g, args, nargs, 7, 1) == 0 &&
+        (out = core_gen_start(g, kind >= 0)) != NULL && pagat_generate(g, &prev) < 0)
         Py_CLEAR(out);
     Py_XDECREF(g->code_obj);
     PyMem_Free(g);
     return out;
 }
 
-/* pagat_moves(hand, seq_top, prev, meta, meta_cache, singles, family, token): the legal
-   moves of ClimbingGame._play_moves for the pagat family, as Move objects: the leads when
-   ``prev`` is None, else PASS_MOVE and the follows; None when ``prev`` is not a pagat play. */
-static PyObject *
-pagat_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* the plays of ``hand`` that beat ``prev`` (kind -1: the leads) into g's output (set by
+   core_gen_output) */
+PyObject *
+core_pagat_run(PyObject *hand, long seq_top, const Prev *prev, Gen *g)
 {
-    if (nargs != 8) {
-        PyErr_SetString(PyExc_TypeError, "pagat_moves() takes 8 arguments");
-        return NULL;
-    }
-    long seq_top = PyLong_AsLong(args[1]);
-    if (seq_top == -1 && PyErr_Occurred())
-        return NULL;
     if (seq_top != ACE && seq_top != TWO) {
         PyErr_SetString(PyExc_ValueError, "seq_top must be 11 or 12");
         return NULL;
     }
-    if (move_type == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "the Move class is not bound");
-        return NULL;
-    }
-    Prev prev = {-1, 0, 0, 0, 0};
-    if (args[2] != Py_None && !core_prev(args[2], &prev)) {
-        if (PyErr_Occurred())
-            return NULL;
-        Py_RETURN_NONE;
-    }
     unsigned char count[N_CARDS];
-    if (core_read_hand(args[0], count, MAX_COPIES) < 0)
+    if (core_read_hand(hand, count, MAX_COPIES) < 0)
         return NULL;
-    Gen *g = PyMem_Malloc(sizeof(Gen));
-    if (g == NULL)
-        return PyErr_NoMemory();
     gen_from_counts(g, count, (int)seq_top);
-    if (core_gen_output(g, args, 6, 3, 1) < 0) {
-        PyMem_Free(g);
-        return NULL;
-    }
-    g->family = args[6];
-    g->token = args[7];
-    g->out = PyList_New(0);
-    PyObject *out = g->out;
-    if (out != NULL && prev.kind >= 0 && PyList_Append(out, move_pass) < 0)
-        Py_CLEAR(out);
-    if (out != NULL && pagat_generate(g, &prev) < 0)
+    PyObject *out = core_gen_start(g, prev->kind >= 0);
+    if (out != NULL && pagat_generate(g, prev) < 0)
         Py_CLEAR(out);
     Py_XDECREF(g->code_obj);
-    PyMem_Free(g);
     return out;
 }
 
@@ -472,11 +517,14 @@ static PyMethodDef methods[] = {
     {"shuffle", (PyCFunction)(void (*)(void))shuffle, METH_FASTCALL,
      "shuffle(getrandbits, list): random.Random.shuffle with that generator's getrandbits."},
     {"bind_move", (PyCFunction)(void (*)(void))bind_move, METH_FASTCALL,
-     "bind_move(Move, PLAY, PASS_MOVE): the class of the moves pagat_moves makes."},
-    {"pagat_moves", (PyCFunction)(void (*)(void))pagat_moves, METH_FASTCALL,
-     "pagat_moves(hand, seq_top, prev, meta, meta_cache, singles, family, token): the legal "
-     "moves as Move objects (None: prev is not a pagat play)."},
+     "bind_move(Move, PLAY, PASS_MOVE): the class of the legal moves (Plays items)."},
     {"bind", bind, METH_O, "bind(Combo): the class whose objects the plays become."},
+    {"moves", (PyCFunction)(void (*)(void))core_family_moves, METH_FASTCALL,
+     "moves(spec, family, hand, last, token): the game's legal moves, a Plays sequence "
+     "(None: the core does not describe ``last``)."},
+    {"apply_listed", (PyCFunction)(void (*)(void))core_apply_listed, METH_FASTCALL,
+     "apply_listed(game, move, seat): ClimbingGame.apply's fast path; False: not made, "
+     "the Python code makes it."},
     {"pagat_plays", (PyCFunction)(void (*)(void))pagat_plays, METH_FASTCALL,
      "pagat_plays(hand, seq_top, kind, a, b, c, d): the pagat plays as (code, cards)."},
     {"pagat_playout", (PyCFunction)(void (*)(void))core_pagat_playout, METH_FASTCALL,
@@ -508,5 +556,16 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__core(void)
 {
-    return PyModule_Create(&module);
+    if (PyType_Ready(&core_plays_type) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&core_plays_type);
+    if (PyModule_AddObject(m, "Plays", (PyObject *)&core_plays_type) < 0) {
+        Py_DECREF(&core_plays_type);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -1,5 +1,6 @@
 /* Shared declarations of the compiled core of the climbing games (_core.c: the Python
-   module; _core_pagat.c: the pagat family's plays; _core_playout.c: the search's playouts). */
+   module; _core_pagat.c: the pagat family's plays; _core_moves.c: the legal moves as a lazy
+   sequence; _core_apply.c: the game's play phase; _core_playout.c: the search's playouts). */
 
 #ifndef SHANGYOU_CORE_H
 #define SHANGYOU_CORE_H
@@ -36,7 +37,9 @@
 #define CODE_F3(code) ((int)((code) >> 10 & 255))
 #define CODE_PURE(code) ((int)((code) >> 18 & 1))
 
-/* One play in C: its code and its cards (``n`` of them at ``off`` in the sink's pool). */
+/* One play in C: its code and its cards (``n`` of them at ``off`` in the sink's pool; a
+   negative ``n``: -n cards of one pack, given as a 64-bit set of card codes, its low and high
+   halves at pool[off], pool[off + 1], see core_emit_mask). */
 typedef struct {
     long code;
     int n;
@@ -51,6 +54,8 @@ typedef struct {
     int *pool;
     Py_ssize_t pool_n, pool_cap;
     int first;
+    int fixed;          /* plays and pool are the owner's own small arrays: never freed or
+                           reallocated (growing past them copies them to the heap) */
 } Sink;
 
 /* The play to beat, as PagatFamily.follows reads it: kind -1 for leading, else the kind and
@@ -74,9 +79,11 @@ typedef struct {
        ``singles``: a list of the single combo of each card, shared (or NULL) */
     PyObject *meta, *meta_cache, *singles;
     PyObject *last_meta;                    /* borrowed: the meta of ``code`` */
-    /* when ``family`` is set too, each combo goes into a Move (core_bind_move) of this
-       family and token */
+    /* when ``family`` is set too, the plays are the game's legal moves: they go into the
+       sink of a Plays sequence (_core_moves.c), which makes each Move (of this family and
+       token) when it is asked for */
     PyObject *family, *token;
+    int mask_ok;                            /* the sink takes plays as sets of cards */
     int window;        /* 1 while the plays of one window are made (see SKIP) */
     int buf[MAX_HAND];                      /* the cards of the play being built */
 } Gen;
@@ -104,18 +111,66 @@ typedef struct {
 } Multi;
 
 /* _core.c */
+extern PyTypeObject *core_combo_type, *core_move_type;  /* the bound classes (or NULL) */
+extern Py_ssize_t core_combo_off[6], core_move_off[6];  /* the offsets of their slots */
+extern PyObject *core_move_play, *core_move_pass;       /* the PLAY kind, PASS_MOVE */
+#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
+/* a Combo's slots (combo.py) and a Move's (engine/moves.py), by their index in the class */
+#define COMBO_CLS 1
+#define COMBO_KEY 2
+#define COMBO_CARDS 3
+#define COMBO_TIER 4
+#define MOVE_KIND 0
+#define MOVE_CARDS 1
+#define MOVE_COMBO 2
+#define MOVE_TOKEN 5
 int core_read_hand(PyObject *hand, unsigned char *count, int max_copies);
 PyObject *core_combo(PyObject *meta, PyObject *cards);  /* a new Combo, or NULL */
 PyObject *core_move(Gen *g, PyObject *combo);           /* steals combo; a new Move or NULL */
-PyObject *core_move_of(PyObject *combo, PyObject *family, PyObject *token);   /* the same */
+/* Move(PLAY, combo.cards, combo, None, family, token); steals combo; a new Move or NULL */
+PyObject *core_move_of(PyObject *combo, PyObject *family, PyObject *token);
 int core_is_combo(PyObject *o);                         /* an object of the bound Combo? */
 PyObject *core_pass_move(void);                         /* PASS_MOVE (borrowed), or NULL */
+/* the meta of a play code (a new reference): meta_cache[code], else meta(code), memoised */
+PyObject *core_meta(PyObject *meta, PyObject *meta_cache, PyObject *code);
 int core_prev(PyObject *prev, Prev *out);               /* 1: read, 0: not a pagat play */
+/* reading a play to beat: an int (or bool) of at most 2**20 in size; the index of a str
+   among ``names`` (-1: none); a Combo's cls and key (tuples) and tier (1, or 0: not one) */
+int core_small_int(PyObject *x, long *out);
+int core_name_index(PyObject *x, const char *const *names, int n);
+int core_combo_fields(PyObject *combo, PyObject **cls, PyObject **key, PyObject **tier);
 int core_gen_output(Gen *g, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at,
                     int with_singles);
+/* where a generator's plays go (after core_gen_output): a new list, or, when the output is
+   the game's legal moves, a new Plays sequence (``following``: a pass comes first); NULL
+   with an exception */
+PyObject *core_gen_start(Gen *g, int following);
+
+/* _core_moves.c */
+extern PyTypeObject core_plays_type;
+PyObject *core_plays_new(Gen *g, int following);       /* an empty Plays fed by g's sink */
+PyObject *core_family_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+/* _core_apply.c */
+PyObject *core_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+/* the plays of a hand into g's output (set by core_gen_output): each family's generator
+   behind its *_plays function, and the play to beat read from a Combo as core.py reads it
+   (1; 0: a play the core does not describe) */
+PyObject *core_pagat_run(PyObject *hand, long seq_top, const Prev *prev, Gen *g);
+PyObject *core_owen_run(PyObject *hand, const long *desc, Gen *g);
+PyObject *core_zf_run(PyObject *hand, const long *desc, Gen *g);
+PyObject *core_winner_run(PyObject *hand, const long *opts_and_desc, Gen *g);
+int core_owen_prev(PyObject *prev, long *desc);
+int core_zf_prev(PyObject *prev, long *desc);
+int core_winner_prev(PyObject *prev, int rank_only, long *desc);
 
 /* _core_pagat.c */
 int core_emit(Gen *g, long code, int ncards);      /* 0, STOP, or -1 with an exception */
+/* the same for a play of ``ncards`` distinct cards given as a set (bit c: card code c) */
+int core_emit_mask(Gen *g, long code, unsigned long long mask, int ncards);
+/* the cards of a set, ascending, into ``out``; their number */
+int core_mask_cards(unsigned long long mask, int *out);
 int core_emit_object(Gen *g, long code, int ncards, PyObject *out);   /* 0 or -1 */
 void gen_from_counts(Gen *g, const unsigned char *count, int seq_top);
 int pagat_generate(Gen *g, const Prev *prev);      /* 0, STOP, or -1 with an exception */

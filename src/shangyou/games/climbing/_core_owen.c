@@ -31,6 +31,17 @@
 /* a key as one int, compared like the Python tuples of one class: (r, natural) or (e,) */
 #define OKEY(r, nat) ((r) * 2 + (nat))
 
+/* _Hand._options: a list of wild supplies: (2s taken, jokers: 0 none, 1 BJ, 2 RJ, 3 both) */
+typedef struct {
+    int k2, j;
+    unsigned long long m;    /* those cards as a set (bit c: card code c), and how many */
+    int cnt;
+} Wild;
+
+#define WL_USED 5            /* 2s already used: 0..4 */
+#define WL_W 7               /* substitutes: 0..6 (four 2s and two jokers) */
+#define WL_MAX 20            /* supplies of one count: (2s 0..4) x (4 joker choices) */
+
 typedef struct {
     Gen *g;                  /* where the plays go (its buf holds the cards being built) */
     int nat_n[12], nat[12][4];
@@ -38,7 +49,15 @@ typedef struct {
     int bj, rj;              /* 1 when held */
     int nwild;
     int filter, beat;        /* when filter: only keys > beat (OwenFamily.follows' filter) */
+    /* the lists of wild supplies by (2s used, substitutes), made when first needed */
+    signed char wl_n[WL_USED][WL_W];
+    Wild (*wl)[WL_W][WL_MAX];
+    /* the first c naturals of rank r, and the first c 2s, as sets of cards (one pack: a play
+       is a set of cards, its cards in ascending order as they are written to buf) */
+    unsigned long long natm[12][5], twom[5];
 } Owen;
+
+#define BIT(c) (1ULL << (c))
 
 static int
 put(Owen *h, long code, int key, int n)
@@ -48,12 +67,16 @@ put(Owen *h, long code, int key, int n)
     return core_emit(h->g, code, n);
 }
 
-/* _Hand._options: the w-th list of wild supplies after ``used`` natural 2s, in order;
-   calls back with each (2s taken, jokers: 0 none, 1 BJ, 2 RJ, 3 both) */
-typedef struct {
-    int k2, j;
-} Wild;
+/* a play of the set ``m`` of ``n`` cards */
+static int
+put_set(Owen *h, long code, int key, unsigned long long m, int n)
+{
+    if (h->filter && key <= h->beat)
+        return 0;
+    return core_emit_mask(h->g, code, m, n);
+}
 
+/* _Hand._options: the w-th list of wild supplies after ``used`` natural 2s, in order */
 static int
 wild_list(const Owen *h, int used, int w, Wild *out)
 {
@@ -70,24 +93,29 @@ wild_list(const Owen *h, int used, int w, Wild *out)
     for (int k2 = 0; k2 <= h->nt - used; k2++)
         for (int i = 0; i < nj; i++)
             if (k2 + jl[js[i]] == w) {
+                int j = js[i];
                 out[n].k2 = used + k2;
-                out[n].j = js[i];
+                out[n].j = j;
+                out[n].m = h->twom[used + k2] | (j & 1 ? BIT(BJ_CODE) : 0) |
+                           (j & 2 ? BIT(RJ_CODE) : 0);
+                out[n].cnt = used + k2 + jl[j];
                 n++;
             }
     return n;
 }
 
-/* writes the wild cards of ``x`` at buf[k]; returns the new length */
+/* the list of wild_list(h, used, w), made once per hand (h->wl), or in ``spare`` */
 static int
-put_wild(const Owen *h, int *buf, int k, const Wild *x)
+wilds(Owen *h, int used, int w, Wild *spare, const Wild **out)
 {
-    for (int i = 0; i < x->k2; i++)
-        buf[k++] = h->twos[i];
-    if (x->j & 1)
-        buf[k++] = BJ_CODE;
-    if (x->j & 2)
-        buf[k++] = RJ_CODE;
-    return k;
+    if (used < 0 || used >= WL_USED || w < 0 || w >= WL_W || h->wl == NULL) {
+        *out = spare;
+        return wild_list(h, used, w, spare);
+    }
+    if (h->wl_n[used][w] < 0)
+        h->wl_n[used][w] = (signed char)wild_list(h, used, w, h->wl[used][w]);
+    *out = h->wl[used][w];
+    return h->wl_n[used][w];
 }
 
 /* _Hand.parts(k)[r]: the naturals n to use, from the most down (substitutes k - n) */
@@ -133,29 +161,26 @@ static int
 sets(Owen *h, int size, int lo)
 {
     int kind = size == 2 ? OK_PAIR : size == 3 ? OK_TRIP : OK_QUAD;
-    int *buf = h->g->buf;
     int ns[4];
     Wild ws[32];
     for (int r = lo > 0 ? lo : 0; r < 12; r++) {
         int np = parts(h, size, r, ns);
         for (int i = 0; i < np; i++) {
             int n = ns[i], w = size - n;
-            for (int c = 0; c < n; c++)
-                buf[c] = h->nat[r][c];
+            unsigned long long base = h->natm[r][n];
             if (w == 0) {
-                TRY(put(h, OCODE(kind, r, 0, 0, 1), OKEY(r, 1), n));
+                TRY(put_set(h, OCODE(kind, r, 0, 0, 1), OKEY(r, 1), base, n));
                 continue;
             }
-            int nw = wild_list(h, 0, w, ws);
+            const Wild *wl;
+            int nw = wilds(h, 0, w, ws, &wl);
             for (int x = 0; x < nw; x++)
-                TRY(put(h, OCODE(kind, r, 0, 0, 0), OKEY(r, 0), put_wild(h, buf, n, &ws[x])));
+                TRY(put_set(h, OCODE(kind, r, 0, 0, 0), OKEY(r, 0), base | wl[x].m,
+                            n + wl[x].cnt));
         }
     }
-    if (lo <= TWO && h->nt >= size) {
-        for (int c = 0; c < size; c++)
-            buf[c] = h->twos[c];
-        TRY(put(h, OCODE(kind, TWO, 0, 0, 1), OKEY(TWO, 1), size));
-    }
+    if (lo <= TWO && h->nt >= size)
+        TRY(put_set(h, OCODE(kind, TWO, 0, 0, 1), OKEY(TWO, 1), h->twom[size], size));
     return 0;
 }
 
@@ -186,7 +211,6 @@ full_houses(Owen *h, int lo)
     }
     if (!ntr || !npa)
         return 0;
-    int *buf = h->g->buf;
     Wild ws[32];
     for (int t = 0; t < ntr; t++) {
         const Group *a = &trips[t];
@@ -202,20 +226,23 @@ full_houses(Owen *h, int lo)
                 w = a->w + b->w;
                 used = b->r == TWO ? 2 : 0;
             }
-            int nw = wild_list(h, used, w, ws);
+            const Wild *wl;
+            int nw = wilds(h, used, w, ws, &wl);
             if (!nw)
                 continue;
-            const Group *first = a->r < b->r ? a : b, *second = a->r < b->r ? b : a;
-            if (first->r != TWO)
-                for (int c = 0; c < first->n; c++)
-                    buf[k++] = h->nat[first->r][c];
-            if (second->r != TWO)
-                for (int c = 0; c < second->n; c++)
-                    buf[k++] = h->nat[second->r][c];
+            unsigned long long base = 0;      /* the naturals of both (2s: in the supply) */
+            if (a->r != TWO) {
+                base |= h->natm[a->r][a->n];
+                k += a->n;
+            }
+            if (b->r != TWO) {
+                base |= h->natm[b->r][b->n];
+                k += b->n;
+            }
             int nat = w == 0;
             long code = OCODE(OK_FULL, a->r, b->r, 0, nat);
             for (int x = 0; x < nw; x++)
-                TRY(put(h, code, OKEY(a->r, nat), put_wild(h, buf, k, &ws[x])));
+                TRY(put_set(h, code, OKEY(a->r, nat), base | wl[x].m, k + wl[x].cnt));
         }
     }
     return 0;
@@ -259,34 +286,29 @@ typedef struct {
     Owen *h;
     int k, s, e, kind;
     int opts[12][4], nopts[12];
-    int choice[12];
 } Chain;
 
 static int
-chain_walk(Chain *c, int r, int w)
+chain_walk(Chain *c, int r, int w, unsigned long long set, int n)
 {
-    Owen *h = c->h;
+    Owen *h = c->h;                    /* set: the n naturals chosen for ranks s..r-1 */
     if (r > c->e) {
-        int *buf = h->g->buf, n = 0;
-        for (int x = c->s; x <= c->e; x++)
-            for (int i = 0; i < c->choice[x]; i++)
-                buf[n++] = h->nat[x][i];
         int m = c->e - c->s + 1;
         if (w == 0)
-            return put(h, OCODE(c->kind, c->e, c->s, m, 1), OKEY(c->e, 1), n);
+            return put_set(h, OCODE(c->kind, c->e, c->s, m, 1), OKEY(c->e, 1), set, n);
         Wild ws[32];
-        int nw = wild_list(h, 0, w, ws);
+        const Wild *wl;
+        int nw = wilds(h, 0, w, ws, &wl);
         for (int x = 0; x < nw; x++)
-            TRY(put(h, OCODE(c->kind, c->e, c->s, m, 0), OKEY(c->e, 0),
-                    put_wild(h, buf, n, &ws[x])));
+            TRY(put_set(h, OCODE(c->kind, c->e, c->s, m, 0), OKEY(c->e, 0), set | wl[x].m,
+                        n + wl[x].cnt));
         return 0;
     }
     for (int i = 0; i < c->nopts[r]; i++) {
-        int dw = c->k - c->opts[r][i];
+        int take = c->opts[r][i], dw = c->k - take;
         if (w + dw > h->nwild)
             continue;
-        c->choice[r] = c->opts[r][i];
-        TRY(chain_walk(c, r + 1, w + dw));
+        TRY(chain_walk(c, r + 1, w + dw, set | h->natm[r][take], n + take));
     }
     return 0;
 }
@@ -320,7 +342,7 @@ chains(Owen *h, int k, int length, int lo)
                 /* natural first (most naturals first), then substituted: the steps may
                    cut it short */
                 h->g->window = 1;
-                int rc = chain_walk(&c, s, 0);
+                int rc = chain_walk(&c, s, 0, 0, 0);
                 h->g->window = 0;
                 if (rc != SKIP)
                     TRY(rc);
@@ -401,11 +423,61 @@ owen_generate(Owen *h, int kind, int arg, int key, int tier)
     return rocket(h);
 }
 
+/* the play to beat as owen_plays describes it (kind, arg, key, tier), as core.py's _owen_prev
+   reads it from a Combo: 1, or 0 for a play it does not describe */
+static const char *OWEN_CLS[] = {"single", "pair", "trip", "bomb", "full house"};
+static const char *OWEN_RUNS[] = {"straight", "stair", "plate"};
+
+int
+core_owen_prev(PyObject *prev, long *d)
+{
+    PyObject *cls, *key, *tier_obj;
+    long tier, a0 = 0, a1 = 0, arg = 0, k;
+    if (!core_combo_fields(prev, &cls, &key, &tier_obj) ||
+        !core_small_int(tier_obj, &tier))
+        return 0;
+    Py_ssize_t nc = PyTuple_GET_SIZE(cls), nk = PyTuple_GET_SIZE(key);
+    int kind = -1;
+    if (nc == 1) {
+        kind = core_name_index(PyTuple_GET_ITEM(cls, 0), OWEN_CLS, 5);
+        if (kind < 0 && core_name_index(PyTuple_GET_ITEM(cls, 0), (const char *[]){"rocket"},
+                                        1) == 0)
+            kind = OK_ROCKET;
+    } else if (nc == 2) {
+        int run = core_name_index(PyTuple_GET_ITEM(cls, 0), OWEN_RUNS, 3);
+        if (run < 0 || !core_small_int(PyTuple_GET_ITEM(cls, 1), &arg) ||
+            arg < (run == 0 ? 5 : 2) || arg > 12)
+            return 0;
+        kind = OK_STRAIGHT + run;
+    }
+    if (kind < 0)
+        return 0;
+    if (kind != OK_ROCKET && (nk < 1 || !core_small_int(PyTuple_GET_ITEM(key, 0), &a0)))
+        return 0;
+    if (kind == OK_SINGLE)
+        k = a0;
+    else if (kind == OK_STRAIGHT)
+        k = 2 * a0;
+    else if (kind == OK_ROCKET)
+        k = 0;
+    else if (nk < 2 || !core_small_int(PyTuple_GET_ITEM(key, 1), &a1))
+        return 0;
+    else
+        k = 2 * a0 + a1;
+    if (tier != (kind == OK_QUAD ? 1 : kind == OK_ROCKET ? 2 : 0) || k < 0 || k > 30)
+        return 0;
+    d[0] = kind;
+    d[1] = arg;
+    d[2] = k;
+    d[3] = tier;
+    return 1;
+}
+
 PyObject *
 core_owen_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs < 5) {
-        PyErr_SetString(PyExc_TypeError, "owen_plays() takes 5 or 7 arguments");
+        PyErr_SetString(PyExc_TypeError, "owen_plays() takes 5, 7 or 9 arguments");
         return NULL;
     }
     long v[4];
@@ -414,6 +486,16 @@ core_owen_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (v[i] == -1 && PyErr_Occurred())
             return NULL;
     }
+    Gen gen;
+    if (core_gen_output(&gen, args, nargs, 5, 0) < 0)
+        return NULL;
+    return core_owen_run(args[0], v, &gen);
+}
+
+/* the plays of ``hand`` for the description v (kind, arg, key, tier) into g's output */
+PyObject *
+core_owen_run(PyObject *hand, const long *v, Gen *g)
+{
     long kind = v[0], arg = v[1], key = v[2], tier = v[3];
     if (kind < -1 || kind > OK_ROCKET || arg < 0 || arg > 12 || key < 0 || key > 30 ||
         tier < 0 || tier > 2) {
@@ -421,32 +503,31 @@ core_owen_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     unsigned char count[N_CARDS];
-    if (core_read_hand(args[0], count, 1) < 0)
+    if (core_read_hand(hand, count, 1) < 0)
         return NULL;
     Owen h;
+    Wild wl[WL_USED][WL_W][WL_MAX];          /* not cleared: wl_n says what is made */
     memset(&h, 0, sizeof h);
+    memset(h.wl_n, -1, sizeof h.wl_n);
+    h.wl = wl;
     for (int c = 0; c < 48; c++)
         if (count[c])
             h.nat[c >> 2][h.nat_n[c >> 2]++] = c;
     for (int c = 48; c < 52; c++)
         if (count[c])
             h.twos[h.nt++] = c;
+    for (int r = 0; r < 12; r++)
+        for (int c = 0; c < h.nat_n[r]; c++)
+            h.natm[r][c + 1] = h.natm[r][c] | BIT(h.nat[r][c]);
+    for (int c = 0; c < h.nt; c++)
+        h.twom[c + 1] = h.twom[c] | BIT(h.twos[c]);
     h.bj = count[BJ_CODE];
     h.rj = count[RJ_CODE];
     h.nwild = h.nt + h.bj + h.rj;
-    Gen *g = PyMem_Malloc(sizeof(Gen));
-    if (g == NULL)
-        return PyErr_NoMemory();
-    if (core_gen_output(g, args, nargs, 5, 0) < 0) {
-        PyMem_Free(g);
-        return NULL;
-    }
-    g->out = PyList_New(0);
-    PyObject *out = g->out;
+    PyObject *out = core_gen_start(g, kind >= 0);
     h.g = g;
     if (out != NULL && owen_generate(&h, (int)kind, (int)arg, (int)key, (int)tier) < 0)
         Py_CLEAR(out);
     Py_XDECREF(g->code_obj);
-    PyMem_Free(g);
     return out;
 }

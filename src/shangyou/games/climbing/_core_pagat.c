@@ -13,11 +13,33 @@
 #define TRY(x) do { int rc_ = (x); if (rc_) return rc_; } while (0)
 
 
+/* a sink's own small arrays moved to the heap, so that they may grow */
+static int
+sink_unfix(Sink *s)
+{
+    Play *p = PyMem_Malloc((size_t)(s->cap ? s->cap : 1) * sizeof(Play));
+    int *q = PyMem_Malloc((size_t)(s->pool_cap ? s->pool_cap : 1) * sizeof(int));
+    if (p == NULL || q == NULL) {
+        PyMem_Free(p);
+        PyMem_Free(q);
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(p, s->plays, (size_t)s->n * sizeof(Play));
+    memcpy(q, s->pool, (size_t)s->pool_n * sizeof(int));
+    s->plays = p;
+    s->pool = q;
+    s->fixed = 0;
+    return 0;
+}
+
 static int
 sink_grow(Sink *s, Py_ssize_t ncards)
 {
+    if (s->fixed && sink_unfix(s) < 0)
+        return -1;
     if (s->n == s->cap) {
-        Py_ssize_t cap = s->cap ? 2 * s->cap : 64;
+        Py_ssize_t cap = s->cap ? 4 * s->cap : 16;   /* 256 bytes: the small allocator */
         Play *p = PyMem_Realloc(s->plays, (size_t)cap * sizeof(Play));
         if (p == NULL) {
             PyErr_NoMemory();
@@ -27,7 +49,7 @@ sink_grow(Sink *s, Py_ssize_t ncards)
         s->cap = cap;
     }
     if (s->pool_n + ncards > s->pool_cap) {
-        Py_ssize_t cap = s->pool_cap ? 2 * s->pool_cap : 512;
+        Py_ssize_t cap = s->pool_cap ? 4 * s->pool_cap : 64;
         while (cap < s->pool_n + ncards)
             cap *= 2;
         int *p = PyMem_Realloc(s->pool, (size_t)cap * sizeof(int));
@@ -47,13 +69,15 @@ core_emit(Gen *g, long code, int ncards)
 {
     if (g->out == NULL) {
         Sink *s = g->sink;
-        if (sink_grow(s, ncards) < 0)
+        if ((s->n == s->cap || s->pool_n + ncards > s->pool_cap) && sink_grow(s, ncards) < 0)
             return -1;
         Play *p = &s->plays[s->n++];
         p->code = code;
         p->n = ncards;
         p->off = (int)s->pool_n;
-        memcpy(s->pool + s->pool_n, g->buf, (size_t)ncards * sizeof(int));
+        int *to = s->pool + s->pool_n;
+        for (int i = 0; i < ncards; i++)
+            to[i] = g->buf[i];
         s->pool_n += ncards;
         return s->first ? STOP : 0;
     }
@@ -142,6 +166,46 @@ core_emit_object(Gen *g, long code, int ncards, PyObject *out)
     int rc = PyList_Append(out, item);
     Py_DECREF(item);
     return rc;
+}
+
+int
+core_mask_cards(unsigned long long mask, int *out)
+{
+    int k = 0;
+    while (mask) {
+#if defined(__GNUC__) || defined(__clang__)
+        out[k++] = __builtin_ctzll(mask);
+#else
+        int c = 0;
+        while (!(mask >> c & 1))
+            c++;
+        out[k++] = c;
+#endif
+        mask &= mask - 1;
+    }
+    return k;
+}
+
+/* one play of ``ncards`` distinct cards given as a set: kept as the set in a sink that takes
+   sets (a Plays sequence), else written out to g->buf, ascending, for core_emit */
+int
+core_emit_mask(Gen *g, long code, unsigned long long mask, int ncards)
+{
+    if (g->out == NULL && g->mask_ok) {
+        Sink *s = g->sink;
+        if ((s->n == s->cap || s->pool_n + 2 > s->pool_cap) && sink_grow(s, 2) < 0)
+            return -1;
+        Play *p = &s->plays[s->n++];
+        p->code = code;
+        p->n = -ncards;
+        p->off = (int)s->pool_n;
+        unsigned int *half = (unsigned int *)(s->pool + s->pool_n);
+        half[0] = (unsigned int)(mask & 0xffffffffu);
+        half[1] = (unsigned int)(mask >> 32);
+        s->pool_n += 2;
+        return s->first ? STOP : 0;
+    }
+    return core_emit(g, code, core_mask_cards(mask, g->buf));
 }
 
 /* Python's (x0, x1) <= (b0, b1) */

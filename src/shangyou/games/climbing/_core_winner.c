@@ -492,11 +492,57 @@ winner_generate(Win *h, int kind, int a, int b, int c)
     return flushes(h, 0, 0, 0, 0);
 }
 
+/* the play to beat as winner_plays describes it (kind, a, b, c), as core.py's _winner_prev
+   reads it from a Combo (``rank_only``: the option straight_needs_higher_rank): 1, or 0 for a
+   play it does not describe */
+static const char *WIN_CLS[] = {"single", "pair", "triple", "full house", "bomb"};
+static const int WIN_CLS_KIND[] = {0, 1, 2, 5, 7}, WIN_CLS_TIER[] = {0, 0, 0, 0, 1};
+static const char *WIN_RUNS[] = {"pairs", "triples", "straight", "straight flush"};
+static const int WIN_RUNS_KIND[] = {3, 4, 6, 8}, WIN_RUNS_TIER[] = {0, 0, 0, 2};
+
+int
+core_winner_prev(PyObject *prev, int rank_only, long *d)
+{
+    PyObject *cls, *key, *tier_obj;
+    long tier, b = 0, c = 0, a;
+    if (!core_combo_fields(prev, &cls, &key, &tier_obj) || !core_small_int(tier_obj, &tier))
+        return 0;
+    Py_ssize_t nc = PyTuple_GET_SIZE(cls), nk = PyTuple_GET_SIZE(key);
+    int kind, want_tier, i;
+    if (nc == 1 && (i = core_name_index(PyTuple_GET_ITEM(cls, 0), WIN_CLS, 5)) >= 0) {
+        kind = WIN_CLS_KIND[i];
+        want_tier = WIN_CLS_TIER[i];
+    } else if (nc == 2 && (i = core_name_index(PyTuple_GET_ITEM(cls, 0), WIN_RUNS, 4)) >= 0 &&
+               core_small_int(PyTuple_GET_ITEM(cls, 1), &b) && b >= 2 && b <= 13) {
+        kind = WIN_RUNS_KIND[i];
+        want_tier = WIN_RUNS_TIER[i];
+        if (kind == 6 || kind == 8) {
+            if (nk != (rank_only ? 1 : 2))
+                return 0;
+            if (nk == 2) {
+                if (!core_small_int(PyTuple_GET_ITEM(key, 1), &c))
+                    return 0;
+                c += 1;
+            }
+        }
+    } else {
+        return 0;
+    }
+    if (tier != want_tier || nk < 1 || !core_small_int(PyTuple_GET_ITEM(key, 0), &a) ||
+        a < 0 || a > 53 || c < 0 || c > 4)
+        return 0;
+    d[0] = kind;
+    d[1] = a;
+    d[2] = b;
+    d[3] = c;
+    return 1;
+}
+
 PyObject *
 core_winner_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs < 8) {
-        PyErr_SetString(PyExc_TypeError, "winner_plays() takes 8 or 10 arguments");
+        PyErr_SetString(PyExc_TypeError, "winner_plays() takes 8, 10 or 12 arguments");
         return NULL;
     }
     long v[7];
@@ -505,22 +551,27 @@ core_winner_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (v[i] == -1 && PyErr_Occurred())
             return NULL;
     }
+    Gen gen;
+    if (core_gen_output(&gen, args, nargs, 8, 0) < 0)
+        return NULL;
+    return core_winner_run(args[0], v, &gen);
+}
+
+/* the plays of ``hand`` for the options and description v (min_straight, rank_only, quad,
+   kind, a, b, c) into g's output */
+PyObject *
+core_winner_run(PyObject *hand, const long *v, Gen *g)
+{
     if (v[0] < 3 || v[0] > 13 || v[3] < -1 || v[3] > WK_FLUSH || v[4] < -1 || v[4] > 53 ||
         v[5] < 0 || v[5] > 13 || v[6] < 0 || v[6] > 4) {
         PyErr_SetString(PyExc_ValueError, "options or play description out of range");
         return NULL;
     }
     Win *h = PyMem_Calloc(1, sizeof(Win));
-    Gen *g = PyMem_Malloc(sizeof(Gen));
-    if (h == NULL || g == NULL) {
-        PyMem_Free(h);
-        PyMem_Free(g);
+    if (h == NULL)
         return PyErr_NoMemory();
-    }
     PyObject *out = NULL;
-    g->code_obj = NULL;
-    if (core_read_hand(args[0], h->cnt, MAX_COPIES) < 0 ||
-        core_gen_output(g, args, nargs, 8, 0) < 0)
+    if (core_read_hand(hand, h->cnt, MAX_COPIES) < 0)
         goto done;
     for (int c = 0; c < N_CARDS; c++) {
         int r = rank_of(c);
@@ -533,12 +584,11 @@ core_winner_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     h->rank_only = v[1] != 0;
     h->quad = v[2] != 0;
     h->g = g;
-    g->out = out = PyList_New(0);
+    out = core_gen_start(g, v[3] >= 0);
     if (out != NULL && winner_generate(h, (int)v[3], (int)v[4], (int)v[5], (int)v[6]) < 0)
         Py_CLEAR(out);
 done:
     Py_XDECREF(g->code_obj);
-    PyMem_Free(g);
     PyMem_Free(h);
     return out;
 }

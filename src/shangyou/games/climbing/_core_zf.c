@@ -458,11 +458,40 @@ zf_generate(Zf *h, int kind, int b0, int b1, unsigned char found[N_CARDS][N_CARD
     return specials(h, -1);
 }
 
+/* the play to beat as zf_plays describes it (kind, b0, b1), as core.py's _zf_prev reads it
+   from a Combo: 1, or 0 for a play it does not describe */
+static const char *ZF_CLS[] = {"single", "pair", "triple", "quartet", "pairs", "triples",
+                               "quartets", "full house", "suit sequence", "special"};
+
+int
+core_zf_prev(PyObject *prev, long *d)
+{
+    PyObject *cls, *key, *tier;
+    if (!core_combo_fields(prev, &cls, &key, &tier) || PyTuple_GET_SIZE(cls) != 1)
+        return 0;
+    int kind = core_name_index(PyTuple_GET_ITEM(cls, 0), ZF_CLS, 10);
+    if (kind < 0)
+        return 0;
+    Py_ssize_t nk = PyTuple_GET_SIZE(key);
+    int two = kind == 4 || kind == 5 || kind == 6 || kind == 8;
+    if (nk != (two ? 2 : 1))
+        return 0;
+    long b0, b1 = 0;
+    if (!core_small_int(PyTuple_GET_ITEM(key, 0), &b0) ||
+        (two && !core_small_int(PyTuple_GET_ITEM(key, 1), &b1)) ||
+        b0 < -1 || b0 > 14 || b1 < 0 || b1 > 13)
+        return 0;
+    d[0] = kind;
+    d[1] = b0;
+    d[2] = b1;
+    return 1;
+}
+
 PyObject *
 core_zf_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs < 4) {
-        PyErr_SetString(PyExc_TypeError, "zf_plays() takes 4 or 6 arguments");
+        PyErr_SetString(PyExc_TypeError, "zf_plays() takes 4, 6 or 8 arguments");
         return NULL;
     }
     long v[3];
@@ -471,12 +500,22 @@ core_zf_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (v[i] == -1 && PyErr_Occurred())
             return NULL;
     }
+    Gen gen;
+    if (core_gen_output(&gen, args, nargs, 4, 0) < 0)
+        return NULL;
+    return core_zf_run(args[0], v, &gen);
+}
+
+/* the plays of ``hand`` for the description d (kind, b0, b1) into g's output */
+PyObject *
+core_zf_run(PyObject *hand, const long *v, Gen *g)
+{
     if (v[0] < -1 || v[0] > ZK_SPECIAL || v[1] < -1 || v[1] > 14 || v[2] < 0 || v[2] > 13) {
         PyErr_SetString(PyExc_ValueError, "play description out of range");
         return NULL;
     }
     unsigned char count[N_CARDS];
-    if (core_read_hand(args[0], count, 1) < 0)
+    if (core_read_hand(hand, count, 1) < 0)
         return NULL;
     Zf h;
     memset(&h, 0, sizeof h);
@@ -493,25 +532,14 @@ core_zf_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     for (int c = 0; c < N_CARDS; c++)
         if (count[c])
             h.cards[h.ncards++] = c;
-    Gen *g = PyMem_Malloc(sizeof(Gen));
     unsigned char (*found)[N_CARDS] = PyMem_Calloc(N_CARDS, N_CARDS);
-    if (g == NULL || found == NULL) {
-        PyMem_Free(g);
-        PyMem_Free(found);
+    if (found == NULL)
         return PyErr_NoMemory();
-    }
-    if (core_gen_output(g, args, nargs, 4, 0) < 0) {
-        PyMem_Free(g);
-        PyMem_Free(found);
-        return NULL;
-    }
-    g->out = PyList_New(0);
-    PyObject *out = g->out;
+    PyObject *out = core_gen_start(g, v[0] >= 0);
     h.g = g;
     if (out != NULL && zf_generate(&h, (int)v[0], (int)v[1], (int)v[2], found) < 0)
         Py_CLEAR(out);
     Py_XDECREF(g->code_obj);
-    PyMem_Free(g);
     PyMem_Free(found);
     return out;
 }

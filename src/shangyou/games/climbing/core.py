@@ -23,6 +23,7 @@ process).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...cards import RANK_NAMES, RANK_WORDS, SUIT_NAMES
@@ -38,7 +39,20 @@ def _bind(module) -> None:
 
 _core = load("shangyou.games.climbing._core", _bind)
 AVAILABLE = _core is not None
-ACTIVE = AVAILABLE       # read by the families on every call
+ACTIVE = AVAILABLE       # read by the families and the game on every call
+if AVAILABLE:
+    Sequence.register(_core.Plays)     # the legal moves of a state, made when asked for
+
+
+def _not_built(*args: object) -> None:
+    raise RuntimeError("the compiled core is not built")
+
+
+# ClimbingGame.apply's fast path in C (``_core_apply.c``): True when it made the move
+apply_listed: Callable[..., Any] = _core.apply_listed if AVAILABLE else _not_built
+# the game's legal moves in one call, a ``Plays`` sequence (``_core_moves.c``):
+# family_moves(spec, family, hand, last, token), ``spec`` from the family's ``core_spec``
+family_moves: Callable[..., Any] = _core.moves if AVAILABLE else _not_built
 
 
 def _shuffles_alike() -> bool:
@@ -100,10 +114,9 @@ def _meta(code: int):
     return got
 
 
-def pagat_moves(hand, seq_top: int, prev: Combo | None, singles, family, token):
-    """ClimbingGame._play_moves for the pagat family in C: the Move objects of the leads
-    (``prev`` None) or of a pass and the follows; None when ``prev`` is no pagat play."""
-    return _core.pagat_moves(hand, seq_top, prev, _meta, _META, singles, family, token)
+def pagat_spec(seq_top: int, singles) -> tuple:
+    """The ``spec`` of :data:`family_moves` for the pagat family."""
+    return (0, seq_top, 0, 0, _meta, _META, singles)
 
 
 _PREV_KIND = {"single": K_SINGLE, "set": K_SET, "seq": K_SEQ, "mseq": K_MSEQ}
@@ -162,6 +175,9 @@ def _owen_meta(code: int):
     return got
 
 
+OWEN_SPEC = (1, 0, 0, 0, _owen_meta, _O_META, None)     # see family_moves
+
+
 def owen_leads(hand) -> list[Combo]:
     """OwenFamily.leads in C (ValueError for a card held twice: Owen has one pack)."""
     return _core.owen_plays(hand, -1, 0, 0, 0, _owen_meta, _O_META)
@@ -174,6 +190,12 @@ _O_RUNS = {"straight": (5, 5), "stair": (6, 2), "plate": (7, 2)}   # kind, fewes
 
 def owen_follows(hand, prev: Combo) -> list[Combo] | None:
     """OwenFamily.follows in C; None for a play the core does not describe."""
+    args = _owen_prev(prev)
+    return None if args is None else _core.owen_plays(hand, *args, _owen_meta, _O_META)
+
+
+def _owen_prev(prev: Combo) -> tuple | None:
+    """owen_plays' description (kind, arg, key, tier) of the play to beat, or None."""
     cls, key = prev.cls, prev.key
     kind = _O_PREV.get(cls)
     arg = 0
@@ -190,7 +212,7 @@ def owen_follows(hand, prev: Combo) -> list[Combo] | None:
         k = 2 * key[0] + key[1]
     if prev.tier != (1 if kind == 3 else 2 if kind == 8 else 0) or not 0 <= k <= 30:
         return None
-    return _core.owen_plays(hand, kind, arg, k, prev.tier, _owen_meta, _O_META)
+    return kind, arg, k, prev.tier
 
 
 # ------------------------------------------------------------------- Zheng Fen plays
@@ -234,6 +256,9 @@ _Z_PREV = {("single",): 0, ("pair",): 1, ("triple",): 2, ("quartet",): 3, ("pair
            ("special",): 9}
 
 
+ZF_SPEC = (2, 0, 0, 0, _zf_meta, _Z_META, None)         # see family_moves
+
+
 def zf_leads(hand) -> list[Combo]:
     """ZhengFenFamily.leads in C (ValueError for a card held twice: one pack)."""
     return _core.zf_plays(hand, -1, 0, 0, _zf_meta, _Z_META)
@@ -241,6 +266,12 @@ def zf_leads(hand) -> list[Combo]:
 
 def zf_follows(hand, prev: Combo) -> list[Combo] | None:
     """ZhengFenFamily.follows in C; None for a play the core does not describe."""
+    args = _zf_prev(prev)
+    return None if args is None else _core.zf_plays(hand, *args, _zf_meta, _Z_META)
+
+
+def _zf_prev(prev: Combo) -> tuple | None:
+    """zf_plays' description (kind, b0, b1) of the play to beat, or None."""
     kind = _Z_PREV.get(prev.cls)
     key = prev.key
     if kind is None or len(key) != (2 if kind in (4, 5, 6, 8) else 1):
@@ -248,7 +279,7 @@ def zf_follows(hand, prev: Combo) -> list[Combo] | None:
     b0, b1 = key[0], key[1] if len(key) == 2 else 0
     if not (isinstance(b0, int) and isinstance(b1, int) and -1 <= b0 <= 14 and 0 <= b1 <= 13):
         return None
-    return _core.zf_plays(hand, kind, b0, b1, _zf_meta, _Z_META)
+    return kind, b0, b1
 
 
 # ---------------------------------------------------------------------- winner plays
@@ -287,6 +318,11 @@ def _winner_options(fam) -> tuple:
             1 if fam.bomb == "quad" else 0)
 
 
+def winner_spec(fam) -> tuple:
+    """The ``spec`` of :data:`family_moves` for a "winner" family."""
+    return (3, *_winner_options(fam), _winner_meta, _W_META, None)
+
+
 def winner_leads(fam, hand) -> list[Combo]:
     """WinnerFamily.leads in C."""
     return _core.winner_plays(hand, *_winner_options(fam), -1, 0, 0, 0, _winner_meta, _W_META)
@@ -294,6 +330,14 @@ def winner_leads(fam, hand) -> list[Combo]:
 
 def winner_follows(fam, hand, prev: Combo) -> list[Combo] | None:
     """WinnerFamily.follows in C; None for a play the core does not describe."""
+    args = _winner_prev(fam, prev)
+    if args is None:
+        return None
+    return _core.winner_plays(hand, *_winner_options(fam), *args, _winner_meta, _W_META)
+
+
+def _winner_prev(fam, prev: Combo) -> tuple | None:
+    """winner_plays' description (kind, a, b, c) of the play to beat, or None."""
     cls, key = prev.cls, prev.key
     got = _W_PREV.get(cls)
     b = c = 0
@@ -310,8 +354,7 @@ def winner_follows(fam, hand, prev: Combo) -> list[Combo] | None:
     if prev.tier != tier or not key or not isinstance(key[0], int) or not 0 <= key[0] <= 53 \
             or not 0 <= c <= 4:
         return None
-    return _core.winner_plays(hand, *_winner_options(fam), kind, key[0], b, c, _winner_meta,
-                              _W_META)
+    return kind, key[0], b, c
 
 
 def code_of(combo: Combo) -> int:

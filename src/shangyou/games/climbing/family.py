@@ -20,11 +20,14 @@ Contract (the generic random-playout test checks it for every preset):
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ...engine.memo import make_room
 from . import core
 from .combo import Combo
+
+if TYPE_CHECKING:
+    from ...engine.moves import Move
 
 
 class Family:
@@ -40,7 +43,8 @@ class Family:
 
     def play_moves(self, hand: Sequence[int], last: Combo | None, token):
         """The game's legal moves in one step (``ClimbingGame._play_moves``), where a family
-        can make them faster than from its combos; None: the game makes them."""
+        can make them faster than from its combos (a sequence of the same moves, in the same
+        order); None: the game makes them."""
         return
 
     def combos(self, cards: Sequence[int]) -> list[Combo]:
@@ -107,7 +111,12 @@ class CompiledFamily(Family):
     """A family whose plays the compiled core lists when it is built (``games/climbing/core.py``).
     ``leads_py``/``follows_py`` are the Python reference and the fallback: for ``SHANGYOU_NO_C=1``,
     without the module, and for a hand the core refuses (``ValueError``: more copies of a card
-    than its packs allow) or a follow it leaves to Python (``None``)."""
+    than its packs allow) or a follow it leaves to Python (``None``).
+
+    The game's legal moves come from the core in one call (``play_moves``, with the family's
+    ``core_spec``): a ``Plays`` sequence, whose Move objects are made only when an item is
+    asked for; where it answers None (a play to beat it does not describe) or refuses the
+    hand, the game makes them from ``leads`` / ``follows``."""
 
     def core_leads(self, hand: Sequence[int]) -> list[Combo]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -115,8 +124,29 @@ class CompiledFamily(Family):
     def core_follows(self, hand: Sequence[int], prev: Combo) -> list[Combo] | None:
         raise NotImplementedError  # pragma: no cover - abstract
 
+    def core_spec(self) -> tuple:  # pragma: no cover - abstract
+        """What the core's ``family_moves`` needs to list this family's plays (core.py)."""
+        raise NotImplementedError
+
     def leads_py(self, hand: Sequence[int]) -> list[Combo]:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def play_moves(self, hand: Sequence[int], last: Combo | None,
+                   token) -> Sequence[Move] | None:
+        if core.ACTIVE:
+            spec = self.__dict__.get("_core_spec")
+            if spec is None:
+                spec = self._core_spec = self.core_spec()
+            try:
+                return core.family_moves(spec, self, hand, last, token)
+            except ValueError:
+                pass
+        return None
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("_core_spec", None)      # made again when needed (it holds memo tables)
+        return state
 
     def follows_py(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
         return Family.follows(self, hand, prev)

@@ -23,6 +23,7 @@ from ...cards import CARD_TEXT, Cards, deck, parse
 from ...engine.base import GameBase
 from ...engine.moves import CHOOSE, DISCARD, GIVE, OFFER, PASS, PASS_MOVE, PICK, PLAY, TAKE, Move
 from ...errors import IllegalMove, NotationError
+from . import core
 from .combo import Combo
 from .core import shuffle
 from .family import Family, PointFamily
@@ -103,20 +104,21 @@ class ClimbingGame(CompactView, GameBase):
     def hand(self, seat: int) -> Cards:
         return Cards(self.hands[seat])
 
-    def legal_moves(self) -> list[Move]:
+    def legal_moves(self) -> Sequence[Move]:
         """The moves offered now: every legal move, or past :data:`~.steps.STEP_LIMIT` legal
-        plays the steps of the choice (``choose``, ``pick``: see ``steps.py``)."""
-        if self._legal is not None:
-            return list(self._legal)
-        tok = self._token = object()
-        if self.phase == PHASE_PLAY:
-            moves = play_phase_moves(self, tok)
-        elif self.phase == PHASE_EXCHANGE:
-            moves = self._exchange_moves()
-        else:
-            moves = []
-        self._legal = moves
-        return list(moves)
+        plays the steps of the choice (``choose``, ``pick``: see ``steps.py``). A list, or the
+        compiled core's read-only sequence (``Plays``: each Move made when it is asked for)."""
+        moves = self._legal
+        if moves is None:
+            tok = self._token = object()
+            if self.phase == PHASE_PLAY:
+                moves = play_phase_moves(self, tok)
+            elif self.phase == PHASE_EXCHANGE:
+                moves = self._exchange_moves()
+            else:
+                moves = []
+            self._legal = moves
+        return list(moves) if type(moves) is list else moves
 
     def all_moves(self) -> list[Move]:
         """Every legal move in one list, without the steps of ``legal_moves`` (for the search's
@@ -132,6 +134,8 @@ class ClimbingGame(CompactView, GameBase):
 
     def apply(self, move: Move | str, seat: int | None = None) -> None:
         """Make a move for the seat to act (``seat``, if given, must be that seat)."""
+        if core.ACTIVE and core.apply_listed(self, move, seat):
+            return            # a listed play or a pass, nothing more after it: made in C
         tok = self._token                 # not None exactly when moves are listed
         if (seat is None or seat == self.to_act) and (
                 (tok is not None and getattr(move, "token", None) is tok)
@@ -209,21 +213,22 @@ class ClimbingGame(CompactView, GameBase):
         if how.startswith("place:"):
             assert self.prev_order is not None   # a later hand: the last one's order is known
             return self.prev_order[int(how[6:])]
-        first_seen: dict[int, int] = {}      # card -> the seat it was first dealt to
-        for k in range(dealt):
-            first_seen.setdefault(cards[k], (self.dealer + k) % self.n)
         if how == "random-card":
+            first_seen: dict[int, int] = {}      # card -> the seat it was first dealt to
+            for k in range(dealt):
+                first_seen.setdefault(cards[k], (self.dealer + k) % self.n)
             # a card is drawn from the pack before the deal and put back; its holder leads
             drawn = self._rng.choice(deck(r.decks, r.jokers))
             self.events.append({"event": "drawn card", "card": CARD_TEXT[drawn]})
             return first_seen[drawn]
         if how.startswith("holder:"):
             wanted = parse(how[7:])[0]
-            if wanted in first_seen:
-                return first_seen[wanted]
-            # the card was not dealt: the holder of the lowest dealt card leads
-            low = min(first_seen)
-            return first_seen[low]
+            dealt_cards = cards[:dealt]
+            if wanted not in dealt_cards:
+                # the card was not dealt: the holder of the lowest dealt card leads
+                wanted = min(dealt_cards)
+            # the seat its first dealt copy went to
+            return (self.dealer + dealt_cards.index(wanted)) % self.n
         raise ValueError(f"unknown leader rule {how!r}")
 
     def _begin_play(self) -> None:

@@ -27,6 +27,8 @@ describe) lists every play and groups them: it is the reference the core is test
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ...engine.moves import CHOOSE, PASS_MOVE, PICK, PLAY, Move
 from ...errors import IllegalMove
 from . import core
@@ -36,9 +38,10 @@ STEP_LIMIT = 400        # more legal moves than this: the play is chosen in step
 _GROUP_TEXT: dict = {}  # (n, kind, label) -> the group's choose text
 
 
-def list_plays(fam, hand, last, token) -> list[Move]:
+def list_plays(fam, hand, last, token) -> Sequence[Move]:
     """Every legal move of the play phase for ``hand`` (``pass`` first when following),
-    the plays in the family's order: what ``ClimbingGame.all_moves`` lists and bots weigh."""
+    the plays in the family's order: what ``ClimbingGame.all_moves`` lists and bots weigh
+    (a list, or the compiled core's read-only ``Plays`` sequence)."""
     moves = fam.play_moves(hand, last, token)      # the compiled core, where it applies
     if moves is not None:
         return moves
@@ -201,7 +204,7 @@ def _move(combo, fam, token) -> Move:
     return Move(PLAY, combo.cards, combo, None, fam, token)
 
 
-def first_step(fam, hand, last, token, listed=None) -> list[Move] | Grouping:
+def first_step(fam, hand, last, token, listed=None) -> Sequence[Move] | Grouping:
     """Every legal move of the play phase (a list), at most :data:`STEP_LIMIT`; or for more,
     their grouping. ``listed``: what ``core.steps_list`` answered for this state, if asked."""
     if listed is None and core.ACTIVE:
@@ -211,7 +214,7 @@ def first_step(fam, hand, last, token, listed=None) -> list[Move] | Grouping:
     moves = listed if listed is not None else list_plays(fam, hand, last, token)
     if len(moves) <= STEP_LIMIT:
         return moves
-    return Grouping.of_plays(fam, hand, last, moves[1:] if last is not None else moves)
+    return Grouping.of_plays(fam, hand, last, list(moves[1:] if last is not None else moves))
 
 
 def step_moves(grouping: Grouping, choice: str | None, picked: tuple, token,
@@ -271,19 +274,25 @@ def current_grouping(game) -> Grouping | None:
     return got[3]
 
 
-def play_phase_moves(game, token) -> list[Move]:
+def play_phase_moves(game, token) -> Sequence[Move]:
     """The moves ``game`` offers in its play phase: every legal move, or past
-    :data:`STEP_LIMIT` legal plays the steps of the choice (its grouping kept on the game)."""
+    :data:`STEP_LIMIT` legal plays the steps of the choice (its grouping kept on the game).
+    With the compiled core, every legal move is its ``Plays`` sequence (no Move made until
+    one is asked for) when there are at most :data:`STEP_LIMIT`."""
     seat = game.to_act
     assert seat is not None                      # the play phase has a seat to act
     grouping = None if game._grouping is None else current_grouping(game)
     if grouping is None:
         fam, hand, last = game.rules.family, game.hands[seat], game.last
-        got = core.steps_list(STEP_LIMIT - (last is not None), fam, hand, last, token) \
-            if core.ACTIVE else None
+        got = None
+        if core.ACTIVE:
+            listed = fam.play_moves(hand, last, token)
+            if listed is not None and len(listed) <= STEP_LIMIT:
+                return listed
+            got = core.steps_list(STEP_LIMIT - (last is not None), fam, hand, last, token)
         if type(got) is not list or len(got) > STEP_LIMIT:
             got = first_step(fam, hand, last, token, got)
-        if isinstance(got, list):
+        if not isinstance(got, Grouping):
             return got
         grouping = got
         game._grouping = (seat, tuple(hand), last, grouping)

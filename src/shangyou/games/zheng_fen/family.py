@@ -128,6 +128,9 @@ class ZhengFenFamily(CompiledFamily):
     def core_follows(self, hand: Sequence[int], prev: Combo) -> list[Combo] | None:
         return core.zf_follows(hand, prev)
 
+    def core_spec(self) -> tuple:
+        return core.ZF_SPEC
+
     def leads_py(self, hand: Sequence[int]) -> list[Combo]:
         h = _Hand(hand)
         out: list[Combo] = []

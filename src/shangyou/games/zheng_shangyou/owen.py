@@ -155,6 +155,9 @@ class OwenFamily(CompiledFamily):
     def core_follows(self, hand: Sequence[int], prev: Combo) -> list[Combo] | None:
         return core.owen_follows(hand, prev)
 
+    def core_spec(self) -> tuple:
+        return core.OWEN_SPEC
+
     def leads_py(self, hand: Sequence[int]) -> list[Combo]:
         h = _Hand(hand)
         out: list[Combo] = []

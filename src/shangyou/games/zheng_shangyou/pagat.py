@@ -83,13 +83,8 @@ class PagatFamily(CompiledFamily):
     def core_follows(self, hand: Sequence[int], prev: Combo) -> list[Combo] | None:
         return core.pagat_follows(hand, self.seq_top, prev, _SINGLE_COMBOS)
 
-    def play_moves(self, hand: Sequence[int], last: Combo | None, token):
-        if core.ACTIVE:
-            try:
-                return core.pagat_moves(hand, self.seq_top, last, _SINGLE_COMBOS, self, token)
-            except ValueError:
-                pass
-        return None
+    def core_spec(self) -> tuple:
+        return core.pagat_spec(self.seq_top, _SINGLE_COMBOS)
 
     def leads_py(self, hand: Sequence[int]) -> list[Combo]:
         nat = _by_rank(hand)

@@ -145,6 +145,9 @@ class WinnerFamily(CompiledFamily):
     def core_follows(self, hand: Sequence[int], prev: Combo) -> list[Combo] | None:
         return core.winner_follows(self, hand, prev)
 
+    def core_spec(self) -> tuple:
+        return core.winner_spec(self)
+
     def leads_py(self, hand: Sequence[int]) -> list[Combo]:
         by = _by_rank(hand)
         held = sorted(set(hand))

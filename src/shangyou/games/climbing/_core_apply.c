@@ -1,0 +1,337 @@
+/* ClimbingGame.apply's fast path, in C: apply_listed(game, move, seat) -> bool.
+
+   It makes a move the game has just listed (the token of its legal moves) or a pass when
+   there is a play to beat, in the play phase, as ClimbingGame.apply / _do_play / _end_trick /
+   _next_with_cards (games/climbing/game.py) do, on the same attributes of the game: the
+   hand loses the play's cards, the trick, the last play, the passes and the seat to act move
+   on, a trick that every other player passed goes to its winner (``tricks``, ``won``), and
+   the move is logged (``moves``) and the listing forgotten (``_legal``, ``_token``).
+
+   It answers False, having changed nothing, for everything else, which the Python code then
+   does: a move that is not one of those, another phase, the move that ends a choice made in
+   steps (steps.py: ``_grouping`` set), a play that empties the hand (a
+   player goes out: finishing order, end of the hand), the end of a trick with nobody left to
+   lead, a trick that the rules finish early (``finish_trick``), a state it cannot read. The
+   Python code stays the reference: tests/test_core_differential.py plays games with and
+   without the core and compares every state. */
+
+#include "_core.h"
+
+/* an attribute of the game from its dict (borrowed; NULL when missing) */
+#define GET(d, name) PyDict_GetItemWithError(d, name)
+
+static PyObject *S_token, *S_to_act, *S_phase, *S_last, *S_last_seat, *S_passes, *S_hands,
+    *S_trick, *S_tricks, *S_won, *S_order, *S_n, *S_moves, *S_legal, *S_rules,
+    *S_finish_trick, *S_play, *S_grouping;
+
+static int
+intern_names(void)
+{
+    if (S_play != NULL)
+        return 0;
+#define NAME(var, text) if ((var = PyUnicode_InternFromString(text)) == NULL) return -1
+    NAME(S_token, "_token");
+    NAME(S_to_act, "to_act");
+    NAME(S_phase, "phase");
+    NAME(S_last, "last");
+    NAME(S_last_seat, "last_seat");
+    NAME(S_passes, "passes");
+    NAME(S_hands, "hands");
+    NAME(S_trick, "trick");
+    NAME(S_tricks, "tricks");
+    NAME(S_won, "won");
+    NAME(S_order, "order");
+    NAME(S_n, "n");
+    NAME(S_moves, "moves");
+    NAME(S_legal, "_legal");
+    NAME(S_rules, "rules");
+    NAME(S_finish_trick, "finish_trick");
+    NAME(S_play, "play");                 /* PHASE_PLAY */
+    NAME(S_grouping, "_grouping");        /* a choice in steps (steps.py) under way */
+#undef NAME
+    return 0;
+}
+
+/* a small non-negative int held in the game's dict under ``name``, or -1 */
+static long
+small(PyObject *d, PyObject *name, long below)
+{
+    PyObject *v = GET(d, name);
+    if (v == NULL || !PyLong_CheckExact(v))
+        return -1;
+    long x = PyLong_AsLong(v);
+    if (x < 0 || x >= below) {
+        PyErr_Clear();
+        return -1;
+    }
+    return x;
+}
+
+/* ClimbingGame._next_with_cards */
+static long
+next_with_cards(PyObject *hands, long n, long seat, int include_self)
+{
+    long s = include_self ? seat : (seat + 1) % n;
+    for (long k = 0; k < n; k++) {
+        if (PyList_GET_SIZE(PyList_GET_ITEM(hands, s)))
+            return s;
+        s = (s + 1) % n;
+    }
+    return seat;
+}
+
+static int
+set_long(PyObject *d, PyObject *name, long v)
+{
+    PyObject *o = PyLong_FromLong(v);
+    if (o == NULL)
+        return -1;
+    int rc = PyDict_SetItem(d, name, o);
+    Py_DECREF(o);
+    return rc;
+}
+
+/* append (seat, what) to the list */
+static int
+append_pair(PyObject *list, long seat, PyObject *what)
+{
+    PyObject *s = PyLong_FromLong(seat);
+    if (s == NULL)
+        return -1;
+    PyObject *t = PyTuple_Pack(2, s, what);
+    Py_DECREF(s);
+    if (t == NULL)
+        return -1;
+    int rc = PyList_Append(list, t);
+    Py_DECREF(t);
+    return rc;
+}
+
+/* an int, or an int subclass that compares as one (cards.Card): what list.remove compares */
+static int
+plain_int(PyObject *x)
+{
+    return PyLong_Check(x) && Py_TYPE(x)->tp_richcompare == PyLong_Type.tp_richcompare;
+}
+
+
+/* do the move (known to be one apply_listed makes; for a play, ``taken`` marks the
+   positions of its cards in the hand); 0, or -1 with an exception */
+static int
+make(PyObject *d, PyObject *move, int is_pass, long n, long seat, PyObject *hands,
+     PyObject *trick, long end_trick_for, long next, const unsigned char *taken)
+{
+    if (is_pass) {
+        if (append_pair(trick, seat, Py_None) < 0)
+            return -1;
+        if (end_trick_for < 0) {
+            long passes = small(d, S_passes, 1L << 30);
+            if (set_long(d, S_passes, passes + 1) < 0)
+                return -1;
+        } else {                                   /* _end_trick */
+            PyObject *tricks = GET(d, S_tricks);
+            PyObject *won = PyList_GET_ITEM(GET(d, S_won), end_trick_for);
+            if (PyList_Append(tricks, trick) < 0)
+                return -1;
+            for (Py_ssize_t i = 0; i < PyList_GET_SIZE(trick); i++) {
+                PyObject *combo = PyTuple_GET_ITEM(PyList_GET_ITEM(trick, i), 1);
+                if (combo == Py_None)
+                    continue;
+                Py_ssize_t end = PyList_GET_SIZE(won);        /* won.extend(combo.cards) */
+                if (PyList_SetSlice(won, end, end, SLOT(combo, core_combo_off[COMBO_CARDS])) < 0)
+                    return -1;
+            }
+            PyObject *fresh = PyList_New(0);
+            if (fresh == NULL)
+                return -1;
+            int rc = PyDict_SetItem(d, S_trick, fresh);
+            Py_DECREF(fresh);
+            if (rc < 0 || PyDict_SetItem(d, S_last, Py_None) < 0 ||
+                set_long(d, S_passes, 0) < 0 || PyDict_SetItem(d, S_last_seat, Py_None) < 0)
+                return -1;
+        }
+    } else {
+        PyObject *hand = PyList_GET_ITEM(hands, seat);
+        PyObject *combo = SLOT(move, core_move_off[MOVE_COMBO]);
+        /* hand.remove(c) for each card: the first occurrences not taken by an earlier card */
+        for (Py_ssize_t i = PyList_GET_SIZE(hand) - 1; i >= 0; i--)
+            if (taken[i] && PyList_SetSlice(hand, i, i + 1, NULL) < 0)
+                return -1;
+        PyObject *s = PyLong_FromLong(seat);
+        if (s == NULL)
+            return -1;
+        int rc = append_pair(trick, seat, combo);
+        if (rc == 0)
+            rc = PyDict_SetItem(d, S_last, combo);
+        if (rc == 0)
+            rc = PyDict_SetItem(d, S_last_seat, s);
+        Py_DECREF(s);
+        if (rc < 0 || set_long(d, S_passes, 0) < 0)
+            return -1;
+    }
+    if (set_long(d, S_to_act, next) < 0)
+        return -1;
+    PyObject *log = GET(d, S_moves);
+    if (append_pair(log, seat, move) < 0 || PyDict_SetItem(d, S_legal, Py_None) < 0 ||
+        PyDict_SetItem(d, S_token, Py_None) < 0)
+        return -1;
+    return 0;
+}
+
+/* the checks: 1 when the core makes the move (then made), 0 when it leaves it to Python */
+static int
+apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
+{
+    long n = small(d, S_n, MAX_SEATS * 1000);
+    long seat = n > 0 ? small(d, S_to_act, n) : -1;
+    if (seat < 0)
+        return 0;
+    if (seat_arg != Py_None && !(PyLong_CheckExact(seat_arg) &&
+                                 PyLong_AsLong(seat_arg) == seat))
+        return PyErr_Occurred() ? (PyErr_Clear(), 0) : 0;
+    PyObject *phase = GET(d, S_phase);
+    if (phase == NULL || !PyUnicode_CheckExact(phase) ||
+        (phase != S_play && PyUnicode_Compare(phase, S_play) != 0))
+        return 0;
+    PyObject *grouping = GET(d, S_grouping);
+    if (grouping != NULL && grouping != Py_None)
+        return 0;                              /* ending a choice in steps: the Python code */
+    PyObject *last = GET(d, S_last);
+    PyObject *hands = GET(d, S_hands);
+    PyObject *trick = GET(d, S_trick);
+    PyObject *order = GET(d, S_order);
+    PyObject *log = GET(d, S_moves);
+    if (last == NULL || hands == NULL || trick == NULL || order == NULL || log == NULL ||
+        !PyList_CheckExact(hands) || PyList_GET_SIZE(hands) != n || !PyList_CheckExact(trick) ||
+        !PyList_CheckExact(order) || !PyList_CheckExact(log))
+        return 0;
+    for (long s = 0; s < n; s++)
+        if (!PyList_CheckExact(PyList_GET_ITEM(hands, s)))
+            return 0;
+    long done = PyList_GET_SIZE(order);
+    unsigned char taken[MAX_HAND * 2];
+    int is_pass = move == core_move_pass;
+    long end_trick_for = -1, next;
+    if (is_pass) {
+        if (last == Py_None)
+            return 0;                          /* nothing to beat: the Python code refuses */
+        long last_seat = small(d, S_last_seat, n);
+        long passes = small(d, S_passes, 1L << 30);
+        if (last_seat < 0 || passes < 0)
+            return 0;
+        long others = n - done - (PyList_GET_SIZE(PyList_GET_ITEM(hands, last_seat)) ? 1 : 0);
+        if (passes + 1 >= others) {            /* the trick ends: _end_trick */
+            PyObject *tricks = GET(d, S_tricks);
+            PyObject *won = GET(d, S_won);
+            if (n - done <= 1 || tricks == NULL || won == NULL || !PyList_CheckExact(tricks) ||
+                !PyList_CheckExact(won) || PyList_GET_SIZE(won) != n ||
+                !PyList_CheckExact(PyList_GET_ITEM(won, last_seat)))
+                return 0;
+            for (Py_ssize_t i = 0; i < PyList_GET_SIZE(trick); i++) {
+                PyObject *t = PyList_GET_ITEM(trick, i);
+                if (!PyTuple_CheckExact(t) || PyTuple_GET_SIZE(t) != 2)
+                    return 0;
+                PyObject *c = PyTuple_GET_ITEM(t, 1);
+                if (c != Py_None && !(Py_IS_TYPE(c, core_combo_type) &&
+                                      PyTuple_CheckExact(SLOT(c, core_combo_off[COMBO_CARDS]))))
+                    return 0;
+            }
+            end_trick_for = last_seat;
+            next = next_with_cards(hands, n, last_seat, 1);
+        } else {
+            next = next_with_cards(hands, n, seat, 0);
+        }
+    } else {
+        PyObject *tok = GET(d, S_token);
+        if (tok == NULL || tok == Py_None || core_move_type == NULL ||
+            !Py_IS_TYPE(move, core_move_type) || SLOT(move, core_move_off[MOVE_TOKEN]) != tok)
+            return 0;
+        PyObject *kind = SLOT(move, core_move_off[MOVE_KIND]);
+        PyObject *cards = SLOT(move, core_move_off[MOVE_CARDS]);
+        PyObject *combo = SLOT(move, core_move_off[MOVE_COMBO]);
+        if (kind == NULL || cards == NULL || combo == NULL || !PyTuple_CheckExact(cards) ||
+            combo == Py_None ||
+            (kind != core_move_play && (!PyUnicode_Check(kind) ||
+                                        PyUnicode_Compare(kind, core_move_play) != 0)))
+            return 0;
+        PyObject *hand = PyList_GET_ITEM(hands, seat);
+        Py_ssize_t k = PyTuple_GET_SIZE(cards), size = PyList_GET_SIZE(hand);
+        if (k == 0 || k >= size || size > (Py_ssize_t)sizeof taken)
+            return 0;                          /* the player goes out: the Python code */
+        /* every card is held (as many times as played): mark the positions list.remove
+           takes, the first occurrence not taken by an earlier card */
+        long held[sizeof taken];
+        for (Py_ssize_t i = 0; i < size; i++) {
+            PyObject *x = PyList_GET_ITEM(hand, i);
+            if (!plain_int(x) || ((held[i] = PyLong_AsLong(x)) == -1 && PyErr_Occurred()))
+                return PyErr_Occurred() ? (PyErr_Clear(), 0) : 0;
+        }
+        memset(taken, 0, (size_t)size);
+        for (Py_ssize_t j = 0; j < k; j++) {
+            PyObject *c = PyTuple_GET_ITEM(cards, j);
+            if (!plain_int(c))
+                return 0;
+            long v = PyLong_AsLong(c);
+            if (v == -1 && PyErr_Occurred()) {
+                PyErr_Clear();
+                return 0;
+            }
+            Py_ssize_t i = 0;
+            while (i < size && (taken[i] || held[i] != v))
+                i++;
+            if (i == size)
+                return 0;                      /* not held: the Python code says so */
+            taken[i] = 1;
+        }
+        PyObject *rules = GET(d, S_rules);
+        if (rules == NULL)
+            return 0;
+        PyObject *ft = PyObject_GetAttr(rules, S_finish_trick);
+        if (ft == NULL) {
+            PyErr_Clear();
+            return 0;
+        }
+        int finish = PyObject_IsTrue(ft);
+        Py_DECREF(ft);
+        if (finish < 0) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (finish) {                          /* someone else must still hold cards */
+            int others = 0;
+            for (long s = 0; s < n; s++)
+                if (s != seat && PyList_GET_SIZE(PyList_GET_ITEM(hands, s)))
+                    others = 1;
+            if (!others)
+                return 0;
+        }
+        next = next_with_cards(hands, n, seat, 0);
+    }
+    return make(d, move, is_pass, n, seat, hands, trick, end_trick_for, next, taken) < 0 ?
+           -1 : 1;
+}
+
+PyObject *
+core_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "apply_listed(game, move, seat)");
+        return NULL;
+    }
+    if (intern_names() < 0)
+        return NULL;
+    if (core_move_pass == NULL || core_combo_type == NULL)
+        Py_RETURN_FALSE;
+    PyObject *d = PyObject_GenericGetDict(args[0], NULL);
+    if (d == NULL) {
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    int rc = PyDict_CheckExact(d) ? apply_listed(d, args[1], args[2]) : 0;
+    Py_DECREF(d);
+    if (rc < 0)
+        return NULL;
+    if (rc == 0 && PyErr_Occurred())
+        PyErr_Clear();                     /* a state it could not read: nothing changed */
+    return PyBool_FromLong(rc);
+}

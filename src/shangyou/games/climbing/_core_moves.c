@@ -1,0 +1,468 @@
+/* The game's legal moves as a lazy sequence: ``Plays``.
+
+   ClimbingGame.legal_moves answers with a sequence of Move objects. When the compiled core
+   lists a state's plays (moves, or a family's *_plays with family and token), it gives
+   a Plays: the plays stay in C as they were generated (a Sink: each play's integer code and
+   its cards), and a play's Combo and Move are made only when that item is asked for
+   (indexing, iterating), once: the same item gives the same Move object again. ``len`` and
+   ``random.choice`` (a length and one index) make one Move, whatever the number of plays.
+   When the state has a play to beat, item 0 is PASS_MOVE, as in the Python listing.
+
+   The items, their order and their contents are exactly those of the list the Python code
+   makes (ClimbingGame._play_moves from the family's leads / follows); the sequence cannot be
+   changed. It compares equal to a list of the same moves, concatenates with a list (giving a
+   list), pickles and copies as a list, and is registered as a collections.abc.Sequence
+   (core.py). ``codes()`` gives the plays' codes (without the pass), for tests and tools. */
+
+#include "_core.h"
+
+#define SMALL_PLAYS 8           /* most follows: in the object itself, no other allocation */
+#define SMALL_POOL 24
+
+typedef struct {
+    PyObject_HEAD
+    Sink sink;                  /* the plays, in order */
+    Py_ssize_t pass_first;      /* 1: item 0 is PASS_MOVE */
+    PyObject *meta, *meta_cache, *singles, *family, *token;   /* as in Gen; singles or NULL */
+    PyObject **items;           /* the Move of each play, NULL until made (or no array yet) */
+    Play small_plays[SMALL_PLAYS];
+    int small_pool[SMALL_POOL];
+    PyObject *small_items[SMALL_PLAYS];
+} Plays;
+
+PyObject *
+core_plays_new(Gen *g, int following)
+{
+    Plays *p = PyObject_New(Plays, &core_plays_type);
+    if (p == NULL)
+        return NULL;
+    memset(&p->sink, 0, sizeof p->sink);
+    p->sink.plays = p->small_plays;
+    p->sink.cap = SMALL_PLAYS;
+    p->sink.pool = p->small_pool;
+    p->sink.pool_cap = SMALL_POOL;
+    p->sink.fixed = 1;
+    p->pass_first = following ? 1 : 0;
+    p->meta = g->meta;
+    p->meta_cache = g->meta_cache;
+    p->singles = g->singles;
+    p->family = g->family;
+    p->token = g->token;
+    Py_XINCREF(p->meta);
+    Py_XINCREF(p->meta_cache);
+    Py_XINCREF(p->singles);
+    Py_XINCREF(p->family);
+    Py_XINCREF(p->token);
+    p->items = NULL;
+    g->out = NULL;
+    g->sink = &p->sink;
+    g->mask_ok = 1;
+    return (PyObject *)p;
+}
+
+static void
+plays_dealloc(Plays *p)
+{
+    if (p->items != NULL) {
+        for (Py_ssize_t i = 0; i < p->sink.n; i++)
+            Py_XDECREF(p->items[i]);
+        if (p->items != p->small_items)
+            PyMem_Free(p->items);
+    }
+    if (!p->sink.fixed) {
+        PyMem_Free(p->sink.plays);
+        PyMem_Free(p->sink.pool);
+    }
+    Py_XDECREF(p->meta);
+    Py_XDECREF(p->meta_cache);
+    Py_XDECREF(p->singles);
+    Py_XDECREF(p->family);
+    Py_XDECREF(p->token);
+    PyObject_Free(p);
+}
+
+static Py_ssize_t
+plays_len(Plays *p)
+{
+    return p->sink.n + p->pass_first;
+}
+
+/* the Move of play j (a new reference): its Combo from the code's meta, or the family's
+   shared single combo of the card (pagat, as core_emit) */
+static PyObject *
+make_move(Plays *p, Py_ssize_t j)
+{
+    const Play *pl = &p->sink.plays[j];
+    const int *cards = p->sink.pool + pl->off;
+    int ncards = pl->n, set_cards[64];
+    if (ncards < 0) {                  /* a set of cards of one pack */
+        const unsigned int *half = (const unsigned int *)cards;
+        ncards = core_mask_cards((unsigned long long)half[0] |
+                                 (unsigned long long)half[1] << 32, set_cards);
+        cards = set_cards;
+    }
+    PyObject *combo;
+    if (p->singles != NULL && CODE_KIND(pl->code) == K_SINGLE && ncards == 1) {
+        combo = PyList_GetItem(p->singles, cards[0]);
+        if (combo == NULL)
+            return NULL;
+        Py_INCREF(combo);
+    } else {
+        PyObject *code = PyLong_FromLong(pl->code);
+        if (code == NULL)
+            return NULL;
+        PyObject *meta = core_meta(p->meta, p->meta_cache, code);
+        Py_DECREF(code);
+        if (meta == NULL)
+            return NULL;
+        PyObject *t = PyTuple_New(ncards);
+        if (t == NULL) {
+            Py_DECREF(meta);
+            return NULL;
+        }
+        for (int i = 0; i < ncards; i++) {
+            PyObject *c = PyLong_FromLong(cards[i]);      /* 0..53: the shared small ints */
+            if (c == NULL) {
+                Py_DECREF(t);
+                Py_DECREF(meta);
+                return NULL;
+            }
+            PyTuple_SET_ITEM(t, i, c);
+        }
+        PyObject_GC_UnTrack(t);           /* ints only: as the collector would do */
+        combo = core_combo(meta, t);
+        Py_DECREF(t);
+        Py_DECREF(meta);
+        if (combo == NULL)
+            return NULL;
+    }
+    return core_move_of(combo, p->family, p->token);
+}
+
+/* item i, 0 <= i < len (a new reference) */
+static PyObject *
+item(Plays *p, Py_ssize_t i)
+{
+    if (i < p->pass_first) {
+        Py_INCREF(core_move_pass);
+        return core_move_pass;
+    }
+    Py_ssize_t j = i - p->pass_first;
+    if (p->items == NULL) {
+        if (p->sink.n <= SMALL_PLAYS) {
+            memset(p->small_items, 0, sizeof p->small_items);
+            p->items = p->small_items;
+        } else if ((p->items = PyMem_Calloc((size_t)p->sink.n, sizeof(PyObject *))) == NULL) {
+            return PyErr_NoMemory();
+        }
+    }
+    PyObject *m = p->items[j];
+    if (m == NULL) {
+        m = make_move(p, j);
+        if (m == NULL)
+            return NULL;
+        p->items[j] = m;
+    }
+    Py_INCREF(m);
+    return m;
+}
+
+static PyObject *
+plays_item(Plays *p, Py_ssize_t i)
+{
+    if (i < 0 || i >= plays_len(p)) {
+        PyErr_SetString(PyExc_IndexError, "legal move index out of range");
+        return NULL;
+    }
+    return item(p, i);
+}
+
+static PyObject *
+as_list(Plays *p)
+{
+    Py_ssize_t n = plays_len(p);
+    PyObject *out = PyList_New(n);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *m = item(p, i);
+        if (m == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, m);
+    }
+    return out;
+}
+
+static PyObject *
+plays_subscript(Plays *p, PyObject *key)
+{
+    if (PyIndex_Check(key)) {
+        Py_ssize_t i = PyNumber_AsSsize_t(key, PyExc_IndexError);
+        if (i == -1 && PyErr_Occurred())
+            return NULL;
+        if (i < 0)
+            i += plays_len(p);
+        return plays_item(p, i);
+    }
+    if (PySlice_Check(key)) {            /* a slice is a list, as a list's slice is */
+        Py_ssize_t start, stop, step;
+        if (PySlice_Unpack(key, &start, &stop, &step) < 0)
+            return NULL;
+        Py_ssize_t n = PySlice_AdjustIndices(plays_len(p), &start, &stop, step);
+        PyObject *out = PyList_New(n);
+        if (out == NULL)
+            return NULL;
+        for (Py_ssize_t k = 0, i = start; k < n; k++, i += step) {
+            PyObject *m = item(p, i);
+            if (m == NULL) {
+                Py_DECREF(out);
+                return NULL;
+            }
+            PyList_SET_ITEM(out, k, m);
+        }
+        return out;
+    }
+    PyErr_Format(PyExc_TypeError, "legal move indices must be integers or slices, not %.200s",
+                 Py_TYPE(key)->tp_name);
+    return NULL;
+}
+
+static PyObject *
+plays_concat(Plays *p, PyObject *other)
+{
+    PyObject *l = as_list(p);
+    if (l == NULL)
+        return NULL;
+    PyObject *out = PySequence_Concat(l, other);
+    Py_DECREF(l);
+    return out;
+}
+
+static PyObject *
+plays_richcompare(PyObject *a, PyObject *b, int op)
+{
+    if ((op != Py_EQ && op != Py_NE) ||
+        !(PyList_Check(b) || Py_IS_TYPE(b, &core_plays_type)) ||
+        !(PyList_Check(a) || Py_IS_TYPE(a, &core_plays_type)))
+        Py_RETURN_NOTIMPLEMENTED;
+    PyObject *la = PyList_Check(a) ? (Py_INCREF(a), a) : as_list((Plays *)a);
+    if (la == NULL)
+        return NULL;
+    PyObject *lb = PyList_Check(b) ? (Py_INCREF(b), b) : as_list((Plays *)b);
+    if (lb == NULL) {
+        Py_DECREF(la);
+        return NULL;
+    }
+    PyObject *out = PyObject_RichCompare(la, lb, op);
+    Py_DECREF(la);
+    Py_DECREF(lb);
+    return out;
+}
+
+static PyObject *
+plays_repr(Plays *p)
+{
+    PyObject *l = as_list(p);
+    if (l == NULL)
+        return NULL;
+    PyObject *out = PyObject_Repr(l);
+    Py_DECREF(l);
+    return out;
+}
+
+/* index(x) and count(x), as a list's (equality of the items) */
+static PyObject *
+plays_index(Plays *p, PyObject *x)
+{
+    for (Py_ssize_t i = 0; i < plays_len(p); i++) {
+        PyObject *m = item(p, i);
+        if (m == NULL)
+            return NULL;
+        int eq = PyObject_RichCompareBool(m, x, Py_EQ);
+        Py_DECREF(m);
+        if (eq < 0)
+            return NULL;
+        if (eq)
+            return PyLong_FromSsize_t(i);
+    }
+    PyErr_SetString(PyExc_ValueError, "the move is not a legal move");
+    return NULL;
+}
+
+static PyObject *
+plays_count(Plays *p, PyObject *x)
+{
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < plays_len(p); i++) {
+        PyObject *m = item(p, i);
+        if (m == NULL)
+            return NULL;
+        int eq = PyObject_RichCompareBool(m, x, Py_EQ);
+        Py_DECREF(m);
+        if (eq < 0)
+            return NULL;
+        k += eq;
+    }
+    return PyLong_FromSsize_t(k);
+}
+
+/* pickling and copying: the list of the moves */
+static PyObject *
+plays_reduce(Plays *p, PyObject *unused)
+{
+    PyObject *l = as_list(p);
+    if (l == NULL)
+        return NULL;
+    return Py_BuildValue("(O(N))", (PyObject *)&PyList_Type, l);
+}
+
+static PyObject *
+plays_codes(Plays *p, PyObject *unused)
+{
+    PyObject *out = PyList_New(p->sink.n);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t j = 0; j < p->sink.n; j++) {
+        PyObject *c = PyLong_FromLong(p->sink.plays[j].code);
+        if (c == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, j, c);
+    }
+    return out;
+}
+
+static PyMethodDef plays_methods[] = {
+    {"index", (PyCFunction)plays_index, METH_O, "index(move): the first equal item's index."},
+    {"count", (PyCFunction)plays_count, METH_O, "count(move): how many items equal it."},
+    {"__reduce__", (PyCFunction)plays_reduce, METH_NOARGS, "Pickled and copied as a list."},
+    {"codes", (PyCFunction)plays_codes, METH_NOARGS,
+     "codes(): each play's integer code, in order (the pass, if any, left out)."},
+    {NULL, NULL, 0, NULL}
+};
+
+static PySequenceMethods plays_as_sequence = {
+    .sq_length = (lenfunc)plays_len,
+    .sq_concat = (binaryfunc)plays_concat,
+    .sq_item = (ssizeargfunc)plays_item,
+};
+
+static PyMappingMethods plays_as_mapping = {
+    .mp_length = (lenfunc)plays_len,
+    .mp_subscript = (binaryfunc)plays_subscript,
+};
+
+PyTypeObject core_plays_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "shangyou.games.climbing._core.Plays",
+    .tp_doc = "The legal moves of one state, made into Move objects when asked for.",
+    .tp_basicsize = sizeof(Plays),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_dealloc = (destructor)plays_dealloc,
+    .tp_repr = (reprfunc)plays_repr,
+    .tp_as_sequence = &plays_as_sequence,
+    .tp_as_mapping = &plays_as_mapping,
+    .tp_hash = PyObject_HashNotImplemented,
+    .tp_richcompare = plays_richcompare,
+    .tp_methods = plays_methods,
+};
+
+/* ------------------------------------------------------------------ moves(...) */
+/* moves(spec, family, hand, last, token): the legal moves of ClimbingGame._play_moves in one
+   call, for any family the core covers: the leads when ``last`` is None, else PASS_MOVE and
+   the follows of ``last`` (read here, as core.py's _*_prev functions read it); None when the
+   core does not describe ``last``. ``spec`` = (family kind, o1, o2, o3, meta, meta_cache,
+   singles or None), made once per family by core.py: kind 0 pagat (o1 seq_top), 1 Owen,
+   2 Zheng Fen, 3 "winner" (o1..o3: min_straight, rank_only, quad). */
+#define FAM_PAGAT 0
+#define FAM_OWEN 1
+#define FAM_ZF 2
+#define FAM_WINNER 3
+
+PyObject *
+core_family_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "moves(spec, family, hand, last, token)");
+        return NULL;
+    }
+    PyObject *spec = args[0], *last = args[3];
+    long o[4];
+    if (!PyTuple_CheckExact(spec) || PyTuple_GET_SIZE(spec) != 7) {
+        PyErr_SetString(PyExc_TypeError, "spec must be a tuple of 7");
+        return NULL;
+    }
+    for (int i = 0; i < 4; i++) {
+        o[i] = PyLong_AsLong(PyTuple_GET_ITEM(spec, i));
+        if (o[i] == -1 && PyErr_Occurred())
+            return NULL;
+    }
+    PyObject *singles = PyTuple_GET_ITEM(spec, 6);
+    if (o[0] < FAM_PAGAT || o[0] > FAM_WINNER) {
+        PyErr_SetString(PyExc_ValueError, "unknown family kind");
+        return NULL;
+    }
+    /* the output: as core_gen_output with (meta, meta_cache[, singles], family, token) */
+    PyObject *out_args[5] = {PyTuple_GET_ITEM(spec, 4), PyTuple_GET_ITEM(spec, 5), singles,
+                             args[1], args[4]};
+    Gen gen, *g = &gen;
+    int with_singles = singles != Py_None;
+    if (with_singles && o[0] != FAM_PAGAT) {
+        PyErr_SetString(PyExc_TypeError, "only the pagat family shares its singles");
+        return NULL;
+    }
+    if (with_singles) {
+        if (core_gen_output(g, out_args, 5, 0, 1) < 0)
+            return NULL;
+    } else {
+        out_args[2] = args[1];
+        out_args[3] = args[4];
+        if (core_gen_output(g, out_args, 4, 0, 0) < 0)
+            return NULL;
+    }
+    long desc[7];
+    int known = 1;
+    switch (o[0]) {
+    case FAM_PAGAT: {
+        Prev prev = {-1, 0, 0, 0, 0};
+        if (last != Py_None)
+            known = core_prev(last, &prev);
+        if (known != 1)
+            break;
+        return core_pagat_run(args[2], o[1], &prev, g);
+    }
+    case FAM_OWEN:
+        desc[0] = -1;
+        desc[1] = desc[2] = desc[3] = 0;
+        if (last != Py_None)
+            known = core_owen_prev(last, desc);
+        if (known != 1)
+            break;
+        return core_owen_run(args[2], desc, g);
+    case FAM_ZF:
+        desc[0] = -1;
+        desc[1] = desc[2] = 0;
+        if (last != Py_None)
+            known = core_zf_prev(last, desc);
+        if (known != 1)
+            break;
+        return core_zf_run(args[2], desc, g);
+    default:                               /* FAM_WINNER */
+        desc[0] = o[1];
+        desc[1] = o[2];
+        desc[2] = o[3];
+        desc[3] = -1;
+        desc[4] = desc[5] = desc[6] = 0;
+        if (last != Py_None)
+            known = core_winner_prev(last, o[2] != 0, desc + 3);
+        if (known != 1)
+            break;
+        return core_winner_run(args[2], desc, g);
+    }
+    if (PyErr_Occurred())
+        return NULL;
+    Py_RETURN_NONE;
+}
