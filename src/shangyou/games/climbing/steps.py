@@ -153,13 +153,40 @@ class Group:
 class Grouping:
     """The plays of one state (a hand, and the play to beat) by group, where there are more
     than :data:`STEP_LIMIT` legal moves: what the steps are chosen from. Kept by the game
-    while its seat chooses (the hand and the play to beat do not change meanwhile)."""
+    while its seat chooses (the hand and the play to beat do not change meanwhile).
+    Made from the core's ``Plays`` (:meth:`of_listing`), it keeps the moves of the first step
+    (``top``, made in C with the listing's token) and makes ``groups`` when first asked."""
 
-    __slots__ = ("fam", "groups", "hand", "last")
+    __slots__ = ("_groups", "_lazy", "fam", "hand", "last", "token", "top")
 
-    def __init__(self, fam, hand, last, groups: dict[str, Group]):
+    def __init__(self, fam, hand, last, groups: dict[str, Group] | None):
         self.fam, self.hand, self.last = fam, hand, last
-        self.groups = groups
+        self._groups = groups
+        self.top = self.token = self._lazy = None
+
+    @property
+    def groups(self) -> dict[str, Group]:
+        got = self._groups
+        if got is None:
+            top, texts, _firsts, counts, codes = self._lazy     # type: ignore[misc]
+            got = self._groups = {
+                t: Group(top[i] if n == 1 else None, n > 1, cs, None)
+                for i, (t, n, cs) in enumerate(zip(texts, counts, codes),
+                                               1 if self.last is not None else 0)}
+        return got
+
+    @classmethod
+    def of_listing(cls, fam, hand, last, plays, token) -> Grouping:
+        """The grouping of the core's ``Plays`` of this state, made in C in one pass
+        (``Plays.groups``; the reference is :meth:`of_plays`): no play is counted again and
+        only the first step's moves are made."""
+        texts = fam.__dict__.get("_step_texts")
+        if texts is None or len(texts) > 100_000:
+            texts = fam._step_texts = {}
+        got = plays.groups(texts, _text_of_move, CHOOSE)
+        g = cls(fam, hand, last, None)
+        g.top, g.token, g._lazy = got[0], token, got
+        return g
 
     @classmethod
     def of_codes(cls, fam, hand, last, firsts, codes, counts) -> Grouping:
@@ -200,6 +227,10 @@ class Grouping:
         return total, [], [c for c in range(54) if maxima[c] > have[c]]
 
 
+def _text_of_move(move: Move) -> str:
+    return group_text(move.combo)
+
+
 def _move(combo, fam, token) -> Move:
     return Move(PLAY, combo.cards, combo, None, fam, token)
 
@@ -223,6 +254,8 @@ def step_moves(grouping: Grouping, choice: str | None, picked: tuple, token,
     out = [PASS_MOVE] if grouping.last is not None else []
     group = grouping.groups.get(choice) if choice is not None else None
     if group is None:
+        if grouping.top is not None and grouping.token is token:
+            return list(grouping.top)
         fam = grouping.fam
         for text, g in grouping.groups.items():
             if g.many:
@@ -289,8 +322,14 @@ def play_phase_moves(game, token) -> Sequence[Move]:
             listed = fam.play_moves(hand, last, token)
             if listed is not None and len(listed) <= STEP_LIMIT:
                 return listed
+            if listed is not None and core.is_plays(listed):
+                try:
+                    got = Grouping.of_listing(fam, hand, last, listed, token)
+                except OverflowError:
+                    got = None
+        if core.ACTIVE and got is None:
             got = core.steps_list(STEP_LIMIT - (last is not None), fam, hand, last, token)
-        if type(got) is not list or len(got) > STEP_LIMIT:
+        if not isinstance(got, Grouping) and (type(got) is not list or len(got) > STEP_LIMIT):
             got = first_step(fam, hand, last, token, got)
         if not isinstance(got, Grouping):
             return got
