@@ -175,6 +175,19 @@ class Grouping:
                                                1 if self.last is not None else 0)}
         return got
 
+    def group(self, text: str) -> Group | None:
+        """The group of this ``choose`` text, or None (without making every group)."""
+        if self._groups is None and self._lazy is not None:
+            top, texts, _firsts, counts, codes = self._lazy
+            try:
+                i = texts.index(text)
+            except ValueError:
+                return None
+            n = counts[i]
+            return Group(top[i + (self.last is not None)] if n == 1 else None, n > 1,
+                         codes[i], None)
+        return self.groups.get(text)
+
     @classmethod
     def of_listing(cls, fam, hand, last, plays, token) -> Grouping:
         """The grouping of the core's ``Plays`` of this state, made in C in one pass
@@ -252,7 +265,7 @@ def step_moves(grouping: Grouping, choice: str | None, picked: tuple, token,
                sort_key) -> list[Move]:
     """The moves offered at this step (pass first when following)."""
     out = [PASS_MOVE] if grouping.last is not None else []
-    group = grouping.groups.get(choice) if choice is not None else None
+    group = grouping.group(choice) if choice is not None else None
     if group is None:
         if grouping.top is not None and grouping.token is token:
             return list(grouping.top)
