@@ -17,10 +17,10 @@ The full listing stays available to the engine's own users (search playouts, the
 :meth:`ClimbingGame.all_moves`.
 
 Where the compiled core makes the plays (``core.py``), no step makes every play as an object:
-the core counts the plays by code (what they are read as) and keeps the first of each
-(``core.steps_list``: past the limit it stops counting a sequence window once its code
-has two plays), and after a ``choose`` it keeps only the plays of that group holding the picked
-cards (:func:`~.core.filter_plays`). The Python way (no core, or a play the core does not
+the game's ``Plays`` listing is grouped in C in one pass (``Plays.groups``,
+:meth:`Grouping.of_listing`; where a family lists in Python, ``core.steps_list`` counts the
+plays by code and keeps the first of each), and after a ``choose`` the core keeps only the
+plays of that group holding the picked cards (:func:`~.core.filter_plays`). The Python way (no core, or a play the core does not
 describe) lists every play and groups them: it is the reference the core is tested against
 (``tests/test_climbing_steps.py``, ``tests/test_core_differential.py``).
 """
