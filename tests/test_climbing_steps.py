@@ -248,3 +248,94 @@ def test_the_review_judges_the_play_a_choice_ends_in_among_every_play():
     d = judged[last]
     assert d.played == str(g.moves[last][1]) and {d.played, d.best} <= every
     assert r.skipped >= len(steps)
+
+
+def _step_states(name, players, seeds, **opts):
+    """States of random hands (core on) where the seat to act is offered steps."""
+    rng = random.Random(7)
+    for s in seeds:
+        g = shangyou.new_game(name, players=players, seed=s, **opts)
+        while not g.over:
+            if g.phase == "play" and in_steps(texts(g.legal_moves())):
+                yield g
+            g.apply(rng.choice(g.all_moves()))
+
+
+@pytest.mark.parametrize("name,players,opts", [("zheng-shangyou/owen", 2, {}),
+                                               ("zheng-shangyou/pagat", 3, {"decks": 2})])
+def test_the_core_groups_the_listed_plays_as_python_groups_them(name, players, opts):
+    """``Plays.groups`` (C) against ``groups`` over the same listing: texts in order, how many
+    plays each has, its codes, the single plays, and the first step's moves."""
+    from shangyou.games.climbing.steps import CHOOSE, Grouping, step_moves
+    if not core.AVAILABLE:
+        return
+    core.use(True)
+    seen = 0
+    for g in _step_states(name, players, range(6), **opts):
+        fam, hand, last = g.rules.family, g.hands[g.to_act], g.last
+        plays = fam.play_moves(hand, last, object())
+        assert core.is_plays(plays) and len(plays) > STEP_LIMIT
+        listing = list(plays)
+        ref = groups(listing[1:] if last is not None else listing)
+        top, gtexts, firsts, counts, codes = plays.groups({}, steps_text, CHOOSE)
+        assert gtexts == list(ref)
+        assert texts(top[1 if last is not None else 0:]) == [
+            t if len(ms) > 1 else str(ms[0]) for t, ms in ref.items()]
+        assert counts == [len(ms) for ms in ref.values()]
+        assert [listing[i] for i in firsts] == [ms[0] for ms in ref.values()]
+        all_codes = plays.codes()
+        for t, cs in zip(gtexts, codes):
+            own = zip(all_codes, listing[1:] if last is not None else listing)
+            assert cs == list(dict.fromkeys(c for c, m in own if steps_text(m) == t))
+        tok = object()
+        mine = Grouping.of_listing(fam, hand, last, fam.play_moves(hand, last, tok), tok)
+        theirs = Grouping.of_plays(fam, hand, last, listing[1:] if last is not None else listing)
+        assert texts(step_moves(mine, None, (), tok, fam.sort_key)) == \
+            texts(step_moves(theirs, None, (), tok, fam.sort_key))
+        assert list(mine.groups) == list(theirs.groups)
+        assert [gr.many for gr in mine.groups.values()] == \
+            [gr.many for gr in theirs.groups.values()]
+        seen += 1
+        if seen >= 12:
+            break
+    assert seen >= 3
+
+
+def steps_text(move):
+    return f"choose {len(move.cards)} {move.combo.describe()}"
+
+
+def test_the_play_that_ends_a_choice_is_made_in_c_as_python_makes_it():
+    """A listed play chosen in steps: ``apply_listed`` makes it and ends the choice, the
+    state as the Python code leaves it."""
+    if not core.AVAILABLE:
+        return
+    core.use(True)
+    made = 0
+    for g in _step_states("zheng-shangyou/owen", 2, range(6)):
+        moves = g.legal_moves()
+        rng = random.Random(len(moves))
+        if rng.random() < 0.5:
+            chosen = [m for m in moves if m.kind == "choose"]
+            if chosen:
+                g.apply(rng.choice(chosen))
+                moves = g.legal_moves()
+        plays = [m for m in moves if m.kind == "play" and len(m.cards) < len(g.hands[g.to_act])]
+        if not plays:
+            continue
+        move = rng.choice(plays)
+        py = g.clone()
+        py._token = g._token
+        assert core.apply_listed(g, move, None) is True
+        core.use(False)
+        try:
+            py.apply(str(move))
+        finally:
+            core.use(True)
+        assert g._grouping is None and g.choice is None and g.picked == ()
+        assert g.snapshot() == py.snapshot() and g.last == py.last and g.to_act == py.to_act
+        assert g.moves[-1][1] == py.moves[-1][1]
+        made += 1
+        if made >= 8:
+            break
+    assert made >= 3

@@ -8,11 +8,12 @@
    the move is logged (``moves``) and the listing forgotten (``_legal``, ``_token``).
 
    It answers False, having changed nothing, for everything else, which the Python code then
-   does: a move that is not one of those, another phase, the move that ends a choice made in
-   steps (steps.py: ``_grouping`` set), a play that empties the hand (a
+   does: a move that is not one of those, another phase, a play that empties the hand (a
    player goes out: finishing order, end of the hand), the end of a trick with nobody left to
    lead, a trick that the rules finish early (``finish_trick``), a state it cannot read. The
-   Python code stays the reference: tests/test_core_differential.py plays games with and
+   Python code stays the reference (the move that ends a choice made in steps, steps.py, is
+   made here too: ``_grouping``, ``choice`` and ``picked`` are cleared first, as _do_play
+   does): tests/test_core_differential.py plays games with and
    without the core and compares every state. */
 
 #include "_core.h"
@@ -22,12 +23,12 @@
 
 static PyObject *S_token, *S_to_act, *S_phase, *S_last, *S_last_seat, *S_passes, *S_hands,
     *S_trick, *S_tricks, *S_won, *S_order, *S_n, *S_moves, *S_legal, *S_rules,
-    *S_finish_trick, *S_play, *S_grouping;
+    *S_finish_trick, *S_play, *S_grouping, *S_choice, *S_picked, *S_empty;
 
 static int
 intern_names(void)
 {
-    if (S_play != NULL)
+    if (S_empty != NULL)
         return 0;
 #define NAME(var, text) if ((var = PyUnicode_InternFromString(text)) == NULL) return -1
     NAME(S_token, "_token");
@@ -48,6 +49,10 @@ intern_names(void)
     NAME(S_finish_trick, "finish_trick");
     NAME(S_play, "play");                 /* PHASE_PLAY */
     NAME(S_grouping, "_grouping");        /* a choice in steps (steps.py) under way */
+    NAME(S_choice, "choice");
+    NAME(S_picked, "picked");
+    if ((S_empty = PyTuple_New(0)) == NULL)
+        return -1;
 #undef NAME
     return 0;
 }
@@ -194,8 +199,7 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
         (phase != S_play && PyUnicode_Compare(phase, S_play) != 0))
         return 0;
     PyObject *grouping = GET(d, S_grouping);
-    if (grouping != NULL && grouping != Py_None)
-        return 0;                              /* ending a choice in steps: the Python code */
+    int ending = grouping != NULL && grouping != Py_None;    /* ends a choice in steps */
     PyObject *last = GET(d, S_last);
     PyObject *hands = GET(d, S_hands);
     PyObject *trick = GET(d, S_trick);
@@ -307,6 +311,10 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
         }
         next = next_with_cards(hands, n, seat, 0);
     }
+    if (ending && (PyDict_SetItem(d, S_grouping, Py_None) < 0 ||
+                   PyDict_SetItem(d, S_choice, Py_None) < 0 ||
+                   PyDict_SetItem(d, S_picked, S_empty) < 0))
+        return -1;
     return make(d, move, is_pass, n, seat, hands, trick, end_trick_for, next, taken) < 0 ?
            -1 : 1;
 }

@@ -335,12 +335,195 @@ plays_codes(Plays *p, PyObject *unused)
     return out;
 }
 
+/* groups(texts, text_of, choose): the plays grouped by what they are read as, for the choice of
+   a play in steps (steps.py, Grouping.of_listing; the reference is steps.groups over the
+   same moves). ``texts``: a dict code -> the group's ``choose`` text, filled here by calling
+   ``text_of(move)`` with the first play of a code not in it yet; ``choose``: the CHOOSE kind.
+   Answers (top, gtexts, firsts, counts, codes): per group in the order of its first play, its
+   text, that play's item index, how many plays it has and the codes of its plays (in order of
+   their first play); ``top``: the moves of the first step: PASS_MOVE first when following,
+   then per group its play (the item itself) when it has one, else Move(choose, (), None, text,
+   None, token). */
+#define GROUP_SLOTS 16384       /* hash slots for the distinct codes (a power of two) */
+#define GROUP_CODES 8192        /* the most distinct codes: OverflowError past them */
+
+static struct {
+    long code[GROUP_SLOTS];
+    int group[GROUP_SLOTS];
+    unsigned gen[GROUP_SLOTS];
+    unsigned cur;
+} G;
+
+static PyObject *
+choose_move(PyObject *choose, PyObject *text, PyObject *token)
+{
+    PyObject *o = core_move_type->tp_alloc(core_move_type, 0);
+    if (o == NULL)
+        return NULL;
+    PyObject *empty = PyTuple_New(0);
+    if (empty == NULL) {
+        Py_DECREF(o);
+        return NULL;
+    }
+    PyObject *v[6] = {choose, empty, Py_None, text, Py_None, token};
+    for (int i = 0; i < 6; i++) {
+        if (i != MOVE_CARDS)
+            Py_INCREF(v[i]);
+        SLOT(o, core_move_off[i]) = v[i];
+    }
+    return o;
+}
+
+static PyObject *
+plays_groups(Plays *p, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyDict_CheckExact(args[0]) || !PyUnicode_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "groups(texts: dict, text_of, choose: str)");
+        return NULL;
+    }
+    if (core_move_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "the Move class is not bound");
+        return NULL;
+    }
+    PyObject *texts = args[0], *text_of = args[1], *choose = args[2];
+    PyObject *index = PyDict_New(), *gtexts = PyList_New(0), *firsts = PyList_New(0);
+    PyObject *codes = PyList_New(0), *top = NULL, *res = NULL;
+    Py_ssize_t *counts = NULL;
+    Py_ssize_t ngroups = 0, ncodes = 0;
+    if (index == NULL || gtexts == NULL || firsts == NULL || codes == NULL)
+        goto done;
+    if (++G.cur == 0) {                    /* once in 2**32 calls: free every slot */
+        memset(G.gen, 0, sizeof G.gen);
+        G.cur = 1;
+    }
+    long last_code = 0;
+    int last_group = -1;
+    Py_ssize_t n = p->sink.n;
+    counts = PyMem_Calloc((size_t)(n ? n : 1), sizeof(Py_ssize_t));
+    if (counts == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t j = 0; j < n; j++) {
+        long code = p->sink.plays[j].code;
+        if (last_group < 0 || code != last_code) {
+            unsigned long h = (unsigned long)code * 0x9E3779B97F4A7C15UL;
+            size_t i = (size_t)(h >> 40) & (GROUP_SLOTS - 1);
+            int g = -1;
+            while (G.gen[i] == G.cur) {
+                if (G.code[i] == code) {
+                    g = G.group[i];
+                    break;
+                }
+                i = (i + 1) & (GROUP_SLOTS - 1);
+            }
+            if (g < 0) {                   /* a code not seen yet: its group by its text */
+                if (ncodes == GROUP_CODES) {
+                    PyErr_SetString(PyExc_OverflowError, "too many kinds of plays to group");
+                    goto done;
+                }
+                PyObject *key = PyLong_FromLong(code);
+                if (key == NULL)
+                    goto done;
+                PyObject *text = PyDict_GetItemWithError(texts, key);
+                if (text != NULL) {
+                    Py_INCREF(text);
+                } else if (!PyErr_Occurred()) {
+                    PyObject *m = item(p, j + p->pass_first);
+                    text = m == NULL ? NULL : PyObject_CallOneArg(text_of, m);
+                    Py_XDECREF(m);
+                    if (text != NULL && (!PyUnicode_Check(text) ||
+                                         PyDict_SetItem(texts, key, text) < 0)) {
+                        if (!PyErr_Occurred())
+                            PyErr_SetString(PyExc_TypeError, "text_of must give a str");
+                        Py_CLEAR(text);
+                    }
+                }
+                if (text == NULL) {
+                    Py_DECREF(key);
+                    goto done;
+                }
+                PyObject *gi = PyDict_GetItemWithError(index, text);
+                PyObject *glist;
+                if (gi != NULL) {
+                    g = (int)PyLong_AsLong(gi);
+                    glist = PyList_GET_ITEM(codes, g);
+                } else {
+                    g = (int)ngroups;
+                    PyObject *num = PyErr_Occurred() ? NULL : PyLong_FromSsize_t(j +
+                                                                          p->pass_first);
+                    PyObject *gnum = num == NULL ? NULL : PyLong_FromLong(g);
+                    glist = gnum == NULL ? NULL : PyList_New(0);
+                    int bad = glist == NULL || PyDict_SetItem(index, text, gnum) < 0 ||
+                        PyList_Append(gtexts, text) < 0 || PyList_Append(firsts, num) < 0 ||
+                        PyList_Append(codes, glist) < 0;
+                    Py_XDECREF(num);
+                    Py_XDECREF(gnum);
+                    Py_XDECREF(glist);
+                    if (bad) {
+                        Py_DECREF(key);
+                        Py_DECREF(text);
+                        goto done;
+                    }
+                    ngroups++;
+                }
+                Py_DECREF(text);
+                int bad = PyList_Append(glist, key) < 0;
+                Py_DECREF(key);
+                if (bad)
+                    goto done;
+                G.code[i] = code;
+                G.group[i] = g;
+                G.gen[i] = G.cur;
+                ncodes++;
+            }
+            last_code = code;
+            last_group = g;
+        }
+        counts[last_group]++;
+    }
+    top = PyList_New(ngroups + p->pass_first);
+    PyObject *nums = PyList_New(ngroups);
+    if (top == NULL || nums == NULL) {
+        Py_XDECREF(nums);
+        goto done;
+    }
+    if (p->pass_first) {
+        Py_INCREF(core_move_pass);
+        PyList_SET_ITEM(top, 0, core_move_pass);
+    }
+    for (Py_ssize_t g = 0; g < ngroups; g++) {
+        PyObject *num = PyLong_FromSsize_t(counts[g]);
+        PyObject *m = num == NULL ? NULL : counts[g] == 1 ?
+            item(p, PyLong_AsSsize_t(PyList_GET_ITEM(firsts, g))) :
+            choose_move(choose, PyList_GET_ITEM(gtexts, g), p->token ? p->token : Py_None);
+        if (m == NULL) {
+            Py_XDECREF(num);
+            Py_DECREF(nums);
+            goto done;
+        }
+        PyList_SET_ITEM(nums, g, num);
+        PyList_SET_ITEM(top, g + p->pass_first, m);
+    }
+    res = Py_BuildValue("(OOONO)", top, gtexts, firsts, nums, codes);
+done:
+    PyMem_Free(counts);
+    Py_XDECREF(index);
+    Py_XDECREF(gtexts);
+    Py_XDECREF(firsts);
+    Py_XDECREF(codes);
+    Py_XDECREF(top);
+    return res;
+}
+
 static PyMethodDef plays_methods[] = {
     {"index", (PyCFunction)plays_index, METH_O, "index(move): the first equal item's index."},
     {"count", (PyCFunction)plays_count, METH_O, "count(move): how many items equal it."},
     {"__reduce__", (PyCFunction)plays_reduce, METH_NOARGS, "Pickled and copied as a list."},
     {"codes", (PyCFunction)plays_codes, METH_NOARGS,
      "codes(): each play's integer code, in order (the pass, if any, left out)."},
+    {"groups", (PyCFunction)(void (*)(void))plays_groups, METH_FASTCALL,
+     "groups(texts, text_of, choose): the plays grouped for the choice in steps (steps.py)."},
     {NULL, NULL, 0, NULL}
 };
 

@@ -397,6 +397,11 @@ def pagat_playout(g, team_of: dict, trace: bool = False):
 steps_list: Any = _core.steps_list if AVAILABLE else None
 
 
+def is_plays(moves) -> bool:
+    """Is ``moves`` the core's ``Plays`` sequence (``Plays.groups`` groups it for the steps)?"""
+    return AVAILABLE and type(moves) is _core.Plays
+
+
 def filter_plays(fam, hand, last, token, codes, picked, cap: int):
     """The plays of ``hand`` whose code is one of ``codes`` and that hold the ``picked``
     cards, found in C: (how many, the first ``cap`` of them, as Moves or Combos, per card code

@@ -17,10 +17,10 @@ The full listing stays available to the engine's own users (search playouts, the
 :meth:`ClimbingGame.all_moves`.
 
 Where the compiled core makes the plays (``core.py``), no step makes every play as an object:
-the core counts the plays by code (what they are read as) and keeps the first of each
-(``core.steps_list``: past the limit it stops counting a sequence window once its code
-has two plays), and after a ``choose`` it keeps only the plays of that group holding the picked
-cards (:func:`~.core.filter_plays`). The Python way (no core, or a play the core does not
+the game's ``Plays`` listing is grouped in C in one pass (``Plays.groups``,
+:meth:`Grouping.of_listing`; where a family lists in Python, ``core.steps_list`` counts the
+plays by code and keeps the first of each), and after a ``choose`` the core keeps only the
+plays of that group holding the picked cards (:func:`~.core.filter_plays`). The Python way (no core, or a play the core does not
 describe) lists every play and groups them: it is the reference the core is tested against
 (``tests/test_climbing_steps.py``, ``tests/test_core_differential.py``).
 """
@@ -28,6 +28,7 @@ describe) lists every play and groups them: it is the reference the core is test
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ...engine.moves import CHOOSE, PASS_MOVE, PICK, PLAY, Move
 from ...errors import IllegalMove
@@ -153,13 +154,58 @@ class Group:
 class Grouping:
     """The plays of one state (a hand, and the play to beat) by group, where there are more
     than :data:`STEP_LIMIT` legal moves: what the steps are chosen from. Kept by the game
-    while its seat chooses (the hand and the play to beat do not change meanwhile)."""
+    while its seat chooses (the hand and the play to beat do not change meanwhile).
+    Made from the core's ``Plays`` (:meth:`of_listing`), it keeps the moves of the first step
+    (``top``, made in C with the listing's token) and makes ``groups`` when first asked."""
 
-    __slots__ = ("fam", "groups", "hand", "last")
+    __slots__ = ("_groups", "_lazy", "fam", "hand", "last", "token", "top")
+    _lazy: tuple | None           # what Plays.groups answered, until the groups are made
+    top: list | None              # the first step's moves made in C
+    token: object
 
-    def __init__(self, fam, hand, last, groups: dict[str, Group]):
+    def __init__(self, fam, hand, last, groups: dict[str, Group] | None):
         self.fam, self.hand, self.last = fam, hand, last
-        self.groups = groups
+        self._groups = groups
+        self.top = self.token = self._lazy = None
+
+    @property
+    def groups(self) -> dict[str, Group]:
+        got = self._groups
+        if got is None:
+            lazy = self._lazy
+            assert lazy is not None                     # made by of_listing
+            top, texts, _firsts, counts, codes = lazy
+            got = self._groups = {
+                t: Group(top[i] if n == 1 else None, n > 1, cs, None)
+                for i, (t, n, cs) in enumerate(zip(texts, counts, codes),
+                                               1 if self.last is not None else 0)}
+        return got
+
+    def group(self, text: str) -> Group | None:
+        """The group of this ``choose`` text, or None (without making every group)."""
+        if self._groups is None and self._lazy is not None:
+            top, texts, _firsts, counts, codes = self._lazy
+            try:
+                i = texts.index(text)
+            except ValueError:
+                return None
+            n = counts[i]
+            return Group(top[i + (self.last is not None)] if n == 1 else None, n > 1,
+                         codes[i], None)
+        return self.groups.get(text)
+
+    @classmethod
+    def of_listing(cls, fam, hand, last, plays, token) -> Grouping:
+        """The grouping of the core's ``Plays`` of this state, made in C in one pass
+        (``Plays.groups``; the reference is :meth:`of_plays`): no play is counted again and
+        only the first step's moves are made."""
+        texts = fam.__dict__.get("_step_texts")
+        if texts is None or len(texts) > 100_000:
+            texts = fam._step_texts = {}
+        got = plays.groups(texts, _text_of_move, CHOOSE)
+        g = cls(fam, hand, last, None)
+        g.top, g.token, g._lazy = got[0], token, got
+        return g
 
     @classmethod
     def of_codes(cls, fam, hand, last, firsts, codes, counts) -> Grouping:
@@ -200,6 +246,10 @@ class Grouping:
         return total, [], [c for c in range(54) if maxima[c] > have[c]]
 
 
+def _text_of_move(move: Move) -> str:
+    return group_text(move.combo)
+
+
 def _move(combo, fam, token) -> Move:
     return Move(PLAY, combo.cards, combo, None, fam, token)
 
@@ -221,8 +271,10 @@ def step_moves(grouping: Grouping, choice: str | None, picked: tuple, token,
                sort_key) -> list[Move]:
     """The moves offered at this step (pass first when following)."""
     out = [PASS_MOVE] if grouping.last is not None else []
-    group = grouping.groups.get(choice) if choice is not None else None
+    group = grouping.group(choice) if choice is not None else None
     if group is None:
+        if grouping.top is not None and grouping.token is token:
+            return list(grouping.top)
         fam = grouping.fam
         for text, g in grouping.groups.items():
             if g.many:
@@ -284,13 +336,19 @@ def play_phase_moves(game, token) -> Sequence[Move]:
     grouping = None if game._grouping is None else current_grouping(game)
     if grouping is None:
         fam, hand, last = game.rules.family, game.hands[seat], game.last
-        got = None
+        got: Any = None               # a Grouping, or what core.steps_list answers
         if core.ACTIVE:
             listed = fam.play_moves(hand, last, token)
             if listed is not None and len(listed) <= STEP_LIMIT:
                 return listed
+            if listed is not None and core.is_plays(listed):
+                try:
+                    got = Grouping.of_listing(fam, hand, last, listed, token)
+                except OverflowError:
+                    got = None
+        if core.ACTIVE and got is None:
             got = core.steps_list(STEP_LIMIT - (last is not None), fam, hand, last, token)
-        if type(got) is not list or len(got) > STEP_LIMIT:
+        if not isinstance(got, Grouping) and (type(got) is not list or len(got) > STEP_LIMIT):
             got = first_step(fam, hand, last, token, got)
         if not isinstance(got, Grouping):
             return got
