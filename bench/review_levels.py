@@ -1,4 +1,4 @@
-"""How the review rates each bot level's decisions (docs/bots.md, "Advice and review").
+"""How the review rates each bot level's decisions (docs/review.md).
 
     PYTHONPATH=src python bench/review_levels.py --game zheng-shangyou/pagat --players 5 \\
         --hands 200 --worlds 16 --judge-worlds 256 --jobs 2

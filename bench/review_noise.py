@@ -1,4 +1,4 @@
-"""How noisy the review's loss is (docs/bots.md, "Advice and review", "The noise, measured").
+"""How noisy the review's loss is (docs/review.md, "The noise, measured").
 
     PYTHONPATH=src python bench/review_noise.py --game sheng-ji --players 4 \\
         --level search:200 --hands 20 --worlds 16 --fresh 600

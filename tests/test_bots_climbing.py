@@ -433,6 +433,6 @@ def _one_against_field(name, players, bot, field, deals, **opts):
 def test_heuristic_scores_far_above_random():
     """Heuristic against three random bots in pagat 4p (8 duplicate deals, 32 hands): a fair
     share is 0.75 points a hand and a random seat gets about 0.45 in such a table; the
-    heuristic gets about 1.6 (docs/bots.md; this seeded sample: printed on failure)."""
+    heuristic gets about 1.6 (docs/bots-climbing.md; this seeded sample: printed on failure)."""
     mean = _one_against_field("zheng-shangyou/pagat", 4, "heuristic", "random", 8)
     assert mean > 1.2, mean

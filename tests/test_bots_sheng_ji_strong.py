@@ -283,5 +283,5 @@ def test_heuristic_team_beats_greedy_team_on_duplicate_deals():
         wins += _hand_winners("sheng-ji", seed, ("heuristic", "greedy")) == {0, 2}
         wins += _hand_winners("sheng-ji", seed, ("greedy", "heuristic")) == {1, 3}
         hands += 2
-    # measured about 64% over 300 hands (docs/bots.md); 55% here keeps a wide margin
+    # measured about 64% over 300 hands (docs/bots-sheng-ji.md); 55% here keeps a wide margin
     assert wins >= 0.55 * hands, (wins, hands)

@@ -78,9 +78,9 @@ def test_a_move_not_legal_is_refused():
 def test_weaker_levels_are_rated_worse(game, players, seeds, worlds):
     # the share of decisions rated good, seat 0 of four seeded hands per level: random play
     # is rated below the greedy and heuristic bots, and the search bot above them both.
-    # Between greedy and the heuristic the review does not separate reliably (docs/bots.md,
-    # "Advice and review": on 200 pagat hands greedy is rated good more often, with the
-    # larger mean loss), so the test does not ask it to.
+    # Between greedy and the heuristic the share good does not separate reliably (docs/review.md:
+    # on 200 pagat hands the two are level), so this test does not ask it to; the loss per
+    # hand does (the next test).
     shares = {lv: good_share(game, players, lv, seeds, worlds)
               for lv in ("random", "greedy", "heuristic", "search:200")}
     assert shares["random"] < shares["greedy"], shares
@@ -101,7 +101,7 @@ def loss_per_hand(game, players, level, seeds, worlds, judge_worlds):
 def test_the_heuristic_loses_less_than_greedy_per_hand():
     # the share of good decisions does not order greedy and the heuristic in pagat (greedy
     # makes more decisions a hand, many of them easy), but the loss a hand does: on 200
-    # hands 0.59 points (greedy) against 0.38 (docs/bots.md, "Advice and review"); over 60
+    # hands 0.59 points (greedy) against 0.38 (docs/review.md); over 60
     # hands a sample of the 200 orders them so about 99 times in 100
     seeds = range(1, 61)
     loss = {lv: loss_per_hand("zheng-shangyou/pagat", 5, lv, seeds, 16, 256)

@@ -14,7 +14,7 @@ value (the more candidates and the fewer worlds, the more so), so the move made 
 on those worlds: the second step plays out the best candidate and the move made on up to
 ``judge_worlds`` fresh worlds, and the *loss* is the mean of their paired difference there,
 less one standard error of it (floored at 0), so that a decision is not marked on noise alone
-(docs/bots.md, *Advice and review*, measures that noise). :data:`THRESHOLDS` turn the loss
+(docs/review.md measures that noise). :data:`THRESHOLDS` turn the loss
 into a mark (``good``, ``inaccuracy``, ``mistake``, ``blunder``). Decisions with one legal move, card
 exchanges, and in Sheng ji bids, burying, calling and the steps of a throw are not reviewed
 (the search leaves them to the heuristic). A climbing play chosen in steps is reviewed as one

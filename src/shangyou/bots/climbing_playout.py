@@ -44,7 +44,7 @@ CLOSE = 2                   # an opponent with this many cards or fewer is about
 POINT_VALUE = 0.08          # Zheng Fen: turns a card point is worth (10 points: 0.8 of a turn)
 RANK_POINTS = (0, 0, 5, 0, 0, 0, 0, 10, 0, 0, 10, 0, 0, 0, 0)   # 5, 10, K (seed 004)
 
-# Settings that differ by family, tuned with bench/climbing_policy_ab.py (docs/bots.md). Zheng
+# Settings that differ by family, tuned with bench/climbing_policy_ab.py (docs/bots-climbing.md). Zheng
 # Fen: follow only for a clear gain (0.7 of a turn, points included), keep 2s and jokers, and
 # no "stop them" mode (going out first matters less than the points). Owen: no "stop them"
 # mode either (one seat against the rest, an opponent about to go out is everyone's problem).

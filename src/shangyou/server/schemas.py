@@ -303,7 +303,7 @@ class Error(BaseModel):
 
 
 class HintReason(BaseModel):
-    code: str                           # a reason code (docs/bots.md, "Advice and review")
+    code: str                           # a reason code (docs/review.md)
     params: dict[str, str]
     text: dict[str, str]                # {"en": ..., "zh": ...}
 
