@@ -16,13 +16,33 @@ What the load script's client saw is compared with what the server stored (the `
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlalchemy import create_engine, text
 
 
-def check(db_url: str, tables: list) -> dict:
-    """The comparison for ``tables`` (bench/load_table.Table, after the drain)."""
+@dataclass(frozen=True)
+class Seen:
+    """What the client of one table had seen when the check began."""
+    table_id: str
+    matches: dict          # match id -> the most moves the player was shown
+    last_version: int
+    sent: tuple            # (match id, idx, text, answered) of each move sent
+
+
+def seen(tables: list) -> list[Seen]:
+    """A copy of what the clients saw (taken in their event loop, before the database is read:
+    the sockets keep receiving the bots' moves meanwhile, and those are stored before they are
+    sent, so the database read afterwards holds at least what this copy says)."""
+    return [Seen(t.table_id, dict(t.matches), t.last_version,
+                 tuple((s.match_id, s.idx, s.text, s.answered is not None) for s in t.sent))
+            for t in tables if t.table_id]
+
+
+def check(db_url: str, tables: list[Seen]) -> dict:
+    """The comparison for ``tables`` (:func:`seen` once the drain is over)."""
     matches = sorted({m for t in tables for m in t.matches})
-    ids = sorted({t.table_id for t in tables if t.table_id})
+    ids = sorted({t.table_id for t in tables})
     stored: dict[tuple[str, int], tuple[int, str, str | None]] = {}
     counts: dict[str, int] = {}
     versions: dict[str, int] = {}
@@ -50,18 +70,18 @@ def check(db_url: str, tables: list) -> dict:
            "tables_behind_seen_version": 0, "moves_stored_in_matches_seen": len(stored)}
     examples: list[dict] = []
     for t in tables:
-        for s in t.sent:
+        for match_id, idx, mv, answered in t.sent:
             out["moves_checked"] += 1
-            row = stored.get((s.match_id, s.idx))
-            mine = row is not None and row[0] == 0 and row[1] == s.text and row[2] is None
-            if s.answered is not None:
+            row = stored.get((match_id, idx))
+            mine = row is not None and row[0] == 0 and row[1] == mv and row[2] is None
+            if answered:
                 if mine:
                     out["answered_and_stored"] += 1
                 else:
                     out["lost"] += 1
                     if len(examples) < 5:
-                        examples.append({"table": t.table_id, "match": s.match_id,
-                                                "idx": s.idx, "sent": s.text,
+                        examples.append({"table": t.table_id, "match": match_id,
+                                                "idx": idx, "sent": mv,
                                                 "stored": list(row) if row else None})
             elif mine:
                 out["stored_unanswered"] += 1
@@ -70,6 +90,10 @@ def check(db_url: str, tables: list) -> dict:
         for m, seen in t.matches.items():
             if counts.get(m, 0) < seen:
                 out["logs_shorter_than_seen"] += 1
-        if t.table_id and t.last_version > versions.get(t.table_id, -1):
+                if len(examples) < 10:
+                    examples.append({"table": t.table_id, "match": m, "seen": seen,
+                                     "stored": counts.get(m, 0), "idx": sorted(
+                                         i for (mm, i) in stored if mm == m)[-3:]})
+        if t.last_version > versions.get(t.table_id, -1):
             out["tables_behind_seen_version"] += 1
     return {**out, "examples": examples}

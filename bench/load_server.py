@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import socket
@@ -68,7 +69,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from load_check import check
+from load_check import check, seen
 from load_table import SetupFailed, Table
 
 
@@ -102,6 +103,27 @@ class LoopLag:
             await asyncio.sleep(0.05)
             if self.on:
                 self.lags.append(loop.time() - t - 0.05)
+
+
+class GcPauses:
+    """The pauses of Python's garbage collector in this script (its collections of the oldest
+    generation scan every object: with thousands of sockets, tens of milliseconds each)."""
+
+    def __init__(self):
+        self.pauses: list[float] = []
+        self.cpu = 0.0                  # the CPU time of those pauses
+        self.by_generation = [0, 0, 0]
+        self.on = False
+        self._t = self._c = 0.0
+        gc.callbacks.append(self._cb)
+
+    def _cb(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._t, self._c = time.perf_counter(), time.thread_time()
+        elif self.on:
+            self.pauses.append(time.perf_counter() - self._t)
+            self.cpu += time.thread_time() - self._c
+            self.by_generation[info["generation"]] += 1
 
 
 class Probe(threading.Thread):
@@ -194,6 +216,10 @@ async def run(a, base: str, ws_base: str, db: str | None, watched: dict, pinned:
     await set_up_all(tables, a.setup_concurrency, a.setup_tries)
     setup_s = time.perf_counter() - t0
     load_setup = os.getloadavg()
+    gc.collect()
+    gc.freeze()        # the sockets and tables set up are never garbage: never scan them again
+    gc.set_threshold(*a.gc)
+    gcp = GcPauses()
     playing = [t for t in tables if t.failed is None]
     # 2. start them, spread over the ramp, then the warm-up
     for i, t in enumerate(playing):
@@ -211,9 +237,9 @@ async def run(a, base: str, ws_base: str, db: str | None, watched: dict, pinned:
     until = start + a.seconds
     for t in playing:
         t.measure_from, t.until = start, until
-    lag.on = True
+    lag.on = gcp.on = True
     await asyncio.sleep(a.seconds)
-    lag.on = False
+    lag.on = gcp.on = False
     elapsed = time.perf_counter() - start
     cpus = {name: tree_cpu_seconds(pid) - cpu0[name] for name, pid in watched.items()}
     cpu = sum(cpus.values())
@@ -230,16 +256,16 @@ async def run(a, base: str, ws_base: str, db: str | None, watched: dict, pinned:
     drain_s = time.perf_counter() - d0
     unanswered_open = sum(len(t.pending) for t in playing if t.open)
     unanswered_closed = sum(len(t.pending) for t in playing if not t.open)
-    checked = await asyncio.to_thread(check, db, playing) if db else None
+    checked = await asyncio.to_thread(check, db, seen(playing)) if db else None
     lag_task.cancel()
     await asyncio.gather(*(t.close() for t in playing))
     return figures(a, tables, playing, elapsed, setup_s, drain_s, unanswered_open,
-                   unanswered_closed, checked, cpus, cpu, own, lag, probes, pinned,
+                   unanswered_closed, checked, cpus, cpu, own, lag, gcp, probes, pinned,
                    (load_before, load_setup, load_after))
 
 
 def figures(a, tables, playing, elapsed, setup_s, drain_s, unanswered_open, unanswered_closed,
-            checked, cpus, cpu, own, lag, probes, pinned, loads) -> dict:
+            checked, cpus, cpu, own, lag, gcp, probes, pinned, loads) -> dict:
     lat = [x for t in playing for x in t.latencies]
     q = quantiles(lat)
     codes: dict = {}
@@ -283,6 +309,9 @@ def figures(a, tables, playing, elapsed, setup_s, drain_s, unanswered_open, unan
             "server_cpu_s": round(cpu, 1), "server_busy": round(cpu / elapsed, 2),
             "client_busy": round(own / elapsed, 2),
             "client_loop_lag_ms": quantiles(lag.lags),
+            "client_gc_pauses": {"by_generation": gcp.by_generation,
+                                 "total_ms": round(1000 * sum(gcp.pauses)),
+                                 "cpu_ms": round(1000 * gcp.cpu), **quantiles(gcp.pauses)},
             "probes_ms": {p.url: {**quantiles(p.times), "failed": p.failures} for p in probes},
             "server_cpu_ms_per_move": round(1000 * cpu / max(1, served), 3)}
 
@@ -395,6 +424,9 @@ def main(argv=None) -> int:
     p.add_argument("--ping", type=float, default=None,
                    help="this script's sockets send keepalive pings this often and close a "
                    "socket whose pong is this late (default: none; they answer the server's)")
+    p.add_argument("--gc", type=lambda x: tuple(int(v) for v in x.split(",")),
+                   default=(700, 10, 10), help="the thresholds of Python's garbage collector "
+                   "in this script once every table is set up (default 700,10,10)")
     a = p.parse_args(argv)
     if a.ramp is None:
         a.ramp = a.tables / 100

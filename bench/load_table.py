@@ -135,6 +135,7 @@ class Table:
             await player.send(json.dumps({"type": "sit", "seat": 0, "name": "load"}))
             await self._wait(player, "sit", lambda m: m["type"] == "welcome"
                              and m.get("seat") == 0)
+            t0 = self._step("sit", t0)
             await player.send(json.dumps({"type": "bots", "level": "greedy"}))
             await self._wait(player, "bots", lambda m: m["type"] == "state" and all(
                 s["kind"] != "empty" for s in m["table"]["seats"]))
