@@ -39,12 +39,18 @@ trap stop EXIT INT TERM
 bash scripts/cluster.sh --nodes "$NODES" --port "$PORT" --node-port "${NODE_PORT:-18101}" \
     --pg-port "${PG_PORT:-15432}" --redis-port "${REDIS_PORT:-16379}" --data "$DATA" \
     --python "$PY" -- --bot-delay "$BOT_DELAY" --allow-address 127.0.0.1/32 \
-    --limit sockets_per_address=100 --limit tables_per_minute=20 >"$DATA/cluster.out" 2>&1 &
+    --limit sockets_per_address=100 --limit tables_per_minute=20 \
+    --limit waiting_total=100000 >"$DATA/cluster.out" 2>&1 &
 cluster=$!
 for _ in $(seq 1 600); do
     grep -q "^shangyou on" "$DATA/cluster.out" 2>/dev/null && break
     sleep 0.1
 done
 grep "^shangyou on" "$DATA/cluster.out" >&2
+probes=()
+for i in $(seq 1 "$NODES"); do
+    probes+=(--probe "http://127.0.0.1:$(( ${NODE_PORT:-18101} + i - 1 ))")
+done
 "$PY" bench/load_server.py --url "http://127.0.0.1:$PORT" --pids "$DATA/run/pids" \
+    --db "postgresql+psycopg://shangyou@127.0.0.1:${PG_PORT:-15432}/shangyou" "${probes[@]}" \
     --bot-delay "$BOT_DELAY" "$@"

@@ -2,53 +2,75 @@
 
     python bench/load_server.py [--tables 200] [--spectators 3] [--game zheng-shangyou/pagat]
                                 [--players 4] [--seconds 60] [--bot-delay 0.3] [--think 1.0]
-                                [--ws auto]
+                                [--ws auto] [--drain 120]
 
 Starts ``python -m shangyou.server`` on a free port with a fresh data folder, its bots moving
 after ``--bot-delay`` seconds (0.3 is the server's default, the pace people watch; 0 floods the
 server as fast as it can go). Each table has one human seat played by this script (it waits
 ``--think`` seconds, then sends the first legal move), bots in the other seats, and
-``--spectators`` watching connections: so 200 tables with 3 spectators are 800 connections. For
-every move the script sends it measures the latency until **every** connection of that table has
-received a state with a newer version (median, p99). It also counts moves served (the versions
-all tables advanced), error messages and moves lost (a sent move that never produced a newer
-state while the player's socket stayed open; a socket the server closes is counted by its close
-code, its table's later moves wait no more for it, and moves left unanswered when the player's
-own socket closed are counted apart), and reads the server's CPU time (so: CPU milliseconds per move served, and how busy the
-server's core was). On Linux the server is pinned to the first CPU and this script to the
-others, so that the two do not take turns on one core. Finished matches start again until the
-time is up. The server is started with ``--allow-address 127.0.0.1/32``: all of this script's
-clients come from one address, which the per-address limits (docs/security.md) would refuse past
-10 tables a minute and 32 sockets; the allowance multiplies those limits for loopback only, and
-every other check stays on. Not a test: figures go to docs/benchmarks.md.
+``--spectators`` watching connections: so 200 tables with 3 spectators are 800 connections.
+
+The run has four phases (bench/load_table.py has one table's):
+
+1. **Set up every table first**, ``--setup-concurrency`` at a time: create it, open its sockets,
+   hello, sit, bots, each answer waited for (``--step-timeout``). A table whose setup fails is
+   closed and made again, up to ``--setup-tries`` times; the failures are reported by reason.
+   No table plays yet, so the setup time is the server's (and this script's) alone.
+2. **Start** every table, spread over ``--ramp`` seconds, then ``--warmup`` seconds.
+3. **Measure** for ``--seconds``: for every move the script sends, the latency until **every**
+   open socket of that table has received a state with a newer version (median, p99); the
+   moves served (the versions all tables advanced), error messages, sockets closed (by whom:
+   a close frame from the server, this script's own library, or no close frame), and the CPU
+   time of the server (so: CPU milliseconds per move, how busy its core was).
+4. **Drain**: no new move and no new match; listen until every move sent has been answered on
+   every open socket of its table, or ``--drain`` seconds passed. Then the moves are checked
+   against the server's database (bench/load_check.py): a move the client saw answered and the
+   database lacks is **lost**; a move still unanswered after the drain is reported as stored
+   or not stored.
+
+On Linux the server is pinned to the first CPU and this script to the others, so that the two
+do not take turns on one core. The server is started with ``--allow-address 127.0.0.1/32``:
+all of this script's clients come from one address, which the per-address limits
+(docs/security.md) would refuse past 10 tables a minute and 32 sockets; the allowance
+multiplies those limits for loopback only, and every other check stays on. This script's
+sockets send no keepalive pings of their own (``--ping`` to send them): they answer the
+server's. Its event loop's lateness is measured (a timer every 50 ms) and reported, so that a
+slow client shows as such. Not a test: figures go to docs/benchmarks.md.
 
 ``--url http://127.0.0.1:8080`` drives a server that already runs instead (no server is started,
 nothing is pinned): for example the nginx proxy of ``scripts/cluster.sh``, whose nodes then need
 ``--allow-address 127.0.0.1/32`` and set the bots' pace themselves (``--bot-delay`` after the
-script's ``--``; this script's ``--bot-delay`` is then only written into the figures).
-``--pids FILE`` (the cluster's ``run/pids``: a name and a process id a line) adds the CPU time
-of each of those processes and their children (PostgreSQL's backends, a node's bot workers)
-during the measurement. The figures say the machine's load average before and after.
-docs/benchmarks-cluster.md has the figures of the cluster.
+script's ``--``; this script's ``--bot-delay`` is then only written into the figures); ``--db``
+names its database for the check. ``--pids FILE`` (the cluster's ``run/pids``: a name and a
+process id a line) adds the CPU time of each of those processes and their children
+(PostgreSQL's backends, a node's bot workers) during the measurement. ``--probe URL``
+(repeatable) asks ``URL/healthz`` twice a second from a thread of its own during the
+measurement, and reports how long the answers took (a node's event loop behind shows there).
+The figures say the machine's load average before and after. docs/benchmarks-cluster.md has
+the figures of the cluster.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
-import random
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
+from pathlib import Path
 
-import orjson
-import websockets
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from load_check import check, seen
+from load_table import SetupFailed, Table
 
 
 def free_port() -> int:
@@ -57,125 +79,110 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def post(url: str, body: dict) -> dict:
-    req = urllib.request.Request(url, data=json.dumps(body).encode(),
-                                 headers={"content-type": "application/json"})
-    with urllib.request.urlopen(req, timeout=60) as r:
-        return json.loads(r.read())
+def quantiles(xs: list[float], scale: float = 1000.0) -> dict:
+    """Median, p99 and max of ``xs`` (seconds) in milliseconds."""
+    if not xs:
+        return {"median": None, "p99": None, "max": None}
+    xs = sorted(xs)
+    return {"median": round(statistics.median(xs) * scale, 1),
+            "p99": round(xs[int(0.99 * (len(xs) - 1))] * scale, 1),
+            "max": round(xs[-1] * scale, 1)}
 
 
-class Table:
-    def __init__(self, base: str, ws_base: str, game: str, players: int, spectators: int,
-                 think: float = 0.0):
-        self.base, self.ws_base = base, ws_base
-        self.think = think
-        self.game, self.players, self.spectators = game, players, spectators
-        self.latencies: list[float] = []
-        self.errors = 0
-        self.error_codes: dict[str, int] = {}
-        self.close_codes: dict[int, int] = {}     # sockets the server closed: code -> count
-        self.sent = 0
-        self.lost = 0
-        self.cut_off = 0
-        self.open: set[int] = set()         # the sockets not closed (their indices)
-        self.versions = 0
-        self.pending: dict[int, tuple[float, set]] = {}   # version sent at -> (t, clients seen)
-        self.conns: list = []
-        self.tasks: list = []
-        self.failed: str | None = None      # why the setup failed (the table is left out)
+class LoopLag:
+    """How late a 50 ms timer of this script's event loop fires (its own busyness)."""
 
-    async def setup(self) -> None:
-        """Create the table, connect its clients, sit, fill with bots, start (not measured)."""
-        body = {"game": self.game, "players": self.players, "options": {}, "bots": "greedy"}
-        made = await asyncio.to_thread(post, self.base + "/api/tables", body)
-        tid = made["table_id"]
-        url = f"{self.ws_base}/ws/{tid}"
-        self.n_clients = 1 + self.spectators
-        self.open = set(range(self.n_clients))
-        self.conns = []
-        for _ in range(self.n_clients):
-            self.conns.append(await websockets.connect(url, max_size=2**22, compression=None,
-                                                       open_timeout=60))
-        player = self.conns[0]
-        for i, c in enumerate(self.conns):      # the player is the table's host
-            await c.send(json.dumps({"type": "hello", "token": made["host_token"] if i == 0
-                                     else None, "name": f"c{i}"}))
-        await player.send(json.dumps({"type": "sit", "seat": 0, "name": "load"}))
-        await player.send(json.dumps({"type": "bots", "level": "greedy"}))
-        await player.send(json.dumps({"type": "start"}))
-        self.tasks = [asyncio.create_task(self.listen(i, c)) for i, c in enumerate(self.conns)]
+    def __init__(self):
+        self.lags: list[float] = []
+        self.on = False
 
-    async def finish(self) -> None:
-        await asyncio.gather(*self.tasks, return_exceptions=True)
-        for c in self.conns:
-            await c.close()
-        # a move still unanswered 2 s before the end is lost (or, when the server closed the
-        # player's socket, unanswered on a closed socket); later ones were cut off by the end
-        late = sum(1 for t, _ in self.pending.values() if t < self.until - 2.0)
-        if 0 in self.open:
-            self.lost += late
-        else:
-            self.cut_off += late
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            t = loop.time()
+            await asyncio.sleep(0.05)
+            if self.on:
+                self.lags.append(loop.time() - t - 0.05)
 
-    until = float("inf")          # set once every table is running
-    measure_from = float("inf")
 
-    async def listen(self, idx: int, conn) -> None:
-        last_seen = -1
-        while time.perf_counter() < self.until:
+class GcPauses:
+    """The pauses of Python's garbage collector in this script (its collections of the oldest
+    generation scan every object: with thousands of sockets, tens of milliseconds each)."""
+
+    def __init__(self):
+        self.pauses: list[float] = []
+        self.cpu = 0.0                  # the CPU time of those pauses
+        self.by_generation = [0, 0, 0]
+        self.on = False
+        self._t = self._c = 0.0
+        gc.callbacks.append(self._cb)
+
+    def _cb(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._t, self._c = time.perf_counter(), time.thread_time()
+        elif self.on:
+            self.pauses.append(time.perf_counter() - self._t)
+            self.cpu += time.thread_time() - self._c
+            self.by_generation[info["generation"]] += 1
+
+
+class Probe(threading.Thread):
+    """``GET URL/healthz`` twice a second from a thread of its own: the server's answer time."""
+
+    def __init__(self, url: str):
+        super().__init__(daemon=True)
+        self.url = url.rstrip("/") + "/healthz"
+        self.times: list[float] = []
+        self.failures = 0
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        while not self.stop.wait(0.5):
+            t = time.perf_counter()
             try:
-                raw = await asyncio.wait_for(conn.recv(), timeout=max(0.05, min(
-                    5.0, self.until - time.perf_counter())))
-            except asyncio.TimeoutError:
-                continue
-            except websockets.ConnectionClosed as e:
-                code = e.rcvd.code if e.rcvd else 1006
-                self.close_codes[code] = self.close_codes.get(code, 0) + 1
-                self.open.discard(idx)      # its table's moves no longer wait for it
-                for sent_v in [k for k, (_, seen) in self.pending.items()
-                               if self.open and self.open <= seen]:
-                    del self.pending[sent_v]
-                return
-            msg = orjson.loads(raw)
-            if msg.get("type") == "error":
-                code = msg.get("code")
-                if code not in ("stale",):
-                    self.errors += 1
-                    self.error_codes[code] = self.error_codes.get(code, 0) + 1
-                continue
-            if msg.get("type") != "state":
-                continue
-            v = msg["version"]
-            now = time.perf_counter()
-            for sent_v in [k for k in self.pending if k < v]:
-                t, seen = self.pending[sent_v]
-                seen.add(idx)
-                if self.open <= seen:
-                    if t >= self.measure_from:
-                        self.latencies.append(now - t)
-                    del self.pending[sent_v]
-            if idx == 0 and v > last_seen:
-                if last_seen >= 0 and now >= self.measure_from:
-                    self.versions += v - last_seen
-                last_seen = v
-                view = msg.get("view") or {}
-                status = msg["table"]["status"]
-                if status == "over":
-                    await conn.send(json.dumps({"type": "start"}))
-                elif view.get("to_act") == view.get("seat") and view.get("legal_moves") and \
-                        v not in self.pending:
-                    self.pending[v] = (time.perf_counter(), set())   # replaced when sent
-                    asyncio.create_task(self.move(conn, v, view["legal_moves"][0]))
+                urllib.request.urlopen(self.url, timeout=60).read()
+                self.times.append(time.perf_counter() - t)
+            except OSError:
+                self.failures += 1
 
-    async def move(self, conn, v: int, text: str) -> None:
-        if self.think:     # people think for varying times (±25%)
-            await asyncio.sleep(self.think * random.uniform(0.75, 1.25))
-        self.pending[v] = (time.perf_counter(), set())
-        self.sent += self.pending[v][0] >= self.measure_from
+
+async def set_up_all(tables: list[Table], concurrency: int, tries: int) -> None:
+    """Every table set up, ``concurrency`` at a time, each tried up to ``tries`` times."""
+    sem = asyncio.Semaphore(concurrency)
+
+    async def one(t: Table) -> None:
+        async with sem:
+            for _ in range(tries):
+                try:
+                    await t.setup()
+                    return
+                except SetupFailed as e:
+                    t.failures.append(str(e))
+            t.failed = t.failures[-1]
+
+    await asyncio.gather(*(one(t) for t in tables))
+
+
+def start_server(a) -> tuple[subprocess.Popen, str, str, str, bool]:
+    port = free_port()
+    data = tempfile.mkdtemp(prefix="shangyou-load-")
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    allowance = [] if a.no_allowance else ["--allow-address", "127.0.0.1/32"]
+    proc = subprocess.Popen([sys.executable, "-m", "shangyou.server", "--port", str(port),
+                             "--data", data, "--bot-delay", str(a.bot_delay), "--ws", a.ws,
+                             *allowance],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    db = f"sqlite:///{Path(data).resolve() / 'shangyou.db'}"
+    return proc, f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", db, pin(proc.pid)
+
+
+def wait_healthz(base: str) -> None:
+    for _ in range(100):
         try:
-            await conn.send(json.dumps({"type": "move", "move": text, "version": v}))
-        except websockets.ConnectionClosed:
-            pass
+            urllib.request.urlopen(base + "/healthz").read()
+            return
+        except OSError:
+            time.sleep(0.1)
 
 
 async def main_async(a) -> dict:
@@ -184,91 +191,129 @@ async def main_async(a) -> dict:
     if a.url:
         base = a.url.rstrip("/")
         ws_base = "ws" + base[len("http"):]          # http -> ws, https -> wss
-        pinned = False
+        pinned, db = False, a.db
         watched = read_pids(a.pids) if a.pids else {}
     else:
-        port = free_port()
-        data = tempfile.mkdtemp(prefix="shangyou-load-")
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
-        allowance = [] if a.no_allowance else ["--allow-address", "127.0.0.1/32"]
-        proc = subprocess.Popen([sys.executable, "-m", "shangyou.server", "--port", str(port),
-                                 "--data", data, "--bot-delay", str(a.bot_delay), "--ws", a.ws,
-                                 *allowance],
-                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-        pinned = pin(proc.pid)
-        base, ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+        proc, base, ws_base, db, pinned = start_server(a)
         watched = {"server": proc.pid}
-    for _ in range(100):
-        try:
-            urllib.request.urlopen(base + "/healthz").read()
-            break
-        except OSError:
-            time.sleep(0.1)
-    tables = [Table(base, ws_base, a.game, a.players, a.spectators, a.think)
-              for _ in range(a.tables)]
-    sem = asyncio.Semaphore(20)
+    try:
+        return await run(a, base, ws_base, db, watched, pinned, load_before)
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(timeout=30)
 
-    async def setup(t):
-        async with sem:
-            try:
-                await t.setup()
-            except (OSError, TimeoutError, websockets.WebSocketException, ValueError) as e:
-                t.failed = f"{type(e).__name__}: {e}"
-                for c in t.conns:
-                    await c.close()
-                t.tasks = []
 
+async def run(a, base: str, ws_base: str, db: str | None, watched: dict, pinned: bool,
+              load_before) -> dict:
+    await asyncio.to_thread(wait_healthz, base)
+    lag = LoopLag()
+    lag_task = asyncio.create_task(lag.run())
+    tables = [Table(base, ws_base, a.game, a.players, a.spectators, a.think, a.step_timeout,
+                    a.ping) for _ in range(a.tables)]
+    # 1. set up every table; none plays yet
     t0 = time.perf_counter()
-    await asyncio.gather(*(setup(t) for t in tables))
+    await set_up_all(tables, a.setup_concurrency, a.setup_tries)
     setup_s = time.perf_counter() - t0
+    load_setup = os.getloadavg()
+    gc.collect()
+    gc.freeze()        # the sockets and tables set up are never garbage: never scan them again
+    gc.set_threshold(*a.gc)
+    gcp = GcPauses()
+    playing = [t for t in tables if t.failed is None]
+    # 2. start them, spread over the ramp, then the warm-up
+    for i, t in enumerate(playing):
+        await t.begin()
+        if a.ramp > 0 and len(playing) > 1:
+            await asyncio.sleep(a.ramp / len(playing))
     await asyncio.sleep(a.warmup)
+    # 3. measure
+    probes = [Probe(u) for u in a.probe]
+    for p in probes:
+        p.start()
     start = time.perf_counter()
     cpu0 = {name: tree_cpu_seconds(pid) for name, pid in watched.items()}
     own0 = time.process_time()
     until = start + a.seconds
-    for t in tables:
+    for t in playing:
         t.measure_from, t.until = start, until
+    lag.on = gcp.on = True
     await asyncio.sleep(a.seconds)
+    lag.on = gcp.on = False
     elapsed = time.perf_counter() - start
     cpus = {name: tree_cpu_seconds(pid) - cpu0[name] for name, pid in watched.items()}
     cpu = sum(cpus.values())
     own = time.process_time() - own0
     load_after = os.getloadavg()
-    await asyncio.gather(*(t.finish() for t in tables))
-    if proc is not None:
-        proc.terminate()
-        proc.wait(timeout=10)
-    lat = sorted(x for t in tables for x in t.latencies)
+    for p in probes:
+        p.stop.set()
+    # 4. drain: no new move; wait until every move sent is answered
+    for t in playing:
+        t.draining = True
+    d0 = time.perf_counter()
+    while time.perf_counter() - d0 < a.drain and not all(t.settled() for t in playing):
+        await asyncio.sleep(0.2)
+    drain_s = time.perf_counter() - d0
+    unanswered_open = sum(len(t.pending) for t in playing if t.open)
+    unanswered_closed = sum(len(t.pending) for t in playing if not t.open)
+    checked = await asyncio.to_thread(check, db, seen(playing)) if db else None
+    lag_task.cancel()
+    await asyncio.gather(*(t.close() for t in playing))
+    return figures(a, tables, playing, elapsed, setup_s, drain_s, unanswered_open,
+                   unanswered_closed, checked, cpus, cpu, own, lag, gcp, probes, pinned,
+                   (load_before, load_setup, load_after))
+
+
+def figures(a, tables, playing, elapsed, setup_s, drain_s, unanswered_open, unanswered_closed,
+            checked, cpus, cpu, own, lag, gcp, probes, pinned, loads) -> dict:
+    lat = [x for t in playing for x in t.latencies]
+    q = quantiles(lat)
     codes: dict = {}
     closes: dict = {}
+    why: dict = {}
     for t in tables:
         for k, n in t.error_codes.items():
             codes[k] = codes.get(k, 0) + n
-        for k, n in t.close_codes.items():
+        for k, n in t.closes.items():
             closes[k] = closes.get(k, 0) + n
-    out = {"server": a.url or "python -m shangyou.server (started here)",
-           "tables": a.tables, "connections": a.tables * (1 + a.spectators), "game": a.game,
-           "players": a.players, "seconds": round(elapsed, 1),
-           "moves_served": sum(t.versions for t in tables),
-           "moves_per_s": round(sum(t.versions for t in tables) / elapsed, 1),
-           "actions_measured": len(lat),
-           "latency_ms_median": round(statistics.median(lat) * 1000, 1) if lat else None,
-           "latency_ms_p99": round(lat[int(0.99 * (len(lat) - 1))] * 1000, 1) if lat else None,
-           "errors": sum(t.errors for t in tables), "lost_moves": sum(t.lost for t in tables),
-           "unanswered_on_closed_sockets": sum(t.cut_off for t in tables),
-           "error_codes": codes, "sockets_closed_by_server": closes,
-           "setup_s": round(setup_s, 1),
-           "tables_failed_setup": sum(t.failed is not None for t in tables),
-           "setup_failures": sorted({t.failed for t in tables if t.failed})[:5],
-           "bot_delay": a.bot_delay, "think": a.think, "ws": a.ws, "pinned": pinned,
-           "load_average_before": [round(x, 2) for x in load_before],
-           "load_average_after": [round(x, 2) for x in load_after],
-           "cpu_s_by_process": {k: round(v, 1) for k, v in cpus.items()},
-           "server_cpu_s": round(cpu, 1), "server_busy": round(cpu / elapsed, 2),
-           "client_busy": round(own / elapsed, 2),
-           "server_cpu_ms_per_move": round(1000 * cpu / max(1, sum(t.versions for t in tables)),
-                                           3)}
-    return out
+        for f in t.failures:
+            key = f.split(":")[0] + ": " + f.split(": ", 1)[-1][:80]
+            why[key] = why.get(key, 0) + 1
+    served = sum(t.versions for t in playing)
+    sent = sum(1 for t in playing for s in t.sent if s.at >= t.measure_from and s.at < t.until)
+    return {"server": a.url or "python -m shangyou.server (started here)",
+            "tables": a.tables, "connections": a.tables * (1 + a.spectators), "game": a.game,
+            "players": a.players, "seconds": round(elapsed, 1),
+            "setup_s": round(setup_s, 1),
+            "tables_failed_setup": sum(t.failed is not None for t in tables),
+            "setup_retries": sum(t.tries - 1 for t in tables),
+            "setup_failures_by_reason": why,
+            "setup_step_ms": {k: quantiles([t.steps[k] for t in playing if k in t.steps])
+                              for k in ("create", "connect", "hello", "sit", "bots")},
+            "moves_served": served, "moves_per_s": round(served / elapsed, 1),
+            "moves_sent": sent, "actions_measured": len(lat),
+            "latency_ms_median": q["median"], "latency_ms_p99": q["p99"],
+            "latency_ms_max": q["max"],
+            "errors": sum(t.errors for t in tables), "error_codes": codes,
+            "sockets_closed": closes,
+            "drain_s": round(drain_s, 1),
+            "unanswered_after_drain": unanswered_open,
+            "unanswered_on_closed_sockets": unanswered_closed,
+            "database_check": checked,
+            "lost_moves": checked["lost"] if checked else None,
+            "bot_delay": a.bot_delay, "think": a.think, "ws": a.ws, "pinned": pinned,
+            "load_average_before": [round(x, 2) for x in loads[0]],
+            "load_average_after_setup": [round(x, 2) for x in loads[1]],
+            "load_average_after": [round(x, 2) for x in loads[2]],
+            "cpu_s_by_process": {k: round(v, 1) for k, v in cpus.items()},
+            "server_cpu_s": round(cpu, 1), "server_busy": round(cpu / elapsed, 2),
+            "client_busy": round(own / elapsed, 2),
+            "client_loop_lag_ms": quantiles(lag.lags),
+            "client_gc_pauses": {"by_generation": gcp.by_generation,
+                                 "total_ms": round(1000 * sum(gcp.pauses)),
+                                 "cpu_ms": round(1000 * gcp.cpu), **quantiles(gcp.pauses)},
+            "probes_ms": {p.url: {**quantiles(p.times), "failed": p.failures} for p in probes},
+            "server_cpu_ms_per_move": round(1000 * cpu / max(1, served), 3)}
 
 
 def pin(server_pid: int) -> bool:
@@ -295,6 +340,8 @@ def _stat(pid: int) -> list[str] | None:
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process (Linux /proc; 0 elsewhere)."""
     fields = _stat(pid)
+    if fields is None:
+        return 0.0
     try:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (TypeError, ValueError, IndexError):
@@ -349,17 +396,45 @@ def main(argv=None) -> int:
     p.add_argument("--pids", default=None, metavar="FILE",
                    help="with --url: 'name pid' lines of the processes whose CPU to measure "
                    "(scripts/cluster.sh's DATA/run/pids)")
+    p.add_argument("--db", default=None, metavar="URL",
+                   help="with --url: the server's database (SQLAlchemy URL, e.g. "
+                   "postgresql+psycopg://shangyou@127.0.0.1:55432/shangyou) to check the moves "
+                   "against; without it (and without --url's own) no check")
+    p.add_argument("--probe", action="append", default=[], metavar="URL",
+                   help="ask URL/healthz twice a second during the measurement (repeatable; "
+                   "e.g. each node of a cluster)")
     p.add_argument("--no-allowance", action="store_true",
                    help="run without the loopback allowance (the per-address limits then refuse "
                    "this script's tables and sockets past the defaults: 10 tables a minute, "
                    "32 sockets)")
-    p.add_argument("--warmup", type=float, default=3.0,
+    p.add_argument("--setup-concurrency", type=int, default=20,
+                   help="tables set up at once (default 20)")
+    p.add_argument("--setup-tries", type=int, default=3,
+                   help="tries to set up each table before it is left out (default 3)")
+    p.add_argument("--step-timeout", type=float, default=60.0,
+                   help="seconds to wait for each answer of the setup (default 60)")
+    p.add_argument("--ramp", type=float, default=None,
+                   help="seconds over which the tables start (default: 1 s for every 100 "
+                   "tables)")
+    p.add_argument("--warmup", type=float, default=5.0,
                    help="seconds between the last table starting and the measurement")
+    p.add_argument("--drain", type=float, default=120.0,
+                   help="at most this many seconds after the measurement to wait for the "
+                   "answers of the moves sent (default 120)")
+    p.add_argument("--ping", type=float, default=None,
+                   help="this script's sockets send keepalive pings this often and close a "
+                   "socket whose pong is this late (default: none; they answer the server's)")
+    p.add_argument("--gc", type=lambda x: tuple(int(v) for v in x.split(",")),
+                   default=(50_000, 20, 20), help="the thresholds of Python's garbage collector "
+                   "in this script once every table is set up (default 50000,20,20: a collection "
+                   "costs this script tens of milliseconds with thousands of sockets)")
     a = p.parse_args(argv)
+    if a.ramp is None:
+        a.ramp = a.tables / 100
     res = asyncio.run(main_async(a))
     print(json.dumps(res, indent=1))
-    return 0 if res["errors"] == 0 and res["lost_moves"] == 0 and \
-        res["tables_failed_setup"] == 0 else 1
+    return 0 if res["errors"] == 0 and not res["lost_moves"] and \
+        res["tables_failed_setup"] == 0 and res["unanswered_after_drain"] == 0 else 1
 
 
 if __name__ == "__main__":

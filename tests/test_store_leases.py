@@ -62,6 +62,29 @@ def test_a_refused_move_in_a_group_commit_fails_alone(db_url):
     st2.close()
 
 
+def test_a_group_commit_of_many_tables_is_fenced_on_each_or_writes_nothing(db_url):
+    a, b = Store(db_url, node="a"), Store(db_url, node="b")
+    for tid in ("t0", "t1", "t2"):
+        _table(a, tid)
+    _table(b, "t3")                                  # b's table, in a's batch by mistake
+
+    def batch(tids, version):
+        return [(tid, "m" + tid, version - 3, 0, "pass", version, None) for tid in tids]
+
+    for wrong in (batch(["t0", "t1", "t3"], 3),                  # t3 is not a's
+                  batch(["t0", "t1"], 3) + batch(["t2"], 4)):    # t2 is not at version 3
+        with pytest.raises(Stale):
+            a.add_moves(wrong)
+        assert [a.load_table(t)["version"] for t in ("t0", "t1", "t2")] == [2, 2, 2]
+        assert all(a.load_table(t)["match"]["moves"] == [] for t in ("t0", "t1", "t2"))
+    a.add_moves(batch(["t2", "t0", "t1"], 3) + batch(["t0"], 4))  # two moves of t0
+    assert [a.load_table(t)["version"] for t in ("t0", "t1", "t2")] == [4, 3, 3]
+    assert len(a.load_table("t0")["match"]["moves"]) == 2
+    assert b.load_table("t3")["version"] == 2
+    a.close()
+    b.close()
+
+
 def test_one_node_at_a_time_and_the_old_owners_writes_are_refused(db_url):
     a, b = Store(db_url, node="a"), Store(db_url, node="b")
     _table(a)                                        # a made it: a owns it

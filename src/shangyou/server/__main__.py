@@ -66,6 +66,10 @@ def build_parser(prog: str = "python -m shangyou.server") -> argparse.ArgumentPa
     p.add_argument("--lease-seconds", type=float, default=4.0,
                    help="how long a node's hold on its tables lasts without renewal: another "
                    "node takes a table over this long after its node died (default 4)")
+    p.add_argument("--ws-ping-interval", type=float, default=20.0, metavar="SECONDS",
+                   help="how often the server pings each socket (default 20; 0: never)")
+    p.add_argument("--ws-ping-timeout", type=float, default=20.0, metavar="SECONDS",
+                   help="a socket whose pong is this late is closed (1011; default 20)")
     p.add_argument("--log-level", default="warning",
                    choices=["critical", "error", "warning", "info", "debug"])
     return p
@@ -87,6 +91,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m shangyou.server")
         limits.networks()
     except ValueError as e:
         p.error(str(e))
+    if a.ws_ping_interval < 0 or a.ws_ping_timeout <= 0:
+        p.error("--ws-ping-interval: 0 or more; --ws-ping-timeout: more than 0")
     cluster = None
     if a.redis or a.node_id:
         import socket
@@ -115,7 +121,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m shangyou.server")
               flush=True)
     # small JSON: compressing costs more CPU than it saves, so no per-message deflate
     uvicorn.run(app, host=a.host, port=a.port, log_level=a.log_level, ws=a.ws, ws_max_size=65536,
-                ws_ping_interval=20.0, ws_ping_timeout=20.0, ws_per_message_deflate=False,
+                ws_ping_interval=a.ws_ping_interval or None, ws_ping_timeout=a.ws_ping_timeout,
+                ws_per_message_deflate=False,
                 http=header_timeout_protocol(limits.header_seconds), timeout_keep_alive=5)
     return 0
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import logging
 from contextlib import asynccontextmanager
@@ -19,6 +20,7 @@ from shangyou import fairness
 from shangyou.registry import aliases, preset_info, preset_names
 
 from . import schemas, views
+from .conn import FLOOD_CLOSE, INBOX
 from .limits import BodyLimit, Limits, origin_allowed
 from .model import Refused
 from .replays import ReplayCache, ReplayEntry
@@ -35,6 +37,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": schemas.HttpError, "description": code}
     for status, code in HTTP_CODES.items() if status not in (403, 405)}
 PAGES = {"lobby": "lobby.html", "table": "table.html", "replay": "replay.html"}
+_DONE = object()             # the end of a socket's messages
 
 _PLACEHOLDER = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -45,6 +48,15 @@ _PLACEHOLDER = """<!doctype html>
 <a href="/api/presets">/api/presets</a>, <a href="/api/tables">/api/tables</a> and
 <a href="/api/matches">/api/matches</a>.</p></body></html>
 """
+
+
+async def _handle_inbox(manager: TableManager, table, conn, inbox: asyncio.Queue) -> None:
+    """A socket's messages, in order, until ``_DONE``."""
+    while True:
+        raw = await inbox.get()
+        if raw is _DONE:
+            return
+        await manager.handle(table, conn, raw)
 
 
 def _presets() -> list[dict]:
@@ -340,6 +352,13 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
                                 "address"})
             await ws.close(4429)
             return
+        # The socket is read all the time, and its messages handled one at a time by a task
+        # of their own: a message that waits (for the store, under load) does not stop the
+        # reading, so the client's pongs are read in time (the server's pings would close a
+        # live client otherwise: uvicorn reads nothing more until the last message is taken).
+        inbox: asyncio.Queue = asyncio.Queue()
+        worker = asyncio.create_task(_handle_inbox(manager, table, conn, inbox),
+                                     name=f"ws-inbox-{conn.id}")
         try:
             while True:
                 msg = await ws.receive()
@@ -348,12 +367,22 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
                 raw = msg.get("text")
                 if raw is None:
                     raw = msg.get("bytes")
-                await manager.handle(table, conn, raw)
+                if inbox.qsize() >= INBOX:      # the client sends faster than it is served
+                    conn.refused_in_a_row += 1
+                    if conn.refused_in_a_row > FLOOD_CLOSE:
+                        conn.close(1008)
+                    else:
+                        conn.error("rate_limited", f"{INBOX} messages wait already; this one "
+                                   "was ignored")
+                    continue
+                inbox.put_nowait(raw)
         except WebSocketDisconnect:
             pass
         except RuntimeError:       # receive after the socket closed
             pass
         finally:
+            inbox.put_nowait(_DONE)
+            await worker             # what was read is handled, then the socket is gone
             await manager.disconnect(table, conn)
 
     app.add_middleware(BodyLimit, limit=limits.body_bytes, seconds=limits.body_seconds)

@@ -14,6 +14,8 @@ log = logging.getLogger("shangyou.server")
 SEND_QUEUE = 1024          # messages waiting for one socket; a client that falls further behind
 #                            is disconnected (it reconnects and gets the whole state again)
 FLOOD_CLOSE = 400          # refused messages in a row before a flooding socket is closed
+INBOX = 32                 # messages read from a socket and waiting to be handled; past this
+#                            the next ones are refused (rate_limited)
 
 _CLOSE = object()
 

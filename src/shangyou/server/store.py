@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from sqlalchemy import (JSON, BigInteger, Boolean, ColumnClause, CursorResult, DateTime,
-                        ForeignKey, Integer, String, and_, case, create_engine, event, func,
-                        insert, inspect, literal_column, or_, select, text, update)
+                        ForeignKey, Integer, String, and_, bindparam, case, create_engine, event,
+                        func, insert, inspect, literal_column, or_, select, text, update)
 from sqlalchemy import Table as SqlTable
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 from sqlalchemy.pool import StaticPool
@@ -212,6 +212,25 @@ class Store:
             raise Stale(f"table {table_id}: not at version {expected}"
                         + (f" or not owned by {self.node}" if self.node else ""))
 
+    def _fence_many(self, s: Session, versions: dict[str, tuple[int, int]]) -> None:
+        """:meth:`_fenced` for many tables at once (``id -> (first, version)``), as one
+        statement run for each table in a single round trip (the rows locked in id order):
+        Stale, writing nothing, unless every one of them was at its expected version (and
+        owned by this node)."""
+        t = cast(SqlTable, TableRow.__table__)
+        cond = [t.c.id == bindparam("f_id"), t.c.version == bindparam("f_expected")]
+        if self.node is not None:
+            cond.append(t.c.owner == self.node)
+        now = utcnow()
+        done = s.connection().execute(
+            update(t).where(*cond).values(version=bindparam("f_version"), touched_at=now),
+            [{"f_id": tid, "f_expected": lo - 1, "f_version": hi}
+             for tid, (lo, hi) in sorted(versions.items())])
+        if done.rowcount != len(versions):
+            raise Stale(f"{len(versions) - done.rowcount} of {len(versions)} tables: not at "
+                        "their expected version" + (f" or not owned by {self.node}"
+                                                    if self.node else ""))
+
     def create_table(self, table_id: str, game: str, players: int, options: dict,
                      bot_level: str, host_hash: str | None = None, listed: bool = True,
                      lease_ms: int = 0) -> None:
@@ -304,8 +323,11 @@ class Store:
             for tid, _, _, _, _, version, *_ in batch:
                 lo, hi = versions.get(tid, (version, version))
                 versions[tid] = (min(lo, version), max(hi, version))
-            for tid, (lo, hi) in sorted(versions.items()):   # rows locked in id order
+            if len(versions) == 1:
+                (tid, (lo, hi)), = versions.items()
                 self._fenced(s, tid, hi, first=lo)
+            else:
+                self._fence_many(s, versions)
             s.execute(insert(cast(SqlTable, MoveRow.__table__)),
                       [{"match_id": row[1], "idx": row[2], "seat": row[3], "text": row[4],
                         "actor": row[7] if len(row) > 7 else None} for row in batch])
