@@ -177,22 +177,28 @@ plays_item(Plays *p, Py_ssize_t i)
     return item(p, i);
 }
 
+/* n items from start, step apart, as a new list of Move objects */
 static PyObject *
-as_list(Plays *p)
+items_list(Plays *p, Py_ssize_t start, Py_ssize_t n, Py_ssize_t step)
 {
-    Py_ssize_t n = plays_len(p);
     PyObject *out = PyList_New(n);
     if (out == NULL)
         return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
+    for (Py_ssize_t k = 0, i = start; k < n; k++, i += step) {
         PyObject *m = item(p, i);
         if (m == NULL) {
             Py_DECREF(out);
             return NULL;
         }
-        PyList_SET_ITEM(out, i, m);
+        PyList_SET_ITEM(out, k, m);
     }
     return out;
+}
+
+static PyObject *
+as_list(Plays *p)
+{
+    return items_list(p, 0, plays_len(p), 1);
 }
 
 static PyObject *
@@ -211,18 +217,7 @@ plays_subscript(Plays *p, PyObject *key)
         if (PySlice_Unpack(key, &start, &stop, &step) < 0)
             return NULL;
         Py_ssize_t n = PySlice_AdjustIndices(plays_len(p), &start, &stop, step);
-        PyObject *out = PyList_New(n);
-        if (out == NULL)
-            return NULL;
-        for (Py_ssize_t k = 0, i = start; k < n; k++, i += step) {
-            PyObject *m = item(p, i);
-            if (m == NULL) {
-                Py_DECREF(out);
-                return NULL;
-            }
-            PyList_SET_ITEM(out, k, m);
-        }
-        return out;
+        return items_list(p, start, n, step);
     }
     PyErr_Format(PyExc_TypeError, "legal move indices must be integers or slices, not %.200s",
                  Py_TYPE(key)->tp_name);
