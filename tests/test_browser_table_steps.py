@@ -22,13 +22,14 @@ def test_cards_selected_are_played_where_plays_are_offered_in_groups(server, bro
     page = _watch(ctx.new_page(), errors)
     pair = None
     for _ in range(30):
+        # random bots: greedy ones would weigh 100,000 plays and more at every lead, and the
+        # tables left behind go on playing on the same server
         url = _table(server, game="zheng-shangyou/pagat", players=3,
-                     options={"target": 50, "decks": 2})
+                     options={"target": 50, "decks": 2}, bots="random")
         _sit(page, url, "Ada", seat=0)
         _start(page)
         if _to_act(page) != 0:          # the dealer leads: another deal (1 in 3 is Ada's)
             continue
-        # the bots before seat 0 may weigh 100,000 plays and more each: a longer wait
         page.wait_for_selector("#your-turn, #result", timeout=120_000)
         if page.locator("#result").count() or \
                 not any(m.startswith("choose ") for m in _legal(page)):

@@ -59,7 +59,9 @@ def test_a_person_alone_gets_the_heuristic_advice_of_their_own_view(client):
     h = ask(a)
     assert h["type"] == "hint", h
     assert h["by"] == "heuristic" and h["version"] == s["version"]
-    assert h["move"] in s["view"]["legal_moves"]
+    legal = s["view"]["legal_moves"]
+    # past 400 plays a lead is offered in steps; the hint is then a whole play (played below)
+    assert h["move"] in legal or any(m.split()[0] in ("choose", "pick") for m in legal)
     expected = make_bot("heuristic", 1).advise(s["view"])
     assert h["move"] == expected.move
     assert h["reason"] == expected.reason.as_dict()
