@@ -267,40 +267,46 @@ plays_repr(Plays *p)
     return out;
 }
 
-/* index(x) and count(x), as a list's (equality of the items) */
-static PyObject *
-plays_index(Plays *p, PyObject *x)
-{
-    for (Py_ssize_t i = 0; i < plays_len(p); i++) {
-        PyObject *m = item(p, i);
-        if (m == NULL)
-            return NULL;
-        int eq = PyObject_RichCompareBool(m, x, Py_EQ);
-        Py_DECREF(m);
-        if (eq < 0)
-            return NULL;
-        if (eq)
-            return PyLong_FromSsize_t(i);
-    }
-    PyErr_SetString(PyExc_ValueError, "the move is not a legal move");
-    return NULL;
-}
-
-static PyObject *
-plays_count(Plays *p, PyObject *x)
+/* index(x) and count(x), as a list's (equality of the items): the items equal to x from the
+   first on, all of them counted (count) or the first one's index (first; -1 if none); -2 on
+   an error */
+static Py_ssize_t
+plays_scan(Plays *p, PyObject *x, int first)
 {
     Py_ssize_t k = 0;
     for (Py_ssize_t i = 0; i < plays_len(p); i++) {
         PyObject *m = item(p, i);
         if (m == NULL)
-            return NULL;
+            return -2;
         int eq = PyObject_RichCompareBool(m, x, Py_EQ);
         Py_DECREF(m);
         if (eq < 0)
-            return NULL;
+            return -2;
+        if (eq && first)
+            return i;
         k += eq;
     }
-    return PyLong_FromSsize_t(k);
+    return first ? -1 : k;
+}
+
+static PyObject *
+plays_index(Plays *p, PyObject *x)
+{
+    Py_ssize_t i = plays_scan(p, x, 1);
+    if (i == -2)
+        return NULL;
+    if (i == -1) {
+        PyErr_SetString(PyExc_ValueError, "the move is not a legal move");
+        return NULL;
+    }
+    return PyLong_FromSsize_t(i);
+}
+
+static PyObject *
+plays_count(Plays *p, PyObject *x)
+{
+    Py_ssize_t k = plays_scan(p, x, 0);
+    return k == -2 ? NULL : PyLong_FromSsize_t(k);
 }
 
 /* pickling and copying: the list of the moves */

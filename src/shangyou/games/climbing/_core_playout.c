@@ -532,31 +532,16 @@ apply(Game *G, const Choice *ch)
 }
 
 /* ------------------------------------------------------------------------ Python */
+/* the card counts of a hand (core_read_hand) and its size */
 static int
 read_cards(PyObject *obj, unsigned char *count, int *size)
 {
-    PyObject *seq = PySequence_Fast(obj, "a hand must be a sequence of card codes");
-    if (seq == NULL)
+    if (core_read_hand(obj, count, MAX_COPIES) < 0)
         return -1;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    PyObject **items = PySequence_Fast_ITEMS(seq);
-    memset(count, 0, N_CARDS);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        long c = PyLong_AsLong(items[i]);
-        if (c == -1 && PyErr_Occurred()) {
-            Py_DECREF(seq);
-            return -1;
-        }
-        if (c < 0 || c >= N_CARDS || count[c] >= MAX_COPIES) {
-            Py_DECREF(seq);
-            PyErr_Format(PyExc_ValueError, "card code %ld out of range or held more than "
-                         "%d times", c, MAX_COPIES);
-            return -1;
-        }
-        count[c]++;
-    }
-    Py_DECREF(seq);
-    *size = (int)n;
+    int n = 0;
+    for (int c = 0; c < N_CARDS; c++)
+        n += count[c];
+    *size = n;
     return 0;
 }
 
