@@ -9,7 +9,8 @@ every client sees every move, and no move is lost.
   gateway subscribes again, asks, and the owner sends it again.
 - The owner is paused while its subscription is killed and a player's move is published to it
   through the gateway: the same, the other way.
-- Both subscriptions are killed again and again while the match plays to its end.
+- Both subscriptions are killed again and again, between every two moves, while the match
+  plays to its end.
 
 The nodes' lease is 10 s here, so a pause of the node never costs it its tables. Every wait is
 on a condition, with a generous overall timeout."""
@@ -17,7 +18,6 @@ on a condition, with a generous overall timeout."""
 from __future__ import annotations
 
 import signal
-import threading
 import time
 
 import pytest
@@ -53,6 +53,15 @@ def wait_log(node, text: str, count: int = 1) -> None:
 
 def kill_subscriptions(r: redis.Redis) -> int:
     return int(r.client_kill_filter(_type="pubsub"))
+
+
+def kill_when_subscribed(r: redis.Redis) -> int:
+    """Kill the pubsub clients as soon as there is one (a node subscribes again on its own)."""
+    deadline = time.monotonic() + WAIT
+    while not (killed := kill_subscriptions(r)):
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    return killed
 
 
 def test_dropped_subscriptions_are_made_again_and_nothing_is_lost(nodes, redis_url):
@@ -92,21 +101,14 @@ def test_dropped_subscriptions_are_made_again_and_nothing_is_lost(nodes, redis_u
     wait_log(a, "Redis subscription was made again")
 
     # the subscriptions are killed again and again while the match plays to its end
-    done = threading.Event()
-    kills = []
+    kills = [kill_when_subscribed(r)]               # the nodes are back: kill them at once
 
-    def killer():
-        while not done.wait(0.15):
-            kills.append(kill_subscriptions(r))
+    def kill_between_moves(x: dict) -> bool:
+        kills.append(kill_subscriptions(r))
+        return False
 
-    t = threading.Thread(target=killer)
-    t.start()
-    try:
-        s = play_turns(players, bots, lambda x: False)
-    finally:
-        done.set()
-        t.join()
-    assert over(s) and sum(kills) > 0
+    s = play_turns(players, bots, kill_between_moves)
+    assert over(s) and kills[0] > 0 and len(kills) > 1
     final = spectator.until(over)
     n = final["move_count"]
     for c in (host, guest, spectator):                  # nobody was told to reconnect
