@@ -5,7 +5,8 @@ in pyproject.toml. Without a C compiler the build goes on and the package uses i
 from setuptools import Extension, setup
 
 CORE = ("_core", "_core_pagat", "_core_owen", "_core_zf", "_core_winner", "_core_plan",
-        "_core_playout", "_core_steps", "_core_pagat_steps", "_core_moves", "_core_apply")
+        "_core_playout", "_core_steps", "_core_pagat_steps", "_core_moves", "_core_groups",
+        "_core_apply")
 
 setup(ext_modules=[
     Extension("shangyou.env._fastobs", ["src/shangyou/env/_fastobs.c"], optional=True),

@@ -4,6 +4,7 @@ Usage::
 
     PYTHONPATH=src python bench/bench_core.py [--quick] [--rounds N] [--block SECONDS]
                                                [--core N] [--json PATH]
+                                               [--presets LABEL[,LABEL...]] [--only-random]
 
 Everything runs in ONE process pinned to ONE core, the two paths switched with
 ``shangyou.games.climbing.core.use``; the machine's speed drifts, so **the ratios are the
@@ -129,8 +130,8 @@ def summ(xs) -> dict:
     return {"median": statistics.median(xs), "min": min(xs), "max": max(xs), "n": len(xs)}
 
 
-def random_play(rounds: int, block: float, seed: int, spiel) -> dict:
-    plays = {label(c): (OurPlay(c, seed), OurPlay(c, seed)) for c in CONFIGS}
+def random_play(rounds: int, block: float, seed: int, spiel, configs=CONFIGS) -> dict:
+    plays = {label(c): (OurPlay(c, seed), OurPlay(c, seed)) for c in configs}
     for py, c in plays.values():           # warm-up: imports, memo tables, first deals
         core.use(False)
         py.run(block / 4)
@@ -286,7 +287,9 @@ def report(res: dict) -> str:
             vo, pv = e["vs_openspiel"], e["py_vs_openspiel"]
             row += f" {pv['median']:>5.2f}x {vo['median']:>7.2f}x {span(vo):>11}"
         lines.append(row)
-    po = res["playouts"]
+    po = res.get("playouts")
+    if po is None:
+        return "\n".join(lines)
     lines += ["", (f"search playouts per CPU second (pagat 5p, {po['positions']} positions, "
                    f"{po['playouts_per_round']} playouts a round): Python "
                    f"{po['python_per_cpu_s']['median']:,.0f}, core "
@@ -307,7 +310,20 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--core", type=int, help="core to pin to (default BENCH_CORE or first)")
     ap.add_argument("--json", metavar="PATH")
+    ap.add_argument("--presets", metavar="LABELS",
+                    help="random play of these presets only, by label, comma-separated "
+                         "(e.g. owen/2p,pagat/5p)")
+    ap.add_argument("--only-random", action="store_true",
+                    help="random play only (no playouts, no worst hands)")
     args = ap.parse_args(argv)
+    configs = CONFIGS
+    if args.presets:
+        wanted = args.presets.split(",")
+        configs = [c for c in CONFIGS if label(c) in wanted]
+        unknown = set(wanted) - {label(c) for c in configs}
+        if unknown:
+            ap.error(f"unknown presets {sorted(unknown)}; known: "
+                     + ", ".join(label(c) for c in CONFIGS))
     if not core.AVAILABLE:
         print("the compiled core is not built (python setup.py build_ext --inplace)",
               file=sys.stderr)
@@ -328,11 +344,12 @@ def main(argv=None) -> int:
     res = {"machine": machine, "affinity": affinity, "config": cfg, "openspiel": spiel_what,
            "loadavg_start": loadavg(), "started": time.strftime("%Y-%m-%d %H:%M:%S")}
     print("random play ...", file=sys.stderr, flush=True)
-    res["random_play"] = random_play(cfg["rounds"], cfg["block"], args.seed, spiel)
-    print("playouts ...", file=sys.stderr, flush=True)
-    res["playouts"] = playouts(playout_positions(), cfg["playout_rounds"])
-    print("worst hands ...", file=sys.stderr, flush=True)
-    res["worst_hands"] = worst_hands(cfg["worst_reps"])
+    res["random_play"] = random_play(cfg["rounds"], cfg["block"], args.seed, spiel, configs)
+    if not args.only_random:
+        print("playouts ...", file=sys.stderr, flush=True)
+        res["playouts"] = playouts(playout_positions(), cfg["playout_rounds"])
+        print("worst hands ...", file=sys.stderr, flush=True)
+        res["worst_hands"] = worst_hands(cfg["worst_reps"])
     res["loadavg_end"] = loadavg()
     print(report(res))
     print(f"\n(load average {res['loadavg_start']} -> {res['loadavg_end']}; quote the ratios)")

@@ -13,7 +13,8 @@ from shangyou.bots.learned_features import whole_plays
 from shangyou.cards import parse
 from shangyou.errors import IllegalMove
 from shangyou.games.climbing import core
-from shangyou.games.climbing.steps import STEP_LIMIT, groups, in_steps
+from shangyou.engine.moves import PASS_MOVE
+from shangyou.games.climbing.steps import STEP_LIMIT, candidates, groups, in_steps, next_picks
 from shangyou.review import review_log
 
 WORST = ("2S 2S 2H 2H 2D 2D 2C 2C BJ BJ RJ RJ 3S 3H 4S 4H 5S 5H 6S 6H 7S 7H 8S 8H 9S 9H 10S")
@@ -264,8 +265,10 @@ def _step_states(name, players, seeds, **opts):
 @pytest.mark.parametrize("name,players,opts", [("zheng-shangyou/owen", 2, {}),
                                                ("zheng-shangyou/pagat", 3, {"decks": 2})])
 def test_the_core_groups_the_listed_plays_as_python_groups_them(name, players, opts):
-    """``Plays.groups`` (C) against ``groups`` over the same listing: texts in order, how many
-    plays each has, its codes, the single plays, and the first step's moves."""
+    """``Plays.groups`` (C, a ``Steps``) against ``groups`` over the same listing: texts in
+    order, how many plays each has, its codes, the single plays, the first step's moves, and
+    each group's plays holding picked cards (``Steps.select``) against ``candidates`` and
+    ``next_picks``."""
     from shangyou.games.climbing.steps import CHOOSE, Grouping, step_moves
     if not core.AVAILABLE:
         return
@@ -277,16 +280,46 @@ def test_the_core_groups_the_listed_plays_as_python_groups_them(name, players, o
         assert core.is_plays(plays) and len(plays) > STEP_LIMIT
         listing = list(plays)
         ref = groups(listing[1:] if last is not None else listing)
-        top, gtexts, firsts, counts, codes = plays.groups({}, steps_text, CHOOSE)
+        top = plays.groups({}, steps_text, CHOOSE)
+        gtexts, firsts, counts = top.info()
         assert gtexts == list(ref)
+        assert len(top) == len(ref) + (last is not None)
         assert texts(top[1 if last is not None else 0:]) == [
             t if len(ms) > 1 else str(ms[0]) for t, ms in ref.items()]
+        assert (top[0] is PASS_MOVE) == (last is not None)
+        assert top == list(top) and top[-1] is top[-1]
         assert counts == [len(ms) for ms in ref.values()]
         assert [listing[i] for i in firsts] == [ms[0] for ms in ref.values()]
+        assert all(top[g + (last is not None)] is listing[i]
+                   for g, (i, n) in enumerate(zip(firsts, counts)) if n == 1)
         all_codes = plays.codes()
-        for t, cs in zip(gtexts, codes):
-            own = zip(all_codes, listing[1:] if last is not None else listing)
-            assert cs == list(dict.fromkeys(c for c, m in own if steps_text(m) == t))
+        rng = random.Random(seen)
+        codes_of: dict = {}
+        for c, m in zip(all_codes, listing[1:] if last is not None else listing):
+            codes_of.setdefault(steps_text(m), {})[c] = None
+        for g, t in enumerate(gtexts):
+            assert top.codes(g) == list(codes_of[t])
+            assert top.find(t) == (g, counts[g]) and top.find(t + " ") is None
+            members = ref[t]
+            picked: tuple = ()
+            for _ in range(3):        # picks of cards some member holds, as the steps make
+                cands = candidates(members, picked)
+                step = object()
+                n, sub, maxima = top.select(g, picked, STEP_LIMIT, step)
+                assert n == len(cands)
+                if n <= STEP_LIMIT:
+                    assert maxima is None and texts(sub) == \
+                        (["pass"] if last is not None else []) + texts(cands)
+                    assert all(m.token is step and m.kind == "play"
+                               for m in sub[1 if last is not None else 0:][:3])
+                else:
+                    have = [picked.count(c) for c in range(54)]
+                    assert sub is None and [c for c in range(54) if maxima[c] > have[c]] == \
+                        next_picks(cands, picked)
+                options = sorted({c for m in cands for c in m.cards})
+                if not options:
+                    break
+                picked = tuple(sorted(picked + (rng.choice(options),)))
         tok = object()
         mine = Grouping.of_listing(fam, hand, last, fam.play_moves(hand, last, tok), tok)
         theirs = Grouping.of_plays(fam, hand, last, listing[1:] if last is not None else listing)

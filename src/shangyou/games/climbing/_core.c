@@ -556,16 +556,22 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__core(void)
 {
-    if (PyType_Ready(&core_plays_type) < 0)
-        return NULL;
+    PyTypeObject *types[3] = {&core_plays_type, &core_steps_type, &core_subset_type};
+    const char *names[3] = {"Plays", "Steps", "Subset"};
+    for (int i = 0; i < 3; i++) {
+        if (PyType_Ready(types[i]) < 0)
+            return NULL;
+    }
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
-    Py_INCREF(&core_plays_type);
-    if (PyModule_AddObject(m, "Plays", (PyObject *)&core_plays_type) < 0) {
-        Py_DECREF(&core_plays_type);
-        Py_DECREF(m);
-        return NULL;
+    for (int i = 0; i < 3; i++) {
+        Py_INCREF(types[i]);
+        if (PyModule_AddObject(m, names[i], (PyObject *)types[i]) < 0) {
+            Py_DECREF(types[i]);
+            Py_DECREF(m);
+            return NULL;
+        }
     }
     return m;
 }

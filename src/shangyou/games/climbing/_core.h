@@ -146,10 +146,53 @@ int core_gen_output(Gen *g, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t 
    with an exception */
 PyObject *core_gen_start(Gen *g, int following);
 
-/* _core_moves.c */
+/* _core_moves.c: the legal moves as read-only sequences whose Move objects are made when
+   asked for. Each type begins with a LazySeq: its length and how item i is made; the
+   sequence protocol, comparisons, repr, index, count, pickling are shared (core_seq_*). */
+typedef struct LazySeq LazySeq;
+struct LazySeq {
+    PyObject_HEAD
+    Py_ssize_t (*len)(LazySeq *);
+    PyObject *(*item)(LazySeq *, Py_ssize_t);   /* item i, 0 <= i < len: a new reference */
+};
+
+#define SMALL_PLAYS 8           /* most follows: in the object itself, no other allocation */
+#define SMALL_POOL 24
+
+/* the game's legal moves as the generator left them (Plays, _core_moves.c) */
+typedef struct {
+    LazySeq seq;
+    Sink sink;                  /* the plays, in order */
+    Py_ssize_t pass_first;      /* 1: item 0 is PASS_MOVE */
+    PyObject *meta, *meta_cache, *singles, *family, *token;   /* as in Gen; singles or NULL */
+    PyObject **items;           /* the Move of each play, NULL until made (or no array yet) */
+    Play small_plays[SMALL_PLAYS];
+    int small_pool[SMALL_POOL];
+    PyObject *small_items[SMALL_PLAYS];
+} Plays;
+
 extern PyTypeObject core_plays_type;
 PyObject *core_plays_new(Gen *g, int following);       /* an empty Plays fed by g's sink */
 PyObject *core_family_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+/* the Combo of play j of a Plays (its Move's when made; a new reference), or NULL */
+PyObject *core_plays_combo(Plays *p, Py_ssize_t j);
+/* the cards of play j (a set of one pack spelled out into ``buf``); their number */
+int core_plays_cards(const Plays *p, Py_ssize_t j, const int **cards, int *buf);
+/* the shared methods of the LazySeq types, and their sequence and mapping tables */
+PyObject *core_seq_richcompare(PyObject *a, PyObject *b, int op);
+PyObject *core_seq_repr(PyObject *self);
+PyObject *core_seq_index(PyObject *self, PyObject *x);
+PyObject *core_seq_count(PyObject *self, PyObject *x);
+PyObject *core_seq_reduce(PyObject *self, PyObject *unused);
+extern PySequenceMethods core_seq_as_sequence;
+extern PyMappingMethods core_seq_as_mapping;
+/* Move(CHOOSE, (), None, text, None, token): a new reference, or NULL */
+PyObject *core_choose_move(PyObject *choose, PyObject *text, PyObject *token);
+
+/* _core_groups.c: a listing's plays grouped for the choice in steps (Plays.groups), the first
+   step's moves (Steps) and a chosen group's plays (Subset) */
+extern PyTypeObject core_steps_type, core_subset_type;
+PyObject *core_plays_groups(PyObject *plays, PyObject *const *args, Py_ssize_t nargs);
 
 /* _core_apply.c */
 PyObject *core_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t nargs);

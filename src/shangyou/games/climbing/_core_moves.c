@@ -12,23 +12,21 @@
    makes (ClimbingGame._play_moves from the family's leads / follows); the sequence cannot be
    changed. It compares equal to a list of the same moves, concatenates with a list (giving a
    list), pickles and copies as a list, and is registered as a collections.abc.Sequence
-   (core.py). ``codes()`` gives the plays' codes (without the pass), for tests and tools. */
+   (core.py). ``codes()`` gives the plays' codes (without the pass), for tests and tools.
+
+   Those list-like methods are shared (core_seq_*) with the other lazy sequences of moves,
+   the steps of a choice (Steps, Subset in _core_groups.c): each begins with a LazySeq. */
 
 #include "_core.h"
 
-#define SMALL_PLAYS 8           /* most follows: in the object itself, no other allocation */
-#define SMALL_POOL 24
+static Py_ssize_t
+plays_len(LazySeq *s)
+{
+    Plays *p = (Plays *)s;
+    return p->sink.n + p->pass_first;
+}
 
-typedef struct {
-    PyObject_HEAD
-    Sink sink;                  /* the plays, in order */
-    Py_ssize_t pass_first;      /* 1: item 0 is PASS_MOVE */
-    PyObject *meta, *meta_cache, *singles, *family, *token;   /* as in Gen; singles or NULL */
-    PyObject **items;           /* the Move of each play, NULL until made (or no array yet) */
-    Play small_plays[SMALL_PLAYS];
-    int small_pool[SMALL_POOL];
-    PyObject *small_items[SMALL_PLAYS];
-} Plays;
+static PyObject *plays_item_of(LazySeq *s, Py_ssize_t i);
 
 PyObject *
 core_plays_new(Gen *g, int following)
@@ -36,6 +34,8 @@ core_plays_new(Gen *g, int following)
     Plays *p = PyObject_New(Plays, &core_plays_type);
     if (p == NULL)
         return NULL;
+    p->seq.len = plays_len;
+    p->seq.item = plays_item_of;
     memset(&p->sink, 0, sizeof p->sink);
     p->sink.plays = p->small_plays;
     p->sink.cap = SMALL_PLAYS;
@@ -81,68 +81,81 @@ plays_dealloc(Plays *p)
     PyObject_Free(p);
 }
 
-static Py_ssize_t
-plays_len(Plays *p)
-{
-    return p->sink.n + p->pass_first;
-}
-
-/* the Move of play j (a new reference): its Combo from the code's meta, or the family's
-   shared single combo of the card (pagat, as core_emit) */
-static PyObject *
-make_move(Plays *p, Py_ssize_t j)
+int
+core_plays_cards(const Plays *p, Py_ssize_t j, const int **cards, int *buf)
 {
     const Play *pl = &p->sink.plays[j];
-    const int *cards = p->sink.pool + pl->off;
-    int ncards = pl->n, set_cards[64];
+    const int *got = p->sink.pool + pl->off;
+    int ncards = pl->n;
     if (ncards < 0) {                  /* a set of cards of one pack */
-        const unsigned int *half = (const unsigned int *)cards;
+        const unsigned int *half = (const unsigned int *)got;
         ncards = core_mask_cards((unsigned long long)half[0] |
-                                 (unsigned long long)half[1] << 32, set_cards);
-        cards = set_cards;
+                                 (unsigned long long)half[1] << 32, buf);
+        got = buf;
     }
+    *cards = got;
+    return ncards;
+}
+
+/* the Combo of play j, made (a new reference): from the code's meta, or the family's shared
+   single combo of the card (pagat, as core_emit) */
+static PyObject *
+make_combo(Plays *p, Py_ssize_t j)
+{
+    const Play *pl = &p->sink.plays[j];
+    const int *cards;
+    int set_cards[64];
+    int ncards = core_plays_cards(p, j, &cards, set_cards);
     PyObject *combo;
     if (p->singles != NULL && CODE_KIND(pl->code) == K_SINGLE && ncards == 1) {
         combo = PyList_GetItem(p->singles, cards[0]);
-        if (combo == NULL)
-            return NULL;
-        Py_INCREF(combo);
-    } else {
-        PyObject *code = PyLong_FromLong(pl->code);
-        if (code == NULL)
-            return NULL;
-        PyObject *meta = core_meta(p->meta, p->meta_cache, code);
-        Py_DECREF(code);
-        if (meta == NULL)
-            return NULL;
-        PyObject *t = PyTuple_New(ncards);
-        if (t == NULL) {
+        Py_XINCREF(combo);
+        return combo;
+    }
+    PyObject *code = PyLong_FromLong(pl->code);
+    if (code == NULL)
+        return NULL;
+    PyObject *meta = core_meta(p->meta, p->meta_cache, code);
+    Py_DECREF(code);
+    if (meta == NULL)
+        return NULL;
+    PyObject *t = PyTuple_New(ncards);
+    if (t == NULL) {
+        Py_DECREF(meta);
+        return NULL;
+    }
+    for (int i = 0; i < ncards; i++) {
+        PyObject *c = PyLong_FromLong(cards[i]);      /* 0..53: the shared small ints */
+        if (c == NULL) {
+            Py_DECREF(t);
             Py_DECREF(meta);
             return NULL;
         }
-        for (int i = 0; i < ncards; i++) {
-            PyObject *c = PyLong_FromLong(cards[i]);      /* 0..53: the shared small ints */
-            if (c == NULL) {
-                Py_DECREF(t);
-                Py_DECREF(meta);
-                return NULL;
-            }
-            PyTuple_SET_ITEM(t, i, c);
-        }
-        PyObject_GC_UnTrack(t);           /* ints only: as the collector would do */
-        combo = core_combo(meta, t);
-        Py_DECREF(t);
-        Py_DECREF(meta);
-        if (combo == NULL)
-            return NULL;
+        PyTuple_SET_ITEM(t, i, c);
     }
-    return core_move_of(combo, p->family, p->token);
+    PyObject_GC_UnTrack(t);           /* ints only: as the collector would do */
+    combo = core_combo(meta, t);
+    Py_DECREF(t);
+    Py_DECREF(meta);
+    return combo;
+}
+
+PyObject *
+core_plays_combo(Plays *p, Py_ssize_t j)
+{
+    if (p->items != NULL && p->items[j] != NULL) {
+        PyObject *combo = SLOT(p->items[j], core_move_off[MOVE_COMBO]);
+        Py_INCREF(combo);
+        return combo;
+    }
+    return make_combo(p, j);
 }
 
 /* item i, 0 <= i < len (a new reference) */
 static PyObject *
-item(Plays *p, Py_ssize_t i)
+plays_item_of(LazySeq *s, Py_ssize_t i)
 {
+    Plays *p = (Plays *)s;
     if (i < p->pass_first) {
         Py_INCREF(core_move_pass);
         return core_move_pass;
@@ -158,7 +171,10 @@ item(Plays *p, Py_ssize_t i)
     }
     PyObject *m = p->items[j];
     if (m == NULL) {
-        m = make_move(p, j);
+        PyObject *combo = make_combo(p, j);
+        if (combo == NULL)
+            return NULL;
+        m = core_move_of(combo, p->family, p->token);
         if (m == NULL)
             return NULL;
         p->items[j] = m;
@@ -167,25 +183,35 @@ item(Plays *p, Py_ssize_t i)
     return m;
 }
 
-static PyObject *
-plays_item(Plays *p, Py_ssize_t i)
+/* ----------------------------------------------- what every lazy sequence of moves shares */
+#define SEQ(o) ((LazySeq *)(o))
+#define SEQ_LEN(o) (SEQ(o)->len(SEQ(o)))
+
+static Py_ssize_t
+seq_len(PyObject *self)
 {
-    if (i < 0 || i >= plays_len(p)) {
+    return SEQ_LEN(self);
+}
+
+static PyObject *
+seq_item(PyObject *self, Py_ssize_t i)
+{
+    if (i < 0 || i >= SEQ_LEN(self)) {
         PyErr_SetString(PyExc_IndexError, "legal move index out of range");
         return NULL;
     }
-    return item(p, i);
+    return SEQ(self)->item(SEQ(self), i);
 }
 
 /* n items from start, step apart, as a new list of Move objects */
 static PyObject *
-items_list(Plays *p, Py_ssize_t start, Py_ssize_t n, Py_ssize_t step)
+items_list(PyObject *self, Py_ssize_t start, Py_ssize_t n, Py_ssize_t step)
 {
     PyObject *out = PyList_New(n);
     if (out == NULL)
         return NULL;
     for (Py_ssize_t k = 0, i = start; k < n; k++, i += step) {
-        PyObject *m = item(p, i);
+        PyObject *m = SEQ(self)->item(SEQ(self), i);
         if (m == NULL) {
             Py_DECREF(out);
             return NULL;
@@ -196,28 +222,28 @@ items_list(Plays *p, Py_ssize_t start, Py_ssize_t n, Py_ssize_t step)
 }
 
 static PyObject *
-as_list(Plays *p)
+as_list(PyObject *self)
 {
-    return items_list(p, 0, plays_len(p), 1);
+    return items_list(self, 0, SEQ_LEN(self), 1);
 }
 
 static PyObject *
-plays_subscript(Plays *p, PyObject *key)
+seq_subscript(PyObject *self, PyObject *key)
 {
     if (PyIndex_Check(key)) {
         Py_ssize_t i = PyNumber_AsSsize_t(key, PyExc_IndexError);
         if (i == -1 && PyErr_Occurred())
             return NULL;
         if (i < 0)
-            i += plays_len(p);
-        return plays_item(p, i);
+            i += SEQ_LEN(self);
+        return seq_item(self, i);
     }
     if (PySlice_Check(key)) {            /* a slice is a list, as a list's slice is */
         Py_ssize_t start, stop, step;
         if (PySlice_Unpack(key, &start, &stop, &step) < 0)
             return NULL;
-        Py_ssize_t n = PySlice_AdjustIndices(plays_len(p), &start, &stop, step);
-        return items_list(p, start, n, step);
+        Py_ssize_t n = PySlice_AdjustIndices(SEQ_LEN(self), &start, &stop, step);
+        return items_list(self, start, n, step);
     }
     PyErr_Format(PyExc_TypeError, "legal move indices must be integers or slices, not %.200s",
                  Py_TYPE(key)->tp_name);
@@ -225,9 +251,9 @@ plays_subscript(Plays *p, PyObject *key)
 }
 
 static PyObject *
-plays_concat(Plays *p, PyObject *other)
+seq_concat(PyObject *self, PyObject *other)
 {
-    PyObject *l = as_list(p);
+    PyObject *l = as_list(self);
     if (l == NULL)
         return NULL;
     PyObject *out = PySequence_Concat(l, other);
@@ -235,17 +261,22 @@ plays_concat(Plays *p, PyObject *other)
     return out;
 }
 
-static PyObject *
-plays_richcompare(PyObject *a, PyObject *b, int op)
+static int
+is_seq(PyObject *o)
 {
-    if ((op != Py_EQ && op != Py_NE) ||
-        !(PyList_Check(b) || Py_IS_TYPE(b, &core_plays_type)) ||
-        !(PyList_Check(a) || Py_IS_TYPE(a, &core_plays_type)))
+    return PyList_Check(o) || Py_IS_TYPE(o, &core_plays_type) ||
+        Py_IS_TYPE(o, &core_steps_type) || Py_IS_TYPE(o, &core_subset_type);
+}
+
+PyObject *
+core_seq_richcompare(PyObject *a, PyObject *b, int op)
+{
+    if ((op != Py_EQ && op != Py_NE) || !is_seq(a) || !is_seq(b))
         Py_RETURN_NOTIMPLEMENTED;
-    PyObject *la = PyList_Check(a) ? (Py_INCREF(a), a) : as_list((Plays *)a);
+    PyObject *la = PyList_Check(a) ? (Py_INCREF(a), a) : as_list(a);
     if (la == NULL)
         return NULL;
-    PyObject *lb = PyList_Check(b) ? (Py_INCREF(b), b) : as_list((Plays *)b);
+    PyObject *lb = PyList_Check(b) ? (Py_INCREF(b), b) : as_list(b);
     if (lb == NULL) {
         Py_DECREF(la);
         return NULL;
@@ -256,10 +287,10 @@ plays_richcompare(PyObject *a, PyObject *b, int op)
     return out;
 }
 
-static PyObject *
-plays_repr(Plays *p)
+PyObject *
+core_seq_repr(PyObject *self)
 {
-    PyObject *l = as_list(p);
+    PyObject *l = as_list(self);
     if (l == NULL)
         return NULL;
     PyObject *out = PyObject_Repr(l);
@@ -271,11 +302,11 @@ plays_repr(Plays *p)
    first on, all of them counted (count) or the first one's index (first; -1 if none); -2 on
    an error */
 static Py_ssize_t
-plays_scan(Plays *p, PyObject *x, int first)
+seq_scan(PyObject *self, PyObject *x, int first)
 {
     Py_ssize_t k = 0;
-    for (Py_ssize_t i = 0; i < plays_len(p); i++) {
-        PyObject *m = item(p, i);
+    for (Py_ssize_t i = 0; i < SEQ_LEN(self); i++) {
+        PyObject *m = SEQ(self)->item(SEQ(self), i);
         if (m == NULL)
             return -2;
         int eq = PyObject_RichCompareBool(m, x, Py_EQ);
@@ -289,10 +320,10 @@ plays_scan(Plays *p, PyObject *x, int first)
     return first ? -1 : k;
 }
 
-static PyObject *
-plays_index(Plays *p, PyObject *x)
+PyObject *
+core_seq_index(PyObject *self, PyObject *x)
 {
-    Py_ssize_t i = plays_scan(p, x, 1);
+    Py_ssize_t i = seq_scan(self, x, 1);
     if (i == -2)
         return NULL;
     if (i == -1) {
@@ -302,23 +333,35 @@ plays_index(Plays *p, PyObject *x)
     return PyLong_FromSsize_t(i);
 }
 
-static PyObject *
-plays_count(Plays *p, PyObject *x)
+PyObject *
+core_seq_count(PyObject *self, PyObject *x)
 {
-    Py_ssize_t k = plays_scan(p, x, 0);
+    Py_ssize_t k = seq_scan(self, x, 0);
     return k == -2 ? NULL : PyLong_FromSsize_t(k);
 }
 
 /* pickling and copying: the list of the moves */
-static PyObject *
-plays_reduce(Plays *p, PyObject *unused)
+PyObject *
+core_seq_reduce(PyObject *self, PyObject *unused)
 {
-    PyObject *l = as_list(p);
+    PyObject *l = as_list(self);
     if (l == NULL)
         return NULL;
     return Py_BuildValue("(O(N))", (PyObject *)&PyList_Type, l);
 }
 
+PySequenceMethods core_seq_as_sequence = {
+    .sq_length = seq_len,
+    .sq_concat = seq_concat,
+    .sq_item = seq_item,
+};
+
+PyMappingMethods core_seq_as_mapping = {
+    .mp_length = seq_len,
+    .mp_subscript = seq_subscript,
+};
+
+/* ------------------------------------------------------------------------ Plays */
 static PyObject *
 plays_codes(Plays *p, PyObject *unused)
 {
@@ -336,27 +379,9 @@ plays_codes(Plays *p, PyObject *unused)
     return out;
 }
 
-/* groups(texts, text_of, choose): the plays grouped by what they are read as, for the choice of
-   a play in steps (steps.py, Grouping.of_listing; the reference is steps.groups over the
-   same moves). ``texts``: a dict code -> the group's ``choose`` text, filled here by calling
-   ``text_of(move)`` with the first play of a code not in it yet; ``choose``: the CHOOSE kind.
-   Answers (top, gtexts, firsts, counts, codes): per group in the order of its first play, its
-   text, that play's item index, how many plays it has and the codes of its plays (in order of
-   their first play); ``top``: the moves of the first step: PASS_MOVE first when following,
-   then per group its play (the item itself) when it has one, else Move(choose, (), None, text,
-   None, token). */
-#define GROUP_SLOTS 16384       /* hash slots for the distinct codes (a power of two) */
-#define GROUP_CODES 8192        /* the most distinct codes: OverflowError past them */
-
-static struct {
-    long code[GROUP_SLOTS];
-    int group[GROUP_SLOTS];
-    unsigned gen[GROUP_SLOTS];
-    unsigned cur;
-} G;
-
-static PyObject *
-choose_move(PyObject *choose, PyObject *text, PyObject *token)
+/* Move(CHOOSE, (), None, text, None, token) */
+PyObject *
+core_choose_move(PyObject *choose, PyObject *text, PyObject *token)
 {
     PyObject *o = core_move_type->tp_alloc(core_move_type, 0);
     if (o == NULL)
@@ -375,168 +400,16 @@ choose_move(PyObject *choose, PyObject *text, PyObject *token)
     return o;
 }
 
-static PyObject *
-plays_groups(Plays *p, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 3 || !PyDict_CheckExact(args[0]) || !PyUnicode_Check(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "groups(texts: dict, text_of, choose: str)");
-        return NULL;
-    }
-    if (core_move_type == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "the Move class is not bound");
-        return NULL;
-    }
-    PyObject *texts = args[0], *text_of = args[1], *choose = args[2];
-    PyObject *index = PyDict_New(), *gtexts = PyList_New(0), *firsts = PyList_New(0);
-    PyObject *codes = PyList_New(0), *top = NULL, *res = NULL;
-    Py_ssize_t *counts = NULL;
-    Py_ssize_t ngroups = 0, ncodes = 0;
-    if (index == NULL || gtexts == NULL || firsts == NULL || codes == NULL)
-        goto done;
-    if (++G.cur == 0) {                    /* once in 2**32 calls: free every slot */
-        memset(G.gen, 0, sizeof G.gen);
-        G.cur = 1;
-    }
-    long last_code = 0;
-    int last_group = -1;
-    Py_ssize_t n = p->sink.n;
-    counts = PyMem_Calloc((size_t)(n ? n : 1), sizeof(Py_ssize_t));
-    if (counts == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (Py_ssize_t j = 0; j < n; j++) {
-        long code = p->sink.plays[j].code;
-        if (last_group < 0 || code != last_code) {
-            unsigned long h = (unsigned long)code * 0x9E3779B97F4A7C15UL;
-            size_t i = (size_t)(h >> 40) & (GROUP_SLOTS - 1);
-            int g = -1;
-            while (G.gen[i] == G.cur) {
-                if (G.code[i] == code) {
-                    g = G.group[i];
-                    break;
-                }
-                i = (i + 1) & (GROUP_SLOTS - 1);
-            }
-            if (g < 0) {                   /* a code not seen yet: its group by its text */
-                if (ncodes == GROUP_CODES) {
-                    PyErr_SetString(PyExc_OverflowError, "too many kinds of plays to group");
-                    goto done;
-                }
-                PyObject *key = PyLong_FromLong(code);
-                if (key == NULL)
-                    goto done;
-                PyObject *text = PyDict_GetItemWithError(texts, key);
-                if (text != NULL) {
-                    Py_INCREF(text);
-                } else if (!PyErr_Occurred()) {
-                    PyObject *m = item(p, j + p->pass_first);
-                    text = m == NULL ? NULL : PyObject_CallOneArg(text_of, m);
-                    Py_XDECREF(m);
-                    if (text != NULL && (!PyUnicode_Check(text) ||
-                                         PyDict_SetItem(texts, key, text) < 0)) {
-                        if (!PyErr_Occurred())
-                            PyErr_SetString(PyExc_TypeError, "text_of must give a str");
-                        Py_CLEAR(text);
-                    }
-                }
-                if (text == NULL) {
-                    Py_DECREF(key);
-                    goto done;
-                }
-                PyObject *gi = PyDict_GetItemWithError(index, text);
-                PyObject *glist;
-                if (gi != NULL) {
-                    g = (int)PyLong_AsLong(gi);
-                    glist = PyList_GET_ITEM(codes, g);
-                } else {
-                    g = (int)ngroups;
-                    PyObject *num = PyErr_Occurred() ? NULL : PyLong_FromSsize_t(j +
-                                                                          p->pass_first);
-                    PyObject *gnum = num == NULL ? NULL : PyLong_FromLong(g);
-                    glist = gnum == NULL ? NULL : PyList_New(0);
-                    int bad = glist == NULL || PyDict_SetItem(index, text, gnum) < 0 ||
-                        PyList_Append(gtexts, text) < 0 || PyList_Append(firsts, num) < 0 ||
-                        PyList_Append(codes, glist) < 0;
-                    Py_XDECREF(num);
-                    Py_XDECREF(gnum);
-                    Py_XDECREF(glist);
-                    if (bad) {
-                        Py_DECREF(key);
-                        Py_DECREF(text);
-                        goto done;
-                    }
-                    ngroups++;
-                }
-                Py_DECREF(text);
-                int bad = PyList_Append(glist, key) < 0;
-                Py_DECREF(key);
-                if (bad)
-                    goto done;
-                G.code[i] = code;
-                G.group[i] = g;
-                G.gen[i] = G.cur;
-                ncodes++;
-            }
-            last_code = code;
-            last_group = g;
-        }
-        counts[last_group]++;
-    }
-    top = PyList_New(ngroups + p->pass_first);
-    PyObject *nums = PyList_New(ngroups);
-    if (top == NULL || nums == NULL) {
-        Py_XDECREF(nums);
-        goto done;
-    }
-    if (p->pass_first) {
-        Py_INCREF(core_move_pass);
-        PyList_SET_ITEM(top, 0, core_move_pass);
-    }
-    for (Py_ssize_t g = 0; g < ngroups; g++) {
-        PyObject *num = PyLong_FromSsize_t(counts[g]);
-        PyObject *m = num == NULL ? NULL : counts[g] == 1 ?
-            item(p, PyLong_AsSsize_t(PyList_GET_ITEM(firsts, g))) :
-            choose_move(choose, PyList_GET_ITEM(gtexts, g), p->token ? p->token : Py_None);
-        if (m == NULL) {
-            Py_XDECREF(num);
-            Py_DECREF(nums);
-            goto done;
-        }
-        PyList_SET_ITEM(nums, g, num);
-        PyList_SET_ITEM(top, g + p->pass_first, m);
-    }
-    res = Py_BuildValue("(OOONO)", top, gtexts, firsts, nums, codes);
-done:
-    PyMem_Free(counts);
-    Py_XDECREF(index);
-    Py_XDECREF(gtexts);
-    Py_XDECREF(firsts);
-    Py_XDECREF(codes);
-    Py_XDECREF(top);
-    return res;
-}
-
 static PyMethodDef plays_methods[] = {
-    {"index", (PyCFunction)plays_index, METH_O, "index(move): the first equal item's index."},
-    {"count", (PyCFunction)plays_count, METH_O, "count(move): how many items equal it."},
-    {"__reduce__", (PyCFunction)plays_reduce, METH_NOARGS, "Pickled and copied as a list."},
+    {"index", core_seq_index, METH_O, "index(move): the first equal item's index."},
+    {"count", core_seq_count, METH_O, "count(move): how many items equal it."},
+    {"__reduce__", core_seq_reduce, METH_NOARGS, "Pickled and copied as a list."},
     {"codes", (PyCFunction)plays_codes, METH_NOARGS,
      "codes(): each play's integer code, in order (the pass, if any, left out)."},
-    {"groups", (PyCFunction)(void (*)(void))plays_groups, METH_FASTCALL,
-     "groups(texts, text_of, choose): the plays grouped for the choice in steps (steps.py)."},
+    {"groups", (PyCFunction)(void (*)(void))core_plays_groups, METH_FASTCALL,
+     "groups(texts, text_of, choose): the plays grouped for the choice in steps, the first "
+     "step's moves (a Steps sequence; _core_groups.c)."},
     {NULL, NULL, 0, NULL}
-};
-
-static PySequenceMethods plays_as_sequence = {
-    .sq_length = (lenfunc)plays_len,
-    .sq_concat = (binaryfunc)plays_concat,
-    .sq_item = (ssizeargfunc)plays_item,
-};
-
-static PyMappingMethods plays_as_mapping = {
-    .mp_length = (lenfunc)plays_len,
-    .mp_subscript = (binaryfunc)plays_subscript,
 };
 
 PyTypeObject core_plays_type = {
@@ -546,11 +419,11 @@ PyTypeObject core_plays_type = {
     .tp_basicsize = sizeof(Plays),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_dealloc = (destructor)plays_dealloc,
-    .tp_repr = (reprfunc)plays_repr,
-    .tp_as_sequence = &plays_as_sequence,
-    .tp_as_mapping = &plays_as_mapping,
+    .tp_repr = core_seq_repr,
+    .tp_as_sequence = &core_seq_as_sequence,
+    .tp_as_mapping = &core_seq_as_mapping,
     .tp_hash = PyObject_HashNotImplemented,
-    .tp_richcompare = plays_richcompare,
+    .tp_richcompare = core_seq_richcompare,
     .tp_methods = plays_methods,
 };
 

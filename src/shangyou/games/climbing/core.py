@@ -41,7 +41,10 @@ _core = load("shangyou.games.climbing._core", _bind)
 AVAILABLE = _core is not None
 ACTIVE = AVAILABLE       # read by the families and the game on every call
 if AVAILABLE:
-    Sequence.register(_core.Plays)     # the legal moves of a state, made when asked for
+    # the legal moves of a state, the first step's moves of a choice in steps and a chosen
+    # group's plays: read-only sequences whose moves are made when asked for
+    for _seq in (_core.Plays, _core.Steps, _core.Subset):
+        Sequence.register(_seq)
 
 
 def _not_built(*args: object) -> None:

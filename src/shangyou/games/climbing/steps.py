@@ -140,71 +140,71 @@ def next_picks(cands: list[Move], picked: tuple) -> list[int]:
 
 class Group:
     """One group of plays: its first play, whether it has more, and what finds the rest:
-    the core's codes, or (the Python way) the plays themselves."""
+    its index in the core's grouping (``Steps``), the core's codes, or (the Python way) the
+    plays themselves."""
 
-    __slots__ = ("codes", "first", "many", "plays")
+    __slots__ = ("codes", "first", "index", "many", "plays")
 
-    def __init__(self, first, many: bool, codes: list | None, plays: list | None):
+    def __init__(self, first, many: bool, codes: list | None, plays: list | None,
+                 index: int | None = None):
         self.first = first      # a Move or a Combo
         self.many = many
         self.codes = codes
         self.plays = plays
+        self.index = index
 
 
 class Grouping:
     """The plays of one state (a hand, and the play to beat) by group, where there are more
     than :data:`STEP_LIMIT` legal moves: what the steps are chosen from. Kept by the game
     while its seat chooses (the hand and the play to beat do not change meanwhile).
-    Made from the core's ``Plays`` (:meth:`of_listing`), it keeps the moves of the first step
-    (``top``, made in C with the listing's token) and makes ``groups`` when first asked."""
+    Made from the core's ``Plays`` (:meth:`of_listing`), it keeps the core's ``Steps``
+    (``top``: the moves of the first step, made when asked for, with the listing's token;
+    each group's plays found from it) and makes ``groups`` when first asked."""
 
-    __slots__ = ("_groups", "_lazy", "fam", "hand", "last", "token", "top")
-    _lazy: tuple | None           # what Plays.groups answered, until the groups are made
-    top: list | None              # the first step's moves made in C
+    __slots__ = ("_groups", "fam", "hand", "last", "token", "top")
+    top: Any                      # the core's Steps (the first step's moves), or None
     token: object
 
     def __init__(self, fam, hand, last, groups: dict[str, Group] | None):
         self.fam, self.hand, self.last = fam, hand, last
         self._groups = groups
-        self.top = self.token = self._lazy = None
+        self.top = self.token = None
 
     @property
     def groups(self) -> dict[str, Group]:
         got = self._groups
         if got is None:
-            lazy = self._lazy
-            assert lazy is not None                     # made by of_listing
-            top, texts, _firsts, counts, codes = lazy
+            top = self.top
+            assert top is not None                      # made by of_listing
+            texts, firsts, counts = top.info()
             got = self._groups = {
-                t: Group(top[i] if n == 1 else None, n > 1, cs, None)
-                for i, (t, n, cs) in enumerate(zip(texts, counts, codes),
-                                               1 if self.last is not None else 0)}
+                t: Group(top[i] if n == 1 else None, n > 1, None, None, g)
+                for g, (t, n) in enumerate(zip(texts, counts))
+                for i in (g + (self.last is not None),)}
         return got
 
     def group(self, text: str) -> Group | None:
         """The group of this ``choose`` text, or None (without making every group)."""
-        if self._groups is None and self._lazy is not None:
-            top, texts, _firsts, counts, codes = self._lazy
-            try:
-                i = texts.index(text)
-            except ValueError:
+        if self._groups is None and self.top is not None:
+            found = self.top.find(text)
+            if found is None:
                 return None
-            n = counts[i]
-            return Group(top[i + (self.last is not None)] if n == 1 else None, n > 1,
-                         codes[i], None)
+            g, n = found
+            return Group(self.top[g + (self.last is not None)] if n == 1 else None, n > 1,
+                         None, None, g)
         return self.groups.get(text)
 
     @classmethod
     def of_listing(cls, fam, hand, last, plays, token) -> Grouping:
         """The grouping of the core's ``Plays`` of this state, made in C in one pass
-        (``Plays.groups``; the reference is :meth:`of_plays`): no play is counted again and
-        only the first step's moves are made."""
+        (``Plays.groups``, a ``Steps``; the reference is :meth:`of_plays`): no play is
+        counted again and no move made until it is asked for."""
         texts = fam.__dict__.get("_step_texts")
         if texts is None or len(texts) > 100_000:
             texts = fam._step_texts = {}
-        got = plays.groups(texts, _text_of_move, CHOOSE)
         g = cls(fam, hand, last, None)
-        g.top, g.token, g._lazy = got[0], token, got
+        g.top, g.token = plays.groups(texts, _text_of_move, CHOOSE), token
         return g
 
     @classmethod
@@ -226,20 +226,27 @@ class Grouping:
         return cls(fam, hand, last, {t: Group(ms[0], len(ms) > 1, None, ms)
                                      for t, ms in groups(plays).items()})
 
-    def candidates(self, group: Group, picked: tuple, token) -> tuple[int, list[Move], list[int]]:
+    def candidates(self, group: Group, picked: tuple,
+                   token) -> tuple[int, Sequence[Move], list[int]]:
         """(how many plays of ``group`` hold the ``picked`` cards; those plays when at most
-        :data:`STEP_LIMIT`; the cards to pick next otherwise)."""
+        :data:`STEP_LIMIT`, a list, or from the core's ``Steps`` the whole step's moves, a
+        ``Subset`` with ``pass`` first when following; the cards to pick next otherwise)."""
         fam = self.fam
         if group.plays is not None:
             cands = candidates(group.plays, picked)
             if len(cands) <= STEP_LIMIT:
                 return len(cands), [_move(m.combo, fam, token) for m in cands], []
             return len(cands), [], next_picks(cands, picked)
-        total, kept, maxima = core.filter_plays(
-            fam, self.hand, self.last, token, group.codes, picked, STEP_LIMIT)
-        if total <= STEP_LIMIT:
-            return total, [m if isinstance(m, Move) else _move(m, fam, token)
-                           for m in kept], []
+        if group.index is not None:               # the core's Steps: the listing filtered
+            total, moves, maxima = self.top.select(group.index, picked, STEP_LIMIT, token)
+            if moves is not None:
+                return total, moves, []
+        else:
+            total, kept, maxima = core.filter_plays(
+                fam, self.hand, self.last, token, group.codes, picked, STEP_LIMIT)
+            if total <= STEP_LIMIT:
+                return total, [m if isinstance(m, Move) else _move(m, fam, token)
+                               for m in kept], []
         have = [0] * 54
         for c in picked:
             have[c] += 1
@@ -268,13 +275,14 @@ def first_step(fam, hand, last, token, listed=None) -> Sequence[Move] | Grouping
 
 
 def step_moves(grouping: Grouping, choice: str | None, picked: tuple, token,
-               sort_key) -> list[Move]:
-    """The moves offered at this step (pass first when following)."""
+               sort_key) -> Sequence[Move]:
+    """The moves offered at this step (pass first when following): a list, or one of the
+    core's read-only sequences (``Steps``, ``Subset``)."""
     out = [PASS_MOVE] if grouping.last is not None else []
     group = grouping.group(choice) if choice is not None else None
     if group is None:
         if grouping.top is not None and grouping.token is token:
-            return list(grouping.top)
+            return grouping.top         # the core's Steps: each move made when asked for
         fam = grouping.fam
         for text, g in grouping.groups.items():
             if g.many:
@@ -285,7 +293,7 @@ def step_moves(grouping: Grouping, choice: str | None, picked: tuple, token,
         return out
     n, plays, picks = grouping.candidates(group, picked, token)
     if n <= STEP_LIMIT:
-        return out + plays
+        return out + plays if type(plays) is list else plays    # a Subset: pass included
     out += [Move(PICK, (c,), token=token) for c in sorted(picks, key=sort_key)]
     return out
 
