@@ -522,6 +522,9 @@ static PyMethodDef methods[] = {
     {"moves", (PyCFunction)(void (*)(void))core_family_moves, METH_FASTCALL,
      "moves(spec, family, hand, last, token): the game's legal moves, a Plays sequence "
      "(None: the core does not describe ``last``)."},
+    {"listed_moves", (PyCFunction)(void (*)(void))core_listed_moves, METH_FASTCALL,
+     "listed_moves(game, token): the legal moves of the play phase listed in one call "
+     "(no choice in steps under way), or None: the Python code lists them."},
     {"apply_listed", (PyCFunction)(void (*)(void))core_apply_listed, METH_FASTCALL,
      "apply_listed(game, move, seat): ClimbingGame.apply's fast path; False: not made, "
      "the Python code makes it."},

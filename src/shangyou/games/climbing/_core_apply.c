@@ -23,7 +23,8 @@
 
 static PyObject *S_token, *S_to_act, *S_phase, *S_last, *S_last_seat, *S_passes, *S_hands,
     *S_trick, *S_tricks, *S_won, *S_order, *S_n, *S_moves, *S_legal, *S_rules,
-    *S_finish_trick, *S_play, *S_grouping, *S_choice, *S_picked, *S_empty;
+    *S_finish_trick, *S_play, *S_grouping, *S_choice, *S_picked, *S_empty, *S_family,
+    *S_core_spec;
 
 static int
 intern_names(void)
@@ -51,6 +52,8 @@ intern_names(void)
     NAME(S_grouping, "_grouping");        /* a choice in steps (steps.py) under way */
     NAME(S_choice, "choice");
     NAME(S_picked, "picked");
+    NAME(S_family, "family");
+    NAME(S_core_spec, "_core_spec");      /* CompiledFamily's spec of family_moves */
     if ((S_empty = PyTuple_New(0)) == NULL)
         return -1;
 #undef NAME
@@ -342,4 +345,57 @@ core_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (rc == 0 && PyErr_Occurred())
         PyErr_Clear();                     /* a state it could not read: nothing changed */
     return PyBool_FromLong(rc);
+}
+
+/* listed_moves(game, token): the legal moves of ``game``'s play phase listed by the core in
+   one call, as CompiledFamily.play_moves lists them for steps.play_phase_moves (every legal
+   move, however many: the caller offers steps past STEP_LIMIT), when no choice in steps is
+   under way: family_moves(game.rules.family._core_spec, family, hand of the seat to act,
+   game.last, token). None, having listed nothing, for anything else (another phase, a
+   choice under way, a family without its spec yet, a hand the core refuses, a play to beat
+   it does not describe, a state it cannot read): the Python code then lists as before. */
+PyObject *
+core_listed_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "listed_moves(game, token)");
+        return NULL;
+    }
+    if (intern_names() < 0)
+        return NULL;
+    PyObject *d = PyObject_GenericGetDict(args[0], NULL), *fd = NULL, *family = NULL;
+    PyObject *out = NULL;
+    if (d == NULL || !PyDict_CheckExact(d))
+        goto none;
+    PyObject *phase = GET(d, S_phase);
+    if (phase == NULL || !PyUnicode_CheckExact(phase) ||
+        (phase != S_play && PyUnicode_Compare(phase, S_play) != 0))
+        goto none;
+    PyObject *grouping = GET(d, S_grouping);
+    long n = small(d, S_n, MAX_SEATS * 1000);
+    long seat = n > 0 ? small(d, S_to_act, n) : -1;
+    PyObject *hands = GET(d, S_hands), *last = GET(d, S_last), *rules = GET(d, S_rules);
+    if ((grouping != NULL && grouping != Py_None) || seat < 0 || hands == NULL ||
+        last == NULL || rules == NULL || !PyList_CheckExact(hands) ||
+        PyList_GET_SIZE(hands) != n)
+        goto none;
+    family = PyObject_GetAttr(rules, S_family);
+    fd = family == NULL ? NULL : PyObject_GenericGetDict(family, NULL);
+    PyObject *spec = fd == NULL || !PyDict_CheckExact(fd) ? NULL : GET(fd, S_core_spec);
+    if (spec == NULL)
+        goto none;
+    PyObject *call[5] = {spec, family, PyList_GET_ITEM(hands, seat), last, args[1]};
+    out = core_family_moves(NULL, call, 5);
+    if (out == NULL && PyErr_ExceptionMatches(PyExc_ValueError))
+        goto none;                         /* a hand the core refuses: the Python code */
+    Py_XDECREF(fd);
+    Py_XDECREF(family);
+    Py_DECREF(d);
+    return out;
+none:
+    Py_XDECREF(fd);
+    Py_XDECREF(family);
+    Py_XDECREF(d);
+    PyErr_Clear();
+    Py_RETURN_NONE;
 }

@@ -53,6 +53,10 @@ def _not_built(*args: object) -> None:
 
 # ClimbingGame.apply's fast path in C (``_core_apply.c``): True when it made the move
 apply_listed: Callable[..., Any] = _core.apply_listed if AVAILABLE else _not_built
+# ClimbingGame.legal_moves' fast path in C (``_core_apply.c``): listed_moves(game, token), the
+# play phase's legal moves as CompiledFamily.play_moves lists them (no choice in steps under
+# way), or None: the Python code lists them
+listed_moves: Callable[..., Any] = _core.listed_moves if AVAILABLE else _not_built
 # the game's legal moves in one call, a ``Plays`` sequence (``_core_moves.c``):
 # family_moves(spec, family, hand, last, token), ``spec`` from the family's ``core_spec``
 family_moves: Callable[..., Any] = _core.moves if AVAILABLE else _not_built

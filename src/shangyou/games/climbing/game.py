@@ -29,6 +29,7 @@ from .core import shuffle
 from .family import Family, PointFamily
 from .observe import CompactView
 from .steps import (
+    STEP_LIMIT,
     Grouping,
     current_grouping,
     every_listed_play,
@@ -111,8 +112,12 @@ class ClimbingGame(CompactView, GameBase):
         moves = self._legal
         if moves is None:
             tok = self._token = object()
+            listed = core.listed_moves(self, tok) if core.ACTIVE else None
+            if listed is not None and len(listed) <= STEP_LIMIT:
+                self._legal = listed   # the play phase listed in C in one call (core.md)
+                return listed
             if self.phase == PHASE_PLAY:
-                moves = play_phase_moves(self, tok)
+                moves = play_phase_moves(self, tok, listed)
             elif self.phase == PHASE_EXCHANGE:
                 moves = self._exchange_moves()
             else:

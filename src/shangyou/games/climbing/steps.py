@@ -334,11 +334,12 @@ def current_grouping(game) -> Grouping | None:
     return got[3]
 
 
-def play_phase_moves(game, token) -> Sequence[Move]:
+def play_phase_moves(game, token, listed=None) -> Sequence[Move]:
     """The moves ``game`` offers in its play phase: every legal move, or past
     :data:`STEP_LIMIT` legal plays the steps of the choice (its grouping kept on the game).
     With the compiled core, every legal move is its ``Plays`` sequence (no Move made until
-    one is asked for) when there are at most :data:`STEP_LIMIT`."""
+    one is asked for) when there are at most :data:`STEP_LIMIT`. ``listed``: what
+    ``core.listed_moves`` answered for this state with ``token``, if it listed it."""
     seat = game.to_act
     assert seat is not None                      # the play phase has a seat to act
     grouping = None if game._grouping is None else current_grouping(game)
@@ -346,7 +347,8 @@ def play_phase_moves(game, token) -> Sequence[Move]:
         fam, hand, last = game.rules.family, game.hands[seat], game.last
         got: Any = None               # a Grouping, or what core.steps_list answers
         if core.ACTIVE:
-            listed = fam.play_moves(hand, last, token)
+            if listed is None:
+                listed = fam.play_moves(hand, last, token)
             if listed is not None and len(listed) <= STEP_LIMIT:
                 return listed
             if listed is not None and core.is_plays(listed):
