@@ -76,6 +76,14 @@ def test_plays_behave_as_the_list_of_the_same_moves():
     assert type(as_list) is list and len(moves) == len(as_list) > 3
     n = len(moves)
     assert moves[0] is PASS_MOVE and moves.codes() and len(moves.codes()) == n - 1
+    check_as_list(moves, as_list)
+
+
+def check_as_list(moves, as_list) -> None:
+    """One of the core's lazy sequences of moves (``Plays``, ``Steps``, ``Subset``) against
+    the list of the same moves: every operation of a read-only list."""
+    n = len(moves)
+    assert isinstance(moves, Sequence) and n == len(as_list) > 3
     assert [fields(m) for m in moves] == [fields(m) for m in as_list]
     assert moves[1] is moves[1] and moves[-1] is moves[n - 1]   # each made once
     assert [fields(m) for m in moves[1:3]] == [fields(m) for m in as_list[1:3]]
@@ -83,8 +91,9 @@ def test_plays_behave_as_the_list_of_the_same_moves():
     assert [str(m) for m in reversed(moves)] == [str(m) for m in reversed(as_list)]
     assert moves == as_list and as_list == moves and (moves != as_list) is False
     assert moves != as_list[:-1] and moves != tuple(as_list)
-    assert "pass" in moves and str(moves[2]) in moves and "3H 3H 3H 3H 3H" not in moves
-    assert moves.index(str(moves[2])) == 2 and moves.count("pass") == 1
+    assert str(moves[2]) in moves and "3H 3H 3H 3H 3H" not in moves
+    assert moves.index(str(moves[2])) == 2
+    assert moves.count("pass") == as_list.count("pass") == ("pass" in moves)
     with pytest.raises(ValueError):
         moves.index("no such move")
     for bad in (n, -n - 1, 10**30):
@@ -101,6 +110,92 @@ def test_plays_behave_as_the_list_of_the_same_moves():
     for copied in (pickle.loads(pickle.dumps(moves)), copy.copy(moves), copy.deepcopy(moves)):
         assert type(copied) is list and [str(m) for m in copied] == [str(m) for m in moves]
     assert [type(m) for m in moves] == [Move] * n
+
+
+def test_the_steps_of_a_choice_behave_as_the_lists_of_the_same_moves():
+    """Past STEP_LIMIT plays: the first step's moves (``Steps``) and a chosen group's
+    (``Subset``) against the lists the Python code offers at the same steps; ``select``,
+    ``find``, ``codes`` and ``groups`` refuse bad input."""
+    if not core.AVAILABLE:
+        return
+    from shangyou.games.climbing.steps import CHOOSE, STEP_LIMIT
+    rng = random.Random(3)
+    checked = set()
+    for seed in range(40):
+        g = shangyou.new_game("zheng-shangyou/owen", players=2, seed=seed)
+        while not g.over and len(checked) < 2:
+            moves = g.legal_moves()
+            chosen = [m for m in moves if m.kind == "choose"]
+            kind = type(moves).__name__
+            if kind in ("Steps", "Subset") and (kind == "Subset" or chosen) and \
+                    kind not in checked and len(moves) > 3:
+                core.use(False)
+                ref = g.clone()
+                ref._legal = ref._token = ref._grouping = None     # grouped in Python
+                as_list = ref.legal_moves()
+                core.use(True)
+                assert type(as_list) is list
+                check_as_list(moves, as_list)
+                checked.add(kind)
+            g.apply(rng.choice(chosen) if chosen and "Subset" not in checked
+                    else rng.choice(moves))
+        if len(checked) == 2:
+            break
+    assert checked == {"Steps", "Subset"}
+    fam = shangyou.rules("zheng-shangyou/owen", players=2).family
+    hand = tuple(sorted(parse("3S 3H 4S 4H 5S 5H 6S 6H 7C 7S 8C 8S 9S 9H 10S 10H JS JH QS QH "
+                              "2D 2C 2H 2S BJ RJ")))
+    plays = fam.play_moves(hand, None, object())
+    top = plays.groups({}, lambda m: f"choose {len(m.cards)} {m.combo.describe()}", CHOOSE)
+    assert len(top) > STEP_LIMIT // 4 and top.find(123) is None
+    for bad in ((), ({}, str, 1), ([], str, CHOOSE), ({}, None, CHOOSE)):
+        with pytest.raises(TypeError):
+            plays.groups(*bad)
+    with pytest.raises(TypeError):                          # text_of must give a str
+        plays.groups({}, lambda m: 1, CHOOSE)
+    for bad in ((-1, (), 9, None), (len(top), (), 9, None)):
+        with pytest.raises(IndexError):
+            top.select(*bad)
+    for bad in ((0, (54,), 9, None), (0, (-1,), 9, None)):
+        with pytest.raises(ValueError):
+            top.select(*bad)
+    for bad in ((0, [], 9, None), (0, ("3H",), 9, None), (0, ())):
+        with pytest.raises(TypeError):
+            top.select(*bad)
+    with pytest.raises(IndexError):
+        top.codes(len(top))
+    n, sub, most = top.select(0, (), 0, None)               # more than the cap: the maxima
+    assert n >= 1 and sub is None and len(most) == 54
+
+
+def test_the_play_phase_is_listed_in_c_where_python_would_list_it():
+    """``listed_moves``: the family's listing of the seat to act in one call; None (nothing
+    listed) outside the play phase, while a choice in steps is under way, for a family
+    without its spec and for a hand the core refuses."""
+    if not core.AVAILABLE:
+        return
+    g = following_state()
+    tok = object()
+    got = core.listed_moves(g, tok)
+    fam = g.rules.family
+    assert got == fam.play_moves(g.hands[g.to_act], g.last, object())
+    assert all(m.token is tok for m in got[1:])
+    phase, g.phase = g.phase, "exchange"
+    assert core.listed_moves(g, tok) is None
+    g.phase = phase
+    g._grouping = ("a choice", "under way")
+    assert core.listed_moves(g, tok) is None
+    del g._grouping
+    spec = fam.__dict__.pop("_core_spec")
+    try:
+        assert core.listed_moves(g, tok) is None
+    finally:
+        fam._core_spec = spec
+    g.hands[g.to_act] = g.hands[g.to_act] + [600]          # a card the core refuses
+    assert core.listed_moves(g, tok) is None
+    with pytest.raises(TypeError):
+        core.listed_moves(g)
+    assert core.listed_moves(None, tok) is None and core.listed_moves(1, tok) is None
 
 
 def test_a_listed_move_is_made_and_logged_as_before():
