@@ -372,3 +372,27 @@ def test_the_play_that_ends_a_choice_is_made_in_c_as_python_makes_it():
         if made >= 8:
             break
     assert made >= 3
+
+
+def test_a_game_choosing_in_steps_copies_and_pickles():
+    """A game in the middle of a choice in steps (its grouping kept, the core's where it is
+    on): a deep copy, a pickled copy and a clone offer the same moves and make the same
+    play."""
+    import copy
+    import pickle
+    done = 0
+    for g in _step_states("zheng-shangyou/owen", 2, range(4)):
+        chosen = [m for m in g.legal_moves() if m.kind == "choose"]
+        if not chosen:
+            continue
+        g.apply(chosen[-1])
+        others = (copy.deepcopy(g), pickle.loads(pickle.dumps(g)), g.clone())   # not listed
+        want = texts(g.legal_moves())
+        for other in others:
+            assert texts(other.legal_moves()) == want and other._grouping is not None
+            other.apply(other.legal_moves()[-1])
+            assert other.choice is None and other._grouping is None
+        done += 1
+        if done == 2:
+            break
+    assert done == 2

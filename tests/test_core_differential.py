@@ -97,12 +97,16 @@ class Lockstep:
         a = self.py.legal_moves()
         with_core(True)
         b = self.c.legal_moves()
-        # the core's listing is a Plays sequence (a list in an exchange, or while a play is
-        # chosen in steps): its length, then every item, made one by one from the codes
+        # the core's listing is a Plays sequence (a list in an exchange); while a play is
+        # chosen in steps, the first step's moves (Steps: the listing grouped in C), a chosen
+        # group's plays (Subset: the listing filtered in C) or a list of picks: its length,
+        # then every item, made one by one from the codes
         assert len(b) == len(a), self.where()
         assert [move_fields(m) for m in b] == [move_fields(m) for m in a], self.where()
         if core.AVAILABLE and self.c.phase == "play":
-            assert type(b) is core._core.Plays or self.c._grouping is not None, self.where()
+            m = core._core
+            assert type(b) is m.Plays or self.c._grouping is not None and \
+                type(b) in (m.Steps, m.Subset, list), self.where()
         self.states += 1
         return a, b
 
@@ -183,9 +187,10 @@ def _leading(name, players, opts, hand):
     ids=lambda x: _cid(x) if isinstance(x, tuple) and len(x) == 3 else
     f"ranks{x[0]}-{x[1] - 1}" if isinstance(x, tuple) else f"{x}hands")
 def test_steps_of_large_hands_alike(cfg, hands, run):
-    """Leads of large hands chosen in steps (the core counts and filters the plays, Python
-    lists and groups them): the same moves offered at every step of random walks, down to
-    the play, which is one of all_moves()."""
+    """Leads of large hands chosen in steps (the core groups its listing and filters it for
+    a chosen group and the picked cards, Python lists the plays and groups them): the same
+    moves offered at every step of random walks, down to the play, which is one of
+    all_moves()."""
     name, players, opts = cfg
     rng = random.Random(11)
     pack = deck(opts.get("decks", 1), True)

@@ -10,8 +10,9 @@ Python code of :class:`~shangyou.games.zheng_shangyou.pagat.PagatFamily`,
 is an int ``code`` saying what the cards are read as and the cards; ``_meta`` / ``_owen_meta``
 say what a code means, and the module makes the :class:`~.combo.Combo` objects from that (or
 gives ``(code, cards)`` pairs, which the tests read). It also plays the search's pagat playouts (:func:`pagat_playout`),
-and counts and filters the plays where a seat chooses its play in steps (:data:`steps_list`,
-:func:`filter_plays`; ``_core_steps.c``, ``games/climbing/steps.py``).
+and groups and filters the plays where a seat chooses its play in steps (``Plays.groups``,
+``_core_groups.c``; for a family listed in Python :data:`steps_list`, :func:`filter_plays`,
+``_core_steps.c``; ``games/climbing/steps.py``).
 
 ``setup.py`` builds the module when a C compiler is there (``pip install``, or ``python setup.py
 build_ext --inplace`` in a checkout). Without it the games use the Python code and say so once,

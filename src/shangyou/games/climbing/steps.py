@@ -18,10 +18,13 @@ The full listing stays available to the engine's own users (search playouts, the
 
 Where the compiled core makes the plays (``core.py``), no step makes every play as an object:
 the game's ``Plays`` listing is grouped in C in one pass (``Plays.groups``,
-:meth:`Grouping.of_listing`; where a family lists in Python, ``core.steps_list`` counts the
-plays by code and keeps the first of each), and after a ``choose`` the core keeps only the
-plays of that group holding the picked cards (:func:`~.core.filter_plays`). The Python way (no core, or a play the core does not
-describe) lists every play and groups them: it is the reference the core is tested against
+:meth:`Grouping.of_listing`): the first step's moves are the core's ``Steps`` sequence (each
+move made when asked for), and after a ``choose`` the plays of that group holding the picked
+cards are found in that listing (``Steps.select``: a ``Subset`` sequence, or the cards to
+pick next). Where a family lists in Python, ``core.steps_list`` counts the plays by code and
+keeps the first of each, and :func:`~.core.filter_plays` generates them again, keeping those
+of the chosen group. The Python way (no core, or a play the core does not describe) lists
+every play and groups them: it is the reference the core is tested against
 (``tests/test_climbing_steps.py``, ``tests/test_core_differential.py``).
 """
 
@@ -195,6 +198,18 @@ class Grouping:
                          None, None, g)
         return self.groups.get(text)
 
+    # a grouping is never changed once made (its groups, made when first asked, are the same
+    # whenever made): copies share it; pickled, it is grouped again in Python (the core's
+    # Steps would come back as a plain list of moves)
+    def __copy__(self) -> Grouping:
+        return self
+
+    def __deepcopy__(self, memo) -> Grouping:
+        return self
+
+    def __reduce__(self):
+        return _regrouped, (self.fam, self.hand, self.last)
+
     @classmethod
     def of_listing(cls, fam, hand, last, plays, token) -> Grouping:
         """The grouping of the core's ``Plays`` of this state, made in C in one pass
@@ -251,6 +266,12 @@ class Grouping:
         for c in picked:
             have[c] += 1
         return total, [], [c for c in range(54) if maxima[c] > have[c]]
+
+
+def _regrouped(fam, hand, last) -> Grouping:
+    """The grouping of a state made in Python (an unpickled :class:`Grouping`)."""
+    moves = list(list_plays(fam, hand, last, None))
+    return Grouping.of_plays(fam, hand, last, moves[1:] if last is not None else moves)
 
 
 def _text_of_move(move: Move) -> str:
