@@ -23,13 +23,17 @@
 /* per call of groups: code -> group, and group text -> group, by open addressing; a slot is
    in use when its gen is the call's (so nothing is cleared between calls) */
 static struct {
-    long code[GROUP_SLOTS];
-    int group[GROUP_SLOTS];
-    unsigned gen[GROUP_SLOTS];
-    PyObject *text[GROUP_SLOTS];            /* borrowed: the Steps holds them */
-    Py_hash_t hash[GROUP_SLOTS];
-    int tgroup[GROUP_SLOTS];
-    unsigned tgen[GROUP_SLOTS];
+    struct {
+        long code;
+        int group;
+        unsigned gen;
+    } c[GROUP_SLOTS];                       /* by code (one slot: one cache line) */
+    struct {
+        PyObject *text;                     /* borrowed: the Steps holds them */
+        Py_hash_t hash;
+        int group;
+        unsigned gen;
+    } t[GROUP_SLOTS];                       /* by text */
     unsigned cur;
 } G;
 
@@ -115,9 +119,11 @@ steps_dealloc(Steps *st)
 
 static struct {
     PyObject *owner;
-    long code[TEXT_SLOTS];
-    PyObject *text[TEXT_SLOTS];             /* held; NULL: a free slot */
-    Py_hash_t hash[TEXT_SLOTS];
+    struct {
+        long code;
+        PyObject *text;                     /* held; NULL: a free slot */
+        Py_hash_t hash;
+    } s[TEXT_SLOTS];
     Py_ssize_t used;
 } T;
 
@@ -125,8 +131,8 @@ static void
 texts_reset(PyObject *owner)
 {
     for (size_t i = 0; i < TEXT_SLOTS && T.used; i++) {
-        if (T.text[i] != NULL) {
-            Py_CLEAR(T.text[i]);
+        if (T.s[i].text != NULL) {
+            Py_CLEAR(T.s[i].text);
             T.used--;
         }
     }
@@ -139,7 +145,7 @@ static size_t
 text_slot(long code)
 {
     size_t i = (size_t)((unsigned long)code * 0x9E3779B97F4A7C15UL >> 40) & (TEXT_SLOTS - 1);
-    while (T.text[i] != NULL && T.code[i] != code)
+    while (T.s[i].text != NULL && T.s[i].code != code)
         i = (i + 1) & (TEXT_SLOTS - 1);
     return i;
 }
@@ -153,10 +159,10 @@ text_of_code(Steps *st, long code, Py_ssize_t j, PyObject *texts, PyObject *text
     if (T.owner != texts || T.used >= TEXT_MOST)
         texts_reset(texts);
     size_t slot = text_slot(code);
-    if (T.text[slot] != NULL) {
-        *hash = T.hash[slot];
-        Py_INCREF(T.text[slot]);
-        return T.text[slot];
+    if (T.s[slot].text != NULL) {
+        *hash = T.s[slot].hash;
+        Py_INCREF(T.s[slot].text);
+        return T.s[slot].text;
     }
     PyObject *key = PyLong_FromLong(code);
     if (key == NULL)
@@ -190,9 +196,9 @@ text_of_code(Steps *st, long code, Py_ssize_t j, PyObject *texts, PyObject *text
     if (T.owner == texts) {        /* (text_of may have passed another dict to groups) */
         slot = text_slot(code);
         Py_INCREF(text);
-        T.code[slot] = code;
-        T.text[slot] = text;
-        T.hash[slot] = *hash;
+        T.s[slot].code = code;
+        T.s[slot].text = text;
+        T.s[slot].hash = *hash;
         T.used++;
     }
     return text;
@@ -206,12 +212,12 @@ group_of_code(Steps *st, long code, Py_ssize_t j, PyObject *texts, PyObject *tex
     if (text == NULL)
         return -1;
     size_t i = (size_t)((unsigned long)h * 0x9E3779B97F4A7C15UL >> 40) & (GROUP_SLOTS - 1);
-    while (G.tgen[i] == G.cur) {
-        if (G.hash[i] == h) {
-            int eq = G.text[i] == text ? 1 : PyUnicode_Compare(G.text[i], text) == 0;
+    while (G.t[i].gen == G.cur) {
+        if (G.t[i].hash == h) {
+            int eq = G.t[i].text == text ? 1 : PyUnicode_Compare(G.t[i].text, text) == 0;
             if (eq) {
                 Py_DECREF(text);
-                return G.tgroup[i];
+                return G.t[i].group;
             }
             if (PyErr_Occurred()) {
                 Py_DECREF(text);
@@ -237,10 +243,10 @@ group_of_code(Steps *st, long code, Py_ssize_t j, PyObject *texts, PyObject *tex
     st->grp[g].first = j;
     st->grp[g].count = 0;
     st->ngroups = g + 1;
-    G.text[i] = text;
-    G.hash[i] = h;
-    G.tgroup[i] = (int)g;
-    G.tgen[i] = G.cur;
+    G.t[i].text = text;
+    G.t[i].hash = h;
+    G.t[i].group = (int)g;
+    G.t[i].gen = G.cur;
     return (int)g;
 }
 
@@ -277,8 +283,8 @@ core_plays_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return PyErr_NoMemory();
     }
     if (++G.cur == 0) {                    /* once in 2**32 calls: free every slot */
-        memset(G.gen, 0, sizeof G.gen);
-        memset(G.tgen, 0, sizeof G.tgen);
+        for (size_t i = 0; i < GROUP_SLOTS; i++)
+            G.c[i].gen = G.t[i].gen = 0;
         G.cur = 1;
     }
     long last_code = 0;
@@ -290,9 +296,9 @@ core_plays_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             unsigned long h = (unsigned long)code * 0x9E3779B97F4A7C15UL;
             size_t i = (size_t)(h >> 40) & (GROUP_SLOTS - 1);
             int g = -1;
-            while (G.gen[i] == G.cur) {
-                if (G.code[i] == code) {
-                    g = G.group[i];
+            while (G.c[i].gen == G.cur) {
+                if (G.c[i].code == code) {
+                    g = G.c[i].group;
                     break;
                 }
                 i = (i + 1) & (GROUP_SLOTS - 1);
@@ -308,9 +314,9 @@ core_plays_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                     Py_DECREF(st);
                     return NULL;
                 }
-                G.code[i] = code;
-                G.group[i] = g;
-                G.gen[i] = G.cur;
+                G.c[i].code = code;
+                G.c[i].group = g;
+                G.c[i].gen = G.cur;
                 ncodes++;
             }
             last_code = code;
