@@ -1,6 +1,7 @@
 /* Shared declarations of the compiled core of the climbing games (_core.c: the Python
    module; _core_pagat.c: the pagat family's plays; _core_moves.c: the legal moves as a lazy
-   sequence; _core_apply.c: the game's play phase; _core_playout.c: the search's playouts). */
+   sequence; _core_groups.c: the steps of a choice from that listing; _core_apply.c: the
+   game's play phase; _core_playout.c: the search's playouts). */
 
 #ifndef SHANGYOU_CORE_H
 #define SHANGYOU_CORE_H
