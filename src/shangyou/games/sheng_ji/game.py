@@ -30,6 +30,7 @@ from ...cards import BJ_CODE, CARD_TEXT, RJ_CODE, Cards, deck, parse
 from ...engine.base import GameBase
 from ...engine.moves import Move
 from ...errors import IllegalMove, NotationError
+from . import core
 from .follow import check_follow, legal_follows, next_cards
 from .order import LEVELS, SJ_RANK, Trump, Unit, decompose
 from .scoring import level_change, next_level, points
@@ -134,9 +135,12 @@ class ShengJiGame(GameBase):
         if self._legal is None:
             self._token = object()
             self._legal = self._list_moves()
-        return list(self._legal)
+        legal = self._legal     # the core's Moves cannot be changed: given as they are
+        return list(legal) if type(legal) is list else legal
 
     def apply(self, move: Move | str, seat: int | None = None) -> None:
+        if core.ACTIVE and core.apply_listed(self, move, seat):
+            return
         seat = self._check_turn(seat)
         if isinstance(move, Move) and self._listed(move):
             mv = move
@@ -150,7 +154,7 @@ class ShengJiGame(GameBase):
         r = self.rules
         self.hand_number += 1
         cards = deck(r.decks)
-        self._rng.shuffle(cards)
+        core.shuffle(self._rng, cards)
         self._kitty_as_dealt: tuple[int, ...] = tuple(cards[:r.kitty])
         self.kitty: list[int] = sorted(self._kitty_as_dealt)
         self.stock: list[int] = list(cards[r.kitty:])   # drawn from the end, one at a time
@@ -193,6 +197,10 @@ class ShengJiGame(GameBase):
         """Draw until somebody has a bid to make (they act), or the deal is done."""
         while True:
             if self.stock:
+                if core.ACTIVE:                  # the draws up to a bid in C
+                    if core.draw(self):
+                        return
+                    continue
                 self._draw()
                 if self._bids_for(self._drawn_by):
                     self.to_act = self._drawn_by
@@ -284,6 +292,10 @@ class ShengJiGame(GameBase):
         seat = self.to_act
         if seat is None:                         # the game is over: nobody acts
             return []
+        if core.ACTIVE and self.phase in (PLAY, BURY):
+            moves = core.list_moves(self, tok)
+            if moves is not None:
+                return moves
         if self.phase == DEAL:
             moves = [Move(PASS, (), None, "pass", token=tok)]
             for c, k in self._bids_for(seat):
