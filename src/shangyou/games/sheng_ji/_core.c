@@ -410,8 +410,10 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (sj_names() < 0)
         return NULL;
     PyObject *d = PyObject_GenericGetDict(args[0], NULL);
-    if (d == NULL)
-        return NULL;
+    if (d == NULL) {
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
     PyObject *res = NULL;
     int ok = PyDict_CheckExact(d);
     long n = ok ? dict_long(d, S_n, &ok) : 0;

@@ -217,8 +217,10 @@ sj_list_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (sj_move_type == NULL)
         Py_RETURN_NONE;
     PyObject *d = PyObject_GenericGetDict(args[0], NULL);
-    if (d == NULL)
-        return NULL;
+    if (d == NULL) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
     PyObject *out = Py_None;
     long seat = PyDict_CheckExact(d) ? small(d, S_to_act, MAXSEATS) : -1;
     PyObject *phase = seat >= 0 ? GET(d, S_phase) : NULL;
