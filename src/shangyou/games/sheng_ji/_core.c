@@ -45,9 +45,9 @@ sj_ctx_make(Ctx *t, int level, int suit, int red5)
 }
 
 static int
-small_attr(PyObject *o, const char *name, int lo, int hi, int none_as, int *out)
+small_attr(PyObject *o, PyObject *name, int lo, int hi, int none_as, int *out)
 {
-    PyObject *v = PyObject_GetAttrString(o, name);
+    PyObject *v = PyObject_GetAttr(o, name);
     if (v == NULL) {
         PyErr_Clear();
         return 0;
@@ -68,23 +68,22 @@ small_attr(PyObject *o, const char *name, int lo, int hi, int none_as, int *out)
     return ok;
 }
 
-int
-sj_ctx_read(Ctx *t, PyObject *trump)
+const Ctx *
+sj_ctx_read(PyObject *trump)
 {
     static Ctx cache;
     static int cached = 0;
     int level, suit, red5;
     if (trump == NULL || trump == Py_None ||
-        !small_attr(trump, "level", 0, 12, -2, &level) ||
-        !small_attr(trump, "suit", 0, 3, -1, &suit) ||
-        !small_attr(trump, "red_five", 0, 1, -2, &red5))
-        return 0;
+        !small_attr(trump, S_level, 0, 12, -2, &level) ||
+        !small_attr(trump, S_suit, 0, 3, -1, &suit) ||
+        !small_attr(trump, S_red_five, 0, 1, -2, &red5))
+        return NULL;
     if (!cached || cache.level != level || cache.suit != suit || cache.red5 != red5) {
         sj_ctx_make(&cache, level, suit, red5);
         cached = 1;
     }
-    *t = cache;
-    return 1;
+    return &cache;
 }
 
 /* ---------------------------------------------------------------------- cards */
@@ -176,32 +175,71 @@ sj_sort_by_key(const Ctx *t, unsigned char *cards, int n)
 }
 
 /* ---------------------------------------------------------------------- the sink */
+static void *
+copy_of(const void *p, size_t n)
+{
+    void *q = PyMem_Malloc(n ? n : 1);
+    if (q != NULL && n)
+        memcpy(q, p, n);
+    return q;
+}
+
+/* a sink on buffers it does not own (fixed): copies of them it owns; 0 or -1 */
+static int
+own(Sink *s)
+{
+    if (!s->fixed)
+        return 0;
+    unsigned char *k = copy_of(s->kind, (size_t)s->cap);
+    Py_ssize_t *o = copy_of(s->off, (size_t)s->cap * sizeof *o);
+    int *l = copy_of(s->len, (size_t)s->cap * sizeof *l);
+    unsigned char *p = copy_of(s->pool, (size_t)s->pool_cap);
+    if (k == NULL || o == NULL || l == NULL || p == NULL) {
+        PyMem_Free(k);
+        PyMem_Free(o);
+        PyMem_Free(l);
+        PyMem_Free(p);
+        PyErr_NoMemory();
+        return -1;
+    }
+    s->kind = k;
+    s->off = o;
+    s->len = l;
+    s->pool = p;
+    s->fixed = 0;
+    return 0;
+}
+
 int
 sj_sink_add(Sink *s, int kind, const unsigned char *cards, int n)
 {
     if (s->n == s->cap) {
+        if (own(s) < 0)
+            return -1;
         Py_ssize_t cap = s->cap ? s->cap * 2 : 64;
         unsigned char *k = PyMem_Realloc(s->kind, (size_t)cap);
         if (k == NULL)
-            return -1;
+            goto nomem;
         s->kind = k;
         Py_ssize_t *o = PyMem_Realloc(s->off, (size_t)cap * sizeof *o);
         if (o == NULL)
-            return -1;
+            goto nomem;
         s->off = o;
         int *l = PyMem_Realloc(s->len, (size_t)cap * sizeof *l);
         if (l == NULL)
-            return -1;
+            goto nomem;
         s->len = l;
         s->cap = cap;
     }
     if (s->pool_n + n > s->pool_cap) {
+        if (own(s) < 0)
+            return -1;
         Py_ssize_t cap = s->pool_cap ? s->pool_cap * 2 : 512;
         while (cap < s->pool_n + n)
             cap *= 2;
         unsigned char *p = PyMem_Realloc(s->pool, (size_t)cap);
         if (p == NULL)
-            return -1;
+            goto nomem;
         s->pool = p;
         s->pool_cap = cap;
     }
@@ -213,15 +251,20 @@ sj_sink_add(Sink *s, int kind, const unsigned char *cards, int n)
     s->pool_n += n;
     s->n++;
     return 0;
+nomem:
+    PyErr_NoMemory();
+    return -1;
 }
 
 void
 sj_sink_free(Sink *s)
 {
-    PyMem_Free(s->kind);
-    PyMem_Free(s->off);
-    PyMem_Free(s->len);
-    PyMem_Free(s->pool);
+    if (!s->fixed) {
+        PyMem_Free(s->kind);
+        PyMem_Free(s->off);
+        PyMem_Free(s->len);
+        PyMem_Free(s->pool);
+    }
     memset(s, 0, sizeof *s);
 }
 

@@ -40,6 +40,7 @@ enum { K_PLAY, K_THROW, K_COMMIT, K_PICK, K_BURY, NKINDS };
 /* the items of a listing, in order: each a kind and its cards */
 typedef struct {
     Py_ssize_t n, cap, pool_n, pool_cap;
+    int fixed;                  /* the buffers are not the sink's (they are copied to grow) */
     unsigned char *kind;
     Py_ssize_t *off;
     int *len;
@@ -61,7 +62,7 @@ extern Py_ssize_t sj_move_off[6];       /* its slots: kind, cards, combo, _text,
 #define M_TOKEN 5
 
 void sj_ctx_make(Ctx *t, int level, int suit, int red5);
-int sj_ctx_read(Ctx *t, PyObject *trump);          /* 1 read, 0 cannot (no exception) */
+const Ctx *sj_ctx_read(PyObject *trump);          /* NULL: cannot (no exception) */
 int sj_card_of(PyObject *x);                       /* 0..53, or -1 (no exception) */
 int sj_read_cards(PyObject *seq, int *cnt, unsigned char *list, int cap);
 PyObject *sj_cards_tuple(const unsigned char *cards, int n);
@@ -72,7 +73,7 @@ void sj_sort_by_key(const Ctx *t, unsigned char *cards, int n);
 
 /* _core_seq.c */
 extern PyTypeObject sj_moves_type;
-PyObject *sj_moves_new(Sink *sink, PyObject *token);   /* takes the sink's buffers */
+PyObject *sj_moves_new(PyObject *token, Sink **sink);  /* its sink, to be filled */
 
 /* _core_units.c */
 int sj_decompose(const Ctx *t, const int *cnt, SUnit *units);
@@ -101,6 +102,6 @@ extern PyObject *S_phase, *S_to_act, *S_hands, *S_trick, *S_pending, *S_trump, *
     *S_to_bury, *S_stock, *S_next_draw, *S_drawn_by, *S_bid, *S_level_rank, *S_seat,
     *S_card, *S_count, *S_event, *S_cards_key, *S_winner, *S_points, *S_plays, *S_tried,
     *S_forced, *S_ev_play, *S_ev_trick, *S_ev_failed, *S_space, *S_level, *S_suit,
-    *S_red_five, *S_kitty_owner;
+    *S_red_five, *S_kitty_owner, *S_width, *S_length, *S_top;
 
 #endif

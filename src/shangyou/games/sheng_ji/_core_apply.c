@@ -166,6 +166,33 @@ typedef struct {
     int winner_pts;
 } Play;
 
+/* Unit(width, length, top, cards): order.Unit is a frozen dataclass whose __init__ sets
+   these four attributes in the instance's dict and does nothing else; so made directly */
+static PyObject *
+sj_unit(const SUnit *u)
+{
+    PyTypeObject *type = (PyTypeObject *)sj_unit_type;
+    PyObject *o = type->tp_alloc(type, 0);
+    if (o == NULL)
+        return NULL;
+    PyObject *d = PyObject_GenericGetDict(o, NULL);
+    PyObject *v[4] = {PyLong_FromLong(u->width), PyLong_FromLong(u->length),
+                      PyLong_FromLong(u->top), sj_cards_tuple(u->cards, u->n)};
+    PyObject *k[4] = {S_width, S_length, S_top, S_cards_key};
+    int ok = d != NULL;
+    for (int i = 0; i < 4; i++) {
+        if (ok && (v[i] == NULL || PyDict_SetItem(d, k[i], v[i]) < 0))
+            ok = 0;
+        Py_XDECREF(v[i]);
+    }
+    Py_XDECREF(d);
+    if (!ok) {
+        Py_DECREF(o);
+        return NULL;
+    }
+    return o;
+}
+
 static int
 unit_list(const SUnit *units, int nu, PyObject **out)
 {
@@ -174,9 +201,7 @@ unit_list(const SUnit *units, int nu, PyObject **out)
         return -1;
     for (int i = 0; i < nu; i++) {
         const SUnit *u = &units[i];
-        PyObject *cards = sj_cards_tuple(u->cards, u->n);
-        PyObject *u_obj = cards == NULL ? NULL :
-            PyObject_CallFunction(sj_unit_type, "iiiN", u->width, u->length, u->top, cards);
+        PyObject *u_obj = sj_unit(u);
         if (u_obj == NULL) {
             Py_DECREF(l);
             return -1;
@@ -354,10 +379,10 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
         return 0;
     PyObject *trick = GET(d, S_trick), *pending = GET(d, S_pending);
     PyObject *events = GET(d, S_events), *rules = GET(d, S_rules);
-    Ctx t;
+    const Ctx *t;
     if (trick == NULL || !PyList_CheckExact(trick) || pending == NULL ||
         !PyList_CheckExact(pending) || events == NULL || !PyList_CheckExact(events) ||
-        rules == NULL || !sj_ctx_read(&t, GET(d, S_trump)))
+        rules == NULL || (t = sj_ctx_read(GET(d, S_trump))) == NULL)
         return 0;
     int pcnt[NCARD] = {0};
     unsigned char plist[MAXH];
@@ -365,11 +390,10 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
     Py_ssize_t nt = PyList_GET_SIZE(trick);
     if (np < 0 || nt >= n)
         return 0;
-    Play *P = PyMem_Calloc(1, sizeof *P);
-    if (P == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
+    static Play play;                  /* the moves are made one at a time (the GIL) */
+    Play *P = &play;
+    P->forced = P->penalty = 0;
+    P->ncards = P->ntried = P->nu = P->end_trick = P->friends = 0;
     int rc = 0;
     P->seat = seat;
     P->n = n;
@@ -394,9 +418,9 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
             goto out;
         int done = kind == K_THROW;
         if (kind == K_PICK) {
-            int suit = t.eff[tcards[0][0]], mine = 0;
+            int suit = t->eff[tcards[0][0]], mine = 0;
             for (int c = 0; c < NCARD; c++)
-                if (t.eff[c] == suit)
+                if (t->eff[c] == suit)
                     mine += hcnt[c];
             if (np + 1 + (mine > leadn ? 0 : mine) < leadn)
                 done = 1;
@@ -404,7 +428,7 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
                 P->ncards = 0;
                 if (mine <= leadn)
                     for (int c = 0; c < NCARD; c++)
-                        if (t.eff[c] == suit)
+                        if (t->eff[c] == suit)
                             for (int k = 0; k < hcnt[c]; k++)
                                 P->cards[P->ncards++] = (unsigned char)c;
                 for (int i = 0; i < np; i++)
@@ -436,11 +460,11 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
         pc[P->cards[i]]++;
     int leading = nt == 0;
     if (leading) {                            /* _lead: the throw checked */
-        int suit = t.eff[P->cards[0]];
+        int suit = t->eff[P->cards[0]];
         for (int i = 1; i < P->ncards; i++)
-            if (t.eff[P->cards[i]] != suit)
+            if (t->eff[P->cards[i]] != suit)
                 goto out;
-        P->nu = sj_decompose(&t, pc, P->units);
+        P->nu = sj_decompose(t, pc, P->units);
         if (P->nu <= 0)
             goto out;
         if (P->nu > 1) {
@@ -454,7 +478,7 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
                     goto out;
                 no++;
             }
-            int f = sj_throw_check(&t, P->units, P->nu, suit, (const int (*)[NCARD])others, no);
+            int f = sj_throw_check(t, P->units, P->nu, suit, (const int (*)[NCARD])others, no);
             if (f >= 0) {
                 PyObject *tp = PyObject_GetAttr(rules, S_throw_penalty);
                 long pen = tp != NULL && PyLong_CheckExact(tp) ? PyLong_AsLong(tp) : -1;
@@ -479,7 +503,7 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
                 memset(pc, 0, sizeof pc);
                 for (int i = 0; i < P->ncards; i++)
                     pc[P->cards[i]]++;
-                P->nu = sj_decompose(&t, pc, P->units);
+                P->nu = sj_decompose(t, pc, P->units);
                 if (P->nu <= 0)
                     goto out;
             }
@@ -547,7 +571,7 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
         memcpy(tcnt[nt], pc, sizeof pc);
         memcpy(tcards[nt], P->cards, (size_t)P->ncards);
         tn[nt] = P->ncards;
-        int w = sj_trick_winner(&t, (int)n, (const int (*)[NCARD])tcnt,
+        int w = sj_trick_winner(t, (int)n, (const int (*)[NCARD])tcnt,
                                 (const unsigned char (*)[MAXH])tcards, tn);
         if (w < 0)
             goto out;
@@ -573,7 +597,6 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
     else
         rc = log_move(d, seat, move);
 out:
-    PyMem_Free(P);
     return rc;
 }
 

@@ -15,12 +15,13 @@ PyObject *S_phase, *S_to_act, *S_hands, *S_trick, *S_pending, *S_trump, *S_rules
     *S_decks, *S_teams, *S_throw_penalty, *S_play, *S_bury, *S_buried, *S_to_bury, *S_stock,
     *S_next_draw, *S_drawn_by, *S_bid, *S_level_rank, *S_seat, *S_card, *S_count, *S_event,
     *S_cards_key, *S_winner, *S_points, *S_plays, *S_tried, *S_forced, *S_ev_play,
-    *S_ev_trick, *S_ev_failed, *S_space, *S_level, *S_suit, *S_red_five, *S_kitty_owner;
+    *S_ev_trick, *S_ev_failed, *S_space, *S_level, *S_suit, *S_red_five, *S_kitty_owner,
+    *S_width, *S_length, *S_top;
 
 int
 sj_names(void)
 {
-    if (S_kitty_owner != NULL)
+    if (S_top != NULL)
         return 0;
 #define NAME(var, text) if ((var = PyUnicode_InternFromString(text)) == NULL) return -1
     NAME(S_phase, "phase");
@@ -75,6 +76,9 @@ sj_names(void)
     NAME(S_suit, "suit");
     NAME(S_red_five, "red_five");
     NAME(S_kitty_owner, "kitty_owner");
+    NAME(S_width, "width");
+    NAME(S_length, "length");
+    NAME(S_top, "top");
 #undef NAME
     return 0;
 }
@@ -105,10 +109,11 @@ list_play(PyObject *d, long seat, PyObject *token)
 {
     PyObject *hands = GET(d, S_hands), *trick = GET(d, S_trick), *pending = GET(d, S_pending);
     PyObject *rules = GET(d, S_rules);
-    Ctx t;
+    const Ctx *t;
     if (hands == NULL || !PyList_CheckExact(hands) || seat >= PyList_GET_SIZE(hands) ||
         trick == NULL || !PyList_CheckExact(trick) || pending == NULL ||
-        !PyList_CheckExact(pending) || rules == NULL || !sj_ctx_read(&t, GET(d, S_trump)))
+        !PyList_CheckExact(pending) || rules == NULL ||
+        (t = sj_ctx_read(GET(d, S_trump))) == NULL)
         Py_RETURN_NONE;
     int hand[NCARD] = {0}, pend[NCARD] = {0};
     unsigned char plist[MAXH];
@@ -116,17 +121,19 @@ list_play(PyObject *d, long seat, PyObject *token)
     int np = sj_read_cards(pending, pend, plist, MAXH);
     if (nh < 0 || np < 0)
         Py_RETURN_NONE;
-    Sink sink;
-    memset(&sink, 0, sizeof sink);
+    Sink *sink;
+    PyObject *out = sj_moves_new(token, &sink);
+    if (out == NULL)
+        return NULL;
     unsigned char buf[NCARD];
     int nb = 0;
     if (PyList_GET_SIZE(trick) == 0) {                   /* leading */
         if (np) {                                        /* a throw being built */
-            if (sj_sink_add(&sink, K_COMMIT, NULL, 0) < 0)
+            if (sj_sink_add(sink, K_COMMIT, NULL, 0) < 0)
                 goto fail;
-            int s = t.eff[plist[0]];
+            int s = t->eff[plist[0]];
             for (int c = 0; c < NCARD; c++)
-                if (hand[c] - pend[c] > 0 && t.eff[c] == s)
+                if (hand[c] - pend[c] > 0 && t->eff[c] == s)
                     buf[nb++] = (unsigned char)c;
         } else {
             PyObject *dk = PyObject_GetAttr(rules, S_decks);
@@ -134,45 +141,52 @@ list_play(PyObject *d, long seat, PyObject *token)
             Py_XDECREF(dk);
             if (decks < 1 || decks > 8) {
                 PyErr_Clear();
+                Py_DECREF(out);
                 Py_RETURN_NONE;
             }
-            if (sj_lead_units(&t, hand, (int)decks, &sink) < 0)
+            if (sj_lead_units(t, hand, (int)decks, sink) < 0)
                 goto fail;
             for (int c = 0; c < NCARD; c++)
                 if (hand[c])
                     buf[nb++] = (unsigned char)c;
         }
-        sj_sort_by_key(&t, buf, nb);
+        sj_sort_by_key(t, buf, nb);
         for (int i = 0; i < nb; i++)
-            if (sj_sink_add(&sink, K_THROW, &buf[i], 1) < 0)
+            if (sj_sink_add(sink, K_THROW, &buf[i], 1) < 0)
                 goto fail;
-        return sj_moves_new(&sink, token);
+        return out;
     }
     PyObject *first = PyList_GET_ITEM(trick, 0);
     int lead[NCARD] = {0}, nl;
     if (!PyTuple_CheckExact(first) || PyTuple_GET_SIZE(first) != 2 ||
-        (nl = sj_read_cards(PyTuple_GET_ITEM(first, 1), lead, NULL, MAXH)) <= 0)
+        (nl = sj_read_cards(PyTuple_GET_ITEM(first, 1), lead, NULL, MAXH)) <= 0) {
+        Py_DECREF(out);
         Py_RETURN_NONE;
+    }
     SUnit units[MAXU];
-    int nu = sj_decompose(&t, lead, units);
-    if (nu <= 0)
+    int nu = sj_decompose(t, lead, units);
+    if (nu <= 0) {
+        Py_DECREF(out);
         Py_RETURN_NONE;
+    }
     if (!np) {
-        int r = sj_follows(&t, hand, lead, nl, units, nu, FOLLOW_LIMIT, &sink);
+        int r = sj_follows(t, hand, lead, nl, units, nu, FOLLOW_LIMIT, sink);
         if (r < 0)
             goto fail;
         if (r == 1)
-            return sj_moves_new(&sink, token);
-        sj_sink_free(&sink);                             /* too many: card by card */
+            return out;
+        Py_DECREF(out);                                  /* too many: card by card */
+        if ((out = sj_moves_new(token, &sink)) == NULL)
+            return NULL;
     }
-    nb = sj_next_cards(&t, hand, lead, nl, units, nu, pend, buf);
-    sj_sort_by_key(&t, buf, nb);
+    nb = sj_next_cards(t, hand, lead, nl, units, nu, pend, buf);
+    sj_sort_by_key(t, buf, nb);
     for (int i = 0; i < nb; i++)
-        if (sj_sink_add(&sink, K_PICK, &buf[i], 1) < 0)
+        if (sj_sink_add(sink, K_PICK, &buf[i], 1) < 0)
             goto fail;
-    return sj_moves_new(&sink, token);
+    return out;
 fail:
-    sj_sink_free(&sink);
+    Py_DECREF(out);
     if (!PyErr_Occurred())
         PyErr_NoMemory();
     return NULL;
@@ -182,9 +196,9 @@ static PyObject *
 list_bury(PyObject *d, long seat, PyObject *token)
 {
     PyObject *theft = GET(d, S_theft_round), *hands = GET(d, S_hands);
-    Ctx t;
+    const Ctx *t;
     if ((theft != NULL && theft != Py_None) || hands == NULL || !PyList_CheckExact(hands) ||
-        seat >= PyList_GET_SIZE(hands) || !sj_ctx_read(&t, GET(d, S_trump)))
+        seat >= PyList_GET_SIZE(hands) || (t = sj_ctx_read(GET(d, S_trump))) == NULL)
         Py_RETURN_NONE;
     int hand[NCARD] = {0};
     if (sj_read_cards(PyList_GET_ITEM(hands, seat), hand, NULL, 1 << 20) < 0)
@@ -194,15 +208,17 @@ list_bury(PyObject *d, long seat, PyObject *token)
     for (int c = 0; c < NCARD; c++)
         if (hand[c])
             buf[nb++] = (unsigned char)c;
-    sj_sort_by_key(&t, buf, nb);
-    Sink sink;
-    memset(&sink, 0, sizeof sink);
+    sj_sort_by_key(t, buf, nb);
+    Sink *sink;
+    PyObject *out = sj_moves_new(token, &sink);
+    if (out == NULL)
+        return NULL;
     for (int i = 0; i < nb; i++)
-        if (sj_sink_add(&sink, K_BURY, &buf[i], 1) < 0) {
-            sj_sink_free(&sink);
+        if (sj_sink_add(sink, K_BURY, &buf[i], 1) < 0) {
+            Py_DECREF(out);
             return NULL;
         }
-    return sj_moves_new(&sink, token);
+    return out;
 }
 
 PyObject *

@@ -12,26 +12,40 @@
 
 #include "_core.h"
 
+#define SMALL 48                /* most listings: in the object itself, no other allocation */
+#define SMALL_POOL 320
+
 typedef struct {
     PyObject_HEAD
     Sink sink;
     PyObject *token;
-    PyObject **items;           /* the Move of each item, NULL until made */
+    PyObject **items;           /* the Move of each item, NULL until made (or no array yet) */
+    unsigned char small_kind[SMALL];
+    int small_len[SMALL];
+    Py_ssize_t small_off[SMALL];
+    unsigned char small_pool[SMALL_POOL];
+    PyObject *small_items[SMALL];
 } Moves;
 
+/* a new, empty Moves of the listing ``token``; *sink: its sink, which the caller fills */
 PyObject *
-sj_moves_new(Sink *sink, PyObject *token)
+sj_moves_new(PyObject *token, Sink **sink)
 {
     Moves *p = PyObject_New(Moves, &sj_moves_type);
-    if (p == NULL) {
-        sj_sink_free(sink);
+    if (p == NULL)
         return NULL;
-    }
-    p->sink = *sink;
-    memset(sink, 0, sizeof *sink);
+    memset(&p->sink, 0, sizeof p->sink);
+    p->sink.fixed = 1;
+    p->sink.kind = p->small_kind;
+    p->sink.len = p->small_len;
+    p->sink.off = p->small_off;
+    p->sink.pool = p->small_pool;
+    p->sink.cap = SMALL;
+    p->sink.pool_cap = SMALL_POOL;
     p->token = token;
     Py_INCREF(token);
     p->items = NULL;
+    *sink = &p->sink;
     return (PyObject *)p;
 }
 
@@ -41,7 +55,8 @@ moves_dealloc(Moves *p)
     if (p->items != NULL) {
         for (Py_ssize_t i = 0; i < p->sink.n; i++)
             Py_XDECREF(p->items[i]);
-        PyMem_Free(p->items);
+        if (p->items != p->small_items)
+            PyMem_Free(p->items);
     }
     sj_sink_free(&p->sink);
     Py_XDECREF(p->token);
@@ -80,10 +95,14 @@ make_move(Moves *p, Py_ssize_t j)
 static PyObject *
 item(Moves *p, Py_ssize_t i)
 {
-    if (p->items == NULL &&
-        (p->items = PyMem_Calloc((size_t)(p->sink.n ? p->sink.n : 1), sizeof(PyObject *)))
-        == NULL)
-        return PyErr_NoMemory();
+    if (p->items == NULL) {
+        if (p->sink.n <= SMALL) {
+            memset(p->small_items, 0, sizeof p->small_items);
+            p->items = p->small_items;
+        } else if ((p->items = PyMem_Calloc((size_t)p->sink.n, sizeof(PyObject *))) == NULL) {
+            return PyErr_NoMemory();
+        }
+    }
     PyObject *m = p->items[i];
     if (m == NULL) {
         m = make_move(p, i);

@@ -132,11 +132,15 @@ class ShengJiGame(GameBase):
         return t
 
     def legal_moves(self) -> list[Move]:
-        if self._legal is None:
-            self._token = object()
-            self._legal = self._list_moves()
-        legal = self._legal     # the core's Moves cannot be changed: given as they are
-        return list(legal) if type(legal) is list else legal
+        legal = self._legal
+        if legal is None:
+            self._token = tok = object()
+            if core.ACTIVE and self.phase in (PLAY, BURY):     # the core's Moves, or None
+                legal = core.list_moves(self, tok)
+            if legal is None:
+                legal = self._list_moves()
+            self._legal = legal
+        return list(legal) if type(legal) is list else legal   # Moves cannot be changed
 
     def apply(self, move: Move | str, seat: int | None = None) -> None:
         if core.ACTIVE and core.apply_listed(self, move, seat):
@@ -292,10 +296,6 @@ class ShengJiGame(GameBase):
         seat = self.to_act
         if seat is None:                         # the game is over: nobody acts
             return []
-        if core.ACTIVE and self.phase in (PLAY, BURY):
-            moves = core.list_moves(self, tok)
-            if moves is not None:
-                return moves
         if self.phase == DEAL:
             moves = [Move(PASS, (), None, "pass", token=tok)]
             for c, k in self._bids_for(seat):
