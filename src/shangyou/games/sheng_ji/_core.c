@@ -536,12 +536,67 @@ done:
     return res;
 }
 
+/* bids(hand, level_rank, bid, seat): ShengJiGame._bids_for, the legal bids of ``seat`` as
+   (card, count) pairs in the same order; None when the hand or the bid cannot be read */
+static PyObject *
+bids(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "bids(hand, level_rank, bid, seat)");
+        return NULL;
+    }
+    if (sj_names() < 0)
+        return NULL;
+    int cnt[NCARD] = {0}, ok = 1;
+    long level = PyLong_CheckExact(args[1]) ? PyLong_AsLong(args[1]) : -1;
+    long seat = PyLong_CheckExact(args[3]) ? PyLong_AsLong(args[3]) : -1;
+    int cur_seat = -1, cur_card = -1, cur_count = 0;
+    PyObject *bid = args[2];
+    if (bid != Py_None) {
+        ok = PyDict_CheckExact(bid);
+        cur_seat = ok ? (int)dict_long(bid, S_seat, &ok) : -1;
+        cur_card = ok ? (int)dict_long(bid, S_card, &ok) : -1;
+        cur_count = ok ? (int)dict_long(bid, S_count, &ok) : 0;
+    }
+    if (!ok || level < 0 || level > 12 || seat < 0 ||
+        sj_read_cards(args[0], cnt, NULL, 1 << 20) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    int cands[6] = {(int)level * 4, (int)level * 4 + 1, (int)level * 4 + 2,
+                    (int)level * 4 + 3, BJ, RJ};
+    int cur_tier = cur_card == RJ ? 2 : cur_card == BJ ? 1 : 0;
+    for (int i = 0; i < 6; i++) {
+        int c = cands[i], tier = c == RJ ? 2 : c == BJ ? 1 : 0;
+        for (int k = i < 4 ? 1 : 2; k <= cnt[c]; k++) {
+            int legal = bid == Py_None ? 1 :
+                        cur_seat == seat ? c == cur_card && k > cur_count :
+                        k > cur_count || (k == cur_count && tier > cur_tier);
+            if (!legal)
+                continue;
+            PyObject *t = Py_BuildValue("(ii)", c, k);
+            if (t == NULL || PyList_Append(out, t) < 0) {
+                Py_XDECREF(t);
+                Py_DECREF(out);
+                return NULL;
+            }
+            Py_DECREF(t);
+        }
+    }
+    return out;
+}
+
 /* ---------------------------------------------------------------------- the module */
 static PyMethodDef methods[] = {
     {"bind", (PyCFunction)(void (*)(void))bind, METH_FASTCALL,
      "bind(Move, Unit, CARDS, CARD_TEXT, kinds, commit_text): the classes and objects used."},
     {"shuffle", (PyCFunction)(void (*)(void))shuffle, METH_FASTCALL,
      "shuffle(getrandbits, list): random.Random.shuffle of the list."},
+    {"bids", (PyCFunction)(void (*)(void))bids, METH_FASTCALL,
+     "bids(hand, level_rank, bid, seat): the legal bids as (card, count) pairs, or None."},
     {"draw", (PyCFunction)(void (*)(void))sj_draw, METH_FASTCALL,
      "draw(game): the deal's draws up to a seat with a bid (True) or the stock's end."},
     {"moves", (PyCFunction)(void (*)(void))sj_list_moves, METH_FASTCALL,

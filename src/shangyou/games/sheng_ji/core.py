@@ -3,11 +3,11 @@
 ``_core`` does the hot part of a Sheng ji hand in C (docs/core-sheng-ji.md): the legal moves of
 the play phase (leads, throws, follows, the cards of a follow picked one at a time) and of the
 bury, as a lazy sequence of moves (``Moves``); the plain moves of those phases (the card added
-to a throw or a follow being picked, a lead with its throw check, a follow, the end of a trick,
-a card buried); the draws of the deal up to a seat with a bid; the shuffle. The Python code of
-:class:`~.game.ShengJiGame` (with :mod:`.follow`, :mod:`.tricks`, :mod:`.order`) stays the
-reference: ``tests/test_sheng_ji_core_differential.py`` plays random games with both and
-compares every listing and every state.
+to a throw or to a follow being picked, a lead with its throw check, a follow, the end of a
+trick, a card buried); the draws of the deal up to a seat with a bid, the legal bids; the
+shuffle. The Python code of :class:`~.game.ShengJiGame` (with :mod:`.follow`, :mod:`.tricks`,
+:mod:`.order`) stays the reference: ``tests/test_sheng_ji_core_differential.py`` plays random
+games with both and compares every listing and every state.
 
 ``setup.py`` builds the module when a C compiler is there. Without it the game uses the Python
 code and says so once, on standard error (:mod:`shangyou.native`); ``SHANGYOU_NO_C=1`` forces
@@ -52,6 +52,8 @@ apply_listed: Callable[..., Any] = _core.apply_listed if AVAILABLE else _not_bui
 list_moves: Callable[..., Any] = _core.moves if AVAILABLE else _not_built
 # the deal's draws up to a seat with a bid (True) or to the end of the stock (False)
 draw: Callable[..., Any] = _core.draw if AVAILABLE else _not_built
+# ShengJiGame._bids_for: bids(hand, level_rank, bid, seat) -> [(card, count)] or None
+bids: Callable[..., Any] = _core.bids if AVAILABLE else _not_built
 
 
 def _shuffles_alike() -> bool:

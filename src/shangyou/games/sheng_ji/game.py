@@ -223,6 +223,10 @@ class ShengJiGame(GameBase):
 
     def _bids_for(self, seat: int) -> list[tuple[int, int]]:
         """Legal bids of ``seat``: (card, count); the card is a level card or a joker."""
+        if core.ACTIVE:
+            got = core.bids(self.hands[seat], self.level_rank, self.bid, seat)
+            if got is not None:
+                return got
         counts = Counter(self.hands[seat])
         cur = self.bid
         out = []
