@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -131,7 +132,8 @@ class ShengJiGame(GameBase):
         assert t is not None, "the trump is fixed when the deal ends"
         return t
 
-    def legal_moves(self) -> list[Move]:
+    def legal_moves(self) -> Sequence[Move]:
+        """A list, or the compiled core's read-only ``Moves`` (each Move made when asked for)."""
         legal = self._legal
         if legal is None:
             self._token = tok = object()
