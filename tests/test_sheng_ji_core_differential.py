@@ -405,3 +405,19 @@ def test_missing_module_falls_back_with_one_notice():
     assert len(notices) == 1, out.stderr
     if core.AVAILABLE:                       # the same game as with the core
         assert lines[0].split(" ", 2)[2] == _run(PLAY_ONE).stdout.split(" ", 2)[2].split("\n")[0]
+
+
+def test_a_state_the_core_cannot_read_is_dealt_by_python():
+    """A hand holding something that is no card: the core draws nothing, the Python code
+    deals on (no endless loop), as it does without the core."""
+    p = Pair("sheng-ji", {}, 11)
+    for g in (p.a, p.b):
+        g.hands[(g.to_act + 1) % g.n].append("x")
+    if core.AVAILABLE:
+        assert core.draw(p.a) is False and len(p.a.stock) == len(p.b.stock)
+    rng = random.Random(3)
+    while p.b.phase == "deal":
+        la, lb = p.listing()
+        p.apply(rng.randrange(len(lb)), la, lb)
+        p.check_state()
+    assert not p.b.stock

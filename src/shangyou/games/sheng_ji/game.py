@@ -203,14 +203,13 @@ class ShengJiGame(GameBase):
         """Draw until somebody has a bid to make (they act), or the deal is done."""
         while True:
             if self.stock:
-                if core.ACTIVE:                  # the draws up to a bid in C
-                    if core.draw(self):
-                        return
-                    continue
-                self._draw()
-                if self._bids_for(self._drawn_by):
-                    self.to_act = self._drawn_by
+                if core.ACTIVE and core.draw(self):      # the draws up to a bid, in C
                     return
+                if self.stock:                   # (unless the core could not read the state)
+                    self._draw()
+                    if self._bids_for(self._drawn_by):
+                        self.to_act = self._drawn_by
+                        return
                 continue
             if self.final_round is None:
                 first = self.starter if self.declarer is None else self.declarer
