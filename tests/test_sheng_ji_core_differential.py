@@ -186,6 +186,36 @@ def test_secret_seeds():
         p.play(random.Random(i))
 
 
+def test_sampled_worlds():
+    """Games built by the search's world sampler (worlds.py: no __init__, cards.Card objects
+    in the bid, the deal part-way), from views of random hands in every phase, played out in
+    lockstep."""
+    from shangyou.games.sheng_ji.worlds import sample_world
+    phases: dict = {}
+    for seed in range(24):
+        name, options = [("sheng-ji", {}), ("sheng-ji/zhao-pengyou", {"kitty_theft": True}),
+                         ("sheng-ji/single-deck", {"red_five": True})][seed % 3]
+        _on(False)
+        g = make_game(name, dict(options), seed, match=False)
+        rng = random.Random(seed)
+        for _ in range([rng.randrange(0, 3), rng.randrange(3, 12), rng.randrange(10, 120)][
+                seed % 4 % 3]):
+            if g.over:
+                break
+            g.apply(rng.choice(g.legal_moves()))
+        if g.over:
+            continue
+        view = g.view(g.to_act)
+        phases[g.phase] = phases.get(g.phase, 0) + 1
+        pair = Pair.__new__(Pair)
+        pair.a = sample_world(view, random.Random(seed), g.rules)
+        pair.b = sample_world(view, random.Random(seed), g.rules)
+        pair.seen = 0
+        pair.kinds = {}
+        pair.play(random.Random(seed + 1), views=False)
+    assert len(phases) >= 3, phases
+
+
 # ------------------------------------------------------------------ constructed states
 def _play_phase(name: str, options: dict, seed: int):
     """A game of the preset at the first lead of its play phase (core off)."""

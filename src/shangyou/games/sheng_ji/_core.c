@@ -427,7 +427,8 @@ static long
 dict_long(PyObject *d, PyObject *key, int *ok)
 {
     PyObject *v = PyDict_GetItemWithError(d, key);
-    if (v == NULL || !PyLong_CheckExact(v)) {
+    if (v == NULL || !PyLong_Check(v) ||                 /* an int, or a cards.Card */
+        Py_TYPE(v)->tp_richcompare != PyLong_Type.tp_richcompare) {
         *ok = 0;
         return 0;
     }
