@@ -451,3 +451,29 @@ def test_a_state_the_core_cannot_read_is_dealt_by_python():
         p.apply(rng.randrange(len(lb)), la, lb)
         p.check_state()
     assert not p.b.stock
+
+
+def test_bad_input_changes_nothing():
+    """The module's functions given what they cannot read: None / False, or TypeError."""
+    assert core.SHUFFLE == core.AVAILABLE       # the C shuffle deals as this Python does
+    if not core.AVAILABLE:
+        return
+    m = core._core
+    g = _play_phase("sheng-ji", {}, 4)
+    _on(True)
+    before = g.snapshot()
+    assert m.moves(object(), None) is None and m.draw(object()) is False
+    assert m.bids([1, "x"], 3, None, 0) is None and m.bids([1], 13, None, 0) is None
+    assert m.bids([12, 12, 52, 52], 3, None, 0) == [(12, 1), (12, 2), (52, 2)]
+    trump, g.trump = g.trump, "7H"               # a trump it cannot read: Python lists
+    assert m.moves(g, object()) is None
+    assert m.apply_listed(g, "7H", None) is False
+    g.trump = trump
+    assert g.snapshot() == before
+    for bad in [(), (1, 2), (None, [1])]:
+        with pytest.raises(TypeError):
+            m.shuffle(*bad)
+    with pytest.raises(TypeError):
+        m.bind(int, int, (), [], (), "play")
+    with pytest.raises(TypeError):
+        m.moves(g)

@@ -278,8 +278,10 @@ slot_offsets(PyObject *cls, Py_ssize_t *off)
     }
     for (int i = 0; i < 6; i++) {
         PyObject *d = PyObject_GetAttrString(cls, MOVE_SLOTS[i]);
-        if (d == NULL)
+        if (d == NULL) {
+            PyErr_Format(PyExc_TypeError, "the class has no slot %s", MOVE_SLOTS[i]);
             return -1;
+        }
         int ok = Py_IS_TYPE(d, &PyMemberDescr_Type) &&
                  ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX &&
                  ((PyMemberDescrObject *)d)->d_common.d_type == (PyTypeObject *)cls;
