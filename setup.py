@@ -1,5 +1,6 @@
 """Build hook for the optional C extensions (``shangyou.env._fastobs``, the observation helpers;
-``shangyou.games.climbing._core``, the compiled core of the climbing games); everything else is
+``shangyou.games.climbing._core``, the compiled core of the climbing games;
+``shangyou.games.sheng_ji._core``, that of Sheng ji); everything else is
 in pyproject.toml. Without a C compiler the build goes on and the package uses its Python path."""
 
 from setuptools import Extension, setup
@@ -7,6 +8,8 @@ from setuptools import Extension, setup
 CORE = ("_core", "_core_pagat", "_core_owen", "_core_zf", "_core_winner", "_core_plan",
         "_core_playout", "_core_steps", "_core_pagat_steps", "_core_moves", "_core_groups",
         "_core_apply")
+# the compiled core of Sheng ji (docs/core-sheng-ji.md)
+SHENG_JI = ("_core", "_core_seq", "_core_units", "_core_follow", "_core_moves", "_core_apply")
 
 setup(ext_modules=[
     Extension("shangyou.env._fastobs", ["src/shangyou/env/_fastobs.c"], optional=True),
@@ -16,4 +19,8 @@ setup(ext_modules=[
               optional=True,
               # the playout policy's plan costs must add up exactly as in Python
               extra_compile_args=["-Wall", "-ffp-contract=off"]),
+    Extension("shangyou.games.sheng_ji._core",
+              [f"src/shangyou/games/sheng_ji/{f}.c" for f in SHENG_JI],
+              depends=["src/shangyou/games/sheng_ji/_core.h"], optional=True,
+              extra_compile_args=["-Wall"]),
 ])

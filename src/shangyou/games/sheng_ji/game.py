@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,7 @@ from ...cards import BJ_CODE, CARD_TEXT, RJ_CODE, Cards, deck, parse
 from ...engine.base import GameBase
 from ...engine.moves import Move
 from ...errors import IllegalMove, NotationError
+from . import core
 from .follow import check_follow, legal_follows, next_cards
 from .order import LEVELS, SJ_RANK, Trump, Unit, decompose
 from .scoring import level_change, next_level, points
@@ -130,13 +132,21 @@ class ShengJiGame(GameBase):
         assert t is not None, "the trump is fixed when the deal ends"
         return t
 
-    def legal_moves(self) -> list[Move]:
-        if self._legal is None:
-            self._token = object()
-            self._legal = self._list_moves()
-        return list(self._legal)
+    def legal_moves(self) -> Sequence[Move]:
+        """A list, or the compiled core's read-only ``Moves`` (each Move made when asked for)."""
+        legal = self._legal
+        if legal is None:
+            self._token = tok = object()
+            if core.ACTIVE and self.phase in (PLAY, BURY):     # the core's Moves, or None
+                legal = core.list_moves(self, tok)
+            if legal is None:
+                legal = self._list_moves()
+            self._legal = legal
+        return list(legal) if type(legal) is list else legal   # Moves cannot be changed
 
     def apply(self, move: Move | str, seat: int | None = None) -> None:
+        if core.ACTIVE and core.apply_listed(self, move, seat):
+            return
         seat = self._check_turn(seat)
         if isinstance(move, Move) and self._listed(move):
             mv = move
@@ -150,7 +160,7 @@ class ShengJiGame(GameBase):
         r = self.rules
         self.hand_number += 1
         cards = deck(r.decks)
-        self._rng.shuffle(cards)
+        core.shuffle(self._rng, cards)
         self._kitty_as_dealt: tuple[int, ...] = tuple(cards[:r.kitty])
         self.kitty: list[int] = sorted(self._kitty_as_dealt)
         self.stock: list[int] = list(cards[r.kitty:])   # drawn from the end, one at a time
@@ -193,10 +203,13 @@ class ShengJiGame(GameBase):
         """Draw until somebody has a bid to make (they act), or the deal is done."""
         while True:
             if self.stock:
-                self._draw()
-                if self._bids_for(self._drawn_by):
-                    self.to_act = self._drawn_by
+                if core.ACTIVE and core.draw(self):      # the draws up to a bid, in C
                     return
+                if self.stock:                   # (unless the core could not read the state)
+                    self._draw()
+                    if self._bids_for(self._drawn_by):
+                        self.to_act = self._drawn_by
+                        return
                 continue
             if self.final_round is None:
                 first = self.starter if self.declarer is None else self.declarer
@@ -211,6 +224,10 @@ class ShengJiGame(GameBase):
 
     def _bids_for(self, seat: int) -> list[tuple[int, int]]:
         """Legal bids of ``seat``: (card, count); the card is a level card or a joker."""
+        if core.ACTIVE:
+            got = core.bids(self.hands[seat], self.level_rank, self.bid, seat)
+            if got is not None:
+                return got
         counts = Counter(self.hands[seat])
         cur = self.bid
         out = []

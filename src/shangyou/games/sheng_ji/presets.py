@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..options import check_bool, check_int, check_options, check_players, require
+from ..options import (check_bool, check_int, check_options, check_players, memo_build,
+                       require)
 from .game import ShengJiRules
 from .order import LEVEL_RANK
 
@@ -86,8 +87,16 @@ PRESETS["sheng-ji/zhao-pengyou"] = {"defaults": {"players": 5, "decks": None, "f
                                     "players": (5, 6, 7), "build": _zhao_pengyou}
 
 
-def build(name: str, options: dict) -> ShengJiRules:
+_BUILT: dict = {}
+
+
+def _build(name: str, options: dict) -> ShengJiRules:
     return PRESETS[name]["build"](check_options(PRESETS, name, options))
+
+
+def build(name: str, options: dict) -> ShengJiRules:
+    """The preset's rulebook, shared by the games of equal options (``memo_build``)."""
+    return memo_build(_BUILT, _build, name, options)
 
 
 def judge(rules: ShengJiRules):

@@ -1,0 +1,633 @@
+/* shangyou.games.sheng_ji._core: the compiled core of Sheng ji (docs/core-sheng-ji.md).
+
+   The Python code (game.py, follow.py, tricks.py, order.py) stays the reference; core.py binds
+   this module and switches it on and off. This file: the bound classes and objects, the trump
+   context (order.Trump), reading cards, the shuffle (random.Random.shuffle) and the draws of
+   the deal (ShengJiGame._advance_deal / _draw / _bids_for). */
+
+#include "_core.h"
+
+PyObject *sj_kind[NKINDS];
+PyObject *sj_commit_text, *sj_cards, *sj_card_text, *sj_unit_type;
+PyTypeObject *sj_move_type;
+Py_ssize_t sj_move_off[6];
+
+static const char *MOVE_SLOTS[6] = {"kind", "cards", "combo", "_text", "family", "token"};
+
+/* ---------------------------------------------------------------- the trump context */
+void
+sj_ctx_make(Ctx *t, int level, int suit, int red5)
+{
+    t->level = level;
+    t->suit = suit;
+    t->red5 = red5;
+    int lv = (level + 1) % 13;
+    for (int c = 0; c < NCARD; c++) {
+        int r = c >> 2, trump, pos;
+        trump = c >= BJ || r == level || (suit >= 0 && (c & 3) == suit) ||
+                (red5 && c == RED_FIVE);
+        if (red5 && c == RED_FIVE)
+            pos = suit >= 0 ? 16 : 15;
+        else if (c == RJ)
+            pos = suit >= 0 ? 15 : 14;
+        else if (c == BJ)
+            pos = suit >= 0 ? 14 : 13;
+        else if (r == level)
+            pos = (suit >= 0 && (c & 3) == suit) ? 13 : 12;
+        else {
+            int sj = (r + 1) % 13;
+            pos = sj > lv ? sj - 1 : sj;
+        }
+        t->eff[c] = trump ? TRUMP : (c & 3);
+        t->pos[c] = pos;
+        t->key[c] = (t->eff[c] * 32 + pos) * 64 + c;
+    }
+}
+
+static int
+small_attr(PyObject *o, PyObject *name, int lo, int hi, int none_as, int *out)
+{
+    PyObject *v = PyObject_GetAttr(o, name);
+    if (v == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    int ok = 1;
+    if (v == Py_None && none_as != -2)
+        *out = none_as;
+    else if (PyBool_Check(v))
+        *out = v == Py_True;
+    else if (PyLong_CheckExact(v)) {
+        long x = PyLong_AsLong(v);
+        ok = x >= lo && x <= hi;
+        *out = (int)x;
+    } else
+        ok = 0;
+    Py_DECREF(v);
+    PyErr_Clear();
+    return ok;
+}
+
+const Ctx *
+sj_ctx_read(PyObject *trump)
+{
+    static Ctx cache;
+    static int cached = 0;
+    int level, suit, red5;
+    if (trump == NULL || trump == Py_None ||
+        !small_attr(trump, S_level, 0, 12, -2, &level) ||
+        !small_attr(trump, S_suit, 0, 3, -1, &suit) ||
+        !small_attr(trump, S_red_five, 0, 1, -2, &red5))
+        return NULL;
+    if (!cached || cache.level != level || cache.suit != suit || cache.red5 != red5) {
+        sj_ctx_make(&cache, level, suit, red5);
+        cached = 1;
+    }
+    return &cache;
+}
+
+/* ---------------------------------------------------------------------- cards */
+int
+sj_card_of(PyObject *x)
+{
+    if (!PyLong_Check(x) || Py_TYPE(x)->tp_richcompare != PyLong_Type.tp_richcompare)
+        return -1;
+    long v = PyLong_AsLong(x);
+    if (v == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return -1;
+    }
+    return v >= 0 && v < NCARD ? (int)v : -1;
+}
+
+/* the cards of a list or tuple: counts added to cnt (when given), the cards written to list
+   (when given); their number, or -1 when one is no card or there are more than cap */
+int
+sj_read_cards(PyObject *seq, int *cnt, unsigned char *list, int cap)
+{
+    if (!PyList_CheckExact(seq) && !PyTuple_CheckExact(seq))
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > cap)
+        return -1;
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int c = sj_card_of(items[i]);
+        if (c < 0)
+            return -1;
+        if (cnt != NULL)
+            cnt[c]++;
+        if (list != NULL)
+            list[i] = (unsigned char)c;
+    }
+    return (int)n;
+}
+
+PyObject *
+sj_cards_tuple(const unsigned char *cards, int n)
+{
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *c = PyTuple_GET_ITEM(sj_cards, cards[i]);
+        Py_INCREF(c);
+        PyTuple_SET_ITEM(t, i, c);
+    }
+    return t;
+}
+
+/* str(Cards(cards)) */
+PyObject *
+sj_cards_text(const unsigned char *cards, int n)
+{
+    PyObject *l = PyList_New(n);
+    if (l == NULL)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *s = PyList_GET_ITEM(sj_card_text, cards[i]);
+        Py_INCREF(s);
+        PyList_SET_ITEM(l, i, s);
+    }
+    PyObject *out = PyUnicode_Join(S_space, l);
+    Py_DECREF(l);
+    return out;
+}
+
+static void
+sort_u8(unsigned char *a, int n, const int *key)
+{
+    for (int i = 1; i < n; i++) {
+        unsigned char x = a[i];
+        int j = i - 1;
+        while (j >= 0 && key[a[j]] > key[x]) {
+            a[j + 1] = a[j];
+            j--;
+        }
+        a[j + 1] = x;
+    }
+}
+
+void
+sj_sort_by_key(const Ctx *t, unsigned char *cards, int n)
+{
+    sort_u8(cards, n, t->key);
+}
+
+/* ---------------------------------------------------------------------- the sink */
+static void *
+copy_of(const void *p, size_t n)
+{
+    void *q = PyMem_Malloc(n ? n : 1);
+    if (q != NULL && n)
+        memcpy(q, p, n);
+    return q;
+}
+
+/* a sink on buffers it does not own (fixed): copies of them it owns; 0 or -1 */
+static int
+own(Sink *s)
+{
+    if (!s->fixed)
+        return 0;
+    unsigned char *k = copy_of(s->kind, (size_t)s->cap);
+    Py_ssize_t *o = copy_of(s->off, (size_t)s->cap * sizeof *o);
+    int *l = copy_of(s->len, (size_t)s->cap * sizeof *l);
+    unsigned char *p = copy_of(s->pool, (size_t)s->pool_cap);
+    if (k == NULL || o == NULL || l == NULL || p == NULL) {
+        PyMem_Free(k);
+        PyMem_Free(o);
+        PyMem_Free(l);
+        PyMem_Free(p);
+        PyErr_NoMemory();
+        return -1;
+    }
+    s->kind = k;
+    s->off = o;
+    s->len = l;
+    s->pool = p;
+    s->fixed = 0;
+    return 0;
+}
+
+int
+sj_sink_add(Sink *s, int kind, const unsigned char *cards, int n)
+{
+    if (s->n == s->cap) {
+        if (own(s) < 0)
+            return -1;
+        Py_ssize_t cap = s->cap ? s->cap * 2 : 64;
+        unsigned char *k = PyMem_Realloc(s->kind, (size_t)cap);
+        if (k == NULL)
+            goto nomem;
+        s->kind = k;
+        Py_ssize_t *o = PyMem_Realloc(s->off, (size_t)cap * sizeof *o);
+        if (o == NULL)
+            goto nomem;
+        s->off = o;
+        int *l = PyMem_Realloc(s->len, (size_t)cap * sizeof *l);
+        if (l == NULL)
+            goto nomem;
+        s->len = l;
+        s->cap = cap;
+    }
+    if (s->pool_n + n > s->pool_cap) {
+        if (own(s) < 0)
+            return -1;
+        Py_ssize_t cap = s->pool_cap ? s->pool_cap * 2 : 512;
+        while (cap < s->pool_n + n)
+            cap *= 2;
+        unsigned char *p = PyMem_Realloc(s->pool, (size_t)cap);
+        if (p == NULL)
+            goto nomem;
+        s->pool = p;
+        s->pool_cap = cap;
+    }
+    s->kind[s->n] = (unsigned char)kind;
+    s->off[s->n] = s->pool_n;
+    s->len[s->n] = n;
+    if (n)
+        memcpy(s->pool + s->pool_n, cards, (size_t)n);
+    s->pool_n += n;
+    s->n++;
+    return 0;
+nomem:
+    PyErr_NoMemory();
+    return -1;
+}
+
+void
+sj_sink_free(Sink *s)
+{
+    if (!s->fixed) {
+        PyMem_Free(s->kind);
+        PyMem_Free(s->off);
+        PyMem_Free(s->len);
+        PyMem_Free(s->pool);
+    }
+    memset(s, 0, sizeof *s);
+}
+
+/* ---------------------------------------------------------------------- binding */
+static int
+slot_offsets(PyObject *cls, Py_ssize_t *off)
+{
+    if (!PyType_Check(cls)) {
+        PyErr_SetString(PyExc_TypeError, "a class is needed");
+        return -1;
+    }
+    for (int i = 0; i < 6; i++) {
+        PyObject *d = PyObject_GetAttrString(cls, MOVE_SLOTS[i]);
+        if (d == NULL) {
+            PyErr_Format(PyExc_TypeError, "the class has no slot %s", MOVE_SLOTS[i]);
+            return -1;
+        }
+        int ok = Py_IS_TYPE(d, &PyMemberDescr_Type) &&
+                 ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX &&
+                 ((PyMemberDescrObject *)d)->d_common.d_type == (PyTypeObject *)cls;
+        if (ok)
+            off[i] = ((PyMemberDescrObject *)d)->d_member->offset;
+        Py_DECREF(d);
+        if (!ok) {
+            PyErr_Format(PyExc_TypeError, "%s is not a slot of the class", MOVE_SLOTS[i]);
+            return -1;
+        }
+    }
+    if (((PyTypeObject *)cls)->tp_dictoffset != 0) {
+        PyErr_SetString(PyExc_TypeError, "the class must have slots only");
+        return -1;
+    }
+    return 0;
+}
+
+/* bind(Move, Unit, CARDS, CARD_TEXT, kinds, commit_text) */
+static PyObject *
+bind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_ssize_t off[6];
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError,
+                        "bind(Move, Unit, CARDS, CARD_TEXT, kinds, commit_text)");
+        return NULL;
+    }
+    if (slot_offsets(args[0], off) < 0)
+        return NULL;
+    if (!PyType_Check(args[1]) || !PyTuple_CheckExact(args[2]) ||
+        PyTuple_GET_SIZE(args[2]) != NCARD || !PyList_CheckExact(args[3]) ||
+        PyList_GET_SIZE(args[3]) != NCARD || !PyTuple_CheckExact(args[4]) ||
+        PyTuple_GET_SIZE(args[4]) != NKINDS || !PyUnicode_Check(args[5])) {
+        PyErr_SetString(PyExc_TypeError, "bind: bad arguments");
+        return NULL;
+    }
+    for (int c = 0; c < NCARD; c++)
+        if (sj_card_of(PyTuple_GET_ITEM(args[2], c)) != c ||
+            !PyUnicode_Check(PyList_GET_ITEM(args[3], c))) {
+            PyErr_SetString(PyExc_TypeError, "bind: CARDS / CARD_TEXT are not the 54 cards");
+            return NULL;
+        }
+    if (sj_names() < 0)
+        return NULL;
+    Py_INCREF(args[0]);
+    Py_XSETREF(sj_move_type, (PyTypeObject *)args[0]);
+    memcpy(sj_move_off, off, sizeof off);
+    Py_INCREF(args[1]);
+    Py_XSETREF(sj_unit_type, args[1]);
+    Py_INCREF(args[2]);
+    Py_XSETREF(sj_cards, args[2]);
+    Py_INCREF(args[3]);
+    Py_XSETREF(sj_card_text, args[3]);
+    for (int k = 0; k < NKINDS; k++) {
+        PyObject *s = PyTuple_GET_ITEM(args[4], k);
+        if (!PyUnicode_Check(s)) {
+            PyErr_SetString(PyExc_TypeError, "bind: the kinds are strings");
+            return NULL;
+        }
+        Py_INCREF(s);
+        Py_XSETREF(sj_kind[k], s);
+    }
+    Py_INCREF(args[5]);
+    Py_XSETREF(sj_commit_text, args[5]);
+    Py_RETURN_NONE;
+}
+
+/* ---------------------------------------------------------------------- shuffle */
+/* shuffle(getrandbits, list): random.Random.shuffle (its _randbelow_with_getrandbits), the
+   list's items swapped in place; core.py checks that it deals as this Python does. */
+static PyObject *
+shuffle(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyCallable_Check(args[0]) || !PyList_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "shuffle(getrandbits, list)");
+        return NULL;
+    }
+    PyObject *getrandbits = args[0], *x = args[1];
+    PyObject *kobj[64] = {NULL};
+    PyObject *res = NULL;
+    for (Py_ssize_t i = PyList_GET_SIZE(x) - 1; i >= 1; i--) {
+        size_t n = (size_t)i + 1;
+        int k = 0;
+        while ((n >> k) != 0)
+            k++;
+        if (k >= 31) {
+            PyErr_SetString(PyExc_ValueError, "list too long");
+            goto done;
+        }
+        if (kobj[k] == NULL && (kobj[k] = PyLong_FromLong(k)) == NULL)
+            goto done;
+        size_t r;
+        do {
+            PyObject *v = PyObject_CallOneArg(getrandbits, kobj[k]);
+            if (v == NULL)
+                goto done;
+            r = PyLong_AsSize_t(v);
+            Py_DECREF(v);
+            if (r == (size_t)-1 && PyErr_Occurred())
+                goto done;
+        } while (r >= n);
+        if (i >= PyList_GET_SIZE(x)) {
+            PyErr_SetString(PyExc_RuntimeError, "the list changed size");
+            goto done;
+        }
+        PyObject **items = ((PyListObject *)x)->ob_item;
+        PyObject *tmp = items[i];
+        items[i] = items[r];
+        items[r] = tmp;
+    }
+    res = Py_None;
+    Py_INCREF(res);
+done:
+    for (int k = 0; k < 64; k++)
+        Py_XDECREF(kobj[k]);
+    return res;
+}
+
+/* ------------------------------------------------------------------------ the deal */
+/* does ``seat`` (its level cards and jokers counted in cnt) have a legal bid
+   (ShengJiGame._bids_for non-empty)? cur_card < 0: no bid yet */
+static int
+has_bid(const int *cnt, int level, int seat, int cur_seat, int cur_card, int cur_count)
+{
+    int cands[6] = {level * 4, level * 4 + 1, level * 4 + 2, level * 4 + 3, BJ, RJ};
+    int cur_tier = cur_card == RJ ? 2 : cur_card == BJ ? 1 : 0;
+    for (int i = 0; i < 6; i++) {
+        int c = cands[i], tier = c == RJ ? 2 : c == BJ ? 1 : 0;
+        for (int k = i < 4 ? 1 : 2; k <= cnt[c]; k++) {
+            if (cur_card < 0)
+                return 1;
+            if (cur_seat == seat) {
+                if (c == cur_card && k > cur_count)
+                    return 1;
+            } else if (k > cur_count || (k == cur_count && tier > cur_tier)) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+static long
+dict_long(PyObject *d, PyObject *key, int *ok)
+{
+    PyObject *v = PyDict_GetItemWithError(d, key);
+    if (v == NULL || !PyLong_Check(v) ||                 /* an int, or a cards.Card */
+        Py_TYPE(v)->tp_richcompare != PyLong_Type.tp_richcompare) {
+        *ok = 0;
+        return 0;
+    }
+    long x = PyLong_AsLong(v);
+    if (x == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        *ok = 0;
+    }
+    return x;
+}
+
+/* draw(game): the draws of ShengJiGame._advance_deal while the stock lasts: each card to
+   the next seat (_draw), stopping at a seat that has a bid to make (then ``to_act``); True
+   when it stopped there, False when the stock ran out (or the state could not be read:
+   nothing drawn then), the Python code going on from there. */
+PyObject *
+sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 1) {
+        PyErr_SetString(PyExc_TypeError, "draw(game)");
+        return NULL;
+    }
+    if (sj_names() < 0)
+        return NULL;
+    PyObject *d = PyObject_GenericGetDict(args[0], NULL);
+    if (d == NULL) {
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    PyObject *res = NULL;
+    int ok = PyDict_CheckExact(d);
+    long n = ok ? dict_long(d, S_n, &ok) : 0;
+    long level = ok ? dict_long(d, S_level_rank, &ok) : 0;
+    long next = ok ? dict_long(d, S_next_draw, &ok) : 0;
+    PyObject *hands = ok ? PyDict_GetItemWithError(d, S_hands) : NULL;
+    PyObject *stock = ok ? PyDict_GetItemWithError(d, S_stock) : NULL;
+    PyObject *bid = ok ? PyDict_GetItemWithError(d, S_bid) : NULL;
+    ok = ok && n >= 1 && n <= MAXSEATS && level >= 0 && level <= 12 && next >= 0 &&
+         next < n && hands != NULL && PyList_CheckExact(hands) &&
+         PyList_GET_SIZE(hands) == n && stock != NULL && PyList_CheckExact(stock) &&
+         bid != NULL;
+    for (long s = 0; ok && s < n; s++)
+        ok = PyList_CheckExact(PyList_GET_ITEM(hands, s));
+    int cur_seat = -1, cur_card = -1, cur_count = 0;
+    if (ok && bid != Py_None) {
+        ok = PyDict_CheckExact(bid);
+        if (ok) {
+            cur_seat = (int)dict_long(bid, S_seat, &ok);
+            cur_card = ok ? (int)dict_long(bid, S_card, &ok) : -1;
+            cur_count = ok ? (int)dict_long(bid, S_count, &ok) : 0;
+            ok = ok && cur_card >= 0 && cur_card < NCARD;
+        }
+    }
+    for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(stock); i++)
+        ok = sj_card_of(PyList_GET_ITEM(stock, i)) >= 0;
+    for (long s = 0; ok && s < n; s++)
+        ok = sj_read_cards(PyList_GET_ITEM(hands, s), NULL, NULL, 1 << 20) >= 0;
+    if (!ok) {
+        PyErr_Clear();
+        Py_DECREF(d);
+        Py_RETURN_FALSE;
+    }
+    int cnt[MAXSEATS][NCARD];
+    char counted[MAXSEATS] = {0};
+    int stopped = 0, drawn = 0;
+    long seat = next;
+    while (PyList_GET_SIZE(stock) > 0) {
+        seat = next;
+        PyObject *hand = PyList_GET_ITEM(hands, seat);
+        if (!counted[seat]) {
+            memset(cnt[seat], 0, sizeof cnt[seat]);
+            Py_ssize_t m = PyList_GET_SIZE(hand);
+            for (Py_ssize_t i = 0; i < m; i++)
+                cnt[seat][sj_card_of(PyList_GET_ITEM(hand, i))]++;
+            counted[seat] = 1;
+        }
+        Py_ssize_t last = PyList_GET_SIZE(stock) - 1;
+        PyObject *card = PyList_GET_ITEM(stock, last);
+        Py_INCREF(card);
+        if (PyList_SetSlice(stock, last, last + 1, NULL) < 0 || PyList_Append(hand, card) < 0) {
+            Py_DECREF(card);
+            goto done;
+        }
+        cnt[seat][sj_card_of(card)]++;
+        Py_DECREF(card);
+        drawn = 1;
+        next = (seat + 1) % n;
+        if (has_bid(cnt[seat], (int)level, (int)seat, cur_seat, cur_card, cur_count)) {
+            stopped = 1;
+            break;
+        }
+    }
+    if (drawn) {
+        PyObject *a = PyLong_FromLong(next), *b = PyLong_FromLong(seat);
+        int rc = a == NULL || b == NULL || PyDict_SetItem(d, S_next_draw, a) < 0 ||
+                 PyDict_SetItem(d, S_drawn_by, b) < 0 ||
+                 (stopped && PyDict_SetItem(d, S_to_act, b) < 0);
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        if (rc)
+            goto done;
+    }
+    res = PyBool_FromLong(stopped);
+done:
+    Py_DECREF(d);
+    return res;
+}
+
+/* bids(hand, level_rank, bid, seat): ShengJiGame._bids_for, the legal bids of ``seat`` as
+   (card, count) pairs in the same order; None when the hand or the bid cannot be read */
+static PyObject *
+bids(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "bids(hand, level_rank, bid, seat)");
+        return NULL;
+    }
+    if (sj_names() < 0)
+        return NULL;
+    int cnt[NCARD] = {0}, ok = 1;
+    long level = PyLong_CheckExact(args[1]) ? PyLong_AsLong(args[1]) : -1;
+    long seat = PyLong_CheckExact(args[3]) ? PyLong_AsLong(args[3]) : -1;
+    int cur_seat = -1, cur_card = -1, cur_count = 0;
+    PyObject *bid = args[2];
+    if (bid != Py_None) {
+        ok = PyDict_CheckExact(bid);
+        cur_seat = ok ? (int)dict_long(bid, S_seat, &ok) : -1;
+        cur_card = ok ? (int)dict_long(bid, S_card, &ok) : -1;
+        cur_count = ok ? (int)dict_long(bid, S_count, &ok) : 0;
+    }
+    if (!ok || level < 0 || level > 12 || seat < 0 ||
+        sj_read_cards(args[0], cnt, NULL, 1 << 20) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    int cands[6] = {(int)level * 4, (int)level * 4 + 1, (int)level * 4 + 2,
+                    (int)level * 4 + 3, BJ, RJ};
+    int cur_tier = cur_card == RJ ? 2 : cur_card == BJ ? 1 : 0;
+    for (int i = 0; i < 6; i++) {
+        int c = cands[i], tier = c == RJ ? 2 : c == BJ ? 1 : 0;
+        for (int k = i < 4 ? 1 : 2; k <= cnt[c]; k++) {
+            int legal = bid == Py_None ? 1 :
+                        cur_seat == seat ? c == cur_card && k > cur_count :
+                        k > cur_count || (k == cur_count && tier > cur_tier);
+            if (!legal)
+                continue;
+            PyObject *t = Py_BuildValue("(ii)", c, k);
+            if (t == NULL || PyList_Append(out, t) < 0) {
+                Py_XDECREF(t);
+                Py_DECREF(out);
+                return NULL;
+            }
+            Py_DECREF(t);
+        }
+    }
+    return out;
+}
+
+/* ---------------------------------------------------------------------- the module */
+static PyMethodDef methods[] = {
+    {"bind", (PyCFunction)(void (*)(void))bind, METH_FASTCALL,
+     "bind(Move, Unit, CARDS, CARD_TEXT, kinds, commit_text): the classes and objects used."},
+    {"shuffle", (PyCFunction)(void (*)(void))shuffle, METH_FASTCALL,
+     "shuffle(getrandbits, list): random.Random.shuffle of the list."},
+    {"bids", (PyCFunction)(void (*)(void))bids, METH_FASTCALL,
+     "bids(hand, level_rank, bid, seat): the legal bids as (card, count) pairs, or None."},
+    {"draw", (PyCFunction)(void (*)(void))sj_draw, METH_FASTCALL,
+     "draw(game): the deal's draws up to a seat with a bid (True) or the stock's end."},
+    {"moves", (PyCFunction)(void (*)(void))sj_list_moves, METH_FASTCALL,
+     "moves(game, token): the legal moves of the play or bury phase, a Moves sequence; "
+     "None: the Python code lists them."},
+    {"apply_listed", (PyCFunction)(void (*)(void))sj_apply_listed, METH_FASTCALL,
+     "apply_listed(game, move, seat): ShengJiGame.apply's fast path; False: not made."},
+    {NULL, NULL, 0, NULL}
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "shangyou.games.sheng_ji._core",
+    "The compiled core of Sheng ji (docs/core-sheng-ji.md).", -1, methods
+};
+
+PyMODINIT_FUNC
+PyInit__core(void)
+{
+    if (PyType_Ready(&sj_moves_type) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&sj_moves_type);
+    if (PyModule_AddObject(m, "Moves", (PyObject *)&sj_moves_type) < 0) {
+        Py_DECREF(&sj_moves_type);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

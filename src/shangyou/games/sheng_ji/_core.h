@@ -1,0 +1,107 @@
+/* The compiled core of Sheng ji: shared declarations.
+
+   Cards are the ints of shangyou.cards (rank * 4 + suit, 52 BJ, 53 RJ). A Ctx is a trump
+   context (order.Trump): per card its effective suit (0..3, TRUMP), its position in that suit
+   (Trump.position) and the game's sort key (ShengJiGame.sort_key: suit, position, card) as
+   one int. Hands and plays are card counts (int[NCARD]) wherever the order of the cards does
+   not matter to the Python code (it sorts them). */
+
+#ifndef SJ_CORE_H
+#define SJ_CORE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <string.h>
+
+#define NCARD 54
+#define BJ 52
+#define RJ 53
+#define TRUMP 4
+#define RED_FIVE 10             /* 5H: rank index 2, suit H */
+#define MAXH 160                /* the most cards a hand, a play or a trick's play may hold */
+#define MAXU 64                 /* the most units of one play */
+#define MAXSEATS 16
+
+typedef struct {
+    int level, suit, red5;      /* suit -1: no trump */
+    int eff[NCARD], pos[NCARD], key[NCARD];
+} Ctx;
+
+/* a unit (order.Unit): width, length, top, its cards (sorted by card) */
+typedef struct {
+    int width, length, top, n;
+    unsigned char cards[MAXH];
+} SUnit;
+
+/* the kinds of the listed moves (game.py: PLAY_K, THROW, COMMIT, PICK, BURY_K) */
+enum { K_PLAY, K_THROW, K_COMMIT, K_PICK, K_BURY, NKINDS };
+
+/* the items of a listing, in order: each a kind and its cards */
+typedef struct {
+    Py_ssize_t n, cap, pool_n, pool_cap;
+    int fixed;                  /* the buffers are not the sink's (they are copied to grow) */
+    unsigned char *kind;
+    Py_ssize_t *off;
+    int *len;
+    unsigned char *pool;
+} Sink;
+
+/* _core.c */
+extern PyObject *sj_kind[NKINDS];       /* the kind strings of game.py */
+extern PyObject *sj_commit_text;        /* "play" */
+extern PyObject *sj_cards;              /* cards.CARDS: the 54 Card objects */
+extern PyObject *sj_card_text;          /* cards.CARD_TEXT */
+extern PyObject *sj_unit_type;          /* order.Unit */
+extern PyTypeObject *sj_move_type;      /* engine.moves.Move */
+extern Py_ssize_t sj_move_off[6];       /* its slots: kind, cards, combo, _text, family, token */
+#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
+#define M_KIND 0
+#define M_CARDS 1
+#define M_TEXT 3
+#define M_TOKEN 5
+
+void sj_ctx_make(Ctx *t, int level, int suit, int red5);
+const Ctx *sj_ctx_read(PyObject *trump);          /* NULL: cannot (no exception) */
+int sj_card_of(PyObject *x);                       /* 0..53, or -1 (no exception) */
+int sj_read_cards(PyObject *seq, int *cnt, unsigned char *list, int cap);
+PyObject *sj_cards_tuple(const unsigned char *cards, int n);
+PyObject *sj_cards_text(const unsigned char *cards, int n);
+int sj_sink_add(Sink *s, int kind, const unsigned char *cards, int n);
+void sj_sink_free(Sink *s);
+void sj_sort_by_key(const Ctx *t, unsigned char *cards, int n);
+
+/* _core_seq.c */
+extern PyTypeObject sj_moves_type;
+PyObject *sj_moves_new(PyObject *token, Sink **sink);  /* its sink, to be filled */
+
+/* _core_units.c */
+int sj_decompose(const Ctx *t, const int *cnt, SUnit *units);
+int sj_match_tops(const Ctx *t, const SUnit *units, int nu, const int *cnt, int *tops);
+int sj_trick_winner(const Ctx *t, int nplays, const int (*cnt)[NCARD],
+                    const unsigned char (*cards)[MAXH], const int *ncards);
+int sj_throw_check(const Ctx *t, const SUnit *units, int nu, int suit,
+                   const int (*others)[NCARD], int nothers);
+int sj_lead_units(const Ctx *t, const int *cnt, int decks, Sink *out);
+
+/* _core_follow.c */
+int sj_follows(const Ctx *t, const int *hand, const int *lead, int nlead,
+               const SUnit *units, int nu, int limit, Sink *out);
+int sj_next_cards(const Ctx *t, const int *hand, const int *lead, int nlead,
+                  const SUnit *units, int nu, const int *chosen, unsigned char *out);
+
+/* _core_moves.c, _core_apply.c */
+PyObject *sj_list_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *sj_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+int sj_names(void);
+extern PyObject *S_phase, *S_to_act, *S_hands, *S_trick, *S_pending, *S_trump, *S_rules,
+    *S_token, *S_legal, *S_moves, *S_events, *S_won, *S_tricks, *S_lead_units, *S_n,
+    *S_theft_round, *S_declarer, *S_friends, *S_seen_counts, *S_calls, *S_call_results,
+    *S_penalty_points, *S_decks, *S_teams, *S_throw_penalty, *S_play, *S_bury, *S_buried,
+    *S_to_bury, *S_stock, *S_next_draw, *S_drawn_by, *S_bid, *S_level_rank, *S_seat,
+    *S_card, *S_count, *S_event, *S_cards_key, *S_winner, *S_points, *S_plays, *S_tried,
+    *S_forced, *S_ev_play, *S_ev_trick, *S_ev_failed, *S_space, *S_level, *S_suit,
+    *S_red_five, *S_kitty_owner, *S_width, *S_length, *S_top;
+
+#endif

@@ -1,0 +1,253 @@
+/* moves(game, token): ShengJiGame._list_moves for the play phase and the bury (the kitty
+   being buried, no kitty theft under way), read from the game's attributes; a Moves sequence
+   (_core_seq.c), or None where the Python code lists the moves (another phase, a state it
+   cannot read). Python references: ShengJiGame._play_moves, _lead_units, the bury listing of
+   _list_moves; follow.legal_follows / next_cards; game.lead_units. */
+
+#include "_core.h"
+
+#define GET(d, name) PyDict_GetItemWithError(d, name)
+#define FOLLOW_LIMIT 400
+
+PyObject *S_phase, *S_to_act, *S_hands, *S_trick, *S_pending, *S_trump, *S_rules, *S_token,
+    *S_legal, *S_moves, *S_events, *S_won, *S_tricks, *S_lead_units, *S_n, *S_theft_round,
+    *S_declarer, *S_friends, *S_seen_counts, *S_calls, *S_call_results, *S_penalty_points,
+    *S_decks, *S_teams, *S_throw_penalty, *S_play, *S_bury, *S_buried, *S_to_bury, *S_stock,
+    *S_next_draw, *S_drawn_by, *S_bid, *S_level_rank, *S_seat, *S_card, *S_count, *S_event,
+    *S_cards_key, *S_winner, *S_points, *S_plays, *S_tried, *S_forced, *S_ev_play,
+    *S_ev_trick, *S_ev_failed, *S_space, *S_level, *S_suit, *S_red_five, *S_kitty_owner,
+    *S_width, *S_length, *S_top;
+
+int
+sj_names(void)
+{
+    if (S_top != NULL)
+        return 0;
+#define NAME(var, text) if ((var = PyUnicode_InternFromString(text)) == NULL) return -1
+    NAME(S_phase, "phase");
+    NAME(S_to_act, "to_act");
+    NAME(S_hands, "hands");
+    NAME(S_trick, "trick");
+    NAME(S_pending, "pending");
+    NAME(S_trump, "trump");
+    NAME(S_rules, "rules");
+    NAME(S_token, "_token");
+    NAME(S_legal, "_legal");
+    NAME(S_moves, "moves");
+    NAME(S_events, "events");
+    NAME(S_won, "won");
+    NAME(S_tricks, "tricks");
+    NAME(S_lead_units, "lead_units");
+    NAME(S_n, "n");
+    NAME(S_theft_round, "theft_round");
+    NAME(S_declarer, "declarer");
+    NAME(S_friends, "friends");
+    NAME(S_seen_counts, "seen_counts");
+    NAME(S_calls, "calls");
+    NAME(S_call_results, "call_results");
+    NAME(S_penalty_points, "penalty_points");
+    NAME(S_decks, "decks");
+    NAME(S_teams, "teams");
+    NAME(S_throw_penalty, "throw_penalty");
+    NAME(S_play, "play");
+    NAME(S_bury, "bury");
+    NAME(S_buried, "buried");
+    NAME(S_to_bury, "to_bury");
+    NAME(S_stock, "stock");
+    NAME(S_next_draw, "next_draw");
+    NAME(S_drawn_by, "_drawn_by");
+    NAME(S_bid, "bid");
+    NAME(S_level_rank, "level_rank");
+    NAME(S_seat, "seat");
+    NAME(S_card, "card");
+    NAME(S_count, "count");
+    NAME(S_event, "event");
+    NAME(S_cards_key, "cards");
+    NAME(S_winner, "winner");
+    NAME(S_points, "points");
+    NAME(S_plays, "plays");
+    NAME(S_tried, "tried");
+    NAME(S_forced, "forced");
+    NAME(S_ev_play, "play");
+    NAME(S_ev_trick, "trick");
+    NAME(S_ev_failed, "failed throw");
+    NAME(S_space, " ");
+    NAME(S_level, "level");
+    NAME(S_suit, "suit");
+    NAME(S_red_five, "red_five");
+    NAME(S_kitty_owner, "kitty_owner");
+    NAME(S_width, "width");
+    NAME(S_length, "length");
+    NAME(S_top, "top");
+#undef NAME
+    return 0;
+}
+
+static int
+is_str(PyObject *o, PyObject *s)
+{
+    return o != NULL && PyUnicode_CheckExact(o) && (o == s || PyUnicode_Compare(o, s) == 0);
+}
+
+static long
+small(PyObject *d, PyObject *name, long below)
+{
+    PyObject *v = GET(d, name);
+    if (v == NULL || !PyLong_CheckExact(v))
+        return -1;
+    long x = PyLong_AsLong(v);
+    if (x < 0 || x >= below) {
+        PyErr_Clear();
+        return -1;
+    }
+    return x;
+}
+
+/* the cards of the effective suit's throw so far, or the hand: helpers for the listing */
+static PyObject *
+list_play(PyObject *d, long seat, PyObject *token)
+{
+    PyObject *hands = GET(d, S_hands), *trick = GET(d, S_trick), *pending = GET(d, S_pending);
+    PyObject *rules = GET(d, S_rules);
+    const Ctx *t;
+    if (hands == NULL || !PyList_CheckExact(hands) || seat >= PyList_GET_SIZE(hands) ||
+        trick == NULL || !PyList_CheckExact(trick) || pending == NULL ||
+        !PyList_CheckExact(pending) || rules == NULL ||
+        (t = sj_ctx_read(GET(d, S_trump))) == NULL)
+        Py_RETURN_NONE;
+    int hand[NCARD] = {0}, pend[NCARD] = {0};
+    unsigned char plist[MAXH];
+    int nh = sj_read_cards(PyList_GET_ITEM(hands, seat), hand, NULL, MAXH);
+    int np = sj_read_cards(pending, pend, plist, MAXH);
+    if (nh < 0 || np < 0)
+        Py_RETURN_NONE;
+    Sink *sink;
+    PyObject *out = sj_moves_new(token, &sink);
+    if (out == NULL)
+        return NULL;
+    unsigned char buf[NCARD];
+    int nb = 0;
+    if (PyList_GET_SIZE(trick) == 0) {                   /* leading */
+        if (np) {                                        /* a throw being built */
+            if (sj_sink_add(sink, K_COMMIT, NULL, 0) < 0)
+                goto fail;
+            int s = t->eff[plist[0]];
+            for (int c = 0; c < NCARD; c++)
+                if (hand[c] - pend[c] > 0 && t->eff[c] == s)
+                    buf[nb++] = (unsigned char)c;
+        } else {
+            PyObject *dk = PyObject_GetAttr(rules, S_decks);
+            long decks = dk != NULL && PyLong_CheckExact(dk) ? PyLong_AsLong(dk) : -1;
+            Py_XDECREF(dk);
+            if (decks < 1 || decks > 8) {
+                PyErr_Clear();
+                Py_DECREF(out);
+                Py_RETURN_NONE;
+            }
+            if (sj_lead_units(t, hand, (int)decks, sink) < 0)
+                goto fail;
+            for (int c = 0; c < NCARD; c++)
+                if (hand[c])
+                    buf[nb++] = (unsigned char)c;
+        }
+        sj_sort_by_key(t, buf, nb);
+        for (int i = 0; i < nb; i++)
+            if (sj_sink_add(sink, K_THROW, &buf[i], 1) < 0)
+                goto fail;
+        return out;
+    }
+    PyObject *first = PyList_GET_ITEM(trick, 0);
+    int lead[NCARD] = {0}, nl;
+    if (!PyTuple_CheckExact(first) || PyTuple_GET_SIZE(first) != 2 ||
+        (nl = sj_read_cards(PyTuple_GET_ITEM(first, 1), lead, NULL, MAXH)) <= 0) {
+        Py_DECREF(out);
+        Py_RETURN_NONE;
+    }
+    SUnit units[MAXU];
+    int nu = sj_decompose(t, lead, units);
+    if (nu <= 0) {
+        Py_DECREF(out);
+        Py_RETURN_NONE;
+    }
+    if (!np) {
+        int r = sj_follows(t, hand, lead, nl, units, nu, FOLLOW_LIMIT, sink);
+        if (r < 0)
+            goto fail;
+        if (r == 1)
+            return out;
+        Py_DECREF(out);                                  /* too many: card by card */
+        if ((out = sj_moves_new(token, &sink)) == NULL)
+            return NULL;
+    }
+    nb = sj_next_cards(t, hand, lead, nl, units, nu, pend, buf);
+    sj_sort_by_key(t, buf, nb);
+    for (int i = 0; i < nb; i++)
+        if (sj_sink_add(sink, K_PICK, &buf[i], 1) < 0)
+            goto fail;
+    return out;
+fail:
+    Py_DECREF(out);
+    if (!PyErr_Occurred())
+        PyErr_NoMemory();
+    return NULL;
+}
+
+static PyObject *
+list_bury(PyObject *d, long seat, PyObject *token)
+{
+    PyObject *theft = GET(d, S_theft_round), *hands = GET(d, S_hands);
+    const Ctx *t;
+    if ((theft != NULL && theft != Py_None) || hands == NULL || !PyList_CheckExact(hands) ||
+        seat >= PyList_GET_SIZE(hands) || (t = sj_ctx_read(GET(d, S_trump))) == NULL)
+        Py_RETURN_NONE;
+    int hand[NCARD] = {0};
+    if (sj_read_cards(PyList_GET_ITEM(hands, seat), hand, NULL, 1 << 20) < 0)
+        Py_RETURN_NONE;
+    unsigned char buf[NCARD];
+    int nb = 0;
+    for (int c = 0; c < NCARD; c++)
+        if (hand[c])
+            buf[nb++] = (unsigned char)c;
+    sj_sort_by_key(t, buf, nb);
+    Sink *sink;
+    PyObject *out = sj_moves_new(token, &sink);
+    if (out == NULL)
+        return NULL;
+    for (int i = 0; i < nb; i++)
+        if (sj_sink_add(sink, K_BURY, &buf[i], 1) < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+    return out;
+}
+
+PyObject *
+sj_list_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "moves(game, token)");
+        return NULL;
+    }
+    if (sj_names() < 0)
+        return NULL;
+    if (sj_move_type == NULL)
+        Py_RETURN_NONE;
+    PyObject *d = PyObject_GenericGetDict(args[0], NULL);
+    if (d == NULL) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    PyObject *out = Py_None;
+    long seat = PyDict_CheckExact(d) ? small(d, S_to_act, MAXSEATS) : -1;
+    PyObject *phase = seat >= 0 ? GET(d, S_phase) : NULL;
+    if (is_str(phase, S_play))
+        out = list_play(d, seat, args[1]);
+    else if (is_str(phase, S_bury))
+        out = list_bury(d, seat, args[1]);
+    else
+        Py_INCREF(out);
+    Py_DECREF(d);
+    if (out == Py_None && PyErr_Occurred())
+        PyErr_Clear();
+    return out;
+}

@@ -1,0 +1,88 @@
+"""The compiled core of Sheng ji (``_core*.c``) and the switch between it and Python.
+
+``_core`` does the hot part of a Sheng ji hand in C (docs/core-sheng-ji.md): the legal moves of
+the play phase (leads, throws, follows, the cards of a follow picked one at a time) and of the
+bury, as a lazy sequence of moves (``Moves``); the plain moves of those phases (the card added
+to a throw or to a follow being picked, a lead with its throw check, a follow, the end of a
+trick, a card buried); the draws of the deal up to a seat with a bid, the legal bids; the
+shuffle. The Python code of :class:`~.game.ShengJiGame` (with :mod:`.follow`, :mod:`.tricks`,
+:mod:`.order`) stays the reference: ``tests/test_sheng_ji_core_differential.py`` plays random
+games with both and compares every listing and every state.
+
+``setup.py`` builds the module when a C compiler is there. Without it the game uses the Python
+code and says so once, on standard error (:mod:`shangyou.native`); ``SHANGYOU_NO_C=1`` forces
+the Python code (no notice); :func:`use` switches at run time.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ...cards import CARD_TEXT, CARDS
+from ...engine.moves import Move
+from ...native import load
+from .order import Unit
+
+# the kinds of game.py (PLAY_K, THROW, COMMIT, PICK, BURY_K) and the text of COMMIT
+KINDS = ("play", "throw", "commit", "pick", "bury")
+COMMIT_TEXT = "play"
+
+
+def _bind(module) -> None:
+    module.bind(Move, Unit, CARDS, CARD_TEXT, KINDS, COMMIT_TEXT)
+
+
+_core = load("shangyou.games.sheng_ji._core", _bind)
+AVAILABLE = _core is not None
+ACTIVE = AVAILABLE       # read by the game on every call
+if AVAILABLE:
+    Sequence.register(_core.Moves)
+
+
+def _not_built(*args: object) -> None:
+    raise RuntimeError("the compiled core is not built")
+
+
+# ShengJiGame.apply's fast path (``_core_apply.c``): True when it made the move
+apply_listed: Callable[..., Any] = _core.apply_listed if AVAILABLE else _not_built
+# the legal moves of the play phase and the bury (``_core_moves.c``): a Moves sequence, or
+# None where the Python code lists them
+list_moves: Callable[..., Any] = _core.moves if AVAILABLE else _not_built
+# the deal's draws up to a seat with a bid (True) or to the end of the stock (False)
+draw: Callable[..., Any] = _core.draw if AVAILABLE else _not_built
+# ShengJiGame._bids_for: bids(hand, level_rank, bid, seat) -> [(card, count)] or None
+bids: Callable[..., Any] = _core.bids if AVAILABLE else _not_built
+
+
+def _shuffles_alike() -> bool:
+    """Does ``_core.shuffle`` deal exactly as this Python's ``random.Random.shuffle``?"""
+    for seed in range(20):
+        a, b = list(range(54 + seed * 9)), list(range(54 + seed * 9))
+        random.Random(seed).shuffle(a)
+        _core.shuffle(random.Random(seed).getrandbits, b)
+        if a != b:
+            return False
+    return True
+
+
+SHUFFLE = AVAILABLE and _shuffles_alike()
+
+
+def shuffle(rng, cards: list) -> None:
+    """``rng.shuffle(cards)``, in C for a plain ``random.Random`` (int seeds) when the core is
+    on; the same cards in the same order either way."""
+    if ACTIVE and SHUFFLE and type(rng) is random.Random:
+        _core.shuffle(rng.getrandbits, cards)
+    else:
+        rng.shuffle(cards)
+
+
+def use(active: bool) -> bool:
+    """Use the compiled core (when it is built) or the Python code; returns the previous
+    setting. ``use(True)`` without the module leaves the Python code on."""
+    global ACTIVE
+    prev = ACTIVE
+    ACTIVE = bool(active) and AVAILABLE
+    return prev

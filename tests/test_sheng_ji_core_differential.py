@@ -1,0 +1,479 @@
+"""The compiled Sheng ji core (``games/sheng_ji/_core*.c``) against the Python reference.
+
+Lockstep games: two games of the same preset, options and seed, one made with the core on and
+one with it off (``core.use``), the same random choice made in both; after every move every
+legal-move list (each item's kind, cards and text, in order), the game's whole state (every
+attribute but the listing itself and the random source: hands, trick, pending cards, the
+lead's units, tricks, cards won, events, penalty points, friends, levels, history, result...),
+and at each trick's end the snapshot (in every fourth game every seat's view too), and at the
+end all of them, are compared. Every preset, player count and pack count, and the options that reach the play
+(``red_five``, ``throw_penalty``, friends, ``kitty_theft``, ``no_bid``, start levels, kitty
+sizes); matches too. Then constructed states: follows of huge hands (four packs) to long
+throws, walked card by card (``pick``) with both; tractors owed; failed throws. Then the
+``Moves`` sequence's list behaviour, and the fallback (``SHANGYOU_NO_C=1``; the module missing).
+
+Without the compiled module the lockstep games compare the Python code with itself.
+``SHANGYOU_SJ_CORE_GAMES=N`` plays N games per configuration instead of the default.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import pickle
+import random
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from shangyou.registry import make_game
+from shangyou.games.sheng_ji import core
+from shangyou.games.sheng_ji.order import decompose
+
+SRC = str(Path(__file__).resolve().parent.parent / "src")
+GAMES = int(os.environ.get("SHANGYOU_SJ_CORE_GAMES", "0") or 0)
+
+# (preset, options, games by default: 1,143 hands in all, about 45 s on one busy core)
+CONFIGS = [
+    ("sheng-ji", {}, 120),
+    ("sheng-ji", {"decks": 1}, 100),
+    ("sheng-ji", {"decks": 3}, 40),
+    ("sheng-ji", {"decks": 4}, 24),
+    ("sheng-ji", {"players": 6}, 50),
+    ("sheng-ji", {"players": 6, "decks": 1}, 100),
+    ("sheng-ji", {"players": 6, "decks": 3}, 30),
+    ("sheng-ji", {"players": 6, "decks": 4}, 24),
+    ("sheng-ji/single-deck", {}, 120),
+    ("sheng-ji/zhao-pengyou", {}, 80),
+    ("sheng-ji/zhao-pengyou", {"decks": 3}, 35),
+    ("sheng-ji/zhao-pengyou", {"players": 6}, 40),
+    ("sheng-ji/zhao-pengyou", {"players": 6, "decks": 2}, 40),
+    ("sheng-ji/zhao-pengyou", {"players": 7}, 30),
+    ("sheng-ji/zhao-pengyou", {"players": 5, "friends": 2}, 40),
+    ("sheng-ji", {"red_five": True, "throw_penalty": 10}, 50),
+    ("sheng-ji", {"red_five": True, "start_level": "5", "no_bid": "no-trump"}, 40),
+    ("sheng-ji", {"kitty_theft": True, "no_bid": "redeal", "kitty": 12}, 40),
+    ("sheng-ji", {"start_level": "A", "jack_hook": True, "kitty_multiplier": "linear"}, 40),
+    ("sheng-ji/single-deck", {"throw_penalty": 10, "kitty_theft": True, "red_five": True}, 60),
+    ("sheng-ji/zhao-pengyou", {"throw_penalty": 10, "kitty_theft": True, "red_five": True}, 40),
+]
+MATCHES = [("sheng-ji", {}, 2), ("sheng-ji/single-deck", {"must_play_ranks": "5 10"}, 2),
+           ("sheng-ji/zhao-pengyou", {"throw_penalty": 10}, 1)]
+
+SKIP_STATE = ("_legal", "_token", "_rng_obj", "_tricks_cache", "moves", "events", "tricks")
+
+
+def _items(moves) -> list:
+    return [(m.kind, tuple(m.cards), str(m)) for m in moves]
+
+
+def _on(active: bool) -> None:
+    core.use(active)
+
+
+class Pair:
+    """Two games in lockstep: ``a`` made with the core (when built), ``b`` with Python."""
+
+    def __init__(self, name: str, options: dict, seed, match: bool = False):
+        _on(True)
+        self.a = make_game(name, dict(options), seed, match=match)
+        _on(False)
+        self.b = make_game(name, dict(options), seed, match=match)
+        self.seen = 0
+        self.kinds: dict = {}
+        self.check()
+
+    def listing(self) -> tuple[Sequence, list]:
+        _on(True)
+        la = self.a.legal_moves()
+        _on(False)
+        lb = self.b.legal_moves()
+        assert _items(la) == _items(lb), (self.b.phase, self.b.moves[-3:])
+        assert len(la) == len(lb) and list(la) == list(lb)
+        return la, lb
+
+    def apply(self, i: int, la, lb) -> None:
+        seat = self.b.to_act
+        _on(True)
+        self.a.apply(la[i], seat)
+        _on(False)
+        self.b.apply(lb[i], seat)
+        k = (self.b.phase, lb[i].kind)
+        self.kinds[k] = self.kinds.get(k, 0) + 1
+
+    def check_state(self) -> None:
+        a, b = self.a, self.b
+        da = {k: v for k, v in a.__dict__.items() if k not in SKIP_STATE}
+        db = {k: v for k, v in b.__dict__.items() if k not in SKIP_STATE}
+        assert da.keys() == db.keys()
+        for k in db:
+            assert da[k] == db[k], (k, da[k], db[k])
+        # the logs only grow: compare what is new
+        for k in ("moves", "events", "tricks"):
+            xa, xb = getattr(a, k), getattr(b, k)
+            assert len(xa) == len(xb), k
+        for (sa, ma), (sb, mb) in zip(a.moves[self.seen:], b.moves[self.seen:]):
+            assert (sa, str(ma)) == (sb, str(mb))
+        assert a.events[-8:] == b.events[-8:]
+        assert a.tricks[-2:] == b.tricks[-2:]
+        self.seen = len(b.moves)
+
+    def check(self, views: bool = False) -> None:
+        a, b = self.a, self.b
+        self.check_state()
+        _on(True)
+        sa = a.snapshot()
+        seats = range(a.n) if views or b.over else []
+        va = [a.view(s) for s in seats]
+        _on(False)
+        assert sa == b.snapshot()
+        assert va == [b.view(s) for s in seats]
+
+    def play(self, rng: random.Random, light: bool = False, views: bool = True) -> None:
+        """Random moves to the end: the whole state after every move; the snapshot (and with
+        ``views`` every seat's view, with its legal moves) at the end of every trick
+        (``light``, matches: of every hand); everything at the end."""
+        while not self.b.over:
+            la, lb = self.listing()
+            i = rng.randrange(len(lb))
+            tricks, hands = len(self.b.tricks), self.b.hand_number
+            self.apply(i, la, lb)
+            if self.b.over or (self.b.hand_number != hands if light
+                               else len(self.b.tricks) != tricks):
+                self.check(views=views)
+            else:
+                self.check_state()
+        assert self.a.events == self.b.events and self.a.tricks == self.b.tricks
+        assert self.a.result == self.b.result and self.a.history == self.b.history
+
+
+@pytest.fixture(autouse=True)
+def _restore_core():
+    prev = core.ACTIVE
+    yield
+    core.use(prev)
+
+
+@pytest.mark.parametrize("name,options,games", CONFIGS,
+                         ids=[f"{n}-{'-'.join(f'{k}={v}' for k, v in o.items())}"
+                              for n, o, _ in CONFIGS])
+def test_lockstep_hands(name, options, games):
+    kinds: dict = {}
+    for seed in range(GAMES or games):
+        p = Pair(name, options, seed)
+        p.play(random.Random(seed * 7 + 1), views=seed % 4 == 0)
+        for k, v in p.kinds.items():
+            kinds[k] = kinds.get(k, 0) + v
+    # the games reached the moves the core makes
+    assert kinds.get(("play", "play"), 0) > 0 and kinds.get(("play", "throw"), 0) > 0
+
+
+@pytest.mark.parametrize("name,options,games", MATCHES)
+def test_lockstep_matches(name, options, games):
+    for seed in range(games):
+        p = Pair(name, options, 1000 + seed, match=True)
+        p.play(random.Random(seed), light=True)
+        assert p.b.hand_number >= 1
+
+
+def test_secret_seeds():
+    """A secret seed deals with DealRandom (no C shuffle): the same games."""
+    for i in range(4):
+        p = Pair("sheng-ji", {}, f"{i:064x}")
+        p.play(random.Random(i))
+
+
+def test_sampled_worlds():
+    """Games built by the search's world sampler (worlds.py: no __init__, cards.Card objects
+    in the bid, the deal part-way), from views of random hands in every phase, played out in
+    lockstep."""
+    from shangyou.games.sheng_ji.worlds import sample_world
+    phases: dict = {}
+    for seed in range(24):
+        name, options = [("sheng-ji", {}), ("sheng-ji/zhao-pengyou", {"kitty_theft": True}),
+                         ("sheng-ji/single-deck", {"red_five": True})][seed % 3]
+        _on(False)
+        g = make_game(name, dict(options), seed, match=False)
+        rng = random.Random(seed)
+        for _ in range([rng.randrange(0, 3), rng.randrange(3, 12), rng.randrange(10, 120)][
+                seed % 4 % 3]):
+            if g.over:
+                break
+            g.apply(rng.choice(g.legal_moves()))
+        if g.over:
+            continue
+        view = g.view(g.to_act)
+        phases[g.phase] = phases.get(g.phase, 0) + 1
+        pair = Pair.__new__(Pair)
+        pair.a = sample_world(view, random.Random(seed), g.rules)
+        pair.b = sample_world(view, random.Random(seed), g.rules)
+        pair.seen = 0
+        pair.kinds = {}
+        pair.play(random.Random(seed + 1), views=False)
+    assert len(phases) >= 3, phases
+
+
+# ------------------------------------------------------------------ constructed states
+def _play_phase(name: str, options: dict, seed: int):
+    """A game of the preset at the first lead of its play phase (core off)."""
+    _on(False)
+    g = make_game(name, dict(options), seed, match=False)
+    rng = random.Random(seed)
+    while g.phase != "play":
+        g.apply(rng.choice(g.legal_moves()))
+    return g
+
+
+def _install(g, hands, lead_seat: int, lead: tuple) -> None:
+    g.hands = [list(h) for h in hands]
+    for c in lead:                       # the lead is played
+        g.hands[lead_seat].remove(c)
+    g.trick = [(lead_seat, tuple(sorted(lead)))]
+    g.lead_units = decompose(g.trump, g.trick[0][1])
+    g.pending = []
+    g.to_act = (lead_seat + 1) % g.n
+    g._legal = None
+    g._token = None
+
+
+def _walk(g, rng: random.Random) -> int:
+    """Play the constructed trick to its end in lockstep (core / Python); the pick steps."""
+    pair = Pair.__new__(Pair)
+    _on(False)
+    pair.a, pair.b = g.clone(), g
+    pair.seen = len(g.moves)
+    pair.kinds = {}
+    picks = 0
+    while pair.b.trick:
+        la, lb = pair.listing()
+        i = rng.randrange(len(lb))
+        picks += lb[i].kind == "pick"
+        pair.apply(i, la, lb)
+        pair.check()
+    return picks
+
+
+def test_huge_follows_are_picked_card_by_card():
+    """Four packs: a throw of trump singles to hands of 40 trumps has thousands of follows;
+    the follow is then picked one card at a time, with the same cards offered."""
+    picks = 0
+    for seed in range(12):
+        g = _play_phase("sheng-ji", {"decks": 4}, seed)
+        t = g.trump
+        rng = random.Random(seed)
+        trumps = [c for c in range(54) if t.is_trump(c)] * 4
+        plain = [c for c in range(52) if not t.is_trump(c)] * 4
+        rng.shuffle(trumps)
+        rng.shuffle(plain)
+        size = len(g.hands[0])
+        hands, lead_seat = [], g.to_act
+        for s in range(g.n):                  # many trumps each, as far as they go
+            k = min(len(trumps), rng.randrange(size // 2, size + 1))
+            hands.append(sorted(trumps[:k] + plain[:size - k]))
+            trumps, plain = trumps[k:], plain[size - k:]
+        lead = tuple(sorted(set(hands[lead_seat]) & {c for c in range(54) if t.is_trump(c)}))
+        lead = lead[:rng.randrange(3, 9)]
+        if len(lead) < 3:
+            continue
+        picks += _walk_after(g, hands, lead_seat, lead, rng)
+    assert picks > 0
+
+
+def _walk_after(g, hands, lead_seat, lead, rng) -> int:
+    _install(g, hands, lead_seat, lead)
+    return _walk(g, rng)
+
+
+def test_tractors_owed():
+    """Leads of tractors (and throws holding one) to hands with pairs and tractors."""
+    for seed in range(20):
+        g = _play_phase("sheng-ji", {"decks": 3 if seed % 2 else 2}, seed)
+        t = g.trump
+        rng = random.Random(seed)
+        suit = rng.choice(sorted({4 if t.is_trump(c) else c & 3 for c in range(54)}))
+        cards = [c for c in range(54) if (4 if t.is_trump(c) else c & 3) == suit]
+        lead_seat = g.to_act
+        by_pos = sorted(cards, key=t.position)
+        start = rng.randrange(max(1, len(by_pos) - 3))
+        run = by_pos[start:start + rng.randrange(2, 4)]
+        lead = tuple(x for c in run for x in (c, c))
+        if rng.random() < 0.4:
+            lead += (by_pos[-1],)
+        hands = [list(h) for h in g.hands]
+        for s in range(g.n):
+            if s != lead_seat:
+                extra = [c for c in cards for _ in range(2)]
+                rng.shuffle(extra)
+                hands[s] = hands[s][:len(hands[s]) // 2] + extra[:len(hands[s]) // 2]
+        hands[lead_seat] = list(lead) + hands[lead_seat][len(lead):]
+        _install(g, hands, lead_seat, lead)
+        # the lead as the trick holds it: decompose may keep the throw; the trick goes on
+        _walk(g, rng)
+
+
+def test_throws_checked_and_failed():
+    """Throws built card by card, then committed: the check against the other hands (a
+    failed throw plays the forced unit, with the penalty), in lockstep."""
+    failed = 0
+    for seed in range(40):
+        opts = {"throw_penalty": 10} if seed % 2 else {}
+        g = _play_phase("sheng-ji" if seed % 3 else "sheng-ji/zhao-pengyou", opts, seed)
+        rng = random.Random(seed)
+        pair = Pair.__new__(Pair)
+        pair.a, pair.b = g.clone(), g
+        pair.seen = len(g.moves)
+        pair.kinds = {}
+        while not pair.b.over:
+            la, lb = pair.listing()
+            kinds = [m.kind for m in lb]
+            if "throw" in kinds and rng.random() < 0.8:       # keep building the throw
+                throws = [i for i, k in enumerate(kinds) if k == "throw"]
+                i = rng.choice(throws) if (not pair.b.pending or rng.random() < 0.7) \
+                    else kinds.index("commit")
+            else:
+                i = rng.randrange(len(lb))
+            pair.apply(i, la, lb)
+            pair.check()
+        failed += sum(e["event"] == "failed throw" for e in pair.b.events)
+    assert failed > 0
+
+
+# ---------------------------------------------------------------------- the sequence
+def test_moves_sequence_behaves_as_a_list():
+    g = _play_phase("sheng-ji", {}, 5)
+    _on(True)
+    g._legal = None
+    moves = g.legal_moves()
+    if not core.AVAILABLE:                 # without the module: the Python list, as before
+        assert type(moves) is list and g.legal_moves() is not g._legal
+        return
+    assert type(moves) is core._core.Moves and isinstance(moves, Sequence)
+    assert g.legal_moves() is moves                    # listed once
+    as_list = list(moves)
+    assert moves == as_list and as_list == moves and not (moves != as_list)
+    assert moves[0] is moves[0] and moves[-1] == as_list[-1]
+    assert moves[1:4] == as_list[1:4] and moves[::-2] == as_list[::-2]
+    assert moves + [1] == as_list + [1]
+    assert list(reversed(moves)) == as_list[::-1]
+    assert moves.index(as_list[3]) == 3 and moves.count(as_list[3]) == 1
+    assert as_list[2] in moves and str(as_list[2]) in moves and "nothing" not in moves
+    assert repr(moves) == repr(as_list)
+    assert pickle.loads(pickle.dumps(moves)) == as_list and copy.copy(moves) == as_list
+    with pytest.raises(IndexError):
+        moves[len(moves)]
+    with pytest.raises(TypeError):
+        moves["x"]
+    with pytest.raises(ValueError):
+        moves.index("nothing")
+    with pytest.raises(TypeError):
+        hash(moves)
+
+
+def test_apply_listed_leaves_the_rest_to_python():
+    g = _play_phase("sheng-ji", {}, 9)
+    _on(True)
+    if not core.AVAILABLE:                 # without the module: nothing of it is used
+        with pytest.raises(RuntimeError):
+            core.apply_listed(g, g.legal_moves()[0], None)
+        return
+    moves = g.legal_moves()
+    before = g.snapshot()
+    other = (g.to_act + 1) % g.n
+    assert core.apply_listed(g, moves[0], other) is False          # another seat
+    assert core.apply_listed(g, str(moves[0]), None) is False      # a text
+    g2 = g.clone()
+    stale = moves[0]
+    g._legal = None                                                # an earlier listing
+    g.legal_moves()
+    assert core.apply_listed(g, stale, None) is False
+    assert core.apply_listed(object(), stale, None) is False       # no game
+    assert g.snapshot() == before and g2.snapshot() == before
+    with pytest.raises(TypeError):
+        core.apply_listed(g)
+    assert core.list_moves(object(), None) is None
+
+
+# ------------------------------------------------------------------------- fallback
+def _run(code: str, **env) -> subprocess.CompletedProcess:
+    e = {k: v for k, v in os.environ.items() if k != "SHANGYOU_NO_C"}
+    e["PYTHONPATH"] = SRC + os.pathsep + e.get("PYTHONPATH", "")
+    e.update(env)
+    return subprocess.run([sys.executable, "-c", code], check=False, capture_output=True,
+                          text=True, env=e, timeout=120)
+
+
+PLAY_ONE = ("import random, shangyou\n"
+            "from shangyou.games.sheng_ji import core\n"
+            "g = shangyou.new_game('sheng-ji', players=4, seed=3)\n"
+            "r = random.Random(1)\n"
+            "while not g.over: g.apply(r.choice(g.legal_moves()))\n"
+            "print(core.AVAILABLE, core.ACTIVE, g.result['winners'], len(g.moves))\n")
+
+
+def test_no_c_forces_python_without_a_notice():
+    out = _run(PLAY_ONE, SHANGYOU_NO_C="1")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("False False [")
+    assert "compiled core" not in out.stderr
+
+
+def test_missing_module_falls_back_with_one_notice():
+    blocker = ("import sys\n"
+               "class Block:\n"
+               "    def find_spec(self, name, path=None, target=None):\n"
+               "        if name == 'shangyou.games.sheng_ji._core':\n"
+               "            raise ImportError('not built')\n"
+               "sys.meta_path.insert(0, Block())\n")
+    out = _run(blocker + PLAY_ONE + PLAY_ONE.split("\n", 2)[2])
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.split("\n")
+    assert lines[0].startswith("False False [") and lines[0] == lines[1]
+    notices = [x for x in out.stderr.splitlines() if "sheng_ji._core" in x]
+    assert len(notices) == 1, out.stderr
+    if core.AVAILABLE:                       # the same game as with the core
+        assert lines[0].split(" ", 2)[2] == _run(PLAY_ONE).stdout.split(" ", 2)[2].split("\n")[0]
+
+
+def test_a_state_the_core_cannot_read_is_dealt_by_python():
+    """A hand holding something that is no card: the core draws nothing, the Python code
+    deals on (no endless loop), as it does without the core."""
+    p = Pair("sheng-ji", {}, 11)
+    for g in (p.a, p.b):
+        g.hands[(g.to_act + 1) % g.n].append("x")
+    if core.AVAILABLE:
+        assert core.draw(p.a) is False and len(p.a.stock) == len(p.b.stock)
+    rng = random.Random(3)
+    while p.b.phase == "deal":
+        la, lb = p.listing()
+        p.apply(rng.randrange(len(lb)), la, lb)
+        p.check_state()
+    assert not p.b.stock
+
+
+def test_bad_input_changes_nothing():
+    """The module's functions given what they cannot read: None / False, or TypeError."""
+    assert core.SHUFFLE == core.AVAILABLE       # the C shuffle deals as this Python does
+    if not core.AVAILABLE:
+        return
+    m = core._core
+    g = _play_phase("sheng-ji", {}, 4)
+    _on(True)
+    before = g.snapshot()
+    assert m.moves(object(), None) is None and m.draw(object()) is False
+    assert m.bids([1, "x"], 3, None, 0) is None and m.bids([1], 13, None, 0) is None
+    assert m.bids([12, 12, 52, 52], 3, None, 0) == [(12, 1), (12, 2), (52, 2)]
+    trump, g.trump = g.trump, "7H"               # a trump it cannot read: Python lists
+    assert m.moves(g, object()) is None
+    assert m.apply_listed(g, "7H", None) is False
+    g.trump = trump
+    assert g.snapshot() == before
+    for bad in [(), (1, 2), (None, [1])]:
+        with pytest.raises(TypeError):
+            m.shuffle(*bad)
+    with pytest.raises(TypeError):
+        m.bind(int, int, (), [], (), "play")
+    with pytest.raises(TypeError):
+        m.moves(g)
