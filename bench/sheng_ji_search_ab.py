@@ -11,6 +11,11 @@ mean and max) and, for a second file, the paired difference over the hands both 
     PYTHONPATH=src python bench/sheng_ji_search_ab.py runs/new.jsonl --seed 11 --deals 30
     PYTHONPATH=src python bench/sheng_ji_search_ab.py runs/old.jsonl --seed 11 --deals 30 --module old.py
     PYTHONPATH=src python bench/sheng_ji_search_ab.py --report runs/old.jsonl runs/new.jsonl
+
+``--set NAME=VALUE`` sets a constant of the module before play (e.g. ``DEFAULT_CAP_SECONDS=0.05``
+with ``DEFAULT_WORK=1000000000 MAX_WORLDS=1000000``, so that only the CPU cap stops a decision).
+Each line also holds ``gain``: the levels the search team went up (its opponents' levels with a
+minus sign), the report's second, finer measure.
 """
 
 from __future__ import annotations
@@ -55,7 +60,9 @@ def play(mod, seed, rep):
         g.apply(m)
     last = g.history[-1]
     winners = last["declarers"] if last["change"]["side"] == "declarers" else last["opponents"]
-    return dict(win=all(s % 2 == rep for s in winners), n=len(times), cpu_sum=sum(times),
+    win = all(s % 2 == rep for s in winners)
+    levels = last["change"]["levels"]
+    return dict(win=win, gain=levels if win else -levels, n=len(times), cpu_sum=sum(times),
                 cpu_max=max(times, default=0.0))
 
 
@@ -86,7 +93,18 @@ def report(paths):
         n = len(d)
         m = sum(d) / n
         sd = (sum((x - m) ** 2 for x in d) / max(1, n - 1)) ** 0.5
-        print(f"second - first over {n} hands: {m:+.3f} +- {1.96 * sd / n ** 0.5:.3f} (95%)")
+        print(f"second - first over {n} hands: wins {m:+.3f} +- {1.96 * sd / n ** 0.5:.3f} (95%)")
+        if all("gain" in data[i][k] for i in (0, 1) for k in keys):
+            for i in (0, 1):
+                g = [data[i][k]["gain"] for k in keys]
+                mi = sum(g) / n
+                si = (sum((x - mi) ** 2 for x in g) / max(1, n - 1)) ** 0.5
+                print(f"  {paths[i]}: levels gained a hand {mi:+.3f} +- {1.96 * si / n ** 0.5:.3f}")
+            d = [data[1][k]["gain"] - data[0][k]["gain"] for k in keys]
+            m = sum(d) / n
+            sd = (sum((x - m) ** 2 for x in d) / max(1, n - 1)) ** 0.5
+            print(f"second - first: levels gained a hand {m:+.3f} +- "
+                  f"{1.96 * sd / n ** 0.5:.3f} (95%, paired)")
 
 
 def main(argv=None):
@@ -96,10 +114,17 @@ def main(argv=None):
     ap.add_argument("--deals", type=int, default=30)
     ap.add_argument("--module", default=None, help="a copy of sheng_ji_search.py to play instead")
     ap.add_argument("--report", action="store_true")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                    help="set a constant of the search module (a number)")
     o = ap.parse_args(argv)
     if o.report:
         return report(o.out)
     mod = load(o.module)
+    for item in o.set:
+        name, value = item.split("=", 1)
+        if not hasattr(mod, name):
+            raise SystemExit(f"the search module has no {name}")
+        setattr(mod, name, type(getattr(mod, name))(float(value)))
     out = o.out[0]
     done = set()
     if os.path.exists(out):
