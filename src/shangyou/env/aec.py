@@ -112,6 +112,7 @@ class ShangyouAEC(AECEnv):
         self._seeder = random.Random()
         self.game: GameBase | None = None       # the episode's game, dealt by reset()
         self._pager: Pager | None = None
+        self._no_mask = np.zeros(max_candidates, np.int8)
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent):
@@ -152,14 +153,18 @@ class ShangyouAEC(AECEnv):
         g = self._live()
         if g.over:
             return None
-        if self._pager is None:
+        pager = self._pager
+        if pager is None:
             # every legal move at once: the environments do not choose plays in steps
-            self._pager = self.encoder.pager(getattr(g, "all_moves", g.legal_moves)())
-        return self._pager
+            pager = self._pager = self.encoder.pager(getattr(g, "all_moves", g.legal_moves)())
+        return pager
 
     def _decision(self) -> Pager:
         """The candidates of the decision now; ValueError once the game is over (no id is
         legal then)."""
+        pager = self._pager          # kept until a move is made (MORE keeps it too)
+        if pager is not None:
+            return pager
         pager = self.pager()
         if pager is None:
             raise ValueError("the game is over: no action is legal")
@@ -175,23 +180,33 @@ class ShangyouAEC(AECEnv):
 
     def observe(self, agent):
         seat = self.agent_seat[agent]
-        g = self._live()
+        g = self.game
+        if g is None:
+            raise RuntimeError("no game yet: call reset() first")
         buf, at, obs = self._rows.take()
         if g.to_act == seat and not g.over:
             pager = self._pager or self._decision()
             self.encoder.write(buf, at, g, seat, pager)
             return {"observation": obs, "action_mask": pager.mask()}
         self.encoder.write(buf, at, g, seat, None)
-        return {"observation": obs, "action_mask": np.zeros(self.max_candidates, np.int8)}
+        return {"observation": obs, "action_mask": self._no_mask.copy()}
+
+    def last(self, observe: bool = True):
+        """``(observation, cumulative reward, terminated, truncated, info)`` of the agent to
+        act: ``AECEnv.last``, with its attributes read once."""
+        agent = self.agent_selection
+        assert agent is not None
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def step(self, action) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        g = self._live()
-        pager = self._decision()
+        pager = self._pager or self._decision()
         move = pager.move(action)        # a forbidden id raises here, before any change
+        g = self.game
         self._cumulative_rewards[agent] = 0.0
         if move is None:
             pager.turn()
@@ -215,8 +230,10 @@ class ShangyouAEC(AECEnv):
             self.agent_selection = self.possible_agents[seat_to_act(g)]
             self._accumulate_rewards()
         else:
-            self.agent_selection = self.possible_agents[seat_to_act(g)]
-        if self.render_mode == "human":
+            seat = g.to_act
+            assert seat is not None         # only a game that is over has no seat to act
+            self.agent_selection = self.possible_agents[seat]
+        if self.render_mode is not None and self.render_mode == "human":
             self.render()
 
     # ------------------------------------------------------------------ render
