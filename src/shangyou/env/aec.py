@@ -95,7 +95,7 @@ class ShangyouAEC(AECEnv):
             raise ValueError("max_candidates must be at least 2")
         self.max_candidates = max_candidates
         # build one game to check the options now (bad options: a clear error here)
-        self._new(0)
+        probe = self._new(0)
         self.encoder = encoder_for(self.preset, self.players, max_candidates)
         self.observation_slices = dict(self.encoder.slices)
         self._rows = Rows(self.encoder.size)
@@ -113,6 +113,7 @@ class ShangyouAEC(AECEnv):
         self.game: GameBase | None = None       # the episode's game, dealt by reset()
         self._pager: Pager | None = None
         self._no_mask = np.zeros(max_candidates, np.int8)
+        self._all_moves = hasattr(probe, "all_moves")    # a climbing game
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent):
@@ -155,8 +156,13 @@ class ShangyouAEC(AECEnv):
             return None
         pager = self._pager
         if pager is None:
-            # every legal move at once: the environments do not choose plays in steps
-            pager = self._pager = self.encoder.pager(getattr(g, "all_moves", g.legal_moves)())
+            # every legal move at once: the environments do not choose plays in steps. The
+            # compiled core's listing (not a list) is every legal move (docs/core.md: past 400
+            # plays the game offers steps, as a list); a list may be steps: ask all_moves
+            moves = g.legal_moves()
+            if type(moves) is list and self._all_moves:
+                moves = g.all_moves()
+            pager = self._pager = Pager(moves, self.max_candidates, self.encoder.by_text)
         return pager
 
     def _decision(self) -> Pager:
