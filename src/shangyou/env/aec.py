@@ -114,6 +114,7 @@ class ShangyouAEC(AECEnv):
         self._pager: Pager | None = None
         self._no_mask = np.zeros(max_candidates, np.int8)
         self._all_moves = hasattr(probe, "all_moves")    # a climbing game
+        self._by_text = self.encoder.by_text
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent):
@@ -154,15 +155,17 @@ class ShangyouAEC(AECEnv):
         g = self._live()
         if g.over:
             return None
-        pager = self._pager
-        if pager is None:
-            # every legal move at once: the environments do not choose plays in steps. The
-            # compiled core's listing (not a list) is every legal move (docs/core.md: past 400
-            # plays the game offers steps, as a list); a list may be steps: ask all_moves
-            moves = g.legal_moves()
-            if type(moves) is list and self._all_moves:
-                moves = g.all_moves()
-            pager = self._pager = Pager(moves, self.max_candidates, self.encoder.by_text)
+        return self._pager or self._new_pager(g)
+
+    def _new_pager(self, g) -> Pager:
+        """The candidates of a new decision (the game is not over)."""
+        # every legal move at once: the environments do not choose plays in steps. The
+        # compiled core's listing (not a list) is every legal move (docs/core.md: past 400
+        # plays the game offers steps, as a list); a list may be steps: ask all_moves
+        moves = g.legal_moves()
+        if type(moves) is list and self._all_moves:
+            moves = g.all_moves()
+        pager = self._pager = Pager(moves, self.max_candidates, self._by_text)
         return pager
 
     def _decision(self) -> Pager:
@@ -189,13 +192,18 @@ class ShangyouAEC(AECEnv):
         g = self.game
         if g is None:
             raise RuntimeError("no game yet: call reset() first")
-        buf, at, obs = self._rows.take()
+        rows = self._rows                # Rows.take, inline (once per step)
+        i = rows.i
+        if i == rows.rows:
+            rows.new_block()
+            i = 0
+        rows.i = i + 1
         if g.to_act == seat and not g.over:
-            pager = self._pager or self._decision()
-            self.encoder.write(buf, at, g, seat, pager)
-            return {"observation": obs, "action_mask": pager.mask()}
-        self.encoder.write(buf, at, g, seat, None)
-        return {"observation": obs, "action_mask": self._no_mask.copy()}
+            pager = self._pager or self._new_pager(g)
+            self.encoder.write(rows.buf, i * rows.size, g, seat, pager)
+            return {"observation": rows.arr[i], "action_mask": pager.mask()}
+        self.encoder.write(rows.buf, i * rows.size, g, seat, None)
+        return {"observation": rows.arr[i], "action_mask": self._no_mask.copy()}
 
     def last(self, observe: bool = True):
         """``(observation, cumulative reward, terminated, truncated, info)`` of the agent to

@@ -265,7 +265,10 @@ class Pager:
     _texts: list[str] | None
 
     def __init__(self, moves: Sequence[Move], k: int, by_text: bool = False):
-        self.moves = sort_moves(moves, by_text)
+        if type(moves) is not list:
+            moves = list(moves)
+        # one move (a forced pass, the most common decision) needs no sort
+        self.moves = sort_moves(moves, by_text) if len(moves) > 1 else moves
         self.by_text = by_text
         self._texts = None
         self.k = k
@@ -410,11 +413,16 @@ class Rows:
         """``(buffer, offset, row)``: write the row's bytes into ``buffer[offset:]``."""
         i = self.i
         if i == self.rows:
-            self.buf = bytearray(self.size * self.rows)
-            self.arr = np.frombuffer(self.buf, dtype=np.int8).reshape(self.rows, self.size)
+            self.new_block()
             i = 0
         self.i = i + 1
         return self.buf, i * self.size, self.arr[i]
+
+    def new_block(self) -> None:
+        """Cut the next rows from a new block (``take`` calls it when the block is used)."""
+        self.buf = bytearray(self.size * self.rows)
+        self.arr = np.frombuffer(self.buf, dtype=np.int8).reshape(self.rows, self.size)
+        self.i = 0
 
 
 class Layout:
