@@ -18,7 +18,7 @@ from pettingzoo import AECEnv
 
 from .. import new_game, new_match, preset_info
 from ..registry import resolve
-from .encoding import ClimbingEncoder, Pager, Rows
+from .encoding import ClimbingEncoder, Pager, Rows, one_page_masks
 from .sheng_ji_encoding import ShengJiEncoder
 
 if TYPE_CHECKING:
@@ -115,6 +115,7 @@ class ShangyouAEC(AECEnv):
         self._no_mask = np.zeros(max_candidates, np.int8)
         self._all_moves = hasattr(probe, "all_moves")    # a climbing game
         self._by_text = self.encoder.by_text
+        self._masks = one_page_masks(max_candidates)
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent):
@@ -201,7 +202,9 @@ class ShangyouAEC(AECEnv):
         if g.to_act == seat and not g.over:
             pager = self._pager or self._new_pager(g)
             self.encoder.write(rows.buf, i * rows.size, g, seat, pager)
-            return {"observation": rows.arr[i], "action_mask": pager.mask()}
+            return {"observation": rows.arr[i],
+                    "action_mask": self._masks[len(pager.moves)].copy() if pager.pages == 1
+                    else pager.mask()}
         self.encoder.write(rows.buf, i * rows.size, g, seat, None)
         return {"observation": rows.arr[i], "action_mask": self._no_mask.copy()}
 

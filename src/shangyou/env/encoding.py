@@ -312,13 +312,7 @@ class Pager:
     def mask(self) -> np.ndarray:
         """The int8 mask of the current page (a new array)."""
         if self.pages == 1:                  # the usual case: one array per (k, count)
-            one = _MASK_ONE_PAGE.get(self.k)
-            if one is None:
-                one = _MASK_ONE_PAGE[self.k] = [None] * (self.k + 1)
-            a = one[len(self.moves)]
-            if a is None:
-                a = one[len(self.moves)] = np.frombuffer(self.mask_bytes(), dtype=np.int8)
-            return a.copy()
+            return one_page_masks(self.k)[len(self.moves)].copy()
         n = len(self.page_moves())
         a = _MASK_ARRAYS.get((self.k, n, self.pages > 1))
         if a is None:
@@ -367,6 +361,21 @@ class Pager:
             obs[base + (self.k - 1) * CAND_WIDTH + _KIND_AT["more"]] = 1
 
 
+def one_page_masks(k: int) -> list[np.ndarray]:
+    """The int8 masks of a decision of one page, by its number of moves (0 .. k): read-only
+    arrays, shared (:meth:`Pager.mask` copies them)."""
+    masks = _MASK_ONE_PAGE.get(k)
+    if masks is None:
+        masks = []
+        for n in range(k + 1):
+            a = np.zeros(k, np.int8)
+            a[:n] = 1
+            a.flags.writeable = False
+            masks.append(a)
+        masks = _MASK_ONE_PAGE[k] = masks
+    return masks
+
+
 def _rows_py(obs: bytearray, base: int, moves: list) -> None:
     """Add the candidate rows of ``moves`` (climbing ``Move`` objects) at ``base``: the
     reference for ``_fastobs.rows``."""
@@ -400,14 +409,14 @@ class Rows:
     rows: int
     i: int
     buf: bytearray
-    arr: np.ndarray
+    arr: list                       # the block's rows, each an int8 array (a view)
 
     def __init__(self, size: int, rows: int = 16):
         self.size = size
         self.rows = rows
         self.i = rows                    # the first take cuts a block
         self.buf = bytearray()
-        self.arr = np.zeros((0, size), np.int8)
+        self.arr = []
 
     def take(self) -> tuple:
         """``(buffer, offset, row)``: write the row's bytes into ``buffer[offset:]``."""
@@ -421,7 +430,8 @@ class Rows:
     def new_block(self) -> None:
         """Cut the next rows from a new block (``take`` calls it when the block is used)."""
         self.buf = bytearray(self.size * self.rows)
-        self.arr = np.frombuffer(self.buf, dtype=np.int8).reshape(self.rows, self.size)
+        # the row arrays made at once (cheaper than indexing the block once per row)
+        self.arr = list(np.frombuffer(self.buf, dtype=np.int8).reshape(self.rows, self.size))
         self.i = 0
 
 
