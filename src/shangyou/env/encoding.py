@@ -409,14 +409,14 @@ class Rows:
     rows: int
     i: int
     buf: bytearray
-    arr: list                       # the block's rows, each an int8 array (a view)
+    arr: np.ndarray
 
     def __init__(self, size: int, rows: int = 16):
         self.size = size
         self.rows = rows
         self.i = rows                    # the first take cuts a block
         self.buf = bytearray()
-        self.arr = []
+        self.arr = np.zeros((0, size), np.int8)
 
     def take(self) -> tuple:
         """``(buffer, offset, row)``: write the row's bytes into ``buffer[offset:]``."""
@@ -430,8 +430,7 @@ class Rows:
     def new_block(self) -> None:
         """Cut the next rows from a new block (``take`` calls it when the block is used)."""
         self.buf = bytearray(self.size * self.rows)
-        # the row arrays made at once (cheaper than indexing the block once per row)
-        self.arr = list(np.frombuffer(self.buf, dtype=np.int8).reshape(self.rows, self.size))
+        self.arr = np.frombuffer(self.buf, dtype=np.int8).reshape(self.rows, self.size)
         self.i = 0
 
 
