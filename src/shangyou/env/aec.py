@@ -224,6 +224,7 @@ class ShangyouAEC(AECEnv):
         pager = self._pager or self._decision()
         move = pager.move(action)        # a forbidden id raises here, before any change
         g = self.game
+        assert g is not None             # a decision has a game
         self._cumulative_rewards[agent] = 0.0
         if move is None:
             pager.turn()

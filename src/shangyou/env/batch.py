@@ -64,6 +64,7 @@ class BatchSim:
     def _refresh(self, i: int) -> None:
         e = self.envs[i]
         g = e.game
+        assert g is not None
         seat = g.to_act
         assert seat is not None and not g.over   # a finished hand is followed at once
         self._seat[i] = seat
@@ -120,6 +121,7 @@ class BatchSim:
                 pager.turn()
             else:
                 g = e.game
+                assert g is not None
                 g.apply(move)
                 e._pager = None
                 if g.over:

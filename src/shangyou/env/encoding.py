@@ -10,9 +10,10 @@ same bytes (``tests/test_env.py`` compares them over thousands of random positio
   ``games/climbing/observe.py``) and the legal ``Move`` objects, so no text is built or parsed
   at a step. Sheng ji keeps the view path for its tensors.
 
-Three small loops of the fast path (the head of the observation, the candidate rows and the
-sort of the moves) also exist in C, ``_fastobs.c``, built by ``pip install`` when a C compiler
-is there. The Python functions beside them (``_head_py``, ``_rows_py``, ``_sort_moves_py``)
+The climbing fast path also exists in C (``_fastobs.c``, ``_fastobs_obs.c``, built by
+``pip install`` when a C compiler is there): the sort of the moves, and the whole observation
+in one call, read from the game as ``compact_view`` reads it (see ``climbing_encoding.py``).
+The Python functions (``_sort_moves_py``, ``_rows_py`` here, ``ClimbingEncoder._observe_py``)
 are the reference and the fallback; ``SHANGYOU_NO_C=1`` forces them. Tests compare the two.
 
 Action encoding: **candidate selection with pages** (see ``docs/env.md``). At each decision the
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 
 class CHelpers(Protocol):
     """The C helpers, module ``_fastobs`` (``_fastobs.pyi``; the references: ``_sort_moves_py``,
-    ``_rows_py``, ``ClimbingEncoder._head_py``)."""
+    ``_rows_py``, ``ClimbingEncoder._head_py`` and ``_observe_py``)."""
 
     def sort_moves(self, moves: list[Move], kind_index: dict[str, int], /
                    ) -> list[tuple[int, int]]: ...
@@ -56,6 +57,13 @@ class CHelpers(Protocol):
 
     def rows(self, obs: WriteableBuffer, base: int, moves: list[Move], width: int,
              kind_at: dict[str, int], extra_at: int, /) -> None: ...
+
+    def observe(self, buf: WriteableBuffer, at: int, cv: tuple, moves: list[Move] | None,
+                start: int, stop: int, page: int, pages: int, consts: tuple, /) -> bool: ...
+
+    def observe_game(self, buf: WriteableBuffer, at: int, game: object, seat: int,
+                     moves: list[Move] | None, start: int, stop: int, page: int, pages: int,
+                     consts: tuple, cache: list, /) -> bool: ...
 
 
 _fastobs: CHelpers | None
