@@ -17,6 +17,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .. import new_game, new_match, preset_info
+from ..games.climbing.core import is_plays
 from ..registry import resolve
 from .encoding import ClimbingEncoder, Pager, Rows, one_page_masks
 from .sheng_ji_encoding import ShengJiEncoder
@@ -161,10 +162,11 @@ class ShangyouAEC(AECEnv):
     def _new_pager(self, g) -> Pager:
         """The candidates of a new decision (the game is not over)."""
         # every legal move at once: the environments do not choose plays in steps. The
-        # compiled core's listing (not a list) is every legal move (docs/core.md: past 400
-        # plays the game offers steps, as a list); a list may be steps: ask all_moves
+        # compiled core's listing (``Plays``) is every legal move (docs/core.md: past 400
+        # plays the game offers the steps of a choice instead); anything else may be steps
+        # (a list, or the core's lazy ``Steps`` / ``Subset``): ask all_moves
         moves = g.legal_moves()
-        if type(moves) is list and self._all_moves:
+        if self._all_moves and not is_plays(moves):
             moves = g.all_moves()
         pager = self._pager = Pager(moves, self.max_candidates, self._by_text)
         return pager
