@@ -169,3 +169,28 @@ def test_c_observation_refuses_bad_input():
     assert f.observe(buf, 0, cv, moves, 0, 7, 0, 3, c) is True
     rows = np.frombuffer(bytes(buf[enc.offsets["candidates"]:]), np.int8).reshape(8, CAND_WIDTH)
     assert rows[:7].any(axis=1).all() and rows[7, encoding._KIND_AT["more"]] == 1
+
+def test_the_env_offers_every_legal_move_where_the_game_offers_steps():
+    """Past 400 legal plays the game offers the steps of a choice (a list, or the core's lazy
+    sequences); the env's candidates are still every legal move, sorted, with their rows."""
+    from shangyou.games.climbing.steps import STEP_LIMIT
+    env = ShangyouAEC("zheng-shangyou/pagat", 3, decks=2, max_steps=None)
+    rng = random.Random(5)
+    big = 0
+    for seed in range(40):
+        env.reset(seed=seed)
+        while not env.game.over and big < 3:
+            g = env.game
+            every = g.all_moves()
+            if len(every) > STEP_LIMIT:
+                big += 1
+                assert len(g.legal_moves()) < len(every)       # the game offers steps
+                pager = env.pager()
+                assert sorted(map(str, pager.moves)) == sorted(map(str, every))
+                ref, got = both_ways(env.encoder, g, g.to_act, pager, [None, 0, bytes(54)])
+                assert got == ref
+            ids = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+            env.step(int(ids[rng.randrange(len(ids))]))
+        if big >= 3:
+            break
+    assert big >= 3, "no position past the step limit was reached"
