@@ -253,7 +253,7 @@ class ShangyouAEC(AECEnv):
             seat = g.to_act
             assert seat is not None         # only a game that is over has no seat to act
             self.agent_selection = self.possible_agents[seat]
-        if self.render_mode is not None and self.render_mode == "human":
+        if self.render_mode == "human":
             self.render()
 
     # ------------------------------------------------------------------ render
