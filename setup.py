@@ -12,7 +12,9 @@ CORE = ("_core", "_core_pagat", "_core_owen", "_core_zf", "_core_winner", "_core
 SHENG_JI = ("_core", "_core_seq", "_core_units", "_core_follow", "_core_moves", "_core_apply")
 
 setup(ext_modules=[
-    Extension("shangyou.env._fastobs", ["src/shangyou/env/_fastobs.c"], optional=True),
+    Extension("shangyou.env._fastobs",
+              ["src/shangyou/env/_fastobs.c", "src/shangyou/env/_fastobs_obs.c"],
+              depends=["src/shangyou/env/_fastobs.h"], optional=True),
     Extension("shangyou.games.climbing._core",
               [f"src/shangyou/games/climbing/{f}.c" for f in CORE],
               depends=[f"src/shangyou/games/climbing/{h}.h" for h in ("_core", "_core_plan")],

@@ -18,6 +18,15 @@ Everything runs in ONE process pinned to ONE core. Systems (each a block of whol
 * ``OpenSpiel C++``: ``pyspiel`` ``dou_dizhu`` from Python: ``legal_actions`` +
   ``random.choice`` + ``apply_action``, chance outcomes drawn uniformly (exact for this game).
   Moves are decisions (bids and plays); the 52 chance steps of the deal are not counted.
+* ``OpenSpiel rl_environment``: ``rl_environment.Environment("dou_dizhu")`` with its usual
+  loop (``reset``; ``random.choice`` of ``legal_actions[current_player]``; ``step([a])``); the
+  env samples the deal's chance outcomes itself, and steps are decisions. Each time step it
+  builds, for **every** player, ``observation_tensor`` (dou_dizhu has no information-state
+  tensor, so the env's default falls back to it: 159 floats, own hand and public cards) and
+  ``legal_actions``, as Python lists. Ours builds one observation per step, the acting
+  agent's (``last()``), but a larger one: int8, the hand, the public table and the candidate
+  rows of every legal move (8,964 bytes for pagat 5p at 128 candidates); both give each step's
+  observation, legal actions and rewards to the learner.
 * ``Shimmy OpenSpiel AEC``: ``shimmy.OpenSpielCompatibilityV0(game_name="dou_dizhu")`` with the
   same AEC loop as ours (its mask is in ``info``).
 
@@ -149,6 +158,28 @@ class OpenSpielPlay:
         return _timed(self.game, seconds)
 
 
+class OpenSpielRL:
+    def __init__(self, seed: int):
+        from open_spiel.python import rl_environment
+        self.env = rl_environment.Environment("dou_dizhu")
+        self.env.seed(seed)
+        self.rng = random.Random(seed)
+
+    def game(self) -> int:
+        env, choice = self.env, self.rng.choice
+        time_step = env.reset()
+        dec = 0
+        while not time_step.last():
+            p = time_step.observations["current_player"]
+            a = choice(time_step.observations["legal_actions"][p])
+            time_step = env.step([a])
+            dec += 1
+        return dec
+
+    def run(self, seconds):
+        return _timed(self.game, seconds)
+
+
 class ShimmyEnv:
     def __init__(self, seed: int):
         import numpy as np
@@ -192,6 +223,7 @@ def build_systems(seed: int, presets: list[str]) -> tuple[dict, dict]:
         systems[f"ours env {bz.label(name, players)}"] = OurEnv(name, seed)
     systems["ours batch pagat/5p (64 games)"] = OurBatch("zheng-shangyou/pagat", seed)
     for key, ctor in (("RLCard env.run", RLCardEnvRun), ("OpenSpiel C++ dou_dizhu", OpenSpielPlay),
+                      ("OpenSpiel rl_environment", OpenSpielRL),
                       ("Shimmy OpenSpiel AEC", ShimmyEnv)):
         try:
             systems[key] = ctor(seed)
@@ -244,7 +276,8 @@ def measure(systems: dict, rl, rounds: int, block: float) -> dict:
 # the headline comparisons: (numerator, denominator, target)
 KEY_PAIRS = [
     ("ours engine pagat/5p", "RLCard raw", 10.0),
-    ("ours env pagat/5p", "RLCard env.run", 10.0),
+    ("ours env pagat/5p", "RLCard env.run", 20.0),
+    ("ours env pagat/5p", "OpenSpiel rl_environment", 1.0),
     ("ours engine pagat/5p", "OpenSpiel C++ dou_dizhu", None),
     ("ours env pagat/5p", "Shimmy OpenSpiel AEC", None),
     ("ours env pagat/5p", "ours engine pagat/5p", None),

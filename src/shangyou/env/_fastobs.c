@@ -20,21 +20,18 @@
    ValueError or TypeError and may have written part of the buffer (the callers write into
    fresh rows only). */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_fastobs.h"
 
-#define N_CARDS 54
+PyObject *s_kind, *s_cards, *s_play;
 
-static PyObject *s_kind, *s_cards, *s_play;
-
-static int
-writable(PyObject *obj, Py_buffer *view)
+int
+fo_writable(PyObject *obj, Py_buffer *view)
 {
     return PyObject_GetBuffer(obj, view, PyBUF_WRITABLE);
 }
 
-static int
-card_of(PyObject *item, long *out)
+int
+fo_card_of(PyObject *item, long *out)
 {
     long c = PyLong_AsLong(item);
     if (c == -1 && PyErr_Occurred())
@@ -48,8 +45,8 @@ card_of(PyObject *item, long *out)
 }
 
 /* add one to dst[c] for every card code c of the tuple or list ``cards`` */
-static int
-add_cards(unsigned char *dst, PyObject *cards)
+int
+fo_add_cards(unsigned char *dst, PyObject *cards)
 {
     PyObject *seq = PySequence_Fast(cards, "cards must be a sequence of card codes");
     if (seq == NULL)
@@ -58,7 +55,7 @@ add_cards(unsigned char *dst, PyObject *cards)
     PyObject **items = PySequence_Fast_ITEMS(seq);
     for (Py_ssize_t i = 0; i < n; i++) {
         long c;
-        if (card_of(items[i], &c) < 0) {
+        if (fo_card_of(items[i], &c) < 0) {
             Py_DECREF(seq);
             return -1;
         }
@@ -69,8 +66,8 @@ add_cards(unsigned char *dst, PyObject *cards)
 }
 
 /* ``seat`` as seen from ``me`` at a table of n */
-static int
-rel_of(PyObject *item, long me, Py_ssize_t n, Py_ssize_t *out)
+int
+fo_rel_of(PyObject *item, long me, Py_ssize_t n, Py_ssize_t *out)
 {
     long s = PyLong_AsLong(item);
     if (s == -1 && PyErr_Occurred())
@@ -83,8 +80,8 @@ rel_of(PyObject *item, long me, Py_ssize_t n, Py_ssize_t *out)
     return 0;
 }
 
-static int
-put_bytes(unsigned char *dst, PyObject *b, Py_ssize_t want, const char *what)
+int
+fo_put_bytes(unsigned char *dst, PyObject *b, Py_ssize_t want, const char *what)
 {
     if (!PyBytes_Check(b)) {
         PyErr_Format(PyExc_TypeError, "%s must be bytes", what);
@@ -124,7 +121,7 @@ head(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     Py_ssize_t size = 4 * N_CARDS + 5 * n + PyBytes_GET_SIZE(tail) + PyBytes_GET_SIZE(page);
     Py_buffer view;
-    if (writable(args[0], &view) < 0)
+    if (fo_writable(args[0], &view) < 0)
         return NULL;
     if (at < 0 || at + size > view.len) {
         PyBuffer_Release(&view);
@@ -134,9 +131,9 @@ head(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     unsigned char *p = (unsigned char *)view.buf + at;
     memset(p, 0, (size_t)(4 * N_CARDS + 5 * n));
     Py_ssize_t r;
-    if (add_cards(p, hand) < 0)                                    /* hand */
+    if (fo_add_cards(p, hand) < 0)                                    /* hand */
         goto fail;
-    if (put_bytes(p + N_CARDS, played, N_CARDS, "played") < 0)       /* played */
+    if (fo_put_bytes(p + N_CARDS, played, N_CARDS, "played") < 0)       /* played */
         goto fail;
     unsigned char *q = p + 4 * N_CARDS;                              /* counts */
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -150,7 +147,7 @@ head(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (fin == NULL)
         goto fail;
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fin); i++) {
-        if (rel_of(PySequence_Fast_GET_ITEM(fin, i), seat, n, &r) < 0) {
+        if (fo_rel_of(PySequence_Fast_GET_ITEM(fin, i), seat, n, &r) < 0) {
             Py_DECREF(fin);
             goto fail;
         }
@@ -159,25 +156,25 @@ head(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_DECREF(fin);
     q += n;
     if (last != Py_None) {
-        if (add_cards(p + 2 * N_CARDS, last) < 0)                    /* last */
+        if (fo_add_cards(p + 2 * N_CARDS, last) < 0)                    /* last */
             goto fail;
         PyObject *ps = PySequence_Fast(passed, "passed must be a sequence of seats");
         if (ps == NULL)
             goto fail;
         for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(ps); i++) {   /* passed */
-            if (rel_of(PySequence_Fast_GET_ITEM(ps, i), seat, n, &r) < 0) {
+            if (fo_rel_of(PySequence_Fast_GET_ITEM(ps, i), seat, n, &r) < 0) {
                 Py_DECREF(ps);
                 goto fail;
             }
             q[r] = 1;
         }
         Py_DECREF(ps);
-        if (rel_of(args[6], seat, n, &r) < 0)                        /* last_seat */
+        if (fo_rel_of(args[6], seat, n, &r) < 0)                        /* last_seat */
             goto fail;
         q[n + r] = 1;
     }
     q += 2 * n;
-    if (put_bytes(q, partners, n, "partners") < 0)                   /* partners */
+    if (fo_put_bytes(q, partners, n, "partners") < 0)                   /* partners */
         goto fail;
     q += n;
     memcpy(q, PyBytes_AS_STRING(tail), (size_t)PyBytes_GET_SIZE(tail));
@@ -190,40 +187,15 @@ fail:
     return NULL;
 }
 
-static PyObject *
-rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* add the candidate rows of moves[start:stop] (a list of Move objects) at ``row``, one row
+   of ``width`` bytes each (the caller checked they fit) */
+int
+fo_write_rows(unsigned char *row, PyObject *moves, Py_ssize_t start, Py_ssize_t stop,
+           Py_ssize_t width, PyObject *kind_at, Py_ssize_t extra_at)
 {
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "rows() takes 6 arguments");
-        return NULL;
-    }
-    Py_ssize_t base = PyLong_AsSsize_t(args[1]);
-    Py_ssize_t width = PyLong_AsSsize_t(args[3]);
-    Py_ssize_t extra_at = PyLong_AsSsize_t(args[5]);
-    PyObject *moves = args[2], *kind_at = args[4];
-    if (PyErr_Occurred())
-        return NULL;
-    if (!PyList_Check(moves) || !PyDict_Check(kind_at)) {
-        PyErr_SetString(PyExc_TypeError, "moves must be a list and kind_at a dict");
-        return NULL;
-    }
-    if (width < N_CARDS || extra_at < 0 || extra_at >= width) {
-        PyErr_SetString(PyExc_ValueError, "bad row width");
-        return NULL;
-    }
-    Py_ssize_t n = PyList_GET_SIZE(moves);
-    Py_buffer view;
-    if (writable(args[0], &view) < 0)
-        return NULL;
-    if (base < 0 || base + n * width > view.len) {
-        PyBuffer_Release(&view);
-        PyErr_SetString(PyExc_ValueError, "the rows do not fit in the buffer");
-        return NULL;
-    }
-    unsigned char *row = (unsigned char *)view.buf + base;
     PyObject *prev = NULL;           /* cards of the last play (a new reference) */
     long ordinal = 0;
-    for (Py_ssize_t i = 0; i < n; i++, row += width) {
+    for (Py_ssize_t i = start; i < stop; i++, row += width) {
         PyObject *m = PyList_GET_ITEM(moves, i);
         PyObject *kind = PyObject_GetAttr(m, s_kind);
         if (kind == NULL)
@@ -242,7 +214,7 @@ rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             Py_DECREF(cards);
             goto fail;
         }
-        if (add_cards(row, cards) < 0) {
+        if (fo_add_cards(row, cards) < 0) {
             Py_DECREF(kind);
             Py_DECREF(cards);
             goto fail;
@@ -269,12 +241,47 @@ rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         }
     }
     Py_XDECREF(prev);
-    PyBuffer_Release(&view);
-    Py_RETURN_NONE;
+    return 0;
 fail:
     Py_XDECREF(prev);
+    return -1;
+}
+
+static PyObject *
+rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "rows() takes 6 arguments");
+        return NULL;
+    }
+    Py_ssize_t base = PyLong_AsSsize_t(args[1]);
+    Py_ssize_t width = PyLong_AsSsize_t(args[3]);
+    Py_ssize_t extra_at = PyLong_AsSsize_t(args[5]);
+    PyObject *moves = args[2], *kind_at = args[4];
+    if (PyErr_Occurred())
+        return NULL;
+    if (!PyList_Check(moves) || !PyDict_Check(kind_at)) {
+        PyErr_SetString(PyExc_TypeError, "moves must be a list and kind_at a dict");
+        return NULL;
+    }
+    if (width < N_CARDS || extra_at < 0 || extra_at >= width) {
+        PyErr_SetString(PyExc_ValueError, "bad row width");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(moves);
+    Py_buffer view;
+    if (fo_writable(args[0], &view) < 0)
+        return NULL;
+    if (base < 0 || base + n * width > view.len) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "the rows do not fit in the buffer");
+        return NULL;
+    }
+    int r = fo_write_rows((unsigned char *)view.buf + base, moves, 0, n, width, kind_at, extra_at);
     PyBuffer_Release(&view);
-    return NULL;
+    if (r < 0)
+        return NULL;
+    Py_RETURN_NONE;
 }
 
 typedef struct {
@@ -353,7 +360,7 @@ sort_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         es[i].cards = at;
         for (Py_ssize_t j = 0; j < es[i].len; j++) {
             long c;
-            if (card_of(PyTuple_GET_ITEM(cards_of[i], j), &c) < 0)
+            if (fo_card_of(PyTuple_GET_ITEM(cards_of[i], j), &c) < 0)
                 goto done;
             *at++ = (unsigned char)c;
         }
@@ -397,6 +404,12 @@ static PyMethodDef methods[] = {
      "Write a climbing observation's head; see ClimbingEncoder._head_py."},
     {"rows", (PyCFunction)(void (*)(void))rows, METH_FASTCALL,
      "Add candidate rows of climbing moves; see Pager._rows_py."},
+    {"observe", (PyCFunction)(void (*)(void))fo_observe, METH_FASTCALL,
+     "Write a climbing observation from a compact view and a page of moves; see "
+     "ClimbingEncoder._observe_py."},
+    {"observe_game", (PyCFunction)(void (*)(void))fo_observe_game, METH_FASTCALL,
+     "Write a climbing observation from a game and a page of moves; see "
+     "ClimbingEncoder._observe_py and compact_view."},
     {NULL, NULL, 0, NULL}
 };
 
@@ -411,6 +424,8 @@ PyInit__fastobs(void)
     s_cards = PyUnicode_InternFromString("cards");
     s_play = PyUnicode_InternFromString("play");
     if (s_kind == NULL || s_cards == NULL || s_play == NULL)
+        return NULL;
+    if (fo_obs_init() < 0)
         return NULL;
     return PyModule_Create(&module);
 }

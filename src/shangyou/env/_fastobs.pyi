@@ -1,6 +1,7 @@
-"""Types of the C helpers of the climbing observation (``_fastobs.c``). Their Python
-references in :mod:`shangyou.env.encoding`: ``_sort_moves_py``, ``_rows_py`` and
-``ClimbingEncoder._head_py``."""
+"""Types of the C helpers of the climbing observation (``_fastobs.c``, ``_fastobs_obs.c``).
+Their Python references: ``_sort_moves_py`` and ``_rows_py`` in :mod:`shangyou.env.encoding`,
+``ClimbingEncoder._head_py`` and ``ClimbingEncoder._observe_py`` in
+:mod:`shangyou.env.climbing_encoding`."""
 
 from collections.abc import Sequence
 
@@ -21,3 +22,13 @@ def head(buf: WriteableBuffer, at: int, seat: int, hand: Sequence[int], played: 
 def rows(obs: WriteableBuffer, base: int, moves: list[Move], width: int,
          kind_at: dict[str, int], extra_at: int, /) -> None:
     """Add the candidate rows of ``moves`` (rows of ``width``) at ``obs[base:]``."""
+
+def observe(buf: WriteableBuffer, at: int, cv: tuple, moves: list[Move] | None, start: int,
+            stop: int, page: int, pages: int, consts: tuple, /) -> bool:
+    """Write a whole observation at ``buf[at:]`` from a compact view and the page
+    ``moves[start:stop]``; False, writing nothing, for points or an exchange."""
+
+def observe_game(buf: WriteableBuffer, at: int, game: object, seat: int,
+                 moves: list[Move] | None, start: int, stop: int, page: int, pages: int,
+                 consts: tuple, cache: list, /) -> bool:
+    """:func:`observe` reading the game's attributes as ``compact_view`` does."""

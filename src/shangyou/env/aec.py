@@ -17,8 +17,9 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .. import new_game, new_match, preset_info
+from ..games.climbing.core import is_plays
 from ..registry import resolve
-from .encoding import ClimbingEncoder, Pager, Rows
+from .encoding import ClimbingEncoder, Pager, Rows, one_page_masks
 from .sheng_ji_encoding import ShengJiEncoder
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ class ShangyouAEC(AECEnv):
             raise ValueError("max_candidates must be at least 2")
         self.max_candidates = max_candidates
         # build one game to check the options now (bad options: a clear error here)
-        self._new(0)
+        probe = self._new(0)
         self.encoder = encoder_for(self.preset, self.players, max_candidates)
         self.observation_slices = dict(self.encoder.slices)
         self._rows = Rows(self.encoder.size)
@@ -112,6 +113,10 @@ class ShangyouAEC(AECEnv):
         self._seeder = random.Random()
         self.game: GameBase | None = None       # the episode's game, dealt by reset()
         self._pager: Pager | None = None
+        self._no_mask = np.zeros(max_candidates, np.int8)
+        self._all_moves = hasattr(probe, "all_moves")    # a climbing game
+        self._by_text = self.encoder.by_text
+        self._masks = one_page_masks(max_candidates)
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent):
@@ -152,14 +157,26 @@ class ShangyouAEC(AECEnv):
         g = self._live()
         if g.over:
             return None
-        if self._pager is None:
-            # every legal move at once: the environments do not choose plays in steps
-            self._pager = self.encoder.pager(getattr(g, "all_moves", g.legal_moves)())
-        return self._pager
+        return self._pager or self._new_pager(g)
+
+    def _new_pager(self, g) -> Pager:
+        """The candidates of a new decision (the game is not over)."""
+        # every legal move at once: the environments do not choose plays in steps. The
+        # compiled core's listing (``Plays``) is every legal move (docs/core.md: past 400
+        # plays the game offers the steps of a choice instead); anything else may be steps
+        # (a list, or the core's lazy ``Steps`` / ``Subset``): ask all_moves
+        moves = g.legal_moves()
+        if self._all_moves and not is_plays(moves):
+            moves = g.all_moves()
+        pager = self._pager = Pager(moves, self.max_candidates, self._by_text)
+        return pager
 
     def _decision(self) -> Pager:
         """The candidates of the decision now; ValueError once the game is over (no id is
         legal then)."""
+        pager = self._pager          # kept until a move is made (MORE keeps it too)
+        if pager is not None:
+            return pager
         pager = self.pager()
         if pager is None:
             raise ValueError("the game is over: no action is legal")
@@ -175,23 +192,41 @@ class ShangyouAEC(AECEnv):
 
     def observe(self, agent):
         seat = self.agent_seat[agent]
-        g = self._live()
-        buf, at, obs = self._rows.take()
+        g = self.game
+        if g is None:
+            raise RuntimeError("no game yet: call reset() first")
+        rows = self._rows                # Rows.take, inline (once per step)
+        i = rows.i
+        if i == rows.rows:
+            rows.new_block()
+            i = 0
+        rows.i = i + 1
         if g.to_act == seat and not g.over:
-            pager = self._pager or self._decision()
-            self.encoder.write(buf, at, g, seat, pager)
-            return {"observation": obs, "action_mask": pager.mask()}
-        self.encoder.write(buf, at, g, seat, None)
-        return {"observation": obs, "action_mask": np.zeros(self.max_candidates, np.int8)}
+            pager = self._pager or self._new_pager(g)
+            self.encoder.write(rows.buf, i * rows.size, g, seat, pager)
+            return {"observation": rows.arr[i],
+                    "action_mask": self._masks[len(pager.moves)].copy() if pager.pages == 1
+                    else pager.mask()}
+        self.encoder.write(rows.buf, i * rows.size, g, seat, None)
+        return {"observation": rows.arr[i], "action_mask": self._no_mask.copy()}
+
+    def last(self, observe: bool = True):
+        """``(observation, cumulative reward, terminated, truncated, info)`` of the agent to
+        act: ``AECEnv.last``, with its attributes read once."""
+        agent = self.agent_selection
+        assert agent is not None
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def step(self, action) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        g = self._live()
-        pager = self._decision()
+        pager = self._pager or self._decision()
         move = pager.move(action)        # a forbidden id raises here, before any change
+        g = self.game
+        assert g is not None             # a decision has a game
         self._cumulative_rewards[agent] = 0.0
         if move is None:
             pager.turn()
@@ -215,7 +250,9 @@ class ShangyouAEC(AECEnv):
             self.agent_selection = self.possible_agents[seat_to_act(g)]
             self._accumulate_rewards()
         else:
-            self.agent_selection = self.possible_agents[seat_to_act(g)]
+            seat = g.to_act
+            assert seat is not None         # only a game that is over has no seat to act
+            self.agent_selection = self.possible_agents[seat]
         if self.render_mode == "human":
             self.render()
 

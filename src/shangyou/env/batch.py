@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .aec import (DEFAULT_CANDIDATES, DEFAULT_MAX_STEPS, ShangyouAEC, check_max_steps,
-                  rewards_of, seat_to_act)
+                  rewards_of)
 from .encoding import CAND_WIDTH
 
 
@@ -63,8 +63,10 @@ class BatchSim:
 
     def _refresh(self, i: int) -> None:
         e = self.envs[i]
-        g = e._live()
-        seat = seat_to_act(g)           # a finished hand is followed at once by the next
+        g = e.game
+        assert g is not None
+        seat = g.to_act
+        assert seat is not None and not g.over   # a finished hand is followed at once
         self._seat[i] = seat
         pager = e._decision()
         if self.with_obs:
@@ -104,9 +106,13 @@ class BatchSim:
             bad = int(np.flatnonzero(~ok)[0])
             raise ValueError(f"illegal action {int(actions[bad])} in game {bad}")
         rewards = np.zeros((n, self.players), np.float32)
-        done = np.zeros(n, bool)
-        self.truncated[:] = False
+        done = [False] * n
+        truncated = [False] * n
         self.episode_steps += 1
+        # the loop reads and writes Python lists (a numpy scalar costs more than the game's
+        # own step); the arrays are set from them after it
+        ep_steps = self.episode_steps.tolist()
+        episodes = self.episodes.tolist()
         limit = self.max_steps
         for i, (e, a) in enumerate(zip(self.envs, actions.tolist())):
             pager = e._decision()
@@ -114,19 +120,23 @@ class BatchSim:
             if move is None:
                 pager.turn()
             else:
-                g = e._live()
+                g = e.game
+                assert g is not None
                 g.apply(move)
                 e._pager = None
                 if g.over:
                     rewards[i] = rewards_of(g)
                     done[i] = True
-                    self.episodes[i] += 1
-                    self.episode_steps[i] = 0
+                    episodes[i] += 1
+                    ep_steps[i] = 0
                     e.reset()
-            if limit is not None and self.episode_steps[i] >= limit:
-                done[i] = self.truncated[i] = True
-                self.episode_steps[i] = 0
+            if limit is not None and ep_steps[i] >= limit:
+                done[i] = truncated[i] = True
+                ep_steps[i] = 0
                 e.reset()
             self._refresh(i)
+        self.episode_steps[:] = ep_steps
+        self.episodes[:] = episodes
+        self.truncated[:] = truncated
         self.steps += 1
-        return self._obs, self._mask, self._seat, rewards, done
+        return self._obs, self._mask, self._seat, rewards, np.array(done, bool)
