@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import random
 import sys
 
 _SAID: set = set()
@@ -39,3 +40,15 @@ def notice(name: str, why) -> None:
         _SAID.add(name)
         sys.stderr.write(f"shangyou: the compiled core ({name}) is not used ({why}); the "
                          "Python code runs instead, slower\n")
+
+
+def shuffles_alike(module) -> bool:
+    """Does ``module.shuffle`` (``games/_shuffle.h``, in both compiled cores) deal exactly as
+    this Python's ``random.Random.shuffle``? Each core checks once before dealing with it."""
+    for seed in range(20):
+        a, b = list(range(54 + seed * 9)), list(range(54 + seed * 9))
+        random.Random(seed).shuffle(a)
+        module.shuffle(random.Random(seed).getrandbits, b)
+        if a != b:
+            return False
+    return True

@@ -29,7 +29,7 @@ from typing import Any
 
 from ...cards import RANK_NAMES, RANK_WORDS, SUIT_NAMES
 from ...engine.moves import PASS_MOVE, PLAY, Move
-from ...native import load
+from ...native import load, shuffles_alike
 from .combo import Combo
 
 
@@ -63,18 +63,7 @@ listed_moves: Callable[..., Any] = _core.listed_moves if AVAILABLE else _not_bui
 family_moves: Callable[..., Any] = _core.moves if AVAILABLE else _not_built
 
 
-def _shuffles_alike() -> bool:
-    """Does ``_core.shuffle`` deal exactly as this Python's ``random.Random.shuffle``?"""
-    for seed in range(20):
-        a, b = list(range(54 + seed)), list(range(54 + seed))
-        random.Random(seed).shuffle(a)
-        _core.shuffle(random.Random(seed).getrandbits, b)
-        if a != b:
-            return False
-    return True
-
-
-SHUFFLE = AVAILABLE and _shuffles_alike()
+SHUFFLE = AVAILABLE and shuffles_alike(_core)
 
 
 def shuffle(rng, cards: list) -> None:

@@ -6,6 +6,7 @@
    the deal (ShengJiGame._advance_deal / _draw / _bids_for). */
 
 #include "_core.h"
+#include "../_shuffle.h"
 
 PyObject *sj_kind[NKINDS];
 PyObject *sj_commit_text, *sj_cards, *sj_card_text, *sj_unit_type;
@@ -350,57 +351,6 @@ bind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
-/* ---------------------------------------------------------------------- shuffle */
-/* shuffle(getrandbits, list): random.Random.shuffle (its _randbelow_with_getrandbits), the
-   list's items swapped in place; core.py checks that it deals as this Python does. */
-static PyObject *
-shuffle(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 2 || !PyCallable_Check(args[0]) || !PyList_CheckExact(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "shuffle(getrandbits, list)");
-        return NULL;
-    }
-    PyObject *getrandbits = args[0], *x = args[1];
-    PyObject *kobj[64] = {NULL};
-    PyObject *res = NULL;
-    for (Py_ssize_t i = PyList_GET_SIZE(x) - 1; i >= 1; i--) {
-        size_t n = (size_t)i + 1;
-        int k = 0;
-        while ((n >> k) != 0)
-            k++;
-        if (k >= 31) {
-            PyErr_SetString(PyExc_ValueError, "list too long");
-            goto done;
-        }
-        if (kobj[k] == NULL && (kobj[k] = PyLong_FromLong(k)) == NULL)
-            goto done;
-        size_t r;
-        do {
-            PyObject *v = PyObject_CallOneArg(getrandbits, kobj[k]);
-            if (v == NULL)
-                goto done;
-            r = PyLong_AsSize_t(v);
-            Py_DECREF(v);
-            if (r == (size_t)-1 && PyErr_Occurred())
-                goto done;
-        } while (r >= n);
-        if (i >= PyList_GET_SIZE(x)) {
-            PyErr_SetString(PyExc_RuntimeError, "the list changed size");
-            goto done;
-        }
-        PyObject **items = ((PyListObject *)x)->ob_item;
-        PyObject *tmp = items[i];
-        items[i] = items[r];
-        items[r] = tmp;
-    }
-    res = Py_None;
-    Py_INCREF(res);
-done:
-    for (int k = 0; k < 64; k++)
-        Py_XDECREF(kobj[k]);
-    return res;
-}
-
 /* ------------------------------------------------------------------------ the deal */
 /* does ``seat`` (its level cards and jokers counted in cnt) have a legal bid
    (ShengJiGame._bids_for non-empty)? cur_card < 0: no bid yet */
@@ -596,7 +546,7 @@ bids(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef methods[] = {
     {"bind", (PyCFunction)(void (*)(void))bind, METH_FASTCALL,
      "bind(Move, Unit, CARDS, CARD_TEXT, kinds, commit_text): the classes and objects used."},
-    {"shuffle", (PyCFunction)(void (*)(void))shuffle, METH_FASTCALL,
+    {"shuffle", (PyCFunction)(void (*)(void))core_shuffle, METH_FASTCALL,
      "shuffle(getrandbits, list): random.Random.shuffle of the list."},
     {"bids", (PyCFunction)(void (*)(void))bids, METH_FASTCALL,
      "bids(hand, level_rank, bid, seat): the legal bids as (card, count) pairs, or None."},

@@ -22,7 +22,7 @@ from typing import Any
 
 from ...cards import CARD_TEXT, CARDS
 from ...engine.moves import Move
-from ...native import load
+from ...native import load, shuffles_alike
 from .order import Unit
 
 # the kinds of game.py (PLAY_K, THROW, COMMIT, PICK, BURY_K) and the text of COMMIT
@@ -56,18 +56,7 @@ draw: Callable[..., Any] = _core.draw if AVAILABLE else _not_built
 bids: Callable[..., Any] = _core.bids if AVAILABLE else _not_built
 
 
-def _shuffles_alike() -> bool:
-    """Does ``_core.shuffle`` deal exactly as this Python's ``random.Random.shuffle``?"""
-    for seed in range(20):
-        a, b = list(range(54 + seed * 9)), list(range(54 + seed * 9))
-        random.Random(seed).shuffle(a)
-        _core.shuffle(random.Random(seed).getrandbits, b)
-        if a != b:
-            return False
-    return True
-
-
-SHUFFLE = AVAILABLE and _shuffles_alike()
+SHUFFLE = AVAILABLE and shuffles_alike(_core)
 
 
 def shuffle(rng, cards: list) -> None:
