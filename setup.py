@@ -18,13 +18,14 @@ setup(ext_modules=[
     Extension("shangyou.games.climbing._core",
               [f"src/shangyou/games/climbing/{f}.c" for f in CORE],
               depends=[f"src/shangyou/games/climbing/{h}.h" for h in ("_core", "_core_plan")]
-              + ["src/shangyou/games/_shuffle.h"],
+              + ["src/shangyou/games/_shuffle.h", "src/shangyou/games/_dict_helpers.h"],
               optional=True,
               # the playout policy's plan costs must add up exactly as in Python
               extra_compile_args=["-Wall", "-ffp-contract=off"]),
     Extension("shangyou.games.sheng_ji._core",
               [f"src/shangyou/games/sheng_ji/{f}.c" for f in SHENG_JI],
-              depends=["src/shangyou/games/sheng_ji/_core.h", "src/shangyou/games/_shuffle.h"],
+              depends=["src/shangyou/games/sheng_ji/_core.h", "src/shangyou/games/_shuffle.h",
+                       "src/shangyou/games/_dict_helpers.h"],
               optional=True,
               extra_compile_args=["-Wall"]),
 ])

@@ -17,9 +17,7 @@
    without the core and compares every state. */
 
 #include "_core.h"
-
-/* an attribute of the game from its dict (borrowed; NULL when missing) */
-#define GET(d, name) PyDict_GetItemWithError(d, name)
+#include "../_dict_helpers.h"     /* GET: an attribute of the game from its dict (borrowed) */
 
 static PyObject *S_token, *S_to_act, *S_phase, *S_last, *S_last_seat, *S_passes, *S_hands,
     *S_trick, *S_tricks, *S_won, *S_order, *S_n, *S_moves, *S_legal, *S_rules,
@@ -60,21 +58,6 @@ intern_names(void)
     return 0;
 }
 
-/* a small non-negative int held in the game's dict under ``name``, or -1 */
-static long
-small(PyObject *d, PyObject *name, long below)
-{
-    PyObject *v = GET(d, name);
-    if (v == NULL || !PyLong_CheckExact(v))
-        return -1;
-    long x = PyLong_AsLong(v);
-    if (x < 0 || x >= below) {
-        PyErr_Clear();
-        return -1;
-    }
-    return x;
-}
-
 /* ClimbingGame._next_with_cards */
 static long
 next_with_cards(PyObject *hands, long n, long seat, int include_self)
@@ -86,33 +69,6 @@ next_with_cards(PyObject *hands, long n, long seat, int include_self)
         s = (s + 1) % n;
     }
     return seat;
-}
-
-static int
-set_long(PyObject *d, PyObject *name, long v)
-{
-    PyObject *o = PyLong_FromLong(v);
-    if (o == NULL)
-        return -1;
-    int rc = PyDict_SetItem(d, name, o);
-    Py_DECREF(o);
-    return rc;
-}
-
-/* append (seat, what) to the list */
-static int
-append_pair(PyObject *list, long seat, PyObject *what)
-{
-    PyObject *s = PyLong_FromLong(seat);
-    if (s == NULL)
-        return -1;
-    PyObject *t = PyTuple_Pack(2, s, what);
-    Py_DECREF(s);
-    if (t == NULL)
-        return -1;
-    int rc = PyList_Append(list, t);
-    Py_DECREF(t);
-    return rc;
 }
 
 /* an int, or an int subclass that compares as one (cards.Card): what list.remove compares */

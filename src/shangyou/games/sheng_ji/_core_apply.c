@@ -15,48 +15,8 @@
    scoring), a state it cannot read. */
 
 #include "_core.h"
+#include "../_dict_helpers.h"
 
-#define GET(d, name) PyDict_GetItemWithError(d, name)
-
-static long
-small(PyObject *d, PyObject *name, long below)
-{
-    PyObject *v = GET(d, name);
-    if (v == NULL || !PyLong_CheckExact(v))
-        return -1;
-    long x = PyLong_AsLong(v);
-    if (x < 0 || x >= below) {
-        PyErr_Clear();
-        return -1;
-    }
-    return x;
-}
-
-static int
-set_long(PyObject *d, PyObject *name, long v)
-{
-    PyObject *o = PyLong_FromLong(v);
-    if (o == NULL)
-        return -1;
-    int rc = PyDict_SetItem(d, name, o);
-    Py_DECREF(o);
-    return rc;
-}
-
-static int
-append_pair(PyObject *list, long seat, PyObject *what)
-{
-    PyObject *s = PyLong_FromLong(seat);
-    if (s == NULL)
-        return -1;
-    PyObject *t = PyTuple_Pack(2, s, what);
-    Py_DECREF(s);
-    if (t == NULL)
-        return -1;
-    int rc = PyList_Append(list, t);
-    Py_DECREF(t);
-    return rc;
-}
 
 /* remove the first item equal to card c from the list (list.remove); -1 if none */
 static int

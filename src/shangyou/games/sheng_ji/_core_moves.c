@@ -5,8 +5,8 @@
    _list_moves; follow.legal_follows / next_cards; game.lead_units. */
 
 #include "_core.h"
+#include "../_dict_helpers.h"
 
-#define GET(d, name) PyDict_GetItemWithError(d, name)
 #define FOLLOW_LIMIT 400
 
 PyObject *S_phase, *S_to_act, *S_hands, *S_trick, *S_pending, *S_trump, *S_rules, *S_token,
@@ -87,20 +87,6 @@ static int
 is_str(PyObject *o, PyObject *s)
 {
     return o != NULL && PyUnicode_CheckExact(o) && (o == s || PyUnicode_Compare(o, s) == 0);
-}
-
-static long
-small(PyObject *d, PyObject *name, long below)
-{
-    PyObject *v = GET(d, name);
-    if (v == NULL || !PyLong_CheckExact(v))
-        return -1;
-    long x = PyLong_AsLong(v);
-    if (x < 0 || x >= below) {
-        PyErr_Clear();
-        return -1;
-    }
-    return x;
 }
 
 /* the cards of the effective suit's throw so far, or the hand: helpers for the listing */
