@@ -9,7 +9,8 @@ CORE = ("_core", "_core_pagat", "_core_owen", "_core_zf", "_core_winner", "_core
         "_core_playout", "_core_steps", "_core_pagat_steps", "_core_moves", "_core_groups",
         "_core_apply")
 # the compiled core of Sheng ji (docs/core-sheng-ji.md)
-SHENG_JI = ("_core", "_core_seq", "_core_units", "_core_follow", "_core_moves", "_core_apply")
+SHENG_JI = ("_core", "_core_seq", "_core_units", "_core_follow", "_core_moves", "_core_apply",
+            "_core_rollout")
 
 setup(ext_modules=[
     Extension("shangyou.env._fastobs",
@@ -26,5 +27,6 @@ setup(ext_modules=[
               [f"src/shangyou/games/sheng_ji/{f}.c" for f in SHENG_JI],
               depends=["src/shangyou/games/sheng_ji/_core.h", "src/shangyou/games/_shuffle.h"],
               optional=True,
-              extra_compile_args=["-Wall"]),
+              # the search's playout adds its lead scores exactly as in Python
+              extra_compile_args=["-Wall", "-ffp-contract=off"]),
 ])
