@@ -43,7 +43,8 @@ game engine as soon as the trick on the table is led by a single or a pair (at o
 the current trick): from then on the policy only leads singles and pairs, and :class:`Sim` plays
 them on bare hands with the same random numbers and the same end result as the engine (a test
 compares them), about three times faster. In Zhao Pengyou Sim also keeps the open calls, so the
-sides change as friends show, as in the game.
+sides change as friends show, as in the game. With the Sheng ji core on, ``Sim.run`` plays in C
+(``games/sheng_ji/_core_rollout.c``: the same moves and random numbers; docs/core-sheng-ji.md).
 """
 
 from __future__ import annotations
