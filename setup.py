@@ -9,7 +9,8 @@ CORE = ("_core", "_core_pagat", "_core_owen", "_core_zf", "_core_winner", "_core
         "_core_playout", "_core_steps", "_core_pagat_steps", "_core_moves", "_core_groups",
         "_core_apply")
 # the compiled core of Sheng ji (docs/core-sheng-ji.md)
-SHENG_JI = ("_core", "_core_seq", "_core_units", "_core_follow", "_core_moves", "_core_apply")
+SHENG_JI = ("_core", "_core_seq", "_core_units", "_core_follow", "_core_moves", "_core_apply",
+            "_core_rollout")
 
 setup(ext_modules=[
     Extension("shangyou.env._fastobs",
@@ -27,5 +28,6 @@ setup(ext_modules=[
               depends=["src/shangyou/games/sheng_ji/_core.h", "src/shangyou/games/_shuffle.h",
                        "src/shangyou/games/_dict_helpers.h"],
               optional=True,
-              extra_compile_args=["-Wall"]),
+              # the search's playout adds its lead scores exactly as in Python
+              extra_compile_args=["-Wall", "-ffp-contract=off"]),
 ])

@@ -43,7 +43,8 @@ game engine as soon as the trick on the table is led by a single or a pair (at o
 the current trick): from then on the policy only leads singles and pairs, and :class:`Sim` plays
 them on bare hands with the same random numbers and the same end result as the engine (a test
 compares them), about three times faster. In Zhao Pengyou Sim also keeps the open calls, so the
-sides change as friends show, as in the game.
+sides change as friends show, as in the game. With the Sheng ji core on, ``Sim.run`` plays in C
+(``games/sheng_ji/_core_rollout.c``: the same moves and random numbers; docs/core-sheng-ji.md).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..cards import CARD_TEXT, parse
+from ..games.sheng_ji import core as _core
 from ..games.sheng_ji.order import TRUMP, Trump, decompose
 from ..games.sheng_ji.scoring import level_change
 from ..games.sheng_ji.tricks import kitty_multiplier, trick_winner
@@ -482,10 +484,30 @@ class Sim:
                         self.team[seat] = "declarers"
 
     def run(self, rng: random.Random, seat: int) -> float:
-        """Play the hand to its end with the rollout policy; its worth to ``seat``'s side."""
-        while not self.play(tuple(sorted(_fast_play(self, rng)))):
-            pass
+        """Play the hand to its end with the rollout policy; its worth to ``seat``'s side.
+        With the compiled core on, ``_core_rollout.c`` plays it (the same moves, the same
+        random numbers drawn from ``rng``); this loop is the reference and plays what the C
+        does not cover."""
+        if not (_core.ACTIVE and self._run_core(rng)):
+            while not self.play(tuple(sorted(_fast_play(self, rng)))):
+                pass
         return self.worth(seat)
+
+    def _run_core(self, rng: random.Random) -> bool:
+        """:meth:`run`'s plays in C; False (nothing played) where the C does not cover it."""
+        res = _core.rollout(*_tables(self.trump), self.hands, self.trick, self.to_act,
+                            [t == "declarers" for t in self.team], self.won, self.calls,
+                            self.seen, self.declarer, rng.random)
+        if res is None:
+            return False
+        self.hands, self.won, decl, still_open, self.last_lead, self.last_winner, \
+            self.to_act, seen = res
+        self.team = ["declarers" if d else "opponents" for d in decl]
+        self.trick = []
+        if self.calls:
+            self.calls = [self.calls[i] for i in still_open]
+            self.seen = Counter({c: k for c, k in enumerate(seen) if k})
+        return True
 
     def total(self) -> int:
         """The opponents' points once the hand is over (:meth:`play` answered True)."""

@@ -557,6 +557,9 @@ static PyMethodDef methods[] = {
      "None: the Python code lists them."},
     {"apply_listed", (PyCFunction)(void (*)(void))sj_apply_listed, METH_FASTCALL,
      "apply_listed(game, move, seat): ShengJiGame.apply's fast path; False: not made."},
+    {"rollout", (PyCFunction)(void (*)(void))sj_rollout, METH_FASTCALL,
+     "rollout(suit_of, pos, is_trump, hands, trick, to_act, declarers, won, calls, seen, "
+     "declarer, random): the search's playout (Sim.run) to the hand's end; None: not covered."},
     {NULL, NULL, 0, NULL}
 };
 

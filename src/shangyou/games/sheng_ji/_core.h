@@ -95,6 +95,9 @@ PyObject *sj_list_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 PyObject *sj_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 int sj_names(void);
+
+/* _core_rollout.c: the search's playout (bots/sheng_ji_search.py, Sim.run) */
+PyObject *sj_rollout(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 extern PyObject *S_phase, *S_to_act, *S_hands, *S_trick, *S_pending, *S_trump, *S_rules,
     *S_token, *S_legal, *S_moves, *S_events, *S_won, *S_tricks, *S_lead_units, *S_n,
     *S_theft_round, *S_declarer, *S_friends, *S_seen_counts, *S_calls, *S_call_results,
