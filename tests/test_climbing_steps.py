@@ -14,7 +14,14 @@ from shangyou.cards import parse
 from shangyou.errors import IllegalMove
 from shangyou.games.climbing import core
 from shangyou.engine.moves import PASS_MOVE
-from shangyou.games.climbing.steps import STEP_LIMIT, candidates, groups, in_steps, next_picks
+from shangyou.games.climbing.steps import (
+    LISTING_LIMIT,
+    STEP_LIMIT,
+    candidates,
+    groups,
+    in_steps,
+    next_picks,
+)
 from shangyou.review import review_log
 
 WORST = ("2S 2S 2H 2H 2D 2D 2C 2C BJ BJ RJ RJ 3S 3H 4S 4H 5S 5H 6S 6H 7S 7H 8S 8H 9S 9H 10S")
@@ -69,6 +76,36 @@ def test_the_worst_hand_is_offered_by_groups():
     assert sum(len(ms) for ms in by_group.values()) == len(plays)
     v = g.view(g.to_act)
     assert v["legal_moves"] == offered and "choice" not in v
+
+
+def test_a_decision_never_lists_more_than_the_listing_limit():
+    """Past LISTING_LIMIT plays the core lists nothing for a decision (False) and the game
+    counts the plays by group instead: the 36-card three-player hand, millions of plays, is
+    offered in steps as the 27-card one is."""
+    g = leading("zheng-shangyou/pagat", 4, WORST, decks=2)
+    fam, hand = g.rules.family, g.hands[g.to_act]
+    tok = object()
+    if not core.ACTIVE:             # the Python reference lists every play (docs/core.md)
+        assert fam.play_moves(hand, None, tok, LISTING_LIMIT) is None
+        return
+    assert fam.play_moves(hand, None, tok, LISTING_LIMIT) is False
+    assert core.listed_moves(g, tok, LISTING_LIMIT) is False
+    every = fam.play_moves(hand, None, tok)
+    assert len(every) > 100_000                         # without a limit: every play
+    assert len(fam.play_moves(hand, None, tok, len(every))) == len(every)
+    assert fam.play_moves(hand, None, tok, len(every) - 1) is False
+    small = shangyou.new_game("zheng-shangyou/pagat", players=4, seed=3)
+    while small.phase != "play":
+        small.apply(small.legal_moves()[0])
+    h = small.hands[small.to_act]
+    assert list(fam.play_moves(h, None, tok, LISTING_LIMIT)) == list(fam.play_moves(h, None, tok))
+    huge = ("2S 2S 2H 2H 2D 2D 2C 2C BJ BJ RJ RJ 3S 3H 4S 4H 5S 5H 6S 6H 7S 7H 8S 8H 9S 9H "
+            "10S 10H JS JH QS QH KS KH AS AH")
+    g3 = leading("zheng-shangyou/pagat", 3, huge, decks=2)
+    offered = texts(g3.legal_moves())
+    assert STEP_LIMIT < len(offered) < 600 and "choose 24 multiple sequence 3-Ax2" in offered
+    g3.apply("choose 24 multiple sequence 3-Ax2")
+    assert 0 < len(g3.legal_moves()) <= STEP_LIMIT
 
 
 def test_a_small_listing_is_not_in_steps():

@@ -57,7 +57,13 @@ typedef struct {
     int first;
     int fixed;          /* plays and pool are the owner's own small arrays: never freed or
                            reallocated (growing past them copies them to the heap) */
+    Py_ssize_t limit;   /* > 0: stop generating once this many plays are in (``over`` set) */
+    int over;
 } Sink;
+
+/* the limit core_plays_new gives a new Plays sequence's sink (0: none); set by moves(...)
+   around one generation (_core_moves.c) */
+extern Py_ssize_t core_listing_limit;
 
 /* The play to beat, as PagatFamily.follows reads it: kind -1 for leading, else the kind and
    a..d as in pagat_plays (see _core.c) */

@@ -303,9 +303,10 @@ core_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return PyBool_FromLong(rc);
 }
 
-/* listed_moves(game, token): the legal moves of ``game``'s play phase listed by the core in
-   one call, as CompiledFamily.play_moves lists them for steps.play_phase_moves (every legal
-   move, however many: the caller offers steps past STEP_LIMIT), when no choice in steps is
+/* listed_moves(game, token[, limit]): the legal moves of ``game``'s play phase listed by the
+   core in one call, as CompiledFamily.play_moves lists them for steps.play_phase_moves (every
+   legal move up to ``limit``, False past it: the caller offers steps past STEP_LIMIT, counting
+   the plays where they are more than ``limit``), when no choice in steps is
    under way: family_moves(game.rules.family._core_spec, family, hand of the seat to act,
    game.last, token). None, having listed nothing, for anything else (another phase, a
    choice under way, a family without its spec yet, a hand the core refuses, a play to beat
@@ -313,8 +314,8 @@ core_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 PyObject *
 core_listed_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "listed_moves(game, token)");
+    if (nargs != 2 && nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "listed_moves(game, token[, limit])");
         return NULL;
     }
     if (intern_names() < 0)
@@ -340,8 +341,9 @@ core_listed_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     PyObject *spec = fd == NULL || !PyDict_CheckExact(fd) ? NULL : GET(fd, S_core_spec);
     if (spec == NULL)
         goto none;
-    PyObject *call[5] = {spec, family, PyList_GET_ITEM(hands, seat), last, args[1]};
-    out = core_family_moves(NULL, call, 5);
+    PyObject *call[6] = {spec, family, PyList_GET_ITEM(hands, seat), last, args[1],
+                         nargs == 3 ? args[2] : NULL};
+    out = core_family_moves(NULL, call, nargs == 3 ? 6 : 5);
     if (out == NULL && PyErr_ExceptionMatches(PyExc_ValueError))
         goto none;                         /* a hand the core refuses: the Python code */
     Py_XDECREF(fd);

@@ -42,6 +42,7 @@ core_plays_new(Gen *g, int following)
     p->sink.pool = p->small_pool;
     p->sink.pool_cap = SMALL_POOL;
     p->sink.fixed = 1;
+    p->sink.limit = core_listing_limit;
     p->pass_first = following ? 1 : 0;
     p->meta = g->meta;
     p->meta_cache = g->meta_cache;
@@ -439,13 +440,44 @@ PyTypeObject core_plays_type = {
 #define FAM_ZF 2
 #define FAM_WINNER 3
 
+Py_ssize_t core_listing_limit = 0;
+
+static PyObject *family_moves(PyObject *const *args);
+
+/* moves(spec, family, hand, last, token[, limit]): as above; with ``limit`` > 0, False
+   (nothing listed) where there are more than ``limit`` plays: the game then counts them in
+   steps (steps.play_phase_moves), so a decision never lists millions of plays */
 PyObject *
 core_family_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "moves(spec, family, hand, last, token)");
+    if (nargs != 5 && nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "moves(spec, family, hand, last, token[, limit])");
         return NULL;
     }
+    Py_ssize_t limit = 0;
+    if (nargs == 6) {
+        limit = PyLong_AsSsize_t(args[5]);
+        if (limit == -1 && PyErr_Occurred())
+            return NULL;
+        if (limit < 0) {
+            PyErr_SetString(PyExc_ValueError, "the limit must not be negative");
+            return NULL;
+        }
+    }
+    core_listing_limit = limit;
+    PyObject *out = family_moves(args);
+    core_listing_limit = 0;
+    if (out != NULL && limit > 0 && Py_IS_TYPE(out, &core_plays_type) &&
+        ((Plays *)out)->sink.over) {
+        Py_DECREF(out);
+        Py_RETURN_FALSE;
+    }
+    return out;
+}
+
+static PyObject *
+family_moves(PyObject *const *args)
+{
     PyObject *spec = args[0], *last = args[3];
     long o[4];
     if (!PyTuple_CheckExact(spec) || PyTuple_GET_SIZE(spec) != 7) {

@@ -69,6 +69,10 @@ core_emit(Gen *g, long code, int ncards)
 {
     if (g->out == NULL) {
         Sink *s = g->sink;
+        if (s->limit > 0 && s->n >= s->limit) {       /* too many to list: stop */
+            s->over = 1;
+            return STOP;
+        }
         if ((s->n == s->cap || s->pool_n + ncards > s->pool_cap) && sink_grow(s, ncards) < 0)
             return -1;
         Play *p = &s->plays[s->n++];
@@ -193,6 +197,10 @@ core_emit_mask(Gen *g, long code, unsigned long long mask, int ncards)
 {
     if (g->out == NULL && g->mask_ok) {
         Sink *s = g->sink;
+        if (s->limit > 0 && s->n >= s->limit) {       /* too many to list: stop */
+            s->over = 1;
+            return STOP;
+        }
         if ((s->n == s->cap || s->pool_n + 2 > s->pool_cap) && sink_grow(s, 2) < 0)
             return -1;
         Play *p = &s->plays[s->n++];

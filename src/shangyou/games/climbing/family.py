@@ -41,10 +41,11 @@ class Family:
     def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
         return [c for c in self.leads(hand) if c.beats(prev)]
 
-    def play_moves(self, hand: Sequence[int], last: Combo | None, token):
+    def play_moves(self, hand: Sequence[int], last: Combo | None, token, limit: int = 0):
         """The game's legal moves in one step (``ClimbingGame._play_moves``), where a family
         can make them faster than from its combos (a sequence of the same moves, in the same
-        order); None: the game makes them."""
+        order); None: the game makes them. ``limit`` > 0: False where there are more plays
+        than that (nothing listed)."""
         return
 
     def combos(self, cards: Sequence[int]) -> list[Combo]:
@@ -132,12 +133,14 @@ class CompiledFamily(Family):
         raise NotImplementedError
 
     def play_moves(self, hand: Sequence[int], last: Combo | None,
-                   token) -> Sequence[Move] | None:
+                   token, limit: int = 0) -> Sequence[Move] | None | bool:
         if core.ACTIVE:
             spec = self.__dict__.get("_core_spec")
             if spec is None:
                 spec = self._core_spec = self.core_spec()
             try:
+                if limit:
+                    return core.family_moves(spec, self, hand, last, token, limit)
                 return core.family_moves(spec, self, hand, last, token)
             except ValueError:
                 pass

@@ -29,6 +29,7 @@ from .core import shuffle
 from .family import Family, PointFamily
 from .observe import CompactView
 from .steps import (
+    LISTING_LIMIT,
     STEP_LIMIT,
     Grouping,
     current_grouping,
@@ -112,8 +113,8 @@ class ClimbingGame(CompactView, GameBase):
         moves = self._legal
         if moves is None:
             tok = self._token = object()
-            listed = core.listed_moves(self, tok) if core.ACTIVE else None
-            if listed is not None and len(listed) <= STEP_LIMIT:
+            listed = core.listed_moves(self, tok, LISTING_LIMIT) if core.ACTIVE else None
+            if listed and len(listed) <= STEP_LIMIT:
                 self._legal = listed   # the play phase listed in C in one call (core.md)
                 return listed
             if self.phase == PHASE_PLAY:

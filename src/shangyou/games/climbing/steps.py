@@ -38,6 +38,9 @@ from ...errors import IllegalMove
 from . import core
 
 STEP_LIMIT = 400        # more legal moves than this: the play is chosen in steps
+# more legal plays than this: the core does not list them for a decision (it would take more
+# than a millisecond or so: two-pack hands have up to millions), it counts them in steps
+LISTING_LIMIT = 4096
 
 _GROUP_TEXT: dict = {}  # (n, kind, label) -> the group's choose text
 
@@ -360,7 +363,8 @@ def play_phase_moves(game, token, listed=None) -> Sequence[Move]:
     :data:`STEP_LIMIT` legal plays the steps of the choice (its grouping kept on the game).
     With the compiled core, every legal move is its ``Plays`` sequence (no Move made until
     one is asked for) when there are at most :data:`STEP_LIMIT`. ``listed``: what
-    ``core.listed_moves`` answered for this state with ``token``, if it listed it."""
+    ``core.listed_moves`` answered for this state with ``token``, if it listed it (False:
+    more than :data:`LISTING_LIMIT` plays, which the core then counts by group instead)."""
     seat = game.to_act
     assert seat is not None                      # the play phase has a seat to act
     grouping = None if game._grouping is None else current_grouping(game)
@@ -369,7 +373,9 @@ def play_phase_moves(game, token, listed=None) -> Sequence[Move]:
         got: Any = None               # a Grouping, or what core.steps_list answers
         if core.ACTIVE:
             if listed is None:
-                listed = fam.play_moves(hand, last, token)
+                listed = fam.play_moves(hand, last, token, LISTING_LIMIT)
+            if listed is False:                  # past LISTING_LIMIT: counted, not listed
+                listed = None
             if listed is not None and len(listed) <= STEP_LIMIT:
                 return listed
             if listed is not None and core.is_plays(listed):
