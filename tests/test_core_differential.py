@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import os
 import random
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -23,7 +20,6 @@ from shangyou.games.climbing import core
 from shangyou.games.climbing.steps import groups
 from shangyou.games.zheng_shangyou.pagat import PagatFamily
 
-SRC = str(Path(__file__).resolve().parent.parent / "src")
 
 # (preset, players, options) of every preset, player count and pack count the core covers
 PAGAT = (
@@ -414,44 +410,6 @@ def test_bad_input_to_every_family_is_refused():
         m.pagat_playout([list(hand), [1, 2]], 0, None, None, 0, [1], None, 11, False)
     with pytest.raises(TypeError):
         m.bind(int)                                         # no Combo slots
-
-
-def _run(code: str, **env) -> subprocess.CompletedProcess:
-    e = {k: v for k, v in os.environ.items() if k != "SHANGYOU_NO_C"}
-    e["PYTHONPATH"] = SRC + os.pathsep + e.get("PYTHONPATH", "")
-    e.update(env)
-    return subprocess.run([sys.executable, "-c", code], check=False, capture_output=True,
-                          text=True, env=e, timeout=120)
-
-
-PLAY_ONE = ("import random, shangyou\n"
-            "from shangyou.games.climbing import core\n"
-            "g = shangyou.new_game('zheng-shangyou/pagat', players=5, seed=3)\n"
-            "r = random.Random(1)\n"
-            "while not g.over: g.apply(r.choice(g.legal_moves()))\n"
-            "print(core.AVAILABLE, core.ACTIVE, g.result['order'])\n")
-
-
-def test_no_c_forces_python_without_a_notice():
-    out = _run(PLAY_ONE, SHANGYOU_NO_C="1")
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith("False False [")
-    assert "compiled core" not in out.stderr
-
-
-def test_missing_module_falls_back_with_one_notice():
-    blocker = ("import sys\n"
-               "class Block:\n"
-               "    def find_spec(self, name, path=None, target=None):\n"
-               "        if name == 'shangyou.games.climbing._core':\n"
-               "            raise ImportError('not built')\n"
-               "sys.meta_path.insert(0, Block())\n")
-    out = _run(blocker + PLAY_ONE + PLAY_ONE.split("\n", 2)[2])
-    assert out.returncode == 0, out.stderr
-    lines = out.stdout.split("\n")
-    assert lines[0].startswith("False False [") and lines[0] == lines[1]
-    notices = [x for x in out.stderr.splitlines() if "compiled core" in x]
-    assert len(notices) == 1, out.stderr
 
 
 # ------------------------------------------------------------------------- playouts
