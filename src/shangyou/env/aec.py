@@ -20,6 +20,7 @@ from .. import new_game, new_match, preset_info
 from ..games.climbing.core import is_plays
 from ..registry import resolve
 from .encoding import ClimbingEncoder, Pager, Rows, one_page_masks
+from .plays_pager import PLAYS, plays_pager
 from .sheng_ji_encoding import ShengJiEncoder
 
 if TYPE_CHECKING:
@@ -165,8 +166,14 @@ class ShangyouAEC(AECEnv):
         # compiled core's listing (``Plays``) is every legal move (docs/core.md: past 400
         # plays the game offers the steps of a choice instead); anything else may be steps
         # (a list, or the core's lazy ``Steps`` / ``Subset``): ask all_moves
+        # plays: read from the listing in C without a Move per candidate (plays_pager.py),
+        # unless two plays hold the same cards
         moves = g.legal_moves()
-        if self._all_moves and not is_plays(moves):
+        if type(moves) is PLAYS:
+            pager = self._pager = plays_pager(moves, self.max_candidates)
+            if pager is not None:
+                return pager
+        elif self._all_moves and not is_plays(moves):
             moves = g.all_moves()
         pager = self._pager = Pager(moves, self.max_candidates, self._by_text)
         return pager
@@ -205,7 +212,7 @@ class ShangyouAEC(AECEnv):
             pager = self._pager or self._new_pager(g)
             self.encoder.write(rows.buf, i * rows.size, g, seat, pager)
             return {"observation": rows.arr[i],
-                    "action_mask": self._masks[len(pager.moves)].copy() if pager.pages == 1
+                    "action_mask": self._masks[pager.n].copy() if pager.pages == 1
                     else pager.mask()}
         self.encoder.write(rows.buf, i * rows.size, g, seat, None)
         return {"observation": rows.arr[i], "action_mask": self._no_mask.copy()}
