@@ -19,16 +19,16 @@ from .encoding import _KIND_AT, CAND_WIDTH, Pager
 
 #: the core's ``Plays`` type (None without the compiled core)
 PLAYS: Any = core._core.Plays if core.AVAILABLE else None
-_ONE = [0]                              # the order of a single move (shared, never changed)
-_PASS_AT = _KIND_AT["pass"]
-_PLAY_AT = _KIND_AT["play"]
+ONE_MOVE = [0]                          # the order of a single move (shared, never changed)
+PASS_AT = _KIND_AT["pass"]
+PLAY_AT = _KIND_AT["play"]
 _MORE_AT = _KIND_AT["more"]
 
 
 def plays_pager(plays, k: int) -> PlaysPager | None:
     """A :class:`PlaysPager` of the core's listing ``plays``, or None where ``Plays.env_sort``
     declines (two plays of the same cards)."""
-    order = _ONE if len(plays) == 1 else plays.env_sort()
+    order = ONE_MOVE if len(plays) == 1 else plays.env_sort()
     return None if order is None else PlaysPager(plays, order, k)
 
 
@@ -87,6 +87,6 @@ class PlaysPager(Pager):
     def fill_rows(self, obs, base: int) -> None:
         """Write the candidate rows of the current page at ``base`` (zeros), from the core."""
         start, stop = self._span()
-        self.plays.env_rows(obs, base, self.order, start, stop, CAND_WIDTH, _PASS_AT, _PLAY_AT)
+        self.plays.env_rows(obs, base, self.order, start, stop, CAND_WIDTH, PASS_AT, PLAY_AT)
         if self.pages > 1:
             obs[base + (self.k - 1) * CAND_WIDTH + _MORE_AT] = 1
