@@ -173,8 +173,8 @@ class ShangyouAEC(AECEnv):
         if type(moves) is PLAYS:         # plays_pager(moves, k), inline
             order = ONE_MOVE if len(moves) == 1 else moves.env_sort()
             if order is not None:
-                pager = self._pager = PlaysPager(moves, order, self.max_candidates)
-                return pager
+                self._pager = plays = PlaysPager(moves, order, self.max_candidates)
+                return plays
         elif self._all_moves and not is_plays(moves):
             moves = g.all_moves()
         pager = self._pager = Pager(moves, self.max_candidates, self._by_text)

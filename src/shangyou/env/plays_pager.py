@@ -37,6 +37,9 @@ class PlaysPager(Pager):
     ``Move`` objects are made only when asked for (:attr:`moves`, :meth:`move`)."""
 
     __slots__ = ("plays", "order", "_moves")
+    plays: Any
+    order: list[int]
+    _moves: list | None
 
     def __init__(self, plays, order: list[int], k: int):   # noqa: super().__init__ not called
         self.plays = plays
@@ -54,13 +57,14 @@ class PlaysPager(Pager):
             self.per_page = k - 1
             self.pages = -(-n // (k - 1))
 
-    @property                           # type: ignore[override]
-    def moves(self) -> list:
+    @property
+    def moves(self) -> list:  # type: ignore[override]
         """Every candidate's ``Move``, in order (made when first asked for)."""
-        if self._moves is None:
+        moves = self._moves
+        if moves is None:
             plays = self.plays
-            self._moves = [plays[i] for i in self.order]
-        return self._moves
+            moves = self._moves = [plays[i] for i in self.order]
+        return moves
 
     def _span(self) -> tuple[int, int]:
         if self.pages == 1:
