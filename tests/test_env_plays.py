@@ -123,3 +123,32 @@ def test_env_rows_bad_input():
     assert buf == bytearray(n * CAND_WIDTH)            # nothing written by a refusal
     plays.env_rows(buf, 0, order, 0, n, CAND_WIDTH, 54, 55)
     assert buf != bytearray(n * CAND_WIDTH)
+
+
+def test_plays_order_and_rows_over_many_games(monkeypatch):
+    """``env_sort`` and ``env_rows`` against ``sort_moves`` and ``_rows_py`` (pure Python) at
+    every decision of 1,000 random pagat hands (3 to 8 players), one page of 128."""
+    rng = random.Random(7)
+    read = 0
+    with monkeypatch.context() as m:
+        m.setattr(encoding, "_fastobs", None)
+        for _ in range(1000):
+            g = shangyou.new_game("zheng-shangyou/pagat", players=rng.randint(3, 8),
+                                  seed=rng.randrange(2**31))
+            while not g.over:
+                moves = g.legal_moves()
+                if type(moves) is PLAYS and len(moves) > 1:
+                    order = moves.env_sort()
+                    ref = encoding.sort_moves(list(moves))
+                    if order is None:
+                        assert same_cards_twice(moves)
+                    else:
+                        read += 1
+                        assert [moves[i] for i in order] == ref
+                        a, b = bytearray(len(ref) * CAND_WIDTH), bytearray(len(ref) * CAND_WIDTH)
+                        moves.env_rows(a, 0, order, 0, len(order), CAND_WIDTH,
+                                       encoding._KIND_AT["pass"], encoding._KIND_AT["play"])
+                        encoding._rows_py(b, 0, ref)
+                        assert a == b
+                g.apply(rng.choice(moves))
+    assert read > 10_000
