@@ -190,7 +190,8 @@ class TextPager:
 
 
 _EXTRA = N_CARDS + len(KINDS)             # index of a candidate row's "extra" entry
-_KIND_AT = {k: N_CARDS + i for k, i in KIND_INDEX.items()}   # a kind's entry in a row
+# a kind's entry in a row
+_KIND_AT: dict[str, int] = {k: N_CARDS + i for k, i in KIND_INDEX.items()}
 _NO_CARDS = bytes(N_CARDS)
 
 
