@@ -17,9 +17,11 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .. import new_game, new_match, preset_info
+from ..games.climbing import core
 from ..games.climbing.core import is_plays
 from ..registry import resolve
 from .encoding import ClimbingEncoder, Pager, Rows, one_page_masks
+from .plays_pager import ONE_MOVE, PLAYS, PlaysPager
 from .sheng_ji_encoding import ShengJiEncoder
 
 if TYPE_CHECKING:
@@ -165,8 +167,15 @@ class ShangyouAEC(AECEnv):
         # compiled core's listing (``Plays``) is every legal move (docs/core.md: past 400
         # plays the game offers the steps of a choice instead); anything else may be steps
         # (a list, or the core's lazy ``Steps`` / ``Subset``): ask all_moves
+        # plays: read from the listing in C without a Move per candidate (plays_pager.py),
+        # unless two plays hold the same cards
         moves = g.legal_moves()
-        if self._all_moves and not is_plays(moves):
+        if type(moves) is PLAYS:         # plays_pager(moves, k), inline
+            order = ONE_MOVE if len(moves) == 1 else moves.env_sort()
+            if order is not None:
+                self._pager = plays = PlaysPager(moves, order, self.max_candidates)
+                return plays
+        elif self._all_moves and not is_plays(moves):
             moves = g.all_moves()
         pager = self._pager = Pager(moves, self.max_candidates, self._by_text)
         return pager
@@ -205,7 +214,7 @@ class ShangyouAEC(AECEnv):
             pager = self._pager or self._new_pager(g)
             self.encoder.write(rows.buf, i * rows.size, g, seat, pager)
             return {"observation": rows.arr[i],
-                    "action_mask": self._masks[len(pager.moves)].copy() if pager.pages == 1
+                    "action_mask": self._masks[pager.n].copy() if pager.pages == 1
                     else pager.mask()}
         self.encoder.write(rows.buf, i * rows.size, g, seat, None)
         return {"observation": rows.arr[i], "action_mask": self._no_mask.copy()}
@@ -224,15 +233,25 @@ class ShangyouAEC(AECEnv):
             self._was_dead_step(action)
             return
         pager = self._pager or self._decision()
-        move = pager.move(action)        # a forbidden id raises here, before any change
         g = self.game
         assert g is not None             # a decision has a game
-        self._cumulative_rewards[agent] = 0.0
-        if move is None:
-            pager.turn()
-        else:
-            g.apply(move)
+        if (type(pager) is PlaysPager and pager.pages == 1 and type(action) is int
+                and 0 <= action < pager.n):
+            # the usual step: a play listed by the core (PlaysPager.move, inline), made as
+            # game.apply makes it (core.apply_listed, else the game's own path)
+            move = pager.plays[pager.order[action]]
+            self._cumulative_rewards[agent] = 0.0
+            if not (core.ACTIVE and core.apply_listed(g, move, None)):
+                g.apply(move)
             self._pager = None
+        else:
+            move = pager.move(action)    # a forbidden id raises here, before any change
+            self._cumulative_rewards[agent] = 0.0
+            if move is None:
+                pager.turn()
+            else:
+                g.apply(move)
+                self._pager = None
         self.num_steps += 1
         if g.over:
             # rewards stay 0 during the hand; the hand result gives them at its end

@@ -74,7 +74,7 @@ class BatchSim:
             used = self._used[i]
             self._obs_buf[at:at + used] = self._zeros[:used]
             e.encoder.write(self._obs_buf, i * self.obs_size, g, seat, pager)
-            self._used[i] = CAND_WIDTH * (len(pager.moves) if pager.pages == 1 else pager.k)
+            self._used[i] = CAND_WIDTH * (pager.n if pager.pages == 1 else pager.k)
         k = self.max_candidates
         self._mask_buf[i * k:(i + 1) * k] = pager.mask_bytes()
 

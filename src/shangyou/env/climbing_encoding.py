@@ -14,8 +14,11 @@ view path, :meth:`~shangyou.env.encoding.Encoder.encode`, over thousands of rand
 from __future__ import annotations
 
 from . import encoding as _enc
+from .plays_pager import PASS_AT, PLAY_AT, PlaysPager
 from .encoding import (_EXTRA, _KIND_AT, _NO_CARDS, CAND_WIDTH, CODE, N_CARDS, Encoder,
                        _card_counts, parse_move)
+
+_NO_MOVES: list = []                    # no candidate rows for ``_fastobs.observe_game``
 
 
 class ClimbingEncoder(Encoder):
@@ -100,6 +103,15 @@ class ClimbingEncoder(Encoder):
         if pager is None:
             done = fast.observe_game(buf, at, game, seat, None, 0, 0, 0, 0, self._consts,
                                      self._played_cache)
+        elif type(pager) is PlaysPager:     # the head here, the rows from the core's listing
+            done = fast.observe_game(buf, at, game, seat, _NO_MOVES, 0, 0, pager.page,
+                                     pager.pages, self._consts, self._played_cache)
+            if done:
+                if pager.pages == 1:        # PlaysPager.fill_rows, inline
+                    pager.plays.env_rows(buf, at + self._at[-1], pager.order, 0, pager.n,
+                                         CAND_WIDTH, PASS_AT, PLAY_AT)
+                else:
+                    pager.fill_rows(buf, at + self._at[-1])
         elif pager.pages == 1:
             done = fast.observe_game(buf, at, game, seat, pager.moves, 0, len(pager.moves), 0,
                                      1, self._consts, self._played_cache)

@@ -190,7 +190,8 @@ class TextPager:
 
 
 _EXTRA = N_CARDS + len(KINDS)             # index of a candidate row's "extra" entry
-_KIND_AT = {k: N_CARDS + i for k, i in KIND_INDEX.items()}   # a kind's entry in a row
+# a kind's entry in a row
+_KIND_AT: dict[str, int] = {k: N_CARDS + i for k, i in KIND_INDEX.items()}
 _NO_CARDS = bytes(N_CARDS)
 
 
@@ -263,8 +264,9 @@ class Pager:
     """The candidates of one decision: the legal moves (``Move`` objects, sorted by
     :func:`sort_moves`) split into pages of ``K - 1``. Texts are made only when asked for."""
 
-    __slots__ = ("moves", "k", "page", "pages", "per_page", "by_text", "_texts")
+    __slots__ = ("moves", "n", "k", "page", "pages", "per_page", "by_text", "_texts")
     moves: list
+    n: int
     k: int
     page: int
     pages: int
@@ -281,7 +283,7 @@ class Pager:
         self._texts = None
         self.k = k
         self.page = 0
-        n = len(moves)
+        n = self.n = len(moves)
         if n <= k:
             self.per_page = k
             self.pages = 1
@@ -305,8 +307,14 @@ class Pager:
     def page_texts(self) -> list[str]:
         return [str(m) for m in self.page_moves()]
 
+    def _page_len(self) -> int:
+        """How many moves the current page shows."""
+        if self.pages == 1:
+            return self.n
+        return min(self.per_page, self.n - self.page * self.per_page)
+
     def mask_bytes(self) -> bytes:
-        n = len(self.moves) if self.pages == 1 else len(self.page_moves())
+        n = self._page_len()
         key = (self.k, n, self.pages > 1)
         m = _MASK_BYTES.get(key)
         if m is None:
@@ -320,8 +328,8 @@ class Pager:
     def mask(self) -> np.ndarray:
         """The int8 mask of the current page (a new array)."""
         if self.pages == 1:                  # the usual case: one array per (k, count)
-            return one_page_masks(self.k)[len(self.moves)].copy()
-        n = len(self.page_moves())
+            return one_page_masks(self.k)[self.n].copy()
+        n = self._page_len()
         a = _MASK_ARRAYS.get((self.k, n, self.pages > 1))
         if a is None:
             a = _MASK_ARRAYS[(self.k, n, self.pages > 1)] = np.frombuffer(self.mask_bytes(),

@@ -401,12 +401,178 @@ core_choose_move(PyObject *choose, PyObject *text, PyObject *token)
     return o;
 }
 
+/* ------------------------------------------------- the environments' candidates (env/) */
+/* env_sort() -> list | None: the items' indices in the environments' candidate order (the
+   pass first, then the plays by number of cards, then by their cards as Move.cards holds
+   them: env/encoding.py's sort_moves), without making a Move; None when two plays hold the
+   same cards (readings of wild cards: sort_moves orders those by reading, from the Move).
+   env_rows(buf, at, order, start, stop, width, pass_at, play_at): add the candidate rows of
+   items order[start:stop] at buf[at:] (rows of ``width`` bytes, zeros before: each card's
+   count, 1 at the kind's column; the reading ordinal stays 0, as no two plays share cards),
+   as env/encoding.py's _rows_py writes them from the Moves. The env's Python path (Pager of
+   Move objects) is the reference; tests/test_env_plays.py compares the two. */
+typedef struct {
+    const int *cards;
+    int n;
+} EnvKey;
+
+static int
+env_less(const EnvKey *a, const EnvKey *b)      /* a < b; -1 if equal */
+{
+    if (a->n != b->n)
+        return a->n < b->n;
+    for (int i = 0; i < a->n; i++)
+        if (a->cards[i] != b->cards[i])
+            return a->cards[i] < b->cards[i];
+    return -1;
+}
+
+static PyObject *
+plays_env_sort(Plays *p, PyObject *unused)
+{
+    Py_ssize_t n = p->sink.n, pf = p->pass_first;
+    EnvKey *keys = PyMem_Malloc(sizeof(EnvKey) * (size_t)(n + 1));
+    Py_ssize_t *idx = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(2 * n + 1));
+    int *sets = NULL;
+    PyObject *out = NULL;
+    if (keys == NULL || idx == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t nsets = 0;
+    for (Py_ssize_t j = 0; j < n; j++)
+        if (p->sink.plays[j].n < 0)
+            nsets++;
+    if (nsets > 0 && (sets = PyMem_Malloc(sizeof(int) * 64 * (size_t)nsets)) == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int *set_at = sets;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        const int *cards;
+        int ncards;
+        if (p->sink.plays[j].n < 0) {
+            ncards = core_plays_cards(p, j, &cards, set_at);
+            set_at += 64;
+        } else {
+            ncards = core_plays_cards(p, j, &cards, NULL);
+        }
+        keys[j].cards = cards;
+        keys[j].n = ncards;
+        idx[j] = j;
+    }
+    /* stable merge sort of idx[0..n) by keys, bottom up, through idx[n..2n) */
+    Py_ssize_t *a = idx, *b = idx + n;
+    for (Py_ssize_t w = 1; w < n; w *= 2) {
+        for (Py_ssize_t lo = 0; lo < n; lo += 2 * w) {
+            Py_ssize_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            Py_ssize_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                b[k++] = env_less(&keys[a[j]], &keys[a[i]]) == 1 ? a[j++] : a[i++];
+            while (i < mid)
+                b[k++] = a[i++];
+            while (j < hi)
+                b[k++] = a[j++];
+        }
+        Py_ssize_t *t = a;
+        a = b;
+        b = t;
+    }
+    for (Py_ssize_t i = 1; i < n; i++)
+        if (env_less(&keys[a[i - 1]], &keys[a[i]]) == -1) {     /* two plays, same cards */
+            out = Py_None;
+            Py_INCREF(out);
+            goto done;
+        }
+    if ((out = PyList_New(n + pf)) == NULL)
+        goto done;
+    if (pf)
+        PyList_SET_ITEM(out, 0, PyLong_FromLong(0));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = PyLong_FromSsize_t(a[i] + pf);
+        if (v == NULL) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyList_SET_ITEM(out, i + pf, v);
+    }
+done:
+    PyMem_Free(keys);
+    PyMem_Free(idx);
+    PyMem_Free(sets);
+    return out;
+}
+
+static PyObject *
+plays_env_rows(Plays *p, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError,
+                        "env_rows(buf, at, order, start, stop, width, pass_at, play_at)");
+        return NULL;
+    }
+    PyObject *order = args[2];
+    if (!PyList_Check(order)) {
+        PyErr_SetString(PyExc_TypeError, "order must be a list");
+        return NULL;
+    }
+    Py_ssize_t v[6];
+    for (int i = 0; i < 6; i++) {
+        v[i] = PyLong_AsSsize_t(args[i < 1 ? 1 : i + 2]);
+        if (v[i] == -1 && PyErr_Occurred())
+            return NULL;
+    }
+    Py_ssize_t at = v[0], start = v[1], stop = v[2], width = v[3], pass_at = v[4],
+        play_at = v[5], len = p->sink.n + p->pass_first;
+    if (start < 0 || stop < start || stop > PyList_GET_SIZE(order) || width < 54
+            || pass_at < 54 || pass_at >= width || play_at < 54 || play_at >= width) {
+        PyErr_SetString(PyExc_ValueError, "bad rows");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_WRITABLE) < 0)
+        return NULL;
+    if (at < 0 || at + (stop - start) * width > view.len) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "the rows do not fit the buffer");
+        return NULL;
+    }
+    unsigned char *row = (unsigned char *)view.buf + at;
+    for (Py_ssize_t i = start; i < stop; i++, row += width) {
+        Py_ssize_t item = PyLong_AsSsize_t(PyList_GET_ITEM(order, i));
+        if (item < 0 || item >= len) {
+            PyBuffer_Release(&view);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "an item out of range in order");
+            return NULL;
+        }
+        if (item < p->pass_first) {
+            row[pass_at] = 1;
+            continue;
+        }
+        const int *cards;
+        int set_cards[64];
+        int ncards = core_plays_cards(p, item - p->pass_first, &cards, set_cards);
+        for (int c = 0; c < ncards; c++)
+            row[cards[c]]++;
+        row[play_at] = 1;
+    }
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef plays_methods[] = {
     {"index", core_seq_index, METH_O, "index(move): the first equal item's index."},
     {"count", core_seq_count, METH_O, "count(move): how many items equal it."},
     {"__reduce__", core_seq_reduce, METH_NOARGS, "Pickled and copied as a list."},
     {"codes", (PyCFunction)plays_codes, METH_NOARGS,
      "codes(): each play's integer code, in order (the pass, if any, left out)."},
+    {"env_sort", (PyCFunction)plays_env_sort, METH_NOARGS,
+     "env_sort(): the items' indices in the environments' candidate order, or None when two "
+     "plays hold the same cards."},
+    {"env_rows", (PyCFunction)(void (*)(void))plays_env_rows, METH_FASTCALL,
+     "env_rows(buf, at, order, start, stop, width, pass_at, play_at): add the candidate rows "
+     "of items order[start:stop] at buf[at:]."},
     {"groups", (PyCFunction)(void (*)(void))core_plays_groups, METH_FASTCALL,
      "groups(texts, text_of, choose): the plays grouped for the choice in steps, the first "
      "step's moves (a Steps sequence; _core_groups.c)."},
