@@ -52,3 +52,13 @@ def shuffles_alike(module) -> bool:
         if a != b:
             return False
     return True
+
+
+def shuffle(module, rng, cards: list) -> None:
+    """``rng.shuffle(cards)``: in C (``module.shuffle``) when a core's module is given and
+    ``rng`` is a plain ``random.Random`` (int seeds), else in Python; the same cards in the same
+    order either way."""
+    if module is not None and type(rng) is random.Random:
+        module.shuffle(rng.getrandbits, cards)
+    else:
+        rng.shuffle(cards)

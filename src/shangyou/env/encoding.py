@@ -281,9 +281,14 @@ class Pager:
         self.moves = sort_moves(moves, by_text) if len(moves) > 1 else moves
         self.by_text = by_text
         self._texts = None
+        self._paginate(len(moves), k)
+
+    def _paginate(self, n: int, k: int) -> None:
+        """``n`` candidates on pages of ``k`` slots: every one on one page when they fit, else
+        ``k - 1`` a page and the last slot turns the page."""
         self.k = k
         self.page = 0
-        n = self.n = len(moves)
+        self.n = n
         if n <= k:
             self.per_page = k
             self.pages = 1

@@ -47,15 +47,7 @@ class PlaysPager(Pager):
         self._moves = None
         self.by_text = False
         self._texts = None
-        self.k = k
-        self.page = 0
-        n = self.n = len(order)
-        if n <= k:
-            self.per_page = k
-            self.pages = 1
-        else:
-            self.per_page = k - 1
-            self.pages = -(-n // (k - 1))
+        self._paginate(len(order), k)
 
     @property
     def moves(self) -> list:  # type: ignore[override]

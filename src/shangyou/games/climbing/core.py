@@ -23,12 +23,12 @@ process).
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...cards import RANK_NAMES, RANK_WORDS, SUIT_NAMES
 from ...engine.moves import PASS_MOVE, PLAY, Move
+from ... import native
 from ...native import load, shuffles_alike
 from .combo import Combo
 
@@ -67,12 +67,8 @@ SHUFFLE = AVAILABLE and shuffles_alike(_core)
 
 
 def shuffle(rng, cards: list) -> None:
-    """``rng.shuffle(cards)``, in C for a plain ``random.Random`` (int seeds) when the core is
-    on; the same cards in the same order either way."""
-    if ACTIVE and SHUFFLE and type(rng) is random.Random:
-        _core.shuffle(rng.getrandbits, cards)
-    else:
-        rng.shuffle(cards)
+    """``rng.shuffle(cards)``, in C when the core is on (:func:`shangyou.native.shuffle`)."""
+    native.shuffle(_core if ACTIVE and SHUFFLE else None, rng, cards)
 
 
 def use(active: bool) -> bool:
