@@ -1,8 +1,9 @@
 """Hints: a bot's advice to a seated person on their own turn (docs/protocol.md, "Hints").
 
 The advice is computed from the asker's own view only (what they could know), by the
-heuristic bot inside the server process (a few milliseconds) or by the search bot in the bot
-worker pool (up to a second, outside the table's lock: the table goes on meanwhile). The
+heuristic bot (a few milliseconds) or the search bot (up to a second), in the advice lane's
+worker process (:mod:`shangyou.server.budget`: never in the bots' way), outside the table's
+lock, so the table goes on meanwhile. Each hint passes the budget of :class:`Hints`. The
 room option ``hints`` says which, or ``off``; left unset it resolves when asked:
 ``heuristic`` while at most one seat is held by a person, ``off`` once two or more are, so
 hints never decide a game between people unless the host allowed them.
@@ -13,11 +14,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections import Counter
 from typing import cast
 
 from shangyou.bots.base import Bot, make_bot
 
 from . import views
+from .budget import Busy, Dropped
+from .limits import Buckets
 from .model import ActionError, Table
 
 log = logging.getLogger("shangyou.server")
@@ -39,8 +43,61 @@ def advise_in_worker(level: str, seed: int, view: dict) -> dict:
     return bot.advise(view).as_dict()
 
 
+class Hints:
+    """The hints' budget (``docs/security.md``, *Limits*): at most ``hints_in_flight_seat``
+    being worked out for one seat (counted by table and seat, not by socket: a new socket of
+    the same seat finds it counted), token buckets a minute per seat, table and address, and
+    the advice lane's bounded queue (:class:`~shangyou.server.budget.Lane`)."""
+
+    def __init__(self, limits, clients, lane):
+        self.limits = limits
+        self.clients = clients              # for an address's allowance factor
+        self.lane = lane
+        self.per_seat = Buckets(limits.hints_per_minute_seat)
+        self.per_table = Buckets(limits.hints_per_minute_table)
+        self.per_address = Buckets(limits.hints_per_minute_address)
+        self.in_flight: Counter[tuple[str, int]] = Counter()
+        self.peak = 0                       # the most hints ever in flight for one seat
+        self.stats: Counter[str] = Counter()    # answered, and refused by code
+
+    def admit(self, table: Table, seat: int, address: str | None) -> tuple[str, int]:
+        """Count a hint for ``seat`` as in flight, or raise :class:`ActionError`
+        (``rate_limited``, ``busy``) changing nothing."""
+        key = (table.id, seat)
+        lim = self.limits
+        if self.in_flight[key] >= lim.hints_in_flight_seat:
+            self._refuse("rate_limited", "a hint for your seat is being worked out already")
+        if self.lane.full("hint"):
+            self._refuse("busy", f"{lim.hint_queue} hints wait for the server already; "
+                         "try again later")
+        factor = self.clients.factor(address)
+        buckets = ((self.per_seat, key, 1, "for your seat"),
+                   (self.per_table, table.id, 1, "at this table"),
+                   (self.per_address, address or "?", factor, "from your address"))
+        for bucket, k, f, where in buckets:
+            if not bucket.ready(k, f):
+                self._refuse("rate_limited", f"more than {bucket.per_minute:g} hints a minute "
+                             f"{where}; try again later")
+        for bucket, k, f, _ in buckets:
+            bucket.take(k, f)
+        self.in_flight[key] += 1
+        self.peak = max(self.peak, self.in_flight[key])
+        return key
+
+    def release(self, key: tuple[str, int]) -> None:
+        self.in_flight[key] -= 1
+        if self.in_flight[key] <= 0:
+            del self.in_flight[key]
+
+    def _refuse(self, code: str, message: str):
+        self.stats[code] += 1
+        raise ActionError(code, message)
+
+
 async def answer_hint(manager, table: Table, conn) -> None:
-    """Answer ``{"type": "hint"}`` to ``conn`` alone, or raise :class:`ActionError`."""
+    """Answer ``{"type": "hint"}`` to ``conn`` alone, or raise :class:`ActionError`. The
+    advice is worked out in the advice lane, outside the table's lock, while this socket's
+    other messages (a move) go on."""
     g = table.game
     if table.status != "playing" or g is None or g.over:
         raise ActionError("not_playing", "no match is being played at this table")
@@ -55,36 +112,54 @@ async def answer_hint(manager, table: Table, conn) -> None:
     if g.to_act != seat:
         raise ActionError("not_your_turn", f"it is seat {g.to_act}'s turn, not yours "
                           f"(seat {seat})")
-    if getattr(conn, "hinting", False):
-        raise ActionError("rate_limited", "a hint is being worked out for you already")
+    hints: Hints = manager.hints
+    key = hints.admit(table, seat, conn.address)
     version = table.version
     view = g.view(seat)
     seed = secrets.randbits(32)
-    if mode == "heuristic":
-        _send(conn, advise_in_worker("heuristic", seed, view), version)
-        return
-    # the search thinks in a worker while this socket's other messages (a move) go on
-    conn.hinting = True
-    task = asyncio.create_task(_search_hint(manager, table, conn, view, seed, version),
+
+    def wanted() -> bool:            # at its turn: somebody still waits for this one
+        return not conn.closed and table.version == version
+    try:
+        job = hints.lane.submit(advise_in_worker, mode, seed, view, kind="hint", wanted=wanted)
+    except Busy:
+        hints.release(key)
+        hints._refuse("busy", "too many hints wait for the server; try again later")
+    except BaseException:
+        hints.release(key)
+        raise
+    task = asyncio.create_task(_answer(hints, key, job, table, conn, view, seed, version),
                                name=f"hint-{table.id}-{seat}")
     _TASKS.add(task)
     task.add_done_callback(_TASKS.discard)
 
 
-_TASKS: set = set()        # search hints being worked out (kept referenced until done)
+_TASKS: set = set()        # hints being worked out (kept referenced until done)
 
 
-async def _search_hint(manager, table: Table, conn, view: dict, seed: int, version: int):
+async def _answer(hints: Hints, key, job: asyncio.Future, table: Table, conn, view: dict,
+                  seed: int, version: int) -> None:
     try:
-        advice = await manager._bot_pool().run(advise_in_worker, "search", seed, view)
+        advice = await job
     except asyncio.CancelledError:
         raise
+    except Dropped:
+        hints.stats["stale"] += 1
+        _error(conn, "stale", "the table moved on before your hint's turn came")
+        return
     except Exception:
-        log.exception("table %s: the search hint for seat %s failed", table.id, conn.seat)
+        # the worker died twice, or the bot failed: the heuristic answers, here
+        log.exception("table %s: the hint for seat %s failed", table.id, key[1])
         advice = advise_in_worker("heuristic", seed, view)
     finally:
-        conn.hinting = False
+        hints.release(key)
+    hints.stats["answered"] += 1
     _send(conn, advice, version)
+
+
+def _error(conn, code: str, message: str) -> None:
+    if not conn.closed:
+        conn.error(code, message)
 
 
 def _send(conn, advice: dict, version: int) -> None:

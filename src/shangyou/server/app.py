@@ -24,7 +24,8 @@ from .conn import FLOOD_CLOSE, INBOX
 from .limits import BodyLimit, Limits, origin_allowed
 from .model import Refused
 from .replays import ReplayCache, ReplayEntry
-from .reviews import Busy, ReviewJobs
+from .budget import Busy
+from .reviews import RateLimited, ReviewJobs
 from .store import AsyncStore, Store, database_url, utcnow
 from .tables import TableManager
 
@@ -32,10 +33,11 @@ log = logging.getLogger("shangyou.server")
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
 HTTP_CODES = {400: "bad_request", 403: "forbidden", 404: "not_found", 405: "not_allowed",
-              408: "too_slow", 413: "too_big", 422: "bad_request", 429: "rate_limited"}
+              408: "too_slow", 413: "too_big", 422: "bad_request", 429: "rate_limited",
+              503: "busy"}
 ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": schemas.HttpError, "description": code}
-    for status, code in HTTP_CODES.items() if status not in (403, 405)}
+    for status, code in HTTP_CODES.items() if status not in (403, 405, 503)}
 PAGES = {"lobby": "lobby.html", "table": "table.html", "replay": "replay.html"}
 _DONE = object()             # the end of a socket's messages
 
@@ -106,7 +108,8 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
         await manager.startup()
         state["store"], state["manager"], state["node"] = store, manager, node
         app.state.manager = manager
-        state["reviews"] = app.state.reviews = ReviewJobs(store)
+        state["reviews"] = app.state.reviews = ReviewJobs(
+            store, manager.work.advice, limits, manager.clients)
         try:
             yield
         finally:
@@ -282,18 +285,23 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
                 "hands": len(report.hands), "reason": report.reason, "lines": report.lines()}
         return entry.verified
 
-    @app.get("/api/matches/{match_id}/review", responses=ERRORS)
-    async def match_review(match_id: str, seat: int = Query(..., ge=0, le=15)):
+    @app.get("/api/matches/{match_id}/review",
+             responses={**ERRORS, 503: {"model": schemas.HttpError, "description": "busy"}})
+    async def match_review(request: Request, match_id: str,
+                           seat: int = Query(..., ge=0, le=15)):
         """The search bot's review of one seat's decisions (docs/protocol.md, *Reviews*):
         stored, or started now in the background (its progress)."""
         m = await finished(match_id)
         if seat >= m["players"]:
             raise HTTPException(422, f"seat must be 0..{m['players'] - 1}")
+        address = request.client.host if request.client else None
         try:
-            return await state["reviews"].status(match_id, seat, m["log"])
+            return await state["reviews"].status(match_id, seat, m["log"], address)
         except Busy:
-            return _error(429, "too many reviews are being worked out; try again later",
-                          "rate_limited")
+            return _error(503, "too many reviews are being worked out; try again later",
+                          "busy")
+        except RateLimited as e:
+            return _error(429, f"{e}; try again later", "rate_limited")
 
     @app.get("/api/matches/{match_id}/step/{k}", response_model=schemas.ReplayStep,
              responses=ERRORS)

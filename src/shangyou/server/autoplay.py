@@ -18,7 +18,7 @@ from shangyou.bots.base import make_bot
 from . import schemas
 from .model import ActionError, Seat, Table
 from .parts import ManagerParts
-from .workers import BotPool
+from .budget import Lane, Work
 
 log = logging.getLogger("shangyou.server")
 
@@ -46,7 +46,7 @@ def _bot_name(level: str, seat: int) -> str:
 
 
 class Autoplay(ManagerParts):
-    _pool = None          # worker processes for searching bots, made when needed
+    work: Work            # the worker processes (made by the manager)
 
     # --------------------------------------------------------------------------------- bots
     @staticmethod
@@ -113,14 +113,11 @@ class Autoplay(ManagerParts):
             return await self._apply_bot_move(table, seat, lambda: text)
 
     def _shutdown_pool(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
+        self.work.shutdown()
 
-    def _bot_pool(self) -> BotPool:
-        if self._pool is None:
-            self._pool = BotPool()
-        return self._pool
+    def _bot_pool(self) -> Lane:
+        """The bots' lane (:mod:`shangyou.server.budget`): no hint or review ever waits in it."""
+        return self.work.bots
 
     async def _bot_step(self, table: Table) -> bool:
         g = table.game

@@ -44,12 +44,54 @@ class Limits:
     hello_seconds: float = 10.0        # before a socket's hello (close 4408 hello_timeout)
     page_max: int = 100                # tables in one page of GET /api/tables
     sweep_seconds: float = 30.0        # how often expired and idle tables are swept
+    # hints and reviews (the worker processes' budget: server/budget.py, docs/operations.md)
+    hints_in_flight_seat: int = 1      # hints being worked out for one seat (rate_limited)
+    hints_per_minute_seat: int = 30    # hints asked by one seat (rate_limited)
+    hints_per_minute_table: int = 60   # hints asked at one table (rate_limited)
+    hints_per_minute_address: int = 60  # hints asked from one address (rate_limited)
+    hint_queue: int = 8                # hints waiting for a worker, in all (busy)
+    review_jobs: int = 4               # reviews running or waiting, in all (503 busy)
+    reviews_per_minute_address: int = 6  # reviews started from one address (429 rate_limited)
+    advice_workers: int = 1            # worker processes for hints and reviews
+    advice_nice: int = 10              # their CPU priority below the bots' (nice(2))
     allowance: tuple[str, ...] = ()    # networks (CIDR) whose per-address limits are multiplied
     allowance_factor: int = 100
     origins: tuple[str, ...] = ()      # more WebSocket origins allowed besides the page's own
 
     def networks(self) -> list:
         return [ipaddress.ip_network(a, strict=False) for a in self.allowance]
+
+
+class Buckets:
+    """Token buckets by key: ``per_minute`` tokens a minute each (times a key's ``factor``),
+    in bursts of as many. A full bucket is forgotten once more than :attr:`KEYS` are kept."""
+
+    KEYS = 10_000
+
+    def __init__(self, per_minute: float):
+        self.per_minute = float(per_minute)
+        self._bucket: dict[object, tuple[float, float]] = {}     # key -> (tokens, stamp)
+
+    def _tokens(self, key, factor: int, now: float) -> float:
+        rate = self.per_minute * factor
+        tokens, stamp = self._bucket.get(key, (rate, now))
+        return min(rate, tokens + (now - stamp) * rate / 60.0)
+
+    def ready(self, key, factor: int = 1) -> bool:
+        """A token is there (none is taken)."""
+        return self._tokens(key, factor, time.monotonic()) >= 1.0
+
+    def take(self, key, factor: int = 1) -> bool:
+        """Take a token from ``key``'s bucket; False (nothing taken) when it is empty."""
+        now = time.monotonic()
+        tokens = self._tokens(key, factor, now)
+        if tokens < 1.0:
+            self._bucket[key] = (tokens, now)
+            return False
+        self._bucket[key] = (tokens - 1.0, now)
+        if len(self._bucket) > self.KEYS:          # forget full buckets of quiet keys
+            self._bucket = {k: v for k, v in self._bucket.items() if v[0] < self.per_minute}
+        return True
 
 
 class Clients:
@@ -59,7 +101,7 @@ class Clients:
     def __init__(self, limits: Limits):
         self.limits = limits
         self._nets = limits.networks()
-        self._bucket: dict[str, tuple[float, float]] = {}     # address -> (tokens, stamp)
+        self._create = Buckets(limits.tables_per_minute)
         self.sockets: defaultdict[str, int] = defaultdict(int)
         self.waiting: defaultdict[str, int] = defaultdict(int)
 
@@ -75,19 +117,7 @@ class Clients:
     def may_create(self, address: str | None) -> bool:
         """Take a token from the address's creation bucket (``tables_per_minute``, bursts of
         as many); False when it is empty."""
-        key = address or "?"
-        rate = self.limits.tables_per_minute * self.factor(address)
-        now = time.monotonic()
-        tokens, stamp = self._bucket.get(key, (float(rate), now))
-        tokens = min(float(rate), tokens + (now - stamp) * rate / 60.0)
-        if tokens < 1.0:
-            self._bucket[key] = (tokens, now)
-            return False
-        self._bucket[key] = (tokens - 1.0, now)
-        if len(self._bucket) > 10_000:          # forget full buckets of quiet addresses
-            self._bucket = {k: v for k, v in self._bucket.items()
-                            if v[0] < self.limits.tables_per_minute}
-        return True
+        return self._create.take(address or "?", self.factor(address))
 
     def waiting_full(self, address: str | None) -> bool:
         return self.waiting[address or "?"] >= \

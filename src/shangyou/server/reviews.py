@@ -2,10 +2,12 @@
 "Reviews").
 
 ``GET /api/matches/{id}/review?seat=N`` answers the stored review, or starts one in the
-background and answers its progress. A review runs in its own worker process (one for the
-whole server, apart from the bots' pool, so it never slows a live table), one decision at a
-time with :data:`SECONDS` of CPU per decision (:mod:`shangyou.review`), and is stored when done,
-so each seat of a match is reviewed once.
+background and answers its progress. A review's decisions are worked out one at a time in the
+advice lane (:mod:`shangyou.server.budget`: apart from the bots' processes, and after any hint
+that waits), with :data:`SECONDS` of CPU per decision (:mod:`shangyou.review`); it is stored
+when done, so each seat of a match is reviewed once. At most ``Limits.review_jobs`` reviews run
+or wait (more: :class:`~shangyou.server.budget.Busy`), and one address starts at most
+``Limits.reviews_per_minute_address`` a minute (more: :class:`RateLimited`).
 """
 
 from __future__ import annotations
@@ -16,14 +18,14 @@ import logging
 import shangyou
 from shangyou.review import THRESHOLDS, Review, family_of, review_decision
 
-from .workers import BotPool
+from .budget import Busy, Lane
+from .limits import Buckets, Limits
 
 log = logging.getLogger("shangyou.server")
 
 SECONDS = 1.0              # CPU seconds per decision
 WORLDS = 48                # at most this many worlds to find the best move of a decision
 #                            (then review.DEFAULT_JUDGE_WORLDS fresh ones to judge the move made)
-MAX_JOBS = 4               # reviews running or waiting at once (more: refused, 429)
 
 
 def _review_in_worker(view: dict, played: str, index: int, seed: int, seconds, worlds: int):
@@ -31,29 +33,39 @@ def _review_in_worker(view: dict, played: str, index: int, seed: int, seconds, w
     return review_decision(view, played, index, random.Random(seed), seconds, worlds)
 
 
-class Busy(Exception):
-    """Too many reviews are running already."""
+class RateLimited(Exception):
+    """This address started too many reviews in the last minute."""
 
 
 class ReviewJobs:
-    def __init__(self, store, seconds: float | None = SECONDS, worlds: int = WORLDS):
+    def __init__(self, store, lane: Lane, limits: Limits | None = None, clients=None,
+                 seconds: float | None = SECONDS, worlds: int = WORLDS):
         self.store = store
+        self.lane = lane
+        self.limits = limits or Limits()
+        self.clients = clients              # for an address's allowance factor
+        self.per_address = Buckets(self.limits.reviews_per_minute_address)
         self.seconds, self.worlds = seconds, worlds
-        self.pool: BotPool | None = None
         self.jobs: dict[tuple[str, int], dict] = {}
         self.tasks: set = set()
 
-    async def status(self, match_id: str, seat: int, match_log: dict) -> dict:
+    async def status(self, match_id: str, seat: int, match_log: dict,
+                     address: str | None = None) -> dict:
         """``{"status": "done", "review"}``, or ``{"status": "running", "done", "total"}``
-        (the review starts now if it had not)."""
+        (the review starts now if it had not: :class:`Busy` when ``review_jobs`` run or wait
+        already, :class:`RateLimited` past the address's rate)."""
         stored = await self.store.call("review", match_id, seat)
         if stored is not None:
             return {"status": "done", "review": stored}
         key = (match_id, seat)
         job = self.jobs.get(key)
         if job is None:
-            if len(self.jobs) >= MAX_JOBS:
-                raise Busy()
+            if len(self.jobs) >= self.limits.review_jobs:
+                raise Busy(f"{self.limits.review_jobs} reviews run or wait already")
+            factor = self.clients.factor(address) if self.clients is not None else 1
+            if not self.per_address.take(address or "?", factor):
+                raise RateLimited(f"at most {self.limits.reviews_per_minute_address} reviews "
+                                  "a minute from one address")
             total = sum(1 for s, _ in match_log["moves"] if s == seat)
             job = self.jobs[key] = {"status": "running", "done": 0, "total": total}
             task = asyncio.create_task(self._run(key, match_log), name=f"review-{match_id}")
@@ -68,8 +80,6 @@ class ReviewJobs:
         match_id, seat = key
         job = self.jobs[key]
         try:
-            if self.pool is None:
-                self.pool = BotPool(max_workers=1)
             options = {k: tuple(v) if isinstance(v, list) else v
                        for k, v in (match_log.get("options") or {}).items()}
             g = shangyou.new_match(match_log["game"], players=match_log["players"],
@@ -77,8 +87,8 @@ class ReviewJobs:
             decisions, skipped = [], 0
             for i, (s, text) in enumerate(match_log["moves"]):
                 if s == seat:
-                    d = await self.pool.run(_review_in_worker, g.view(seat), text, i, i,
-                                            self.seconds, self.worlds)
+                    d = await self.lane.run(_review_in_worker, g.view(seat), text, i, i,
+                                            self.seconds, self.worlds, kind="review")
                     if d is None:
                         skipped += 1
                     else:
@@ -98,8 +108,6 @@ class ReviewJobs:
             job["status"] = "failed"
 
     def shutdown(self) -> None:
+        """Cancel the running reviews (the lane's workers end with the server's)."""
         for t in list(self.tasks):
             t.cancel()
-        if self.pool is not None:
-            self.pool.shutdown()
-            self.pool = None

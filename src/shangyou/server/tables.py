@@ -26,7 +26,8 @@ from shangyou.engine import deal
 from shangyou.registry import resolve
 
 from . import pipeline, schemas, views
-from .advice import answer_hint
+from .advice import Hints, answer_hint
+from .budget import Work
 from .autoplay import Autoplay, _make_bot
 from .conn import FLOOD_CLOSE, Conn
 from .fanout import Fanout
@@ -59,6 +60,8 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
         self.rate = rate
         self.limits = limits or Limits()
         self.clients = Clients(self.limits)
+        self.work = Work(self.limits)           # worker processes: bots, then hints, reviews
+        self.hints = Hints(self.limits, self.clients, self.work.advice)
         self.tables: dict[str, Table] = {}
         self._loading: asyncio.Lock | None = None
         # waiting table id -> the key its creator's address counts under in clients.waiting

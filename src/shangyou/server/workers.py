@@ -84,9 +84,11 @@ def _stop_signals_blocked():
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-def _worker_init(parent: int, death_signal: bool, interval: float) -> None:
+def _worker_init(parent: int, death_signal: bool, interval: float, nice: int = 0) -> None:
     """Runs first in each worker: ignore SIGINT and SIGTERM (dropping any that came while it
-    started), exit when the parent is gone."""
+    started), lower its CPU priority by ``nice``, exit when the parent is gone."""
+    if nice > 0 and hasattr(os, "nice"):
+        os.nice(nice)
     for sig in STOP_SIGNALS:
         signal.signal(sig, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
@@ -105,8 +107,9 @@ class BotPool:
     replaced by a new one at the next call."""
 
     def __init__(self, max_workers: int | None = None, *, death_signal: bool = True,
-                 poll_seconds: float = POLL_SECONDS):
+                 poll_seconds: float = POLL_SECONDS, nice: int = 0):
         self.max_workers = max_workers or default_workers()
+        self.nice = max(0, int(nice))      # lower CPU priority of the workers (``nice(2)``)
         self.death_signal = death_signal
         self.poll_seconds = poll_seconds
         self._executor: concurrent.futures.ProcessPoolExecutor | None = None
@@ -120,40 +123,43 @@ class BotPool:
             self._executor = concurrent.futures.ProcessPoolExecutor(
                 max_workers=self.max_workers, mp_context=multiprocessing.get_context("spawn"),
                 initializer=_worker_init,
-                initargs=(os.getpid(), self.death_signal and on_main, self.poll_seconds))
+                initargs=(os.getpid(), self.death_signal and on_main, self.poll_seconds,
+                          self.nice))
         return self._executor
 
-    def _discard(self, executor) -> None:
+    def discard(self, executor) -> None:
         """Forget a broken executor (its manager thread has terminated its workers)."""
         if self._executor is executor:
             self._executor = None
         executor.shutdown(wait=False, cancel_futures=True)
 
-    def _submit(self, fn, *args):
+    def submit_on(self, fn, *args):
+        """``(executor, future)`` of ``fn(*args)`` in a worker: the executor is the one to
+        :meth:`discard` should the future fail with :class:`BrokenProcessPool`."""
         executor = self._get()
         with _stop_signals_blocked():          # a submit may start a worker
             try:
                 return executor, executor.submit(fn, *args)
             except BrokenProcessPool:
-                self._discard(executor)
+                self.discard(executor)
                 executor = self._get()
                 return executor, executor.submit(fn, *args)
 
     def submit(self, fn, *args) -> concurrent.futures.Future:
         """``fn(*args)`` in a worker (``fn`` and the arguments must pickle)."""
-        return self._submit(fn, *args)[1]
+        return self.submit_on(fn, *args)[1]
 
     async def run(self, fn, *args):
         """``fn(*args)`` in a worker, awaited without blocking the event loop. Raises
         :class:`asyncio.CancelledError` if the pool is shut down meanwhile, and
         :class:`BrokenProcessPool` if the worker died (the next call starts new ones)."""
-        executor, future = self._submit(fn, *args)
+        executor, future = self.submit_on(fn, *args)
         try:
             return await asyncio.wrap_future(future)
         except BrokenProcessPool:
             if self._closed:
                 raise asyncio.CancelledError() from None
-            self._discard(executor)
+            self.discard(executor)
             raise
 
     def pids(self) -> list[int]:
