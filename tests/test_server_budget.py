@@ -1,0 +1,135 @@
+"""The worker processes' budget (server/budget.py, docs/operations.md "Worker processes"):
+bots in a lane of their own, hints before reviews in the advice lane, bounded queues, and a
+worker killed (SIGKILL) while bots, hints and reviews wait.
+
+Real worker processes; jobs that must stay running wait for a file this test creates, so
+nothing depends on how fast the machine is."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+import pytest
+
+from shangyou.server.budget import Busy, Dropped, Lane, Work
+from shangyou.server.limits import Limits
+
+pytestmark = pytest.mark.timeout(180)
+
+WAIT = 60.0
+
+
+def hold(path: str, value):
+    """In a worker: wait until ``path`` exists, then answer ``value`` (and the worker)."""
+    while not os.path.exists(path):
+        time.sleep(0.01)
+    return value
+
+
+def die(code: int):
+    os._exit(code)
+
+
+async def until(pred, what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while not pred():
+        assert time.monotonic() < deadline, what
+        await asyncio.sleep(0.01)
+
+
+def test_hints_go_before_reviews_and_queues_are_bounded(tmp_path):
+    gate = str(tmp_path / "gate")
+
+    async def main():
+        lane = Lane("advice", 1, {"hint": 2, "review": 3})
+        try:
+            first = lane.submit(hold, gate, "r0", kind="review")
+            await until(lambda: lane.running["review"] == 1, "the first review did not start")
+            reviews = [lane.submit(hold, gate, f"r{i}", kind="review") for i in (1, 2, 3)]
+            with pytest.raises(Busy):
+                lane.submit(hold, gate, "r4", kind="review")
+            hints = [lane.submit(hold, gate, f"h{i}", kind="hint") for i in (1, 2)]
+            with pytest.raises(Busy):
+                lane.submit(hold, gate, "h3", kind="hint")
+            Path(gate).touch()
+            assert await asyncio.gather(first, *reviews, *hints) == \
+                ["r0", "r1", "r2", "r3", "h1", "h2"]
+            with pytest.raises(Dropped):        # nobody wants it any more: it never runs
+                await lane.submit(abs, -1, kind="review", wanted=lambda: False)
+            order = [d.kind for d in lane.history]
+            assert order == ["review", "hint", "hint", "review", "review", "review"], order
+            # no review started while a hint waited
+            assert all(d.waiting["hint"] == 0 for d in lane.history if d.kind == "review")
+            assert lane.stats["hint.busy"] == lane.stats["review.busy"] == 1
+            assert lane.stats["review.dropped"] == 1
+        finally:
+            lane.shutdown()
+
+    asyncio.run(main())
+
+
+def test_a_killed_worker_loses_no_queued_bot_move_and_answers_every_hint(tmp_path):
+    """SIGKILL of the bots' worker and of the advice worker while bot moves, hints and review
+    decisions wait behind running ones: new pools take over, the running jobs are tried once
+    more, every bot move and every hint is answered."""
+    gate = str(tmp_path / "gate")
+
+    async def main():
+        work = Work(Limits(hint_queue=4, review_jobs=4), bot_workers=1)
+        try:
+            bot0 = work.bots.submit(hold, gate, "b0")
+            hint0 = work.advice.submit(hold, gate, "h0", kind="hint")
+            await until(lambda: work.bots.pids() and work.advice.pids()
+                        and sum(work.bots.running.values()) == 1
+                        and sum(work.advice.running.values()) == 1, "no worker started")
+            bots = [work.bots.submit(hold, gate, f"b{i}") for i in (1, 2, 3)]
+            reviews = [work.advice.submit(hold, gate, f"r{i}", kind="review") for i in (1, 2)]
+            hints = [work.advice.submit(hold, gate, f"h{i}", kind="hint") for i in (1, 2)]
+            killed = work.bots.pids() + work.advice.pids()
+            assert set(work.bots.pids()).isdisjoint(work.advice.pids())
+            for pid in killed:
+                os.kill(pid, signal.SIGKILL)
+            await until(lambda: work.bots.stats["bot.retried"] == 1
+                        and work.advice.stats["hint.retried"] == 1, "no retry after the kill")
+            Path(gate).touch()
+            assert await asyncio.gather(bot0, *bots) == ["b0", "b1", "b2", "b3"]
+            assert await asyncio.gather(hint0, *hints, *reviews) == ["h0", "h1", "h2", "r1",
+                                                                     "r2"]
+            ran = {d.pid[0] for lane in (work.bots, work.advice) for d in lane.history}
+            assert 0 in ran                  # the jobs running at the kill...
+            assert not (ran & set(killed))     # ...finished in new workers only
+            assert set(work.bots.pids()).isdisjoint(killed)
+            # a job that kills its worker on every try fails alone, with a clear error
+            lost = work.advice.submit(die, 3, kind="hint")
+            after = work.advice.submit(abs, -7, kind="hint")
+            with pytest.raises(BrokenProcessPool):
+                await lost
+            assert await after == 7
+            assert work.advice.stats["hint.broken"] == 3
+        finally:
+            work.shutdown()
+
+    asyncio.run(main())
+
+
+def test_shutdown_cancels_what_waits(tmp_path):
+    gate = str(tmp_path / "gate")
+
+    async def main():
+        lane = Lane("bots", 1, {"bot": None})
+        running = lane.submit(hold, gate, 1)
+        await until(lambda: lane.running["bot"] == 1, "the job did not start")
+        waiting = lane.submit(hold, gate, 2)
+        lane.shutdown()
+        for f in (running, waiting):
+            with pytest.raises(asyncio.CancelledError):
+                await f
+        with pytest.raises(asyncio.CancelledError):
+            lane.submit(abs, 1)
+
+    asyncio.run(main())
