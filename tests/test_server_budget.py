@@ -75,8 +75,9 @@ def test_hints_go_before_reviews_and_queues_are_bounded(tmp_path):
 
 def test_a_killed_worker_loses_no_queued_bot_move_and_answers_every_hint(tmp_path):
     """SIGKILL of the bots' worker and of the advice worker while bot moves, hints and review
-    decisions wait behind running ones: new pools take over, the running jobs are tried once
-    more, every bot move and every hint is answered."""
+    decisions wait behind running ones: new pools take over, the jobs the dead pools held
+    (every bot move: the bots' lane hands them all to its pool; the one running hint) are
+    tried once more, every bot move and every hint is answered."""
     gate = str(tmp_path / "gate")
 
     async def main():
@@ -94,7 +95,7 @@ def test_a_killed_worker_loses_no_queued_bot_move_and_answers_every_hint(tmp_pat
             assert set(work.bots.pids()).isdisjoint(work.advice.pids())
             for pid in killed:
                 os.kill(pid, signal.SIGKILL)
-            await until(lambda: work.bots.stats["bot.retried"] == 1
+            await until(lambda: work.bots.stats["bot.retried"] == 4
                         and work.advice.stats["hint.retried"] == 1, "no retry after the kill")
             Path(gate).touch()
             assert await asyncio.gather(bot0, *bots) == ["b0", "b1", "b2", "b3"]

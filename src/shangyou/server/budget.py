@@ -13,11 +13,12 @@ dispatcher in the server process (``docs/operations.md``, *Worker processes*):
   each kind waits in a bounded queue, and a request past the bound is refused with
   :class:`Busy` (the client's ``busy``).
 
-A dispatcher hands its pool at most as many jobs as the pool has workers; the others wait
-here, in priority order, where a job nobody wants any more (its asker left) is dropped before
-it costs anything. A worker that dies (SIGKILL, the out-of-memory killer) breaks only the jobs
-running in its pool: the pool is replaced and each of them is tried once more
-(``retries``); the waiting jobs go on as if nothing happened.
+The advice lane's dispatcher hands its pool at most as many jobs as the pool has workers; the
+others wait here, in priority order, where a job nobody wants any more (its asker left) is
+dropped before it costs anything. (The bots' lane has one kind of work, so it hands each move
+to its pool at once.) A worker that dies (SIGKILL, the out-of-memory killer) breaks the jobs
+handed to its pool: the pool is replaced and each of them is tried once more (``retries``);
+the jobs waiting here go on as if nothing happened.
 """
 
 from __future__ import annotations
@@ -72,9 +73,12 @@ class Lane:
     the bound of its queue, ``None`` for none)."""
 
     def __init__(self, name: str, workers: int, kinds: dict[str, int | None], *,
-                 nice: int = 0, retries: int = 1):
+                 nice: int = 0, retries: int = 1, depth: int | None = 0):
         self.name = name
         self.pool = BotPool(max(1, int(workers)), nice=nice)
+        # jobs handed to the pool at once: as many as it has workers (0), so that the order
+        # is decided here, or no bound (None) where there is no order to keep (one kind)
+        self.depth = self.pool.max_workers if depth == 0 else depth
         self.bounds = dict(kinds)
         self.retries = retries
         self.waiting: dict[str, deque[Job]] = {k: deque() for k in kinds}
@@ -143,7 +147,8 @@ class Lane:
         return None
 
     def _pump(self) -> None:
-        while not self.closed and sum(self.running.values()) < self.workers:
+        while not self.closed and (self.depth is None
+                                   or sum(self.running.values()) < self.depth):
             job = self._next()
             if job is None:
                 return
@@ -216,7 +221,9 @@ class Work:
     """The server's two lanes (``bots`` and ``advice``), made from its limits."""
 
     def __init__(self, limits, bot_workers: int | None = None):
-        self.bots = Lane("bots", bot_workers or default_workers(), {"bot": None})
+        # one kind: every bot move goes to the pool at once, which keeps the next one queued
+        # in the worker's pipe (no round trip through the server between two moves)
+        self.bots = Lane("bots", bot_workers or default_workers(), {"bot": None}, depth=None)
         self.advice = Lane("advice", limits.advice_workers,
                            {"hint": limits.hint_queue, "review": limits.review_jobs},
                            nice=limits.advice_nice)
