@@ -2,7 +2,8 @@
 without the attack.
 
     PYTHONPATH=src python bench/abuse_hints.py [--tables 4] [--seconds 20] [--bot-delay 0]
-        [--attackers 1] [--hints search] [--runs control,flood] [--src DIR]
+        [--attackers 1] [--hints search] [--runs control,reconnect,flood] [--src DIR]
+        [--limit NAME=VALUE ...]
 
 Each run starts ``python -m shangyou.server`` on a free port with a fresh data folder, then:
 
@@ -10,6 +11,9 @@ Each run starts ``python -m shangyou.server`` on a free port with a fresh data f
   1,000 so that the match lasts), each watched by one socket of this script: every new
   ``version`` in a state is a move;
 - **control**: nothing else, for ``--seconds``;
+- **reconnect** (the no-hint control): the attackers below, their sockets coming and going
+  as in the flood, but no hint and no review asked;
+- **hints**, **reviews**: the flood's hints alone, its reviews alone;
 - **flood**: meanwhile ``--attackers`` people, each alone with greedy bots at a table whose
   room option ``hints`` is ``--hints``, ask for a hint on their turn and never move: every
   50 ms each opens a new socket with its seat's token, says hello, asks, and drops the socket
@@ -62,7 +66,8 @@ def start_server(a, data: str) -> tuple[subprocess.Popen, int]:
         env["PYTHONPATH"] = os.path.abspath(a.src)
     proc = subprocess.Popen([sys.executable, "-m", "shangyou.server", "--port", str(port),
                              "--data", data, "--bot-delay", str(a.bot_delay),
-                             "--allow-address", "127.0.0.1/32", "--log-level", "warning"],
+                             "--allow-address", "127.0.0.1/32", "--log-level", "warning",
+                             *(x for lim in a.limit for x in ("--limit", lim))],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60
     while True:
@@ -136,8 +141,8 @@ async def until_turn(ws) -> None:
 
 
 async def hint_flood(port: int, table_id: str, token: str, got: Counter,
-                     stop: asyncio.Event) -> None:
-    """A new socket every 50 ms, hello with the seat's token, one hint, gone."""
+                     stop: asyncio.Event, ask: bool = True) -> None:
+    """A new socket every 50 ms, hello with the seat's token, one hint (if ``ask``), gone."""
     while not stop.is_set():
         t0 = time.monotonic()
         try:
@@ -145,6 +150,10 @@ async def hint_flood(port: int, table_id: str, token: str, got: Counter,
                                local_addr=(ATTACKER, 0)) as ws:
                 await ws.send(json.dumps({"type": "hello", "token": token, "name": "x"}))
                 await recv(ws, "welcome")
+                if not ask:
+                    got["reconnected"] += 1
+                    await asyncio.sleep(EVERY)
+                    continue
                 await ws.send(json.dumps({"type": "hint"}))
                 got["hint asked"] += 1
                 try:
@@ -197,7 +206,7 @@ async def measure(a, kind: str, port: int) -> dict:
     sockets = []
     got: Counter = Counter()
     attack = []
-    if kind == "flood":
+    if kind in ("flood", "reconnect", "hints", "reviews"):
         # a finished match to review, then the attackers on their turn
         _, ws, _ = await open_table(port, ATTACKER, "greedy", 3, 1, seated=False)
         sockets.append(ws)
@@ -222,9 +231,11 @@ async def measure(a, kind: str, port: int) -> dict:
     tasks = [asyncio.create_task(watch(ws, s, stop)) for ws, s in zip(bot_tables, stamps)]
     thread_stop = threading.Event()
     threads = []
-    if kind == "flood":
-        tasks += [asyncio.create_task(hint_flood(port, tid, token, got, stop))
+    if kind in ("flood", "reconnect", "hints"):
+        tasks += [asyncio.create_task(hint_flood(port, tid, token, got, stop,
+                                                 kind != "reconnect"))
                   for tid, token in attack]
+    if kind in ("flood", "reviews"):
         threads.append(threading.Thread(target=review_flood,
                                         args=(port, match_id, 3, got, thread_stop)))
         threads[-1].start()
@@ -257,8 +268,11 @@ def main() -> None:
     p.add_argument("--attackers", type=int, default=1, help="seats that flood hints (1)")
     p.add_argument("--hints", default="search", choices=("search", "heuristic"),
                    help="the attackers' tables' room option hints (search)")
-    p.add_argument("--runs", default="control,flood", help="control,flood (both, in turn)")
+    p.add_argument("--runs", default="control,reconnect,flood",
+                   help="which runs, in turn (control,reconnect,hints,reviews,flood)")
     p.add_argument("--src", default=None, help="the src folder of the server to run")
+    p.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
+                   help="a --limit for the server (repeatable)")
     a = p.parse_args()
     for kind in a.runs.split(","):
         r = asyncio.run(run(a, kind))

@@ -135,7 +135,7 @@ def answer(s: Socket) -> dict:
 
 def test_hint_and_review_floods_do_not_hold_up_the_bots(tmp_path):
     limits = Limits(hint_queue=2, hints_per_minute_seat=1, review_jobs=2,
-                    reviews_per_minute_address=1)
+                    reviews_per_minute_address=1, review_requests_per_minute_address=20)
     server = ThreadServer(tmp_path, limits)
     gate = str(tmp_path / "gate")
     sockets: list[Socket] = []
@@ -213,6 +213,8 @@ def test_hint_and_review_floods_do_not_hold_up_the_bots(tmp_path):
             assert (code, body["code"]) == (503, "busy"), body
         code, body = server.http("GET", path + "0", source="127.0.0.3")  # progress: free
         assert code == 200 and body["status"] == "running", body
+        assert server.call(lambda: sorted(server.app.state.reviews.jobs)) == [
+            (match_id, 0), (match_id, 1)]
 
         # meanwhile the bots of the other tables play on: no bot waits behind a hint or a
         # review (neither can even start while the advice worker is held)
@@ -227,9 +229,16 @@ def test_hint_and_review_floods_do_not_hold_up_the_bots(tmp_path):
         h = answer(b)
         assert h["type"] == "hint" and h["by"] == "heuristic", h
         wait(lambda: server.call(lambda: not m.hints.in_flight), "a hint stayed in flight")
-        for seat in (0, 1):
-            wait(lambda: server.http("GET", path + str(seat))[1]["status"] == "done",
-                 f"the review of seat {seat} did not finish")
+        # (the reviews go on, a decision at a time, while the test does)
+        wait(lambda: server.call(lambda: [d.kind for d in m.work.advice.history][1:4])
+             == ["review", "hint", "review"], "no review decision after the hint")
+        # every request counts toward the address's rate, a review's progress too
+        for asked in range(1, 101):
+            code, body = server.http("GET", path + "0", source="127.0.0.4")
+            if code != 200:
+                break
+        assert (code, body["code"]) == (429, "rate_limited"), body
+        assert asked > 20 and "review requests a minute" in body["message"], (asked, body)
         stats = server.call(lambda: dict(m.hints.stats))
         assert stats["rate_limited"] == 13 and stats["busy"] == 2, stats
         assert stats["answered"] == 2 and stats["stale"] == 1, stats

@@ -134,3 +134,40 @@ def test_shutdown_cancels_what_waits(tmp_path):
             lane.submit(abs, 1)
 
     asyncio.run(main())
+
+
+def test_hint_rates_per_seat_table_and_address():
+    """:class:`Hints` admits a hint only within every rate (a refusal takes no token) and one
+    in flight per seat, whatever socket asks."""
+    from shangyou.server.advice import Hints
+    from shangyou.server.limits import Clients
+    from shangyou.server.model import ActionError, Table
+
+    limits = Limits(hints_per_minute_seat=2, hints_per_minute_table=3,
+                    hints_per_minute_address=4, allowance=("10.9.0.0/16",))
+    lane = Lane("advice", 1, {"hint": limits.hint_queue})
+    hints = Hints(limits, Clients(limits), lane)
+    t1, t2, t3 = (Table(id=f"t{i}", game_name="zheng-shangyou/owen", players=4, options={})
+                  for i in (1, 2, 3))
+
+    def ask(table, seat, address="10.0.0.1") -> str:
+        try:
+            key = hints.admit(table, seat, address)
+        except ActionError as e:
+            return f"{e.code}: {e.message}"
+        hints.release(key)
+        return "ok"
+
+    key = hints.admit(t1, 0, "10.0.0.1")
+    assert ask(t1, 0, "10.0.0.2").startswith("rate_limited: a hint for your seat")
+    hints.release(key)
+    assert ask(t1, 0) == "ok"                                    # the seat's 2nd
+    assert ask(t1, 0).endswith("a minute for your seat; try again later")
+    assert ask(t1, 1) == "ok"                                    # the table's 3rd
+    assert ask(t1, 2).endswith("a minute at this table; try again later")
+    assert ask(t2, 0) == "ok"                                    # the address's 4th
+    assert ask(t2, 1).endswith("a minute from your address; try again later")
+    assert ask(t2, 1, "10.0.0.2") == "ok"                        # refused, it took no token
+    assert [ask(t3, s, "10.9.1.1") for s in (0, 1, 2)] == ["ok"] * 3   # the allowance
+    assert hints.peak == 1 and not hints.in_flight
+    assert hints.stats["rate_limited"] == 4

@@ -15,7 +15,7 @@ import asyncio
 import logging
 import secrets
 from collections import Counter
-from typing import cast
+from typing import NoReturn, cast
 
 from shangyou.bots.base import Bot, make_bot
 
@@ -66,9 +66,9 @@ class Hints:
         key = (table.id, seat)
         lim = self.limits
         if self.in_flight[key] >= lim.hints_in_flight_seat:
-            self._refuse("rate_limited", "a hint for your seat is being worked out already")
+            self.refuse("rate_limited", "a hint for your seat is being worked out already")
         if self.lane.full("hint"):
-            self._refuse("busy", f"{lim.hint_queue} hints wait for the server already; "
+            self.refuse("busy", f"{lim.hint_queue} hints wait for the server already; "
                          "try again later")
         factor = self.clients.factor(address)
         buckets = ((self.per_seat, key, 1, "for your seat"),
@@ -76,7 +76,7 @@ class Hints:
                    (self.per_address, address or "?", factor, "from your address"))
         for bucket, k, f, where in buckets:
             if not bucket.ready(k, f):
-                self._refuse("rate_limited", f"more than {bucket.per_minute:g} hints a minute "
+                self.refuse("rate_limited", f"more than {bucket.per_minute:g} hints a minute "
                              f"{where}; try again later")
         for bucket, k, f, _ in buckets:
             bucket.take(k, f)
@@ -89,7 +89,7 @@ class Hints:
         if self.in_flight[key] <= 0:
             del self.in_flight[key]
 
-    def _refuse(self, code: str, message: str):
+    def refuse(self, code: str, message: str) -> NoReturn:
         self.stats[code] += 1
         raise ActionError(code, message)
 
@@ -124,7 +124,7 @@ async def answer_hint(manager, table: Table, conn) -> None:
         job = hints.lane.submit(advise_in_worker, mode, seed, view, kind="hint", wanted=wanted)
     except Busy:
         hints.release(key)
-        hints._refuse("busy", "too many hints wait for the server; try again later")
+        hints.refuse("busy", "too many hints wait for the server; try again later")
     except BaseException:
         hints.release(key)
         raise

@@ -20,11 +20,11 @@ from shangyou import fairness
 from shangyou.registry import aliases, preset_info, preset_names
 
 from . import schemas, views
+from .budget import Busy
 from .conn import FLOOD_CLOSE, INBOX
 from .limits import BodyLimit, Limits, origin_allowed
 from .model import Refused
 from .replays import ReplayCache, ReplayEntry
-from .budget import Busy
 from .reviews import RateLimited, ReviewJobs
 from .store import AsyncStore, Store, database_url, utcnow
 from .tables import TableManager
@@ -291,10 +291,14 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
                            seat: int = Query(..., ge=0, le=15)):
         """The search bot's review of one seat's decisions (docs/protocol.md, *Reviews*):
         stored, or started now in the background (its progress)."""
+        address = request.client.host if request.client else None
+        try:
+            state["reviews"].admit(address)
+        except RateLimited as e:
+            return _error(429, f"{e}; try again later", "rate_limited")
         m = await finished(match_id)
         if seat >= m["players"]:
             raise HTTPException(422, f"seat must be 0..{m['players'] - 1}")
-        address = request.client.host if request.client else None
         try:
             return await state["reviews"].status(match_id, seat, m["log"], address)
         except Busy:

@@ -73,9 +73,10 @@ class Lane:
     the bound of its queue, ``None`` for none)."""
 
     def __init__(self, name: str, workers: int, kinds: dict[str, int | None], *,
-                 nice: int = 0, retries: int = 1, depth: int | None = 0):
+                 nice: int = 0, idle: bool = False, retries: int = 1,
+                 depth: int | None = 0):
         self.name = name
-        self.pool = BotPool(max(1, int(workers)), nice=nice)
+        self.pool = BotPool(max(1, int(workers)), nice=nice, idle=idle)
         # jobs handed to the pool at once: as many as it has workers (0), so that the order
         # is decided here, or no bound (None) where there is no order to keep (one kind)
         self.depth = self.pool.max_workers if depth == 0 else depth
@@ -226,7 +227,7 @@ class Work:
         self.bots = Lane("bots", bot_workers or default_workers(), {"bot": None}, depth=None)
         self.advice = Lane("advice", limits.advice_workers,
                            {"hint": limits.hint_queue, "review": limits.review_jobs},
-                           nice=limits.advice_nice)
+                           nice=limits.advice_nice, idle=bool(limits.advice_idle))
 
     def shutdown(self) -> None:
         self.bots.shutdown()

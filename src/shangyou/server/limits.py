@@ -52,8 +52,10 @@ class Limits:
     hint_queue: int = 8                # hints waiting for a worker, in all (busy)
     review_jobs: int = 4               # reviews running or waiting, in all (503 busy)
     reviews_per_minute_address: int = 6  # reviews started from one address (429 rate_limited)
+    review_requests_per_minute_address: int = 120  # review requests, polls included (429)
     advice_workers: int = 1            # worker processes for hints and reviews
     advice_nice: int = 10              # their CPU priority below the bots' (nice(2))
+    advice_idle: int = 0               # 1: also under SCHED_IDLE (Linux): may starve them
     allowance: tuple[str, ...] = ()    # networks (CIDR) whose per-address limits are multiplied
     allowance_factor: int = 100
     origins: tuple[str, ...] = ()      # more WebSocket origins allowed besides the page's own

@@ -6,8 +6,9 @@ background and answers its progress. A review's decisions are worked out one at 
 advice lane (:mod:`shangyou.server.budget`: apart from the bots' processes, and after any hint
 that waits), with :data:`SECONDS` of CPU per decision (:mod:`shangyou.review`); it is stored
 when done, so each seat of a match is reviewed once. At most ``Limits.review_jobs`` reviews run
-or wait (more: :class:`~shangyou.server.budget.Busy`), and one address starts at most
-``Limits.reviews_per_minute_address`` a minute (more: :class:`RateLimited`).
+or wait (more: :class:`~shangyou.server.budget.Busy`); one address starts at most
+``Limits.reviews_per_minute_address`` a minute and asks at most
+``Limits.review_requests_per_minute_address`` times (more: :class:`RateLimited`).
 """
 
 from __future__ import annotations
@@ -45,9 +46,20 @@ class ReviewJobs:
         self.limits = limits or Limits()
         self.clients = clients              # for an address's allowance factor
         self.per_address = Buckets(self.limits.reviews_per_minute_address)
+        self.requests = Buckets(self.limits.review_requests_per_minute_address)
         self.seconds, self.worlds = seconds, worlds
         self.jobs: dict[tuple[str, int], dict] = {}
         self.tasks: set = set()
+
+    def admit(self, address: str | None) -> None:
+        """Count a review request of ``address`` (asked before anything is read: a poll
+        costs the store two reads); :class:`RateLimited` past its rate."""
+        if not self.requests.take(address or "?", self._factor(address)):
+            raise RateLimited(f"at most {self.limits.review_requests_per_minute_address} "
+                              "review requests a minute from one address")
+
+    def _factor(self, address: str | None) -> int:
+        return self.clients.factor(address) if self.clients is not None else 1
 
     async def status(self, match_id: str, seat: int, match_log: dict,
                      address: str | None = None) -> dict:
@@ -62,8 +74,7 @@ class ReviewJobs:
         if job is None:
             if len(self.jobs) >= self.limits.review_jobs:
                 raise Busy(f"{self.limits.review_jobs} reviews run or wait already")
-            factor = self.clients.factor(address) if self.clients is not None else 1
-            if not self.per_address.take(address or "?", factor):
+            if not self.per_address.take(address or "?", self._factor(address)):
                 raise RateLimited(f"at most {self.limits.reviews_per_minute_address} reviews "
                                   "a minute from one address")
             total = sum(1 for s, _ in match_log["moves"] if s == seat)

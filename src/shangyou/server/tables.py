@@ -27,8 +27,8 @@ from shangyou.registry import resolve
 
 from . import pipeline, schemas, views
 from .advice import Hints, answer_hint
-from .budget import Work
 from .autoplay import Autoplay, _make_bot
+from .budget import Work
 from .conn import FLOOD_CLOSE, Conn
 from .fanout import Fanout
 from .host import HostActions

@@ -84,11 +84,24 @@ def _stop_signals_blocked():
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-def _worker_init(parent: int, death_signal: bool, interval: float, nice: int = 0) -> None:
-    """Runs first in each worker: ignore SIGINT and SIGTERM (dropping any that came while it
-    started), lower its CPU priority by ``nice``, exit when the parent is gone."""
+def _lower_priority(nice: int, idle: bool) -> None:
+    """This process's CPU priority: ``nice`` steps lower, and under ``SCHED_IDLE`` (Linux)
+    where ``idle``: then any ordinary thread of the machine that wakes takes the CPU from it at
+    once, where a niced process still runs on until its time slice ends."""
     if nice > 0 and hasattr(os, "nice"):
         os.nice(nice)
+    if idle and hasattr(os, "SCHED_IDLE"):
+        try:
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        except OSError:
+            pass
+
+
+def _worker_init(parent: int, death_signal: bool, interval: float, nice: int = 0,
+                 idle: bool = False) -> None:
+    """Runs first in each worker: ignore SIGINT and SIGTERM (dropping any that came while it
+    started), lower its CPU priority as asked, exit when the parent is gone."""
+    _lower_priority(nice, idle)
     for sig in STOP_SIGNALS:
         signal.signal(sig, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
@@ -107,9 +120,11 @@ class BotPool:
     replaced by a new one at the next call."""
 
     def __init__(self, max_workers: int | None = None, *, death_signal: bool = True,
-                 poll_seconds: float = POLL_SECONDS, nice: int = 0):
+                 poll_seconds: float = POLL_SECONDS, nice: int = 0, idle: bool = False):
         self.max_workers = max_workers or default_workers()
-        self.nice = max(0, int(nice))      # lower CPU priority of the workers (``nice(2)``)
+        # a lower CPU priority of the workers: ``nice(2)`` steps, and SCHED_IDLE
+        self.nice = max(0, int(nice))
+        self.idle = bool(idle)
         self.death_signal = death_signal
         self.poll_seconds = poll_seconds
         self._executor: concurrent.futures.ProcessPoolExecutor | None = None
@@ -124,7 +139,7 @@ class BotPool:
                 max_workers=self.max_workers, mp_context=multiprocessing.get_context("spawn"),
                 initializer=_worker_init,
                 initargs=(os.getpid(), self.death_signal and on_main, self.poll_seconds,
-                          self.nice))
+                          self.nice, self.idle))
         return self._executor
 
     def discard(self, executor) -> None:
