@@ -171,3 +171,39 @@ def test_hint_rates_per_seat_table_and_address():
     assert [ask(t3, s, "10.9.1.1") for s in (0, 1, 2)] == ["ok"] * 3   # the allowance
     assert hints.peak == 1 and not hints.in_flight
     assert hints.stats["rate_limited"] == 4
+
+
+def burn(seconds: float) -> float:
+    """In a worker: use ``seconds`` of CPU."""
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+    return seconds
+
+
+def test_the_cpu_budget_makes_the_lane_rest():
+    """A lane with a CPU budget (half a core, in bursts of 0.1 s) starts nothing while its
+    burst is spent, until the CPU time used is earned back. The lane's clock is this test's,
+    so that no wall-clock time decides anything."""
+    now = [100.0]
+
+    async def main():
+        lane = Lane("advice", 1, {"hint": None}, cpu_share=0.5, cpu_burst=0.1)
+        lane.clock = lambda: now[0]
+        lane._cpu_stamp = now[0]
+        try:
+            assert await lane.submit(abs, -1) == 1          # the worker starts
+            assert await lane.submit(burn, 0.3) == 0.3
+            assert lane.cpu_tokens < 0.1 - 0.3 + 1e-9        # what the job used is owed
+            second = lane.submit(abs, -2)
+            assert lane.stats["rested"] == 1
+            assert lane.queued("hint") == 1 and not lane.running["hint"]
+            await asyncio.sleep(0.1)
+            assert lane.queued("hint") == 1 and not second.done()
+            now[0] += 0.5                                    # half a core: 0.25 s earned
+            assert await second == 2
+            assert lane.cpu_used >= 0.3
+        finally:
+            lane.shutdown()
+
+    asyncio.run(main())

@@ -9,9 +9,11 @@ dispatcher in the server process (``docs/operations.md``, *Worker processes*):
   (a table would stop).
 - ``advice``: hints and the decisions of reviews (``Limits.advice_workers`` processes, whose
   CPU priority is lowered by ``Limits.advice_nice``, so that the kernel serves the bots'
-  processes and the server first on a busy machine). A hint goes before any review decision;
-  each kind waits in a bounded queue, and a request past the bound is refused with
-  :class:`Busy` (the client's ``busy``).
+  processes and the server first on a busy machine), which together use at most
+  ``Limits.advice_cpu_share`` of a core each on average (a CPU budget in bursts of
+  ``Limits.advice_cpu_burst`` seconds). A hint goes before any review decision; each kind
+  waits in a bounded queue, and a request past the bound is refused with :class:`Busy` (the
+  client's ``busy``).
 
 The advice lane's dispatcher hands its pool at most as many jobs as the pool has workers; the
 others wait here, in priority order, where a job nobody wants any more (its asker left) is
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections import Counter, deque
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
@@ -44,8 +47,11 @@ class Dropped(Exception):
 
 
 def _in_worker(fn: Callable, args: tuple):
-    """Runs in a worker: ``fn(*args)`` and the worker's pid (which process did the work)."""
-    return os.getpid(), fn(*args)
+    """Runs in a worker: ``fn(*args)``, the worker's pid (which process did the work) and the
+    CPU seconds it took."""
+    t0 = time.process_time()
+    result = fn(*args)
+    return os.getpid(), time.process_time() - t0, result
 
 
 @dataclass(eq=False)
@@ -74,7 +80,8 @@ class Lane:
 
     def __init__(self, name: str, workers: int, kinds: dict[str, int | None], *,
                  nice: int = 0, idle: bool = False, retries: int = 1,
-                 depth: int | None = 0):
+                 depth: int | None = 0, cpu_share: float | None = None,
+                 cpu_burst: float = 3.0):
         self.name = name
         self.pool = BotPool(max(1, int(workers)), nice=nice, idle=idle)
         # jobs handed to the pool at once: as many as it has workers (0), so that the order
@@ -87,6 +94,16 @@ class Lane:
         self.stats: Counter[str] = Counter()        # "<kind>.<event>": queued, done, ...
         self.history: deque[Dispatch] = deque(maxlen=HISTORY)
         self.closed = False
+        # a CPU budget (token bucket, in CPU seconds): each worker may use ``cpu_share`` of a
+        # core on average, in bursts of ``cpu_burst`` seconds; past it no job starts until the
+        # bucket has refilled (the lane "rests")
+        self.cpu_share = cpu_share if cpu_share and cpu_share > 0 else None
+        self.cpu_burst = max(0.0, cpu_burst) * self.pool.max_workers
+        self.cpu_tokens = self.cpu_burst
+        self.clock = time.monotonic                  # (a test may set its own)
+        self._cpu_stamp = self.clock()
+        self._rest: asyncio.TimerHandle | None = None
+        self.cpu_used = 0.0                         # CPU seconds of the jobs done
         self._jobs: set[Job] = set()                # handed to the pool, not finished
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -147,9 +164,30 @@ class Lane:
                 return job
         return None
 
+    def _resting(self) -> bool:
+        """True while the CPU budget is spent (and a wake-up is set for when it is not)."""
+        if self.cpu_share is None:
+            return False
+        rate = self.cpu_share * self.workers
+        now = self.clock()
+        self.cpu_tokens = min(self.cpu_burst, self.cpu_tokens + (now - self._cpu_stamp) * rate)
+        self._cpu_stamp = now
+        if self.cpu_tokens > 0:
+            return False
+        if self._rest is None and self._loop is not None:
+            self.stats["rested"] += 1
+            self._rest = self._loop.call_later(-self.cpu_tokens / rate + 0.001, self._wake)
+        return True
+
+    def _wake(self) -> None:
+        self._rest = None
+        self._pump()
+
     def _pump(self) -> None:
         while not self.closed and (self.depth is None
                                    or sum(self.running.values()) < self.depth):
+            if any(self.waiting.values()) and self._resting():
+                return
             job = self._next()
             if job is None:
                 return
@@ -197,8 +235,10 @@ class Lane:
             if not job.future.done():
                 job.future.set_exception(exc)
         else:
-            pid, result = cf.result()
+            pid, cpu, result = cf.result()
             record.pid[0] = pid
+            self.cpu_tokens -= cpu
+            self.cpu_used += cpu
             self.stats[f"{job.kind}.done"] += 1
             if not job.future.done():
                 job.future.set_result(result)
@@ -210,6 +250,8 @@ class Lane:
     def shutdown(self) -> None:
         """Cancel what waits and runs, end the workers."""
         self.closed = True
+        if self._rest is not None:
+            self._rest.cancel()
         for queue in self.waiting.values():
             while queue:
                 queue.popleft().future.cancel()
@@ -227,7 +269,9 @@ class Work:
         self.bots = Lane("bots", bot_workers or default_workers(), {"bot": None}, depth=None)
         self.advice = Lane("advice", limits.advice_workers,
                            {"hint": limits.hint_queue, "review": limits.review_jobs},
-                           nice=limits.advice_nice, idle=bool(limits.advice_idle))
+                           nice=limits.advice_nice, idle=bool(limits.advice_idle),
+                           cpu_share=limits.advice_cpu_share,
+                           cpu_burst=limits.advice_cpu_burst)
 
     def shutdown(self) -> None:
         self.bots.shutdown()

@@ -56,6 +56,8 @@ class Limits:
     advice_workers: int = 1            # worker processes for hints and reviews
     advice_nice: int = 10              # their CPU priority below the bots' (nice(2))
     advice_idle: int = 0               # 1: also under SCHED_IDLE (Linux): may starve them
+    advice_cpu_share: float = 0.5      # of a core each uses on average (0: no such budget)
+    advice_cpu_burst: float = 3.0      # CPU seconds each may use at once before that average
     allowance: tuple[str, ...] = ()    # networks (CIDR) whose per-address limits are multiplied
     allowance_factor: int = 100
     origins: tuple[str, ...] = ()      # more WebSocket origins allowed besides the page's own
