@@ -24,7 +24,8 @@ The bot tables come from 127.0.0.1, which the server's allowance (``--allow-addr
 127.0.0.1/32``) lets create them; the attackers come from 127.0.0.2 and meet every limit as it
 is. Reported for each run: the bot tables' moves a second (all of them), the longest wait
 between two moves of one table and the 99th percentile of those waits, and what the attack
-got back (hints, errors by code, HTTP statuses). ``--src DIR`` runs the server of another
+got back (hints, errors by code, HTTP statuses). A table's waits run from the start of the
+measured window to its first move, between moves, and from its last move to the end. ``--src DIR`` runs the server of another
 checkout (its ``src``), to measure the code before a change. Not a test: figures go to
 docs/benchmarks.md.
 """
@@ -184,8 +185,11 @@ def review_flood(port: int, match_id: str, seats: int, got: Counter, stop) -> No
         time.sleep(EVERY)
 
 
-def waits(stamps: list[tuple[float, int]]) -> list[float]:
-    return [b[0] - a[0] for a, b in zip(stamps, stamps[1:])]
+def waits(stamps: list[tuple[float, int]], t0: float, t1: float) -> list[float]:
+    """The times a table went without a move, in the window from ``t0`` to ``t1`` (from its
+    start to the first move and from the last move to its end included)."""
+    times = [t0] + [t for t, _ in stamps if t0 <= t <= t1] + [t1]
+    return [b - a for a, b in zip(times, times[1:])]
 
 
 async def run(a, kind: str) -> dict:
@@ -241,7 +245,8 @@ async def measure(a, kind: str, port: int) -> dict:
         threads[-1].start()
     t0 = time.monotonic()
     await asyncio.sleep(a.seconds)
-    elapsed = time.monotonic() - t0
+    t1 = time.monotonic()
+    elapsed = t1 - t0
     stop.set()
     thread_stop.set()
     await asyncio.gather(*tasks)
@@ -250,7 +255,7 @@ async def measure(a, kind: str, port: int) -> dict:
     for ws in sockets:
         await ws.close()
     moves = sum(max(0, s[-1][1] - s[0][1]) for s in stamps if s)
-    gaps = sorted(g for s in stamps for g in waits(s))
+    gaps = sorted(g for s in stamps for g in waits(s, t0, t1))
     return {"run": kind, "moves_per_s": moves / elapsed,
             "longest_wait_s": gaps[-1] if gaps else None,
             "p99_wait_s": gaps[int(0.99 * (len(gaps) - 1))] if gaps else None,
