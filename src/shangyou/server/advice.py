@@ -20,8 +20,8 @@ from typing import NoReturn, cast
 from shangyou.bots.base import Bot, make_bot
 
 from . import views
-from .budget import Busy, Dropped
-from .limits import Buckets
+from .budget import Busy, Dropped, Lane
+from .limits import Buckets, Clients, Limits
 from .model import ActionError, Table
 
 log = logging.getLogger("shangyou.server")
@@ -49,7 +49,7 @@ class Hints:
     the same seat finds it counted), token buckets a minute per seat, table and address, and
     the advice lane's bounded queue (:class:`~shangyou.server.budget.Lane`)."""
 
-    def __init__(self, limits, clients, lane):
+    def __init__(self, limits: Limits, clients: Clients, lane: Lane) -> None:
         self.limits = limits
         self.clients = clients              # for an address's allowance factor
         self.lane = lane

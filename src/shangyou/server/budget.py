@@ -206,6 +206,7 @@ class Lane:
         self.running[job.kind] += 1
         self._jobs.add(job)
         loop = self._loop
+        assert loop is not None                     # set by submit, which calls this
 
         def done(f) -> None:                        # in the executor's thread
             try:
