@@ -25,7 +25,8 @@ from .limits import BodyLimit, Limits, origin_allowed
 from .model import Refused
 from .replays import ReplayCache, ReplayEntry
 from .reviews import Busy, ReviewJobs
-from .store import AsyncStore, Store, database_url, utcnow
+from .health import Readiness
+from .store import RETRY_SECONDS, AsyncStore, Store, database_url, utcnow
 from .tables import TableManager
 
 log = logging.getLogger("shangyou.server")
@@ -79,12 +80,14 @@ def _error(status: int, message: str, code: str | None = None) -> JSONResponse:
 def create_app(db_url: str | None = None, data_dir: str | Path = "data",
                bot_delay: float = 0.3, static_dir: str | Path | None = None,
                rate: float = schemas.RATE_PER_SECOND, limits: Limits | None = None,
-               cluster=None) -> FastAPI:
+               cluster=None, store_retry_seconds: float = RETRY_SECONDS) -> FastAPI:
     """The app. ``db_url``: any SQLAlchemy URL; by default SQLite in ``data_dir/shangyou.db``.
     ``bot_delay``: seconds a bot waits before each move (0 in tests). ``limits``: what one
     client may cost (:class:`~shangyou.server.limits.Limits`; ``docs/security.md``).
     ``cluster``: a :class:`~shangyou.server.cluster.ClusterConfig` to run as one node of
-    several on a shared PostgreSQL database and Redis (``docs/deploy.md``)."""
+    several on a shared PostgreSQL database and Redis (``docs/deploy.md``).
+    ``store_retry_seconds``: how long a write the database does not take is tried again
+    (:class:`~shangyou.server.store.AsyncStore`)."""
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     url = database_url(db_url, data_dir)
     limits = limits or Limits()
@@ -92,7 +95,8 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        store = AsyncStore(Store(url, node=cluster.node if cluster else None))
+        store = AsyncStore(Store(url, node=cluster.node if cluster else None),
+                           retry_seconds=store_retry_seconds)
         node = lease = None
         if cluster is not None:
             from .cluster import Node
@@ -105,6 +109,7 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             await node.start()
         await manager.startup()
         state["store"], state["manager"], state["node"] = store, manager, node
+        state["ready"] = Readiness(manager, node)
         app.state.manager = manager
         state["reviews"] = app.state.reviews = ReviewJobs(store)
         try:
@@ -187,7 +192,16 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
     # --------------------------------------------------------------------------------- API
     @app.get("/healthz")
     async def healthz():
+        """Alive: the process runs (``docs/operations.md``)."""
         return {"ok": True}
+
+    @app.get("/readyz")
+    async def readyz():
+        """Ready to serve: the database and Redis answer, the leases and the watchdog run;
+        503 with the checks that failed otherwise (``docs/operations.md``)."""
+        ready, out = await state["ready"].check()
+        return JSONResponse(status_code=200 if ready else 503, content=out,
+                            headers={"Cache-Control": "no-store"})
 
     @app.get("/api/presets", response_model=list[schemas.PresetOut], responses=ERRORS)
     async def presets():

@@ -29,6 +29,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from .conn import FLOOD_CLOSE, Conn
 from .relay import Relay, RemoteConn
+from .store import StoreUnavailable
 from .tables import MOVED_CODE, TableManager
 
 log = logging.getLogger("shangyou.server")
@@ -238,6 +239,8 @@ class Node:
                 await self._check()
             except asyncio.CancelledError:
                 raise
+            except StoreUnavailable:
+                pass                      # logged by the store; checked again next time
             except Exception:
                 log.exception("watching the other nodes failed")
 

@@ -1,0 +1,148 @@
+"""The watchdog and the store's retries, in one process: a table whose bot task is lost is
+found and resumed; a store that gives up (the database down longer than the retries) costs a
+table nothing but time, with one traceback a failure; the log lines' format.
+
+Real components: the store on SQLite, and on a PostgreSQL server of the test's own that is
+stopped (``pg_ctl -m fast``) and started again. Waits are on conditions with generous bounds."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import logging
+import re
+
+import pytest
+
+from shangyou.server import schemas
+from shangyou.server.logs import make_handler, table_context
+from shangyou.server.store import AsyncStore, Store
+from shangyou.server.tables import TableManager
+from test_store_faults import own_pg  # noqa: F401 - the fixture
+
+WAIT = 60.0
+pytestmark = pytest.mark.timeout(180)
+
+
+async def until(pred, what: str, timeout: float = WAIT) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not pred():
+        assert loop.time() < deadline, f"not within {timeout} s: {what}"
+        await asyncio.sleep(0.01)
+
+
+async def bot_table(manager: TableManager):
+    """A started table of four greedy bots, in a long match."""
+    t, _ = await manager.create_table("zheng-shangyou/winner", 4, {"hands": 400}, "greedy")
+    async with t.lock:
+        await manager._bots(t, None, schemas.parse_client({"type": "bots"}))
+        await manager._start(t, None, None)
+    return t
+
+
+def test_the_watchdog_resumes_a_table_whose_bot_task_was_lost(tmp_path):
+    async def main():
+        store = AsyncStore(Store(f"sqlite:///{tmp_path / 'db.sqlite'}"))
+        manager = TableManager(store, bot_delay=0.001)
+        await manager.startup()
+        manager.watchdog.stop()          # its rounds are run by hand here
+        try:
+            t = await bot_table(manager)
+            await until(lambda: len(t.game.moves) >= 5, "the bots play")
+            assert manager.watchdog.check() == []        # a live bot task: nothing to do
+            task = t.bot_task
+            task.cancel()                                # the bot task is lost
+            await asyncio.gather(task, return_exceptions=True)
+            async with t.lock:
+                n = len(t.game.moves)
+            for _ in range(10):
+                await asyncio.sleep(0)
+            assert len(t.game.moves) == n and t.bot_task.done()   # nothing moves it on
+            assert manager.watchdog.check() == [t.id]
+            assert manager.watchdog.check() == []        # started once, not twice
+            await until(lambda: len(t.game.moves) >= n + 10, "the bots play again")
+            async with t.lock:
+                stored = await store.call("load_table", t.id)
+                assert len(stored["match"]["moves"]) == len(t.game.moves)
+                assert stored["version"] == t.version
+        finally:
+            await manager.shutdown()
+            store.close()
+
+    asyncio.run(main())
+
+
+def test_a_store_that_gives_up_costs_the_bots_time_only(own_pg, caplog):  # noqa: F811
+    """The database down longer than the store's retries: each move is given up (one error
+    with its traceback a failure, and a warning line a try), undone, and made again once the
+    database is back; the table plays on by itself, nothing in memory but what is stored."""
+    url = own_pg.new_database("gives_up")
+    caplog.set_level(logging.WARNING, logger="shangyou.server")
+
+    async def main():
+        store = AsyncStore(Store(url), retry_seconds=0.3)
+        manager = TableManager(store, bot_delay=0.001)
+        await manager.startup()
+        try:
+            t = await bot_table(manager)
+            await until(lambda: len(t.game.moves) >= 5, "the bots play")
+            await asyncio.to_thread(own_pg.stop_fast)
+            await until(lambda: sum("giving up" in r.getMessage() for r in caplog.records) >= 2,
+                        "the store gives up twice")
+            n = len(t.game.moves)
+            await asyncio.to_thread(own_pg.start_again)
+            await until(lambda: len(t.game.moves) >= n + 10, "the bots play on")
+            async with t.lock:
+                stored = await store.call("load_table", t.id)
+                assert len(stored["match"]["moves"]) == len(t.game.moves)
+                assert stored["version"] == t.version
+        finally:
+            await manager.shutdown()
+            store.close()
+
+    asyncio.run(main())
+    traced = [r for r in caplog.records if r.exc_info]
+    given_up = [r for r in caplog.records if "giving up" in r.getMessage()]
+    assert traced == given_up and len(given_up) >= 2     # one traceback a failure, no other
+    assert all(r.levelname == "ERROR" for r in given_up)
+    tries = [r for r in caplog.records if "trying again in" in r.getMessage()]
+    assert tries and all(r.levelname == "WARNING" and not r.exc_info for r in tries)
+    assert not any("bots stopped" in r.getMessage() for r in caplog.records)
+
+
+def test_log_lines_name_the_time_the_node_and_the_table():
+    log = logging.getLogger("shangyou.test.logs")
+    log.propagate = False
+    log.setLevel(logging.INFO)
+    for fmt in ("text", "json"):
+        buf = io.StringIO()
+        handler = make_handler(fmt, "node-7", buf)
+        log.addHandler(handler)
+        try:
+            with table_context("T1"):
+                log.warning("a line of table %s", "T1")
+            log.info("a line of no table")
+            try:
+                raise RuntimeError("boom")
+            except RuntimeError:
+                log.exception("a failure")
+        finally:
+            log.removeHandler(handler)
+        out = buf.getvalue()
+        if fmt == "text":
+            lines = out.splitlines()
+            stamp = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"
+            assert re.fullmatch(stamp + r" WARNING node=node-7 table=T1 shangyou\.test\.logs: "
+                                r"a line of table T1", lines[0]), lines[0]
+            assert re.fullmatch(stamp + r" INFO node=node-7 table=- .*", lines[1]), lines[1]
+            assert out.count("Traceback (most recent call last)") == 1
+        else:
+            records = [json.loads(line) for line in out.splitlines()]   # one object a line
+            assert len(records) == 3
+            assert records[0]["node"] == "node-7" and records[0]["table"] == "T1"
+            assert records[0]["level"] == "WARNING" and records[0]["message"].endswith("T1")
+            assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", records[0]["time"])
+            assert records[1]["table"] is None
+            assert "RuntimeError: boom" in records[2]["exc"] and "exc" not in records[0]
