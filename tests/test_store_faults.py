@@ -10,6 +10,8 @@ a spectator socket each. Every wait is on a condition with a generous overall bo
 from __future__ import annotations
 
 import json
+import re
+import socket
 import subprocess
 import sys
 import threading
@@ -23,8 +25,9 @@ from websockets.sync.client import connect
 
 import pg_server
 import shangyou
+from shangyou.bots.base import make_bot
 from shangyou.server.store import Store
-from test_cluster import WAIT, Node, free_port
+from test_cluster import WAIT, Client, Node, free_port
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -272,3 +275,49 @@ def test_two_nodes_resume_every_table_after_a_postgresql_restart(tmp_path, own_p
     finally:
         a.stop()
         b.stop()
+
+
+def test_a_persons_move_gets_a_clear_error_while_the_database_stays_down(tmp_path, own_pg):
+    """``--store-retry-seconds 1``: a person's move the database does not take within it is
+    undone and answered ``unavailable``; sent again once the database is back, it is stored.
+    ``--log-format json``: every line a JSON object naming the time, the node and the table;
+    the failure one record with one traceback, each try before it one warning line."""
+    db = own_pg.new_database("person")
+    server = Server(tmp_path, db, "--store-retry-seconds", "1", "--log-format", "json")
+    try:
+        created = server.post("/api/tables", {"game": "zheng-shangyou/owen", "players": 2,
+                                              "options": {"target": 4}, "bots": "greedy",
+                                              "room": {"hints": "off"}})
+        table_id = created["table_id"]
+        c = Client(server, table_id, created["host_token"], "Ann")
+        c.send({"type": "sit", "seat": 0})
+        c.until(lambda s: s["seat"] == 0)
+        c.send({"type": "bots"})
+        c.send({"type": "start"})
+        bot = make_bot("greedy", 1)
+        s = c.until(lambda s: s["view"] is not None and s["view"]["to_act"] == 0)
+        own_pg.stop_fast()
+        c.send({"type": "move", "move": bot.choose(s["view"]), "version": s["version"]})
+        while (m := c.recv())["type"] != "error":
+            assert m["type"] != "state" or m["move_count"] == s["move_count"], m
+        assert m["code"] == "unavailable" and "undone" in m["message"], m
+        own_pg.start_again()
+        after = c.play(bot, s)                    # the same move again: stored now
+        assert after["move_count"] == s["move_count"] + 1
+    finally:
+        server.stop()
+    lines = server.output.read_text().splitlines()
+    assert lines[0].startswith("shangyou server: ")
+    records = [json.loads(line) for line in lines[1:]]       # every log line is JSON
+    assert records and all(r["node"] == f"{socket.gethostname()}:{server.port}" and
+                           re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", r["time"])
+                           for r in records)
+    mine = [r for r in records if r["table"] == table_id]
+    traced = [r for r in mine if "exc" in r]
+    assert len(traced) == 1, traced                           # one traceback, one failure
+    assert traced[0]["level"] == "ERROR" and "giving up" in traced[0]["message"]
+    assert "OperationalError" in traced[0]["exc"]
+    tries = [r for r in mine if "trying again in" in r["message"]]
+    assert tries and all(r["level"] == "WARNING" and "exc" not in r for r in tries)
+    # anything else that failed meanwhile (a sweep of the tables) failed once, the same way
+    assert all("giving up" in r["message"] for r in records if "exc" in r)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
+import re
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,8 @@ from .model import Refused
 from .replays import ReplayCache, ReplayEntry
 from .reviews import Busy, ReviewJobs
 from .health import Readiness
-from .store import RETRY_SECONDS, AsyncStore, Store, database_url, utcnow
+from .logs import bind_table
+from .store import RETRY_SECONDS, AsyncStore, Store, StoreUnavailable, database_url, utcnow
 from .tables import TableManager
 
 log = logging.getLogger("shangyou.server")
@@ -39,6 +41,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     for status, code in HTTP_CODES.items() if status not in (403, 405)}
 PAGES = {"lobby": "lobby.html", "table": "table.html", "replay": "replay.html"}
 _DONE = object()             # the end of a socket's messages
+_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")     # a table id as the server makes them
 
 _PLACEHOLDER = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -139,6 +142,11 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
         if isinstance(exc.__cause__, RecursionError):     # a body nested too deeply to parse
             return _error(422, "the request body is nested too deeply")
         return _error(exc.status_code, str(exc.detail))
+
+    @app.exception_handler(StoreUnavailable)
+    async def _store_down(request: Request, exc: StoreUnavailable):
+        # logged by the store, once; the client may try again
+        return _error(503, "the database is not answering; try again shortly", "unavailable")
 
     @app.exception_handler(RecursionError)
     async def _too_deep(request: Request, exc: RecursionError):
@@ -339,15 +347,23 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             return
         await ws.accept()
         address = ws.client.host if ws.client else None
-        table = await manager.get(table_id)
-        if table is None and state["node"] is not None:
-            table = await state["node"].open(ws, table_id, address)
-            if table is True:               # served through the node that runs the table
-                return
-        if table is None:
+        # its lines name the table: an id as the server makes them, never a hostile text
+        bind_table(table_id if _ID.fullmatch(table_id) else None)
+        try:
+            table = await manager.get(table_id)
+            if table is None and state["node"] is not None:
+                table = await state["node"].open(ws, table_id, address)
+                if table is True:           # served through the node that runs the table
+                    return
             status = None
-            if 0 < len(table_id) <= 32:
+            if table is None and 0 < len(table_id) <= 32:
                 status = await state["store"].call("table_status", table_id)
+        except StoreUnavailable:            # logged by the store, once
+            await ws.send_json({"type": "error", "code": "unavailable",
+                                "message": "the database is not answering; try again shortly"})
+            await ws.close(1013)            # try again later
+            return
+        if table is None:
             if status in ("closed", "expired"):
                 why = "its host closed it" if status == "closed" else \
                     "nobody used it for a while"

@@ -26,7 +26,7 @@ WATCHDOG_LATE = 10.0      # the watchdog's last round is at most this old
 
 
 class Readiness:
-    def __init__(self, manager, node=None):
+    def __init__(self, manager, node=None) -> None:
         self.manager = manager
         self.node = node
         self._ping: asyncio.Task | None = None

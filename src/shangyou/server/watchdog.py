@@ -36,7 +36,7 @@ log = logging.getLogger("shangyou.server")
 class Watchdog:
     INTERVAL = 1.0          # seconds between two looks at every table
 
-    def __init__(self, manager, interval: float = INTERVAL):
+    def __init__(self, manager, interval: float = INTERVAL) -> None:
         self.manager = manager
         self.interval = float(interval)
         self.task: asyncio.Task | None = None
