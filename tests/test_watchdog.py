@@ -74,6 +74,42 @@ def test_the_watchdog_resumes_a_table_whose_bot_task_was_lost(tmp_path):
     asyncio.run(main())
 
 
+def test_the_watchdog_arms_a_lost_turn_timer_again(tmp_path):
+    """A person to act at a table with a turn timer, the timer lost: the watchdog arms it
+    again, and at its end the timer moves for the person."""
+    async def main():
+        store = AsyncStore(Store(f"sqlite:///{tmp_path / 'db.sqlite'}"))
+        manager = TableManager(store, bot_delay=0.001)
+        await manager.startup()
+        manager.watchdog.stop()
+        try:
+            t, _ = await manager.create_table("zheng-shangyou/owen", 2, {}, "greedy",
+                                              room={"turn_timer": 1, "grace": 600})
+            async with t.lock:
+                await manager._save_seats(t, {0: {"name": "Ann", "kind": "human",
+                                                  "token_hash": "x" * 64, "bot_level": None}})
+                await manager._bots(t, None, schemas.parse_client({"type": "bots"}))
+                await manager._start(t, None, None)
+            await until(lambda: t.game.to_act == 0 and t.timer_task is not None
+                        and not t.lock.locked(), "the person is to act, with a timer")
+            async with t.lock:
+                n = len(t.game.moves)
+                t.timer_task.cancel()                    # the timer is lost
+                await asyncio.gather(t.timer_task, return_exceptions=True)
+            assert manager.watchdog.check() == [t.id]
+            assert t.timer_task is not None and not t.timer_task.done()
+            assert manager.watchdog.check() == []
+            await until(lambda: len(t.game.moves) > n, "the timer moves for the person")
+            async with t.lock:
+                stored = await store.call("load_table", t.id)
+            assert stored["match"]["assisted"][str(n)] == "timer"
+        finally:
+            await manager.shutdown()
+            store.close()
+
+    asyncio.run(main())
+
+
 def test_a_store_that_gives_up_costs_the_bots_time_only(own_pg, caplog):  # noqa: F811
     """The database down longer than the store's retries: each move is given up (one error
     with its traceback a failure, and a warning line a try), undone, and made again once the

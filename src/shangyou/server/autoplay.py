@@ -203,6 +203,8 @@ class Autoplay(ManagerParts):
                 self._kick_bots(table)
         except asyncio.CancelledError:
             raise
+        except StoreDown:
+            pass          # logged by the store, once; the watchdog starts this timer again
         except Exception:
             log.exception("table %s: grace timer of seat %d failed", table.id, seat.index)
 

@@ -219,6 +219,9 @@ class Node:
                 await manager.handle(table, rc, raw)
         except asyncio.CancelledError:
             raise
+        except StoreUnavailable:            # logged by the store, once: the client tries again
+            rc.error("unavailable", "the database is not answering; try again shortly")
+            rc.close(1013)
         except Exception:
             log.exception("table %s: the socket %s of node %s failed", table_id, rc.sid,
                           rc.node)
