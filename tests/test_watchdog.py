@@ -52,10 +52,10 @@ def test_the_watchdog_resumes_a_table_whose_bot_task_was_lost(tmp_path):
             t = await bot_table(manager)
             await until(lambda: len(t.game.moves) >= 5, "the bots play")
             assert manager.watchdog.check() == []        # a live bot task: nothing to do
-            task = t.bot_task
-            task.cancel()                                # the bot task is lost
-            await asyncio.gather(task, return_exceptions=True)
-            async with t.lock:
+            async with t.lock:        # between two moves (none is being stored)
+                task = t.bot_task
+                task.cancel()                            # the bot task is lost
+                await asyncio.gather(task, return_exceptions=True)
                 n = len(t.game.moves)
             for _ in range(10):
                 await asyncio.sleep(0)

@@ -11,6 +11,11 @@ good. Once a second the watchdog looks at every table in memory and starts what 
 - a person's seat without a socket, during a match or before the start, not played by a bot
   yet, and no live grace timer: the grace timer.
 
+A table where it starts something again and again while the table does not move on (a bug that
+stops its bot each time) is looked at less and less often: after 1, 2, 4 ... rounds, at most
+60, until its version moves; so a failure that repeats logs its traceback at most once a
+minute.
+
 It never fights the normal path. A table whose lock is held is busy (a move is being made or
 stored): it is looked at next time. A task is started only where none is alive, under the same
 tests the normal path uses (``_kick_bots`` starts no second bot loop), and the bot loop checks
@@ -43,6 +48,9 @@ class Watchdog:
         self.last_round: float | None = None      # monotonic: the last look ended
         self.resumed = 0                           # tasks started again, all told
         self._reloads: set[str] = set()
+        self._round = 0
+        # table id -> (its version, times started at that version, the round to look again)
+        self._again: dict[str, tuple[int, int, int]] = {}
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name="watchdog",
@@ -95,9 +103,15 @@ class Watchdog:
         """One look at every table in memory; the ids of those where a task was started."""
         m = self.manager
         started: list[str] = []
+        self._round += 1
+        for table_id in [i for i in self._again if i not in m.tables]:
+            del self._again[table_id]
         for t in list(m.tables.values()):
             if t.lost or t.lock.locked():
                 continue
+            again = self._again.get(t.id)
+            if again is not None and again[0] == t.version and self._round < again[2]:
+                continue                  # started lately, and nothing moved since: wait
             what = []
             if m._bot_to_act(t) and not _alive(t.bot_task):
                 m._kick_bots(t)
@@ -112,6 +126,8 @@ class Watchdog:
                         m._start_grace(t, s)
                         what.append(f"the grace timer of seat {s.index}")
             if what:
+                tries = again[1] if again is not None and again[0] == t.version else 0
+                self._again[t.id] = (t.version, tries + 1, self._round + min(60, 2 ** tries))
                 started.append(t.id)
                 self.resumed += len(what)
                 with table_context(t.id):
