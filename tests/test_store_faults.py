@@ -321,3 +321,29 @@ def test_a_persons_move_gets_a_clear_error_while_the_database_stays_down(tmp_pat
     assert tries and all(r["level"] == "WARNING" and "exc" not in r for r in tries)
     # anything else that failed meanwhile (a sweep of the tables) failed once, the same way
     assert all("giving up" in r["message"] for r in records if "exc" in r)
+
+
+def test_readyz_of_a_node_names_redis_when_it_is_gone(tmp_path, pg_url):
+    """A node of several checks Redis and its leases too: with Redis gone, ``/readyz`` says 503
+    and names ``redis`` (the rest still ok); ``/healthz`` stays 200."""
+    import redis_server
+    binary = redis_server.find_redis_server()
+    assert binary is not None, "redis-server was not found (scripts/test.sh installs it)"
+    redis = redis_server.RedisServer(binary)
+    redis.start()
+    node = None
+    try:
+        node = Node(tmp_path, "a", pg_url, redis.url)
+        code, body = status(node, "/readyz")
+        assert code == 200 and body == {"ready": True, "checks": {
+            "store": "ok", "redis": "ok", "leases": "ok", "watchdog": "ok"}}, body
+        redis.stop_process()
+        wait_for(lambda: status(node, "/readyz")[0] == 503, "/readyz says 503")
+        code, body = status(node, "/readyz")
+        assert body["failed"] == ["redis"] and body["checks"]["store"] == "ok", body
+        assert "127.0.0.1" not in json.dumps(body)        # no address in the answer
+        assert status(node, "/healthz") == (200, {"ok": True})
+    finally:
+        if node is not None:
+            node.stop()
+        redis.stop()

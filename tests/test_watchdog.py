@@ -182,3 +182,38 @@ def test_log_lines_name_the_time_the_node_and_the_table():
             assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", records[0]["time"])
             assert records[1]["table"] is None
             assert "RuntimeError: boom" in records[2]["exc"] and "exc" not in records[0]
+
+
+def test_what_the_store_tries_again(tmp_path):
+    """Connection failures are tried again; refusals of the data and SQLite's programming
+    errors are not (they would fail the same way)."""
+    import psycopg
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.exc import IntegrityError
+
+    from shangyou.server.store import Stale, transient
+    from test_cluster import free_port
+
+    try:
+        psycopg.connect(host="127.0.0.1", port=free_port(), user="x", connect_timeout=5)
+    except psycopg.OperationalError as e:
+        refused = e
+    assert transient(refused)
+    engine = create_engine(f"postgresql+psycopg://x@127.0.0.1:{free_port()}/x")
+    with pytest.raises(Exception) as wrapped:
+        engine.connect()
+    assert transient(wrapped.value)                 # SQLAlchemy's OperationalError
+    sqlite = create_engine(f"sqlite:///{tmp_path / 'x.db'}")
+    with pytest.raises(Exception) as missing:
+        with sqlite.connect() as conn:
+            conn.execute(text("SELECT * FROM nowhere"))
+    assert not transient(missing.value)
+    with sqlite.begin() as conn:
+        conn.execute(text("CREATE TABLE t (k INTEGER PRIMARY KEY)"))
+        conn.execute(text("INSERT INTO t VALUES (1)"))
+    with pytest.raises(IntegrityError) as twice:
+        with sqlite.begin() as conn:
+            conn.execute(text("INSERT INTO t VALUES (1)"))
+    assert not transient(twice.value)
+    assert not transient(Stale("table x: not at version 3"))
+    assert not transient(ValueError("a bug"))

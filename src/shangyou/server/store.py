@@ -67,6 +67,11 @@ def transient(exc: BaseException) -> bool:
     again gives the same answer."""
     if isinstance(exc, (Stale, IntegrityError)):
         return False
+    orig = getattr(exc, "orig", None)
+    if orig is not None and type(orig).__module__ == "sqlite3":
+        # SQLite's OperationalError is also a missing table or a syntax error: only a busy or
+        # unreachable file is worth another try
+        return any(w in str(orig) for w in ("locked", "busy", "disk I/O", "unable to open"))
     if isinstance(exc, DBAPIError):
         return bool(exc.connection_invalidated) or isinstance(
             exc, (SaOperationalError, SaInterfaceError))
