@@ -217,3 +217,68 @@ def test_what_the_store_tries_again(tmp_path):
     assert not transient(twice.value)
     assert not transient(Stale("table x: not at version 3"))
     assert not transient(ValueError("a bug"))
+
+
+def test_a_table_whose_store_moved_on_loads_again_and_plays_on(tmp_path):
+    """Alone on its store, a server whose write is refused (the stored version is not the one
+    in memory: here moved on behind its back) drops the table and loads it again from the
+    store, where its bots play on."""
+    url = f"sqlite:///{tmp_path / 'db.sqlite'}"
+
+    async def main():
+        store = AsyncStore(Store(url))
+        manager = TableManager(store, bot_delay=0.001)
+        await manager.startup()
+        try:
+            t = await bot_table(manager)
+            await until(lambda: len(t.game.moves) >= 5, "the bots play")
+            async with t.lock:
+                other = Store(url)
+                with other.engine.begin() as conn:
+                    conn.exec_driver_sql("UPDATE tables SET version = version + 1 "
+                                         "WHERE id = ?", (t.id,))
+                other.close()
+            await until(lambda: manager.tables.get(t.id) not in (None, t),
+                        "the table is loaded again")
+            again = manager.tables[t.id]
+            n = len(again.game.moves)
+            await until(lambda: len(again.game.moves) >= n + 10, "its bots play on")
+            assert t.lost
+        finally:
+            await manager.shutdown()
+            store.close()
+
+    asyncio.run(main())
+
+
+class CutOffStore(Store):
+    """A real store whose first write of moves is committed, then reported lost (a commit
+    whose answer the connection did not bring back)."""
+    cut = False
+
+    def add_moves(self, batch):
+        super().add_moves(batch)
+        if not self.cut:
+            self.cut = True
+            import psycopg
+            raise psycopg.OperationalError("server closed the connection unexpectedly")
+
+
+def test_a_commit_cut_off_but_made_counts_as_stored(tmp_path):
+    async def main():
+        store = AsyncStore(CutOffStore(f"sqlite:///{tmp_path / 'db.sqlite'}"))
+        manager = TableManager(store, bot_delay=0.001)
+        await manager.startup()
+        try:
+            t = await bot_table(manager)
+            await until(lambda: len(t.game.moves) >= 10, "the bots play on")
+            assert store.store.cut
+            async with t.lock:
+                stored = await store.call("load_table", t.id)
+            assert len(stored["match"]["moves"]) == len(t.game.moves)
+            assert manager.tables[t.id] is t and not t.lost      # nothing was undone
+        finally:
+            await manager.shutdown()
+            store.close()
+
+    asyncio.run(main())
