@@ -590,35 +590,38 @@ class AsyncStore:
     Moves go through :meth:`add_move`, a **group commit**: every move handed in while the
     previous write is on the disk is written in the next single transaction, and each caller
     resumes only once its own move is stored. Under load one transaction carries the moves of
-    many tables; a lone move is written at once. If a batch fails, its moves are retried one by
-    one, so a bad move fails alone.
+    many tables; a lone move is written at once. If a batch is refused (not a failure of the
+    connection), its moves are written one by one, so a bad move fails alone.
 
     **Retries.** A call or a batch that fails because of the connection (:func:`transient`: the
     database restarting, failing over, a dropped connection) is tried again after 0.1 s, 0.2 s,
     0.4 s ... (at most 2 s apart, with jitter), one warning line each time, until
-    ``retry_seconds`` have passed since the first try; then its caller gets
-    :class:`StoreUnavailable` and the store logs the last error once, with its traceback. A batch
-    whose commit was cut off may have been stored all the same: when trying it again is refused
-    (the table's version moved on, the move is there), the moves are looked up, and counted as
-    stored if they are there as they were sent. Other errors are not tried again.
+    ``retry_seconds`` have passed since the first try (for a move: since it was handed in, so a
+    move that waited behind another batch's tries is not kept twice as long); then its caller
+    gets :class:`StoreUnavailable` and the store logs the last error once, with its traceback. A
+    batch whose commit was cut off may have been stored all the same: when trying it again is
+    refused (the table's version moved on, the move is there), the moves are looked up, and
+    counted as stored if they are there as they were sent. Other errors are not tried again.
     """
 
     def __init__(self, store: Store, retry_seconds: float = RETRY_SECONDS):
         self.store = store
         self.retry_seconds = float(retry_seconds)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="shangyou-store")
-        self._pending: list[tuple[tuple, asyncio.Future]] = []
+        # (the move's row, its caller's future, when it was handed in: loop time)
+        self._pending: list[tuple[tuple, asyncio.Future, float]] = []
         self._writer: asyncio.Task | None = None
         self.failing_since: float | None = None   # monotonic: the first failure not yet healed
 
     async def _run(self, fn, *args):
         return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
 
-    async def _retrying(self, what: str, attempt_fn):
-        """``await attempt_fn()`` until it succeeds, fails for good, or ``retry_seconds`` of
-        connection failures have passed (:class:`StoreUnavailable`, logged once)."""
+    async def _retrying(self, what: str, attempt_fn, since: float | None = None):
+        """``await attempt_fn(tries so far)`` until it succeeds, fails for good, or connection
+        failures went on until ``retry_seconds`` after ``since`` (loop time; default now):
+        :class:`StoreUnavailable`, logged once."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.retry_seconds
+        deadline = (loop.time() if since is None else since) + self.retry_seconds
         delay, tries = 0.1, 0
         while True:
             try:
@@ -658,9 +661,10 @@ class AsyncStore:
     async def add_move(self, table_id: str, match_id: str, idx: int, seat: int, text: str,
                        version: int, result: dict | None = None,
                        actor: str | None = None) -> None:
-        fut = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
         self._pending.append(((table_id, match_id, idx, seat, text, version, result, actor),
-                              fut))
+                              fut, loop.time()))
         if self._writer is None or self._writer.done():
             # a context of its own: the writer serves every table, its lines name none
             self._writer = asyncio.create_task(self._write_moves(), name="store-group-commit",
@@ -671,7 +675,9 @@ class AsyncStore:
         while self._pending:
             await asyncio.sleep(0)        # let the moves made in this turn of the loop join
             batch, self._pending = self._pending, []
-            rows = [row for row, _ in batch]
+            rows = [row for row, _, _ in batch]
+            # a move that waited behind an earlier batch's tries has used some of its time
+            since = min(t for _, _, t in batch)
             tables = sorted({row[0] for row in rows})
             what = (f"storing {len(rows)} moves of table"
                     + (f" {tables[0]}" if len(tables) == 1 else
@@ -688,7 +694,7 @@ class AsyncStore:
             try:
                 # the lines of one table's moves name it
                 with table_context(tables[0] if len(tables) == 1 else None):
-                    await self._retrying(what, attempt)
+                    await self._retrying(what, attempt, since)
                 outcome: list[BaseException | None] = [None] * len(batch)
             except StoreUnavailable as e:
                 outcome = [e] * len(batch)
@@ -697,7 +703,7 @@ class AsyncStore:
                     outcome = list(await self._run(self._one_by_one, rows))
                 except Exception as e:  # noqa: BLE001 - handed to every caller of the batch
                     outcome = [e] * len(batch)
-            for (_, fut), exc in zip(batch, outcome):
+            for (_, fut, _), exc in zip(batch, outcome):
                 if fut.done():
                     continue
                 if exc is None:
