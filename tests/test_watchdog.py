@@ -282,3 +282,19 @@ def test_a_commit_cut_off_but_made_counts_as_stored(tmp_path):
             store.close()
 
     asyncio.run(main())
+
+
+def test_a_hostile_table_id_never_reaches_a_log_line():
+    log = logging.getLogger("shangyou.test.hostile")
+    log.propagate = False
+    buf = io.StringIO()
+    handler = make_handler("text", "n", buf)
+    log.addHandler(handler)
+    try:
+        for bad in ("x\nFAKE ERROR line", "a" * 33, "id with spaces", ""):
+            with table_context(bad):
+                log.warning("w")
+    finally:
+        log.removeHandler(handler)
+    lines = buf.getvalue().splitlines()
+    assert len(lines) == 4 and all(" table=- " in line for line in lines), lines

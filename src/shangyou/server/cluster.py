@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from starlette.websockets import WebSocketDisconnect
 
 from .conn import FLOOD_CLOSE, Conn
+from .logs import bind_table
 from .relay import Relay, RemoteConn
 from .store import StoreUnavailable
 from .tables import MOVED_CODE, TableManager
@@ -200,6 +201,7 @@ class Node:
         """The owner's side of a socket on another node: its messages, one at a time."""
         manager = self.manager
         table = None
+        bind_table(table_id)
         try:
             table = manager.tables.get(table_id) or await manager.get(table_id)
             if table is None:

@@ -22,6 +22,7 @@ import contextlib
 import contextvars
 import json
 import logging
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -30,15 +31,24 @@ table_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("shangyou
                                                                       default=None)
 
 
+_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")     # a table id as the server makes them
+
+
+def _safe(table_id: str | None) -> str | None:
+    """The id, if it is one the server could have made: a client's text (a URL's path) never
+    reaches a log line this way (no line breaks, no forged fields)."""
+    return table_id if table_id is not None and _ID.fullmatch(table_id) else None
+
+
 def bind_table(table_id: str | None) -> None:
     """The lines written from here on in this task (and the tasks it starts) name this table."""
-    table_var.set(table_id)
+    table_var.set(_safe(table_id))
 
 
 @contextlib.contextmanager
 def table_context(table_id: str | None) -> Iterator[None]:
     """Within the block, lines name this table; afterwards, what they named before."""
-    token = table_var.set(table_id)
+    token = table_var.set(_safe(table_id))
     try:
         yield
     finally:
