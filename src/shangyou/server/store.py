@@ -611,7 +611,6 @@ class AsyncStore:
         # (the move's row, its caller's future, when it was handed in: loop time)
         self._pending: list[tuple[tuple, asyncio.Future, float]] = []
         self._writer: asyncio.Task | None = None
-        self.failing_since: float | None = None   # monotonic: the first failure not yet healed
 
     async def _run(self, fn, *args):
         return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
@@ -630,11 +629,9 @@ class AsyncStore:
                 if not transient(e):
                     raise
                 tries += 1
-                if self.failing_since is None:
-                    self.failing_since = loop.time()
                 wait = delay * random.uniform(0.8, 1.2)
                 if loop.time() + wait > deadline:
-                    log.error("%s: the database did not answer for %.0f s (%d tries); giving "
+                    log.error("%s: the database did not answer for %g s (%d tries); giving "
                               "up", what, self.retry_seconds, tries, exc_info=e)
                     raise StoreUnavailable(f"{what}: the database did not answer for "
                                            f"{self.retry_seconds:g} s") from e
@@ -643,7 +640,6 @@ class AsyncStore:
                 await asyncio.sleep(wait)
                 delay = min(2.0, delay * 2)
                 continue
-            self.failing_since = None
             return out
 
     async def call(self, fn_name: str, *args, **kwargs):
