@@ -283,7 +283,8 @@ def test_a_persons_move_gets_a_clear_error_while_the_database_stays_down(tmp_pat
     ``--log-format json``: every line a JSON object naming the time, the node and the table;
     the failure one record with one traceback, each try before it one warning line."""
     db = own_pg.new_database("person")
-    server = Server(tmp_path, db, "--store-retry-seconds", "1", "--log-format", "json")
+    server = Server(tmp_path, db, "--store-retry-seconds", "1", "--log-format", "json",
+                    "--limit", "sweep_seconds=3600")      # no sweep fails before the move
     try:
         created = server.post("/api/tables", {"game": "zheng-shangyou/owen", "players": 2,
                                               "options": {"target": 4}, "bots": "greedy",

@@ -598,7 +598,8 @@ class AsyncStore:
     0.4 s ... (at most 2 s apart, with jitter), one warning line each time, until
     ``retry_seconds`` have passed since the first try (for a move: since it was handed in, so a
     move that waited behind another batch's tries is not kept twice as long); then its caller
-    gets :class:`StoreUnavailable` and the store logs the last error once, with its traceback. A
+    gets :class:`StoreUnavailable` and the store logs the last error, with its traceback the first
+    time of an outage (one line each time after that, until a call goes through again). A
     batch whose commit was cut off may have been stored all the same: when trying it again is
     refused (the table's version moved on, the move is there), the moves are looked up, and
     counted as stored if they are there as they were sent. Other errors are not tried again.
@@ -611,6 +612,7 @@ class AsyncStore:
         # (the move's row, its caller's future, when it was handed in: loop time)
         self._pending: list[tuple[tuple, asyncio.Future, float]] = []
         self._writer: asyncio.Task | None = None
+        self._gave_up = False         # a call was given up since the last one that went through
 
     async def _run(self, fn, *args):
         return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
@@ -631,8 +633,13 @@ class AsyncStore:
                 tries += 1
                 wait = delay * random.uniform(0.8, 1.2)
                 if loop.time() + wait > deadline:
+                    # the traceback once an outage: later give-ups of the same outage are
+                    # one line each
                     log.error("%s: the database did not answer for %g s (%d tries); giving "
-                              "up", what, self.retry_seconds, tries, exc_info=e)
+                              "up%s", what, self.retry_seconds, tries,
+                              f" ({_short(e)}; as before)" if self._gave_up else "",
+                              exc_info=None if self._gave_up else e)
+                    self._gave_up = True
                     raise StoreUnavailable(f"{what}: the database did not answer for "
                                            f"{self.retry_seconds:g} s") from e
                 log.warning("%s failed (try %d: %s); trying again in %.1f s", what, tries,
@@ -640,6 +647,9 @@ class AsyncStore:
                 await asyncio.sleep(wait)
                 delay = min(2.0, delay * 2)
                 continue
+            if self._gave_up:
+                log.warning("%s: the database answers again", what)
+            self._gave_up = False
             return out
 
     async def call(self, fn_name: str, *args, **kwargs):
