@@ -318,6 +318,7 @@ def test_a_persons_move_gets_a_clear_error_while_the_database_stays_down(tmp_pat
     assert len(traced) == 1, traced                           # one traceback, one failure
     assert traced[0]["level"] == "ERROR" and "giving up" in traced[0]["message"]
     assert "OperationalError" in traced[0]["exc"]
+    assert traced[0]["exc"].count("Traceback (most recent call last)") == 1   # not a chain
     tries = [r for r in mine if "trying again in" in r["message"]]
     assert tries and all(r["level"] == "WARNING" and "exc" not in r for r in tries)
     # anything else that failed meanwhile (a sweep of the tables) failed once, the same way

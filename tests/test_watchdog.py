@@ -164,9 +164,12 @@ def test_log_lines_name_the_time_the_node_and_the_table():
                 log.warning("a line of table %s", "T1")
             log.info("a line of no table")
             try:
-                raise RuntimeError("boom")
+                try:
+                    raise ConnectionError("refused\nsecond line")
+                except ConnectionError as e:
+                    raise RuntimeError("boom") from e
             except RuntimeError:
-                log.exception("a failure")
+                log.exception("a failure")     # two exceptions, one traceback
         finally:
             log.removeHandler(handler)
         out = buf.getvalue()
@@ -177,6 +180,8 @@ def test_log_lines_name_the_time_the_node_and_the_table():
                                 r"a line of table T1", lines[0]), lines[0]
             assert re.fullmatch(stamp + r" INFO node=node-7 table=- .*", lines[1]), lines[1]
             assert out.count("Traceback (most recent call last)") == 1
+            assert "caused by builtins.ConnectionError: refused\n" in out + "\n"
+            assert "second line" not in out
         else:
             records = [json.loads(line) for line in out.splitlines()]   # one object a line
             assert len(records) == 3
@@ -185,6 +190,8 @@ def test_log_lines_name_the_time_the_node_and_the_table():
             assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", records[0]["time"])
             assert records[1]["table"] is None
             assert "RuntimeError: boom" in records[2]["exc"] and "exc" not in records[0]
+            assert records[2]["exc"].count("Traceback (most recent call last)") == 1
+            assert records[2]["exc"].endswith("caused by builtins.ConnectionError: refused")
 
 
 def test_what_the_store_tries_again(tmp_path):

@@ -13,7 +13,9 @@ Two formats (``--log-format``): ``text``, one line a record::
 
 and ``json``, one JSON object a line, with ``time``, ``level``, ``logger``, ``node``,
 ``table`` (null where none), ``message`` and, for an error with its traceback, ``exc``: the
-traceback as one string, so that a failure is one line and one record.
+traceback as one string, so that a failure is one line and one record. Either way a failure
+shows one traceback: that of the exception logged, with a line for each exception under it
+(:func:`one_traceback`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import logging
 import re
 import sys
 import time
+import traceback
 from collections.abc import Iterator
 
 table_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("shangyou_table",
@@ -69,12 +72,38 @@ class ContextFilter(logging.Filter):
         return True
 
 
+def one_traceback(exc_info) -> str:
+    """The traceback of the exception alone, then one line for each exception that caused it
+    (``caused by TYPE: first line``): a failure shows one traceback, not one for each layer
+    (a database driver's error under SQLAlchemy's is two otherwise)."""
+    _, value, tb = exc_info
+    out = "".join(traceback.format_exception(type(value), value, tb, chain=False)).rstrip("\n")
+    seen = {id(value)}
+    cause = _cause(value)
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        first = (str(cause).strip().splitlines() or [""])[0]
+        out += (f"\ncaused by {cause.__class__.__module__}.{cause.__class__.__qualname__}: "
+                f"{first}")
+        cause = _cause(cause)
+    return out
+
+
+def _cause(exc: BaseException) -> BaseException | None:
+    if exc.__cause__ is not None:
+        return exc.__cause__
+    return None if exc.__suppress_context__ else exc.__context__
+
+
 def _utc(record: logging.LogRecord) -> str:
     t = time.gmtime(record.created)
     return time.strftime("%Y-%m-%dT%H:%M:%S", t) + f".{int(record.msecs):03d}Z"
 
 
 class TextFormatter(logging.Formatter):
+    def formatException(self, ei) -> str:
+        return one_traceback(ei)
+
     def format(self, record: logging.LogRecord) -> str:
         line = (f"{_utc(record)} {record.levelname} node={getattr(record, 'node', '-')} "
                 f"table={getattr(record, 'table', None) or '-'} {record.name}: "
@@ -87,6 +116,9 @@ class TextFormatter(logging.Formatter):
 
 
 class JsonFormatter(logging.Formatter):
+    def formatException(self, ei) -> str:
+        return one_traceback(ei)
+
     def format(self, record: logging.LogRecord) -> str:
         out = {"time": _utc(record), "level": record.levelname, "logger": record.name,
                "node": getattr(record, "node", None), "table": getattr(record, "table", None),
