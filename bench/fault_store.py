@@ -33,6 +33,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -229,6 +230,7 @@ async def main(a) -> dict:
                 "game": a.game, "options": a.options, "restarts": runs, "lost": lost,
                 "moves_seen": sum(w.moves for w in watches),
                 "tracebacks": log_text.count("Traceback (most recent call last)"),
+                "given_up": log_text.count("giving up"),
                 "retry_lines": log_text.count("trying again in"),
                 "watchdog_resumed": log_text.count("nothing was scheduled"),
                 "cpus": os.cpu_count(), "load_before": os.getloadavg()}
@@ -240,6 +242,7 @@ async def main(a) -> dict:
         except subprocess.TimeoutExpired:
             server.kill()
         pg.stop()
+        shutil.rmtree(data, ignore_errors=True)
 
 
 if __name__ == "__main__":
