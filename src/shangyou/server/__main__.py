@@ -6,7 +6,6 @@ The one definition of the server's command line: ``shangyou serve`` hands its ar
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 
 
@@ -70,8 +69,14 @@ def build_parser(prog: str = "python -m shangyou.server") -> argparse.ArgumentPa
                    help="how often the server pings each socket (default 20; 0: never)")
     p.add_argument("--ws-ping-timeout", type=float, default=20.0, metavar="SECONDS",
                    help="a socket whose pong is this late is closed (1011; default 20)")
+    p.add_argument("--store-retry-seconds", type=float, default=10.0, metavar="SECONDS",
+                   help="how long a write the database did not take is tried again before "
+                   "the player hears it failed (default 10; bots and timers try again later)")
     p.add_argument("--log-level", default="warning",
                    choices=["critical", "error", "warning", "info", "debug"])
+    p.add_argument("--log-format", default="text", choices=["text", "json"],
+                   help="log lines as text (default) or one JSON object a line; either names "
+                   "the time (UTC), the node and the table (docs/operations.md)")
     return p
 
 
@@ -81,10 +86,12 @@ def main(argv: list[str] | None = None, prog: str = "python -m shangyou.server")
 
     import uvicorn
 
+    from . import logs
     from .app import create_app
     from .limits import Limits, header_timeout_protocol
 
-    logging.basicConfig(level=a.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    import socket
+    logs.setup(a.log_level, a.log_format, a.node_id or f"{socket.gethostname()}:{a.port}")
     try:
         limits = Limits(origins=tuple(a.allow_origin), allowance=tuple(a.allow_address),
                         **parse_limits(a.limit))
@@ -93,10 +100,10 @@ def main(argv: list[str] | None = None, prog: str = "python -m shangyou.server")
         p.error(str(e))
     if a.ws_ping_interval < 0 or a.ws_ping_timeout <= 0:
         p.error("--ws-ping-interval: 0 or more; --ws-ping-timeout: more than 0")
+    if not 0 <= a.store_retry_seconds <= 3600:
+        p.error("--store-retry-seconds: between 0 and 3600")
     cluster = None
     if a.redis or a.node_id:
-        import socket
-
         from .cluster import ClusterConfig
         if not a.redis:
             p.error("--node-id: a node of several needs --redis URL as well")
@@ -109,7 +116,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m shangyou.server")
             p.error("--node-id: 1 to 64 characters")
         cluster = ClusterConfig(node=node, redis_url=a.redis, lease_seconds=a.lease_seconds)
     app = create_app(db_url=a.db, data_dir=a.data, bot_delay=a.bot_delay, limits=limits,
-                     cluster=cluster)
+                     cluster=cluster, store_retry_seconds=a.store_retry_seconds)
     import gc
     gc.collect()
     gc.freeze()      # the code and data loaded so far never become garbage: never scan them
@@ -120,7 +127,9 @@ def main(argv: list[str] | None = None, prog: str = "python -m shangyou.server")
         print(f"node {cluster.node} of several (Redis {_no_password(cluster.redis_url)})",
               flush=True)
     # small JSON: compressing costs more CPU than it saves, so no per-message deflate
-    uvicorn.run(app, host=a.host, port=a.port, log_level=a.log_level, ws=a.ws, ws_max_size=65536,
+    # log_config None: uvicorn's lines go through the handler above (time, node, format)
+    uvicorn.run(app, host=a.host, port=a.port, log_level=a.log_level, log_config=None,
+                ws=a.ws, ws_max_size=65536,
                 ws_ping_interval=a.ws_ping_interval or None, ws_ping_timeout=a.ws_ping_timeout,
                 ws_per_message_deflate=False,
                 http=header_timeout_protocol(limits.header_seconds), timeout_keep_alive=5)

@@ -25,19 +25,20 @@ from .conn import FLOOD_CLOSE, INBOX
 from .limits import BodyLimit, Limits, origin_allowed
 from .model import Refused
 from .replays import ReplayCache, ReplayEntry
+from .health import Readiness
+from .logs import bind_table
 from .reviews import RateLimited, ReviewJobs
-from .store import AsyncStore, Store, database_url, utcnow
+from .store import RETRY_SECONDS, AsyncStore, Store, StoreUnavailable, database_url, utcnow
 from .tables import TableManager
 
 log = logging.getLogger("shangyou.server")
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
 HTTP_CODES = {400: "bad_request", 403: "forbidden", 404: "not_found", 405: "not_allowed",
-              408: "too_slow", 413: "too_big", 422: "bad_request", 429: "rate_limited",
-              503: "busy"}
+              408: "too_slow", 413: "too_big", 422: "bad_request", 429: "rate_limited"}
 ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": schemas.HttpError, "description": code}
-    for status, code in HTTP_CODES.items() if status not in (403, 405, 503)}
+    for status, code in HTTP_CODES.items() if status not in (403, 405)}
 PAGES = {"lobby": "lobby.html", "table": "table.html", "replay": "replay.html"}
 _DONE = object()             # the end of a socket's messages
 
@@ -81,12 +82,14 @@ def _error(status: int, message: str, code: str | None = None) -> JSONResponse:
 def create_app(db_url: str | None = None, data_dir: str | Path = "data",
                bot_delay: float = 0.3, static_dir: str | Path | None = None,
                rate: float = schemas.RATE_PER_SECOND, limits: Limits | None = None,
-               cluster=None) -> FastAPI:
+               cluster=None, store_retry_seconds: float = RETRY_SECONDS) -> FastAPI:
     """The app. ``db_url``: any SQLAlchemy URL; by default SQLite in ``data_dir/shangyou.db``.
     ``bot_delay``: seconds a bot waits before each move (0 in tests). ``limits``: what one
     client may cost (:class:`~shangyou.server.limits.Limits`; ``docs/security.md``).
     ``cluster``: a :class:`~shangyou.server.cluster.ClusterConfig` to run as one node of
-    several on a shared PostgreSQL database and Redis (``docs/deploy.md``)."""
+    several on a shared PostgreSQL database and Redis (``docs/deploy.md``).
+    ``store_retry_seconds``: how long a write the database does not take is tried again
+    (:class:`~shangyou.server.store.AsyncStore`)."""
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     url = database_url(db_url, data_dir)
     limits = limits or Limits()
@@ -94,7 +97,8 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        store = AsyncStore(Store(url, node=cluster.node if cluster else None))
+        store = AsyncStore(Store(url, node=cluster.node if cluster else None),
+                           retry_seconds=store_retry_seconds)
         node = lease = None
         if cluster is not None:
             from .cluster import Node
@@ -107,6 +111,7 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             await node.start()
         await manager.startup()
         state["store"], state["manager"], state["node"] = store, manager, node
+        state["ready"] = Readiness(manager, node)
         app.state.manager = manager
         state["reviews"] = app.state.reviews = ReviewJobs(
             store, manager.work.advice, limits, manager.clients)
@@ -137,6 +142,11 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
         if isinstance(exc.__cause__, RecursionError):     # a body nested too deeply to parse
             return _error(422, "the request body is nested too deeply")
         return _error(exc.status_code, str(exc.detail))
+
+    @app.exception_handler(StoreUnavailable)
+    async def _store_down(request: Request, exc: StoreUnavailable):
+        # logged by the store, once; the client may try again
+        return _error(503, "the database is not answering; try again shortly", "unavailable")
 
     @app.exception_handler(RecursionError)
     async def _too_deep(request: Request, exc: RecursionError):
@@ -190,7 +200,16 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
     # --------------------------------------------------------------------------------- API
     @app.get("/healthz")
     async def healthz():
+        """Alive: the process runs (``docs/operations.md``)."""
         return {"ok": True}
+
+    @app.get("/readyz")
+    async def readyz():
+        """Ready to serve: the database and Redis answer, the leases and the watchdog run;
+        503 with the checks that failed otherwise (``docs/operations.md``)."""
+        ready, out = await state["ready"].check()
+        return JSONResponse(status_code=200 if ready else 503, content=out,
+                            headers={"Cache-Control": "no-store"})
 
     @app.get("/api/presets", response_model=list[schemas.PresetOut], responses=ERRORS)
     async def presets():
@@ -286,7 +305,8 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
         return entry.verified
 
     @app.get("/api/matches/{match_id}/review",
-             responses={**ERRORS, 503: {"model": schemas.HttpError, "description": "busy"}})
+             responses={**ERRORS, 503: {"model": schemas.HttpError,
+                                        "description": "busy (or unavailable)"}})
     async def match_review(request: Request, match_id: str,
                            seat: int = Query(..., ge=0, le=15)):
         """The search bot's review of one seat's decisions (docs/protocol.md, *Reviews*):
@@ -337,15 +357,22 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             return
         await ws.accept()
         address = ws.client.host if ws.client else None
-        table = await manager.get(table_id)
-        if table is None and state["node"] is not None:
-            table = await state["node"].open(ws, table_id, address)
-            if table is True:               # served through the node that runs the table
-                return
-        if table is None:
+        bind_table(table_id)          # its lines name the table (an id the server could make)
+        try:
+            table = await manager.get(table_id)
+            if table is None and state["node"] is not None:
+                table = await state["node"].open(ws, table_id, address)
+                if table is True:           # served through the node that runs the table
+                    return
             status = None
-            if 0 < len(table_id) <= 32:
+            if table is None and 0 < len(table_id) <= 32:
                 status = await state["store"].call("table_status", table_id)
+        except StoreUnavailable:            # logged by the store, once
+            await ws.send_json({"type": "error", "code": "unavailable",
+                                "message": "the database is not answering; try again shortly"})
+            await ws.close(1013)            # try again later
+            return
+        if table is None:
             if status in ("closed", "expired"):
                 why = "its host closed it" if status == "closed" else \
                     "nobody used it for a while"

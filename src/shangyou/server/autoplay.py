@@ -16,7 +16,8 @@ import time
 from shangyou.bots.base import make_bot
 
 from . import schemas
-from .model import ActionError, Seat, Table
+from .logs import bind_table
+from .model import ActionError, Seat, StoreDown, Table
 from .parts import ManagerParts
 from .budget import Lane, Work
 
@@ -26,6 +27,9 @@ _JITTER = random.Random()
 
 FAST_LEVELS = frozenset({"random", "greedy"})   # move in the server process; every other
 # level (heuristic, search, a level of another package) thinks in a worker process
+
+STORE_PAUSE = 1.0     # seconds a bot or a timer waits before trying again after the store
+# gave up on its move (the store itself tried again for --store-retry-seconds first)
 
 
 def _level_name(level: str) -> str:
@@ -64,25 +68,32 @@ class Autoplay(ManagerParts):
                                                  name=f"bots-{table.id}")
 
     async def _bot_loop(self, table: Table) -> None:
+        bind_table(table.id)
         try:
             while True:
                 # a bot's pause varies (±25%) like a person's: tables started together do not
                 # stay in step, so the server's work does not come in bursts
                 await asyncio.sleep(self.bot_delay * _JITTER.uniform(0.75, 1.25))
-                if self._bot_is_slow(table):
-                    if not await self._slow_bot_step(table):
-                        table.bot_task = None
-                        return
-                    continue
-                async with table.lock:
-                    if not self._bot_to_act(table) or not await self._bot_step(table):
-                        table.bot_task = None
-                        return
+                try:
+                    if self._bot_is_slow(table):
+                        if not await self._slow_bot_step(table):
+                            break
+                        continue
+                    async with table.lock:
+                        if not self._bot_to_act(table) or not await self._bot_step(table):
+                            break
+                except StoreDown:
+                    # the database did not take the move (the store logged why): it was
+                    # undone; the bot moves again once the database is back
+                    await asyncio.sleep(STORE_PAUSE)
+            if table.bot_task is asyncio.current_task():
+                table.bot_task = None
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("table %s: bots stopped", table.id)
-            table.bot_task = None
+            if table.bot_task is asyncio.current_task():
+                table.bot_task = None      # the watchdog starts them again
 
     def _bot_is_slow(self, table: Table) -> bool:
         """A heuristic or searching bot may think for a while (up to a second): it runs in a
@@ -144,6 +155,8 @@ class Autoplay(ManagerParts):
         person = table.seats[seat].kind == "human"       # away: a bot plays for them
         try:
             await self._commit(table, actor="bot" if person else None)
+        except StoreDown:
+            raise                 # undone: the bot loop tries again
         except ActionError:
             return False
         return True
@@ -166,6 +179,7 @@ class Autoplay(ManagerParts):
             task.cancel()
 
     async def _grace(self, table: Table, seat: Seat) -> None:
+        bind_table(table.id)
         try:
             await asyncio.sleep(float(table.room.get("grace", schemas.GRACE_DEFAULT)))
             async with table.lock:
@@ -186,6 +200,8 @@ class Autoplay(ManagerParts):
                 self._kick_bots(table)
         except asyncio.CancelledError:
             raise
+        except StoreDown:
+            pass          # logged by the store, once; the watchdog starts this timer again
         except Exception:
             log.exception("table %s: grace timer of seat %d failed", table.id, seat.index)
 
@@ -222,7 +238,9 @@ class Autoplay(ManagerParts):
                                                name=f"timer-{table.id}")
 
     async def _timeout(self, table: Table, version: int, seconds: float) -> None:
-        """Time is up for the seat to act: it passes where it may, otherwise a bot moves."""
+        """Time is up for the seat to act: it passes where it may, otherwise a bot moves. A
+        move the database did not take is undone and made again a moment later."""
+        bind_table(table.id)
         try:
             await asyncio.sleep(seconds)
             async with table.lock:
@@ -243,7 +261,15 @@ class Autoplay(ManagerParts):
                     g.apply(move, seat=seat)
                 except ValueError:
                     g.apply(_whole_moves(g)[0], seat=seat)
-                await self._commit(table, actor="timer")
+                try:
+                    await self._commit(table, actor="timer")
+                except StoreDown:
+                    if table.timer_task is None and self._timer_may_move(table):
+                        table.turn_deadline = time.monotonic() + STORE_PAUSE
+                        table.timer_task = asyncio.create_task(
+                            self._timeout(table, table.version, STORE_PAUSE),
+                            name=f"timer-{table.id}")
+                    return
                 self._kick_bots(table)
         except asyncio.CancelledError:
             raise

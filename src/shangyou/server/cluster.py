@@ -28,7 +28,9 @@ from dataclasses import dataclass
 from starlette.websockets import WebSocketDisconnect
 
 from .conn import FLOOD_CLOSE, Conn
+from .logs import bind_table
 from .relay import Relay, RemoteConn
+from .store import StoreUnavailable
 from .tables import MOVED_CODE, TableManager
 
 log = logging.getLogger("shangyou.server")
@@ -199,6 +201,7 @@ class Node:
         """The owner's side of a socket on another node: its messages, one at a time."""
         manager = self.manager
         table = None
+        bind_table(table_id)
         try:
             table = manager.tables.get(table_id) or await manager.get(table_id)
             if table is None:
@@ -218,6 +221,9 @@ class Node:
                 await manager.handle(table, rc, raw)
         except asyncio.CancelledError:
             raise
+        except StoreUnavailable:            # logged by the store, once: the client tries again
+            rc.error("unavailable", "the database is not answering; try again shortly")
+            rc.close(1013)
         except Exception:
             log.exception("table %s: the socket %s of node %s failed", table_id, rc.sid,
                           rc.node)
@@ -238,6 +244,8 @@ class Node:
                 await self._check()
             except asyncio.CancelledError:
                 raise
+            except StoreUnavailable:
+                pass                      # logged by the store; checked again next time
             except Exception:
                 log.exception("watching the other nodes failed")
 

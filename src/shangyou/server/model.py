@@ -34,6 +34,14 @@ class ActionError(Exception):
         self.message = message
 
 
+class StoreDown(ActionError):
+    """An action not stored because the database did not answer in time (it was tried again
+    for ``--store-retry-seconds``): it was undone, and may be tried again (``unavailable``)."""
+
+    def __init__(self, message: str):
+        super().__init__("unavailable", message)
+
+
 class Refused(Exception):
     """An HTTP request refused: ``status``, ``code`` and ``message`` go to the client."""
 

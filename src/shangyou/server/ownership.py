@@ -28,6 +28,8 @@ import logging
 import threading
 import time
 
+from .store import StoreUnavailable
+
 log = logging.getLogger("shangyou.server")
 
 
@@ -51,6 +53,9 @@ class LocalLease:
 
     async def stop(self) -> None:
         pass
+
+    def fresh(self) -> bool:
+        return True                       # nothing to renew
 
 
 class DbLease:
@@ -80,6 +85,13 @@ class DbLease:
         self._seen_at = 0.0
         self.dead: frozenset[str] = frozenset()     # nodes whose heartbeat ran out, and
         self._dead_at = 0.0                         # when the renewal that said so started
+        self.renewed_at: float | None = None        # monotonic: the last renewal started
+
+    def fresh(self) -> bool:
+        """The last successful renewal started less than a lease ago: this node's leases
+        run (``/readyz``)."""
+        return (self.renewed_at is not None
+                and time.monotonic() - self.renewed_at < self.lease_seconds)
 
     async def acquire(self, table_id: str) -> bool:
         return bool(await self.store.call("acquire", table_id, self.lease_ms))
@@ -131,7 +143,7 @@ class DbLease:
     def _keep(self) -> None:
         """The renewal thread: every quarter of a lease, one ``UPDATE`` of this node's rows,
         as long as the event loop shows it runs."""
-        stalled = False
+        stalled = failing = False
         while not self._stop.wait(self.lease_seconds / 4):
             silent = time.monotonic() - self._loop_seen
             if silent > self.stall_seconds:
@@ -143,14 +155,23 @@ class DbLease:
             stalled = False
             try:
                 self._renew()
-            except Exception:
-                log.exception("renewing the leases failed")
+                if failing:
+                    log.warning("renewing the leases works again")
+                failing = False
+            except Exception as e:
+                # one traceback for an outage, then a line for each renewal that fails
+                if failing:
+                    log.warning("renewing the leases failed again (%s)", e.__class__.__name__)
+                else:
+                    log.exception("renewing the leases failed")
+                failing = True
 
     def _renew(self) -> None:
         started = time.monotonic()
         kept, dead = self.store.store.beat(self.lease_ms)
         self._kept = (started, frozenset(kept))
         self.dead, self._dead_at = frozenset(dead), started
+        self.renewed_at = started
 
     # ----------------------------------------------------------------- in the event loop
     async def _run(self, manager) -> None:
@@ -160,6 +181,8 @@ class DbLease:
                 await self.tick(manager)
             except asyncio.CancelledError:
                 raise
+            except StoreUnavailable:
+                pass                      # logged by the store; the next tick tries again
             except Exception:
                 log.exception("releasing or taking over tables failed")
 

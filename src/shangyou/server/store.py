@@ -21,7 +21,10 @@ node's heartbeat (``nodes``: alive until when) says which nodes run
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import datetime as dt
+import logging
+import random
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, cast
@@ -30,16 +33,55 @@ from sqlalchemy import (JSON, BigInteger, Boolean, ColumnClause, CursorResult, D
                         ForeignKey, Integer, String, and_, bindparam, case, create_engine, event,
                         func, insert, inspect, literal_column, or_, select, text, update)
 from sqlalchemy import Table as SqlTable
+from sqlalchemy.exc import DBAPIError, DisconnectionError, IntegrityError
+from sqlalchemy.exc import InterfaceError as SaInterfaceError
+from sqlalchemy.exc import OperationalError as SaOperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 from sqlalchemy.pool import StaticPool
+
+from .logs import table_context
 
 
 # the key of the PostgreSQL advisory lock held while the tables are created or migrated
 SCHEMA_LOCK = 0x5348_414E_4759_4F55        # "SHANGYOU"
 
+RETRY_SECONDS = 10.0       # how long a write is tried again before its caller hears it failed
+CONNECT_SECONDS = 5        # a PostgreSQL connection attempt gives up after this
+
+log = logging.getLogger("shangyou.server")
+
 
 class Stale(Exception):
     """A write refused: the table's version moved on, or another node owns the table now."""
+
+
+class StoreUnavailable(Exception):
+    """The database could not be reached for ``RETRY_SECONDS``: the call was tried again and
+    again, then given up (its last error is the cause; the store has logged it, once)."""
+
+
+def transient(exc: BaseException) -> bool:
+    """Whether ``exc`` is the connection's fault, so that the same call may succeed once the
+    database is back: a lost or refused connection, a server shutting down or in recovery, a
+    failover. Never a refusal of the data (:class:`Stale`, an integrity error): trying those
+    again gives the same answer."""
+    if isinstance(exc, (Stale, IntegrityError)):
+        return False
+    orig = getattr(exc, "orig", None)
+    if orig is not None and type(orig).__module__ == "sqlite3":
+        # SQLite's OperationalError is also a missing table or a syntax error: only a busy or
+        # unreachable file is worth another try
+        return any(w in str(orig) for w in ("locked", "busy", "disk I/O", "unable to open"))
+    if isinstance(exc, DBAPIError):
+        return bool(exc.connection_invalidated) or isinstance(
+            exc, (SaOperationalError, SaInterfaceError))
+    if isinstance(exc, (DisconnectionError, ConnectionError, TimeoutError)):
+        return True
+    try:
+        import psycopg
+    except ModuleNotFoundError:          # pragma: no cover - SQLite only
+        return False
+    return isinstance(exc, (psycopg.OperationalError, psycopg.InterfaceError))
 
 
 def utcnow() -> dt.datetime:
@@ -153,6 +195,8 @@ class Store:
         else:
             # a database server may restart or drop idle connections: test each before use
             kwargs["pool_pre_ping"] = True
+            if url.startswith("postgresql") and "connect_timeout" not in url:
+                kwargs["connect_args"] = {"connect_timeout": CONNECT_SECONDS}
         self.engine = create_engine(url, **kwargs)
         if sqlite:
             @event.listens_for(self.engine, "connect")
@@ -194,6 +238,21 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
+
+    def ping(self) -> None:
+        """One round trip to the database (``SELECT 1``): it raises unless it is reachable."""
+        with self.engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+
+    def has_moves(self, batch: list[tuple]) -> bool:
+        """Whether every move of ``batch`` (rows of :meth:`add_moves`) is stored as it is
+        there: after a write whose commit was cut off, it may have been made."""
+        with self.session() as s:
+            for _, match_id, idx, seat, text_, *_ in batch:
+                row = s.get(MoveRow, (match_id, idx))
+                if row is None or row.seat != seat or row.text != text_:
+                    return False
+        return True
 
     # ------------------------------------------------------------------------------ writes
     def _fenced(self, s: Session, table_id: str, version: int, first: int | None = None,
@@ -531,43 +590,126 @@ class AsyncStore:
     Moves go through :meth:`add_move`, a **group commit**: every move handed in while the
     previous write is on the disk is written in the next single transaction, and each caller
     resumes only once its own move is stored. Under load one transaction carries the moves of
-    many tables; a lone move is written at once. If a batch fails, its moves are retried one by
-    one, so a bad move fails alone.
+    many tables; a lone move is written at once. If a batch is refused (not a failure of the
+    connection), its moves are written one by one, so a bad move fails alone.
+
+    **Retries.** A call or a batch that fails because of the connection (:func:`transient`: the
+    database restarting, failing over, a dropped connection) is tried again after 0.1 s, 0.2 s,
+    0.4 s ... (at most 2 s apart, with jitter), one warning line each time, until
+    ``retry_seconds`` have passed since the first try (for a move: since it was handed in, so a
+    move that waited behind another batch's tries is not kept twice as long); then its caller
+    gets :class:`StoreUnavailable` and the store logs the last error, with its traceback the first
+    time of an outage (one line each time after that, until a call goes through again). A
+    batch whose commit was cut off may have been stored all the same: when trying it again is
+    refused (the table's version moved on, the move is there), the moves are looked up, and
+    counted as stored if they are there as they were sent. Other errors are not tried again.
     """
 
-    def __init__(self, store: Store):
+    def __init__(self, store: Store, retry_seconds: float = RETRY_SECONDS):
         self.store = store
+        self.retry_seconds = float(retry_seconds)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="shangyou-store")
-        self._pending: list[tuple[tuple, asyncio.Future]] = []
+        # (the move's row, its caller's future, when it was handed in: loop time)
+        self._pending: list[tuple[tuple, asyncio.Future, float]] = []
         self._writer: asyncio.Task | None = None
+        self._gave_up = False         # a call was given up since the last one that went through
+
+    async def _run(self, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
+
+    async def _retrying(self, what: str, attempt_fn, since: float | None = None):
+        """``await attempt_fn(tries so far)`` until it succeeds, fails for good, or connection
+        failures went on until ``retry_seconds`` after ``since`` (loop time; default now):
+        :class:`StoreUnavailable`, logged once."""
+        loop = asyncio.get_running_loop()
+        deadline = (loop.time() if since is None else since) + self.retry_seconds
+        delay, tries = 0.1, 0
+        while True:
+            try:
+                out = await attempt_fn(tries)
+            except Exception as e:
+                if not transient(e):
+                    raise
+                tries += 1
+                wait = delay * random.uniform(0.8, 1.2)
+                if loop.time() + wait > deadline:
+                    # the traceback once an outage: later give-ups of the same outage are
+                    # one line each
+                    log.error("%s: the database did not answer for %g s (%d tries); giving "
+                              "up%s", what, self.retry_seconds, tries,
+                              f" ({_short(e)}; as before)" if self._gave_up else "",
+                              exc_info=None if self._gave_up else e)
+                    self._gave_up = True
+                    raise StoreUnavailable(f"{what}: the database did not answer for "
+                                           f"{self.retry_seconds:g} s") from e
+                log.warning("%s failed (try %d: %s); trying again in %.1f s", what, tries,
+                            _short(e), wait)
+                await asyncio.sleep(wait)
+                delay = min(2.0, delay * 2)
+                continue
+            if self._gave_up:
+                log.warning("%s: the database answers again", what)
+            self._gave_up = False
+            return out
 
     async def call(self, fn_name: str, *args, **kwargs):
-        loop = asyncio.get_running_loop()
         fn = getattr(self.store, fn_name)
-        return await loop.run_in_executor(self._pool, lambda: fn(*args, **kwargs))
+
+        async def attempt(_tries):
+            return await self._run(lambda: fn(*args, **kwargs))
+        return await self._retrying(f"the store's {fn_name}", attempt)
+
+    async def ping(self, timeout: float) -> None:
+        """One ``SELECT 1``, in a thread of its own (not behind the writes), at most
+        ``timeout`` seconds: TimeoutError, or the database's error."""
+        await asyncio.wait_for(asyncio.to_thread(self.store.ping), timeout)
 
     async def add_move(self, table_id: str, match_id: str, idx: int, seat: int, text: str,
                        version: int, result: dict | None = None,
                        actor: str | None = None) -> None:
-        fut = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
         self._pending.append(((table_id, match_id, idx, seat, text, version, result, actor),
-                              fut))
+                              fut, loop.time()))
         if self._writer is None or self._writer.done():
-            self._writer = asyncio.create_task(self._write_moves(), name="store-group-commit")
+            # a context of its own: the writer serves every table, its lines name none
+            self._writer = asyncio.create_task(self._write_moves(), name="store-group-commit",
+                                               context=contextvars.Context())
         await fut
 
     async def _write_moves(self) -> None:
-        loop = asyncio.get_running_loop()
         while self._pending:
             await asyncio.sleep(0)        # let the moves made in this turn of the loop join
             batch, self._pending = self._pending, []
-            rows = [row for row, _ in batch]
+            rows = [row for row, _, _ in batch]
+            # a move that waited behind an earlier batch's tries has used some of its time
+            since = min(t for _, _, t in batch)
+            tables = sorted({row[0] for row in rows})
+            what = (f"storing {len(rows)} moves of table"
+                    + (f" {tables[0]}" if len(tables) == 1 else
+                       f"s {', '.join(tables[:3])}{' ...' if len(tables) > 3 else ''}"))
+
+            async def attempt(tries, rows=rows):
+                try:
+                    await self._run(self.store.add_moves, rows)
+                except (Stale, IntegrityError):
+                    # tried before, and the commit was cut off: it may have been made
+                    if tries and await self._run(self.store.has_moves, rows):
+                        return
+                    raise
             try:
-                await loop.run_in_executor(self._pool, self.store.add_moves, rows)
-                outcome: list[Exception | None] = [None] * len(batch)
+                # the lines of one table's moves name it
+                with table_context(tables[0] if len(tables) == 1 else None):
+                    await self._retrying(what, attempt, since)
+                outcome: list[BaseException | None] = [None] * len(batch)
+            except StoreUnavailable as e:
+                outcome = [e] * len(batch)
             except Exception:
-                outcome = await loop.run_in_executor(self._pool, self._one_by_one, rows)
-            for (_, fut), exc in zip(batch, outcome):
+                try:
+                    outcome = list(await self._run(self._one_by_one, rows))
+                except Exception as e:  # noqa: BLE001 - handed to every caller of the batch
+                    outcome = [e] * len(batch)
+            for (_, fut, _), exc in zip(batch, outcome):
                 if fut.done():
                     continue
                 if exc is None:
@@ -588,3 +730,9 @@ class AsyncStore:
     def close(self) -> None:
         self._pool.shutdown(wait=True)
         self.store.close()
+
+
+def _short(exc: BaseException) -> str:
+    """An error on one line: its class and the first line of its message."""
+    first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [""])[0]
+    return f"{exc.__class__.__name__}: {first[:200]}"

@@ -33,11 +33,13 @@ from .conn import FLOOD_CLOSE, Conn
 from .fanout import Fanout
 from .host import HostActions
 from .limits import Clients, Limits, Sweep
-from .model import (ROOM_DEFAULTS, ROOM_KEY, ActionError, Refused, Seat, Table, hash_token,
-                    new_id, same_hash)
+from .logs import bind_table, table_context
+from .model import (ROOM_DEFAULTS, ROOM_KEY, ActionError, Refused, Seat, StoreDown, Table,
+                    hash_token, new_id, same_hash)
 from .ownership import LocalLease
 from .ready import ReadyChecks
-from .store import AsyncStore, Stale, utcnow
+from .store import AsyncStore, Stale, StoreUnavailable, utcnow
+from .watchdog import Watchdog
 
 log = logging.getLogger("shangyou.server")
 
@@ -67,15 +69,18 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
         # waiting table id -> the key its creator's address counts under in clients.waiting
         self._waiting_by: dict[str, str] = {}
         self._tasks: list[asyncio.Task] = []
+        self.watchdog = Watchdog(self)
 
     # ----------------------------------------------------------------------- life cycle
     async def startup(self) -> None:
-        """Start the sweeper and reload the most recently touched waiting or running tables
-        in the background (the server answers at once; any other table loads when opened)."""
+        """Start the sweeper and the watchdog, and reload the most recently touched waiting
+        or running tables in the background (the server answers at once; any other table
+        loads when opened)."""
         self._loading = asyncio.Lock()
         await self.lease.start(self)
         self._tasks = [asyncio.create_task(self._reload_recent(), name="reload-tables"),
                        asyncio.create_task(self._sweep_loop(), name="sweep-tables")]
+        self.watchdog.start()
 
     async def _reload_recent(self) -> None:
         try:
@@ -88,10 +93,13 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
                 log.info("reloaded %d tables", len(ids))
         except asyncio.CancelledError:
             raise
+        except StoreUnavailable:
+            pass                      # logged by the store; tables load when opened
         except Exception:
             log.exception("reloading tables failed")
 
     async def shutdown(self) -> None:
+        self.watchdog.stop()
         for task in self._tasks:
             task.cancel()
         self._shutdown_pool()
@@ -122,7 +130,8 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
     def lose(self, t: Table, why: str) -> None:
         """Another node runs this table now (``why``): it leaves memory without a write, and
         its clients are told and reconnect (to any node; they reach the new owner)."""
-        log.warning("table %s: no longer run here: %s", t.id, why)
+        with table_context(t.id):
+            log.warning("table %s: no longer run here: %s", t.id, why)
         t.lost = True
         self._stop_tasks(t)
         if self.tables.get(t.id) is t:
@@ -130,6 +139,11 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
         for c in list(t.conns):
             c.error("moved", "this table is run by another server now; reconnecting")
             c.close(MOVED_CODE)
+        if self.lease.node is None:
+            # alone on the store, a refused write means memory and store differ (a write
+            # whose commit was cut off was made after all): the table loads again from the
+            # store, where it is as stored, and plays on
+            self.watchdog.reload(t.id)
 
     async def _stored(self, table: Table, what: str, fn: str, *args, **kwargs) -> None:
         """A write of ``table`` through the fenced store; :class:`ActionError` if refused."""
@@ -139,6 +153,9 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
             self.lose(table, f"storing {what} was refused ({e})")
             raise ActionError("moved", "this table is run by another server now; "
                               "reconnecting") from None
+        except StoreUnavailable:           # logged by the store, once
+            raise StoreDown(f"{what} could not be stored: the database did not answer for "
+                            f"{self.store.retry_seconds:g} s; try again") from None
         except Exception:
             log.exception("table %s: storing %s failed", table.id, what)
             raise ActionError("server_error", f"{what} could not be stored") from None
@@ -158,6 +175,8 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
                 await self.sweep()
             except asyncio.CancelledError:
                 raise
+            except StoreUnavailable:
+                pass                      # logged by the store; the next sweep tries again
             except Exception:
                 log.exception("sweeping tables failed")
 
@@ -184,6 +203,10 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
         return out
 
     async def _load(self, table_id: str) -> Table | None:
+        with table_context(table_id):
+            return await self._load_row(table_id)
+
+    async def _load_row(self, table_id: str) -> Table | None:
         row = await self.store.call("load_table", table_id)
         if row is None:
             return None
@@ -374,6 +397,7 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
         this client only, and changes nothing."""
         if conn.closed:
             return
+        bind_table(table.id)          # this socket's task: its lines name the table
         try:
             # 1. rate, size, JSON, schema
             if not conn.allow():
@@ -435,6 +459,10 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
             self.lose(table, f"storing move {rec.idx} was refused ({e})")
             raise ActionError("moved", "this table is run by another server now; "
                               "reconnecting") from None
+        except StoreUnavailable:           # logged by the store, once
+            pipeline.undo_last(table)
+            raise StoreDown(f"the move could not be stored (the database did not answer for "
+                            f"{self.store.retry_seconds:g} s); it was undone: try again")
         except Exception:
             log.exception("table %s: storing move %d failed; undoing it", table.id, rec.idx)
             pipeline.undo_last(table)
