@@ -3,10 +3,10 @@ processes"): a hint flood with reconnects (the same seat on new sockets in a loo
 several seats and a review flood, side by side with tables of heuristic bots.
 
 A real server (uvicorn, real sockets) runs in a thread of this process, so that the test can
-look at its lanes and counters (the review flood also comes from 127.0.0.2 to 127.0.0.4:
-Linux answers on the whole of 127.0.0.0/8). The advice lane's one worker is held by a job that waits for a
-file (a long review decision, in effect) while the flood comes: what is refused, what waits
-and whether the bots go on does not depend on how fast the machine is."""
+look at its lanes and counters (the review flood also comes from 127.0.0.2 to 127.0.0.4: Linux
+answers on the whole of 127.0.0.0/8). The advice lane's one worker is held by a job that waits
+for a file (a long review decision, in effect) while the flood comes: what is refused, what
+waits and whether the bots go on does not depend on how fast the machine is."""
 
 from __future__ import annotations
 
