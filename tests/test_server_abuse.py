@@ -135,8 +135,11 @@ def answer(s: Socket) -> dict:
 
 
 def test_hint_and_review_floods_do_not_hold_up_the_bots(tmp_path):
-    limits = Limits(hint_queue=2, hints_per_minute_seat=1, review_jobs=2,
-                    reviews_per_minute_address=1, review_requests_per_minute_address=20)
+    # every person here comes from 127.0.0.1: four hints of theirs may be in flight at once
+    # (the default, two, is checked in test_server_budget.py), so that the queue fills
+    limits = Limits(hint_queue=2, hints_per_minute_seat=1, hints_in_flight_address=4,
+                    review_jobs=2, reviews_per_minute_address=1,
+                    review_requests_per_minute_address=20)
     server = ThreadServer(tmp_path, limits)
     gate = str(tmp_path / "gate")
     sockets: list[Socket] = []

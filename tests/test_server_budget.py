@@ -169,8 +169,16 @@ def test_hint_rates_per_seat_table_and_address():
     assert ask(t2, 1).endswith("a minute from your address; try again later")
     assert ask(t2, 1, "10.0.0.2") == "ok"                        # refused, it took no token
     assert [ask(t3, s, "10.9.1.1") for s in (0, 1, 2)] == ["ok"] * 3   # the allowance
-    assert hints.peak == 1 and not hints.in_flight
+    assert hints.peak == 1 and not hints.in_flight and not hints.in_flight_by
     assert hints.stats["rate_limited"] == 4
+    # two hints in flight from one address, whatever the seats and tables
+    t4, t5 = (Table(id=f"t{i}", game_name="zheng-shangyou/owen", players=4, options={})
+              for i in (4, 5))
+    held = [hints.admit(t4, 0, "10.0.0.9"), hints.admit(t5, 0, "10.0.0.9")]
+    assert ask(t4, 1, "10.0.0.9").endswith("from your address are being worked out already")
+    assert ask(t4, 1, "10.0.0.8") == "ok"
+    hints.release(held.pop())
+    assert ask(t4, 1, "10.0.0.9") == "ok"
 
 
 def burn(seconds: float) -> float:

@@ -57,37 +57,48 @@ class Hints:
         self.per_table = Buckets(limits.hints_per_minute_table)
         self.per_address = Buckets(limits.hints_per_minute_address)
         self.in_flight: Counter[tuple[str, int]] = Counter()
+        self.in_flight_by: Counter[str] = Counter()     # by address
         self.peak = 0                       # the most hints ever in flight for one seat
         self.stats: Counter[str] = Counter()    # answered, and refused by code
 
-    def admit(self, table: Table, seat: int, address: str | None) -> tuple[str, int]:
+    def admit(self, table: Table, seat: int, address: str | None) -> tuple[str, int, str]:
         """Count a hint for ``seat`` as in flight, or raise :class:`ActionError`
         (``rate_limited``, ``busy``) changing nothing."""
         key = (table.id, seat)
+        where = address or "?"
         lim = self.limits
+        factor = self.clients.factor(address)
         if self.in_flight[key] >= lim.hints_in_flight_seat:
             self.refuse("rate_limited", "a hint for your seat is being worked out already")
+        if self.in_flight_by[where] >= lim.hints_in_flight_address * factor:
+            self.refuse("rate_limited", f"{lim.hints_in_flight_address} hints from your "
+                        "address are being worked out already")
         if self.lane.full("hint"):
             self.refuse("busy", f"{lim.hint_queue} hints wait for the server already; "
                          "try again later")
-        factor = self.clients.factor(address)
         buckets = ((self.per_seat, key, 1, "for your seat"),
                    (self.per_table, table.id, 1, "at this table"),
-                   (self.per_address, address or "?", factor, "from your address"))
-        for bucket, k, f, where in buckets:
+                   (self.per_address, where, factor, "from your address"))
+        for bucket, k, f, per in buckets:
             if not bucket.ready(k, f):
                 self.refuse("rate_limited", f"more than {bucket.per_minute:g} hints a minute "
-                             f"{where}; try again later")
+                             f"{per}; try again later")
         for bucket, k, f, _ in buckets:
             bucket.take(k, f)
         self.in_flight[key] += 1
+        self.in_flight_by[where] += 1
         self.peak = max(self.peak, self.in_flight[key])
-        return key
+        return key + (where,)
 
-    def release(self, key: tuple[str, int]) -> None:
-        self.in_flight[key] -= 1
-        if self.in_flight[key] <= 0:
-            del self.in_flight[key]
+    def release(self, ticket: tuple[str, int, str]) -> None:
+        """The hint of ``ticket`` (what :meth:`admit` answered) is no longer in flight."""
+        table_id, seat, where = ticket
+        self.in_flight[table_id, seat] -= 1
+        if self.in_flight[table_id, seat] <= 0:
+            del self.in_flight[table_id, seat]
+        self.in_flight_by[where] -= 1
+        if self.in_flight_by[where] <= 0:
+            del self.in_flight_by[where]
 
     def refuse(self, code: str, message: str) -> NoReturn:
         self.stats[code] += 1

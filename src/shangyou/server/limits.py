@@ -46,6 +46,7 @@ class Limits:
     sweep_seconds: float = 30.0        # how often expired and idle tables are swept
     # hints and reviews (the worker processes' budget: server/budget.py, docs/operations.md)
     hints_in_flight_seat: int = 1      # hints being worked out for one seat (rate_limited)
+    hints_in_flight_address: int = 2  # ... for one address, all its seats (rate_limited)
     hints_per_minute_seat: int = 30    # hints asked by one seat (rate_limited)
     hints_per_minute_table: int = 60   # hints asked at one table (rate_limited)
     hints_per_minute_address: int = 60  # hints asked from one address (rate_limited)
