@@ -24,7 +24,8 @@ The bot tables come from 127.0.0.1, which the server's allowance (``--allow-addr
 127.0.0.1/32``) lets create them; the attackers come from 127.0.0.2 and meet every limit as it
 is. Reported for each run: the bot tables' moves a second (all of them), the longest wait
 between two moves of one table and the 99th percentile of those waits, and what the attack
-got back (hints, errors by code, HTTP statuses). A table's waits run from the start of the
+got back (hints, errors by code, HTTP statuses), and the CPU the server and its worker
+processes used, as a share of one core (Linux). A table's waits run from the start of the
 measured window to its first move, between moves, and from its last move to the end. ``--src DIR`` runs the server of another
 checkout (its ``src``), to measure the code before a change. Not a test: figures go to
 docs/benchmarks.md.
@@ -185,6 +186,28 @@ def review_flood(port: int, match_id: str, seats: int, got: Counter, stop) -> No
         time.sleep(EVERY)
 
 
+def cpu_by_role(server: int) -> Counter:
+    """CPU seconds so far of the server process and of its children, by role: the bots'
+    workers (nice 0) and the advice workers (niced) (Linux ``/proc``; empty elsewhere)."""
+    out: Counter = Counter()
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            text = (entry / "stat").read_text()
+        except OSError:
+            continue
+        f = text[text.rindex(")") + 2:].split()
+        pid, ppid, nice = int(entry.name), int(f[1]), int(f[16])
+        if pid == server:
+            role = "server"
+        elif ppid == server:
+            role = "bot workers" if nice == 0 else "advice workers"
+        else:
+            continue
+        out[role] += (int(f[11]) + int(f[12])) / tick
+    return out
+
+
 def waits(stamps: list[tuple[float, int]], t0: float, t1: float) -> list[float]:
     """The times a table went without a move, in the window from ``t0`` to ``t1`` (from its
     start to the first move and from the last move to its end included)."""
@@ -196,7 +219,7 @@ async def run(a, kind: str) -> dict:
     with tempfile.TemporaryDirectory() as data:
         proc, port = start_server(a, data)
         try:
-            return await measure(a, kind, port)
+            return await measure(a, kind, port, proc.pid)
         finally:
             proc.terminate()
             try:
@@ -205,7 +228,7 @@ async def run(a, kind: str) -> dict:
                 proc.kill()
 
 
-async def measure(a, kind: str, port: int) -> dict:
+async def measure(a, kind: str, port: int, server: int) -> dict:
     stop = asyncio.Event()
     sockets = []
     got: Counter = Counter()
@@ -244,8 +267,10 @@ async def measure(a, kind: str, port: int) -> dict:
                                         args=(port, match_id, 3, got, thread_stop)))
         threads[-1].start()
     t0 = time.monotonic()
+    cpu0 = cpu_by_role(server)
     await asyncio.sleep(a.seconds)
     t1 = time.monotonic()
+    cpu1 = cpu_by_role(server)
     elapsed = t1 - t0
     stop.set()
     thread_stop.set()
@@ -260,7 +285,8 @@ async def measure(a, kind: str, port: int) -> dict:
             "longest_wait_s": gaps[-1] if gaps else None,
             "p99_wait_s": gaps[int(0.99 * (len(gaps) - 1))] if gaps else None,
             "median_wait_s": statistics.median(gaps) if gaps else None,
-            "attack": dict(got)}
+            "attack": dict(got),
+            "cpu_share": {k: round((cpu1[k] - cpu0[k]) / elapsed, 2) for k in cpu1}}
 
 
 def main() -> None:
