@@ -5,7 +5,10 @@ without the attack.
         [--attackers 1] [--hints search] [--runs control,reconnect,flood] [--src DIR]
         [--limit NAME=VALUE ...]
 
-Each run starts ``python -m shangyou.server`` on a free port with a fresh data folder, then:
+Each run starts ``python -m shangyou.server`` on a free port with a fresh data folder, in a
+session of its own (where Linux groups processes by session for the scheduler, as desktop
+kernels do, this script's clients then do not take their CPU from the server's share, as
+clients on other machines would not), then:
 
 - ``--tables`` tables of heuristic bots only (``zheng-shangyou/owen``, 2 players, a target of
   1,000 so that the match lasts), each watched by one socket of this script: every new
@@ -24,8 +27,9 @@ The bot tables come from 127.0.0.1, which the server's allowance (``--allow-addr
 127.0.0.1/32``) lets create them; the attackers come from 127.0.0.2 and meet every limit as it
 is. Reported for each run: the bot tables' moves a second (all of them), the longest wait
 between two moves of one table and the 99th percentile of those waits, and what the attack
-got back (hints, errors by code, HTTP statuses), and the CPU the server and its worker
-processes used, as a share of one core (Linux). A table's waits run from the start of the
+got back (hints, errors by code, HTTP statuses), and the CPU the server, its worker
+processes and this script (the attack's and the watchers' clients) used, as a share of one
+core (Linux). A table's waits run from the start of the
 measured window to its first move, between moves, and from its last move to the end. ``--src DIR`` runs the server of another
 checkout (its ``src``), to measure the code before a change. Not a test: figures go to
 docs/benchmarks.md.
@@ -70,7 +74,8 @@ def start_server(a, data: str) -> tuple[subprocess.Popen, int]:
                              "--data", data, "--bot-delay", str(a.bot_delay),
                              "--allow-address", "127.0.0.1/32", "--log-level", "warning",
                              *(x for lim in a.limit for x in ("--limit", lim))],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+                            start_new_session=True)
     deadline = time.monotonic() + 60
     while True:
         try:
@@ -205,6 +210,7 @@ def cpu_by_role(server: int) -> Counter:
         else:
             continue
         out[role] += (int(f[11]) + int(f[12])) / tick
+    out["this script"] = time.process_time()
     return out
 
 
