@@ -85,6 +85,7 @@ def choose(view: dict, rng=None, iterations: int | None = None, seconds: float |
 
 class Search:
     info: dict | None = None
+    _moves: list | None = None      # the seat's moves, listed in the first world (value)
 
     def __init__(self, view: dict, rng: random.Random):
         from ..games.climbing.worlds import WorldSampler
@@ -257,9 +258,15 @@ class Search:
         return points[self.seat] + bonus
 
     def value(self, deal, move_index: int) -> float:
-        """One playout of the move ``all_moves()[move_index]`` in the world of ``deal``."""
+        """One playout of the move ``all_moves()[move_index]`` in the world of ``deal``. The
+        seat's moves are listed in the first world only (the seat's hand and the play to beat
+        are the same in every world); later worlds are given the same ``Move``, which the game
+        checks by its cards without listing anything."""
         world = self.sampler.build(*deal)
-        world.apply(world.all_moves()[move_index])
+        moves = self._moves
+        if moves is None:
+            moves = self._moves = world.all_moves()
+        world.apply(moves[move_index])
         return self.playout(world)
 
     def playout(self, g) -> float:

@@ -127,8 +127,10 @@ class ClimbingGame(CompactView, GameBase):
         return list(moves) if type(moves) is list else moves
 
     def all_moves(self) -> list[Move]:
-        """Every legal move in one list, without the steps of ``legal_moves`` (for the search's
-        playouts and the environments); each may be applied."""
+        """The legal moves in one list, without the steps of ``legal_moves`` (for the search's
+        playouts and the environments); each may be applied. Every legal move where there are
+        at most :data:`~.steps.LISTING_LIMIT` plays; past that, one play per reading
+        (``steps.bounded_plays``: never millions)."""
         listed = self._legal if self._legal is not None else self.legal_moves()
         plays = every_listed_play(self) if self.phase == PHASE_PLAY else None
         return list(listed if plays is None else plays)

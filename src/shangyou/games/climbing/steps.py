@@ -41,6 +41,7 @@ STEP_LIMIT = 400        # more legal moves than this: the play is chosen in step
 # more legal plays than this: the core does not list them for a decision (it would take more
 # than a millisecond or so: two-pack hands have up to millions), it counts them in steps
 LISTING_LIMIT = 4096
+SMALL_HAND = 10         # bounded_leads lists a hand this small whole
 
 _GROUP_TEXT: dict = {}  # (n, kind, label) -> the group's choose text
 
@@ -60,6 +61,62 @@ def list_plays(fam, hand, last, token) -> Sequence[Move]:
     return out
 
 
+def bounded_plays(fam, hand, last, token, limit: int = LISTING_LIMIT) -> Sequence[Move]:
+    """The legal moves of the play phase for ``hand`` as :func:`list_plays` lists them when
+    there are at most ``limit`` plays; past that, ``pass`` first when following, then one
+    play per code, what a play is read as (kind, size, reading: the first play of each code
+    in the family's order), at most ``limit`` of them. What :meth:`ClimbingGame.all_moves`,
+    :func:`every_play` and so every bot and the environments weigh: a two-pack hand has up
+    to millions of plays, and none of them is ever listed whole (the compiled core counts
+    them, ``core.steps_list``: about a millisecond). The plays a representative stands for
+    differ from it only in which physical cards make the same reading (which copies of a
+    card in two packs, a wild card or a natural one, the suits of a plain sequence); the
+    game still accepts each of them, typed or chosen in steps. Without the compiled core
+    every play is listed (the Python reference) and the first ``limit`` of each code
+    kept likewise."""
+    if core.ACTIVE and core.steps_list is not None:
+        try:
+            got = core.steps_list(limit, fam, hand, last, token)
+        except ValueError:                      # a hand the core refuses
+            got = None
+        if type(got) is tuple:
+            out = [PASS_MOVE] if last is not None else []
+            for f in got[0][:limit]:
+                out.append(f if isinstance(f, Move) else _move(f, fam, token))
+            return out
+        if got is not None:
+            return got
+    moves = list_plays(fam, hand, last, token)
+    if len(moves) - (last is not None) <= limit:
+        return moves
+    out, seen = ([PASS_MOVE] if last is not None else []), set()
+    for m in moves:
+        c = m.combo
+        if c is None:
+            continue
+        key = (len(c.cards), c.kind, c.label)
+        if key not in seen and len(seen) < limit:
+            seen.add(key)
+            out.append(m)
+    return out
+
+
+def bounded_leads(fam, hand, limit: int = LISTING_LIMIT) -> list:
+    """``fam.leads(hand)`` (Combos) when the hand has at most ``limit`` leads; past that one
+    lead per code, as :func:`bounded_plays` (for the heuristic's plan of a hand, which asks
+    the leads of many parts of it). A hand of at most :data:`SMALL_HAND` cards is listed
+    whole without counting first (its leads are at most its sub-multisets' readings: few)."""
+    if len(hand) > SMALL_HAND and core.ACTIVE and core.steps_list is not None:
+        try:
+            listed = fam.play_moves(hand, None, None, limit)
+            got = core.steps_list(limit, fam, hand, None, None) if listed is False else None
+        except ValueError:                      # a hand the core refuses
+            got = None
+        if type(got) is tuple:
+            return [getattr(f, "combo", f) for f in got[0][:limit]]
+    return fam.leads(hand)
+
+
 def in_steps(moves: list[str]) -> bool:
     """Do these legal move texts offer the choice of a play in steps?"""
     return any(m.startswith(("choose ", "pick ")) for m in moves)
@@ -67,7 +124,8 @@ def in_steps(moves: list[str]) -> bool:
 
 def every_play(view: dict, family) -> dict:
     """``view`` itself, or where its legal moves are steps of a choice (``choose``, ``pick``) a
-    copy whose ``legal_moves`` are every legal play, in the order of ``all_moves()``: a bot
+    copy whose ``legal_moves`` are the whole plays of :func:`bounded_plays` (every legal
+    play, up to :data:`LISTING_LIMIT` of them), in the order of ``all_moves()``: a bot
     weighs them all and answers one whole play, which the game accepts at every step."""
     moves = view.get("legal_moves") or []
     if not in_steps(moves):
@@ -80,7 +138,7 @@ def every_play(view: dict, family) -> dict:
         readings = family.combos(sorted(parse(last["cards"])))
         prev = next((c for c in readings if c.label == last["reading"]), readings[0])
     out = dict(view)
-    out["legal_moves"] = [str(m) for m in list_plays(family, hand, prev, None)]
+    out["legal_moves"] = [str(m) for m in bounded_plays(family, hand, prev, None)]
     return out
 
 
@@ -403,6 +461,6 @@ def every_listed_play(game) -> list[Move] | None:
     assert seat is not None
     plays = game._plays
     if plays is None or plays[0] is not game._token:
-        plays = game._plays = (game._token, list_plays(
-            game.rules.family, game.hands[seat], game.last, game._token))
+        plays = game._plays = (game._token, list(bounded_plays(
+            game.rules.family, game.hands[seat], game.last, game._token)))
     return plays[1]
