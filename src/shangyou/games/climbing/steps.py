@@ -74,6 +74,11 @@ def bounded_plays(fam, hand, last, token, limit: int = LISTING_LIMIT) -> Sequenc
     game still accepts each of them, typed or chosen in steps. Without the compiled core
     every play is listed (the Python reference) and the first ``limit`` of each code
     kept likewise."""
+    return _bounded(fam, hand, last, token, limit)[0]
+
+
+def _bounded(fam, hand, last, token, limit: int) -> tuple[Sequence[Move], bool]:
+    """(:func:`bounded_plays`, whether it is one play per reading rather than every play)."""
     if core.ACTIVE and core.steps_list is not None:
         try:
             got = core.steps_list(limit, fam, hand, last, token)
@@ -83,12 +88,12 @@ def bounded_plays(fam, hand, last, token, limit: int = LISTING_LIMIT) -> Sequenc
             out = [PASS_MOVE] if last is not None else []
             for f in got[0][:limit]:
                 out.append(f if isinstance(f, Move) else _move(f, fam, token))
-            return out
+            return out, True
         if got is not None:
-            return got
+            return got, False
     moves = list_plays(fam, hand, last, token)
     if len(moves) - (last is not None) <= limit:
-        return moves
+        return moves, False
     out, seen = ([PASS_MOVE] if last is not None else []), set()
     for m in moves:
         c = m.combo
@@ -98,7 +103,7 @@ def bounded_plays(fam, hand, last, token, limit: int = LISTING_LIMIT) -> Sequenc
         if key not in seen and len(seen) < limit:
             seen.add(key)
             out.append(m)
-    return out
+    return out, True
 
 
 def bounded_leads(fam, hand, limit: int = LISTING_LIMIT) -> list:
@@ -138,7 +143,10 @@ def every_play(view: dict, family) -> dict:
         readings = family.combos(sorted(parse(last["cards"])))
         prev = next((c for c in readings if c.label == last["reading"]), readings[0])
     out = dict(view)
-    out["legal_moves"] = [str(m) for m in bounded_plays(family, hand, prev, None)]
+    plays, by_reading = _bounded(family, hand, prev, None, LISTING_LIMIT)
+    out["legal_moves"] = [str(m) for m in plays]
+    if by_reading:
+        out["by_reading"] = True        # one play per reading: other plays are legal too
     return out
 
 
