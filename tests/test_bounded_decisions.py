@@ -85,7 +85,7 @@ def test_all_moves_and_every_play_list_at_most_the_listing_limit(label):
         assert len(c.hands[g.to_act]) == len(g.hands[g.to_act]) - len(m.cards)
     # every reading is there: the plays differ from the full listing only in which cards
     readings = {(len(m.cards), m.combo.kind, m.combo.label) for m in moves}
-    assert len(readings) == len(moves)
+    assert len({str(m) for m in moves}) == len(moves) >= len(readings)
     if "27 cards: eight 2s, four jokers, pairs 3-9 and a 10" in label:
         every = g.rules.family.play_moves(g.hands[g.to_act], None, None)
         assert len(every) > 100_000
@@ -201,8 +201,8 @@ def test_a_review_judges_a_play_past_the_listing():
     g = CLIMBING[next(label for label in CLIMBING if "36 cards" in label and "not out" in label)]()
     view = g.view(g.to_act)
     listed = every_play(view, g.rules.family)["legal_moves"]
-    played = next(t for t in ("3S 4S 5S 6S 7S", "3H 4H 5H 6H 7H 8H", "QS QH QS QH", "QS QS")
-                  if t not in listed and _legal(g, t))
+    pairs = (f"{x} {w}" for x in ("3S", "5H", "QS", "AD") for w in ("2S", "2H", "2D", "BJ"))
+    played = next(t for t in pairs if t not in listed and _legal(g, t))
     d, mem = peak(lambda: review_decision(view, played, 0, random.Random(1), seconds=0.3,
                                           max_worlds=8, judge_worlds=8))
     assert d is not None and d.played == played and mem < MEMORY
