@@ -74,7 +74,8 @@ def choose(view: dict, rng=None, iterations: int | None = None, seconds: float |
             view = every_play(view, rules_for_view(view).family)
         search = Search(view, rng)
         search.info = info
-        return search.run(iterations, seconds, started)
+        search.started = started
+        return search.run(iterations, seconds)
     except Exception:
         if strict:
             raise
@@ -87,6 +88,7 @@ def choose(view: dict, rng=None, iterations: int | None = None, seconds: float |
 class Search:
     info: dict | None = None
     _moves: list | None = None      # the seat's moves, listed in the first world (value)
+    started: float | None = None    # the decision's start (time.process_time), set by choose
 
     def __init__(self, view: dict, rng: random.Random):
         from ..games.climbing.worlds import WorldSampler
@@ -147,11 +149,11 @@ class Search:
         return uniq[:MAX_CANDIDATES]
 
     # ------------------------------------------------------------------- search
-    def run(self, iterations: int | None, seconds: float | None,
-            started: float | None = None) -> str:
+    def run(self, iterations: int | None, seconds: float | None) -> str:
         """The move, after at most ``iterations`` playouts or ``seconds`` of thinking (the
         default: :data:`DEFAULT_ITERATIONS` under :data:`DEFAULT_CAP_SECONDS` of CPU time
-        from ``started``, the decision's start by ``time.process_time``). ``info``, when
+        from :attr:`started`, the decision's start by ``time.process_time``, or else from
+        this call). ``info``, when
         set, also receives ``worlds`` (worlds played out in full) and ``stop``, why the
         search stopped: ``"iterations"``, ``"seconds"``, ``"cap"`` (the CPU cap, also
         when a world was abandoned half played: its playouts are not counted), ``"race"``
@@ -164,6 +166,7 @@ class Search:
             # time (as Sheng ji: a cap on CPU rather than wall-clock time makes the level's
             # play depend on the machine's speed only, not on its load)
             iterations = DEFAULT_ITERATIONS
+            started = self.started
             cpu_deadline = (time.process_time() if started is None else started) + \
                 DEFAULT_CAP_SECONDS
         info = self.info if self.info is not None else {}

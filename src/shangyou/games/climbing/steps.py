@@ -460,15 +460,18 @@ def play_phase_moves(game, token, listed=None) -> Sequence[Move]:
     return step_moves(grouping, game.choice, game.picked, token, game.rules.family.sort_key)
 
 
-def every_listed_play(game) -> list[Move] | None:
-    """Every legal play of ``game``'s play phase in one list while its seat chooses in steps
-    (made once per listing, kept with its token), or None when the moves listed are all."""
+def every_listed_play(game, limit: int | None = LISTING_LIMIT) -> list[Move] | None:
+    """The legal plays of ``game``'s play phase in one list while its seat chooses in steps,
+    :func:`bounded_plays` (``limit`` None: every play, however many; made once per listing
+    and limit, kept with its token), or None when the moves listed are all."""
     if game._grouping is None or current_grouping(game) is None:
         return None
     seat = game.to_act
     assert seat is not None
     plays = game._plays
-    if plays is None or plays[0] is not game._token:
-        plays = game._plays = (game._token, list(bounded_plays(
-            game.rules.family, game.hands[seat], game.last, game._token)))
+    if plays is None or plays[0] is not game._token or plays[2] != limit:
+        fam, hand, last = game.rules.family, game.hands[seat], game.last
+        listed = list_plays(fam, hand, last, game._token) if limit is None else \
+            bounded_plays(fam, hand, last, game._token, limit)
+        plays = game._plays = (game._token, list(listed), limit)
     return plays[1]
