@@ -20,7 +20,7 @@ two runs are apart): ``random``, ``greedy``, ``heuristic``, ``search`` and ``lea
 phase), ``hint heuristic`` / ``hint search`` (the bots' ``advise``, what the server answers),
 ``review`` (``review.review_decision`` of the heuristic's move, the default 1 s budget) and
 ``env step`` (a PettingZoo AEC env set in the state: the first observation and one step of
-its first candidate, ``env.decision_cap`` in docs/env.md).
+its first candidate). The caps are docs/bots.md's, *Bounded decisions*.
 
 Printed as Markdown: per level the worst CPU seconds and peak MB over every state, the state
 it was met in, and its cap (``CAPS``; "over" marks a figure past the cap + 10 % or 100 MB).
@@ -46,8 +46,8 @@ from shangyou.bots.base import make_bot  # noqa: E402
 LEVELS = ("random", "greedy", "heuristic", "search", "learned", "hint heuristic",
           "hint search", "review", "env step")
 
-#: CPU seconds a decision may take (the documented caps: docs/bots.md, docs/env.md,
-#: docs/review.md); the figures are checked against cap + 10 % and 100 MB
+#: CPU seconds a decision may take (docs/bots.md, *Bounded decisions*); the figures are
+#: checked against cap + 10 % and 100 MB
 CAPS = {"random": 0.1, "greedy": 0.5, "heuristic": 0.5, "search": 0.9, "learned": 0.5,
         "hint heuristic": 0.5, "hint search": 1.4, "review": 1.0, "env step": 0.1}
 MEMORY_MB = 100.0
