@@ -12,7 +12,8 @@ searches), then for every preset x pack count x player count (``legal_worst.conf
 decision state with the most whole moves (``all_moves()`` for the climbing games, the legal
 moves for Sheng ji) met in ``--hands`` random hands (default 2, seeds from ``--seed``).
 
-In each state, each of these is run once on a fresh copy, timed with ``time.process_time``
+After one untimed run of each on a small state (modules imported, the model loaded), in
+each state each of these is run once on a fresh copy, timed with ``time.process_time``
 (CPU of this process: the decision's own work, whatever else the machine runs), then once
 more under ``tracemalloc`` for its peak of Python memory (tracemalloc slows the code, so the
 two runs are apart): ``random``, ``greedy``, ``heuristic``, ``search`` and ``learned``
@@ -115,14 +116,13 @@ def env_in_state(g):
 
 
 def run_level(level: str, g, seed: int = 1):
-    """Make ``level``'s decision in state ``g`` (changed only by ``env step``); the search's
-    ``info`` for the search levels."""
-    view = g.view(g.to_act)
+    """Make ``level``'s decision in state ``g`` (for ``env step``, ``g`` is an env set in
+    the state: its first observation and one step)."""
     if level == "env step":
-        e = env_in_state(g)
-        e.observe(e.agent_selection)
-        e.step(0)
+        g.observe(g.agent_selection)
+        g.step(0)
         return None
+    view = g.view(g.to_act)
     if level.startswith("hint "):
         return make_bot(level[5:], seed).advise(view)
     if level == "review":
@@ -149,11 +149,11 @@ def measure(level: str, build) -> tuple[float, float] | None:
     g = build()
     if not applies(level, g):
         return None
-    g1 = g.clone() if level == "env step" else g
+    g1 = env_in_state(g) if level == "env step" else g     # the env made before the clock
     t0 = time.process_time()
     run_level(level, g1)
     cpu = time.process_time() - t0
-    g2 = build()
+    g2 = env_in_state(build()) if level == "env step" else build()
     tracemalloc.start()
     try:
         run_level(level, g2)
@@ -175,6 +175,9 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     levels = [x.strip() for x in a.levels.split(",") if x.strip()]
     started = time.time()
+    warm = lw.new_game("zheng-shangyou/pagat", 4, None, 0)   # modules imported, model loaded
+    for level in levels:
+        measure(level, warm.clone)
     states = [] if a.no_named else named_states()
     if not a.no_configs:
         states += config_states(a.hands, a.seed, a.only)
