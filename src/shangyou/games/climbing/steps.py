@@ -72,8 +72,8 @@ def bounded_plays(fam, hand, last, token, limit: int = LISTING_LIMIT) -> Sequenc
     differ from it only in which physical cards make the same reading (which copies of a
     card in two packs, a wild card or a natural one, the suits of a plain sequence); the
     game still accepts each of them, typed or chosen in steps. Without the compiled core
-    every play is listed (the Python reference) and the first ``limit`` of each code
-    kept likewise."""
+    (and for a follow the core leaves to Python) every play is listed, the Python reference,
+    and past ``limit`` thinned to the first play of each group (size, kind and reading)."""
     return _bounded(fam, hand, last, token, limit)[0]
 
 
@@ -89,9 +89,9 @@ def _bounded(fam, hand, last, token, limit: int) -> tuple[Sequence[Move], bool]:
             for f in got[0][:limit]:
                 out.append(f if isinstance(f, Move) else _move(f, fam, token))
             return out, True
-        if got is not None:
-            return got, False
-    moves = list_plays(fam, hand, last, token)
+    else:
+        got = None
+    moves = got if got is not None else list_plays(fam, hand, last, token)
     if len(moves) - (last is not None) <= limit:
         return moves, False
     out, seen = ([PASS_MOVE] if last is not None else []), set()
@@ -469,7 +469,7 @@ def every_listed_play(game, limit: int | None = LISTING_LIMIT) -> list[Move] | N
     seat = game.to_act
     assert seat is not None
     plays = game._plays
-    if plays is None or plays[0] is not game._token or plays[2] != limit:
+    if plays is None or plays[0] is not game._token or plays[2:] != (limit,):
         fam, hand, last = game.rules.family, game.hands[seat], game.last
         listed = list_plays(fam, hand, last, game._token) if limit is None else \
             bounded_plays(fam, hand, last, game._token, limit)
