@@ -159,17 +159,22 @@ def _paired(a: list[float], b: list[float]) -> tuple[float, float]:
 
 class _Budget:
     """Worlds while ``more(worlds)``: at least ``least``, at most ``most``, and past ``least``
-    only while the CPU time since the decision began is under ``seconds`` (None: no limit)."""
+    only while a world that costs what the last one did would end within ``seconds`` of CPU
+    time from the decision's start (None: no limit)."""
 
     def __init__(self, start: float, seconds: float | None, least: int, most: int):
         self.start, self.seconds, self.least, self.most = start, seconds, least, most
+        self._prev: float | None = None     # when more() was last asked
 
     def more(self, worlds: int) -> bool:
         if worlds >= self.most:
             return False
+        now = time.process_time()
+        cost = 0.0 if self._prev is None else now - self._prev
+        self._prev = now
         if worlds < self.least or self.seconds is None:
             return True
-        return time.process_time() - self.start < self.seconds
+        return now + cost - self.start < self.seconds
 
 
 class _Judge:
