@@ -140,7 +140,8 @@ def test_any_steps_end_in_a_legal_play(seed):
 
 def reach(g, target):
     """Choose the group of ``target`` and pick its cards until it is listed; then play it."""
-    group = next(t for t, ms in groups(g.all_moves(limit=None)).items() if any(m is target for m in ms))
+    group = next(t for t, ms in groups(g.all_moves(limit=None)).items()
+                 if any(m is target for m in ms))
     if str(target) in texts(g.legal_moves()):
         g.apply(str(target))
         return 0

@@ -196,7 +196,7 @@ def _climbing_judge(view: dict, played: str, rng, listed: int | None = None) -> 
     # a move past the listing (the move made, see review_decision) is played by its text
     index = {m: i for i, m in enumerate(moves[:listed])}
     return _Judge(cands, lambda: search.sampler.deal(rng),
-                  lambda deal, m: search.value(deal, index.get(m, m)))
+                  lambda deal, m: search.value(deal, index[m] if m in index else m))
 
 
 def _sheng_ji_judge(view: dict, played: str, rng) -> _Judge | None:

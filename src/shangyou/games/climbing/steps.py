@@ -94,7 +94,8 @@ def _bounded(fam, hand, last, token, limit: int) -> tuple[Sequence[Move], bool]:
     moves = got if got is not None else list_plays(fam, hand, last, token)
     if len(moves) - (last is not None) <= limit:
         return moves, False
-    out, seen = ([PASS_MOVE] if last is not None else []), set()
+    thinned: list[Move] = [PASS_MOVE] if last is not None else []
+    seen: set[tuple] = set()
     for m in moves:
         c = m.combo
         if c is None:
@@ -102,8 +103,8 @@ def _bounded(fam, hand, last, token, limit: int) -> tuple[Sequence[Move], bool]:
         key = (len(c.cards), c.kind, c.label)
         if key not in seen and len(seen) < limit:
             seen.add(key)
-            out.append(m)
-    return out, True
+            thinned.append(m)
+    return thinned, True
 
 
 def bounded_leads(fam, hand, limit: int = LISTING_LIMIT) -> list:
