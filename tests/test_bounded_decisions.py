@@ -214,3 +214,14 @@ def _legal(g, text):
     except ValueError:
         return False
     return True
+
+
+def test_the_bench_reports_every_level_it_runs(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert dw.main(["--no-named", "--only", "single-deck", "--hands", "1",
+                    "--levels", "random,greedy,env step", "--json", str(out)]) == 0
+    import json
+    rows = json.loads(out.read_text())["rows"]
+    assert {r["level"] for r in rows} == {"random", "greedy", "env step"}
+    assert all(r["cpu_s"] >= 0 and 0 <= r["peak_mb"] < 100 for r in rows)
+    assert "| env step | 0.1 |" in capsys.readouterr().out
