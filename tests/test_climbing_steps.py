@@ -53,10 +53,10 @@ def _find_big_follow(seed):
     for s in range(seed, seed + 200):
         g = shangyou.new_game("zheng-shangyou/pagat", players=3, decks=2, seed=s)
         while not g.over:
-            if g.last is not None and len(g.all_moves()) > STEP_LIMIT and \
-                    len(g.all_moves()) < 3000:
+            if g.last is not None and len(g.all_moves(limit=None)) > STEP_LIMIT and \
+                    len(g.all_moves(limit=None)) < 3000:
                 return g
-            g.apply(rng.choice(g.all_moves()))
+            g.apply(rng.choice(g.all_moves(limit=None)))
     raise AssertionError("no such state")
 
 
@@ -66,7 +66,7 @@ def texts(moves):
 
 def test_the_worst_hand_is_offered_by_groups():
     g = leading("zheng-shangyou/pagat", 4, WORST, decks=2)
-    plays = g.all_moves()
+    plays = g.all_moves(limit=None)
     offered = texts(g.legal_moves())
     assert len(plays) > 100_000 and len(offered) < 500
     by_group = groups(plays)
@@ -110,7 +110,7 @@ def test_a_decision_never_lists_more_than_the_listing_limit():
 
 def test_a_small_listing_is_not_in_steps():
     g = shangyou.new_game("zheng-shangyou/pagat", players=4, seed=3)
-    assert g.legal_moves() == g.all_moves() and len(g.all_moves()) <= STEP_LIMIT
+    assert g.legal_moves() == g.all_moves(limit=None) and len(g.all_moves(limit=None)) <= STEP_LIMIT
     with pytest.raises(IllegalMove, match="no choose step"):
         g.apply("choose 2 set 7s")
 
@@ -131,7 +131,7 @@ def walk(g, rng):
 @given(st.integers(0, 10**6))
 def test_any_steps_end_in_a_legal_play(seed):
     g0 = big_follow()
-    legal = set(texts(g0.all_moves()))
+    legal = set(texts(g0.all_moves(limit=None)))
     g = g0.clone()
     move = walk(g, random.Random(seed))
     assert str(move) in legal
@@ -140,7 +140,8 @@ def test_any_steps_end_in_a_legal_play(seed):
 
 def reach(g, target):
     """Choose the group of ``target`` and pick its cards until it is listed; then play it."""
-    group = next(t for t, ms in groups(g.all_moves()).items() if any(m is target for m in ms))
+    group = next(t for t, ms in groups(g.all_moves(limit=None)).items()
+                 if any(m is target for m in ms))
     if str(target) in texts(g.legal_moves()):
         g.apply(str(target))
         return 0
@@ -164,7 +165,7 @@ def reach(g, target):
 def test_every_play_is_reachable_by_steps(where):
     g0 = leading("zheng-shangyou/pagat", 4, WORST, decks=2) if where == "worst lead" \
         else big_follow()
-    plays = [m for m in g0.all_moves() if m.kind == "play"]
+    plays = [m for m in g0.all_moves(limit=None) if m.kind == "play"]
     rng = random.Random(5)
     stepped = 0
     if where == "worst lead":
@@ -198,10 +199,10 @@ def test_a_whole_play_is_accepted_at_every_step_and_a_choice_may_change():
     with pytest.raises(IllegalMove):
         g.apply("choose 99 set 7s")
     assert g.snapshot() == before
-    pairs = next(t for t in groups(g.all_moves()) if t.startswith("choose 2 set "))
+    pairs = next(t for t in groups(g.all_moves(limit=None)) if t.startswith("choose 2 set "))
     g.apply(pairs)                              # a change of mind: another group
     assert g.choice == pairs and g.picked == ()
-    every = {(m.cards, m.combo.label) for m in g.all_moves() if m.combo is not None}
+    every = {(m.cards, m.combo.label) for m in g.all_moves(limit=None) if m.combo is not None}
     assert all((m.cards, m.combo.label) in every for m in g.legal_moves() if m.kind == "play")
     g.apply("3S 3H 4S 4H 5S 5H")                # a whole play, typed at once
     assert g.choice is None and g.to_act != seat and len(g.trick) == 1
@@ -259,7 +260,7 @@ def test_the_learned_level_answers_a_whole_play_where_plays_are_offered_in_steps
     assert in_steps(view["legal_moves"])
     bot = make_bot("learned", seed=1)
     assert bot.plays(whole_plays(view))
-    every = texts(g.all_moves())
+    every = texts(g.all_moves(limit=None))
     move = bot.choose(view)
     assert move in every and len(bot.values(view)) == len(every)
     g.apply(next(m for m in view["legal_moves"] if m.startswith("choose ")))
@@ -272,7 +273,7 @@ def test_the_learned_level_answers_a_whole_play_where_plays_are_offered_in_steps
 def test_the_review_judges_the_play_a_choice_ends_in_among_every_play():
     g = big_follow()
     seat = g.to_act
-    every = set(texts(g.all_moves()))
+    every = set(texts(g.all_moves(limit=None)))
     g.apply(next(m for m in texts(g.legal_moves()) if m.startswith("choose ")))
     walk(g, random.Random(3))
     steps = [(i, str(m)) for i, (s, m) in enumerate(g.moves) if s == seat
@@ -296,7 +297,7 @@ def _step_states(name, players, seeds, **opts):
         while not g.over:
             if g.phase == "play" and in_steps(texts(g.legal_moves())):
                 yield g
-            g.apply(rng.choice(g.all_moves()))
+            g.apply(rng.choice(g.all_moves(limit=None)))
 
 
 @pytest.mark.parametrize("name,players,opts", [("zheng-shangyou/owen", 2, {}),

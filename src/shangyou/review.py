@@ -159,17 +159,22 @@ def _paired(a: list[float], b: list[float]) -> tuple[float, float]:
 
 class _Budget:
     """Worlds while ``more(worlds)``: at least ``least``, at most ``most``, and past ``least``
-    only while the CPU time since the decision began is under ``seconds`` (None: no limit)."""
+    only while a world that costs what the last one did would end within ``seconds`` of CPU
+    time from the decision's start (None: no limit)."""
 
     def __init__(self, start: float, seconds: float | None, least: int, most: int):
         self.start, self.seconds, self.least, self.most = start, seconds, least, most
+        self._prev: float | None = None     # when more() was last asked
 
     def more(self, worlds: int) -> bool:
         if worlds >= self.most:
             return False
+        now = time.process_time()
+        cost = 0.0 if self._prev is None else now - self._prev
+        self._prev = now
         if worlds < self.least or self.seconds is None:
             return True
-        return time.process_time() - self.start < self.seconds
+        return now + cost - self.start < self.seconds
 
 
 class _Judge:
@@ -179,7 +184,7 @@ class _Judge:
         self.cands, self.world, self.value = cands, world, value
 
 
-def _climbing_judge(view: dict, played: str, rng) -> _Judge | None:
+def _climbing_judge(view: dict, played: str, rng, listed: int | None = None) -> _Judge | None:
     from .bots.climbing_search import Search
     moves = view["legal_moves"]
     if moves[0].split()[0] in ("give", "take", "discard", "offer"):
@@ -188,9 +193,10 @@ def _climbing_judge(view: dict, played: str, rng) -> _Judge | None:
     cands = search.candidates()
     if played not in cands:
         cands.append(played)
-    index = {m: i for i, m in enumerate(moves)}
+    # a move past the listing (the move made, see review_decision) is played by its text
+    index = {m: i for i, m in enumerate(moves[:listed])}
     return _Judge(cands, lambda: search.sampler.deal(rng),
-                  lambda deal, m: search.value(deal, index[m]))
+                  lambda deal, m: search.value(deal, index[m] if m in index else m))
 
 
 def _sheng_ji_judge(view: dict, played: str, rng) -> _Judge | None:
@@ -241,11 +247,18 @@ def review_decision(view: dict, played: str, index: int = 0, rng=None,
         from .games.climbing.steps import every_play
         view = every_play(view, rules_for_view(view).family)
     moves = view["legal_moves"]
+    listed = len(moves)
     if len(moves) < 2:
         return None
     played = _as_listed(view, played)
     if played not in moves:
-        raise ValueError(f"{played!r} is not a legal move of this view")
+        if not view.get("by_reading"):
+            raise ValueError(f"{played!r} is not a legal move of this view")
+        # past LISTING_LIMIT plays the listing has one play per reading (steps.bounded_plays):
+        # a play made among the others of its reading is judged as made (a move that is not
+        # legal raises IllegalMove, a ValueError, when it is played out)
+        view = dict(view, legal_moves=list(moves) + [played])
+        moves = view["legal_moves"]
     rng = rng if rng is not None else random.Random(0)
     start = time.process_time()
     if game.startswith("sheng-ji"):
@@ -253,7 +266,7 @@ def review_decision(view: dict, played: str, index: int = 0, rng=None,
         family = "sheng-ji"
     else:
         from .bots.climbing_heuristic import rules_for_view
-        judge = _climbing_judge(view, played, rng)
+        judge = _climbing_judge(view, played, rng, listed)
         family = family_of(game, rules_for_view(view))
     if judge is None:
         return None

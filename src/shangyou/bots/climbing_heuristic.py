@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..cards import parse
-from ..games.climbing.steps import every_play, in_steps
+from ..games.climbing.steps import bounded_leads, every_play, in_steps
 from .base import GreedyBot
 from .reasons import Advice, Reason, Why
 
@@ -41,6 +41,7 @@ TOP_BEAT = 0.5            # a deal where only wild/top cards beat a play: half a
 LEAD_VALUE = 0.5          # a trick won: the next lead is free
 MAX_MOVES = 12            # plays weighed per decision
 BRANCH = 6                # combinations tried for the lowest card at each node
+PLAN_LEADS = 256          # a part of the hand with more leads: one per reading (bounded_leads)
 
 
 def choose(view: dict, rng=None, strict: bool = False, why: Why | None = None) -> str:
@@ -192,11 +193,13 @@ class Heuristic:
                 for h in hands:
                     if len(h) < len(combo.cards):
                         continue
-                    plays = follows(h, combo)
-                    if any(not any(precious(c) for c in f.cards) for f in plays):
+                    # a follow without wild/top cards is a follow of the hand without them
+                    # (asked of the core, not found among every follow: a two-pack hand
+                    # can follow a pair in hundreds of thousands of ways)
+                    if follows([c for c in h if not precious(c)], combo):
                         worst = 1.0
                         break
-                    if plays:
+                    if follows(h, combo):
                         worst = top_beat
                 beaten += worst
             p = beaten / SAMPLES
@@ -223,7 +226,7 @@ class Heuristic:
         self._nodes += 1
         low = hand[0]
         precious = self.fam.precious
-        cands = [c for c in self.fam.leads(hand) if c.cards[0] == low]
+        cands = [c for c in bounded_leads(self.fam, hand, PLAN_LEADS) if c.cards[0] == low]
         # the largest plays first, those spending fewer wild/top cards first among equals
         cands.sort(key=lambda c: (-len(c.cards), sum(1 for x in c.cards if precious(x))))
         width = BRANCH if self._nodes < NODE_BUDGET else 1

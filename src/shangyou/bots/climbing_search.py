@@ -59,6 +59,7 @@ def choose(view: dict, rng=None, iterations: int | None = None, seconds: float |
     moves = view["legal_moves"]
     if len(moves) == 1:
         return moves[0]
+    started = time.process_time()       # the default cap counts the whole decision
     rng = rng or random.Random()
     # No automatic garbage collection inside the decision: in a process that has played a
     # few hundred hands (a tournament worker, the web app's bot process) one full collection
@@ -73,6 +74,7 @@ def choose(view: dict, rng=None, iterations: int | None = None, seconds: float |
             view = every_play(view, rules_for_view(view).family)
         search = Search(view, rng)
         search.info = info
+        search.started = started
         return search.run(iterations, seconds)
     except Exception:
         if strict:
@@ -85,6 +87,8 @@ def choose(view: dict, rng=None, iterations: int | None = None, seconds: float |
 
 class Search:
     info: dict | None = None
+    _moves: list | None = None      # the seat's moves, listed in the first world (value)
+    started: float | None = None    # the decision's start (time.process_time), set by choose
 
     def __init__(self, view: dict, rng: random.Random):
         from ..games.climbing.worlds import WorldSampler
@@ -146,6 +150,14 @@ class Search:
 
     # ------------------------------------------------------------------- search
     def run(self, iterations: int | None, seconds: float | None) -> str:
+        """The move, after at most ``iterations`` playouts or ``seconds`` of thinking (the
+        default: :data:`DEFAULT_ITERATIONS` under :data:`DEFAULT_CAP_SECONDS` of CPU time
+        from :attr:`started`, the decision's start by ``time.process_time``, or else from
+        this call). ``info``, when
+        set, also receives ``worlds`` (worlds played out in full) and ``stop``, why the
+        search stopped: ``"iterations"``, ``"seconds"``, ``"cap"`` (the CPU cap, also
+        when a world was abandoned half played: its playouts are not counted), ``"race"``
+        (no challenger left), ``"one"`` (a single candidate) or ``"exchange"``."""
         # the candidates' own choice counts against the budget
         start = time.perf_counter()
         cpu_deadline = None
@@ -154,13 +166,18 @@ class Search:
             # time (as Sheng ji: a cap on CPU rather than wall-clock time makes the level's
             # play depend on the machine's speed only, not on its load)
             iterations = DEFAULT_ITERATIONS
-            cpu_deadline = time.process_time() + DEFAULT_CAP_SECONDS
+            started = self.started
+            cpu_deadline = (time.process_time() if started is None else started) + \
+                DEFAULT_CAP_SECONDS
+        info = self.info if self.info is not None else {}
         moves = self.view["legal_moves"]
         kind = moves[0].split()[0]
         if kind in ("give", "take", "discard", "offer"):
+            info["stop"], info["worlds"] = "exchange", 0
             return climbing_heuristic.choose(self.view, self.rng)
         cands = self.candidates()
         if len(cands) == 1:
+            info["stop"], info["worlds"] = "one", 0
             return cands[0]
         index = {m: i for i, m in enumerate(moves)}
         k = len(cands)
@@ -174,28 +191,41 @@ class Search:
         w0 = 0.0                        # when the last world began (read once one has)
         # every candidate is played out on the same deals (common random numbers: the
         # comparison between candidates is much less noisy than their values)
+        stop = "race"
         while len(alive) > 1:
             if max_worlds is not None and worlds >= max_worlds:
+                stop = "iterations"
                 break
             if deadline is not None and worlds and time.perf_counter() >= deadline:
+                stop = "seconds"
                 break
-            if cpu_deadline is not None and worlds:
-                # no world is begun that would end past the cap, were it to cost what the
-                # last one did
+            if cpu_deadline is not None:
+                # no world is begun that would end past the cap, were it to cost what the last
+                # one did (nor the first one past the cap)
                 now = time.process_time()
-                if now + (now - w0) >= cpu_deadline:
+                if now + (now - w0 if worlds else 0.0) >= cpu_deadline:
+                    stop = "cap"
                     break
             w0 = time.process_time()
             deal = self.sampler.deal(self.rng)
             for i in alive:
+                if cpu_deadline is not None and time.process_time() >= cpu_deadline:
+                    break           # a world dearer than the last: abandoned, see below
                 scores[i].append(self.value(deal, index[cands[i]]))
-            worlds += 1
-            if worlds == check:
-                alive = self.race(scores, alive)
-                check *= 2
+            else:
+                worlds += 1
+                if worlds == check:
+                    alive = self.race(scores, alive)
+                    check *= 2
+                continue
+            for i in alive:         # the abandoned world's playouts do not count
+                del scores[i][worlds:]
+            stop = "cap"
+            break
+        info["stop"], info["worlds"] = stop, worlds
         if self.info is not None:
             self.info["values"] = {cands[i]: scores[i] for i in range(k)}
-        if len(alive) == 1:
+        if len(alive) == 1 or not worlds:
             return cands[0]
         return cands[alive[self.pick([scores[i] for i in alive])]]
 
@@ -256,10 +286,19 @@ class Search:
             return diff + bonus
         return points[self.seat] + bonus
 
-    def value(self, deal, move_index: int) -> float:
-        """One playout of the move ``all_moves()[move_index]`` in the world of ``deal``."""
+    def value(self, deal, move_index: int | str) -> float:
+        """One playout of the move ``all_moves()[move_index]`` in the world of ``deal``. The
+        seat's moves are listed in the first world only (the seat's hand and the play to beat
+        are the same in every world); later worlds are given the same ``Move``, which the game
+        checks by its cards without listing anything."""
         world = self.sampler.build(*deal)
-        world.apply(world.all_moves()[move_index])
+        if isinstance(move_index, str):     # a move past the listing (a review's move made)
+            world.apply(move_index)
+            return self.playout(world)
+        moves = self._moves
+        if moves is None:
+            moves = self._moves = world.all_moves()
+        world.apply(moves[move_index])
         return self.playout(world)
 
     def playout(self, g) -> float:

@@ -57,12 +57,17 @@ class Family:
         key = (self.options_key(), cards)
         found = _READINGS.get(key)
         if found is None:
-            n = len(cards)
-            found = [c for c in self.leads(cards) if len(c.cards) == n and c.cards == cards]
+            found = self._readings(cards)
             found.sort(key=reading_order, reverse=True)
             make_room(_READINGS, _READINGS_MAX)
             _READINGS[key] = found = tuple(found)
         return list(found)
+
+    def _readings(self, cards: tuple) -> list[Combo]:
+        """The readings of exactly ``cards`` (sorted), in any order: the leads of that hand
+        that use every card."""
+        n = len(cards)
+        return [c for c in self.leads(cards) if len(c.cards) == n and c.cards == cards]
 
     def default_label(self, cards: tuple):
         """The label of the default (first) reading of these sorted cards, or None if they
@@ -106,6 +111,9 @@ _READINGS: dict = {}
 _DEFAULT_LABEL: dict = {}
 _MISSING = object()
 _READINGS_MAX = 200_000
+#: from this many cards on, a compiled family finds the readings of a set of cards by counting
+#: its leads in the core rather than listing them (CompiledFamily._readings)
+READINGS_COUNTED = 8
 
 
 class CompiledFamily(Family):
@@ -145,6 +153,27 @@ class CompiledFamily(Family):
             except ValueError:
                 pass
         return None
+
+    def _readings(self, cards: tuple) -> list[Combo]:
+        """As :meth:`Family._readings`; for many cards the core counts the leads of ``cards``
+        by code (``core.steps_list``, which makes one play per code and no other) rather than
+        listing them: a 36-card two-pack hand has millions of leads, and every reading of
+        all its cards is the only play of its code that uses them all."""
+        n = len(cards)
+        if n >= READINGS_COUNTED and core.ACTIVE and core.steps_list is not None:
+            try:
+                got = core.steps_list(0, self, list(cards), None, None)
+            except ValueError:                  # a hand the core refuses: Python lists it
+                got = None
+            if got is not None:
+                firsts = got[0] if type(got) is tuple else got
+                out = []
+                for f in firsts:
+                    c = getattr(f, "combo", f)
+                    if c is not None and len(c.cards) == n and tuple(c.cards) == cards:
+                        out.append(c)
+                return out
+        return Family._readings(self, cards)
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)

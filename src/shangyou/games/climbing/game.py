@@ -126,11 +126,15 @@ class ClimbingGame(CompactView, GameBase):
             self._legal = moves
         return list(moves) if type(moves) is list else moves
 
-    def all_moves(self) -> list[Move]:
-        """Every legal move in one list, without the steps of ``legal_moves`` (for the search's
-        playouts and the environments); each may be applied."""
+    def all_moves(self, limit: int | None = LISTING_LIMIT) -> list[Move]:
+        """The legal moves in one list, without the steps of ``legal_moves`` (for the search's
+        playouts and the environments); each may be applied. Every legal move where there are
+        at most ``limit`` plays (default :data:`~.steps.LISTING_LIMIT`); past that, one play
+        per reading (``steps.bounded_plays``: never millions). ``limit=None``: every legal
+        move, however many (the reference the tests compare with; a two-pack hand has up to
+        millions)."""
         listed = self._legal if self._legal is not None else self.legal_moves()
-        plays = every_listed_play(self) if self.phase == PHASE_PLAY else None
+        plays = every_listed_play(self, limit) if self.phase == PHASE_PLAY else None
         return list(listed if plays is None else plays)
 
     def _steps(self) -> Grouping | None:

@@ -41,6 +41,7 @@ STEP_LIMIT = 400        # more legal moves than this: the play is chosen in step
 # more legal plays than this: the core does not list them for a decision (it would take more
 # than a millisecond or so: two-pack hands have up to millions), it counts them in steps
 LISTING_LIMIT = 4096
+SMALL_HAND = 10         # bounded_leads lists a hand this small whole
 
 _GROUP_TEXT: dict = {}  # (n, kind, label) -> the group's choose text
 
@@ -60,6 +61,68 @@ def list_plays(fam, hand, last, token) -> Sequence[Move]:
     return out
 
 
+def bounded_plays(fam, hand, last, token, limit: int = LISTING_LIMIT) -> Sequence[Move]:
+    """The legal moves of the play phase for ``hand`` as :func:`list_plays` lists them when
+    there are at most ``limit`` plays; past that, ``pass`` first when following, then one
+    play per code, what a play is read as (kind, size, reading: the first play of each code
+    in the family's order), at most ``limit`` of them. What :meth:`ClimbingGame.all_moves`,
+    :func:`every_play` and so every bot and the environments weigh: a two-pack hand has up
+    to millions of plays, and none of them is ever listed whole (the compiled core counts
+    them, ``core.steps_list``: about a millisecond). The plays a representative stands for
+    differ from it only in which physical cards make the same reading (which copies of a
+    card in two packs, a wild card or a natural one, the suits of a plain sequence); the
+    game still accepts each of them, typed or chosen in steps. Without the compiled core
+    (and for a follow the core leaves to Python) every play is listed, the Python reference,
+    and past ``limit`` thinned to the first play of each group (size, kind and reading)."""
+    return _bounded(fam, hand, last, token, limit)[0]
+
+
+def _bounded(fam, hand, last, token, limit: int) -> tuple[Sequence[Move], bool]:
+    """(:func:`bounded_plays`, whether it is one play per reading rather than every play)."""
+    if core.ACTIVE and core.steps_list is not None:
+        try:
+            got = core.steps_list(limit, fam, hand, last, token)
+        except ValueError:                      # a hand the core refuses
+            got = None
+        if type(got) is tuple:
+            out = [PASS_MOVE] if last is not None else []
+            for f in got[0][:limit]:
+                out.append(f if isinstance(f, Move) else _move(f, fam, token))
+            return out, True
+    else:
+        got = None
+    moves = got if got is not None else list_plays(fam, hand, last, token)
+    if len(moves) - (last is not None) <= limit:
+        return moves, False
+    thinned: list[Move] = [PASS_MOVE] if last is not None else []
+    seen: set[tuple] = set()
+    for m in moves:
+        c = m.combo
+        if c is None:
+            continue
+        key = (len(c.cards), c.kind, c.label)
+        if key not in seen and len(seen) < limit:
+            seen.add(key)
+            thinned.append(m)
+    return thinned, True
+
+
+def bounded_leads(fam, hand, limit: int = LISTING_LIMIT) -> list:
+    """``fam.leads(hand)`` (Combos) when the hand has at most ``limit`` leads; past that one
+    lead per code, as :func:`bounded_plays` (for the heuristic's plan of a hand, which asks
+    the leads of many parts of it). A hand of at most :data:`SMALL_HAND` cards is listed
+    whole without counting first (its leads are at most its sub-multisets' readings: few)."""
+    if len(hand) > SMALL_HAND and core.ACTIVE and core.steps_list is not None:
+        try:
+            listed = fam.play_moves(hand, None, None, limit)
+            got = core.steps_list(limit, fam, hand, None, None) if listed is False else None
+        except ValueError:                      # a hand the core refuses
+            got = None
+        if type(got) is tuple:
+            return [getattr(f, "combo", f) for f in got[0][:limit]]
+    return fam.leads(hand)
+
+
 def in_steps(moves: list[str]) -> bool:
     """Do these legal move texts offer the choice of a play in steps?"""
     return any(m.startswith(("choose ", "pick ")) for m in moves)
@@ -67,7 +130,8 @@ def in_steps(moves: list[str]) -> bool:
 
 def every_play(view: dict, family) -> dict:
     """``view`` itself, or where its legal moves are steps of a choice (``choose``, ``pick``) a
-    copy whose ``legal_moves`` are every legal play, in the order of ``all_moves()``: a bot
+    copy whose ``legal_moves`` are the whole plays of :func:`bounded_plays` (every legal
+    play, up to :data:`LISTING_LIMIT` of them), in the order of ``all_moves()``: a bot
     weighs them all and answers one whole play, which the game accepts at every step."""
     moves = view.get("legal_moves") or []
     if not in_steps(moves):
@@ -80,7 +144,10 @@ def every_play(view: dict, family) -> dict:
         readings = family.combos(sorted(parse(last["cards"])))
         prev = next((c for c in readings if c.label == last["reading"]), readings[0])
     out = dict(view)
-    out["legal_moves"] = [str(m) for m in list_plays(family, hand, prev, None)]
+    plays, by_reading = _bounded(family, hand, prev, None, LISTING_LIMIT)
+    out["legal_moves"] = [str(m) for m in plays]
+    if by_reading:
+        out["by_reading"] = True        # one play per reading: other plays are legal too
     return out
 
 
@@ -394,15 +461,18 @@ def play_phase_moves(game, token, listed=None) -> Sequence[Move]:
     return step_moves(grouping, game.choice, game.picked, token, game.rules.family.sort_key)
 
 
-def every_listed_play(game) -> list[Move] | None:
-    """Every legal play of ``game``'s play phase in one list while its seat chooses in steps
-    (made once per listing, kept with its token), or None when the moves listed are all."""
+def every_listed_play(game, limit: int | None = LISTING_LIMIT) -> list[Move] | None:
+    """The legal plays of ``game``'s play phase in one list while its seat chooses in steps,
+    :func:`bounded_plays` (``limit`` None: every play, however many; made once per listing
+    and limit, kept with its token), or None when the moves listed are all."""
     if game._grouping is None or current_grouping(game) is None:
         return None
     seat = game.to_act
     assert seat is not None
     plays = game._plays
-    if plays is None or plays[0] is not game._token:
-        plays = game._plays = (game._token, list_plays(
-            game.rules.family, game.hands[seat], game.last, game._token))
+    if plays is None or plays[0] is not game._token or plays[2:] != (limit,):
+        fam, hand, last = game.rules.family, game.hands[seat], game.last
+        listed = list_plays(fam, hand, last, game._token) if limit is None else \
+            bounded_plays(fam, hand, last, game._token, limit)
+        plays = game._plays = (game._token, list(listed), limit)
     return plays[1]
