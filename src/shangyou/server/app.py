@@ -20,13 +20,13 @@ from shangyou import fairness
 from shangyou.registry import aliases, preset_info, preset_names
 
 from . import schemas, views
-from .conn import FLOOD_CLOSE, INBOX
+from .conn import FLOOD_CLOSE, INBOX, answer_ping
 from .limits import BodyLimit, Limits, origin_allowed
 from .model import Refused
 from .replays import ReplayCache, ReplayEntry
 from .reviews import Busy, ReviewJobs
 from .store import AsyncStore, Store, database_url, utcnow
-from .tables import TableManager
+from .tables import MOVED_CODE, TableManager
 
 log = logging.getLogger("shangyou.server")
 
@@ -107,6 +107,15 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
         state["store"], state["manager"], state["node"] = store, manager, node
         app.state.manager = manager
         state["reviews"] = app.state.reviews = ReviewJobs(store)
+
+        async def drain() -> None:
+            """Hand this node's work on before it stops (server/drain.py)."""
+            tables = await manager.drain()
+            moved = node.drain() if node is not None else 0
+            log.warning("draining: %d tables handed on, %d clients of other nodes' tables "
+                        "moved", tables, moved)
+
+        app.state.drain = drain
         try:
             yield
         finally:
@@ -324,6 +333,11 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             await ws.close(4403)          # before the handshake: an HTTP 403
             return
         await ws.accept()
+        if manager.draining:              # this node stops: the client tries another
+            await ws.send_json({"type": "error", "code": "moved",
+                                "message": "this server is stopping; reconnecting to another"})
+            await ws.close(MOVED_CODE)
+            return
         address = ws.client.host if ws.client else None
         table = await manager.get(table_id)
         if table is None and state["node"] is not None:
@@ -367,6 +381,8 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
                 raw = msg.get("text")
                 if raw is None:
                     raw = msg.get("bytes")
+                if answer_ping(conn, raw):      # at once, not behind the table's messages
+                    continue
                 if inbox.qsize() >= INBOX:      # the client sends faster than it is served
                     conn.refused_in_a_row += 1
                     if conn.refused_in_a_row > FLOOD_CLOSE:

@@ -43,6 +43,9 @@ class LocalLease:
     def forget(self, table_id: str) -> None:
         """The table left memory (nothing to release)."""
 
+    async def release(self, ids: list[str]) -> None:
+        """Draining: nothing to release."""
+
     def alive(self, node: str, heard_at: float = 0.0) -> bool:
         return True                       # there is no other node
 
@@ -87,6 +90,11 @@ class DbLease:
     def forget(self, table_id: str) -> None:
         self._released.add(table_id)
 
+    async def release(self, ids: list[str]) -> None:
+        """Release these tables now (draining): any node may take them at once."""
+        await self.store.call("release", ids)
+        self._released.difference_update(ids)
+
     def alive(self, node: str, heard_at: float = 0.0) -> bool:
         """False when ``node``'s heartbeat had run out at the latest renewal (at most a
         quarter of a lease old) and nothing was heard of it since ``heard_at`` (monotonic):
@@ -123,8 +131,19 @@ class DbLease:
 
     # ------------------------------------------------------------------ the renewal thread
     def _heartbeat(self) -> None:
-        """In the event loop, several times a lease: the loop runs."""
-        self._loop_seen = time.monotonic()
+        """In the event loop, several times a lease: the loop runs. A loop that did not run
+        for a lease (the process was paused or hung) may have lost every lease meanwhile:
+        its tables leave memory and their clients are told to move at once (a fenced write
+        would refuse them one by one); those still its own are loaded again when opened."""
+        now = time.monotonic()
+        silent = now - self._loop_seen
+        self._loop_seen = now
+        manager = self._manager
+        if silent > self.lease_seconds and manager is not None and manager.tables:
+            log.error("the event loop did not run for %.1f s (a lease is %g s): its tables "
+                      "may run elsewhere now; their clients move", silent, self.lease_seconds)
+            for t in list(manager.tables.values()):
+                manager.lose(t, f"this node was paused for {silent:.1f} s")
         self._beat = asyncio.get_running_loop().call_later(self.lease_seconds / 4,
                                                            self._heartbeat)
 
@@ -180,6 +199,8 @@ class DbLease:
         """Drop what this node lost, release what it dropped, and take over the matches of
         nodes whose leases ran out (the renewal thread renews)."""
         self.check_kept(manager)
+        if manager.draining:
+            return                         # it takes nothing more
         released = [i for i in self._released if i not in manager.tables]
         if released:
             await self.store.call("release", released)
