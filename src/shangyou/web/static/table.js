@@ -41,17 +41,17 @@ const NAME_KEY = "shangyou.name";
 const BOTS_KEY = "shangyou.bots";
 // Reconnecting: exponential backoff with jitter (each delay drawn between half and all of
 // RETRY_BASE_MS * 2^tries, at most RETRY_MAX_MS), so that the clients of a server that went away
-// do not all come back at the same moment; a client told its table moved comes back within
-// MOVED_JITTER_MS.
+// do not all come back at the same moment; a client told its table moved comes back at once.
 const RETRY_BASE_MS = 250;
 const RETRY_MAX_MS = 8000;
-const MOVED_JITTER_MS = 300;
 const MOVED = 1012;         // the close code of a table another server runs now: reconnect
 // A silent server: a ping every PING_MS; nothing at all heard for PING_MS + PONG_MS (a socket
 // that opened and got no welcome: for OPEN_MS) and the socket is given up and made again.
 const PING_MS = 5000;
 const PONG_MS = 4000;
 const OPEN_MS = 6000;
+const SILENT = 0;           // the "close code" of a socket given up as silent
+const SILENT_JITTER_MS = 500;
 
 const $ = (id) => document.getElementById(id);
 
@@ -139,7 +139,8 @@ function connect() {
   ws.addEventListener("error", () => { /* the close event follows */ });
 }
 
-/** The socket is gone (closed with ``code``, or given up: 0): reconnect as the code says. */
+/** The socket is gone (closed with ``code``, or given up: SILENT): reconnect as the code
+ * says. */
 function dropped(code) {
   clearInterval(S.pingTimer);
   const wasConnected = S.connected;
@@ -154,13 +155,15 @@ function dropped(code) {
   if (code === 4429) { openedElsewhere("t.tooManySockets", "t.tryAgain"); return; }
   if (code === 4404) { S.stopped = true; }
   // another server runs the table now (the server stops, or another node took it over):
-  // back almost at once, to any server; the usual backoff if that socket fails before its
-  // welcome
-  if (code === MOVED && wasConnected) {
-    S.retry = 0;
+  // back at once, to any server (the servers spread these: a draining node hands its tables
+  // on one at a time); the usual backoff if that socket fails before its welcome
+  if (code === MOVED && wasConnected) { S.retry = 0; connect(); return; }
+  // a silent server given up: the attempt waited long already and the next one may reach
+  // another node (the proxy takes turns): again soon, without growing the backoff
+  if (code === SILENT) {
     renderConn();
     clearTimeout(S.retryTimer);
-    S.retryTimer = setTimeout(connect, Math.random() * MOVED_JITTER_MS);
+    S.retryTimer = setTimeout(connect, Math.random() * SILENT_JITTER_MS);
     return;
   }
   scheduleReconnect();
@@ -177,7 +180,7 @@ function watch(ws) {
     if (silent > (S.welcomed ? PING_MS + PONG_MS : OPEN_MS)) {
       S.ws = null;
       try { ws.close(); } catch { /* closing a socket that never opened */ }
-      dropped(0);
+      dropped(SILENT);
       return;
     }
     if (ws.readyState === WebSocket.OPEN && silent >= PING_MS - 500) {
