@@ -178,7 +178,9 @@ programs=""
 for i in $(seq 1 "$NODES"); do
     port=$((NODE_PORT + i - 1))
     echo "node$i $port" >>"$DATA/run/nodes"
-    upstream+="        server 127.0.0.1:$port max_fails=1 fail_timeout=5s;"$'\n'
+    # max_fails=0: a dead node refuses at once and the next is tried; no live node is ever
+    # set aside for a failure (it would leave a paused node all the new sockets)
+    upstream+="        server 127.0.0.1:$port max_fails=0;"$'\n'
     # stopped with SIGTERM: the node drains (hands its tables on) within stopwaitsecs
     programs+="
 [program:node$i]

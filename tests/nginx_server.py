@@ -91,7 +91,7 @@ class NginxServer:
         (self.root / "tmp").mkdir()
         self.root.chmod(0o755)
         self.port = _free_port()
-        servers = "".join(f"        server 127.0.0.1:{p} max_fails=1 fail_timeout=5s;\n"
+        servers = "".join(f"        server 127.0.0.1:{p} max_fails=0;\n"
                           for p in ports)
         (self.root / "nginx.conf").write_text(CONF.format(root=self.root, servers=servers,
                                                           port=self.port))

@@ -38,6 +38,11 @@ from sqlalchemy.pool import StaticPool
 SCHEMA_LOCK = 0x5348_414E_4759_4F55        # "SHANGYOU"
 
 
+# a node's transaction idle this long (its process paused between two statements) is ended
+# by PostgreSQL, with its locks (several nodes; no transaction of a running node waits so long)
+IDLE_IN_TRANSACTION_MS = 8000
+
+
 class Stale(Exception):
     """A write refused: the table's version moved on, or another node owns the table now."""
 
@@ -153,6 +158,11 @@ class Store:
         else:
             # a database server may restart or drop idle connections: test each before use
             kwargs["pool_pre_ping"] = True
+            if node is not None and url.startswith("postgresql"):
+                # a node paused (or hung) inside a transaction holds its rows' locks, and the
+                # other nodes could take none of its tables over: PostgreSQL ends its session
+                kwargs["connect_args"] = {"options": "-c idle_in_transaction_session_timeout="
+                                                     f"{IDLE_IN_TRANSACTION_MS}"}
         self.engine = create_engine(url, **kwargs)
         if sqlite:
             @event.listens_for(self.engine, "connect")
