@@ -75,6 +75,7 @@ class DbLease:
         self._beat: asyncio.TimerHandle | None = None
         self._manager = None
         self._loop_seen = time.monotonic()          # the event loop last ran (its heartbeat)
+        self._renewed_at = time.monotonic()         # the latest renewal that worked began
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         # the latest renewal: when it started (monotonic) and the tables this node owned then
@@ -131,15 +132,20 @@ class DbLease:
 
     # ------------------------------------------------------------------ the renewal thread
     def _heartbeat(self) -> None:
-        """In the event loop, several times a lease: the loop runs. A loop that did not run
-        for a lease (the process was paused or hung) may have lost every lease meanwhile:
+        """In the event loop, several times a lease: the loop runs. A node whose loop did not
+        run for a lease, and whose leases were not renewed meanwhile either (the process was
+        paused), may have lost every lease:
         its tables leave memory and their clients are told to move at once (a fenced write
         would refuse them one by one); those still its own are loaded again when opened."""
         now = time.monotonic()
         silent = now - self._loop_seen
         self._loop_seen = now
         manager = self._manager
-        if silent > self.lease_seconds and manager is not None and manager.tables:
+        # a loop merely busy keeps its leases (the renewal thread renews them): only a process
+        # paused whole, its renewals stopped too, may have lost them
+        unrenewed = now - self._renewed_at
+        if min(silent, unrenewed) > self.lease_seconds and manager is not None \
+                and manager.tables:
             log.error("the event loop did not run for %.1f s (a lease is %g s): its tables "
                       "may run elsewhere now; their clients move", silent, self.lease_seconds)
             for t in list(manager.tables.values()):
@@ -168,6 +174,7 @@ class DbLease:
     def _renew(self) -> None:
         started = time.monotonic()
         kept, dead = self.store.store.beat(self.lease_ms)
+        self._renewed_at = started
         self._kept = (started, frozenset(kept))
         self.dead, self._dead_at = frozenset(dead), started
 
