@@ -166,6 +166,7 @@ class Player:
                 m = json.loads(raw)
                 if m["type"] == "welcome":
                     welcomed = True
+                    self.started.clear()        # a start sent on a lost socket: again
                 elif m["type"] == "error":
                     pending.clear()
                 elif m["type"] == "state":

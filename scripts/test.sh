@@ -2,8 +2,8 @@
 # Install everything (extras web, test, env, tournament, cluster, train, at the exact versions
 # of requirements.lock) into .venv (Debian's chromium and a Chinese font for the browser tests,
 # PostgreSQL's programs for the store tests, redis-server for the tests of several nodes and
-# nginx for the chaos tests, if missing, and axe-core into node_modules/ with npm) and run the whole test suite. Extra
-# arguments go to pytest
+# nginx for the chaos tests, if missing, and axe-core into node_modules/ with npm) and run the
+# whole test suite. Extra arguments go to pytest
 # (e.g. `bash scripts/test.sh --playouts 2000` for the large random-playout run).
 set -euo pipefail
 cd "$(dirname "$0")/.."

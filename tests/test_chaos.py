@@ -140,6 +140,7 @@ class Player(threading.Thread):
                     m = json.loads(raw)
                     if m["type"] == "welcome":
                         welcomed = True
+                        self.started.clear()    # a start sent on a lost socket: again
                     elif m["type"] == "error":
                         self.errors.append((self.phase, m["code"]))
                         pending = None                    # its answer is unknown

@@ -72,10 +72,7 @@ class DrainingServer(uvicorn.Server):
             await asyncio.wait_for(self.drain(), self.drain_seconds)
             deadline = time.monotonic() + SOCKETS_CLOSE_SECONDS
             while time.monotonic() < deadline and any(
-                    getattr(c, "handshake_complete", False)
-                    or getattr(c, "handshake_completed_event", None) is not None
-                    and c.handshake_completed_event.is_set()
-                    for c in self.server_state.connections):
+                    _open_socket(c) for c in self.server_state.connections):
                 await asyncio.sleep(0.05)
         except asyncio.TimeoutError:
             log.error("draining took more than %g s: stopping with what is left",
@@ -84,3 +81,11 @@ class DrainingServer(uvicorn.Server):
             log.exception("draining failed: stopping")
         log.warning("drained in %.2f s; stopping", time.monotonic() - started)
         self.should_exit = True
+
+
+def _open_socket(connection: object) -> bool:
+    """A WebSocket still open on this uvicorn connection (of any of its implementations)."""
+    if getattr(connection, "handshake_complete", False):
+        return True
+    event = getattr(connection, "handshake_completed_event", None)
+    return isinstance(event, asyncio.Event) and event.is_set()
