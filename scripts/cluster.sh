@@ -106,7 +106,7 @@ if [ -z "$PY" ]; then
         -e '.[web,cluster]'
     PY=.venv/bin/python
 fi
-PY="$(command -v "$PY")"
+PY="$(command -v "$PY")" || { echo "cluster.sh: --python: no such program" >&2; exit 2; }
 case "$PY" in /*) ;; *) PY="$(pwd)/$PY" ;; esac
 # supervisord: the nodes' Python's (the cluster extra), else Debian's
 if "$PY" -c "import supervisor" 2>/dev/null; then
