@@ -60,16 +60,19 @@ case "$NODES" in
     ''|*[!0-9]*|0) echo "cluster.sh: --nodes: a number from 1" >&2; exit 2 ;;
 esac
 
+running() {     # the process runs (a zombie only waits for its parent to read its status)
+    kill -0 "$1" 2>/dev/null && ! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null
+}
 if [ -n "$STOP$RESTART" ]; then
     pidfile="$DATA/run/cluster.pid"
-    if [ ! -s "$pidfile" ] || ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+    if [ ! -s "$pidfile" ] || ! running "$(cat "$pidfile")"; then
         echo "no cluster runs on $DATA" >&2
         exit 1
     fi
     pid="$(cat "$pidfile")"
     if [ -n "$STOP" ]; then
         kill -TERM "$pid"
-        while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
+        while running "$pid"; do sleep 0.2; done
         echo "stopped the cluster on $DATA"
         exit 0
     fi
