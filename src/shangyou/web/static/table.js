@@ -176,6 +176,7 @@ function watch(ws) {
   // when it wakes (a fake clock of the tests moves it as it moves the timers)
   clearInterval(S.pingTimer);
   S.pingId = 0;
+  S.pingedAt = 0;
   S.pingTimer = setInterval(() => {
     if (S.ws !== ws) { clearInterval(S.pingTimer); return; }
     const silent = Date.now() - S.heardAt;
@@ -185,7 +186,9 @@ function watch(ws) {
       dropped(SILENT);
       return;
     }
-    if (ws.readyState === WebSocket.OPEN && silent >= PING_MS - 500) {
+    if (ws.readyState === WebSocket.OPEN &&
+        Date.now() - Math.max(S.heardAt, S.pingedAt) >= PING_MS - 500) {
+      S.pingedAt = Date.now();          // one ping, then the next after PING_MS more
       S.pingId += 1;
       ws.send(JSON.stringify({ type: "ping", id: S.pingId }));
     }
