@@ -132,13 +132,15 @@ def test_the_page_gives_up_a_silent_server_and_comes_back(nodes, browser):
 
     page.clock.run_for(6000)                 # nothing heard for a while: a ping, answered
     wait_for("a pong", lambda: any('"type":"pong"' in f for f in got))
-    assert any('"type":"ping"' in f for f in sent)
+    wait_for("its ping", lambda: any('"type":"ping"' in f for f in sent))
     page.evaluate("window.__seen.length = 0")
     pings = sum('"type":"ping"' in f for f in sent)
     a.signal(signal.SIGSTOP)
     try:
         page.clock.run_for(12000)            # past the deadline: no pong, no close
-        assert sum('"type":"ping"' in f for f in sent) > pings
+        # (the frames reach the test a little later than the page sends them)
+        wait_for("a ping to the paused server",
+                 lambda: sum('"type":"ping"' in f for f in sent) > pings)
         page.wait_for_function("document.body.dataset.connected === ''")
         assert page.locator("#reconnecting").is_visible()
         assert page.locator("#conn").text_content() == "reconnecting…"
