@@ -261,7 +261,7 @@ class Node:
         while True:
             await asyncio.sleep(self.config.lease_seconds / 4)
             try:
-                if not await self.relay.check(self.config.lease_seconds / 2):
+                if not await self.relay.check(self.config.lease_seconds):
                     continue
                 self.relay.acknowledge()
                 await self._check()

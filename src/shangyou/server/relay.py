@@ -63,6 +63,7 @@ class Relay:
         self.on_down = on_down            # (): Redis is out of reach: no socket spans nodes
         self.up = True                    # Redis answers (a ping, or the subscription)
         self.downs = 0                    # times the link to Redis was found down
+        self._restart: set[str] = set()   # nodes told of new streams once Redis is back
         self.links = Links(node)
         self._out: dict[str, list] = {}
         self._queue: asyncio.Queue = asyncio.Queue()
@@ -140,13 +141,20 @@ class Relay:
                   why)
         for node in set(self.links.out) | set(self.links.inc):
             self.links.reset(node)
+            self._restart.add(node)
         self._unheard.clear()
         self.on_down()
 
     def link_up(self) -> None:
+        """Redis answers again: each node whose streams were dropped is sent the first
+        message of a new one, so that it knows the sockets between us are gone (a node that
+        did not see Redis down would keep its side of them, waiting for nothing)."""
         if not self.up:
             self.up = True
             log.warning("Redis answers again")
+            for node in self._restart:
+                self._queue.put_nowait((node, self.links.send(node, []), True))
+            self._restart.clear()
 
     async def check(self, timeout: float) -> bool:
         """Ping Redis (at most ``timeout`` seconds): the link is up or down."""
