@@ -2,23 +2,31 @@
 # The web server as several nodes on this machine, with real components: Debian's PostgreSQL
 # (a cluster made by initdb under the data folder, on 127.0.0.1:PG_PORT), Redis
 # (127.0.0.1:REDIS_PORT, nothing saved), N server nodes (ports NODE_PORT, NODE_PORT+1, ...) and
-# nginx in front with WebSocket support on http://127.0.0.1:PORT/. Installs what is missing
-# (Debian's postgresql, redis-server and nginx with apt; the app with the web and cluster extras
-# into .venv). Ctrl-C (or `--stop` from another shell) stops everything; the database stays in
-# the data folder for the next start.
+# nginx in front with WebSocket support on http://127.0.0.1:PORT/. Redis, the nodes and nginx
+# run under supervisord, which starts again any of them that stops: a node killed comes back
+# by itself, and the other nodes serve its tables meanwhile. Installs what is missing
+# (Debian's postgresql, redis-server and nginx with apt; the app with the web and cluster
+# extras, supervisord included, into .venv). Ctrl-C (or `--stop` from another shell) stops
+# everything (each node hands its tables on first); the database stays in the data folder for
+# the next start.
 #
 #   bash scripts/cluster.sh [--nodes N] [--port P] [--node-port P] [--pg-port P]
 #                           [--redis-port P] [--data DIR] [--python PY] [-- NODE OPTIONS...]
 #   bash scripts/cluster.sh --stop [--data DIR]
+#   bash scripts/cluster.sh --restart [--data DIR]
 #
 # --nodes N: server nodes behind nginx (default 2; 1 gives the same proxy with one upstream);
 # --port: nginx's port (default 8080); --node-port: the first node's port (default 8101);
 # --pg-port, --redis-port: PostgreSQL's and Redis's (default 55432, 56379); --data: the folder
 # of the database, the logs and the pid files (default ./data/cluster); --python: run the nodes
-# with this interpreter as it is, installing nothing into .venv; what follows `--` goes to
-# every node (for example `-- --bot-delay 0.5 --allow-address 127.0.0.1/32`). The environment
-# variables NODES, PORT, NODE_PORT, PG_PORT and REDIS_PORT set the same defaults.
+# with this interpreter as it is, installing nothing into .venv (supervisord is then its
+# `supervisor` package, or Debian's); what follows `--` goes to every node (for example
+# `-- --bot-delay 0.5 --allow-address 127.0.0.1/32`). The environment variables NODES, PORT,
+# NODE_PORT, PG_PORT and REDIS_PORT set the same defaults.
 # `--stop` stops the cluster started on that data folder and waits until it is down.
+# `--restart` restarts its nodes one after the other (a rolling restart: each node drains,
+# handing its tables to the others, starts again and answers before the next one stops).
+# supervisorctl works too: `supervisorctl -c DIR/supervisord.conf status` (or `restart node1`).
 # docs/deploy.md says how to use a managed PostgreSQL and Redis instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +39,7 @@ PUBSUB_LIMIT="pubsub 512mb 128mb 60"
 DATA="$(pwd)/data/cluster"
 PY=""
 STOP=""
+RESTART=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --nodes) NODES="$2"; shift 2 ;;
@@ -41,6 +50,7 @@ while [ $# -gt 0 ]; do
         --data) mkdir -p "$2"; DATA="$(cd "$2" && pwd)"; shift 2 ;;
         --python) PY="$2"; shift 2 ;;
         --stop) STOP=1; shift ;;
+        --restart) RESTART=1; shift ;;
         --) shift; break ;;
         *) echo "cluster.sh: unknown option $1 (options for the nodes go after --)" >&2
            exit 2 ;;
@@ -50,16 +60,33 @@ case "$NODES" in
     ''|*[!0-9]*|0) echo "cluster.sh: --nodes: a number from 1" >&2; exit 2 ;;
 esac
 
-if [ -n "$STOP" ]; then
+running() {     # the process runs (a zombie only waits for its parent to read its status)
+    kill -0 "$1" 2>/dev/null && ! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null
+}
+if [ -n "$STOP$RESTART" ]; then
     pidfile="$DATA/run/cluster.pid"
-    if [ ! -s "$pidfile" ] || ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+    if [ ! -s "$pidfile" ] || ! running "$(cat "$pidfile")"; then
         echo "no cluster runs on $DATA" >&2
         exit 1
     fi
     pid="$(cat "$pidfile")"
-    kill -TERM "$pid"
-    while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
-    echo "stopped the cluster on $DATA"
+    if [ -n "$STOP" ]; then
+        kill -TERM "$pid"
+        while running "$pid"; do sleep 0.2; done
+        echo "stopped the cluster on $DATA"
+        exit 0
+    fi
+    # the rolling restart: supervisorctl stops a node with SIGTERM (it drains) and waits for
+    # it, starts it again, and the node answers /healthz before the next one goes
+    read -r -a CTL <"$DATA/run/supervisorctl"
+    while read -r name port; do
+        "${CTL[@]}" -c "$DATA/supervisord.conf" restart "$name" >/dev/null
+        for _ in $(seq 1 600); do
+            curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+            sleep 0.1
+        done
+        echo "restarted $name"
+    done <"$DATA/run/nodes"
     exit 0
 fi
 SUDO=""
@@ -82,6 +109,21 @@ if [ -z "$PY" ]; then
         -e '.[web,cluster]'
     PY=.venv/bin/python
 fi
+PY="$(command -v "$PY")" || { echo "cluster.sh: --python: no such program" >&2; exit 2; }
+case "$PY" in /*) ;; *) PY="$(pwd)/$PY" ;; esac
+# supervisord: the nodes' Python's (the cluster extra), else Debian's
+if "$PY" -c "import supervisor" 2>/dev/null; then
+    SUPERVISORD=("$PY" -m supervisor.supervisord)
+    SUPERVISORCTL=("$PY" -m supervisor.supervisorctl)
+else
+    if ! command -v supervisord >/dev/null 2>&1; then
+        need supervisord supervisor
+        # Debian's package starts a supervisord of the system; this cluster runs its own
+        $SUDO systemctl disable --now supervisor >/dev/null 2>&1 || true
+    fi
+    SUPERVISORD=(supervisord)
+    SUPERVISORCTL=(supervisorctl)
+fi
 
 # PostgreSQL's programs: beside the initdb on the PATH (links followed), else Debian's newest
 PG_BIN=""
@@ -103,17 +145,21 @@ if [ ! -s "$DATA/pg/PG_VERSION" ]; then
         >"$DATA/initdb.log"
 fi
 
-pids=()
+supervisor=""
 cleanup() {
     trap - EXIT INT TERM
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
+    if [ -n "$supervisor" ]; then         # it stops what it runs: the nodes drain first
+        kill -TERM "$supervisor" 2>/dev/null || true
+        wait "$supervisor" 2>/dev/null || true
+    fi
     "${AS[@]}" "$PG_BIN/pg_ctl" -D "$DATA/pg" -m fast stop >/dev/null 2>&1 || true
     rm -f "$DATA/run/cluster.pid" "$DATA/run/pids"
 }
 trap cleanup EXIT INT TERM
 echo $$ >"$DATA/run/cluster.pid"
 : >"$DATA/run/pids"        # "name pid" of each process of the cluster (bench/load_server.py)
+: >"$DATA/run/nodes"       # "name port" of each node (--restart)
+echo "${SUPERVISORCTL[*]}" >"$DATA/run/supervisorctl"
 
 "${AS[@]}" "$PG_BIN/pg_ctl" -D "$DATA/pg" -l "$DATA/postgres.log" -w -o \
     "-p $PG_PORT -k $DATA/run -c listen_addresses=127.0.0.1" start >/dev/null
@@ -122,24 +168,39 @@ if ! "${AS[@]}" "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U shangyou -d postgre
     "${AS[@]}" "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U shangyou shangyou
 fi
 echo "postgres $(head -n 1 "$DATA/pg/postmaster.pid")" >>"$DATA/run/pids"
-# a node that falls behind reading its channel is not cut off at Redis's default pubsub limit
-# (32 MB at once, or 8 MB for 60 s): it may hold 512 MB, or 128 MB for 60 s (docs/deploy.md)
-redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no \
-    --client-output-buffer-limit "$PUBSUB_LIMIT" --dir "$DATA" --logfile "$DATA/redis.log" &
-pids+=($!)
-echo "redis $!" >>"$DATA/run/pids"
 
+q() {           # one word quoted for supervisord's command line (it splits as a shell does)
+    local s="$1"
+    printf '"%s"' "${s//\"/\\\"}"
+}
+node_args=""
+for arg in "$@"; do node_args+=" $(q "$arg")"; done
 DB="postgresql://shangyou@127.0.0.1:$PG_PORT/shangyou"
 upstream=""
+programs=""
 for i in $(seq 1 "$NODES"); do
     port=$((NODE_PORT + i - 1))
-    "$PY" -m shangyou.server --port "$port" --db "$DB" \
-        --redis "redis://127.0.0.1:$REDIS_PORT/0" --node-id "node$i" "$@" \
-        >"$DATA/node$i.log" 2>&1 &
-    pids+=($!)
-    echo "node$i $!" >>"$DATA/run/pids"
-    upstream+="        server 127.0.0.1:$port;"$'\n'
+    echo "node$i $port" >>"$DATA/run/nodes"
+    # max_fails=0: a dead node refuses at once and the next is tried; no live node is ever
+    # set aside for a failure (it would leave a paused node all the new sockets)
+    upstream+="        server 127.0.0.1:$port max_fails=0;"$'\n'
+    # stopped with SIGTERM: the node drains (hands its tables on) within stopwaitsecs
+    programs+="
+[program:node$i]
+command=$(q "$PY") -m shangyou.server --port $port --db $(q "$DB") --redis $(q "redis://127.0.0.1:$REDIS_PORT/0") --node-id node$i$node_args
+directory=$(pwd)
+stdout_logfile=$DATA/node$i.log
+stdout_logfile_maxbytes=0
+redirect_stderr=true
+autorestart=true
+startsecs=1
+startretries=1000
+stopsignal=TERM
+stopwaitsecs=40
+"
 done
+# a % in a value would be read by supervisord as an expansion
+programs="${programs//%/%%}"
 
 cat >"$DATA/nginx/nginx.conf" <<EOF
 worker_processes 1;
@@ -162,15 +223,50 @@ $upstream    }
             proxy_set_header Host \$http_host;
             proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
             proxy_read_timeout 1h;
+            proxy_connect_timeout 2s;
             proxy_next_upstream error timeout;
         }
     }
 }
 EOF
-"$NGINX" -p "$DATA/nginx" -e "$DATA/nginx/logs/error.log" -c "$DATA/nginx/nginx.conf" \
-    -g "daemon off;" &
-pids+=($!)
-echo "nginx $!" >>"$DATA/run/pids"
+
+# a node that falls behind reading its channel is not cut off at Redis's default pubsub limit
+# (32 MB at once, or 8 MB for 60 s): it may hold 512 MB, or 128 MB for 60 s (docs/deploy.md)
+REDIS_SERVER="$(command -v redis-server || echo /usr/bin/redis-server)"
+cat >"$DATA/supervisord.conf" <<EOF
+[supervisord]
+nodaemon=true
+logfile=$DATA/supervisord.log
+logfile_maxbytes=0
+pidfile=$DATA/run/supervisord.pid
+directory=$(pwd)
+
+[unix_http_server]
+file=$DATA/run/supervisor.sock
+chmod=0700
+
+[rpcinterface:supervisor]
+supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface
+
+[supervisorctl]
+serverurl=unix://$DATA/run/supervisor.sock
+
+[program:redis]
+command=$(q "$REDIS_SERVER") --port $REDIS_PORT --bind 127.0.0.1 --save "" --appendonly no --client-output-buffer-limit "$PUBSUB_LIMIT" --dir $(q "$DATA") --logfile $(q "$DATA/redis.log")
+autorestart=true
+startsecs=0
+startretries=1000
+priority=10
+$programs
+[program:nginx]
+command=$(q "$NGINX") -p $(q "$DATA/nginx") -e $(q "$DATA/nginx/logs/error.log") -c $(q "$DATA/nginx/nginx.conf") -g "daemon off;"
+autorestart=true
+startsecs=0
+startretries=1000
+priority=900
+EOF
+"${SUPERVISORD[@]}" -c "$DATA/supervisord.conf" >"$DATA/supervisord.out" 2>&1 &
+supervisor=$!
 
 for i in $(seq 1 "$NODES"); do
     for _ in $(seq 1 600); do
@@ -178,6 +274,10 @@ for i in $(seq 1 "$NODES"); do
         sleep 0.1
     done
 done
+for name in redis $(seq -f "node%g" 1 "$NODES") nginx; do
+    echo "$name $("${SUPERVISORCTL[@]}" -c "$DATA/supervisord.conf" pid "$name")" \
+        >>"$DATA/run/pids"
+done
 echo "shangyou on $NODES node$([ "$NODES" = 1 ] || echo s): http://127.0.0.1:$PORT/ (nginx; logs in $DATA)"
-wait -n "${pids[@]}"
-echo "a process of the cluster stopped; stopping the rest" >&2
+wait "$supervisor" || true
+echo "supervisord stopped; stopping the rest" >&2

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Install everything (extras web, test, env, tournament, cluster, train, at the exact versions
 # of requirements.lock) into .venv (Debian's chromium and a Chinese font for the browser tests,
-# PostgreSQL's programs for the store tests and redis-server for the tests of several nodes, if
-# missing, and axe-core into node_modules/ with npm) and run the whole test suite. Extra
-# arguments go to pytest
+# PostgreSQL's programs for the store tests, redis-server for the tests of several nodes and
+# nginx for the chaos tests, if missing, and axe-core into node_modules/ with npm) and run the
+# whole test suite. Extra arguments go to pytest
 # (e.g. `bash scripts/test.sh --playouts 2000` for the large random-playout run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +41,16 @@ if ! command -v redis-server >/dev/null 2>&1 && [ ! -x /usr/bin/redis-server ]; 
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server >/dev/null
     # Debian's package starts a system Redis on port 6379; the tests start their own
     $SUDO systemctl disable --now redis-server >/dev/null 2>&1 || true
+fi
+if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
+    # the chaos tests put nginx in front of their nodes (tests/nginx_server.py)
+    echo "installing Debian's nginx for the chaos tests ..." >&2
+    SUDO=""
+    [ "$(id -u)" = 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx >/dev/null
+    # Debian's package may start a system nginx on port 80; the tests start their own
+    $SUDO systemctl disable --now nginx >/dev/null 2>&1 || true
 fi
 # axe-core (the accessibility scanner of the browser tests), pinned in package.json
 npm ci --no-audit --no-fund --silent

@@ -90,6 +90,28 @@ class RedisServer:
             self.stop_process()
         raise RuntimeError(f"redis-server did not start:\n{self.log.read_text()}")
 
+    def restart(self) -> None:
+        """Start the server again on the same port (after :meth:`kill` or a stop), empty."""
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(
+                [str(self.binary), "--port", str(self.port), "--bind", "127.0.0.1",
+                 "--dir", str(self.root), "--save", "", "--appendonly", "no",
+                 "--client-output-buffer-limit", PUBSUB_LIMIT,
+                 "--daemonize", "no", "--protected-mode", "yes"],
+                cwd=self.root, stdin=subprocess.DEVNULL, stdout=log,
+                stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+        deadline = time.monotonic() + 60
+        while not _ping(self.port):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"redis-server did not start again:\n{self.log.read_text()}")
+            time.sleep(0.02)
+
+    def kill(self) -> None:
+        """SIGKILL: Redis is gone at once, with what it held."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
     def stop_process(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()

@@ -11,6 +11,7 @@ with the table's state all the same."""
 from __future__ import annotations
 
 import signal
+import time
 
 import pytest
 from test_browser import browser  # noqa: F401 (a fixture)
@@ -66,8 +67,8 @@ def test_the_page_reconnects_at_once_when_its_table_moves_to_another_node(nodes,
     assert len(sockets) == 1 and page.locator("#conn").text_content() == "connected"
     before = host.until(lambda s: s["view"] is not None)["version"]
 
-    now = page.evaluate("Date.now()")
-    page.clock.pause_at(now + 1)                        # from here on no timer of the page runs
+    now = page.evaluate("Date.now()")                   # ms; pause_at takes seconds
+    page.clock.pause_at((now + 1) / 1000)               # from here on no timer of the page runs
     page.evaluate("window.__seen.length = 0")
     a.signal(signal.SIGKILL)
     a.proc.wait(WAIT)
@@ -91,5 +92,63 @@ def test_the_page_reconnects_at_once_when_its_table_moves_to_another_node(nodes,
     host.open(b)
     after = host.until(lambda s: s["view"] is not None)
     assert after["version"] > before                     # b took the table over: the fence
+    assert not errors, errors
+    page.close()
+
+
+def test_the_page_gives_up_a_silent_server_and_comes_back(nodes, browser):
+    """The page pings a server it has not heard from; a server paused (SIGSTOP) answers
+    nothing, and sends no close either: past the deadline the page gives the socket up, shows
+    "Reconnecting…" and tries again; once the server runs again the page is back. The page's
+    clock is Playwright's: its timers run only when the test says (run_for), so the deadline
+    passes however slow the machine is."""
+    a = nodes("a")
+    table_id, _ = new_table(a, grace=3600)
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    got: list[str] = []
+    sent: list[str] = []
+    sockets: list = []
+
+    def on_socket(ws):
+        sockets.append(ws)
+        ws.on("framereceived", lambda payload: got.append(str(payload).replace(" ", "")))
+        ws.on("framesent", lambda payload: sent.append(str(payload).replace(" ", "")))
+
+    page.on("websocket", on_socket)
+    page.add_init_script(WATCH)
+    page.clock.install()
+    page.set_default_timeout(STEP_MS)
+    page.goto(f"{a.base}/t/{table_id}")
+    page.wait_for_function("document.body.dataset.connected === '1'")
+    page.clock.pause_at((page.evaluate("Date.now()") + 1) / 1000)     # seconds
+
+    def wait_for(what, pred):
+        deadline = time.monotonic() + WAIT
+        while not pred():
+            assert time.monotonic() < deadline, what
+            page.wait_for_timeout(50)
+
+    page.clock.run_for(6000)                 # nothing heard for a while: a ping, answered
+    wait_for("a pong", lambda: any('"type":"pong"' in f for f in got))
+    wait_for("its ping", lambda: any('"type":"ping"' in f for f in sent))
+    page.evaluate("window.__seen.length = 0")
+    pings = sum('"type":"ping"' in f for f in sent)
+    a.signal(signal.SIGSTOP)
+    try:
+        page.clock.run_for(12000)            # past the deadline: no pong, no close
+        # (the frames reach the test a little later than the page sends them)
+        wait_for("a ping to the paused server",
+                 lambda: sum('"type":"ping"' in f for f in sent) > pings)
+        page.wait_for_function("document.body.dataset.connected === ''")
+        assert page.locator("#reconnecting").is_visible()
+        assert page.locator("#conn").text_content() == "reconnecting…"
+    finally:
+        a.signal(signal.SIGCONT)
+    page.clock.resume()
+    page.wait_for_function("document.body.dataset.connected === '1'")
+    assert len(sockets) >= 2                 # a new socket: the silent one was given up
+    assert page.locator("#reconnecting").is_hidden()
     assert not errors, errors
     page.close()

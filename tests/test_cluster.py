@@ -37,9 +37,10 @@ def free_port() -> int:
 class Node:
     """One server process, a node of several."""
 
-    def __init__(self, tmp_path, name: str, db: str, redis: str, *args: str):
+    def __init__(self, tmp_path, name: str, db: str, redis: str, *args: str,
+                 port: int | None = None):
         self.name = name
-        self.port = free_port()
+        self.port = port or free_port()        # a node started again keeps its port
         self.base = f"http://127.0.0.1:{self.port}"
         self.output = tmp_path / f"node-{name}.log"
         self.out = open(self.output, "w")

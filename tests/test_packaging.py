@@ -111,12 +111,14 @@ def test_one_server_command_line():
     assert "The shangyou web server" in serve.stdout
     for opt in ("--host", "--port", "--data", "--db", "--bot-delay", "--ws", "--allow-origin",
                 "--allow-address", "--limit", "--ws-ping-interval", "--ws-ping-timeout",
-                "--log-level"):
+                "--drain-seconds", "--log-level"):
         assert opt in serve.stdout
     bad = cli("shangyou", "serve", "--limit", "no_such_limit=3")
     assert bad.returncode == 2 and "--limit 'no_such_limit=3'" in bad.stderr
     bad = cli("shangyou", "serve", "--ws-ping-timeout", "0")
     assert bad.returncode == 2 and "--ws-ping-timeout" in bad.stderr
+    bad = cli("shangyou", "serve", "--drain-seconds", "-1")
+    assert bad.returncode == 2 and "--drain-seconds" in bad.stderr
 
 
 def requirement_name(req: str) -> str:

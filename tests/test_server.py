@@ -732,3 +732,28 @@ def test_thinking_bots_move_in_a_worker_while_the_table_answers(client):
     assert g.over and len(g.moves) > 3
     assert final["move_count"] == len(g.moves)
     assert {s["bot_level"] for s in final["table"]["seats"]} == {"heuristic"}
+
+
+def test_ping_is_answered_at_once_before_and_after_hello(client):
+    """``ping`` (the page's check of a silent server) gets ``pong`` with its id, before hello
+    too; it changes nothing; a bad one is refused as any bad message."""
+    tid = new_table(client)
+    early = Player(client, tid, hello=False)
+    early.send({"type": "ping", "id": 7})
+    assert early.next("pong") == {"type": "pong", "id": 7}
+    early.send('{"type": "ping"}')                       # the id is optional
+    assert early.next("pong") == {"type": "pong", "id": 0}
+    early.send({"type": "hello", "name": "Cy"})
+    assert early.next("welcome")["seat"] is None
+    version = early.next("state")["version"]
+    for bad in ({"type": "ping", "id": -1}, {"type": "ping", "id": "x"},
+                {"type": "ping", "id": 2 ** 60}):
+        early.send(bad)
+        assert early.next("error")["code"] == "bad_message", bad
+    early.send({"type": "ping", "id": 2 ** 53})
+    assert early.next("pong")["id"] == 2 ** 53
+    ann = Player(client, tid, "Ann")
+    ann.sit(0)
+    assert ann.state["version"] == version + 1           # the pings changed nothing
+    early.close()
+    ann.close()

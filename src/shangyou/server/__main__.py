@@ -72,6 +72,9 @@ def build_parser(prog: str = "python -m shangyou.server") -> argparse.ArgumentPa
     p.add_argument("--store-retry-seconds", type=float, default=10.0, metavar="SECONDS",
                    help="how long a write the database did not take is tried again before "
                    "the player hears it failed (default 10; bots and timers try again later)")
+    p.add_argument("--drain-seconds", type=float, default=20.0, metavar="SECONDS",
+                   help="on SIGTERM or SIGINT, at most this long to hand the tables on to "
+                   "other nodes before stopping (default 20; a second signal stops at once)")
     p.add_argument("--log-level", default="warning",
                    choices=["critical", "error", "warning", "info", "debug"])
     p.add_argument("--log-format", default="text", choices=["text", "json"],
@@ -88,6 +91,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m shangyou.server")
 
     from . import logs
     from .app import create_app
+    from .drain import DrainingServer
     from .limits import Limits, header_timeout_protocol
 
     import socket
@@ -98,6 +102,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m shangyou.server")
         limits.networks()
     except ValueError as e:
         p.error(str(e))
+    if not 0 <= a.drain_seconds <= 3600:
+        p.error("--drain-seconds: between 0 and 3600")
     if a.ws_ping_interval < 0 or a.ws_ping_timeout <= 0:
         p.error("--ws-ping-interval: 0 or more; --ws-ping-timeout: more than 0")
     if not 0 <= a.store_retry_seconds <= 3600:
@@ -128,12 +134,24 @@ def main(argv: list[str] | None = None, prog: str = "python -m shangyou.server")
               flush=True)
     # small JSON: compressing costs more CPU than it saves, so no per-message deflate
     # log_config None: uvicorn's lines go through the handler above (time, node, format)
-    uvicorn.run(app, host=a.host, port=a.port, log_level=a.log_level, log_config=None,
-                ws=a.ws, ws_max_size=65536,
-                ws_ping_interval=a.ws_ping_interval or None, ws_ping_timeout=a.ws_ping_timeout,
-                ws_per_message_deflate=False,
-                http=header_timeout_protocol(limits.header_seconds), timeout_keep_alive=5)
-    return 0
+    config = uvicorn.Config(app, host=a.host, port=a.port, log_level=a.log_level,
+                            log_config=None, ws=a.ws,
+                            ws_max_size=65536, ws_ping_interval=a.ws_ping_interval or None,
+                            ws_ping_timeout=a.ws_ping_timeout, ws_per_message_deflate=False,
+                            http=header_timeout_protocol(limits.header_seconds),
+                            timeout_keep_alive=5)
+
+    async def drain() -> None:
+        if hasattr(app.state, "drain"):
+            await app.state.drain()
+
+    # the first SIGTERM or SIGINT hands the tables on before uvicorn stops (server/drain.py)
+    server = DrainingServer(config, drain, a.drain_seconds)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    return 0 if server.started else 3        # 3: uvicorn's "could not start"
 
 
 def _no_password(url: str) -> str:

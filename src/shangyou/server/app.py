@@ -21,7 +21,7 @@ from shangyou.registry import aliases, preset_info, preset_names
 
 from . import schemas, views
 from .budget import Busy
-from .conn import FLOOD_CLOSE, INBOX
+from .conn import FLOOD_CLOSE, INBOX, answer_ping
 from .limits import BodyLimit, Limits, origin_allowed
 from .model import Refused
 from .replays import ReplayCache, ReplayEntry
@@ -29,7 +29,7 @@ from .health import Readiness
 from .logs import bind_table
 from .reviews import RateLimited, ReviewJobs
 from .store import RETRY_SECONDS, AsyncStore, Store, StoreUnavailable, database_url, utcnow
-from .tables import TableManager
+from .tables import MOVED_CODE, TableManager
 
 log = logging.getLogger("shangyou.server")
 
@@ -115,6 +115,15 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
         app.state.manager = manager
         state["reviews"] = app.state.reviews = ReviewJobs(
             store, manager.work.advice, limits, manager.clients)
+
+        async def drain() -> None:
+            """Hand this node's work on before it stops (server/drain.py)."""
+            tables = await manager.drain()
+            moved = node.drain() if node is not None else 0
+            log.warning("draining: %d tables handed on, %d clients of other nodes' tables "
+                        "moved", tables, moved)
+
+        app.state.drain = drain
         try:
             yield
         finally:
@@ -356,6 +365,11 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             await ws.close(4403)          # before the handshake: an HTTP 403
             return
         await ws.accept()
+        if manager.draining:              # this node stops: the client tries another
+            await ws.send_json({"type": "error", "code": "moved",
+                                "message": "this server is stopping; reconnecting to another"})
+            await ws.close(MOVED_CODE)
+            return
         address = ws.client.host if ws.client else None
         bind_table(table_id)          # its lines name the table (an id the server could make)
         try:
@@ -406,6 +420,8 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
                 raw = msg.get("text")
                 if raw is None:
                     raw = msg.get("bytes")
+                if answer_ping(conn, raw):      # at once, not behind the table's messages
+                    continue
                 if inbox.qsize() >= INBOX:      # the client sends faster than it is served
                     conn.refused_in_a_row += 1
                     if conn.refused_in_a_row > FLOOD_CLOSE:

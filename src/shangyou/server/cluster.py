@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from starlette.websockets import WebSocketDisconnect
 
-from .conn import FLOOD_CLOSE, Conn
+from .conn import FLOOD_CLOSE, Conn, answer_ping
 from .logs import bind_table
 from .relay import Relay, RemoteConn
 from .store import StoreUnavailable
@@ -61,7 +61,8 @@ class Node:
         self.config = config
         self.id = config.node
         self.lease = manager.lease        # a DbLease: it says which nodes are alive
-        self.relay = Relay(config.redis_url, self.id, self._on_items, self._on_gone)
+        self.relay = Relay(config.redis_url, self.id, self._on_items, self._on_gone,
+                           self._on_down)
         self.remote: dict[tuple[str, int], RemoteConn] = {}    # owner: sockets elsewhere
         self.proxies: dict[int, _Proxy] = {}                   # gateway: sockets here
         self._task: asyncio.Task | None = None
@@ -98,6 +99,12 @@ class Node:
                 if again.get(table_id) in (None, self.id):
                     return None             # closed or expired: the caller says which
                 continue
+            if not self.relay.up or self.manager.draining:
+                # no way to the owner from here (or this node stops): try another node
+                await ws.send_json({"type": "error", "code": "moved", "message":
+                                    "this server cannot reach the table's; reconnecting"})
+                await ws.close(MOVED_CODE)
+                return True
             if self.lease.alive(owner, self.relay.heard.get(owner, 0.0)):
                 await self._gateway(ws, table_id, owner, address)
                 return True
@@ -130,6 +137,8 @@ class Node:
                     except UnicodeDecodeError:
                         conn.error("bad_json", "the message is not valid JSON")
                         continue
+                if answer_ping(conn, raw):  # this node answers: the page's liveness check
+                    continue
                 if not conn.allow():        # the owner counts again; this spares the relay
                     conn.refused_in_a_row += 1
                     if conn.refused_in_a_row > FLOOD_CLOSE:
@@ -187,6 +196,24 @@ class Node:
             if p.owner == node:
                 self._moved(p)
 
+    def _on_down(self) -> None:
+        """Redis is out of reach: every socket that spans nodes is gone. The clients here of
+        tables run elsewhere move at once; the sockets of other nodes' clients here close."""
+        for rc in list(self.remote.values()):
+            rc.closed = True
+            rc.inbox.put_nowait(_BYE)
+        for p in list(self.proxies.values()):
+            self._moved(p)
+
+    def drain(self) -> int:
+        """This node stops: its clients of tables run elsewhere move (to another node); how
+        many."""
+        proxies = list(self.proxies.values())
+        for p in proxies:
+            p.conn.error("moved", "this server is stopping; reconnecting to another")
+            p.conn.close(MOVED_CODE)
+        return len(proxies)
+
     def _open(self, sender: str, table_id: str, sid: int, address) -> None:
         key = (sender, sid)
         if key in self.remote:
@@ -234,12 +261,14 @@ class Node:
 
     # -------------------------------------------------------------------------- watching
     async def _watch(self) -> None:
-        """Four times a lease: the streams from the other nodes are acknowledged; the
-        gateway's sockets whose table's owner changed or is gone reconnect; the owner's sockets
-        of a node that is gone close."""
+        """Four times a lease: Redis is pinged (out of reach: :meth:`_on_down`); the streams
+        from the other nodes are acknowledged; the gateway's sockets whose table's owner
+        changed or is gone reconnect; the owner's sockets of a node that is gone close."""
         while True:
             await asyncio.sleep(self.config.lease_seconds / 4)
             try:
+                if not await self.relay.check(self.config.lease_seconds):
+                    continue
                 self.relay.acknowledge()
                 await self._check()
             except asyncio.CancelledError:

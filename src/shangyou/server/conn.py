@@ -7,7 +7,7 @@ import itertools
 import logging
 import time
 
-from . import schemas, views
+from . import pipeline, schemas, views
 
 log = logging.getLogger("shangyou.server")
 
@@ -113,3 +113,17 @@ class Conn:
             except (asyncio.CancelledError, Exception):
                 pass
 
+
+
+def answer_ping(conn: Conn, raw) -> bool:
+    """Answer ``raw`` at once if it is a ``ping`` (rate-limited like any message); True if it
+    was one. The socket's own node answers, whatever node runs the table: a pong says this
+    node and the way to it are alive (the table's owner is watched by the nodes themselves)."""
+    ping = pipeline.ping_id(raw)
+    if ping is None:
+        return False
+    if conn.allow():
+        conn.send(pipeline.pong(ping))
+    else:
+        conn.error("rate_limited", "too many messages; this ping was ignored")
+    return True

@@ -2,7 +2,7 @@
 
 ``/healthz`` answers ``{"ok": true}`` while the process runs its event loop: a supervisor
 restarts a node that does not answer it. ``/readyz`` says whether the node can serve players
-now, from four checks, each ``"ok"`` or why not:
+now, from five checks, each ``"ok"`` or why not:
 
 - ``store``: a ``SELECT 1`` answered within :data:`TIMEOUT` seconds (in a thread of its own,
   never behind the writes queued for the database, and one at a time);
@@ -10,7 +10,9 @@ now, from four checks, each ``"ok"`` or why not:
 - ``leases`` (a node of several): the last renewal of this node's leases succeeded less than a
   lease ago (``--lease-seconds``);
 - ``watchdog``: the watchdog (:mod:`shangyou.server.watchdog`) runs and looked at every table
-  within the last :data:`WATCHDOG_LATE` seconds.
+  within the last :data:`WATCHDOG_LATE` seconds;
+- ``draining``: the node is not stopping (a SIGTERM or SIGINT starts a drain, which hands its
+  tables on: :mod:`shangyou.server.drain`).
 
 It answers 200 with ``{"ready": true, "checks": {...}}``, or 503 with ``"ready": false`` and
 ``"failed"``: the names of the checks that failed. A load balancer sends no new player to a node
@@ -65,6 +67,8 @@ class Readiness:
                 "not renewed within a lease"
         checks["watchdog"] = "ok" if self.manager.watchdog.running(WATCHDOG_LATE) else \
             "not running"
+        checks["draining"] = "stopping: handing its tables on" if \
+            getattr(self.manager, "draining", False) else "ok"
         failed = [k for k, v in checks.items() if v != "ok"]
         out = {"ready": not failed, "checks": checks}
         if failed:

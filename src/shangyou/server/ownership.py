@@ -45,6 +45,9 @@ class LocalLease:
     def forget(self, table_id: str) -> None:
         """The table left memory (nothing to release)."""
 
+    async def release(self, ids: list[str]) -> None:
+        """Draining: nothing to release."""
+
     def alive(self, node: str, heard_at: float = 0.0) -> bool:
         return True                       # there is no other node
 
@@ -77,6 +80,7 @@ class DbLease:
         self._beat: asyncio.TimerHandle | None = None
         self._manager = None
         self._loop_seen = time.monotonic()          # the event loop last ran (its heartbeat)
+        self._renewed_at = time.monotonic()         # the latest renewal that worked began
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         # the latest renewal: when it started (monotonic) and the tables this node owned then
@@ -98,6 +102,11 @@ class DbLease:
 
     def forget(self, table_id: str) -> None:
         self._released.add(table_id)
+
+    async def release(self, ids: list[str]) -> None:
+        """Release these tables now (draining): any node may take them at once."""
+        await self.store.call("release", ids)
+        self._released.difference_update(ids)
 
     def alive(self, node: str, heard_at: float = 0.0) -> bool:
         """False when ``node``'s heartbeat had run out at the latest renewal (at most a
@@ -135,8 +144,24 @@ class DbLease:
 
     # ------------------------------------------------------------------ the renewal thread
     def _heartbeat(self) -> None:
-        """In the event loop, several times a lease: the loop runs."""
-        self._loop_seen = time.monotonic()
+        """In the event loop, several times a lease: the loop runs. A node whose loop did not
+        run for a lease, and whose leases were not renewed meanwhile either (the process was
+        paused), may have lost every lease:
+        its tables leave memory and their clients are told to move at once (a fenced write
+        would refuse them one by one); those still its own are loaded again when opened."""
+        now = time.monotonic()
+        silent = now - self._loop_seen
+        self._loop_seen = now
+        manager = self._manager
+        # a loop merely busy keeps its leases (the renewal thread renews them): only a process
+        # paused whole, its renewals stopped too, may have lost them
+        unrenewed = now - self._renewed_at
+        if min(silent, unrenewed) > self.lease_seconds and manager is not None \
+                and manager.tables:
+            log.error("the event loop did not run for %.1f s (a lease is %g s): its tables "
+                      "may run elsewhere now; their clients move", silent, self.lease_seconds)
+            for t in list(manager.tables.values()):
+                manager.lose(t, f"this node was paused for {silent:.1f} s")
         self._beat = asyncio.get_running_loop().call_later(self.lease_seconds / 4,
                                                            self._heartbeat)
 
@@ -169,6 +194,7 @@ class DbLease:
     def _renew(self) -> None:
         started = time.monotonic()
         kept, dead = self.store.store.beat(self.lease_ms)
+        self._renewed_at = started
         self._kept = (started, frozenset(kept))
         self.dead, self._dead_at = frozenset(dead), started
         self.renewed_at = started
@@ -203,6 +229,8 @@ class DbLease:
         """Drop what this node lost, release what it dropped, and take over the matches of
         nodes whose leases ran out (the renewal thread renews)."""
         self.check_kept(manager)
+        if manager.draining:
+            return                         # it takes nothing more
         released = [i for i in self._released if i not in manager.tables]
         if released:
             await self.store.call("release", released)

@@ -49,7 +49,7 @@ class Relay:
     """This node's Redis connection: its channel (read by one task) and an ordered outbox."""
 
     def __init__(self, url: str, node: str, on_items: Callable[[str, list], None],
-                 on_gone: Callable[[str], None]):
+                 on_gone: Callable[[str], None], on_down: Callable[[], None] = lambda: None):
         try:
             import redis.asyncio as aredis
         except ModuleNotFoundError:
@@ -60,6 +60,10 @@ class Relay:
         self.redis = aredis.from_url(url, client_name=f"shangyou-{node}")
         self.on_items = on_items          # (from node, items): called in the event loop
         self.on_gone = on_gone            # (node): its sockets here are gone
+        self.on_down = on_down            # (): Redis is out of reach: no socket spans nodes
+        self.up = True                    # Redis answers (a ping, or the subscription)
+        self.downs = 0                    # times the link to Redis was found down
+        self._restart: set[str] = set()   # nodes told of new streams once Redis is back
         self.links = Links(node)
         self._out: dict[str, list] = {}
         self._queue: asyncio.Queue = asyncio.Queue()
@@ -123,6 +127,47 @@ class Relay:
         self._unheard.discard(node)
         self.heard.pop(node, None)
         self.on_gone(node)
+
+    def link_down(self, why: str) -> None:
+        """Redis is out of reach: nothing goes between the nodes. Every stream starts over
+        (what was held for the other nodes is dropped), and :attr:`on_down` tells the sockets
+        that span nodes to move at once: the clients reconnect, and reach the node that runs
+        their table (or take it over), instead of hearing nothing until Redis is back."""
+        if not self.up:
+            return
+        self.up = False
+        self.downs += 1
+        log.error("Redis is out of reach (%s): the clients of tables run by other nodes move",
+                  why)
+        for node in set(self.links.out) | set(self.links.inc):
+            self.links.reset(node)
+            self._restart.add(node)
+        self._unheard.clear()
+        self.on_down()
+
+    def link_up(self) -> None:
+        """Redis answers again: each node whose streams were dropped is sent the first
+        message of a new one, so that it knows the sockets between us are gone (a node that
+        did not see Redis down would keep its side of them, waiting for nothing)."""
+        if not self.up:
+            self.up = True
+            log.warning("Redis answers again")
+            for node in self._restart:
+                self._queue.put_nowait((node, self.links.send(node, []), True))
+            self._restart.clear()
+
+    async def check(self, timeout: float) -> bool:
+        """Ping Redis (at most ``timeout`` seconds): the link is up or down."""
+        try:
+            await asyncio.wait_for(self.redis.ping(), timeout)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:            # noqa: BLE001 - down: said once, checked again
+            self.link_down(f"a ping: {type(e).__name__} {e}".strip())
+            return False
+        if self._pubsub is not None and self._pubsub.connection is not None:
+            self.link_up()
+        return self.up
 
     async def _write(self) -> None:
         while True:
@@ -197,8 +242,11 @@ class Relay:
             except asyncio.CancelledError:
                 raise
             except Exception as e:        # noqa: BLE001 - Redis is down: try again
-                log.warning("subscribing again failed (%s)", e)
+                if self.up:
+                    log.warning("subscribing again failed (%s)", e)
+                self.link_down(f"subscribing again: {type(e).__name__}")
                 continue
+            self.link_up()
             await self._reconnected(None)
             return
 

@@ -192,6 +192,13 @@ class HintMsg(_Client):
     type: Literal["hint"]
 
 
+class Ping(_Client):
+    """Is the server there? Answered at once by the node the socket is on (:class:`Pong`),
+    before the table is looked at: the page's check of a silent server (docs/protocol.md)."""
+    type: Literal["ping"]
+    id: StrictInt = Field(default=0, ge=0, le=2 ** 53)
+
+
 class Chat(_Client):
     type: Literal["chat"]
     text: StrictStr
@@ -203,11 +210,11 @@ class Chat(_Client):
 
 
 ClientMessage = Annotated[Union[Hello, Sit, Leave, Bots, Start, MoveMsg, Chat, Kick, Swap,
-                                Options, Host, Close, HintMsg, ReadyCheckMsg, ReadyMsg],
+                                Options, Host, Close, HintMsg, ReadyCheckMsg, ReadyMsg, Ping],
                           Field(discriminator="type")]
 CLIENT_MESSAGE: TypeAdapter = TypeAdapter(ClientMessage)
 CLIENT_TYPES = ("hello", "sit", "leave", "bots", "start", "move", "chat", "kick", "swap",
-                "options", "host", "close", "hint", "ready_check", "ready")
+                "options", "host", "close", "hint", "ready_check", "ready", "ping")
 HOST_TYPES = frozenset({"bots", "start", "kick", "swap", "options", "host", "close",
                         "ready_check"})
 
@@ -317,7 +324,13 @@ class Hint(BaseModel):
     version: int                        # the state the advice is for
 
 
-ServerMessage = Annotated[Union[Welcome, State, ChatOut, Error, Hint],
+class Pong(BaseModel):
+    """The answer to ``{"type": "ping", "id": n}``: the same ``id``."""
+    type: Literal["pong"]
+    id: int
+
+
+ServerMessage = Annotated[Union[Welcome, State, ChatOut, Error, Hint, Pong],
                           Field(discriminator="type")]
 SERVER_MESSAGE: TypeAdapter = TypeAdapter(ServerMessage)
 

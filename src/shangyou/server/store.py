@@ -51,6 +51,11 @@ CONNECT_SECONDS = 5        # a PostgreSQL connection attempt gives up after this
 log = logging.getLogger("shangyou.server")
 
 
+# a node's transaction idle this long (its process paused between two statements) is ended
+# by PostgreSQL, with its locks (several nodes; no transaction of a running node waits so long)
+IDLE_IN_TRANSACTION_MS = 8000
+
+
 class Stale(Exception):
     """A write refused: the table's version moved on, or another node owns the table now."""
 
@@ -195,8 +200,18 @@ class Store:
         else:
             # a database server may restart or drop idle connections: test each before use
             kwargs["pool_pre_ping"] = True
-            if url.startswith("postgresql") and "connect_timeout" not in url:
-                kwargs["connect_args"] = {"connect_timeout": CONNECT_SECONDS}
+            if url.startswith("postgresql"):
+                args: dict = {}
+                if "connect_timeout" not in url:
+                    args["connect_timeout"] = CONNECT_SECONDS
+                if node is not None:
+                    # a node paused (or hung) inside a transaction holds its rows' locks, and
+                    # the other nodes could take none of its tables over: PostgreSQL ends its
+                    # session
+                    args["options"] = ("-c idle_in_transaction_session_timeout="
+                                       f"{IDLE_IN_TRANSACTION_MS}")
+                if args:
+                    kwargs["connect_args"] = args
         self.engine = create_engine(url, **kwargs)
         if sqlite:
             @event.listens_for(self.engine, "connect")

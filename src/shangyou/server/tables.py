@@ -70,6 +70,9 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
         self._waiting_by: dict[str, str] = {}
         self._tasks: list[asyncio.Task] = []
         self.watchdog = Watchdog(self)
+        # stopping: no new socket, no table taken; each table handed on (:meth:`drain`).
+        # /readyz may read it
+        self.draining = False
 
     # ----------------------------------------------------------------------- life cycle
     async def startup(self) -> None:
@@ -144,6 +147,35 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
             # whose commit was cut off was made after all): the table loads again from the
             # store, where it is as stored, and plays on
             self.watchdog.reload(t.id)
+
+    async def hand_over(self, t: Table) -> None:
+        """Draining: the table leaves this node at once, for another. Under its lock (a move
+        being stored is stored first), its bots and timers stop and its lease is released; then
+        its clients are told ``moved`` and reconnect, to another node, which takes it from the
+        store."""
+        async with t.lock:
+            if self.tables.get(t.id) is not t:
+                return
+            t.lost = True
+            self._stop_tasks(t)
+            del self.tables[t.id]
+            try:
+                await self.lease.release([t.id])
+            except Exception:           # noqa: BLE001 - its lease runs out instead
+                log.exception("table %s: releasing its lease failed", t.id)
+        for c in list(t.conns):
+            c.error("moved", "this server is stopping; reconnecting to another")
+            c.close(MOVED_CODE)
+
+    async def drain(self) -> int:
+        """Stop taking sockets and tables, and hand every table on, one at a time (those with
+        clients first); how many were handed on."""
+        self.draining = True
+        n = 0
+        for t in sorted(self.tables.values(), key=lambda t: t.sockets <= 0):
+            await self.hand_over(t)
+            n += 1
+        return n
 
     async def _stored(self, table: Table, what: str, fn: str, *args, **kwargs) -> None:
         """A write of ``table`` through the fenced store; :class:`ActionError` if refused."""
@@ -255,7 +287,7 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
         t = self.tables.get(table_id)
         if t is not None:
             return t
-        if not table_id or len(table_id) > 32 or self._loading is None:
+        if not table_id or len(table_id) > 32 or self._loading is None or self.draining:
             return None
         async with self._loading:
             t = self.tables.get(table_id)
@@ -413,13 +445,20 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
                 conn.close(MOVED_CODE)
                 return
             msg = pipeline.parse(raw, conn.said_hello)
-            if msg.type == "chat":
+            if msg.type == "ping":          # a ping the socket's loop did not answer itself
+                conn.send(pipeline.pong(msg.id))
+            elif msg.type == "chat":
                 self._chat(table, conn, msg.text)
             elif msg.type == "hint":        # outside the lock: a search hint takes a while
                 await answer_hint(self, table, conn)
             else:
                 async with table.lock:
                     if conn.closed:
+                        return
+                    if table.lost:          # handed on while this message waited
+                        conn.error("moved", "this table is run by another server now; "
+                                   "reconnecting")
+                        conn.close(MOVED_CODE)
                         return
                     if msg.type == "move":
                         await self._move(table, conn, msg)

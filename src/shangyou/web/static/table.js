@@ -39,8 +39,19 @@ const TOKEN_KEY = `shangyou.token.${tableId}`;
 const LOG_KEY = `shangyou.log.${tableId}`;
 const NAME_KEY = "shangyou.name";
 const BOTS_KEY = "shangyou.bots";
-const RETRY_MS = [150, 400, 800, 1500, 3000];   // reconnect delays: the first ones are quick
+// Reconnecting: exponential backoff with jitter (each delay drawn between half and all of
+// RETRY_BASE_MS * 2^tries, at most RETRY_MAX_MS), so that the clients of a server that went away
+// do not all come back at the same moment; a client told its table moved comes back at once.
+const RETRY_BASE_MS = 250;
+const RETRY_MAX_MS = 8000;
 const MOVED = 1012;         // the close code of a table another server runs now: reconnect
+// A silent server: a ping every PING_MS; nothing at all heard for PING_MS + PONG_MS (a socket
+// that opened and got no welcome: for OPEN_MS) and the socket is given up and made again.
+const PING_MS = 5000;
+const PONG_MS = 4000;
+const OPEN_MS = 6000;
+const SILENT = 0;           // the "close code" of a socket given up as silent
+const SILENT_JITTER_MS = 500;
 
 const $ = (id) => document.getElementById(id);
 
@@ -108,8 +119,10 @@ function connect() {
     return;
   }
   S.ws = ws;
+  S.heardAt = Date.now();
+  S.welcomed = false;
+  watch(ws);
   ws.addEventListener("open", () => {
-    S.retry = 0;
     S.kicked = false;
     // the log asks for the events it lacks (all of them on a new device or tab)
     send({ type: "hello", token: localStorage.getItem(TOKEN_KEY) || null, name: myName(),
@@ -117,35 +130,76 @@ function connect() {
   });
   ws.addEventListener("message", (e) => {
     if (S.ws !== ws) return;
+    S.heardAt = Date.now();
     let msg;
     try { msg = JSON.parse(e.data); } catch { return; }
     handle(msg);
   });
-  ws.addEventListener("close", (e) => {
-    if (S.ws !== ws) return;
-    const wasConnected = S.connected;
-    S.ws = null;
-    S.busy = false;
-    S.connected = false;
-    Hints.clearHint();
-    S.droppedAt = performance.now();
-    S.resumedAt = null;
-    if (e.code === 4001) { openedElsewhere(); return; }
-    if (e.code === 4410) { tableClosed(); return; }
-    if (e.code === 4429) { openedElsewhere("t.tooManySockets", "t.tryAgain"); return; }
-    if (e.code === 4404) { S.stopped = true; }
-    // another server runs the table now (the server restarts, or another node took it over):
-    // back at once, to any server; the usual backoff if that socket fails before its welcome
-    if (e.code === MOVED && wasConnected) { S.retry = 0; connect(); return; }
-    scheduleReconnect();
-  });
+  ws.addEventListener("close", (e) => { if (S.ws === ws) dropped(e.code); });
   ws.addEventListener("error", () => { /* the close event follows */ });
+}
+
+/** The socket is gone (closed with ``code``, or given up: SILENT): reconnect as the code
+ * says. */
+function dropped(code) {
+  clearInterval(S.pingTimer);
+  const wasConnected = S.connected;
+  S.ws = null;
+  S.busy = false;
+  S.connected = false;
+  Hints.clearHint();
+  S.droppedAt = performance.now();
+  S.resumedAt = null;
+  if (code === 4001) { openedElsewhere(); return; }
+  if (code === 4410) { tableClosed(); return; }
+  if (code === 4429) { openedElsewhere("t.tooManySockets", "t.tryAgain"); return; }
+  if (code === 4404) { S.stopped = true; }
+  // another server runs the table now (the server stops, or another node took it over):
+  // back at once, to any server (the servers spread these: a draining node hands its tables
+  // on one at a time); the usual backoff if that socket fails before its welcome
+  if (code === MOVED && wasConnected) { S.retry = 0; connect(); return; }
+  // a silent server given up: the attempt waited long already and the next one may reach
+  // another node (the proxy takes turns): again soon, without growing the backoff
+  if (code === SILENT) {
+    renderConn();
+    clearTimeout(S.retryTimer);
+    S.retryTimer = setTimeout(connect, Math.random() * SILENT_JITTER_MS);
+    return;
+  }
+  scheduleReconnect();
+}
+
+/** Ping the server every PING_MS; give the socket up when nothing was heard for too long
+ * (a paused or unreachable server, a half-open connection): its close may never come. */
+function watch(ws) {
+  // S.heardAt is Date.now() of the last message: a laptop that slept is past the deadline
+  // when it wakes (a fake clock of the tests moves it as it moves the timers)
+  clearInterval(S.pingTimer);
+  S.pingId = 0;
+  S.pingedAt = 0;
+  S.pingTimer = setInterval(() => {
+    if (S.ws !== ws) { clearInterval(S.pingTimer); return; }
+    const silent = Date.now() - S.heardAt;
+    if (silent > (S.welcomed ? PING_MS + PONG_MS : OPEN_MS)) {
+      S.ws = null;
+      try { ws.close(); } catch { /* closing a socket that never opened */ }
+      dropped(SILENT);
+      return;
+    }
+    if (ws.readyState === WebSocket.OPEN &&
+        Date.now() - Math.max(S.heardAt, S.pingedAt) >= PING_MS - 500) {
+      S.pingedAt = Date.now();          // one ping, then the next after PING_MS more
+      S.pingId += 1;
+      ws.send(JSON.stringify({ type: "ping", id: S.pingId }));
+    }
+  }, 1000);
 }
 
 function scheduleReconnect() {
   renderConn();
   if (S.stopped) return;
-  const delay = RETRY_MS[Math.min(S.retry, RETRY_MS.length - 1)];
+  const ceiling = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.min(S.retry, 10));
+  const delay = ceiling / 2 + Math.random() * ceiling / 2;
   S.retry += 1;
   clearTimeout(S.retryTimer);
   S.retryTimer = setTimeout(connect, delay);
@@ -187,6 +241,8 @@ function handle(msg) {
     case "welcome":
       S.connected = true;
       S.everConnected = true;
+      S.welcomed = true;
+      S.retry = 0;          // attached again: the next drop starts the backoff over
       renderConn();
       Host.onWelcome(msg);
       onSeat(msg);
@@ -218,6 +274,8 @@ function handle(msg) {
       break;
     case "chat":
       addChat($("chat-log"), msg);
+      break;
+    case "pong":            // the server is there (S.heardAt was set on its arrival)
       break;
     case "hint":
       Hints.onAdvice(msg);

@@ -1,0 +1,91 @@
+"""A graceful stop: the node hands its tables on before it exits.
+
+uvicorn's own stop (SIGTERM, SIGINT) closes every socket at once, and a node's leases were
+released only after that: every client of the node reconnected together, to tables nobody ran
+yet. :class:`DrainingServer` hooks uvicorn's signal handler instead. On the first SIGTERM or
+SIGINT it
+
+1. stops listening (a proxy in front sends new sockets to another node) and refuses any socket
+   that still arrives (``moved``, close 1012: the client tries another node);
+2. hands the tables on one at a time (:meth:`TableManager.drain
+   <shangyou.server.tables.TableManager.drain>`): each one's lease released, then its clients
+   told ``moved``, so that they reconnect to another node, which takes the table from the store;
+   then the clients of tables that other nodes run move too (:meth:`Node.drain
+   <shangyou.server.cluster.Node.drain>`);
+3. waits (a little) for those sockets to close, then stops as uvicorn does.
+
+At most ``drain_seconds`` go to steps 2 and 3; a second signal stops at once, as uvicorn does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import time
+from types import FrameType
+from typing import Awaitable, Callable
+
+import uvicorn
+
+log = logging.getLogger("shangyou.server")
+
+SOCKETS_CLOSE_SECONDS = 3.0     # the most a drain waits for its sockets' close frames to go
+
+
+class DrainingServer(uvicorn.Server):
+    """uvicorn's server, whose first stop signal drains the app first (``drain``: the app's
+    coroutine that hands its work on; see the module's text)."""
+
+    def __init__(self, config: uvicorn.Config, drain: Callable[[], Awaitable[object]],
+                 drain_seconds: float = 20.0):
+        super().__init__(config)
+        self.drain = drain
+        self.drain_seconds = drain_seconds
+        self.draining = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task | None = None
+
+    async def startup(self, sockets=None) -> None:
+        self._loop = asyncio.get_running_loop()
+        await super().startup(sockets)
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if self.draining or self._loop is None or self.should_exit or \
+                sig not in (signal.SIGTERM, signal.SIGINT):
+            if self.draining:                     # a second signal: stop now
+                self.force_exit = True
+            super().handle_exit(sig, frame)
+            return
+        self.draining = True
+        self._captured_signals.append(sig)        # raised again once stopped, as uvicorn does
+        self._loop.call_soon_threadsafe(self._start)
+
+    def _start(self) -> None:
+        self._task = asyncio.create_task(self._drain(), name="drain")
+
+    async def _drain(self) -> None:
+        started = time.monotonic()
+        for server in getattr(self, "servers", []):
+            server.close()                        # no new connection: a proxy tries another
+        try:
+            await asyncio.wait_for(self.drain(), self.drain_seconds)
+            deadline = time.monotonic() + SOCKETS_CLOSE_SECONDS
+            while time.monotonic() < deadline and any(
+                    _open_socket(c) for c in self.server_state.connections):
+                await asyncio.sleep(0.05)
+        except asyncio.TimeoutError:
+            log.error("draining took more than %g s: stopping with what is left",
+                      self.drain_seconds)
+        except Exception:
+            log.exception("draining failed: stopping")
+        log.warning("drained in %.2f s; stopping", time.monotonic() - started)
+        self.should_exit = True
+
+
+def _open_socket(connection: object) -> bool:
+    """A WebSocket still open on this uvicorn connection (of any of its implementations)."""
+    if getattr(connection, "handshake_complete", False):
+        return True
+    event = getattr(connection, "handshake_completed_event", None)
+    return isinstance(event, asyncio.Event) and event.is_set()
