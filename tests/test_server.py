@@ -188,6 +188,21 @@ def play_to_end(players: list[Player], bots_seed: int = 5) -> dict:
 
 
 # ------------------------------------------------------------------------------------- HTTP
+def test_readyz_says_503_while_the_node_drains(app, client):
+    """A server alone is ready (no Redis, no leases to check); once it drains (its first
+    SIGTERM) ``/readyz`` answers 503 naming ``draining``, and ``/healthz`` stays 200."""
+    r = client.get("/readyz")
+    assert r.status_code == 200 and r.json() == {"ready": True, "checks": {
+        "store": "ok", "watchdog": "ok", "draining": "ok"}}, r.json()
+    app.state.manager.draining = True
+    r = client.get("/readyz")
+    assert r.status_code == 503, r.json()
+    assert r.json()["failed"] == ["draining"], r.json()
+    assert r.json()["checks"]["draining"] != "ok"
+    assert client.get("/healthz").json() == {"ok": True}
+    app.state.manager.draining = False
+
+
 def test_http_routes(client):
     assert client.get("/healthz").json() == {"ok": True}
     presets = client.get("/api/presets").json()

@@ -338,7 +338,8 @@ def test_readyz_of_a_node_names_redis_when_it_is_gone(tmp_path, pg_url):
         node = Node(tmp_path, "a", pg_url, redis.url)
         code, body = status(node, "/readyz")
         assert code == 200 and body == {"ready": True, "checks": {
-            "store": "ok", "redis": "ok", "leases": "ok", "watchdog": "ok"}}, body
+            "store": "ok", "redis": "ok", "leases": "ok", "watchdog": "ok",
+            "draining": "ok"}}, body
         redis.stop_process()
         wait_for(lambda: status(node, "/readyz")[0] == 503, "/readyz says 503")
         code, body = status(node, "/readyz")

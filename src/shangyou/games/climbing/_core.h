@@ -228,8 +228,10 @@ int pagat_generate(Gen *g, const Prev *prev);      /* 0, STOP, or -1 with an exc
 void prev_of_code(long code, Prev *prev);
 
 /* _core_steps.c: while ``core_steps_on``, core_emit counts and filters the plays
-   (the choice of a play in steps) instead of listing them */
-extern int core_steps_on;
+   (the choice of a play in steps) instead of listing them. A counting calls back into Python
+   (the family lists the plays), where another thread may run and list plays of its own: the
+   flag and the counting's state are the thread's own. */
+extern _Thread_local int core_steps_on;
 int core_steps_emit(Gen *g, long code, int ncards);     /* 0 or -1 */
 PyObject *core_steps_begin(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_steps_end(PyObject *self, PyObject *unused);

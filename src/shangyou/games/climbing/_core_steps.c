@@ -35,9 +35,10 @@
 #define STEP_CODES 8192           /* the most distinct codes of one hand */
 #define STEP_CAP 4096             /* the largest ``cap`` */
 
-int core_steps_on;
+_Thread_local int core_steps_on;
 
-static struct {
+/* the counting's state, one per thread (see core_steps_on in _core.h) */
+static _Thread_local struct {
     int used, filter, cap;
     long *want;
     Py_ssize_t nwant;

@@ -1,0 +1,69 @@
+"""The compiled climbing core keeps the state of a counting (the steps of a large choice) per
+thread: games listed and played in several threads at once list what they list alone."""
+
+from __future__ import annotations
+
+import random
+import sys
+import threading
+
+import pytest
+
+import shangyou
+from shangyou.bots.base import make_bot
+from shangyou.games.climbing import core
+
+pytestmark = pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is not built")
+
+GAMES = [("zheng-shangyou/pagat", 3, {"decks": 2}), ("zheng-shangyou/owen", 2, {}),
+         ("zheng-shangyou/pagat", 5, {})]
+
+
+def trace(seed: int, hands: int = 2) -> list:
+    """What one seeded run lists and plays: each decision's first moves and the move made
+    (greedy bots, whole moves where the game offers a choice in steps)."""
+    name, players, options = GAMES[seed % len(GAMES)]
+    out = []
+    for hand in range(hands):
+        g = shangyou.new_match(name, players=players, seed=seed * 100 + hand, **options)
+        bot = make_bot("greedy", seed=seed)
+        rng = random.Random(seed)
+        for _ in range(400):
+            if g.over:
+                break
+            moves = g.legal_moves()
+            out.append([str(m) for m in list(moves)[:8]] + [len(moves)])
+            whole = g.all_moves()
+            out.append(len(whole))
+            move = bot.choose(g.view(g.to_act)) if rng.random() < 0.5 else \
+                whole[rng.randrange(len(whole))]
+            out.append(str(move))
+            g.apply(move)
+    return out
+
+
+def test_listings_in_several_threads_match_those_made_alone():
+    seeds = list(range(6))
+    alone = {s: trace(s) for s in seeds}
+    got: dict[int, list] = {}
+    failures: list[BaseException] = []
+
+    def run(s: int) -> None:
+        try:
+            got[s] = trace(s)
+        except BaseException as e:      # noqa: BLE001 - reported below
+            failures.append(e)
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)         # switch threads as often as the interpreter can
+    try:
+        threads = [threading.Thread(target=run, args=(s,)) for s in seeds]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not failures, failures
+    for s in seeds:
+        assert got[s] == alone[s], f"seed {s}: a listing differs when made beside others"
