@@ -7,48 +7,35 @@
 # (e.g. `bash scripts/test.sh --playouts 2000` for the large random-playout run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
-    echo "installing Debian's chromium for the browser tests ..." >&2
-    SUDO=""
-    [ "$(id -u)" = 0 ] || SUDO="sudo"
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO="sudo"
+apt_install() {     # apt_install PACKAGE WHY: Debian's package, said on standard error
+    echo "installing Debian's $1 $2 ..." >&2
     $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$1" >/dev/null
+}
+if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
+    apt_install chromium "for the browser tests"
 fi
 if ! fc-list :lang=zh 2>/dev/null | grep -q .; then
     # a Chinese font, so the screenshots of the table in Chinese show characters, not boxes
-    echo "installing a Chinese font for the browser tests' screenshots ..." >&2
-    SUDO=""
-    [ "$(id -u)" = 0 ] || SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq fonts-wqy-microhei >/dev/null
+    apt_install fonts-wqy-microhei "(a Chinese font) for the browser tests' screenshots"
 fi
 if ! command -v initdb >/dev/null 2>&1 && ! compgen -G '/usr/lib/postgresql/*/bin/initdb' \
         >/dev/null && ! { command -v pg_config >/dev/null 2>&1 &&
                           [ -x "$(pg_config --bindir)/initdb" ]; }; then
     # the store tests start their own PostgreSQL server (tests/pg_server.py) from its programs
-    echo "installing Debian's postgresql for the store tests ..." >&2
-    SUDO=""
-    [ "$(id -u)" = 0 ] || SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq postgresql >/dev/null
+    apt_install postgresql "for the store tests"
 fi
 if ! command -v redis-server >/dev/null 2>&1 && [ ! -x /usr/bin/redis-server ]; then
     # the tests of several nodes start their own Redis server (tests/redis_server.py)
-    echo "installing Debian's redis-server for the tests of several nodes ..." >&2
-    SUDO=""
-    [ "$(id -u)" = 0 ] || SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server >/dev/null
+    apt_install redis-server "for the tests of several nodes"
     # Debian's package starts a system Redis on port 6379; the tests start their own
     $SUDO systemctl disable --now redis-server >/dev/null 2>&1 || true
 fi
 if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
     # the chaos tests put nginx in front of their nodes (tests/nginx_server.py)
-    echo "installing Debian's nginx for the chaos tests ..." >&2
-    SUDO=""
-    [ "$(id -u)" = 0 ] || SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx >/dev/null
+    apt_install nginx "for the chaos tests"
     # Debian's package may start a system nginx on port 80; the tests start their own
     $SUDO systemctl disable --now nginx >/dev/null 2>&1 || true
 fi
