@@ -21,11 +21,12 @@ from typing import Any, cast
 
 from ...cards import CARD_TEXT, Cards, deck, parse
 from ...engine.base import GameBase
-from ...engine.moves import CHOOSE, DISCARD, GIVE, OFFER, PASS, PASS_MOVE, PICK, PLAY, TAKE, Move
+from ...engine.moves import CHOOSE, PASS, PASS_MOVE, PICK, PLAY, Move
 from ...errors import IllegalMove, NotationError
-from . import core
+from . import core, exchange
 from .combo import Combo
 from .core import shuffle
+from .exchange import PHASE_EXCHANGE
 from .family import Family, PointFamily
 from .observe import CompactView
 from .steps import (
@@ -38,7 +39,7 @@ from .steps import (
     resolve_step,
 )
 
-PHASE_EXCHANGE, PHASE_PLAY, PHASE_OVER = "exchange", "play", "over"
+PHASE_PLAY, PHASE_OVER = "play", "over"
 
 
 @dataclass(frozen=True)
@@ -247,137 +248,18 @@ class ClimbingGame(CompactView, GameBase):
         self.to_act = self._next_with_cards(self.leader, include_self=True)
 
     # -------------------------------------------------------------------- exchange
+    # the exchange of cards between hands (pagat's pits, Owen's offer): exchange.py
     def _begin_exchange(self) -> None:
-        order = self.prev_order
-        assert order is not None    # an exchange follows a finished hand
-        n = self.n
-        self.phase = PHASE_EXCHANGE
-        if self.rules.exchange == "pits":
-            first, last = order[0], order[-1]
-            if n <= 3:
-                givers, takers = [last], [first]
-            else:
-                givers, takers = [last, order[-2]], [first, order[1]]
-            self.exchange = {"kind": "pits", "givers": givers, "takers": takers,
-                             "shown": [], "discards": [], "step": "show"}
-            self.to_act = givers[0]
-        else:  # "offer": the loser gives the highest card, the winner offers two, loser picks
-            self.exchange = {"kind": "offer", "giver": order[-1], "taker": order[0],
-                             "shown": [], "offered": [], "step": "give"}
-            self.to_act = order[-1]
-
-    def _highest(self, seat: int) -> list[int]:
-        """The cards a player may give as their highest (all equal-ranked highest cards)."""
-        h = self.hands[seat]
-        strength = self.rules.family.card_strength
-        top = max(strength(c) for c in h)
-        return sorted({c for c in h if strength(c) == top})
+        exchange.begin(self)
 
     def _exchange_moves(self) -> list[Move]:
-        ex = self.exchange
-        seat = self.to_act
-        assert ex is not None and seat is not None   # the exchange phase
-        step = ex["step"]
-        if step in ("show", "give"):
-            return [Move(GIVE, (c,), token=self._token) for c in self._highest(seat)]
-        if step == "take":
-            return [Move(TAKE, (c,), token=self._token) for c in sorted(set(ex["pool"]))]
-        if step == "discard":
-            return [Move(DISCARD, (c,), token=self._token) for c in sorted(set(self.hands[seat]))]
-        if step == "offer":
-            h = sorted(self.hands[seat])
-            pairs = set()
-            for i in range(len(h)):
-                for j in range(i + 1, len(h)):
-                    pairs.add((h[i], h[j]))
-            return [Move(OFFER, p, token=self._token) for p in sorted(pairs)]
-        return []
+        return exchange.moves(self)
 
     def _resolve_exchange(self, move: Move | str) -> Move:
-        text = str(move).strip()
-        legal = self._exchange_moves()
-        for m in legal:
-            if str(m) == text:
-                return m
-        # accept case-insensitive and differently ordered cards
-        parts = text.split(None, 1)
-        if len(parts) == 2:
-            try:
-                cards = tuple(sorted(parse(parts[1])))
-            except NotationError as e:
-                raise IllegalMove(str(e)) from None
-            for m in legal:
-                if m.kind == parts[0].lower() and tuple(sorted(m.cards)) == cards:
-                    return m
-        want = {m.kind for m in legal}
-        raise IllegalMove(f"{text!r} is not a legal {'/'.join(sorted(want))} move now; "
-                          f"legal: {', '.join(str(m) for m in legal[:12])}"
-                          f"{' ...' if len(legal) > 12 else ''}")
+        return exchange.resolve(self, move)
 
     def _do_exchange(self, seat: int, mv: Move) -> None:
-        ex = self.exchange
-        assert ex is not None                        # the exchange phase
-        c: int = mv.cards[0]                         # every exchange move names its cards
-        if ex["kind"] == "pits":
-            if ex["step"] == "show":
-                self.hands[seat].remove(c)
-                self.exchanged.append((seat, None, c))
-                ex["shown"].append(c)
-                self.events.append({"event": "show", "seat": seat, "card": CARD_TEXT[c]})
-                if len(ex["shown"]) < len(ex["givers"]):
-                    self.to_act = ex["givers"][len(ex["shown"])]
-                else:
-                    ex["step"], ex["pool"] = "take", list(ex["shown"])
-                    self.to_act = ex["takers"][0]
-            elif ex["step"] == "take" and "discarded" not in ex:
-                ex["pool"].remove(c)
-                self._receive(seat, c)
-                if ex["pool"]:  # the second taker gets the other card
-                    self._receive(ex["takers"][1], ex["pool"].pop())
-                ex["step"] = "discard"
-                self.to_act = ex["takers"][0]
-            elif ex["step"] == "discard":
-                self.hands[seat].remove(c)
-                self.exchanged.append((seat, None, c))
-                ex["discards"].append(c)
-                self.events.append({"event": "discard", "seat": seat, "card": CARD_TEXT[c]})
-                if len(ex["discards"]) < len(ex["takers"]):
-                    self.to_act = ex["takers"][len(ex["discards"])]
-                else:
-                    ex["discarded"] = True
-                    ex["step"], ex["pool"] = "take", list(ex["discards"])
-                    # the next-to-last chooses first, the last gets the other
-                    self.to_act = ex["givers"][-1]
-            else:  # taking a discard
-                ex["pool"].remove(c)
-                self._receive(seat, c)
-                if ex["pool"]:
-                    self._receive(ex["givers"][0], ex["pool"].pop())
-                self._begin_play()
-        else:
-            if ex["step"] == "give":
-                self.hands[seat].remove(c)
-                self.exchanged.append((seat, None, c))
-                self.events.append({"event": "give", "seat": seat, "card": CARD_TEXT[c]})
-                self._receive(ex["taker"], c)
-                ex["step"] = "offer"
-                self.to_act = ex["taker"]
-            elif ex["step"] == "offer":
-                ex["pool"] = list(mv.cards)
-                self.events.append({"event": "offer", "seat": seat, "cards": str(Cards(mv.cards))})
-                ex["step"] = "take"
-                self.to_act = ex["giver"]
-            else:
-                self.hands[ex["taker"]].remove(c)
-                self.exchanged.append((ex["taker"], None, c))
-                self._receive(seat, c)
-                self._begin_play()
-
-    def _receive(self, seat: int, c: int) -> None:
-        self.exchanged.append((None, seat, c))
-        self.hands[seat].append(c)
-        self.hands[seat].sort()
-        self.events.append({"event": "receive", "seat": seat, "card": CARD_TEXT[c]})
+        exchange.make(self, seat, mv)
 
     # ------------------------------------------------------------------------ play
     def _next_with_cards(self, seat: int, include_self: bool = False) -> int:
