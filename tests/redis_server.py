@@ -71,17 +71,21 @@ class RedisServer:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
+    def _spawn(self) -> None:
+        """redis-server on ``self.port``, nothing saved, its output in the log."""
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(
+                [str(self.binary), "--port", str(self.port), "--bind", "127.0.0.1",
+                 "--dir", str(self.root), "--save", "", "--appendonly", "no",
+                 "--client-output-buffer-limit", PUBSUB_LIMIT,
+                 "--daemonize", "no", "--protected-mode", "yes"],
+                cwd=self.root, stdin=subprocess.DEVNULL, stdout=log,
+                stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+
     def start(self) -> None:
         for _ in range(5):              # another process may take the free port first
             self.port = _free_port()
-            with open(self.log, "ab") as log:
-                self.proc = subprocess.Popen(
-                    [str(self.binary), "--port", str(self.port), "--bind", "127.0.0.1",
-                     "--dir", str(self.root), "--save", "", "--appendonly", "no",
-                     "--client-output-buffer-limit", PUBSUB_LIMIT,
-                     "--daemonize", "no", "--protected-mode", "yes"],
-                    cwd=self.root, stdin=subprocess.DEVNULL, stdout=log,
-                    stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+            self._spawn()
             deadline = time.monotonic() + 60     # a generous bound for a loaded machine
             while self.proc.poll() is None and time.monotonic() < deadline:
                 if _ping(self.port):
@@ -92,14 +96,7 @@ class RedisServer:
 
     def restart(self) -> None:
         """Start the server again on the same port (after :meth:`kill` or a stop), empty."""
-        with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen(
-                [str(self.binary), "--port", str(self.port), "--bind", "127.0.0.1",
-                 "--dir", str(self.root), "--save", "", "--appendonly", "no",
-                 "--client-output-buffer-limit", PUBSUB_LIMIT,
-                 "--daemonize", "no", "--protected-mode", "yes"],
-                cwd=self.root, stdin=subprocess.DEVNULL, stdout=log,
-                stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+        self._spawn()
         deadline = time.monotonic() + 60
         while not _ping(self.port):
             if self.proc.poll() is not None or time.monotonic() > deadline:

@@ -49,18 +49,22 @@ class Node:
              "--data", str(tmp_path / f"data-{name}"), "--db", db, "--redis", redis,
              "--node-id", name, "--lease-seconds", str(LEASE), "--bot-delay", "0", *args],
             stdout=self.out, stderr=subprocess.STDOUT, text=True)
+        self.wait_up("the node")
+        lines = self.output.read_text().splitlines()
+        assert lines[1].startswith(f"node {name} of several"), lines
+
+    def wait_up(self, what: str) -> None:
+        """Wait until the process answers ``/healthz`` (it must not exit meanwhile)."""
         deadline = time.monotonic() + WAIT
         while True:
             try:
                 if self.get("/healthz") == {"ok": True}:
-                    break
+                    return
             except OSError:
                 pass
             assert self.proc.poll() is None, self.output.read_text()
-            assert time.monotonic() < deadline, "the node did not start"
+            assert time.monotonic() < deadline, f"{what} did not start"
             time.sleep(0.05)
-        lines = self.output.read_text().splitlines()
-        assert lines[1].startswith(f"node {name} of several"), lines
 
     def get(self, path):
         with urllib.request.urlopen(self.base + path, timeout=10) as r:

@@ -53,7 +53,7 @@ class Server:
     """``python -m shangyou.server`` alone on its store (the HTTP and socket helpers of
     ``Node``)."""
 
-    get, post, ws = Node.get, Node.post, Node.ws
+    get, post, ws, wait_up, stop = Node.get, Node.post, Node.ws, Node.wait_up, Node.stop
 
     def __init__(self, tmp_path, db: str, *args: str):
         self.port = free_port()
@@ -64,26 +64,7 @@ class Server:
             [sys.executable, "-m", "shangyou.server", "--port", str(self.port), "--data",
              str(tmp_path / "data"), "--db", db, "--bot-delay", "0", *args],
             stdout=self.out, stderr=subprocess.STDOUT, text=True)
-        deadline = time.monotonic() + WAIT
-        while True:
-            try:
-                if self.get("/healthz") == {"ok": True}:
-                    break
-            except OSError:
-                pass
-            assert self.proc.poll() is None, self.output.read_text()
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.05)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.out.close()
+        self.wait_up("the server")
 
 
 def status(node, path: str) -> tuple[int, dict]:
