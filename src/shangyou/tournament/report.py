@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -193,7 +194,13 @@ def write(results: dict, out: Path) -> dict[str, Path]:
         for row in rows:
             w.writerow({k: ("" if v is None else v) for k, v in row.items()})
     from .plot import plot
-    plot(results, paths["png"])
+    try:
+        plot(results, paths["png"])
+    except Exception as exc:     # the figure is a convenience: a finished run is never lost to it
+        paths["png"].unlink(missing_ok=True)
+        warnings.warn(f"tournament: the plot was not drawn ({exc}); results.json and "
+                      "results.csv are written", RuntimeWarning, stacklevel=2)
+        del paths["png"]
     return paths
 
 
