@@ -527,3 +527,16 @@ def test_a_plot_error_never_loses_the_finished_run(tmp_path, monkeypatch):
     assert json.loads((tmp_path / "results.json").read_text())["deals"] == results["deals"] == 1
     assert (tmp_path / "results.csv").read_text().startswith("bot,")
     assert not (tmp_path / "scores.png").exists()
+
+
+def test_the_report_ranks_by_every_metric_it_prints():
+    """A bot that leads by mean score but trails by place and rating is ranked each way."""
+    def bot(name, score, win, place, ordinal):
+        return {"bot": name, "score": {"mean": score}, "win": {"rate": win},
+                "mean_place": place, "places": [0.5, 0.5], "rating": {"ordinal": ordinal}}
+    bots = [bot("learned", 0.30, 0.40, 2.6, 1.0), bot("heuristic", 0.20, 0.45, 2.3, 2.0)]
+    ranks = report.rankings(bots)
+    assert ranks == {"score": ["learned", "heuristic"], "win": ["heuristic", "learned"],
+                     "place": ["heuristic", "learned"], "rating": ["heuristic", "learned"]}
+    no_places = [dict(b, places=None) for b in bots]
+    assert "place" not in report.rankings(no_places)
