@@ -61,6 +61,9 @@ class ManagerParts:
         # HostActions'
         async def _set_host(self, table: Table, token_hash: str) -> None: ...
 
+        # the manager's start (tables.py)
+        async def _start(self, table: Table, conn: Conn | None, msg: object) -> None: ...
+
         # ReadyChecks'
         @staticmethod
         def _end_ready_check(table: Table) -> bool: ...
