@@ -20,7 +20,7 @@ import re
 import pytest
 
 from test_browser import browser, serve  # noqa: F401 (browser: a fixture)
-from test_browser_table import (LOOPBACK, STEP_MS, _legal_and_play, _shot, _sit, _start,
+from test_browser_table import (AXE, LOOPBACK, _axe, _legal_and_play, _shot, _sit, _start,
                                 _table, _watch, errors)  # noqa: F401 (errors: a fixture)
 
 pytestmark = pytest.mark.timeout(240)
@@ -82,6 +82,9 @@ def test_phone_lobby_fits_and_play_now_starts_the_last_game(server, browser, err
         assert page.input_value("#bots") == "heuristic"
         assert "3" in page.text_content("#play-now-note")
         _shot(page, f"lobby-phone-{vp['width']}x{vp['height']}.png")
+        if vp["width"] == 390:
+            assert AXE.is_file(), "axe-core is missing: run `npm ci`"
+            assert not _axe(page), _axe(page)
         page.click("#more-options > summary")
         assert page.locator("#bots").is_visible()
         _shot(page, f"lobby-phone-{vp['width']}-more-options.png")
@@ -142,6 +145,8 @@ def test_rematch_for_every_seated_person(server, browser, errors):
     b.wait_for_selector("#rematch[disabled]")
     a.wait_for_selector("#rematch-line")
     assert "Bo" in a.text_content("#rematch-line")
+    assert not _axe(a), _axe(a)
+    _shot(a, "rematch-phone.png")
     assert a.evaluate("document.body.dataset.status") == "over"
     a.click("#rematch")
     for p in (a, b):
@@ -173,6 +178,8 @@ def test_card_sounds_and_the_chat_badge(server, browser, errors):
     w.click("#chat-form button[type=submit]")
     page.wait_for_selector("#chat-badge:not([hidden])")
     assert page.text_content("#chat-badge") == "1"
+    assert not _axe(page), _axe(page)
+    _shot(page, "chat-badge-phone.png")
     assert page.locator("#side").is_hidden()
     page.click("#open-side")
     page.wait_for_selector("#chat-badge", state="hidden")

@@ -15,8 +15,8 @@ export function makeRematch({ S, $, send }) {
   const seated = () => S.mySeat !== null && S.mySeat !== undefined;
 
   function names(tb, seats) {
-    return seats.map((i) => (tb.seats[i] && displayName(tb.seats[i])) || t("t.seatN", { n: i + 1 }))
-      .join(", ");
+    return seats.map((i) => (i === S.mySeat ? t("t.you")
+      : (tb.seats[i] && displayName(tb.seats[i])) || t("t.seatN", { n: i + 1 }))).join(", ");
   }
 
   function render() {
