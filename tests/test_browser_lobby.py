@@ -6,7 +6,7 @@ browser (Debian's Chromium, headless; see tests/test_browser.py).
    for 4 with heuristic bots; Play now lands on a table, seated, bots in every other seat, the
    match started; the next visit's Play now starts the game last played.
 2. After a match every seated person (not only the host) gets Rematch; it starts the next match
-   once both people asked.
+   once both people asked (on the way, the sounds of plays and won tricks are counted).
 3. Card sounds: counted (window.__sounds) for plays and "your turn" when sound is on (the
    default), none when the system asks for reduced motion; the chat badge counts a line that
    arrives while the phone's drawer is closed, until it is opened.
@@ -140,6 +140,9 @@ def test_rematch_for_every_seated_person(server, browser, errors):
         p.wait_for_selector("#rematch", timeout=60_000)
         p.evaluate("clearInterval(window.__autoplay)")
     assert b.evaluate("document.body.dataset.host") == ""
+    for p in (a, b):        # sound is on by default: cards laid and tricks won were heard
+        counts = p.evaluate("window.__sounds")
+        assert counts["play"] > 0 and counts["trick"] > 0, counts
     assert b.is_visible("#rematch") and b.text_content("#rematch") == "Rematch"
     b.click("#rematch")
     b.wait_for_selector("#rematch[disabled]")

@@ -40,7 +40,7 @@ class PlayNow(BaseModel):
     players: StrictInt | None = Field(default=None, ge=1, le=16)
     options: dict[schemas.OptionKey, schemas.OptionValue] = Field(default_factory=dict,
                                                                   max_length=32)
-    bots: schemas.BotLevel = DEFAULT_LEVEL           # type: ignore[valid-type]
+    bots: schemas.BotLevel = DEFAULT_LEVEL
     room: schemas.RoomOptions = Field(default_factory=lambda: schemas.RoomOptions(listed=False))
     name: StrictStr | None = None
 
@@ -91,7 +91,7 @@ async def play_now(body: PlayNow, request: Request):
                 changes[s.index] = {"name": _bot_name(level, s.index), "kind": "bot",
                                     "token_hash": None, "bot_level": level}
             await manager._save_seats(table, changes)
-            await manager._start(table, None, None)
+            await manager._start(table, None, schemas.Start(type="start"))   # no socket asked
             started = True
     except ActionError as e:        # the store refused or failed: the table waits
         log.warning("table %s: play now could not start the match: %s", table.id, e)

@@ -22,15 +22,12 @@ under the table's lock, and a refusal changes nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from . import schemas
 from .conn import Conn
 from .model import ActionError, Table
 from .parts import ManagerParts
 from .views import rematch_asks, rematch_waiting
-
-if TYPE_CHECKING:
-    from . import schemas
 
 
 @dataclass
@@ -54,7 +51,7 @@ class Rematches(ManagerParts):
         new = conn.seat not in asks.seats
         asks.seats.add(conn.seat)
         if not rematch_waiting(table, asks):
-            await self._start(table, conn, None)
+            await self._start(table, conn, schemas.Start(type="start"))
         elif new:
             self._broadcast(table, [])
         else:

@@ -108,7 +108,6 @@ async function onPlayNow() {
   btn.setAttribute("aria-busy", "true");
   try {
     const p = currentPreset();
-    if (!p) throw new Error(t("lobby.errGames", { msg: "?" }));
     const read = readRoom(document, "room");
     const body = {
       game: p.name,
@@ -318,6 +317,7 @@ async function init() {
   try {
     presets = await api("/api/presets");
     fillPresets();
+    $("play-now").disabled = false;         // Play now needs a game to start
   } catch (ex) {
     $("create-error").textContent = t("lobby.errGames", { msg: ex.message });
   }
