@@ -18,7 +18,7 @@ export const en = {
   "set.size.m": "medium",
   "set.size.l": "large",
   "set.motion": "Reduced motion",
-  "set.sound": "Sound on my turn",
+  "set.sound": "Sounds (cards, tricks, your turn)",
   "set.autopass": "Auto-pass to the end of the trick",
   "set.close": "Close",
 
@@ -484,4 +484,16 @@ export const en = {
   "val.kitty-card": "a kitty card names the trump", "val.no-trump": "no trump suit",
   "val.redeal": "deal again", "val.kicker": "four of a kind with one more card",
   "val.quad": "four of a kind alone",
+
+  // lobby
+  "lobby.playNow": "Play now",
+  "lobby.playNowNote": "{game} · you + {n} bots · {level} · starts at once",
+  "lobby.playNowNote.one": "{game} · you + {n} bot · {level} · starts at once",
+  "lobby.more": "More options",
+  "rm.ask": "Rematch",
+  "rm.asked": "Rematch asked",
+  "rm.askedBy": "Rematch asked by {names}.",
+  "rm.waiting": "Waiting for {names}.",
+  "t.unread": "{n} unread chat lines",
+  "t.unread.one": "{n} unread chat line",
 };
