@@ -352,6 +352,9 @@ class RoomOptions(BaseModel):
     # who may ask for a hint: None (the default) resolves when asked: "heuristic" while at
     # most one seat is held by a person, "off" once two or more are (docs/protocol.md)
     hints: Literal["off", "heuristic", "search"] | None = None
+    # rated: only logged-in players sit, no bots; their ratings move when a match ends
+    # (server/accounts.py). Fixed when the table is created
+    rated: StrictBool = False
 
 
 class CreateTable(BaseModel):
