@@ -196,10 +196,13 @@ class Accounts:
 
     def may_try_login(self, address: str | None, username: str) -> bool:
         """A token from the address's bucket and the username's (every attempt takes one,
-        whether the account exists or not)."""
-        a = self._by_address.take(address or "?", self.clients.factor(address))
-        b = self._by_name.take(db.name_key(username))
-        return a and b
+        whether the account exists or not; a refused one takes none)."""
+        factor, key = self.clients.factor(address), db.name_key(username)
+        if not (self._by_address.ready(address or "?", factor) and self._by_name.ready(key)):
+            return False
+        self._by_address.take(address or "?", factor)
+        self._by_name.take(key)
+        return True
 
     def may_sign_up(self, address: str | None) -> bool:
         return self._signups.take(address or "?", self.clients.factor(address))

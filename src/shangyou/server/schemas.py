@@ -52,7 +52,11 @@ ERROR_CODES = ("bad_json", "bad_message", "too_big", "rate_limited", "no_table",
                "bad_option",    # an option value the game does not take
                "hints_off",     # the room's hints option refuses this seat advice
                "no_ready_check",    # a ready answer while the host asks nothing
-               "moved")         # another node runs the table now; socket closes (1012)
+               "moved",         # another node runs the table now; socket closes (1012)
+               # accounts (server/accounts.py)
+               "account_required",  # a rated table seats logged-in players only
+               "already_seated",    # the account holds another seat at this rated table
+               "rated_no_bots")     # a rated table has no bots
 OPTION_KEY_MAX = 32            # an option's name, in characters
 OPTION_INT_MAX = 1000          # an option's number, in absolute value
 OPTION_STR_MAX = 32            # an option's text, in characters
