@@ -29,9 +29,11 @@ RATED = {"room": {"rated": True}}
 
 
 @contextlib.contextmanager
-def make_client(data, **limits):
-    """A started app on SQLite in ``data``; its sockets are closed before it stops."""
-    with TestClient(create_app(data_dir=data, bot_delay=0, limits=Limits(**limits))) as c:
+def make_client(data, db_url=None, **limits):
+    """A started app on SQLite in ``data`` (or ``db_url``); its sockets are closed before it
+    stops."""
+    with TestClient(create_app(db_url=db_url, data_dir=data, bot_delay=0,
+                               limits=Limits(**limits))) as c:
         try:
             yield c
         finally:
@@ -195,23 +197,42 @@ def _rating(client, cookie, game="zheng-shangyou"):
     return next((r for r in out["ratings"] if r["game"] == game), None), out
 
 
+def _rated_match(client, ann: str, bob: str) -> str:
+    """Ann (the host) and Bob play a rated match to its end; its id, once both are rated."""
+    tid = new_table(client, **RATED)
+    a = player(client, tid, ann)                   # the host
+    a.sit(0)
+    b = player(client, tid, bob, host=False)
+    b.sit(1)
+    a.send({"type": "start"})
+    a.next("state")
+    final = play_to_end([a, b])
+    deadline = time.monotonic() + 60
+    while (_rating(client, ann)[0] is None or _rating(client, bob)[0] is None) \
+            and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return final["table"]["match_id"]
+
+
+def test_rated_match_on_postgresql(tmp_path, pg_url):
+    with make_client(tmp_path / "data", db_url=pg_url) as client:
+        ann, bob = sign_up(client, "ann"), sign_up(client, "bob")
+        match_id = _rated_match(client, ann, bob)
+        ra, rb = _rating(client, ann)[0], _rating(client, bob)[0]
+        assert ra["matches"] == rb["matches"] == 1 and ra["wins"] + rb["wins"] == 1
+        assert accountdb.rate_match(client.app.state.manager.store.store, match_id) is False
+        r = client.post("/api/account/delete", json={"password": PW},
+                        headers={"cookie": f"{COOKIE}={bob}"})
+        assert r.status_code == 200
+        assert client.get(f"/api/matches/{match_id}").json()["names"] == ["ann", "(deleted)"]
+        assert _rating(client, ann)[0] == ra
+
+
 def test_rated_match_rates_once_history_restart_and_deletion(tmp_path):
     data = tmp_path / "data"
     with make_client(data) as client:
         ann, bob = sign_up(client, "ann"), sign_up(client, "bob")
-        tid = new_table(client, **RATED)
-        a = player(client, tid, ann)                   # the host
-        a.sit(0)
-        b = player(client, tid, bob, host=False)
-        b.sit(1)
-        a.send({"type": "start"})
-        a.next("state")
-        final = play_to_end([a, b])
-        match_id = final["table"]["match_id"]
-        deadline = time.monotonic() + 60
-        while (_rating(client, ann)[0] is None or _rating(client, bob)[0] is None) \
-                and time.monotonic() < deadline:
-            time.sleep(0.05)
+        match_id = _rated_match(client, ann, bob)
         ra, out_a = _rating(client, ann)
         rb, _ = _rating(client, bob)
         assert ra["matches"] == rb["matches"] == 1

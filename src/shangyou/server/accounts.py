@@ -301,9 +301,11 @@ class Accounts:
 
 # --------------------------------------------------------------------------------- routes
 router = APIRouter()
-ERRORS = {s: {"model": HttpError, "description": c} for s, c in
-          ((401, "bad_login / not_logged_in"), (403, "cross_origin"), (409, "name_taken"),
-           (415, "json_only"), (422, "bad_request"), (429, "rate_limited"))}
+ERRORS: dict[int | str, dict] = {
+    s: {"model": HttpError, "description": c} for s, c in
+    ((400, "bad_request"), (401, "bad_login / not_logged_in"), (403, "cross_origin"),
+     (408, "too_slow"), (409, "name_taken"), (413, "too_big"), (415, "json_only"),
+     (422, "bad_request"), (429, "rate_limited"))}
 
 
 def _error(status: int, code: str, message: str) -> JSONResponse:
