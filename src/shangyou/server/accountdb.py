@@ -227,8 +227,8 @@ def rate_match(store: Store, match_id: str) -> bool:
         place = _places(o, n)
         by_seat = {r.seat: r for r in rows}
         # a seat without an account (deleted since) plays as a new player, not stored
-        labels = [by_seat[i].account_id if i in by_seat and by_seat[i].account_id
-                  else f"seat{i}" for i in range(n)]
+        labels: list[str] = [str(by_seat[i].account_id) if i in by_seat
+                             and by_seat[i].account_id else f"seat{i}" for i in range(n)]
         held = {r.account_id: r for r in s.scalars(
             select(RatingRow).where(RatingRow.game == game,
                                     RatingRow.account_id.in_([a for a in labels if a]))
@@ -293,7 +293,7 @@ def profile(store: Store, account_id: str) -> dict | None:
                          .order_by(MatchRow.finished_at.desc(), MatchRow.id)
                          .limit(STATS_MAX)).all()
         stats: dict[str, dict[str, Any]] = {}
-        history = []
+        history: list[dict] = []
         for p, m in rows:
             o = match_outcome(m.result or {}, m.players)
             place = _places(o, m.players)[p.seat] if p.seat < m.players else None

@@ -247,9 +247,9 @@ class Accounts:
             typed = typed[:NAME_MAX - len(GUEST_MARK)].rstrip() + GUEST_MARK
         return typed, None
 
-    async def link(self, table: Table, token_hash: str, account: dict | None) -> None:
+    async def link(self, table: Table, token_hash: str | None, account: dict | None) -> None:
         """The seat token just given (or the host's) is the account's at this table."""
-        if account is not None:
+        if account is not None and token_hash is not None:
             await self.store.call_with(db.link_seat, table.id, token_hash, account["id"])
 
     async def match_players(self, table: Table, match_id: str) -> None:

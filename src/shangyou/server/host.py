@@ -136,7 +136,7 @@ class HostActions(ManagerParts):
             err = e.errors()[0] if hasattr(e, "errors") else {}
             where = ".".join(str(x) for x in err.get("loc", ())) or "room"
             raise ActionError("bad_option", f"room.{where}: {err.get('msg', e)}") from None
-        if room.rated != bool(table.room.get("rated")):
+        if bool(room.rated) != bool(table.room.get("rated")):
             raise ActionError("bad_option", "room.rated: fixed when the table is created")
         room_d = room.model_dump(exclude_none=True)
         await self._save_table(table, options=self._stored_options(options, room_d),

@@ -14,8 +14,7 @@ from typing import Any
 from . import schemas, views
 
 ROOM_KEY = "_room"         # where the room options live in the stored table options
-ROOM_DEFAULTS = {"turn_timer": 0, "grace": schemas.GRACE_DEFAULT, "listed": True,
-                 "rated": False}
+ROOM_DEFAULTS = {"turn_timer": 0, "grace": schemas.GRACE_DEFAULT, "listed": True}
 
 
 def hash_token(token: str) -> str:

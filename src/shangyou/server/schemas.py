@@ -357,8 +357,8 @@ class RoomOptions(BaseModel):
     # most one seat is held by a person, "off" once two or more are (docs/protocol.md)
     hints: Literal["off", "heuristic", "search"] | None = None
     # rated: only logged-in players sit, no bots; their ratings move when a match ends
-    # (server/accounts.py). Fixed when the table is created
-    rated: StrictBool = False
+    # (server/accounts.py). Fixed when the table is created; None (absent) is false
+    rated: StrictBool | None = None
 
 
 class CreateTable(BaseModel):
