@@ -25,6 +25,7 @@ from test_cluster import WAIT, Client, over, play_turns
 pytestmark = pytest.mark.timeout(240)
 
 PW = "correct horse battery"
+FLAGS: set[str] = set()       # the flags of the last session cookie _post got
 
 
 @pytest.fixture(scope="module")
@@ -45,12 +46,17 @@ class _Site:
                        open_timeout=WAIT, max_queue=None, ping_interval=None)
 
 
-def _post(base: str, path: str, body: dict) -> tuple[int, dict, str | None]:
+def _post(base: str, path: str, body: dict, **headers) -> tuple[int, dict, str | None]:
+    """POST ``body`` as JSON; the status, the answer and the session cookie it sets (its
+    flags go to :data:`FLAGS`)."""
     req = urllib.request.Request(base + path, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json"})
+                                 headers={"Content-Type": "application/json", **headers})
     try:
         with urllib.request.urlopen(req, timeout=WAIT) as r:
-            cookie = re.search(rf"{COOKIE}=([^;]+)", r.headers.get("Set-Cookie") or "")
+            set_cookie = r.headers.get("Set-Cookie") or ""
+            FLAGS.clear()
+            FLAGS.update(f.strip().lower() for f in set_cookie.split(";")[1:])
+            cookie = re.search(rf"{COOKIE}=([^;]+)", set_cookie)
             return r.status, json.loads(r.read()), cookie.group(1) if cookie else None
     except urllib.error.HTTPError as e:
         return e.code, json.loads(e.read()), None
@@ -108,7 +114,11 @@ def test_account_page_sign_up_rated_match_history_leaderboard_delete(server, bro
     assert page.text_content("#account-link") == "ann"
 
     status, _, bob = _post(server, "/api/account/signup", {"username": "bob", "password": PW})
-    assert status == 200 and bob
+    assert status == 200 and bob and "secure" not in FLAGS
+    # behind a TLS proxy on this machine (X-Forwarded-Proto from 127.0.0.1): a Secure cookie
+    status, _, _ = _post(server, "/api/account/login", {"username": "bob", "password": PW},
+                         **{"X-Forwarded-Proto": "https"})
+    assert status == 200 and "secure" in FLAGS and "httponly" in FLAGS
     match_id = _rated_match(server, ann, bob)
 
     # the rating moves in the background once the match is over: reload until it shows
