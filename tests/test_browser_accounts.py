@@ -144,8 +144,13 @@ def test_account_page_sign_up_rated_match_history_leaderboard_delete(server, bro
     _no_horizontal_scroll(page)
     _shot(page, "leaderboard-phone.png")
 
+    # in Chinese: every string of the page has its twin
+    page.evaluate("localStorage.setItem('shangyou.lang', 'zh')")
     page.goto(server + "/account")
     page.wait_for_selector("body[data-ready='1'] #me-panel:not([hidden])")
+    assert page.text_content("#ratings th") == "游戏"
+    assert page.locator("#history a", has_text="回放").count() == 1
+    assert page.evaluate("[...window.__i18n.missing]") == []
     page.click("#delete-panel summary")
     page.fill("#delete-password", PW)
     page.once("dialog", lambda d: d.accept())
