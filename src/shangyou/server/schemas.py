@@ -53,7 +53,11 @@ ERROR_CODES = ("bad_json", "bad_message", "too_big", "rate_limited", "no_table",
                "hints_off",     # the room's hints option refuses this seat advice
                "no_ready_check",    # a ready answer while the host asks nothing
                "not_over",      # a rematch asked for while no match has ended
-               "moved")         # another node runs the table now; socket closes (1012)
+               "moved",         # another node runs the table now; socket closes (1012)
+               # accounts (server/accounts.py)
+               "account_required",  # a rated table seats logged-in players only
+               "already_seated",    # the account holds another seat at this rated table
+               "rated_no_bots")     # a rated table has no bots
 OPTION_KEY_MAX = 32            # an option's name, in characters
 OPTION_INT_MAX = 1000          # an option's number, in absolute value
 OPTION_STR_MAX = 32            # an option's text, in characters
@@ -365,6 +369,9 @@ class RoomOptions(BaseModel):
     # who may ask for a hint: None (the default) resolves when asked: "heuristic" while at
     # most one seat is held by a person, "off" once two or more are (docs/protocol.md)
     hints: Literal["off", "heuristic", "search"] | None = None
+    # rated: only logged-in players sit, no bots; their ratings move when a match ends
+    # (server/accounts.py). Fixed when the table is created; None (absent) is false
+    rated: StrictBool | None = None
 
 
 class CreateTable(BaseModel):
