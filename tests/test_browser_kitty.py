@@ -77,6 +77,11 @@ def _targets(page, selector: str) -> list:
     }).filter(([, w, h]) => w < 44 || h < 44)""")
 
 
+def _tap(page, selector: str) -> None:
+    """Tap a hand card where it shows: its left edge (the next card lies over the rest)."""
+    page.locator(selector).click(position={"x": 6, "y": 30})
+
+
 def _count_text(page) -> str:
     return page.text_content("#bury-count")
 
@@ -94,14 +99,14 @@ def _bury_checks(page, kitty: int) -> None:
     assert _count_text(page) == f"Choose {kitty} cards to bury: 0 chosen"
     v0 = _version(page)
     for i in (0, 1, 2):
-        page.click(f'#hand .card[data-index="{i}"]')
+        _tap(page, f'#hand .card[data-index="{i}"]')
     assert _count_text(page) == f"Choose {kitty} cards to bury: 3 chosen"
     assert page.locator("#hand .card.selected").count() == 3
     assert page.locator("#bury-confirm").is_disabled()
     page.click("#bury-undo")
     assert _count_text(page) == f"Choose {kitty} cards to bury: 2 chosen"
     assert page.get_attribute('#hand .card[data-index="2"]', "aria-pressed") == "false"
-    page.click('#hand .card[data-index="0"]')              # a second tap puts a card back
+    _tap(page, '#hand .card[data-index="0"]')              # a second tap puts a card back
     assert _count_text(page) == f"Choose {kitty} cards to bury: 1 chosen"
     page.click("#clear")
     assert _count_text(page) == f"Choose {kitty} cards to bury: 0 chosen"
@@ -125,7 +130,7 @@ def _confirm_bury(page, kitty: int) -> None:
     before = len(_hand(page))
     # choose the kitty's size: the cards that came from the kitty, which the page marks
     for _ in range(kitty):
-        page.click("#hand .card.from-kitty:not(.selected) >> nth=0")
+        _tap(page, "#hand .card.from-kitty:not(.selected) >> nth=0")
     assert _count_text(page) == f"Choose {kitty} cards to bury: {kitty} chosen"
     assert not page.locator("#bury-confirm").is_disabled()
     page.click("#bury-confirm")
