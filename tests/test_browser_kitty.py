@@ -14,7 +14,7 @@ import pytest
 
 from test_browser import browser  # noqa: F401 (a fixture)
 from test_browser_table import (  # noqa: F401 (server, errors: fixtures)
-    STEP_MS, _hand, _no_horizontal_scroll, _sit, _start, _table, _version, _wait_my_turn,
+    STEP_MS, _hand, _no_horizontal_scroll, _shot, _sit, _start, _table, _version, _wait_my_turn,
     _wait_version_above, _watch, errors, server)
 
 pytestmark = pytest.mark.timeout(300)
@@ -124,6 +124,7 @@ def _bury_fits(page) -> None:
         hand = page.locator("#hand .card").evaluate_all(
             "els => els.map(e => e.getBoundingClientRect().height)")
         assert min(hand) >= 44, f"hand cards {min(hand)} px tall"
+        _shot(page, f"kitty-bury-{vp['width']}x{vp['height']}.png")
 
 
 def _confirm_bury(page, kitty: int) -> None:
@@ -142,15 +143,33 @@ def _confirm_bury(page, kitty: int) -> None:
     assert page.locator("#hand .card.from-kitty").count() == 0
 
 
+def _refused_bury(page, kitty: int) -> None:
+    """A bury move the server refuses (here: named with a stale version) stops the rest, says
+    why, and the page takes the table's state again: nothing buried, all to choose again."""
+    hand = _hand(page)
+    for _ in range(kitty):
+        _tap(page, "#hand .card:not(.selected) >> nth=0")
+    page.evaluate("window.__shangyou.version -= 1")     # as if a state had been missed
+    page.click("#bury-confirm")
+    page.wait_for_function("document.getElementById('alert').textContent !== ''")
+    page.wait_for_function("document.body.dataset.connected === '1' && "
+                           "document.getElementById('bury-count')?.textContent.endsWith(' 0 chosen')",
+                           timeout=STEP_MS * 2)
+    assert page.evaluate("window.__shangyou.view.buried") == []
+    assert _hand(page) == hand
+
+
 def test_bury_is_choose_then_confirm_with_the_kitty_marked(server, browser, errors):
     """Sheng ji at 390x844 and 844x390: the kitty's 8 cards are marked; taps choose without
-    sending; Undo, a second tap and Clear put cards back; Confirm buries them all; no page
-    scroll and 44 px buttons at that turn."""
+    sending; Undo, a second tap and Clear put cards back; a refused move stops the rest and
+    the page takes the state again; Confirm buries them all; no page scroll and 44 px buttons
+    at that turn."""
     ctx = browser.new_context(viewport=PORTRAIT, has_touch=True)
     page = _watch(ctx.new_page(), errors)
     _to_my_bury(page, server, "sheng-ji", 4)
     _bury_checks(page, 8)
     _bury_fits(page)
+    _refused_bury(page, 8)
     _confirm_bury(page, 8)
     ctx.close()
 
@@ -178,6 +197,8 @@ def test_friend_call_picker_fits_a_phone_and_the_log_words_it(server, browser, e
         size = page.locator(".call-card .call-rank >> nth=0").evaluate(
             "e => parseFloat(getComputedStyle(e).fontSize)")
         assert size >= 16, f"the rank is written {size}px high"
+        if vp is not PORTRAIT:
+            _shot(page, f"kitty-call-{vp['width']}x{vp['height']}.png")
     # the second copy if there is one, a suit, a card that can find a friend
     ords = page.locator(".call-ord")
     ords.nth(ords.count() - 1).click()

@@ -97,6 +97,7 @@ export function makeBury(P) {
     if (!v || order.length !== need() || !order.length) return;
     queue = order.map((i) => v.hand[i]);
     order = [];
+    $("alert").textContent = "";          // an older refusal no longer applies
     sentAt = null;
     next();
   }
