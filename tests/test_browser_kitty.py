@@ -14,7 +14,7 @@ import pytest
 
 from test_browser import browser  # noqa: F401 (a fixture)
 from test_browser_table import (  # noqa: F401 (server, errors: fixtures)
-    STEP_MS, _hand, _no_horizontal_scroll, _shot, _sit, _start, _table, _version, _wait_my_turn,
+    STEP_MS, _axe, _hand, _no_horizontal_scroll, _shot, _sit, _start, _table, _version, _wait_my_turn,
     _wait_version_above, _watch, errors, server)
 
 pytestmark = pytest.mark.timeout(300)
@@ -168,6 +168,9 @@ def test_bury_is_choose_then_confirm_with_the_kitty_marked(server, browser, erro
     page = _watch(ctx.new_page(), errors)
     _to_my_bury(page, server, "sheng-ji", 4)
     _bury_checks(page, 8)
+    _tap(page, "#hand .card.from-kitty >> nth=0")
+    assert not _axe(page), _axe(page)          # the marks, the choice, the bury box
+    page.click("#clear")
     _bury_fits(page)
     _refused_bury(page, 8)
     _confirm_bury(page, 8)
@@ -199,6 +202,7 @@ def test_friend_call_picker_fits_a_phone_and_the_log_words_it(server, browser, e
         assert size >= 16, f"the rank is written {size}px high"
         if vp is not PORTRAIT:
             _shot(page, f"kitty-call-{vp['width']}x{vp['height']}.png")
+    assert not _axe(page), _axe(page)
     # the second copy if there is one, a suit, a card that can find a friend
     ords = page.locator(".call-ord")
     ords.nth(ords.count() - 1).click()

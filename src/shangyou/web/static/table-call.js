@@ -86,8 +86,9 @@ export function renderCallPicker(box, calls, opts) {
     const b = h("button", { type: "button", class: `call-card ink-${suit}`, dataset: { move, card: p.card },
       "aria-pressed": String(p.card === chosen), "aria-label": label, disabled: off,
       onclick: () => redraw({ card: p.card, suit }) },
-      h("span", { class: "call-rank" }, rankOf(p.card)), h("span", { class: "call-glyph" }, SUITS[suit].glyph),
-      held ? h("span", { class: "call-held", "aria-hidden": "true" }, `×${held}`) : null);
+      h("span", { class: "call-rank" }, rankOf(p.card)), h("span", { class: "call-glyph" }, SUITS[suit].glyph));
+    // the copies held, in a corner (drawn by CSS: the button's text stays within its name)
+    if (held) b.dataset.held = `×${held}`;
     b.classList.toggle("never", never);
     b.classList.toggle("selected", p.card === chosen);
     grid.append(b);

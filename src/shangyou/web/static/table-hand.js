@@ -36,7 +36,8 @@ export function drawHand(box, hand, opts) {
     if (opts.fromKitty && opts.fromKitty.has(i)) {
       b.classList.add("from-kitty");
       b.setAttribute("aria-label", t("kitty.cardFrom", { card: b.getAttribute("aria-label") }));
-      b.append(h("span", { class: "kitty-badge", "aria-hidden": "true" }, t("kitty.badge")));
+      // the badge is drawn by CSS (::after): no text inside the button beside its name
+      b.dataset.badge = t("kitty.badge");
     }
     if (opts.clickable) b.classList.add("clickable");
     b.addEventListener("click", () => opts.onCard(i));
