@@ -58,7 +58,14 @@ export function renderCallPicker(box, calls, opts) {
   let suit = box.dataset.suit || (chosen ? suitOf(chosen) : "") || suits[0];
   if (!suits.includes(suit)) suit = suits[0];
   if (chosen && suitOf(chosen) !== suit) chosen = "";
-  const redraw = (changes) => { Object.assign(box.dataset, changes); renderCallPicker(box, calls, opts); };
+  // a redraw keeps the keyboard focus on the button pressed (found again by its data)
+  const redraw = (changes) => {
+    const f = document.activeElement;
+    const key = f && box.contains(f) ? Object.entries(f.dataset)[0] : null;
+    Object.assign(box.dataset, changes);
+    renderCallPicker(box, calls, opts);
+    if (key) box.querySelector(`[data-${key[0]}="${CSS.escape(key[1])}"]`)?.focus();
+  };
   const off = opts.disabled ? true : undefined;
 
   const wrap = h("div", { class: "call-picker", id: "call-picker", role: "group", "aria-label": t("t.callLabel") });
