@@ -127,14 +127,18 @@ def _bury_fits(page) -> None:
         _shot(page, f"kitty-bury-{vp['width']}x{vp['height']}.png")
 
 
-def _confirm_bury(page, kitty: int) -> None:
+def _confirm_bury(page, kitty: int, keyboard: bool = False) -> None:
     before = len(_hand(page))
     # choose the kitty's size: the cards that came from the kitty, which the page marks
     for _ in range(kitty):
         _tap(page, "#hand .card.from-kitty:not(.selected) >> nth=0")
     assert _count_text(page) == f"Choose {kitty} cards to bury: {kitty} chosen"
     assert not page.locator("#bury-confirm").is_disabled()
-    page.click("#bury-confirm")
+    if keyboard:                    # Enter in the hand buries the cards chosen, as Confirm
+        page.focus("#hand .card.selected >> nth=0")
+        page.keyboard.press("Enter")
+    else:
+        page.click("#bury-confirm")
     page.wait_for_function("n => window.__shangyou.view.hand.length === n && "
                            "window.__shangyou.view.phase !== 'bury'", arg=before - kitty,
                            timeout=STEP_MS * 2)
@@ -162,8 +166,8 @@ def _refused_bury(page, kitty: int) -> None:
 def test_bury_is_choose_then_confirm_with_the_kitty_marked(server, browser, errors):
     """Sheng ji at 390x844 and 844x390: the kitty's 8 cards are marked; taps choose without
     sending; Undo, a second tap and Clear put cards back; a refused move stops the rest and
-    the page takes the state again; Confirm buries them all; no page scroll and 44 px buttons
-    at that turn."""
+    the page takes the state again; Confirm (here Enter) buries them all; no page scroll and
+    44 px buttons at that turn."""
     ctx = browser.new_context(viewport=PORTRAIT, has_touch=True)
     page = _watch(ctx.new_page(), errors)
     _to_my_bury(page, server, "sheng-ji", 4)
@@ -173,7 +177,7 @@ def test_bury_is_choose_then_confirm_with_the_kitty_marked(server, browser, erro
     page.click("#clear")
     _bury_fits(page)
     _refused_bury(page, 8)
-    _confirm_bury(page, 8)
+    _confirm_bury(page, 8, keyboard=True)
     ctx.close()
 
 

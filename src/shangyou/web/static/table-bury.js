@@ -170,5 +170,11 @@ export function makeBury(P) {
     next();
   }
 
-  return { active, toggle, fromKitty, render, onError, stop };
+  /** May Confirm be pressed now (the right number chosen, nothing being sent)? */
+  function ready() {
+    sync();
+    return active() && !queue.length && !S.busy && need() > 0 && order.length === need();
+  }
+
+  return { active, toggle, fromKitty, render, onError, stop, ready, confirm };
 }

@@ -689,6 +689,7 @@ function onKey(e) {
   const onButton = tg && tg.tagName === "BUTTON" && !inHand;
   if (e.key === "Enter" && (inHand || !onButton) && !(tg && tg.tagName === "A")) {
     if (!$("play").disabled) { e.preventDefault(); onPlay(); }
+    else if (Bury.ready()) { e.preventDefault(); Bury.confirm(); }     // the cards to bury
     else if (inHand) e.preventDefault();      // Enter plays; Space selects
     return;
   }
