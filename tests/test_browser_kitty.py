@@ -14,7 +14,7 @@ import pytest
 
 from test_browser import browser  # noqa: F401 (a fixture)
 from test_browser_table import (  # noqa: F401 (server, errors: fixtures)
-    STEP_MS, _axe, _hand, _no_horizontal_scroll, _shot, _sit, _start, _table, _version, _wait_my_turn,
+    STEP_MS, _axe, _hand, _no_horizontal_scroll, _shot, _sit, _start, _table, _version,
     _wait_version_above, _watch, errors, server)
 
 pytestmark = pytest.mark.timeout(300)
@@ -29,22 +29,24 @@ def _strongest_bid(moves: list[str]) -> str | None:
     return max(bids, key=lambda m: (len(m.split()), "BJ" in m or "RJ" in m)) if bids else None
 
 
-def _to_my_bury(page, server, game: str, players: int, tries: int = 8) -> None:
+def _to_my_bury(page, server, game: str, players: int, tries: int = 30) -> None:
     """A table of ``game`` with bots where this page's player buries the kitty: bid the
-    strongest bid at every chance; a new table when a bot declares."""
+    strongest bid at every chance; a new table as soon as another seat has declared (with
+    four bots overcalling, that is most tables of five: each try is a few seconds)."""
+    mine_or_lost = """() => { const v = window.__shangyou.view;
+        return !!v && (v.to_act === v.seat || (v.phase !== 'deal' && v.declarer !== v.seat)); }"""
     for _ in range(tries):
         url = _table(server, game=game, players=players)
         _sit(page, url, "Ada", seat=0)
         _start(page)
         for _step in range(200):
-            if not _wait_my_turn(page):
-                break
+            page.wait_for_function(mine_or_lost, timeout=STEP_MS)
             v = page.evaluate("window.__shangyou.view")
             moves = v.get("legal_moves") or []
             if v["phase"] == "bury" and any(m.startswith("bury ") for m in moves):
                 page.wait_for_selector("#bury-box:not([hidden]) #bury-confirm")
                 return
-            if v["phase"] != "deal":
+            if v["phase"] != "deal" or not moves:
                 break                      # somebody else took the kitty: another table
             move = _strongest_bid(moves) or "pass"
             v0 = _version(page)
