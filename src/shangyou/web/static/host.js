@@ -9,7 +9,7 @@
 // each row of the waiting seat list, and render() after it drew the page.
 
 import { api, displayName, h } from "./common.js";
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 import { optionFields, readOptionValues, readRoom, roomFields, same } from "./options.js";
 
 const $ = (id) => document.getElementById(id);
@@ -39,6 +39,7 @@ const HINTS = [["", "hh.auto"], ["off", "hh.off"], ["heuristic", "hh.heuristic"]
 function mountHints() {
   const sel = h("select", { id: "host-hints" });
   sel.addEventListener("change", () => {
+    delete sel.dataset.key;              // the next state shows what the room holds
     page.send({ type: "options", room: { hints: sel.value || null } });
   });
   const row = h("label", { class: "field host-hints", id: "host-hints-row" },
@@ -50,11 +51,14 @@ function renderHints(tb, status) {
   const sel = $("host-hints");
   if (!sel) return;
   const now = (tb.room && tb.room.hints) || "";
+  sel.disabled = status !== "waiting";   // the server takes options while the table waits
+  // redrawn only when something it shows changed (an open menu is left alone)
+  const key = `${lang()}|${now}`;
+  if (sel.dataset.key === key) return;
+  sel.dataset.key = key;
   $("host-hints-label").textContent = t("hh.hints");
   sel.replaceChildren(...HINTS.map(([v, key]) => h("option", { value: v, selected: v === now ? true : undefined }, t(key))));
   sel.value = now;
-  // the server takes options while the table waits
-  sel.disabled = status !== "waiting";
 }
 
 export function onWelcome(msg) {
