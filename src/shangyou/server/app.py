@@ -19,7 +19,7 @@ from starlette.websockets import WebSocketDisconnect
 from shangyou import fairness
 from shangyou.registry import aliases, preset_info, preset_names
 
-from . import schemas, views
+from . import playnow, schemas, views
 from .budget import Busy
 from .conn import FLOOD_CLOSE, INBOX, answer_ping
 from .limits import BodyLimit, Limits, origin_allowed
@@ -242,6 +242,8 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
         except ValueError as e:
             return _error(422, str(e), "bad_option")
         return {"table_id": t.id, "url": f"/t/{t.id}", "host_token": token}
+
+    app.include_router(playnow.router)       # POST /api/play: a table with bots, started
 
     page_max = limits.page_max
 

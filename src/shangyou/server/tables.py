@@ -38,6 +38,7 @@ from .model import (ROOM_DEFAULTS, ROOM_KEY, ActionError, Refused, Seat, StoreDo
                     hash_token, new_id, same_hash)
 from .ownership import LocalLease
 from .ready import ReadyChecks
+from .rematch import Rematches
 from .store import AsyncStore, Stale, StoreUnavailable, utcnow
 from .watchdog import Watchdog
 
@@ -46,7 +47,7 @@ log = logging.getLogger("shangyou.server")
 MOVED_CODE = 1012          # the socket close code of a table another node runs now: reconnect
 
 
-class TableManager(Autoplay, HostActions, ReadyChecks):
+class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
     """Every table this process holds: created here, or loaded from the store when a client
     opens it (and, at start, the most recently touched ones, in the background)."""
 

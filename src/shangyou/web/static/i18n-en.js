@@ -18,7 +18,7 @@ export const en = {
   "set.size.m": "medium",
   "set.size.l": "large",
   "set.motion": "Reduced motion",
-  "set.sound": "Sound on my turn",
+  "set.sound": "Sounds (cards, tricks, your turn)",
   "set.autopass": "Auto-pass to the end of the trick",
   "set.close": "Close",
 
@@ -509,4 +509,16 @@ export const en = {
   "hh.off": "never",
   "hh.heuristic": "allowed: quick advice",
   "hh.search": "allowed: deeper advice (slower)",
+
+  // lobby
+  "lobby.playNow": "Play now",
+  "lobby.playNowNote": "{game} · you + {n} bots · {level} · starts at once",
+  "lobby.playNowNote.one": "{game} · you + {n} bot · {level} · starts at once",
+  "lobby.more": "More options",
+  "rm.ask": "Rematch",
+  "rm.asked": "Rematch asked",
+  "rm.askedBy": "Rematch asked by {names}.",
+  "rm.waiting": "Waiting for {names}.",
+  "t.unread": "{n} unread chat lines",
+  "t.unread.one": "{n} unread chat line",
 };

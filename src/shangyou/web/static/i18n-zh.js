@@ -18,7 +18,7 @@ export const zh = {
   "set.size.m": "中",
   "set.size.l": "大",
   "set.motion": "减少动画",
-  "set.sound": "轮到我时响铃",
+  "set.sound": "声音（出牌、赢墩、轮到我）",
   "set.autopass": "本墩自动过牌",
   "set.close": "关闭",
 
@@ -500,4 +500,16 @@ export const zh = {
   "hh.off": "从不",
   "hh.heuristic": "允许：快速建议",
   "hh.search": "允许：深入建议（较慢）",
+
+  // lobby
+  "lobby.playNow": "立即开始",
+  "lobby.playNowNote": "{game} · 你 + {n} 个机器人 · {level} · 马上开局",
+  "lobby.playNowNote.one": "{game} · 你 + {n} 个机器人 · {level} · 马上开局",
+  "lobby.more": "更多选项",
+  "rm.ask": "再来一局",
+  "rm.asked": "已请求再来一局",
+  "rm.askedBy": "{names} 想再来一局。",
+  "rm.waiting": "等待 {names}。",
+  "t.unread": "{n} 条未读聊天",
+  "t.unread.one": "{n} 条未读聊天",
 };
