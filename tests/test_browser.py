@@ -136,6 +136,17 @@ def _wait_turn_or_result(page):
     return page.locator("#result").count() > 0
 
 
+def _bury_by_page(page) -> None:
+    """Our bury turn: tap as many cards as are left to bury (each tap only chooses), Confirm,
+    and wait until the page has sent them all (table-bury.js)."""
+    n = page.evaluate("(v => v.kitty_size - (v.buried || []).length)(window.__shangyou.view)")
+    for _ in range(n):
+        # the left edge of a card: the next card lies over the rest of it
+        page.locator("#hand .card:not(.selected)").first.click(position={"x": 6, "y": 30})
+    page.click("#bury-confirm")
+    page.wait_for_selector("#bury-box", state="hidden", timeout=STEP_MS)
+
+
 def _make_one_move(page) -> str:
     """It is our turn: take the first of the legal plays and play it by clicking. Returns the
     move made."""
@@ -148,7 +159,9 @@ def _make_one_move(page) -> str:
         page.click("#pass")
     elif page.locator(f'#moves button[data-move="{move}"]').count():
         page.click(f'#moves button[data-move="{move}"]')
-    elif kind in ("give", "discard", "bury", "pick", "throw"):
+    elif kind == "bury":
+        _bury_by_page(page)
+    elif kind in ("give", "discard", "pick", "throw"):
         page.click(f'#hand .card[data-card="{move.split()[1]}"] >> nth=0')
     else:
         # a card play: Legal plays selected its cards in the hand

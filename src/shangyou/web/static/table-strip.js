@@ -3,8 +3,8 @@
 // games' hand, target and team scores; Zheng Fen's points on the table. The full list of facts
 // is in the side panel (renderInfo).
 
-import { richText, trumpElement } from "./cards.js";
-import { gameFamily, h, seatName } from "./common.js";
+import { trumpElement } from "./cards.js";
+import { callsWords, gameFamily, h, seatName } from "./common.js";
 import { t } from "./i18n.js";
 
 export function renderStrip(view, ctx, options = {}) {
@@ -23,7 +23,7 @@ export function renderStrip(view, ctx, options = {}) {
       ? t("f.undecided") : seatName(ctx, view.declarer));
     add("points", t("f.oppPoints"), String(view.opponents_points ?? 0));
     add("kitty", t("f.kitty"), t("f.kittyN", { n: view.kitty_size ?? "?" }));
-    if ((view.calls || []).length) add("calls", t("f.calls"), richText(view.calls.join(", ")));
+    if ((view.calls || []).length) add("calls", t("f.calls"), callsWords(view.calls));
   } else {
     if (view.target !== null && view.target !== undefined) add("target", t("f.target"), String(view.target));
     if (view.teams && view.team_scores) {

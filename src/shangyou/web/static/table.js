@@ -29,6 +29,7 @@ import { kindOf, playsMadeOf, trickKey } from "./table-moves.js";
 import { makeHints } from "./table-hint.js";
 import { makePrompt } from "./table-prompt.js";
 import { makeBanners } from "./table-banners.js";
+import { makeBury } from "./table-bury.js";
 import { makeTurn } from "./table-turn.js";
 import { makeReady } from "./table-ready.js";
 import { makeRematch } from "./table-rematch.js";
@@ -101,6 +102,11 @@ const { renderPrompt, renderMoves, playCheck, renderControls } = makePrompt({
 const Rematch = makeRematch({ S, $, send });
 const Unread = makeUnread({ $ });
 const Hints = makeHints({ S, $, send, legal, myTurn, clickKind, renderMoves, renderHand, renderControls });
+const Bury = makeBury({
+  S, $, legal, myTurn, sendMove, showAlert,
+  redraw: () => { renderHand(); renderControls(); Bury.render(); },
+  resync: () => { try { S.ws?.close(); } catch { /* the page reconnects and gets the state */ } },
+});
 
 // ---------------------------------------------------------------------- connection
 function wsUrl() {
@@ -298,6 +304,7 @@ function handle(msg) {
       if (msg.code === "too_many_sockets") { openedElsewhere("t.tooManySockets", "t.tryAgain"); return; }
       if (msg.code === "moved") return;     // its socket closes with MOVED: the page reconnects
       if (Hints.onError(msg)) return;
+      Bury.onError(msg);
       showAlert(ERRORS[msg.code] ? t(ERRORS[msg.code]) : (msg.message || msg.code || "error"));
       if (msg.code === "no_table") {
         S.stopped = true;
@@ -481,6 +488,7 @@ function render() {
   renderMoves();
   renderHand();
   renderControls();
+  Bury.render();
   Hints.afterRender();
   layout();
   if (old.length) {
@@ -557,7 +565,7 @@ function renderHand() {
   if (Array.isArray(v.hand)) S.focusIndex = Math.max(0, Math.min(S.focusIndex, v.hand.length - 1));
   drawHand($("hand"), v.hand, {
     selected: S.selected, pending: v.pending || [], focusIndex: S.focusIndex,
-    clickable: !!clickKind(), note: seated() ? "" : t("t.spectating"),
+    clickable: !!clickKind(), note: seated() ? "" : t("t.spectating"), fromKitty: Bury.fromKitty(),
     onCard, onFocus: (i) => { S.focusIndex = i; },
   });
 }
@@ -576,6 +584,7 @@ function onCard(i) {
   const v = S.view;
   if (!v || !v.hand || S.busy || S.stopped) return;
   S.focusIndex = i;
+  if (Bury.active()) { Bury.toggle(i); return; }     // chosen, sent on Confirm (table-bury.js)
   const ck = clickKind();
   if (ck && myTurn()) {
     const want = `${ck} ${v.hand[i]}`.toUpperCase();
@@ -644,7 +653,7 @@ function onPlay() {
 function onClear() {
   S.selected.clear(); S.choices = null;
   Hints.clearHint();
-  renderMoves(); renderHand(); renderControls();
+  renderMoves(); renderHand(); renderControls(); Bury.render();
 }
 
 /** Auto-pass: while the toggle is on, pass at each turn of this trick where passing is legal. */
@@ -691,6 +700,7 @@ function onKey(e) {
   const onButton = tg && tg.tagName === "BUTTON" && !inHand;
   if (e.key === "Enter" && (inHand || !onButton) && !(tg && tg.tagName === "A")) {
     if (!$("play").disabled) { e.preventDefault(); onPlay(); }
+    else if (Bury.ready()) { e.preventDefault(); Bury.confirm(); }     // the cards to bury
     else if (inHand) e.preventDefault();      // Enter plays; Space selects
     return;
   }
