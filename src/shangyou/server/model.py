@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..fairness import MovesChain
 from . import schemas, views
 
 ROOM_KEY = "_room"         # where the room options live in the stored table options
@@ -103,6 +104,8 @@ class Table:
     commitment: str | None = None                  # ... and its hash, public from the start
     ready_check: Any = None                        # the host's running ready check (ready.py)
     lost: bool = False                             # another node runs it now (lease lost)
+    chain: MovesChain = field(default_factory=MovesChain)   # the moves' running hash
+    bans: dict = field(default_factory=dict)       # who may not sit here: host.py
 
     def summary(self) -> dict:
         info = views.table_info(self)

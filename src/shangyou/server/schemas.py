@@ -290,6 +290,7 @@ class State(BaseModel):
     view: dict[str, Any] | None         # None before the first match starts
     last_events: list[dict[str, Any]]
     move_count: int = 0                 # added: moves made in the current match
+    moves_hash: str | None = None       # added: the running hash of those moves (fairness)
     seat: int | None = None             # added: the seat this view is for (None: spectator)
     turn: dict[str, Any] | None = None  # added: {"seat", "left"}: who acts, seconds left (timer)
 
