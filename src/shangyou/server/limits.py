@@ -176,7 +176,13 @@ def _error_body(status: int, code: str, message: str) -> tuple[dict, bytes]:
     return ({"type": "http.response.start", "status": status,
              "headers": [(b"content-type", b"application/json"),
                          (b"content-length", str(len(body)).encode()),
-                         (b"connection", b"close")]},
+                         (b"connection", b"close"),
+                         # the app's security headers do not reach this far out: a JSON
+                         # error needs no policy but "nothing" (docs/security.md, *Headers*)
+                         (b"content-security-policy", b"default-src 'none'; "
+                                                      b"frame-ancestors 'self'"),
+                         (b"x-frame-options", b"SAMEORIGIN"),
+                         (b"x-content-type-options", b"nosniff")]},
             body)
 
 

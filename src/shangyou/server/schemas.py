@@ -433,6 +433,8 @@ class VerifyOut(BaseModel):
     hands: int                          # deals checked
     reason: str | None                  # the first problem, if any
     lines: list[str]                    # the report, as `shangyou verify` prints it
+    moves_hash: str | None = None       # added: the running hash of the log's moves
+    moves_ok: bool = False              # added: it is the log's stated moves_hash
 
 
 class ReplayStep(BaseModel):

@@ -4,6 +4,9 @@
 // dealt (localStorage, shangyou.commit.<match_id>); the replay page recomputes the hash of the
 // published secret, compares it with what this browser kept, compares the kept cards with the
 // log's deals, and shows the server's own check (GET /api/matches/{id}/verify).
+// Every state also carries the running hash of the moves so far (moves_hash, after move_count
+// moves); the table page keeps the last one it saw with the record, and the replay page checks
+// that the log's moves hash to it, and to the log's own final moves_hash.
 
 import { api, gameFamily, h } from "./common.js";
 import { t } from "./i18n.js";
@@ -38,6 +41,19 @@ export async function sha256Hex(text) {
 /** The commitment of a deal secret (64 hex digits). */
 export function commitmentOf(secretHex) {
   return sha256Hex(COMMIT_PREFIX + String(secretHex));
+}
+
+// The moves' running hash, as src/shangyou/fairness.py computes it (docs/fairness.md):
+// h_0 = SHA-256("shangyou/moves/v1:" + commitment), h_k = SHA-256("<h_{k-1}>:<seat>:<move>").
+export const MOVES_PREFIX = "shangyou/moves/v1:";
+
+/** Every hash of the chain of `moves` ([[seat, text], ...]): [h_0, h_1, ..., h_n]. */
+export async function movesChain(commitment, moves) {
+  const out = [await sha256Hex(MOVES_PREFIX + (isHex64(commitment) ? commitment.toLowerCase() : ""))];
+  for (const [seat, text] of moves || []) {
+    out.push(await sha256Hex(`${out[out.length - 1]}:${Number(seat)}:${String(text)}`));
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------- the kept record
@@ -93,7 +109,7 @@ function asDealt(view) {
  * deal, since they are drawn one at a time). Never replaces a kept commitment: if the server
  * showed another one later, the replay page shows the difference.
  */
-export function noteDeal(table, view, seat) {
+export function noteDeal(table, view, seat, msg) {
   if (!table || !table.match_id || !isHex64(table.commitment)) return;
   const m = table.match_id;
   let rec = loadDeal(m);
@@ -101,6 +117,12 @@ export function noteDeal(table, view, seat) {
   if (!rec) {
     rec = { commitment: table.commitment.toLowerCase(), table: table.table_id || null,
             game: table.game || null, seat: null, hands: {}, at: Date.now() };
+    changed = true;
+  }
+  // the last moves hash seen: {n: moves made, hash}; a later state never goes back
+  if (msg && isHex64(msg.moves_hash) && Number.isInteger(msg.move_count) &&
+      (!rec.moves || msg.move_count > rec.moves.n)) {
+    rec.moves = { n: msg.move_count, hash: msg.moves_hash.toLowerCase() };
     changed = true;
   }
   if (view && Array.isArray(view.hand) && view.hand.length && seat !== null && seat !== undefined &&
@@ -252,6 +274,17 @@ export async function fairPanel(box, matchId, log) {
   if (hands.status === "ok") list.append(check("hands", "ok", t("fair.handsOk", { n: hands.hands })));
   else if (hands.status === "bad") list.append(check("hands", "bad", t("fair.handsBad", { list: hands.bad.join(", ") })));
   else list.append(check("hands", "none", t("fair.handsNone")));
+  // (e) the moves: their chain ends at the log's moves_hash, and passes through the hash kept
+  const moves = Array.isArray(log.moves) ? log.moves : [];
+  const chain = await movesChain(published, moves);
+  const last = chain[chain.length - 1];
+  if (!isHex64(log.moves_hash)) list.append(check("moves", "bad", t("fair.movesNoHash")));
+  else if (log.moves_hash.toLowerCase() === last) list.append(check("moves", "ok", t("fair.movesOk", { n: moves.length })));
+  else list.append(check("moves", "bad", t("fair.movesBad"), " ", short(last)));
+  const seen = rec && rec.moves;
+  if (!seen || !isHex64(seen.hash) || !Number.isInteger(seen.n)) list.append(check("seen", "none", t("fair.seenNone")));
+  else if (chain[seen.n] === seen.hash) list.append(check("seen", "ok", t("fair.seenOk", { n: seen.n })));
+  else list.append(check("seen", "bad", t("fair.seenBad", { n: seen.n }), " ", short(seen.hash)));
   // (d) the server's own check
   const server = check("server", "pending", t("fair.serverWait"));
   list.append(server);
@@ -267,6 +300,7 @@ export async function fairPanel(box, matchId, log) {
     t(v && v.commitment_ok ? "fair.sv.commitOk" : "fair.sv.commitBad"),
     t(v && v.replays ? "fair.sv.replaysOk" : "fair.sv.replaysBad"),
     t(v && v.deals_ok ? "fair.sv.dealsOk" : "fair.sv.dealsBad", { n: v && v.hands }),
+    t(v && v.moves_ok ? "fair.sv.movesOk" : "fair.sv.movesBad"),
   ];
   const text = t(ok ? "fair.serverOk" : "fair.serverBad", { parts: parts.join(t("fair.sep")) }) +
     (v && v.reason ? ` (${v.reason})` : "");

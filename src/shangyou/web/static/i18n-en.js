@@ -484,4 +484,14 @@ export const en = {
   "val.kitty-card": "a kitty card names the trump", "val.no-trump": "no trump suit",
   "val.redeal": "deal again", "val.kicker": "four of a kind with one more card",
   "val.quad": "four of a kind alone",
+  // proof
+  "fair.movesOk": "The log's {n} moves hash to the moves hash it states.",
+  "fair.movesOk.one": "The log's {n} move hashes to the moves hash it states.",
+  "fair.movesBad": "The log's moves do not hash to the moves hash it states: they hash to",
+  "fair.movesNoHash": "The log states no moves hash, so nothing shows these are all the moves as they were played.",
+  "fair.seenOk": "The moves hash this browser saw after move {n} is the log's: these are the moves you saw played.",
+  "fair.seenBad": "The log's moves differ from those this browser saw: after move {n} it saw the hash",
+  "fair.seenNone": "This browser kept no moves hash for this match.",
+  "fair.sv.movesOk": "the moves hash to the log's moves hash",
+  "fair.sv.movesBad": "the moves do not hash to the log's moves hash",
 };

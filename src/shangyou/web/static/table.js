@@ -263,7 +263,7 @@ function handle(msg) {
       S.view = msg.view || null;
       if (S.view && S.view.seat !== undefined) S.mySeat = S.view.seat;
       Host.onTable(S.table, S.mySeat);
-      noteDeal(S.table, S.view, S.mySeat);
+      noteDeal(S.table, S.view, S.mySeat, msg);
       S.busy = false;
       onTurn(msg.turn);
       logEvents(msg.last_events || [], msg.move_count);
