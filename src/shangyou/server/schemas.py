@@ -46,6 +46,7 @@ ERROR_CODES = ("bad_json", "bad_message", "too_big", "rate_limited", "no_table",
                "server_error",  # the store failed; the action was undone
                "not_host",      # only the table's host may do this
                "kicked",        # the host took your seat; you watch now
+               "banned",        # the host removed you: you may watch, never sit, here
                "closed",        # the host closed the table (or it expired); socket closes
                "hello_timeout",     # no hello within the limit; socket closes (4408)
                "too_many_sockets",  # per table or per address; socket closes (4429)

@@ -284,7 +284,7 @@ function handle(msg) {
       S.busy = false;
       if (msg.code === "replaced") { openedElsewhere(); return; }
       if (msg.code === "closed") { tableClosed(); return; }
-      if (msg.code === "kicked") { kicked(); return; }
+      if (msg.code === "kicked" || msg.code === "banned") { kicked(); return; }
       if (msg.code === "too_many_sockets") { openedElsewhere("t.tooManySockets", "t.tryAgain"); return; }
       if (msg.code === "moved") return;     // its socket closes with MOVED: the page reconnects
       if (Hints.onError(msg)) return;
