@@ -155,3 +155,17 @@ def test_every_state_carries_the_hash_of_the_moves_so_far(client, name, n, opts)
     v = client.get(f"/api/matches/{states[-1]['table']['match_id']}/verify").json()
     assert v["ok"] and any(line.startswith("moves hash:") for line in v["lines"])
     w.close()
+
+
+def test_the_shell_recipe_in_the_docs_is_the_chain():
+    import os
+    import re
+    import subprocess
+    from pathlib import Path
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "fairness.md").read_text()
+    section = doc[doc.index("## The moves' hash"):]
+    block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
+    c = commitment(SECRET)
+    out = subprocess.run(["bash", "-c", block + 'echo "$H"'], capture_output=True, text=True,
+                         env={**os.environ, "COMMITMENT": c}, check=True).stdout.strip()
+    assert out == moves_chain(c, [(0, "3D 3C")])[1]

@@ -329,7 +329,10 @@ class Store:
         """Seats as dicts (seat, name, kind, token_hash, bot_level) and the new version (and,
         in the same transaction, the table's ``bans`` when given)."""
         with self.session.begin() as s:
-            self._fenced(s, table_id, version, **({} if bans is None else {"bans": bans}))
+            if bans is None:
+                self._fenced(s, table_id, version)
+            else:
+                self._fenced(s, table_id, version, bans=bans)
             for d in seats:
                 s.execute(update(SeatRow).where(SeatRow.table_id == table_id,
                                                 SeatRow.seat == d["seat"])

@@ -550,7 +550,7 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
         conn.name = msg.name or "guest"
         seat = None
         # a banned token is worth nothing here: welcomed as a spectator, then told why
-        banned = bool(msg.token) and self._banned_token(table, hash_token(msg.token))
+        banned = msg.token is not None and self._banned_token(table, hash_token(msg.token))
         if msg.token and not banned:
             h = hash_token(msg.token)
             for s in table.seats:
