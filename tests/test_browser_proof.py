@@ -72,6 +72,10 @@ def test_pages_obey_the_policy_and_the_panel_checks_the_moves(server, browser):
     assert headers["x-frame-options"] == "SAMEORIGIN"
     assert headers["x-content-type-options"] == "nosniff"
     page.wait_for_selector("#refresh")
+    # a style given to h() goes through the CSSOM (card backs, review marks): not refused
+    assert page.evaluate("""async () => { const { h } = await import("/static/common.js");
+        const e = h("span", { style: "--i: 2; color: rgb(1, 2, 3)" }); document.body.append(e);
+        return getComputedStyle(e).color; }""") == "rgb(1, 2, 3)"
     assert _violations(page) == []
 
     # a match of bots, watched from the start by the table's host (who does not sit)
