@@ -93,7 +93,7 @@ def test_pages_obey_the_policy_and_the_panel_checks_the_moves(server, browser):
     assert _violations(page) == [], "the table page"
 
     log = _get_json(f"{server}/api/matches/{match_id}")["log"]
-    chain = moves_chain(log["commitment"], log["moves"])
+    chain = moves_chain(log["seed"], log["moves"])
     kept = page.evaluate("k => JSON.parse(localStorage.getItem(k))", f"shangyou.commit.{match_id}")
     assert kept["moves"] == {"n": len(log["moves"]), "hash": chain[-1]} == {
         "n": len(log["moves"]), "hash": log["moves_hash"]}
@@ -101,8 +101,8 @@ def test_pages_obey_the_policy_and_the_panel_checks_the_moves(server, browser):
     # the replay page: the chain computed in the browser is Python's; every check passes
     page.goto(f"{server}/replay/{match_id}#fair")
     page.wait_for_selector("#fair-panel[data-done='1']", timeout=60_000)
-    in_page = page.evaluate("""async ([c, moves]) =>
-        (await import("/static/fair.js")).movesChain(c, moves)""", [log["commitment"], log["moves"]])
+    in_page = page.evaluate("""async ([secret, moves]) =>
+        (await import("/static/fair.js")).movesChain(secret, moves)""", [log["seed"], log["moves"]])
     assert in_page == chain
     status = page.locator("#fair-checks .check").evaluate_all(
         "els => Object.fromEntries(els.map(e => [e.dataset.check, e.dataset.status]))")

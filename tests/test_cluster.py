@@ -257,7 +257,7 @@ def check_views(client: Client, log: dict):
     the engine's view of the seat (a spectator's: the public view) after that many moves, and
     the running hash of those moves (docs/fairness.md)."""
     assert client.states
-    chain = moves_chain(log.get("commitment"), log["moves"])
+    chain = moves_chain(log["seed"], log["moves"])
     for s in client.states:
         if s["view"] is None:
             continue

@@ -27,16 +27,21 @@ GAMES = [("zheng-shangyou/owen", 2, {"target": 2}), ("zheng-shangyou/pagat", 3, 
 
 
 def test_the_chain_is_the_documented_construction():
-    """h_0 = SHA-256("shangyou/moves/v1:" + commitment); h_k = SHA-256 over
-    "<h_{k-1} hex>:<seat>:<move text>" (the recipe docs/fairness.md gives for a shell)."""
+    """h_0 = HMAC-SHA256(secret, "shangyou/moves/v1:" + commitment); h_k = HMAC-SHA256(secret,
+    "<h_{k-1} hex>:<seat>:<move text>") (the recipe docs/fairness.md gives for a shell)."""
     import hashlib
-    c = commitment(SECRET)
-    h0 = hashlib.sha256(f"shangyou/moves/v1:{c}".encode()).hexdigest()
-    assert moves_start(c) == moves_start(c.upper()) == h0
-    h1 = hashlib.sha256(f"{h0}:2:10S 10H".encode()).hexdigest()
-    assert move_hash(h0, 2, "10S 10H") == h1
-    assert moves_chain(c, [(2, "10S 10H"), (3, "pass")]) == [h0, h1, move_hash(h1, 3, "pass")]
-    assert moves_start(None) != h0 and move_hash(h0, 1, "10S 10H") != h1
+    import hmac
+    key, c = bytes.fromhex(SECRET), commitment(SECRET)
+    h0 = hmac.new(key, f"shangyou/moves/v1:{c}".encode(), hashlib.sha256).hexdigest()
+    assert moves_start(SECRET) == h0
+    h1 = hmac.new(key, f"{h0}:2:10S 10H".encode(), hashlib.sha256).hexdigest()
+    assert move_hash(SECRET, h0, 2, "10S 10H") == h1
+    assert moves_chain(SECRET, [(2, "10S 10H"), (3, "pass")]) == [
+        h0, h1, move_hash(SECRET, h1, 3, "pass")]
+    assert moves_start(None) != h0 and move_hash(SECRET, h0, 1, "10S 10H") != h1
+    # without the secret, a hash tells nothing: not the plain SHA-256 of the same text
+    assert h1 != hashlib.sha256(f"{h0}:2:10S 10H".encode()).hexdigest()
+    assert move_hash("ab" * 32, h0, 2, "10S 10H") != h1
 
 
 def test_the_kept_chain_follows_moves_taken_back():
@@ -65,7 +70,7 @@ def test_verify_fails_on_a_cut_log_and_on_a_changed_move(name, n, opts):
     g = shangyou.new_match(name, players=n, seed=SECRET, **opts)
     play_out(g, [make_bot("random", seed=s) for s in range(n)])
     log = json.loads(json.dumps(published_log(g)))
-    chain = moves_chain(log["commitment"], log["moves"])
+    chain = moves_chain(log["seed"], log["moves"])
     assert log["moves_hash"] == chain[-1]
     report = verify(log)
     assert report.ok, report.problems
@@ -96,7 +101,7 @@ def test_verify_fails_on_a_cut_log_and_on_a_changed_move(name, n, opts):
     assert not report.ok and report.moves == k + 1
     assert any(p.startswith("the moves do not hash to the log's moves_hash") for p in
                report.problems), report.problems
-    changed["moves_hash"] = moves_chain(log["commitment"], changed["moves"])[-1]
+    changed["moves_hash"] = moves_chain(log["seed"], changed["moves"])[-1]
     assert verify(changed).ok                        # a forger restating the hash ...
     assert not verify(changed, moves_hash=f"{k + 1}:{chain[k + 1]}").ok   # ... is caught
 
@@ -105,7 +110,7 @@ def test_cli_verify_takes_the_hash_a_player_saw(tmp_path):
     g = shangyou.new_match("zheng-shangyou/owen", players=2, seed=SECRET, target=2)
     play_out(g, [make_bot("random", seed=s) for s in range(2)])
     log = published_log(g)
-    chain = moves_chain(log["commitment"], log["moves"])
+    chain = moves_chain(SECRET, log["moves"])
     f = tmp_path / "m.json"
     f.write_text(json.dumps(log))
     run = CliRunner().invoke
@@ -137,7 +142,8 @@ def test_every_state_carries_the_hash_of_the_moves_so_far(client, name, n, opts)
         states.append(w.next("state"))
     table = client.app.state.manager.tables[tid]
     moves = [(s, str(m)) for s, m in table.game.moves]
-    chain = moves_chain(states[0]["table"]["commitment"], moves)
+    chain = moves_chain(table.secret, moves)
+    assert commitment(table.secret) == states[0]["table"]["commitment"]
     counts = [s["move_count"] for s in states]
     assert counts == sorted(counts) and counts[0] == 0
     assert counts[-1] == len(moves) if full else counts[-1] >= 150
@@ -165,7 +171,7 @@ def test_the_shell_recipe_in_the_docs_is_the_chain():
     doc = (Path(__file__).resolve().parent.parent / "docs" / "fairness.md").read_text()
     section = doc[doc.index("## The moves' hash"):]
     block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
-    c = commitment(SECRET)
     out = subprocess.run(["bash", "-c", block + 'echo "$H"'], capture_output=True, text=True,
-                         env={**os.environ, "COMMITMENT": c}, check=True).stdout.strip()
-    assert out == moves_chain(c, [(0, "3D 3C")])[1]
+                         env={**os.environ, "SECRET": SECRET, "COMMITMENT": commitment(SECRET)},
+                         check=True).stdout.strip()
+    assert out == moves_chain(SECRET, [(0, "3D 3C")])[1]

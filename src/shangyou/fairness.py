@@ -30,6 +30,7 @@ True
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -43,31 +44,48 @@ MOVES_PREFIX = "shangyou/moves/v1:"
 
 
 # ------------------------------------------------------------------------ the moves' hash
-def moves_start(commitment_hex: str | None) -> str:
-    """``h_0``, the hash of no moves yet: SHA-256 of ``"shangyou/moves/v1:"`` and the match's
-    commitment (64 lowercase hex digits; the empty text for a game with no commitment), so
+def _mac(secret) -> hmac.HMAC:
+    """The chain's HMAC, keyed with the deal secret's 32 bytes (the empty key for a game
+    without a secret); copied for each message, so the key is set up once per chain."""
+    return hmac.new(bytes.fromhex(secret) if is_secret(secret) else b"", digestmod=hashlib.sha256)
+
+
+def _step(mac: hmac.HMAC, previous: str, seat, text) -> str:
+    m = mac.copy()
+    m.update(f"{previous}:{int(seat)}:{text}".encode("utf-8"))
+    return m.hexdigest()
+
+
+def moves_start(secret: str | None) -> str:
+    """``h_0``, the hash of no moves yet: HMAC-SHA256, keyed with the deal secret, of
+    ``"shangyou/moves/v1:"`` and the match's commitment (the empty text without a secret), so
     that one match's chain never passes for another's."""
-    text = MOVES_PREFIX + (commitment_hex.strip().lower() if commitment_hex else "")
-    return hashlib.sha256(text.encode("ascii", "replace")).hexdigest()
+    own = commitment(secret) if secret is not None and is_secret(secret) else ""
+    m = _mac(secret)
+    m.update((MOVES_PREFIX + own).encode("ascii"))
+    return m.hexdigest()
 
 
-def move_hash(previous: str, seat: int, text: str) -> str:
-    """``h_k`` from ``h_{k-1}`` and move ``k``: SHA-256 over the UTF-8 of
-    ``"<h_{k-1} in hex>:<seat>:<move text>"``, the move as the log stores it (``str(move)``).
-    The text comes last, so the encoding is unambiguous whatever it holds."""
-    return hashlib.sha256(f"{previous}:{int(seat)}:{text}".encode("utf-8")).hexdigest()
+def move_hash(secret: str | None, previous: str, seat: int, text: str) -> str:
+    """``h_k`` from ``h_{k-1}`` and move ``k``: HMAC-SHA256, keyed with the deal secret, of the
+    UTF-8 text ``"<h_{k-1} in hex>:<seat>:<move text>"``, the move as the log stores it
+    (``str(move)``; it comes last, so the text is unambiguous). Keyed, because the players see
+    every ``h_k`` during the match: a plain hash of a hidden move (a Sheng ji ``bury 3D``)
+    would give it away to anyone who tries the few moves it could be."""
+    return _step(_mac(secret), previous, seat, text)
 
 
-def moves_chain(commitment_hex: str | None, moves) -> list[str]:
-    """Every hash of the chain, ``[h_0, h_1, ..., h_n]``, for ``moves`` as ``(seat, text)``.
+def moves_chain(secret: str | None, moves) -> list[str]:
+    """Every hash of the chain, ``[h_0, h_1, ..., h_n]``, for ``moves`` as ``(seat, text)``
+    of the match dealt from ``secret``.
 
     >>> chain = moves_chain("00" * 32, [(0, "3D"), (1, "pass")])
-    >>> len(chain), chain[2] == move_hash(chain[1], 1, "pass")
+    >>> len(chain), chain[2] == move_hash("00" * 32, chain[1], 1, "pass")
     (3, True)
     """
-    out = [moves_start(commitment_hex)]
+    mac, out = _mac(secret), [moves_start(secret)]
     for seat, text in moves:
-        out.append(move_hash(out[-1], seat, str(text)))
+        out.append(_step(mac, out[-1], seat, text))
     return out
 
 
@@ -77,16 +95,17 @@ class MovesChain:
     new move, and copes with a move taken back (the server undoes a move it could not store)
     by checking the moves it hashed last against the game's."""
 
-    commitment: str | None = None
+    secret: str | None = None
     hashes: list[str] = field(default_factory=list)     # h_0 ... h_n
     moves: list[tuple[int, str]] = field(default_factory=list)
+    mac: hmac.HMAC | None = None
 
-    def update(self, commitment_hex: str | None, moves) -> str:
-        """The hash of ``moves`` (a game's ``moves``: ``(seat, move)`` pairs) after the
-        match committed to ``commitment_hex``."""
-        if commitment_hex != self.commitment or not self.hashes:
-            self.commitment = commitment_hex
-            self.hashes, self.moves = [moves_start(commitment_hex)], []
+    def update(self, secret: str | None, moves) -> str:
+        """The hash of ``moves`` (a game's ``moves``: ``(seat, move)`` pairs) of the match
+        dealt from ``secret``."""
+        if secret != self.secret or not self.hashes:
+            self.secret, self.mac = secret, _mac(secret)
+            self.hashes, self.moves = [moves_start(secret)], []
         n = len(moves)
         keep = min(n, len(self.moves))
         # taken back: the kept moves past the game's, or a kept move the game no longer has
@@ -95,9 +114,10 @@ class MovesChain:
             keep -= 1
         del self.moves[keep:]
         del self.hashes[keep + 1:]
+        assert self.mac is not None
         for seat, mv in moves[keep:]:
             self.moves.append((seat, str(mv)))
-            self.hashes.append(move_hash(self.hashes[-1], seat, str(mv)))
+            self.hashes.append(_step(self.mac, self.hashes[-1], seat, mv))
         return self.hashes[-1]
 
 
@@ -115,7 +135,7 @@ def published_log(game) -> dict:
     if own is not None:
         log["commitment"] = own
     log["deals"] = deal_record(game)
-    log["moves_hash"] = moves_chain(own, log["moves"])[-1]
+    log["moves_hash"] = moves_chain(game.seed if own else None, log["moves"])[-1]
     return log
 
 
@@ -222,14 +242,12 @@ def verify(log: dict | str, commitment: str | None = None,
     game, moves = _replay(log, problems)
     complete = isinstance(log["moves"], list) and moves == len(log["moves"])
     hands = _compare_deals(log, game, complete, problems)
-    given = commitment if commitment is not None else log.get("commitment")
-    final, seen = _check_moves_hash(log, given, moves_hash, problems)
+    final, seen = _check_moves_hash(log, moves_hash, problems)
     return VerifyReport(tuple(problems), hands, own, moves, bool(game is not None and game.over),
                         final, seen)
 
 
-def _check_moves_hash(log: dict, commitment_hex, seen_given,
-                      problems: list[str]) -> tuple[str | None, tuple]:
+def _check_moves_hash(log: dict, seen_given, problems: list[str]) -> tuple[str | None, tuple]:
     """(d): the moves' running hash against the log's ``"moves_hash"`` and the hashes a player
     saw; (the chain's last hash, ((hash seen, its move count), ...))."""
     moves = log["moves"]
@@ -239,8 +257,7 @@ def _check_moves_hash(log: dict, commitment_hex, seen_given,
         problems.append("the moves hash cannot be computed: 'moves' is not a list of "
                         "[seat, move]")
         return None, ()
-    start = commitment_hex if _is_digest(commitment_hex) else None
-    chain = moves_chain(start, moves)
+    chain = moves_chain(log.get("seed"), moves)
     final = chain[-1]
     stated = log.get("moves_hash")
     if stated is None:

@@ -310,7 +310,7 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
         if m.get("commitment"):
             m["log"]["commitment"] = m["commitment"]
         # the last hash of the moves' chain: what every player's last state carried
-        m["log"]["moves_hash"] = fairness.moves_chain(m.get("commitment"), m["moves"])[-1]
+        m["log"]["moves_hash"] = fairness.moves_chain(m["seed"], m["moves"])[-1]
         if m.get("assisted"):          # moves made for a person: {"index": "bot" | "timer"}
             m["log"]["assisted"] = m["assisted"]
         return m

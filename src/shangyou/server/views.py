@@ -92,13 +92,14 @@ def state_for(table, seat: int | None, events: list[dict], info: dict | None = N
 
 
 def moves_hash(table) -> str | None:
-    """The running hash of the current match's moves so far (``fairness.moves_chain``; None
-    before the first match): a player who keeps it can later check that the published log
-    holds exactly these moves (``docs/fairness.md``)."""
+    """The running hash of the current match's moves so far (``fairness.moves_chain``, keyed
+    with the deal secret, so it tells nothing about a hidden move; None before the first
+    match): a player who keeps it can check, once the secret is published with the log, that
+    the log holds exactly these moves (``docs/fairness.md``)."""
     g = table.game
     if g is None:
         return None
-    return table.chain.update(table.commitment, g.moves)
+    return table.chain.update(table.secret, g.moves)
 
 
 def states_by_seat(table, seats, events: list[dict]) -> dict[int | None, str]:

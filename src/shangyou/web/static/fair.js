@@ -5,8 +5,8 @@
 // published secret, compares it with what this browser kept, compares the kept cards with the
 // log's deals, and shows the server's own check (GET /api/matches/{id}/verify).
 // Every state also carries the running hash of the moves so far (moves_hash, after move_count
-// moves); the table page keeps the last one it saw with the record, and the replay page checks
-// that the log's moves hash to it, and to the log's own final moves_hash.
+// moves, keyed with the secret); the table page keeps the last one it saw with the record, and
+// the replay page checks that the log's moves hash to it, and to the log's own moves_hash.
 
 import { api, gameFamily, h } from "./common.js";
 import { t } from "./i18n.js";
@@ -43,15 +43,35 @@ export function commitmentOf(secretHex) {
   return sha256Hex(COMMIT_PREFIX + String(secretHex));
 }
 
-// The moves' running hash, as src/shangyou/fairness.py computes it (docs/fairness.md):
-// h_0 = SHA-256("shangyou/moves/v1:" + commitment), h_k = SHA-256("<h_{k-1}>:<seat>:<move>").
+// The moves' running hash, as src/shangyou/fairness.py computes it (docs/fairness.md), keyed
+// with the deal secret (published with the log): h_0 = HMAC-SHA256(secret, "shangyou/moves/v1:"
+// + commitment), h_k = HMAC-SHA256(secret, "<h_{k-1}>:<seat>:<move>").
 export const MOVES_PREFIX = "shangyou/moves/v1:";
 
-/** Every hash of the chain of `moves` ([[seat, text], ...]): [h_0, h_1, ..., h_n]. */
-export async function movesChain(commitment, moves) {
-  const out = [await sha256Hex(MOVES_PREFIX + (isHex64(commitment) ? commitment.toLowerCase() : ""))];
+/** HMAC-SHA256 (RFC 2104) of a text's UTF-8 bytes with a key of at most 64 bytes, as hex; the
+ * plain SHA-256 of sha256.js, so that it works the same without crypto.subtle. */
+export function hmacHex(key, text) {
+  const block = new Uint8Array(64);
+  block.set(key);
+  const msg = new TextEncoder().encode(String(text));
+  const inner = new Uint8Array(64 + msg.length);
+  const outer = new Uint8Array(64 + 32);
+  for (let i = 0; i < 64; i++) { inner[i] = block[i] ^ 0x36; outer[i] = block[i] ^ 0x5c; }
+  inner.set(msg, 64);
+  outer.set(sha256(inner), 64);
+  return toHex(sha256(outer));
+}
+
+const hexBytes = (hex) => Uint8Array.from(hex.match(/../g) || [], (b) => parseInt(b, 16));
+
+/** Every hash of the chain of `moves` ([[seat, text], ...]) of the match dealt from `secret`:
+ * [h_0, h_1, ..., h_n]. */
+export async function movesChain(secret, moves) {
+  const ok = isHex64(String(secret));
+  const key = ok ? hexBytes(String(secret).toLowerCase()) : new Uint8Array(0);
+  const out = [hmacHex(key, MOVES_PREFIX + (ok ? await commitmentOf(String(secret).toLowerCase()) : ""))];
   for (const [seat, text] of moves || []) {
-    out.push(await sha256Hex(`${out[out.length - 1]}:${Number(seat)}:${String(text)}`));
+    out.push(hmacHex(key, `${out[out.length - 1]}:${Number(seat)}:${String(text)}`));
   }
   return out;
 }
@@ -276,7 +296,7 @@ export async function fairPanel(box, matchId, log) {
   else list.append(check("hands", "none", t("fair.handsNone")));
   // (e) the moves: their chain ends at the log's moves_hash, and passes through the hash kept
   const moves = Array.isArray(log.moves) ? log.moves : [];
-  const chain = await movesChain(published, moves);
+  const chain = await movesChain(secret, moves);
   const last = chain[chain.length - 1];
   if (!isHex64(log.moves_hash)) list.append(check("moves", "bad", t("fair.movesNoHash")));
   else if (log.moves_hash.toLowerCase() === last) list.append(check("moves", "ok", t("fair.movesOk", { n: moves.length })));
