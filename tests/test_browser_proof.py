@@ -108,6 +108,7 @@ def test_pages_obey_the_policy_and_the_panel_checks_the_moves(server, browser):
         "els => Object.fromEntries(els.map(e => [e.dataset.check, e.dataset.status]))")
     assert status == {"commitment": "ok", "kept": "ok", "hands": "none", "moves": "ok",
                       "seen": "ok", "server": "ok"}, status
+    assert page.text_content("#fair-seen") == f"{len(log['moves'])}:{chain[-1]}"
     assert _violations(page) == [], "the replay page"
 
     # a kept hash the log's moves do not reach: the panel says so

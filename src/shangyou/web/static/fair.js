@@ -303,7 +303,11 @@ export async function fairPanel(box, matchId, log) {
   else list.append(check("moves", "bad", t("fair.movesBad"), " ", short(last)));
   const seen = rec && rec.moves;
   if (!seen || !isHex64(seen.hash) || !Number.isInteger(seen.n)) list.append(check("seen", "none", t("fair.seenNone")));
-  else if (chain[seen.n] === seen.hash) list.append(check("seen", "ok", t("fair.seenOk", { n: seen.n })));
+  else if (chain[seen.n] === seen.hash) {
+    // in full, as `shangyou verify --moves-hash K:HEX` takes it
+    list.append(check("seen", "ok", t("fair.seenOk", { n: seen.n }), " ",
+      h("code", { class: "hex", id: "fair-seen" }, `${seen.n}:${seen.hash}`)));
+  }
   else list.append(check("seen", "bad", t("fair.seenBad", { n: seen.n }), " ", short(seen.hash)));
   // (d) the server's own check
   const server = check("server", "pending", t("fair.serverWait"));
