@@ -4,7 +4,8 @@ their address may sit there again (the host excepted; another address may), and 
 holds after the server restarts, since the ban list is stored with the table.
 
 Real server processes (``python -m shangyou.server`` on SQLite); the clients connect from
-different loopback addresses (127.0.0.2, 127.0.0.3: Linux answers the whole 127/8 range).
+different loopback addresses (127.0.0.2, 127.0.0.3: Linux answers the whole 127/8 range). A
+kick during a match is checked in process.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pytest
 from websockets.sync.client import connect
 
 from test_cluster import WAIT, Client
+from test_server import Player, app, client, new_table  # noqa: F401  (fixtures)
 from test_store_faults import Server
 
 pytestmark = pytest.mark.timeout(120)
@@ -99,3 +101,28 @@ def test_a_kicked_person_stays_out_after_a_restart(tmp_path):
         host.sockets.close()
     finally:
         server.stop()
+
+
+def test_kicked_during_a_match_the_old_token_is_refused(client):  # noqa: F811
+    """During a match the kicked seat goes to a bot; the person's token then brings back no
+    seat, only ``banned`` (in-process server)."""
+    tid = new_table(client)                       # Owen, 2 players
+    ann = Player(client, tid, "Ann")
+    ann.sit(0)
+    bob = Player(client, tid, "Bob", host=False)
+    bob.sit(1)
+    ann.send({"type": "start"})
+    ann.state_until(lambda s: s["table"]["status"] == "playing")
+    ann.send({"type": "kick", "seat": 1})
+    assert bob.error()["code"] == "kicked"
+    ann.state_until(lambda s: s["table"]["seats"][1]["kind"] == "bot")
+    token = bob.token
+    bob.close()
+    back = Player(client, tid, hello=False, host=False)
+    back.send({"type": "hello", "token": token, "name": "Bob"})
+    w = back.next("welcome")
+    assert w["seat"] is None and w["token"] is None and w["host"] is False
+    assert back.next("error")["code"] == "banned"
+    assert back.next("state")["seat"] is None
+    table = client.app.state.manager.tables[tid]
+    assert len(table.bans["tokens"]) == 1 and len(table.bans["addresses"]) == 1
