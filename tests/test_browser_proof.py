@@ -25,7 +25,8 @@ pytestmark = pytest.mark.timeout(240)
 RECORD_VIOLATIONS = """
 window.__csp = [];
 document.addEventListener("securitypolicyviolation",
-  (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`));
+  (e) => window.__csp.push(
+    `${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`));
 """
 
 

@@ -16,8 +16,9 @@ record of every deal (:func:`published_log`). Anyone can then check it (:func:`v
 The log's fields: ``"seed"``, the secret (64 lowercase hex digits); ``"commitment"``, its
 SHA-256 commitment (64 lowercase hex digits); ``"deals"``, a list with one entry per shuffle
 in order, ``{"hand": 1, "hands": [["3C", "5D", ...], ...], "undealt": [...]}`` (cards in
-notation, each list sorted by card; ``undealt`` is the rest of the pack, or Sheng ji's kitty); ``"moves_hash"``, the running hash
-of all the moves (64 lowercase hex digits). See ``docs/fairness.md`` for the construction and how to check a deal by hand.
+notation, each list sorted by card; ``undealt`` is the rest of the pack, or Sheng ji's
+kitty); ``"moves_hash"``, the running hash of all the moves (64 lowercase hex digits). See
+``docs/fairness.md`` for the construction and how to check a deal by hand.
 
 >>> import shangyou
 >>> from shangyou.bots import make_bot, play_out
