@@ -46,6 +46,7 @@ ERROR_CODES = ("bad_json", "bad_message", "too_big", "rate_limited", "no_table",
                "server_error",  # the store failed; the action was undone
                "not_host",      # only the table's host may do this
                "kicked",        # the host took your seat; you watch now
+               "banned",        # the host removed you: you may watch, never sit, here
                "closed",        # the host closed the table (or it expired); socket closes
                "hello_timeout",     # no hello within the limit; socket closes (4408)
                "too_many_sockets",  # per table or per address; socket closes (4429)
@@ -307,6 +308,7 @@ class State(BaseModel):
     view: dict[str, Any] | None         # None before the first match starts
     last_events: list[dict[str, Any]]
     move_count: int = 0                 # added: moves made in the current match
+    moves_hash: str | None = None       # added: the running hash of those moves (fairness)
     seat: int | None = None             # added: the seat this view is for (None: spectator)
     turn: dict[str, Any] | None = None  # added: {"seat", "left"}: who acts, seconds left (timer)
 
@@ -452,6 +454,8 @@ class VerifyOut(BaseModel):
     hands: int                          # deals checked
     reason: str | None                  # the first problem, if any
     lines: list[str]                    # the report, as `shangyou verify` prints it
+    moves_hash: str | None = None       # added: the running hash of the log's moves
+    moves_ok: bool = False              # added: it is the log's stated moves_hash
 
 
 class ReplayStep(BaseModel):

@@ -115,6 +115,8 @@ class TableRow(Base):
     # the node that runs the table, and until when (ms of the database's clock); none: free
     owner: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
     lease_until: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    # whom the host removed, for the table's life: {"tokens": [...], "addresses": [...]}
+    bans: Mapped[dict | None] = mapped_column(JSON, nullable=True)
 
 
 class NodeRow(Base):
@@ -302,7 +304,8 @@ class Store:
     _ADDED = (("tables", "host_hash", "VARCHAR(64)"), ("tables", "listed", "BOOLEAN"),
               ("tables", "touched_at", "TIMESTAMP"), ("matches", "secret", "VARCHAR(64)"),
               ("matches", "commitment", "VARCHAR(64)"), ("moves", "actor", "VARCHAR(8)"),
-              ("tables", "owner", "VARCHAR(64)"), ("tables", "lease_until", "BIGINT"))
+              ("tables", "owner", "VARCHAR(64)"), ("tables", "lease_until", "BIGINT"),
+              ("tables", "bans", "JSON"))
 
     def _add_missing_columns(self, conn) -> None:
         """A store written by an earlier version lacks some columns: add them (empty)."""
@@ -384,10 +387,15 @@ class Store:
             for i in range(players):
                 s.add(SeatRow(table_id=table_id, seat=i, kind="empty"))
 
-    def save_seats(self, table_id: str, seats: list[dict], version: int) -> None:
-        """Seats as dicts (seat, name, kind, token_hash, bot_level) and the new version."""
+    def save_seats(self, table_id: str, seats: list[dict], version: int,
+                   bans: dict | None = None) -> None:
+        """Seats as dicts (seat, name, kind, token_hash, bot_level) and the new version (and,
+        in the same transaction, the table's ``bans`` when given)."""
         with self.session.begin() as s:
-            self._fenced(s, table_id, version)
+            if bans is None:
+                self._fenced(s, table_id, version)
+            else:
+                self._fenced(s, table_id, version, bans=bans)
             for d in seats:
                 s.execute(update(SeatRow).where(SeatRow.table_id == table_id,
                                                 SeatRow.seat == d["seat"])
@@ -395,8 +403,9 @@ class Store:
                                   bot_level=d["bot_level"]))
 
     def save_table(self, table_id: str, version: int, **values) -> None:
-        """Table fields (``options``, ``host_hash``, ``listed``, ``status``) and the version."""
-        allowed = {"options", "host_hash", "listed", "status"}
+        """Table fields (``options``, ``host_hash``, ``listed``, ``status``, ``bans``) and the
+        version."""
+        allowed = {"options", "host_hash", "listed", "status", "bans"}
         bad = set(values) - allowed
         if bad:
             raise ValueError(f"not a table field: {sorted(bad)}")
@@ -575,7 +584,7 @@ class Store:
                               .order_by(SeatRow.seat)).all()
             out = {"id": t.id, "game": t.game, "players": t.players, "options": t.options or {},
                    "bot_level": t.bot_level, "status": t.status, "version": t.version,
-                   "match": None, "host_hash": t.host_hash,
+                   "match": None, "host_hash": t.host_hash, "bans": t.bans or {},
                    "listed": True if t.listed is None else bool(t.listed),
                    "seats": [{"seat": x.seat, "name": x.name, "kind": x.kind,
                               "token_hash": x.token_hash, "bot_level": x.bot_level}

@@ -32,7 +32,7 @@ from .autoplay import Autoplay, _make_bot
 from .budget import Work
 from .conn import FLOOD_CLOSE, Conn
 from .fanout import Fanout
-from .host import HostActions
+from .host import BANNED, HostActions
 from .limits import Clients, Limits, Sweep
 from .logs import bind_table, table_context
 from .model import (ROOM_DEFAULTS, ROOM_KEY, ActionError, Refused, Seat, StoreDown, Table,
@@ -253,7 +253,8 @@ class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
         room["listed"] = row["listed"]
         t = Table(id=row["id"], game_name=row["game"], players=row["players"],
                   options=options, bot_level=row["bot_level"], status=row["status"],
-                  version=row["version"], room=room, host_hash=row["host_hash"])
+                  version=row["version"], room=room, host_hash=row["host_hash"],
+                  bans=dict(row.get("bans") or {}))
         for d in row["seats"]:
             s = Seat(index=d["seat"], name=d["name"], kind=d["kind"],
                      token_hash=d["token_hash"], bot_level=d["bot_level"])
@@ -554,7 +555,9 @@ class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
             conn.hello_timer = None
         conn.name = msg.name or "guest"
         seat = None
-        if msg.token:
+        # a banned token is worth nothing here: welcomed as a spectator, then told why
+        banned = msg.token is not None and self._banned_token(table, hash_token(msg.token))
+        if msg.token and not banned:
             h = hash_token(msg.token)
             for s in table.seats:
                 if s.kind == "human" and same_hash(s.token_hash, h):
@@ -566,6 +569,8 @@ class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
         catch_up = self._catch_up(table, msg)
         if seat is None:
             self._welcome(table, conn, conn.token)
+            if banned:
+                conn.error("banned", BANNED)
             self._send_state(table, conn, catch_up)
             return
         for other in list(table.conns):
@@ -578,6 +583,7 @@ class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
         conn.seat = seat
         conn.name = table.seats[seat].name or conn.name
         s = table.seats[seat]
+        s.address = conn.address
         s.connections += 1
         self._cancel_grace(s)
         if s.autoplay:
@@ -588,10 +594,15 @@ class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
             self._send_state(table, conn, catch_up)
         self._broadcast(table, [])
 
-    async def _save_seats(self, table: Table, changes: dict[int, dict]) -> None:
+    async def _save_seats(self, table: Table, changes: dict[int, dict],
+                          bans: dict | None = None) -> None:
+        """Seats (and, in the same write, the table's ``bans``) with the next version."""
         rows = [{"seat": i, **d} for i, d in changes.items()]
-        await self._stored(table, "the seats", "save_seats", table.id, rows, table.version + 1)
+        await self._stored(table, "the seats", "save_seats", table.id, rows, table.version + 1,
+                           bans)
         table.version += 1
+        if bans is not None:
+            table.bans = bans
         self._end_ready_check(table)         # who sits changed: a ready check asks again
         for i, d in changes.items():
             s = table.seats[i]
@@ -610,6 +621,8 @@ class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
             raise ActionError("not_waiting", "seats cannot change after the start")
         if conn.kicked:
             raise ActionError("kicked", "the host took your seat; you may watch")
+        if self._banned(table, conn):
+            raise ActionError("banned", BANNED)
         if not 0 <= msg.seat < table.players:
             raise ActionError("bad_message", f"sit: seat: no seat {msg.seat} at a table of "
                               f"{table.players}")
@@ -640,6 +653,7 @@ class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
             table.seats[old].connections -= 1
         conn.seat = msg.seat
         conn.name = name
+        table.seats[msg.seat].address = conn.address
         conn.token, conn.token_hash = token, token_hash
         table.seats[msg.seat].connections += 1
         self._welcome(table, conn, token)

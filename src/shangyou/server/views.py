@@ -111,8 +111,20 @@ def state_for(table, seat: int | None, events: list[dict], info: dict | None = N
     return {"type": "state", "version": table.version,
             "table": info if info is not None else table_info(table),
             "view": view, "last_events": [event_for(e, seat) for e in events],
-            "move_count": len(g.moves) if g is not None else 0, "seat": seat,
+            "move_count": len(g.moves) if g is not None else 0,
+            "moves_hash": moves_hash(table), "seat": seat,
             "turn": turn_info(table)}
+
+
+def moves_hash(table) -> str | None:
+    """The running hash of the current match's moves so far (``fairness.moves_chain``, keyed
+    with the deal secret, so it tells nothing about a hidden move; None before the first
+    match): a player who keeps it can check, once the secret is published with the log, that
+    the log holds exactly these moves (``docs/fairness.md``)."""
+    g = table.game
+    if g is None:
+        return None
+    return table.chain.update(table.secret, g.moves)
 
 
 def states_by_seat(table, seats, events: list[dict]) -> dict[int | None, str]:

@@ -43,6 +43,8 @@ export function h(tag, attrs = {}, ...children) {
     if (k.startsWith("on") && typeof v === "function") e.addEventListener(k.slice(2), v);
     else if (k === "class") e.className = v;
     else if (k === "dataset") Object.assign(e.dataset, v);
+    // through the CSSOM: the Content-Security-Policy refuses style attributes (setAttribute)
+    else if (k === "style") e.style.cssText = String(v);
     else if (v === true) e.setAttribute(k, "");
     else e.setAttribute(k, String(v));
   }

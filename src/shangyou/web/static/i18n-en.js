@@ -565,4 +565,14 @@ export const en = {
   "acct.player": "Player",
   "acct.noneRated": "Nobody is rated in this game yet.",
   "acct.boardNote": "Ratings from rated tables (openskill: the skill estimate minus three times its uncertainty; 0 for a new player).",
+  // proof
+  "fair.movesOk": "The log's {n} moves hash to the moves hash it states.",
+  "fair.movesOk.one": "The log's {n} move hashes to the moves hash it states.",
+  "fair.movesBad": "The log's moves do not hash to the moves hash it states: they hash to",
+  "fair.movesNoHash": "The log states no moves hash, so nothing shows these are all the moves as they were played.",
+  "fair.seenOk": "The moves hash this browser saw after move {n} is the log's: these are the moves you saw played.",
+  "fair.seenBad": "The log's moves differ from those this browser saw: after move {n} it saw the hash",
+  "fair.seenNone": "This browser kept no moves hash for this match.",
+  "fair.sv.movesOk": "the moves hash to the log's moves hash",
+  "fair.sv.movesBad": "the moves do not hash to the log's moves hash",
 };

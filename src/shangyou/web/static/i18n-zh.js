@@ -556,4 +556,14 @@ export const zh = {
   "acct.player": "玩家",
   "acct.noneRated": "这个游戏还没有人有等级分。",
   "acct.boardNote": "来自计分桌的等级分（openskill：技术估计减去三倍的不确定度；新玩家为 0）。",
+  // proof
+  "fair.movesOk": "记录中的 {n} 步出牌的哈希与记录所写的出牌哈希一致。",
+  "fair.movesOk.one": "记录中的 {n} 步出牌的哈希与记录所写的出牌哈希一致。",
+  "fair.movesBad": "记录中的出牌与记录所写的出牌哈希不符：它们的哈希是",
+  "fair.movesNoHash": "记录没有写出牌哈希，无法证明这些就是全部出牌、且未被改动。",
+  "fair.seenOk": "本浏览器在第 {n} 步后看到的出牌哈希与记录一致：这正是你看到的出牌。",
+  "fair.seenBad": "记录中的出牌与本浏览器看到的不同：第 {n} 步后它看到的哈希是",
+  "fair.seenNone": "本浏览器没有保存这局比赛的出牌哈希。",
+  "fair.sv.movesOk": "出牌的哈希与记录的出牌哈希一致",
+  "fair.sv.movesBad": "出牌的哈希与记录的出牌哈希不符",
 };

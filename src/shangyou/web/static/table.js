@@ -277,7 +277,7 @@ function handle(msg) {
       S.view = msg.view || null;
       if (S.view && S.view.seat !== undefined) S.mySeat = S.view.seat;
       Host.onTable(S.table, S.mySeat);
-      noteDeal(S.table, S.view, S.mySeat);
+      noteDeal(S.table, S.view, S.mySeat, msg);
       S.busy = false;
       onTurn(msg.turn);
       logEvents(msg.last_events || [], msg.move_count);
@@ -300,7 +300,7 @@ function handle(msg) {
       S.busy = false;
       if (msg.code === "replaced") { openedElsewhere(); return; }
       if (msg.code === "closed") { tableClosed(); return; }
-      if (msg.code === "kicked") { kicked(); return; }
+      if (msg.code === "kicked" || msg.code === "banned") { kicked(); return; }
       if (msg.code === "too_many_sockets") { openedElsewhere("t.tooManySockets", "t.tryAgain"); return; }
       if (msg.code === "moved") return;     // its socket closes with MOVED: the page reconnects
       if (Hints.onError(msg)) return;
