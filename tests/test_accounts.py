@@ -142,6 +142,12 @@ def test_logout_revokes_the_session(client):
     assert r.status_code == 200
     assert 'max-age=0' in r.headers["set-cookie"].lower()
     assert me(client, cookie).status_code == 401       # the id is gone from the store too
+    # the top bar's question: a guest (or a revoked session) is null, never a failed request
+    who = client.get("/api/account/who", headers={"cookie": f"{COOKIE}={cookie}"})
+    assert who.status_code == 200 and who.json() == {"username": None}
+    fresh = sign_up(client, "bea")
+    who = client.get("/api/account/who", headers={"cookie": f"{COOKIE}={fresh}"})
+    assert who.status_code == 200 and who.json() == {"username": "bea"}
 
 
 def test_cross_site_requests_are_refused(client):

@@ -418,6 +418,19 @@ async def log_out(request: Request):
     return response
 
 
+class WhoOut(BaseModel):
+    username: str | None = None
+
+
+@router.get("/api/account/who", response_model=WhoOut, responses=ERRORS)
+async def who(request: Request):
+    """Who this browser is logged in as (``null``: a guest), always 200: what a page's top bar
+    asks on every load, so a guest's page logs no failed request."""
+    account = await _current(request)
+    return JSONResponse({"username": account["username"] if account else None},
+                        headers={"Cache-Control": "no-store"})
+
+
 @router.get("/api/account", response_model=ProfileOut, responses=ERRORS)
 async def my_account(request: Request):
     """The logged-in account: ratings, stats per game, latest matches."""
