@@ -37,12 +37,13 @@ What maps to what (docs/env.md, *OpenSpiel and RLCard*):
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import numpy as np
 import pyspiel
 
-from .. import new_game, preset_info, preset_names, replay
+from .. import new_game, preset_info, preset_names
 from ..cards import deck
 from .aec import DEFAULT_CANDIDATES, DEFAULT_MAX_STEPS, ShangyouAEC, render_text, rewards_of
 from .encoding import Pager
@@ -177,8 +178,8 @@ class ShangyouGame(pyspiel.Game):
         self.max_candidates = int(params.get("max_candidates", DEFAULT_CANDIDATES))
         self.deals = int(params.get("deals", DEFAULT_DEALS))
         self.max_steps = int(params.get("max_steps", DEFAULT_MAX_STEPS))
-        if not 1 <= self.deals <= 2**31:
-            raise ValueError(f"deals must be 1 .. 2**31, not {self.deals}")
+        if not 1 <= self.deals < 2**31:       # OpenSpiel counts chance outcomes in an int
+            raise ValueError(f"deals must be 1 .. 2**31 - 1, not {self.deals}")
         if self.max_steps < 1:
             raise ValueError(f"max_steps must be at least 1, not {self.max_steps}")
         # the AEC env: its encoder and its way of listing a decision's candidates (bad
@@ -212,7 +213,13 @@ class ShangyouGame(pyspiel.Game):
                                                 "max_steps": self.max_steps})
         self.slices = dict(self.env.observation_slices)
         self.obs_size = self.env.encoder.layout.size
-        self._chance = [(i, 1.0 / self.deals) for i in range(self.deals)]
+        self._chance: list[tuple[int, float]] | None = None    # listed when first asked for
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The deals, equally likely (listed once per game)."""
+        if self._chance is None:
+            self._chance = [(i, 1.0 / self.deals) for i in range(self.deals)]
+        return self._chance
 
     def new_initial_state(self) -> ShangyouState:
         return ShangyouState(self)
@@ -246,7 +253,7 @@ def _shared_for(preset: str, params: dict) -> _Shared:
 class _Table:
     """The shangyou game of a state after the deal, with the current decision's candidates
     (made when first asked for, dropped at each move) and its page. A copy clones the game
-    (``game.clone()``, not a deep copy); pickling keeps the game's log and replays it."""
+    (``game.clone()``, not a deep copy); pickling pickles the game, not the pager."""
 
     __slots__ = ("game", "pager", "page")
 
@@ -259,11 +266,7 @@ class _Table:
         return _Table(self.game.clone(), self.page)
 
     def __reduce__(self):
-        return _table_from_log, (json.dumps(self.game.log), self.page)
-
-
-def _table_from_log(log: str, page: int) -> _Table:
-    return _Table(replay(log), page)
+        return _Table, (self.game, self.page)     # the pager is made again when needed
 
 
 class ShangyouState(pyspiel.State):
@@ -304,7 +307,7 @@ class ShangyouState(pyspiel.State):
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         assert self.table is None
-        return self.shared.game._chance
+        return self.shared.game.chance_outcomes()
 
     def _apply_action(self, action: int) -> None:
         sg = self.shared.game
@@ -351,6 +354,25 @@ class ShangyouState(pyspiel.State):
             pager = self._pager()
             head += f", page {pager.page + 1}/{pager.pages}"
         return head + "\n" + render_text(g)
+
+    def resample(self, player: int, rng: random.Random) -> ShangyouState:
+        """A state of the same information state for ``player``: the hidden cards dealt at
+        random in agreement with the seat's view (the search bots' world sampler,
+        ``games/<game>/worlds.py``), the same page. For ISMCTS:
+        ``ISMCTSBot.set_resampler(lambda s, p: s.resample(p, rng))``."""
+        t = self.table
+        if t is None or self.is_terminal():
+            return self.clone()
+        view = t.game.view(player)
+        if hasattr(t.game, "all_moves"):            # climbing
+            from ..games.climbing.worlds import WorldSampler
+            world = WorldSampler(view, t.game.rules).sample(rng)
+        else:
+            from ..games.sheng_ji.worlds import sample_world
+            world = sample_world(view, rng, t.game.rules)
+        new = self.clone()
+        new.table = _Table(world, t.page)
+        return new
 
     # ------------------------------------------------------------- observations
     def observation_array(self, player: int) -> np.ndarray:
