@@ -41,7 +41,13 @@ import random
 from typing import Any
 
 import numpy as np
-import pyspiel
+
+try:
+    import pyspiel
+except ModuleNotFoundError as missing:          # one line that says what to install
+    raise ModuleNotFoundError(
+        f"shangyou.env.openspiel needs open-spiel ({missing.name} is missing): "
+        "pip install 'shangyou[research]'", name=missing.name) from None
 
 from .. import new_game, preset_info, preset_names
 from ..cards import deck
@@ -167,7 +173,8 @@ class ShangyouGame(pyspiel.Game):
 
     def __init__(self, preset: str | dict | None = None, params: dict | None = None):
         if not isinstance(preset, str):            # cls(params), as pyspiel calls it
-            preset, params = self.PRESET, preset
+            params = preset if params is None else params
+            preset = self.PRESET
         if preset is None:
             raise ValueError("ShangyouGame needs a preset")
         params = dict(params or {})
@@ -364,6 +371,7 @@ class ShangyouState(pyspiel.State):
         if t is None or self.is_terminal():
             return self.clone()
         view = t.game.view(player)
+        world: Any
         if hasattr(t.game, "all_moves"):            # climbing
             from ..games.climbing.worlds import WorldSampler
             world = WorldSampler(view, t.game.rules).sample(rng)

@@ -28,9 +28,15 @@ from __future__ import annotations
 from collections import OrderedDict
 
 import numpy as np
-from rlcard.envs import Env
-from rlcard.envs.registration import registry
-from rlcard.envs.registration import register as rlcard_register
+
+try:
+    from rlcard.envs import Env
+    from rlcard.envs.registration import register as rlcard_register
+    from rlcard.envs.registration import registry
+except ModuleNotFoundError as missing:          # one line that says what to install
+    raise ModuleNotFoundError(
+        f"shangyou.env.rlcard_env needs rlcard ({missing.name} is missing): "
+        "pip install 'shangyou[research]'", name=missing.name) from None
 
 from .. import preset_info, preset_names
 from .aec import DEFAULT_CANDIDATES, DEFAULT_MAX_STEPS, ShangyouAEC, rewards_of
@@ -100,7 +106,8 @@ class ShangyouRLCardEnv(Env):
 
     def __init__(self, preset: str | dict | None = None, config: dict | None = None):
         if not isinstance(preset, str):            # cls(config), as rlcard.make calls it
-            preset, config = self.PRESET, preset
+            config = preset if config is None else config
+            preset = self.PRESET
         if preset is None:
             raise ValueError("ShangyouRLCardEnv needs a preset")
         config = {"allow_step_back": False, "seed": None, **(config or {})}
