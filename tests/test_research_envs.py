@@ -99,6 +99,28 @@ def test_openspiel_state_is_the_aec_env(preset, k):
             assert sum(returns) == pytest.approx(game.utility_sum())
 
 
+@pytest.mark.parametrize("preset", ["zheng-shangyou/pagat", "zheng-shangyou/winner",
+                                    "zheng-fen"])
+def test_openspiel_cut_off_hand(preset):
+    """A policy that pages with MORE for ever is cut off after ``max_steps`` decisions: the
+    state is terminal, with 0 for everyone (an equal share of a constant sum)."""
+    game = spiel_game(preset, max_candidates=2, max_steps=40)
+    state = game.new_initial_state()
+    state.apply_action(0)
+    steps = 0
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        state.apply_action(1 if legal == [0, 1] else legal[0])    # MORE where there are pages
+        steps += 1
+    assert steps == 40 and not state.table.game.over
+    n = game.num_players()
+    kind = game.get_type().utility
+    if kind == pyspiel.GameType.Utility.CONSTANT_SUM:
+        assert state.returns() == [game.utility_sum() / n] * n
+    else:
+        assert state.returns() == [0.0] * n
+
+
 def test_openspiel_information_state_hides_other_hands():
     """Seat 0's information state (string and tensor) does not change when two other hands
     are swapped; seat 1's does."""

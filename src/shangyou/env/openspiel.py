@@ -28,7 +28,9 @@ What maps to what (docs/env.md, *OpenSpiel and RLCard*):
   (``game.view(seat)``, JSON with sorted keys) and the page: the view holds the seat's hand and
   every public play of the hand, so it is what the seat knows.
 - **Returns**: 0 until the hand ends, then :func:`shangyou.env.rewards_of`. A hand cut off after
-  ``max_steps`` decisions (MORE included) ends with 0 for everyone, as in the AEC env.
+  ``max_steps`` decisions (MORE included) has no result: everyone gets 0, as in the AEC env,
+  except in constant-sum games, where everyone gets an equal share of the sum (so the
+  declared sum holds for every terminal state).
 - **Utility**: constant-sum where the preset's points are (places scoring: the place points;
   equal teams: times the team size), zero-sum for cards-left scoring and Sheng ji with fixed
   equal teams, general-sum otherwise (Zheng Fen, pagat-teams with 6, Zhao Pengyou).
@@ -221,6 +223,9 @@ class ShangyouGame(pyspiel.Game):
         self.slices = dict(self.env.observation_slices)
         self.obs_size = self.env.encoder.layout.size
         self._chance: list[tuple[int, float]] | None = None    # listed when first asked for
+        # the returns of a hand cut off at max_steps: no result, so a draw
+        share = total / self.players if kind == pyspiel.GameType.Utility.CONSTANT_SUM else 0.0
+        self.cut_returns = [share] * self.players
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The deals, equally likely (listed once per game)."""
@@ -345,7 +350,9 @@ class ShangyouState(pyspiel.State):
 
     def returns(self) -> list[float]:
         t = self.table
-        if t is None or self.cut or not t.game.over:
+        if self.cut:
+            return list(self.shared.game.cut_returns)
+        if t is None or not t.game.over:
             return [0.0] * self.shared.game.players
         return rewards_of(t.game)
 
