@@ -256,6 +256,16 @@ def test_rlcard_dqn_trains():
     """RLCard's DQN agent learns from a few hands (the training loop of RLCard's examples:
     run, reorganize, feed) against random agents: it takes training steps."""
     import torch
+    threads = torch.get_num_threads()
+    # one thread: PyTorch's worker threads spin on a busy machine (20 times slower there)
+    torch.set_num_threads(1)
+    try:
+        _dqn_trains(torch)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _dqn_trains(torch) -> None:
     torch.manual_seed(0)
     env = rlcard.make("shangyou-pagat", config={"seed": 0, "game_num_players": 3})
     agent = DQNAgent(num_actions=env.num_actions, state_shape=env.state_shape[0],
