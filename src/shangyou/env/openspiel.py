@@ -237,8 +237,16 @@ class ShangyouGame(pyspiel.Game):
         return ShangyouState(self)
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> ShangyouObserver:
+        """The seat's own observation (public and its private information), for both the
+        observation and the information state; other kinds (public only, every player's
+        private cards) are not offered."""
         if params:
             raise ValueError(f"observation parameters are not supported: {params}")
+        if iig_obs_type is not None and (
+                not iig_obs_type.public_info
+                or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER):
+            raise ValueError("only the seat's own observation is offered (public information "
+                             "and the seat's private cards)")
         return ShangyouObserver(self)
 
 
@@ -258,8 +266,15 @@ class _Shared:
         return _shared_for, (g.preset, g.get_parameters())
 
 
+_UNPICKLED: dict[tuple, _Shared] = {}   # one game per preset and parameters, for unpickling
+
+
 def _shared_for(preset: str, params: dict) -> _Shared:
-    return _Shared(ShangyouGame(preset, params))
+    key = (preset, tuple(sorted(params.items())))
+    shared = _UNPICKLED.get(key)
+    if shared is None:
+        shared = _UNPICKLED[key] = _Shared(ShangyouGame(preset, params))
+    return shared
 
 
 class _Table:

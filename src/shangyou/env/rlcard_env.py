@@ -178,14 +178,15 @@ def _class_name(env: str) -> str:
     return "Env_" + env.replace("-", "_")
 
 
-def __getattr__(name: str):
-    """The per-preset subclasses ``rlcard.make`` loads by name (``Env_shangyou_pagat``)."""
+def _subclasses() -> None:
+    """One subclass per preset, named for its id (``Env_shangyou_pagat``): ``rlcard.make``
+    loads an environment as ``module:Class`` and calls ``Class(config)``."""
     for eid, preset in env_ids().items():
-        if _class_name(eid) == name:
-            cls = type(name, (ShangyouRLCardEnv,), {"PRESET": preset})
-            globals()[name] = cls
-            return cls
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        name = _class_name(eid)
+        globals()[name] = type(name, (ShangyouRLCardEnv,), {"PRESET": preset})
+
+
+_subclasses()
 
 
 def register() -> list[str]:
