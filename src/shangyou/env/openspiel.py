@@ -54,7 +54,9 @@ except ModuleNotFoundError as missing:          # one line that says what to ins
 from .. import new_game, preset_info, preset_names
 from ..cards import deck
 from .aec import DEFAULT_CANDIDATES, DEFAULT_MAX_STEPS, ShangyouAEC, render_text, rewards_of
+from ..games.climbing import core
 from .encoding import Pager
+from .plays_pager import PlaysPager
 
 #: default number of distinct deals (chance outcomes of the one chance node)
 DEFAULT_DEALS = 1 << 16
@@ -330,7 +332,11 @@ class ShangyouState(pyspiel.State):
         return t is not None and (self.cut or t.game.over)
 
     def _legal_actions(self, player: int) -> list[int]:
-        return [int(i) for i in np.flatnonzero(self._pager().mask())]
+        """The ids the AEC env's mask allows: the candidates of the page, then MORE."""
+        pager = self._pager()
+        if pager.pages == 1:
+            return list(range(pager.n))
+        return list(range(pager._page_len())) + [pager.k - 1]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         assert self.table is None
@@ -345,6 +351,19 @@ class ShangyouState(pyspiel.State):
             return
         t = self.table
         pager = self._pager()
+        if type(pager) is PlaysPager and pager.pages == 1 and 0 <= action < pager.n:
+            # the usual step, made as the AEC env makes it (a play of the core's listing)
+            move = pager.plays[pager.order[action]]
+            if not (core.ACTIVE and core.apply_listed(t.game, move, None)):
+                t.game.apply(move)
+            t.pager = None
+        else:
+            self._apply_general(t, pager, action)
+        self.steps += 1
+        if not t.game.over and self.steps >= sg.max_steps:
+            self.cut = True
+
+    def _apply_general(self, t: _Table, pager: Pager, action: int) -> None:
         move = pager.move(action)        # an id that is not legal raises, nothing changes
         if move is None:
             pager.turn()
@@ -353,9 +372,6 @@ class ShangyouState(pyspiel.State):
             t.game.apply(move)
             t.pager = None
             t.page = 0
-        self.steps += 1
-        if not t.game.over and self.steps >= sg.max_steps:
-            self.cut = True
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
