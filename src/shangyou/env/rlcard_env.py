@@ -1,5 +1,7 @@
-"""Every preset as an RLCard environment, so RLCard's agents (DQN, NFSP, DMC, CFR's
-interface, random) and its training loop (``env.run``, ``rlcard.utils.reorganize``) run on it.
+"""Every preset as an RLCard environment, so RLCard's agents that learn from ``obs`` and
+``legal_actions`` (its DQN agent is tested; NFSP reads the same) and its training loop
+(``env.run``, ``rlcard.utils.reorganize``) run on it. ``step_back`` is not offered, so
+RLCard's CFR agent, which walks the tree with it, does not run (nor could it, at this size).
 
 >>> from shangyou.env.rlcard_env import ShangyouRLCardEnv
 >>> env = ShangyouRLCardEnv("zheng-shangyou/pagat", {"seed": 0, "game_num_players": 3})
