@@ -49,6 +49,32 @@ def test_every_preset_is_registered():
     assert g.get_type().information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
 
 
+def test_openspiel_parameters_and_ids_are_checked():
+    """Bad parameters fail at load_game with the env's message; an id that is not legal raises
+    and changes nothing; other observation kinds are refused, not faked."""
+    name = "shangyou_zheng_shangyou_pagat"
+    for params, message in (({"players": 2}, "3, 4, 5, 6, 7, 8 players"),
+                            ({"deals": 0}, "deals must be"),
+                            ({"max_candidates": 1}, "max_candidates must be"),
+                            ({"bogus": 3}, "Unknown parameter")):
+        with pytest.raises(Exception, match=message):
+            pyspiel.load_game(name, params)
+    game = pyspiel.load_game(name, {"players": 3})
+    state = game.new_initial_state()
+    state.apply_action(0)
+    while 127 in state.legal_actions():          # to a decision of one page
+        state.apply_action(state.legal_actions()[0])
+    illegal = 127
+    before = str(state)
+    with pytest.raises(ValueError, match="not legal"):
+        state.apply_action(illegal)
+    assert str(state) == before
+    everyone = pyspiel.IIGObservationType(perfect_recall=False, public_info=True,
+                                          private_info=pyspiel.PrivateInfoType.ALL_PLAYERS)
+    with pytest.raises(ValueError, match="own observation"):
+        game.make_py_observer(everyone)
+
+
 @pytest.mark.parametrize("preset", preset_names())
 def test_openspiel_random_sim(preset):
     """OpenSpiel's own generic test (the one every OpenSpiel game passes): random games with
@@ -250,6 +276,19 @@ def test_rlcard_state_matches_the_aec_env():
             state, seat = env.step(state["raw_legal_actions"][i], raw_action=True)
     assert more > 0                       # K = 4: pages were turned
     assert list(env.get_payoffs()) == rewards_of(env.aec.game)
+
+
+def test_rlcard_config():
+    """Preset options come in ``game_options``; a bad option and ``allow_step_back`` fail at
+    once."""
+    env = rlcard.make("shangyou-winner", config={"game_num_players": 3, "seed": 1,
+                                                 "game_options": {"jokers": True}})
+    state, _ = env.reset()
+    assert len(state["raw_obs"]["hand"]) == 18           # 54 cards: the jokers are dealt
+    with pytest.raises(ValueError, match="nonsense"):
+        rlcard.make("shangyou-winner", config={"game_options": {"nonsense": 1}})
+    with pytest.raises(ValueError, match="allow_step_back"):
+        rlcard.make("shangyou-pagat", config={"allow_step_back": True})
 
 
 def test_rlcard_dqn_trains():
