@@ -62,7 +62,7 @@ from .plays_pager import PlaysPager
 DEFAULT_DEALS = 1 << 16
 
 __all__ = ["register", "game_name", "game_names", "ShangyouGame", "ShangyouState",
-           "DEFAULT_DEALS", "utility_of"]
+           "DEFAULT_DEALS", "utility_of", "utility_bounds"]
 
 
 def game_name(preset: str) -> str:
