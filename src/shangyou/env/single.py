@@ -186,7 +186,7 @@ class SingleAgentEnv(gymnasium.Env):
         except TypeError:
             raise TypeError(f"an action is a whole-number id, not {type(action).__name__} "
                             f"{action!r}") from None
-        n = self.aec.max_candidates        # the size of action_space (Discrete)
+        n = int(self.action_space.n)
         if not 0 <= a < n:
             raise ValueError(f"action {a} is outside the action space (0..{n - 1})")
         return a
