@@ -29,6 +29,11 @@ Everything runs in ONE process pinned to ONE core. Systems (each a block of whol
   observation, legal actions and rewards to the learner.
 * ``Shimmy OpenSpiel AEC``: ``shimmy.OpenSpielCompatibilityV0(game_name="dou_dizhu")`` with the
   same AEC loop as ours (its mask is in ``info``).
+* ``ours OpenSpiel pagat/5p``, ``ours OpenSpiel rl_environment pagat/5p``, ``ours RLCard
+  env.run pagat/5p``: pagat 5p as an OpenSpiel game and an RLCard environment
+  (``shangyou.env.openspiel``, ``shangyou.env.rlcard_env``) with the loops of the three systems
+  above; the OpenSpiel loop asks for no observation, the other two build them as their
+  libraries do (``rl_environment``: every player's information-state tensor each step).
 
 Each block's rate is divided by the mean of the RLCard raw blocks before and after it; a ratio
 between two systems is taken per round (both measured against the same yardstick within
@@ -212,6 +217,48 @@ class ShimmyEnv:
             return _timed(self.game, seconds)
 
 
+class OursOpenSpiel(OpenSpielPlay):
+    """pagat 5p as an OpenSpiel game (``shangyou.env.openspiel``), the same loop as
+    ``OpenSpielPlay``: the deal drawn from ``chance_outcomes()`` (65,536 of them), decisions
+    from ``legal_actions``; no observation is asked for."""
+
+    def __init__(self, seed: int):
+        import pyspiel
+        from shangyou.env import openspiel as sy_spiel
+        sy_spiel.register()
+        self.game_obj = pyspiel.load_game("shangyou_zheng_shangyou_pagat")
+        self.rng = random.Random(seed)
+
+
+class OursOpenSpielRL(OpenSpielRL):
+    """pagat 5p through OpenSpiel's ``rl_environment``: each time step every player's
+    information-state tensor (the AEC observation, 8,964 floats) and legal actions."""
+
+    def __init__(self, seed: int):
+        import pyspiel
+        from open_spiel.python import rl_environment
+        from shangyou.env import openspiel as sy_spiel
+        sy_spiel.register()
+        self.env = rl_environment.Environment(pyspiel.load_game("shangyou_zheng_shangyou_pagat"))
+        self.env.seed(seed)
+        self.rng = random.Random(seed)
+
+
+class OursRLCardEnvRun(RLCardEnvRun):
+    """pagat 5p as an RLCard environment (``shangyou.env.rlcard_env``), ``env.run`` with five
+    ``RandomAgent``s, as ``RLCardEnvRun``."""
+
+    def __init__(self, seed: int):
+        import numpy as np
+        import rlcard
+        from rlcard.agents import RandomAgent
+        from shangyou.env import rlcard_env
+        rlcard_env.register()
+        self.env = rlcard.make("shangyou-pagat", config={"seed": seed})
+        self.env.set_agents([RandomAgent(num_actions=self.env.num_actions) for _ in range(5)])
+        np.random.seed(seed)
+
+
 def build_systems(seed: int, presets: list[str]) -> tuple[dict, dict]:
     """name -> runner for every system that can be built here; name -> reason for the rest."""
     systems, skipped = {}, {}
@@ -224,7 +271,10 @@ def build_systems(seed: int, presets: list[str]) -> tuple[dict, dict]:
     systems["ours batch pagat/5p (64 games)"] = OurBatch("zheng-shangyou/pagat", seed)
     for key, ctor in (("RLCard env.run", RLCardEnvRun), ("OpenSpiel C++ dou_dizhu", OpenSpielPlay),
                       ("OpenSpiel rl_environment", OpenSpielRL),
-                      ("Shimmy OpenSpiel AEC", ShimmyEnv)):
+                      ("Shimmy OpenSpiel AEC", ShimmyEnv),
+                      ("ours OpenSpiel pagat/5p", OursOpenSpiel),
+                      ("ours OpenSpiel rl_environment pagat/5p", OursOpenSpielRL),
+                      ("ours RLCard env.run pagat/5p", OursRLCardEnvRun)):
         try:
             systems[key] = ctor(seed)
         except Exception as e:  # not installed, or an incompatibility
@@ -284,6 +334,9 @@ KEY_PAIRS = [
     ("ours batch pagat/5p (64 games)", "ours env pagat/5p", None),
     ("OpenSpiel C++ dou_dizhu", "RLCard raw", None),
     ("RLCard env.run", "RLCard raw", None),
+    ("ours OpenSpiel pagat/5p", "ours env pagat/5p", None),
+    ("ours OpenSpiel rl_environment pagat/5p", "ours env pagat/5p", None),
+    ("ours RLCard env.run pagat/5p", "ours env pagat/5p", None),
 ]
 
 

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# Resolve the app's dependencies afresh (extras web, test, env, tournament, cluster, train) in a
-# scratch virtual environment and write their exact versions to requirements.lock.
+# Resolve the app's dependencies afresh (extras web, test, env, tournament, cluster, train,
+# research) in a scratch virtual environment and write their exact versions to requirements.lock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 python3 -m venv "$tmp/venv"
 "$tmp/venv/bin/python" -m pip install -q --disable-pip-version-check \
-    -e '.[web,test,env,tournament,cluster,train]'
+    -e '.[web,test,env,tournament,cluster,train,research]'
 {
     echo "# Exact versions of the app and its tests (extras web, test, env, tournament,"
-    echo "# cluster, train) on CPython 3.11, Linux x86-64. scripts/serve.sh and scripts/test.sh"
-    echo "# install with this file as pip constraints (pip install -c requirements.lock ...)."
+    echo "# cluster, train, research) on CPython 3.11, Linux x86-64. scripts/serve.sh and"
+    echo "# scripts/test.sh install with this file as pip constraints (pip install -c"
+    echo "# requirements.lock ...)."
     echo "# Regenerate: bash scripts/lock.sh"
     # a local label such as torch's "+cpu" is dropped: "torch==2.13.0" admits the CPU build
     # where an index offers it and the plain wheel elsewhere

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Install everything (extras web, test, env, tournament, cluster, train, at the exact versions
-# of requirements.lock) into .venv (Debian's chromium and a Chinese font for the browser tests,
-# PostgreSQL's programs for the store tests, redis-server for the tests of several nodes and
-# nginx for the chaos tests, if missing, and axe-core into node_modules/ with npm) and run the
+# Install everything (extras web, test, env, tournament, cluster, train, research, at the exact
+# versions of requirements.lock) into .venv (Debian's chromium and a Chinese font for the browser
+# tests, PostgreSQL's programs for the store tests, redis-server for the tests of several nodes
+# and nginx for the chaos tests, if missing, and axe-core into node_modules/ with npm) and run the
 # whole test suite. Extra arguments go to pytest
 # (e.g. `bash scripts/test.sh --playouts 2000` for the large random-playout run).
 set -euo pipefail
@@ -47,5 +47,5 @@ fi
 npm ci --no-audit --no-fund --silent
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check -c requirements.lock \
-    -e '.[web,test,env,tournament,cluster,train]'
+    -e '.[web,test,env,tournament,cluster,train,research]'
 exec .venv/bin/python -m pytest -n auto -q "$@"

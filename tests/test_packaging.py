@@ -129,7 +129,8 @@ def test_ranges_in_pyproject_and_pins_in_the_lock():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
     library = project["dependencies"] + [r for name in ("web", "test", "env", "tournament",
-                                                        "cluster", "train") for r in extras[name]]
+                                                        "cluster", "train", "research")
+                                         for r in extras[name]]
     for req in library:
         assert "==" not in req and "<" in req and ">=" in req, f"{req}: give a range"
     web = {requirement_name(r) for r in extras["web"]}

@@ -180,6 +180,16 @@ class ShangyouAEC(AECEnv):
         pager = self._pager = Pager(moves, self.max_candidates, self._by_text)
         return pager
 
+    def candidates(self, game) -> Pager:
+        """A new candidate list for the decision of ``game`` (not over), as this env lists and
+        pages it, for a game other than the episode's (the OpenSpiel game's states); the
+        episode's decision is left as it was."""
+        kept = self._pager
+        try:
+            return self._new_pager(game)
+        finally:
+            self._pager = kept
+
     def _decision(self) -> Pager:
         """The candidates of the decision now; ValueError once the game is over (no id is
         legal then)."""
