@@ -65,7 +65,8 @@ def test_every_reason_has_both_languages():
     for code, texts in TEXTS.items():
         assert len(texts) == len(LANGUAGES) and all(texts), code
         en, zh = texts
-        fields = lambda s: sorted(p.split("}")[0] for p in s.split("{")[1:])
+        # a field's name, before any plural forms ("{count|card|cards}")
+        fields = lambda s: sorted(p.split("}")[0].split("|")[0] for p in s.split("{")[1:])
         # the Chinese text names the same things (units may have their own field)
         assert set(fields(en)) - {"unit"} <= set(fields(zh)) | {"unit"}, code
 

@@ -24,7 +24,7 @@ function offKey(table) {
   return table && table.room && table.room.hints === "off" ? "t.hintOffHost" : "t.hintOffPeople";
 }
 
-// a card in a reason's words ("beats with the lowest play that wins: 7H 7S")
+// a card in a reason's words ("beat with the lowest play that wins: 7H 7S")
 const CARD_RE = /(?<![A-Za-z0-9])(BJ|RJ|(?:10|[2-9JQKA])[SHDC])(?![A-Za-z0-9])/;
 
 /**
