@@ -302,11 +302,13 @@ def review_decision(view: dict, played: str, index: int = 0, rng=None,
         return Decision(index, seat, played, played, 0.0, 0.0, 0.0, 0, "good", None, hint)
     # 1. which move is best
     if best_by == "search":
-        best = _search_best(asked, view, judge, rng, seconds, max_worlds)
-        if best is None:
+        found = _search_best(asked, view, judge, rng, seconds, max_worlds)
+        if found is None:
             return None
+        best, value, searched = found
         if best == played:
-            return Decision(index, seat, played, played, 0.0, 0.0, 0.0, 0, "good", None, hint)
+            return Decision(index, seat, played, played, value, value, 0.0, searched, "good",
+                            None, hint)
         # the judging step's own half of ``seconds``, from now (the search had its cap)
         step, share = time.process_time(), None if seconds is None else seconds / 2
     else:
@@ -348,10 +350,11 @@ def review_decision(view: dict, played: str, index: int = 0, rng=None,
 
 
 def _search_best(asked: dict, view: dict, judge: _Judge, rng, seconds: float | None,
-                 max_worlds: int) -> str | None:
+                 max_worlds: int) -> tuple[str, float, int] | None:
     """The hint's search's move for ``asked`` (the view as the hint sees it), as ``view``
-    lists it; a Sheng ji throw is judged by the cards the search would throw (None: no
-    such plan, not judged)."""
+    lists it, with its mean value over the search's worlds (0 where it played none) and
+    how many worlds it played it out in; a Sheng ji throw is judged by the cards the search
+    would throw (None: no such plan, not judged)."""
     from .bots.search import search_move
     info: dict = {}
     own = random.Random(rng.randrange(2**32))
@@ -366,7 +369,8 @@ def _search_best(asked: dict, view: dict, judge: _Judge, rng, seconds: float | N
             if play is None:
                 return None
         judge.play_of[best] = play or best
-    return best
+    scores = [v for v in (info.get("values") or {}).get(best, []) if v is not None]
+    return best, (sum(scores) / len(scores) if scores else 0.0), len(scores)
 
 
 def _best_reason(view: dict, best: str, played: str, gain: float, worlds: int,

@@ -32,7 +32,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         ("the search keeps {cards}: over {worlds} sampled deals {other} was not clearly better",
          "搜索保留{cards}：在{worlds}次抽样牌局中{other}并不明显更好"),
     "search_prefers":
-        ("the search prefers {cards} over {other} on its sampled deals",
+        ("the search prefers {cards} over {other} on the sampled deals",
          "搜索在抽样牌局中认为{cards}好于{other}"),
     # ------------------------------------------------------------------ climbing games
     "go_out": ("go out with {cards}", "用{cards}出完手牌"),
