@@ -101,7 +101,7 @@ TEXTS: dict[str, tuple[str, str]] = {
          "给正在赢这一轮的队友送{points}分"),
     "feed_low": ("play {cards} under your partner, who is winning the trick", "队友正在赢这一轮，垫{cards}"),
     "win_points":
-        ("win the trick and its {points} points with {cards}",
+        ("win the trick, and the {points} points in it, with {cards}",
          "用{cards}赢下这一轮和{points}分"),
     "win_cheap":
         ("win the trick with the cheapest play that holds it: {cards}",
