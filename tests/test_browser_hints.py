@@ -1,6 +1,6 @@
 """The table page's Hint (issue 23), in real headless Chromium: a person alone with bots asks
-the server for advice and sees the suggested move with the bot's reason in English and in
-Chinese, plays it and the hint and its rings go; at a table of two people (hints off by
+the server for advice and sees the suggested move, the level that gives it (the search) and its
+reason in English and in Chinese, plays it and the hint and its rings go; at a table of two people (hints off by
 default) and where the host turned hints off the button looks disabled and says why, while
 Legal plays still works."""
 
@@ -62,10 +62,15 @@ def test_a_person_alone_with_bots_gets_advice_with_a_reason_and_plays_it(server,
     assert page.evaluate("window.__sources")[:2] == ["wait", "advice"]
     move = page.get_attribute("#hint-text", "data-move")
     assert move in _legal(page), move
-    assert page.get_attribute("#hint-text", "data-by") == "heuristic"
+    # the search speaks (alone with bots, by default), or the heuristic for it saying why
+    by = page.get_attribute("#hint-text", "data-by")
+    fallback = page.get_attribute("#hint-text", "data-fallback")
+    assert (by, fallback) in (("search", None), ("heuristic", "time"), ("heuristic", "failed"))
     reason_en = page.text_content("#hint-reason").strip()
     assert reason_en and re.search(r"[a-z]{3}", reason_en), reason_en
-    assert page.text_content("#hint-text").startswith("Hint: ")
+    assert page.text_content("#hint-text").startswith(f"Hint ({by}): ")
+    if fallback:
+        assert "the heuristic's advice" in page.text_content("#hint-text")
     # the suggested play: its cards raised (selected) and ringed, or the Pass button ringed
     if move == "pass":
         assert page.locator("#pass.hinted").count() == 1
@@ -81,7 +86,8 @@ def test_a_person_alone_with_bots_gets_advice_with_a_reason_and_plays_it(server,
     _set_lang(page, "zh")
     reason_zh = page.text_content("#hint-reason").strip()
     assert re.search(r"[\u4e00-\u9fff]", reason_zh) and reason_zh != reason_en, reason_zh
-    assert page.text_content("#hint-text").startswith("提示：")
+    assert page.text_content("#hint-text").startswith(
+        "提示（搜索）：" if by == "search" else "提示（启发式）：")
     assert page.get_attribute("#hint-text", "data-move") == move
     page.set_viewport_size(PHONE)
     _shot(page, "table-hint-phone-zh.png")

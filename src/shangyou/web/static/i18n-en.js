@@ -187,7 +187,7 @@ export const en = {
   "t.callOrd": "{ord} {card}",
   "t.spectating": "Spectating: the players' hands are hidden.",
   "t.legalN": "Legal play {i}/{n}: ",
-  "t.hintSays": "Hint: ",
+  "t.hintSays": "Hint ({level}): ",
   "t.hintWait": "Working out a hint…",
   "t.hintOffHost": "Hints are off: the host turned them off.",
   "t.hintOffPeople": "Hints are off while two or more people play (the host may allow them).",
@@ -484,4 +484,9 @@ export const en = {
   "val.kitty-card": "a kitty card names the trump", "val.no-trump": "no trump suit",
   "val.redeal": "deal again", "val.kicker": "four of a kind with one more card",
   "val.quad": "four of a kind alone",
+  // voice
+  "t.hintLevelSearch": "search",
+  "t.hintLevelHeuristic": "heuristic",
+  "t.hintFallbackTime": " (the search ran out of time: the heuristic's advice)",
+  "t.hintFallbackFailed": " (the search failed: the heuristic's advice)",
 };

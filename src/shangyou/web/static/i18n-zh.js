@@ -185,7 +185,7 @@ export const zh = {
   "t.callOrd": "{ord}{card}",
   "t.spectating": "观战中：看不到玩家的手牌。",
   "t.legalN": "可出的牌 {i}/{n}：",
-  "t.hintSays": "提示：",
+  "t.hintSays": "提示（{level}）：",
   "t.hintWait": "正在想提示…",
   "t.hintOffHost": "提示已关闭：房主关闭了提示。",
   "t.hintOffPeople": "两人或更多真人对局时不给提示（房主可以允许）。",
@@ -475,4 +475,9 @@ export const zh = {
   "val.kitty-card": "翻底牌定主", "val.no-trump": "无主",
   "val.redeal": "重新发牌", "val.kicker": "四张带一张",
   "val.quad": "只有四张",
+  // voice
+  "t.hintLevelSearch": "搜索",
+  "t.hintLevelHeuristic": "启发式",
+  "t.hintFallbackTime": "（搜索超时：这是启发式的建议）",
+  "t.hintFallbackFailed": "（搜索出错：这是启发式的建议）",
 };
