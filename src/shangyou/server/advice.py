@@ -32,7 +32,6 @@ from .model import ActionError, Table
 
 log = logging.getLogger("shangyou.server")
 
-GIVEN_MAX = 100_000      # hints remembered (the oldest go first; one per seat at most)
 FOLLOWED = {"search": "hint:s", "heuristic": "hint:h"}     # the move's actor, by level
 FOLLOWED_LEVEL = {v: k for k, v in FOLLOWED.items()}
 
@@ -80,7 +79,7 @@ class Hints:
         key = (table_id, seat)
         self.given.pop(key, None)
         self.given[key] = (version, move, level)
-        while len(self.given) > GIVEN_MAX:
+        while len(self.given) > self.limits.hints_remembered:
             del self.given[next(iter(self.given))]
 
     def followed(self, table_id: str, seat: int, version: int, move: str) -> str | None:
