@@ -33,7 +33,6 @@ from .model import ActionError, Table
 log = logging.getLogger("shangyou.server")
 
 FOLLOWED = {"search": "hint:s", "heuristic": "hint:h"}     # the move's actor, by level
-FOLLOWED_LEVEL = {v: k for k, v in FOLLOWED.items()}
 
 
 def hint_mode(table: Table) -> str:
@@ -82,10 +81,13 @@ class Hints:
         while len(self.given) > self.limits.hints_remembered:
             del self.given[next(iter(self.given))]
 
-    def followed(self, table_id: str, seat: int, version: int, move: str) -> str | None:
+    def followed(self, table_id: str, seat: int | None, version: int,
+                 move: str) -> str | None:
         """The actor to store with ``seat``'s move ``move`` in state ``version``: ``hint:s``
         or ``hint:h`` when it is the move the seat's last hint gave for that state, else
         None. The seat's hint is forgotten either way (it was for this turn)."""
+        if seat is None:
+            return None
         given = self.given.pop((table_id, seat), None)
         if given is None or given[0] != version or not same_move(given[1], move):
             return None
