@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from test_browser import browser, serve  # noqa: F401 (browser: a fixture)
+from test_browser import _get_json, browser, serve  # noqa: F401 (browser: a fixture)
 from test_browser_table import (DESKTOP, LOOPBACK, PHONE, STEP_MS, _legal, _shot, _sit, _start,
                                 _table, _to_act, _two_players, _version, _wait_my_turn,
                                 _wait_version_above, _watch)
@@ -144,4 +144,51 @@ def test_a_host_who_turned_hints_off_is_named(server, browser, errors):
     assert "host turned them off" in page.text_content("#hint-text")
     _set_lang(page, "zh")
     assert "房主" in page.text_content("#hint-text")
+    ctx.close()
+
+
+def test_the_review_marks_the_moves_that_followed_the_hint(server, browser, errors):
+    """A match (one hand of Owen) where every move is the hint's (the search's), then its
+    replay's review: each of those moves says it followed the hint, and none is marked."""
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = _watch(ctx.new_page(), errors)
+    url = _table(server, options={"target": 1}, bots="heuristic")
+    _sit(page, url, "Ada")
+    _start(page)
+    while _wait_my_turn(page):
+        v0 = _version(page)
+        page.click("#hint")
+        page.wait_for_selector('#hint-text[data-source="advice"]', timeout=STEP_MS)
+        move = page.get_attribute("#hint-text", "data-move")
+        page.click("#pass" if move == "pass" else "#play")
+        _wait_version_above(page, v0)
+        assert not page.text_content("#alert"), page.text_content("#alert")
+    match_id = page.evaluate("window.__shangyou.table.match_id")
+    seat = page.evaluate("window.__shangyou.mySeat")
+    log = _get_json(f"{server}/api/matches/{match_id}")["log"]
+    followed = {int(i) for i, level in (log.get("hints") or {}).items()}
+    mine = [i for i, (s, _) in enumerate(log["moves"]) if s == seat]
+    assert followed and followed <= set(mine)
+
+    page.goto(f"{server}/replay/{match_id}?seat={seat}")
+    page.wait_for_selector("#review-start", timeout=STEP_MS)
+    page.select_option("#review-seat", str(seat))
+    page.click("#review-start")
+    page.wait_for_selector(".review-summary", timeout=120_000)
+    assert "followed the hint" in page.text_content(".review-summary")
+    notes = page.evaluate("""(n) => {
+        document.getElementById('first').click();
+        const out = [];
+        for (let k = 1; k <= n; k++) {
+            document.getElementById('next').click();
+            const note = document.querySelector('#last-move .review-note');
+            out.push(note ? [note.dataset.mark, note.dataset.hint || '', note.textContent] : null);
+        }
+        return out; }""", len(log["moves"]))
+    shown = {i for i, n in enumerate(notes) if n and n[1]}
+    assert shown and shown <= followed, (shown, followed)
+    for i in shown:        # the search's hint is good; the heuristic's (a fallback) at most ?!
+        mark, level, text = notes[i]
+        assert level == log["hints"][str(i)] and f"followed the hint ({level})" in text, notes[i]
+        assert mark == "good" if level == "search" else mark in ("good", "inaccuracy"), notes[i]
     ctx.close()
