@@ -205,6 +205,7 @@ def test_play_a_match_in_the_browser(server, browser):
     page.select_option("#game", "zheng-shangyou/owen")
     page.wait_for_selector('#players option[value="2"]', state="attached")
     page.select_option("#players", "2")
+    page.click("#more-options > summary")       # a phone folds the options
     page.fill("#opt-target", "2")
     page.select_option("#bots", "greedy")
     _no_horizontal_scroll(page)

@@ -19,7 +19,7 @@ from starlette.websockets import WebSocketDisconnect
 from shangyou import fairness
 from shangyou.registry import aliases, preset_info, preset_names
 
-from . import schemas, views
+from . import accounts, playnow, schemas, views
 from .budget import Busy
 from .conn import FLOOD_CLOSE, INBOX, answer_ping
 from .limits import BodyLimit, Limits, origin_allowed
@@ -243,6 +243,8 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             return _error(422, str(e), "bad_option")
         return {"table_id": t.id, "url": f"/t/{t.id}", "host_token": token}
 
+    app.include_router(playnow.router)       # POST /api/play: a table with bots, started
+
     page_max = limits.page_max
 
     @app.get("/api/tables", response_model=schemas.TablePage, responses=ERRORS)
@@ -442,5 +444,6 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             await worker             # what was read is handled, then the socket is gone
             await manager.disconnect(table, conn)
 
+    app.include_router(accounts.router)
     app.add_middleware(BodyLimit, limit=limits.body_bytes, seconds=limits.body_seconds)
     return app

@@ -38,6 +38,8 @@ class HostActions(ManagerParts):
 
     async def _bots(self, table: Table, conn: Conn, msg: schemas.Bots) -> None:
         self._waiting(table, "seats change")
+        if table.room.get("rated"):
+            raise ActionError("rated_no_bots", "a rated table seats logged-in players only")
         level = msg.level or table.bot_level
         if msg.seat is not None:
             i = self._seat_index(table, msg.seat, "bots")
@@ -134,6 +136,8 @@ class HostActions(ManagerParts):
             err = e.errors()[0] if hasattr(e, "errors") else {}
             where = ".".join(str(x) for x in err.get("loc", ())) or "room"
             raise ActionError("bad_option", f"room.{where}: {err.get('msg', e)}") from None
+        if bool(room.rated) != bool(table.room.get("rated")):
+            raise ActionError("bad_option", "room.rated: fixed when the table is created")
         room_d = room.model_dump(exclude_none=True)
         await self._save_table(table, options=self._stored_options(options, room_d),
                                listed=room.listed)

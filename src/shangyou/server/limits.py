@@ -64,6 +64,12 @@ class Limits:
     allowance: tuple[str, ...] = ()    # networks (CIDR) whose per-address limits are multiplied
     allowance_factor: int = 100
     origins: tuple[str, ...] = ()      # more WebSocket origins allowed besides the page's own
+    # accounts (server/accounts.py)
+    logins_per_minute_address: int = 10   # login (and delete) attempts of one address (429)
+    logins_per_minute_account: int = 5    # ... for one username, existing or not (429)
+    signups_per_minute_address: int = 3   # accounts made from one address (429 rate_limited)
+    password_hashes_at_once: int = 2      # argon2 hashes computed at once (64 MiB each)
+    session_days: float = 30.0            # a login lasts this long
 
     def networks(self) -> list:
         return [ipaddress.ip_network(a, strict=False) for a in self.allowance]

@@ -102,6 +102,7 @@ class Table:
     secret: str | None = None                      # the current match's deal secret
     commitment: str | None = None                  # ... and its hash, public from the start
     ready_check: Any = None                        # the host's running ready check (ready.py)
+    rematch: Any = None                            # the asks for a rematch (rematch.py)
     lost: bool = False                             # another node runs it now (lease lost)
 
     def summary(self) -> dict:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from . import schemas
     from .conn import Conn
     from .limits import Limits
     from .model import Seat, Table
@@ -60,6 +61,9 @@ class ManagerParts:
 
         # HostActions'
         async def _set_host(self, table: Table, token_hash: str) -> None: ...
+
+        # the manager's start (tables.py)
+        async def _start(self, table: Table, conn: Conn, msg: schemas.Start) -> None: ...
 
         # ReadyChecks'
         @staticmethod

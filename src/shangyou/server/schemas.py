@@ -52,7 +52,12 @@ ERROR_CODES = ("bad_json", "bad_message", "too_big", "rate_limited", "no_table",
                "bad_option",    # an option value the game does not take
                "hints_off",     # the room's hints option refuses this seat advice
                "no_ready_check",    # a ready answer while the host asks nothing
-               "moved")         # another node runs the table now; socket closes (1012)
+               "not_over",      # a rematch asked for while no match has ended
+               "moved",         # another node runs the table now; socket closes (1012)
+               # accounts (server/accounts.py)
+               "account_required",  # a rated table seats logged-in players only
+               "already_seated",    # the account holds another seat at this rated table
+               "rated_no_bots")     # a rated table has no bots
 OPTION_KEY_MAX = 32            # an option's name, in characters
 OPTION_INT_MAX = 1000          # an option's number, in absolute value
 OPTION_STR_MAX = 32            # an option's text, in characters
@@ -168,6 +173,11 @@ class ReadyCheckMsg(_Client):
     type: Literal["ready_check"]
 
 
+class Rematch(_Client):
+    """A seated person asks for the next match once one has ended (``server/rematch.py``)."""
+    type: Literal["rematch"]
+
+
 class ReadyMsg(_Client):
     """A seated person's answer to the host's ready check, for their own seat."""
     type: Literal["ready"]
@@ -210,11 +220,11 @@ class Chat(_Client):
 
 
 ClientMessage = Annotated[Union[Hello, Sit, Leave, Bots, Start, MoveMsg, Chat, Kick, Swap,
-                                Options, Host, Close, HintMsg, ReadyCheckMsg, ReadyMsg, Ping],
+                                Options, Host, Close, HintMsg, ReadyCheckMsg, ReadyMsg, Rematch, Ping],
                           Field(discriminator="type")]
 CLIENT_MESSAGE: TypeAdapter = TypeAdapter(ClientMessage)
 CLIENT_TYPES = ("hello", "sit", "leave", "bots", "start", "move", "chat", "kick", "swap",
-                "options", "host", "close", "hint", "ready_check", "ready", "ping")
+                "options", "host", "close", "hint", "ready_check", "ready", "rematch", "ping")
 HOST_TYPES = frozenset({"bots", "start", "kick", "swap", "options", "host", "close",
                         "ready_check"})
 
@@ -259,6 +269,12 @@ class ReadyCheckInfo(BaseModel):
     all_ready: bool
 
 
+class RematchInfo(BaseModel):
+    """The asks for a rematch after the match that ended (``server/rematch.py``)."""
+    asked: list[int]                    # the seats that asked
+    waiting: list[int]                  # present people who have not asked yet
+
+
 class TableInfo(BaseModel):
     table_id: str                       # added
     game: str
@@ -273,6 +289,7 @@ class TableInfo(BaseModel):
     commitment: str | None = None       # the hash of the current match's deal secret
     secret: str | None = None           # that secret, once the match is over
     ready_check: ReadyCheckInfo | None = None   # the host's ready check, while it runs
+    rematch: RematchInfo | None = None  # the asks for a rematch, once somebody asked
 
 
 class Welcome(BaseModel):
@@ -354,6 +371,9 @@ class RoomOptions(BaseModel):
     # who may ask for a hint: None (the default) resolves when asked: "heuristic" while at
     # most one seat is held by a person, "off" once two or more are (docs/protocol.md)
     hints: Literal["off", "heuristic", "search"] | None = None
+    # rated: only logged-in players sit, no bots; their ratings move when a match ends
+    # (server/accounts.py). Fixed when the table is created; None (absent) is false
+    rated: StrictBool | None = None
 
 
 class CreateTable(BaseModel):

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from sqlalchemy import (JSON, BigInteger, Boolean, ColumnClause, CursorResult, DateTime,
-                        ForeignKey, Integer, String, and_, bindparam, case, create_engine, event,
+                        Float, ForeignKey, Integer, String, and_, bindparam, case, create_engine, event,
                         func, insert, inspect, literal_column, or_, select, text, update)
 from sqlalchemy import Table as SqlTable
 from sqlalchemy.exc import DBAPIError, DisconnectionError, IntegrityError
@@ -170,6 +170,69 @@ class ReviewRow(Base):
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     data: Mapped[dict] = mapped_column(JSON)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+# ------------------------------------------------------------------------------- accounts
+# (server/accountdb.py reads and writes these; docs/protocol.md, *Accounts*)
+class AccountRow(Base):
+    """A person's account: a username (also the name they sit under), unique by its folded
+    ``name_key``, and an argon2id hash of the password."""
+    __tablename__ = "accounts"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    username: Mapped[str] = mapped_column(String(32))
+    name_key: Mapped[str] = mapped_column(String(64), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(256))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class AccountSessionRow(Base):
+    """A logged-in browser: the SHA-256 of its session cookie's random id (the id itself is
+    never stored), until when it holds."""
+    __tablename__ = "account_sessions"
+    id_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"), index=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime, index=True)
+
+
+class RatingRow(Base):
+    """An account's openskill rating in one game (the preset's game: ``sheng-ji``, ...)."""
+    __tablename__ = "ratings"
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
+    game: Mapped[str] = mapped_column(String(64), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    ordinal: Mapped[float] = mapped_column(Float, index=True)
+    matches: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class SeatAccountRow(Base):
+    """Whose account holds a seat token of a table (the token's hash, as in ``seats``): the
+    seat follows its token through swaps."""
+    __tablename__ = "seat_accounts"
+    table_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[str] = mapped_column(String(32), index=True)
+
+
+class MatchPlayerRow(Base):
+    """An account's seat in a match, written before the match is stored (no foreign key: a
+    match whose start failed leaves a row nobody reads). ``rated``: the table was rated;
+    ``rated_at``: when the rating was updated from the result (once); ``before``/``after``:
+    the rating's ordinal around it."""
+    __tablename__ = "match_players"
+    match_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)
+    game: Mapped[str] = mapped_column(String(64))
+    rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    rated_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True, index=True)
+    place: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    won: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    before: Mapped[float | None] = mapped_column(Float, nullable=True)
+    after: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 def database_url(db_url: str | None, data_dir: str | Path) -> str:
@@ -678,6 +741,13 @@ class AsyncStore:
         async def attempt(_tries):
             return await self._run(lambda: fn(*args, **kwargs))
         return await self._retrying(f"the store's {fn_name}", attempt)
+
+    async def call_with(self, fn, *args):
+        """``fn(store, *args)`` as :meth:`call` runs a method (in the store's thread, tried
+        again on a lost connection): queries that live in other modules (accountdb.py)."""
+        async def attempt(_tries):
+            return await self._run(lambda: fn(self.store, *args))
+        return await self._retrying(f"the store's {fn.__name__}", attempt)
 
     async def ping(self, timeout: float) -> None:
         """One ``SELECT 1``, in a thread of its own (not behind the writes), at most

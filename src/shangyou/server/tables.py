@@ -26,6 +26,7 @@ from shangyou.engine import deal
 from shangyou.registry import resolve
 
 from . import pipeline, schemas, views
+from .accounts import Accounts
 from .advice import Hints, answer_hint
 from .autoplay import Autoplay, _make_bot
 from .budget import Work
@@ -38,6 +39,7 @@ from .model import (ROOM_DEFAULTS, ROOM_KEY, ActionError, Refused, Seat, StoreDo
                     hash_token, new_id, same_hash)
 from .ownership import LocalLease
 from .ready import ReadyChecks
+from .rematch import Rematches
 from .store import AsyncStore, Stale, StoreUnavailable, utcnow
 from .watchdog import Watchdog
 
@@ -46,7 +48,7 @@ log = logging.getLogger("shangyou.server")
 MOVED_CODE = 1012          # the socket close code of a table another node runs now: reconnect
 
 
-class TableManager(Autoplay, HostActions, ReadyChecks):
+class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
     """Every table this process holds: created here, or loaded from the store when a client
     opens it (and, at start, the most recently touched ones, in the background)."""
 
@@ -64,6 +66,7 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
         self.clients = Clients(self.limits)
         self.work = Work(self.limits)           # worker processes: bots, then hints, reviews
         self.hints = Hints(self.limits, self.clients, self.work.advice)
+        self.accounts = Accounts(store, self.limits, self.clients)    # accounts.py
         self.tables: dict[str, Table] = {}
         self._loading: asyncio.Lock | None = None
         # waiting table id -> the key its creator's address counts under in clients.waiting
@@ -82,7 +85,8 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
         self._loading = asyncio.Lock()
         await self.lease.start(self)
         self._tasks = [asyncio.create_task(self._reload_recent(), name="reload-tables"),
-                       asyncio.create_task(self._sweep_loop(), name="sweep-tables")]
+                       asyncio.create_task(self._sweep_loop(), name="sweep-tables"),
+                       asyncio.create_task(self.accounts.rate_pending(), name="rate-pending")]
         self.watchdog.start()
 
     async def _reload_recent(self) -> None:
@@ -511,6 +515,8 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
         events = pipeline.advance(table, rec)
         self._arm_timer(table)
         self._broadcast(table, events)
+        if table.status == "over":
+            self.accounts.match_over(table)
 
     def _broadcast(self, table: Table, events: list[dict]) -> None:
         self.fanout.broadcast(table, events)
@@ -614,11 +620,14 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
         name = msg.name or conn.name
         if not name or name == "guest":
             name = f"Player {msg.seat + 1}"
+        # a logged-in person sits under their username; rated tables seat nobody else
+        name, account = await self.accounts.seat_name(table, conn, name)
         if self._is_host(table, conn):
             token, token_hash = conn.token, table.host_hash     # the host sits with their token
         else:
             token = secrets.token_urlsafe(24)
             token_hash = hash_token(token)
+        await self.accounts.link(table, token_hash, account)
         empty = {"name": None, "kind": "empty", "token_hash": None, "bot_level": None}
         changes = {msg.seat: {"name": name, "kind": "human", "token_hash": token_hash,
                               "bot_level": None}}
@@ -667,6 +676,7 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
                                **table.options)
         match_id = new_id(8)
         names = [s.name for s in table.seats]
+        await self.accounts.match_players(table, match_id)      # accounts.py
         await self._stored(table, "the match", "start_match", table.id, match_id,
                            table.game_name, table.players, table.options, 0, names,
                            table.version + 1, secret=secret, commitment=commitment)

@@ -3,11 +3,12 @@
 //
 // What a player gets here beyond the game itself: a seamless resume (the seat token in
 // localStorage, quick reconnects, a "Reconnecting…" banner), turn awareness (one active seat,
-// a "Your turn" banner, a title marker, an optional sound, the room's turn timer, a screen
+// a "Your turn" banner, a title marker, card and turn sounds, the room's turn timer, a screen
 // reader announcement), play helpers (Play disabled with the reason, the bot's hint and the
 // legal plays, readings, auto-pass, a kept selection), the last trick, a game log, keyboard
 // play, settings and rules help, and two languages (i18n.js). The host's tools are in host.js,
-// the ready check in table-ready.js, the fair-deal record in fair.js; the prompt and controls in
+// the ready check in table-ready.js, the rematch in table-rematch.js, the sounds in sound.js, the
+// chat badge in table-unread.js, the fair-deal record in fair.js; the prompt and controls in
 // table-prompt.js, Hint and Legal plays in table-hint.js, turn awareness in table-turn.js, the
 // banners in table-banners.js, the log in table-log.js, the layout, seats, trick, hand and strip
 // in their table-*.js modules.
@@ -30,6 +31,9 @@ import { makePrompt } from "./table-prompt.js";
 import { makeBanners } from "./table-banners.js";
 import { makeTurn } from "./table-turn.js";
 import { makeReady } from "./table-ready.js";
+import { makeRematch } from "./table-rematch.js";
+import { makeUnread } from "./table-unread.js";
+import { stateSounds } from "./sound.js";
 import { renderTableSeats } from "./table-seats.js";
 import { renderStrip } from "./table-strip.js";
 import { moveLatest, renderLastTrickBox, renderTableTrick, sweepTrick } from "./table-trick.js";
@@ -94,6 +98,8 @@ const { renderPrompt, renderMoves, playCheck, renderControls } = makePrompt({
   S, $, myTurn, legal, seated, ctx, clickKind, offers, cardPlays, playsOf, kindOf,
   selectedCards, sendMove, renderHintButtons: (usable) => Hints.renderButtons(usable),
 });
+const Rematch = makeRematch({ S, $, send });
+const Unread = makeUnread({ $ });
 const Hints = makeHints({ S, $, send, legal, myTurn, clickKind, renderMoves, renderHand, renderControls });
 
 // ---------------------------------------------------------------------- connection
@@ -260,6 +266,8 @@ function handle(msg) {
       S.version = msg.version;
       S.moveCount = msg.move_count ?? 0;
       if (msg.table) S.table = msg.table;
+      const before = S.view;
+      const catchingUp = S.resumedAt === null || S.resumedAt === undefined;
       S.view = msg.view || null;
       if (S.view && S.view.seat !== undefined) S.mySeat = S.view.seat;
       Host.onTable(S.table, S.mySeat);
@@ -268,12 +276,14 @@ function handle(msg) {
       onTurn(msg.turn);
       logEvents(msg.last_events || [], msg.move_count);
       render();
+      if (!catchingUp) stateSounds(before, S.view, msg.last_events);
       if (S.table && S.table.status === "closed" && !S.closed) tableClosed();
       // when the page was back with its state (since the page started, or the socket dropped)
       if (S.resumedAt === null || S.resumedAt === undefined) S.resumedAt = performance.now();
       break;
     case "chat":
       addChat($("chat-log"), msg);
+      Unread.onChat();
       break;
     case "pong":            // the server is there (S.heardAt was set on its arrival)
       break;
@@ -456,6 +466,7 @@ function render() {
       h("a", { class: "button", href: "/" }, t("t.backLobby"))));
   }
   $("result-slot").replaceChildren(...(result ? [h("div", { class: "panel result-panel" }, result)] : []));
+  Rematch.render();
   $("overlay").hidden = !(result || showSummary);
   $("overlay-close").hidden = !!result;
   $("summary-slot").hidden = !(result || showSummary);
