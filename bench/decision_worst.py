@@ -18,8 +18,10 @@ each state each of these is run once on a fresh copy, timed with ``time.process_
 more under ``tracemalloc`` for its peak of Python memory (tracemalloc slows the code, so the
 two runs are apart): ``random``, ``greedy``, ``heuristic``, ``search`` and ``learned``
 (``choose`` on the seat's view; ``learned`` only where it plays, the climbing games' play
-phase), ``hint heuristic`` / ``hint search`` (the bots' ``advise``, what the server answers),
-``review`` (``review.review_decision`` of the heuristic's move, the default 1 s budget) and
+phase), ``hint heuristic`` / ``hint search`` (``bots.hint.hint``, what the server answers:
+the search's advice, or the heuristic's where the search ran out of time), ``review``
+(``review.review_decision`` of the heuristic's move: the hint's search, then the judging
+step's half of the default 1 s budget) and
 ``env step`` (a PettingZoo AEC env set in the state: the first observation and one step of
 its first candidate). The caps are docs/bots.md's, *Bounded decisions*.
 
@@ -50,7 +52,7 @@ LEVELS = ("random", "greedy", "heuristic", "search", "learned", "hint heuristic"
 #: CPU seconds a decision may take (docs/bots.md, *Bounded decisions*); the figures are
 #: checked against cap + 10 % and 100 MB
 CAPS = {"random": 0.1, "greedy": 0.5, "heuristic": 0.5, "search": 0.9, "learned": 0.5,
-        "hint heuristic": 0.5, "hint search": 1.4, "review": 1.0, "env step": 0.1}
+        "hint heuristic": 0.5, "hint search": 1.4, "review": 1.5, "env step": 0.1}
 MEMORY_MB = 100.0
 
 
@@ -124,7 +126,8 @@ def run_level(level: str, g, seed: int = 1):
         return None
     view = g.view(g.to_act)
     if level.startswith("hint "):
-        return make_bot(level[5:], seed).advise(view)
+        from shangyou.bots.hint import hint
+        return hint(view, level[5:], seed)
     if level == "review":
         from shangyou.bots.heuristic import HeuristicBot
         from shangyou.review import review_decision

@@ -6,7 +6,8 @@
 For each level, every hand ``h`` is dealt with seed ``seed + h``; seat 0 plays the level, the
 other seats the heuristic bot; then seat 0's decisions are reviewed (``--worlds`` worlds to
 find the best candidate, ``--judge-worlds`` fresh ones to judge the move made against it, no
-time limit, so the figures do not depend on the machine). Each hand's marks are written as
+time limit, so the figures do not depend on the machine; ``--first search``: the best move is
+the hint's search at about ``--worlds`` worlds, as the server's review finds it). Each hand's marks are written as
 one JSON line to ``--out`` (default ``bench/results/review_levels/``, one file per game,
 level and setting) as soon as it is done; a run that is stopped goes on from there when
 started again. Printed per level: the hands and decisions reviewed, the share rated good,
@@ -30,18 +31,20 @@ OUT = Path(__file__).resolve().parent / "results" / "review_levels"
 
 
 def one(args):
-    game, players, level, hand, seed, worlds, judge = args
+    game, players, level, hand, seed, worlds, judge, first = args
     g = shangyou.new_game(game, players=players, seed=seed + hand)
     bots = [make_bot(level if s == 0 else "heuristic", seed=seed * 1000 + hand * 10 + s)
             for s in range(players)]
     play_out(g, bots)
-    r = review_log(g.log, 0, seconds=None, max_worlds=worlds, seed=hand, judge_worlds=judge)
+    r = review_log(g.log, 0, seconds=None, max_worlds=worlds, seed=hand, judge_worlds=judge,
+                   best_by=first)
     return level, hand, [(d.mark, round(d.loss, 4)) for d in r.decisions]
 
 
 def path_of(out: Path, a, level: str) -> Path:
     name = (f"{a.game.replace('/', '_')}_{a.players}p_{level.replace(':', '-')}"
-            f"_s{a.seed}_w{a.worlds}_j{a.judge_worlds}.jsonl")
+            f"_s{a.seed}_w{a.worlds}_j{a.judge_worlds}"
+            f"{'' if a.first == 'candidates' else '_' + a.first}.jsonl")
     return out / name
 
 
@@ -80,11 +83,15 @@ def main(argv=None) -> int:
     ap.add_argument("--levels", default=",".join(LEVELS))
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--json", action="store_true", help="one JSON line per level")
+    ap.add_argument("--first", default="candidates", choices=("candidates", "search"),
+                    help="the review's first step: the best mean of the candidates (as these "
+                    "figures were measured) or the hint's search at about --worlds worlds")
     a = ap.parse_args(argv)
     levels = a.levels.split(",")
     a.out.mkdir(parents=True, exist_ok=True)
     done = {lv: load(path_of(a.out, a, lv)) for lv in levels}
-    tasks = [(a.game, a.players, lv, h, a.seed, a.worlds, a.judge_worlds) for lv in levels
+    tasks = [(a.game, a.players, lv, h, a.seed, a.worlds, a.judge_worlds, a.first)
+             for lv in levels
              for h in range(a.hands) if h not in done[lv]]
     files = {lv: path_of(a.out, a, lv).open("a") for lv in levels}
     try:

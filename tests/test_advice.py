@@ -50,7 +50,7 @@ def test_advice_plays_what_choose_plays(cfg):
 def test_reason_is_a_value():
     r = Reason("take_points", {"cards": "KH", "points": 10})
     assert r == Reason("take_points", {"cards": "KH", "points": "10"})
-    assert r.text("en") == "takes the 10 points on the table with KH"
+    assert r.text("en") == "take the 10 points on the table with KH"
     assert "10" in r.text("zh") and "KH" in r.text("zh")
     assert r.as_dict() == {"code": "take_points", "params": {"cards": "KH", "points": "10"},
                            "text": {"en": r.text("en"), "zh": r.text("zh")}}
@@ -65,7 +65,8 @@ def test_every_reason_has_both_languages():
     for code, texts in TEXTS.items():
         assert len(texts) == len(LANGUAGES) and all(texts), code
         en, zh = texts
-        fields = lambda s: sorted(p.split("}")[0] for p in s.split("{")[1:])
+        # a field's name, before any plural forms ("{count|card|cards}")
+        fields = lambda s: sorted(p.split("}")[0].split("|")[0] for p in s.split("{")[1:])
         # the Chinese text names the same things (units may have their own field)
         assert set(fields(en)) - {"unit"} <= set(fields(zh)) | {"unit"}, code
 

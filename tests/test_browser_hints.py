@@ -1,6 +1,6 @@
 """The table page's Hint (issue 23), in real headless Chromium: a person alone with bots asks
-the server for advice and sees the suggested move with the bot's reason in English and in
-Chinese, plays it and the hint and its rings go; at a table of two people (hints off by
+the server for advice and sees the suggested move, the level that gives it (the search) and its
+reason in English and in Chinese, plays it and the hint and its rings go; at a table of two people (hints off by
 default) and where the host turned hints off the button looks disabled and says why, while
 Legal plays still works."""
 
@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from test_browser import browser, serve  # noqa: F401 (browser: a fixture)
+from test_browser import _get_json, browser, serve  # noqa: F401 (browser: a fixture)
 from test_browser_table import (DESKTOP, LOOPBACK, PHONE, STEP_MS, _legal, _shot, _sit, _start,
                                 _table, _to_act, _two_players, _version, _wait_my_turn,
                                 _wait_version_above, _watch)
@@ -62,10 +62,15 @@ def test_a_person_alone_with_bots_gets_advice_with_a_reason_and_plays_it(server,
     assert page.evaluate("window.__sources")[:2] == ["wait", "advice"]
     move = page.get_attribute("#hint-text", "data-move")
     assert move in _legal(page), move
-    assert page.get_attribute("#hint-text", "data-by") == "heuristic"
+    # the search speaks (alone with bots, by default), or the heuristic for it saying why
+    by = page.get_attribute("#hint-text", "data-by")
+    fallback = page.get_attribute("#hint-text", "data-fallback")
+    assert (by, fallback) in (("search", None), ("heuristic", "time"), ("heuristic", "failed"))
     reason_en = page.text_content("#hint-reason").strip()
     assert reason_en and re.search(r"[a-z]{3}", reason_en), reason_en
-    assert page.text_content("#hint-text").startswith("Hint: ")
+    assert page.text_content("#hint-text").startswith(f"Hint ({by}): ")
+    if fallback:
+        assert "the heuristic's advice" in page.text_content("#hint-text")
     # the suggested play: its cards raised (selected) and ringed, or the Pass button ringed
     if move == "pass":
         assert page.locator("#pass.hinted").count() == 1
@@ -81,7 +86,8 @@ def test_a_person_alone_with_bots_gets_advice_with_a_reason_and_plays_it(server,
     _set_lang(page, "zh")
     reason_zh = page.text_content("#hint-reason").strip()
     assert re.search(r"[\u4e00-\u9fff]", reason_zh) and reason_zh != reason_en, reason_zh
-    assert page.text_content("#hint-text").startswith("提示：")
+    assert page.text_content("#hint-text").startswith(
+        "提示（搜索）：" if by == "search" else "提示（启发式）：")
     assert page.get_attribute("#hint-text", "data-move") == move
     page.set_viewport_size(PHONE)
     _shot(page, "table-hint-phone-zh.png")
@@ -138,4 +144,51 @@ def test_a_host_who_turned_hints_off_is_named(server, browser, errors):
     assert "host turned them off" in page.text_content("#hint-text")
     _set_lang(page, "zh")
     assert "房主" in page.text_content("#hint-text")
+    ctx.close()
+
+
+def test_the_review_marks_the_moves_that_followed_the_hint(server, browser, errors):
+    """A match (one hand of Owen) where every move is the hint's (the search's), then its
+    replay's review: each of those moves says it followed the hint, and none is marked."""
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = _watch(ctx.new_page(), errors)
+    url = _table(server, options={"target": 1}, bots="heuristic")
+    _sit(page, url, "Ada")
+    _start(page)
+    while _wait_my_turn(page):
+        v0 = _version(page)
+        page.click("#hint")
+        page.wait_for_selector('#hint-text[data-source="advice"]', timeout=STEP_MS)
+        move = page.get_attribute("#hint-text", "data-move")
+        page.click("#pass" if move == "pass" else "#play")
+        _wait_version_above(page, v0)
+        assert not page.text_content("#alert"), page.text_content("#alert")
+    match_id = page.evaluate("window.__shangyou.table.match_id")
+    seat = page.evaluate("window.__shangyou.mySeat")
+    log = _get_json(f"{server}/api/matches/{match_id}")["log"]
+    followed = {int(i) for i, level in (log.get("hints") or {}).items()}
+    mine = [i for i, (s, _) in enumerate(log["moves"]) if s == seat]
+    assert followed and followed <= set(mine)
+
+    page.goto(f"{server}/replay/{match_id}?seat={seat}")
+    page.wait_for_selector("#review-start", timeout=STEP_MS)
+    page.select_option("#review-seat", str(seat))
+    page.click("#review-start")
+    page.wait_for_selector(".review-summary", timeout=120_000)
+    assert "followed the hint" in page.text_content(".review-summary")
+    notes = page.evaluate("""(n) => {
+        document.getElementById('first').click();
+        const out = [];
+        for (let k = 1; k <= n; k++) {
+            document.getElementById('next').click();
+            const note = document.querySelector('#last-move .review-note');
+            out.push(note ? [note.dataset.mark, note.dataset.hint || '', note.textContent] : null);
+        }
+        return out; }""", len(log["moves"]))
+    shown = {i for i, n in enumerate(notes) if n and n[1]}
+    assert shown and shown <= followed, (shown, followed)
+    for i in shown:        # the search's hint is good; the heuristic's (a fallback) at most ?!
+        mark, level, text = notes[i]
+        assert level == log["hints"][str(i)] and f"followed the hint ({level})" in text, notes[i]
+        assert mark == "good" if level == "search" else mark in ("good", "inaccuracy"), notes[i]
     ctx.close()

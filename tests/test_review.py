@@ -111,8 +111,9 @@ def test_the_heuristic_loses_less_than_greedy_per_hand():
 
 def test_the_move_made_is_judged_on_fresh_worlds():
     # the first step's worlds only pick the best candidate; a loss rests on the judge's worlds
+    # (the former first step, the best mean of the candidates, plays exactly max_worlds)
     r = review_log(hand("zheng-shangyou/pagat", 4, "random", 2), 0, seconds=None,
-                   max_worlds=8, judge_worlds=24, seed=3)
+                   max_worlds=8, judge_worlds=24, seed=3, best_by="candidates")
     assert any(d.best != d.played for d in r.decisions)
     for d in r.decisions:
         if d.best == d.played:

@@ -109,10 +109,11 @@ class Socket:
 
 def table(server: ThreadServer, bots: str, players: int, target: int,
           seated: bool) -> tuple[str, Socket]:
-    """A started table: bots at every seat, or a person at seat 0 and bots at the others."""
+    """A started table: bots at every seat, or a person at seat 0 and bots at the others (with
+    the heuristic's hints: a few milliseconds each, so the test holds the worker itself)."""
     code, created = server.http("POST", "/api/tables", {
         "game": "zheng-shangyou/owen", "players": players, "options": {"target": target},
-        "bots": bots})
+        "bots": bots, **({"room": {"hints": "heuristic"}} if seated else {})})
     assert code == 200, created
     tid = created["table_id"]
     s = Socket(server, tid, created["host_token"])

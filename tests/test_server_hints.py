@@ -53,12 +53,13 @@ def ask(p: Player) -> dict:
 
 
 def test_a_person_alone_gets_the_heuristic_advice_of_their_own_view(client):
-    tid, a = alone_with_bots(client)
+    tid, a = alone_with_bots(client, room={"hints": "heuristic"})
     s = a.my_turn_or_over()
     assert s["view"]["phase"] != "over"
     h = ask(a)
     assert h["type"] == "hint", h
-    assert h["by"] == "heuristic" and h["version"] == s["version"]
+    assert h["by"] == h["level"] == "heuristic" and h["version"] == s["version"]
+    assert h["fallback"] is None
     legal = s["view"]["legal_moves"]
     # past 400 plays a lead is offered in steps; the hint is then a whole play (played below)
     assert h["move"] in legal or any(m.split()[0] in ("choose", "pick") for m in legal)
@@ -67,9 +68,70 @@ def test_a_person_alone_gets_the_heuristic_advice_of_their_own_view(client):
     assert h["reason"] == expected.reason.as_dict()
     assert h["reason"]["text"]["en"] and h["reason"]["text"]["zh"]
     assert hint_mode(server_table(client, tid)) == "heuristic"
+    # the hint is remembered for the seat and this state, until the seat moves
+    given = client.app.state.manager.hints.given
+    assert given[(tid, 0)] == (s["version"], h["move"], "heuristic")
     # the move it names is playable as it stands
     a.send({"type": "move", "move": h["move"], "version": s["version"]})
     assert a.next("state", "error")["type"] == "state"
+    assert (tid, 0) not in given
+
+
+def test_a_person_alone_gets_the_search_hint_by_default_and_it_says_so(client):
+    tid, a = alone_with_bots(client)
+    assert hint_mode(server_table(client, tid)) == "search"
+    s = a.my_turn_or_over()
+    h = ask(a)
+    assert h["type"] == "hint", h
+    # the search speaks, or the heuristic for it, saying why
+    assert h["level"] == h["by"] and (h["level"], h["fallback"]) in (
+        ("search", None), ("heuristic", "time"), ("heuristic", "failed")), h
+    assert h["version"] == s["version"]
+
+
+def test_a_followed_hint_is_marked_in_the_review_and_never_a_mistake(client):
+    # a person alone with bots plays every move the hint gives (one hand of Owen; the search
+    # hints); one move of their own breaks the run, so the record tells the two apart
+    tid = new_table(client, options={"target": 1}, bots="heuristic")
+    a = Player(client, tid, "Ada")
+    a.sit(0)
+    a.send({"type": "bots"})
+    a.state_until(lambda s: all(x["kind"] != "empty" for x in s["table"]["seats"]))
+    a.send({"type": "start"})
+    hinted, own = set(), set()
+    while True:
+        s = a.my_turn_or_over()
+        if s["view"]["phase"] == "over":
+            break
+        legal = s["view"]["legal_moves"]
+        index = len(server_table(client, tid).game.moves)
+        if len(legal) > 1 and not own and index > 0:
+            move = next(m for m in legal if m != "pass")     # the player's own choice
+            own.add(index)
+        else:
+            h = ask(a)
+            assert h["type"] == "hint", h
+            move = h["move"]
+            hinted.add(index)
+        a.send({"type": "move", "move": move, "version": s["version"]})
+    mid = s["table"]["match_id"]
+    log = client.get(f"/api/matches/{mid}").json()["log"]
+    followed = {int(i) for i in log.get("hints", {})}
+    assert followed and followed <= hinted and not followed & own
+    assert set(log["hints"].values()) <= {"search", "heuristic"}
+    client.app.state.reviews.seconds, client.app.state.reviews.worlds = None, 4
+    r = client.get(f"/api/matches/{mid}/review?seat=0").json()
+    while r["status"] == "running":            # (the test's timeout bounds the wait)
+        time.sleep(0.2)
+        r = client.get(f"/api/matches/{mid}/review?seat=0").json()
+    review = r["review"]
+    marked = {d["index"] for d in review["decisions"] if d["hint"]}
+    assert marked and marked <= followed and review["hinted"] == len(marked)
+    for d in review["decisions"]:
+        if d["hint"]:
+            assert d["mark"] in ("good", "inaccuracy"), d
+            if d["hint"] == "search":
+                assert d["mark"] == "good" and d["best"] == d["played"], d
 
 
 def test_hints_are_off_by_default_between_two_people(client):

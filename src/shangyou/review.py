@@ -8,13 +8,20 @@ numbers for all (common random numbers). Their values are the expected result fo
 hand points (its team's less the other team's in team presets) in the climbing games, the
 search's worth of the hand (levels, the winning side's bonus and the points) in Sheng ji.
 
-The review takes two steps on separate worlds. The first finds the best candidate (the best
-mean over up to ``max_worlds`` worlds). The best of several noisy means is above its own true
-value (the more candidates and the fewer worlds, the more so), so the move made is not judged
-on those worlds: the second step plays out the best candidate and the move made on up to
-``judge_worlds`` fresh worlds, and the *loss* is the mean of their paired difference there,
-less one standard error of it (floored at 0), so that a decision is not marked on noise alone
-(docs/review.md measures that noise). :data:`THRESHOLDS` turn the loss
+The review takes two steps on separate worlds. The first finds the best move: by default
+(``best_by="search"``) the move the hint would give, the search bot's at the hint's budget
+(:func:`shangyou.bots.search.search_move`; with no CPU budget, ``seconds=None``, the same
+search with about ``max_worlds`` worlds, so that a run is reproducible), so the review and the
+hint speak with one voice; ``best_by="candidates"`` is the former first step (the best mean of
+the search's candidates over up to ``max_worlds`` worlds). A move that followed the seat's
+hint (``hint``: the hint's level, as the server recorded it) is marked so; one that followed
+the search's hint *is* that search's move in that state, so it is the best and good by
+construction; one that followed the heuristic's hint (a fallback, or a room that asked for it)
+is judged as any move but marked ``inaccuracy`` at most. The second step plays out the best
+move and the move made on up to ``judge_worlds`` fresh worlds (the best of several noisy
+means is above its own true value), and the *loss* is the mean of their paired difference
+there, less one standard error of it (floored at 0), so that a decision is not marked on noise
+alone (docs/review.md measures that noise). :data:`THRESHOLDS` turn the loss
 into a mark (``good``, ``inaccuracy``, ``mistake``, ``blunder``). Decisions with one legal move, card
 exchanges, and in Sheng ji bids, burying, calling and the steps of a throw are not reviewed
 (the search leaves them to the heuristic). A climbing play chosen in steps is reviewed as one
@@ -56,6 +63,8 @@ DEFAULT_WORLDS = 48            # at most this many worlds to find the best candi
 DEFAULT_JUDGE_WORLDS = 256     # ... and this many fresh ones to judge the move made against it
 MIN_WORLDS = 8                 # each step at least this many, whatever the CPU budget
 LOSS_Z = 1.0                   # the loss: the paired mean less this many standard errors
+SEARCH_CANDIDATES = 8          # with no clock, the search's playouts: this many a world
+HINT_MARK_AT_MOST = "inaccuracy"    # the worst mark of a move that followed the hint
 
 
 def family_of(game_name: str, rules=None) -> str:
@@ -93,13 +102,15 @@ class Decision:
     worlds: int
     mark: str
     reason: Reason | None = None     # why the best move (when it is not the move made)
+    hint: str | None = None          # the move followed the seat's hint, of this level
 
     def as_dict(self) -> dict:
         return {"index": self.index, "seat": self.seat, "played": self.played,
                 "best": self.best, "played_value": round(self.played_value, 4),
                 "best_value": round(self.best_value, 4), "loss": round(self.loss, 4),
                 "worlds": self.worlds, "mark": self.mark,
-                "reason": self.reason.as_dict() if self.reason else None}
+                "reason": self.reason.as_dict() if self.reason else None,
+                "hint": self.hint}
 
 
 @dataclass(frozen=True)
@@ -142,6 +153,7 @@ class Review:
                 "thresholds": dict(zip(MARKS[1:], THRESHOLDS[self.family])),
                 "counts": self.counts(), "good_share": self.good_share(),
                 "skipped": self.skipped, "biggest": [d.index for d in self.biggest()],
+                "hinted": sum(1 for d in self.decisions if d.hint),
                 "decisions": [d.as_dict() for d in self.decisions]}
 
 
@@ -178,10 +190,11 @@ class _Budget:
 
 
 class _Judge:
-    """One decision's candidates, its worlds and a candidate's value in a world."""
+    """One decision's candidates, its worlds and a candidate's value in a world (Sheng ji:
+    ``play_of``, what each move plays in a world)."""
 
-    def __init__(self, cands: list[str], world, value):
-        self.cands, self.world, self.value = cands, world, value
+    def __init__(self, cands: list[str], world, value, play_of: dict | None = None):
+        self.cands, self.world, self.value, self.play_of = cands, world, value, play_of
 
 
 def _climbing_judge(view: dict, played: str, rng, listed: int | None = None) -> _Judge | None:
@@ -199,7 +212,8 @@ def _climbing_judge(view: dict, played: str, rng, listed: int | None = None) -> 
                   lambda deal, m: search.value(deal, index[m] if m in index else m))
 
 
-def _sheng_ji_judge(view: dict, played: str, rng) -> _Judge | None:
+def _sheng_ji_judge(view: dict, played: str, rng,
+                    plays: dict | None = None) -> _Judge | None:
     from .bots import sheng_ji_heuristic as heur
     from .bots import sheng_ji_search as sj
     from .games.sheng_ji.worlds import WorldSampler
@@ -214,32 +228,44 @@ def _sheng_ji_judge(view: dict, played: str, rng) -> _Judge | None:
         cands.append((played, played))
     sampler = WorldSampler(view)
     seat = view["seat"]
-    play_of = dict(cands)
+    play_of = dict(plays or {})     # the search's own (a throw: the cards it throws)
+    play_of.update(cands)
 
     def world():
         return sampler.deal(rng), rng.randrange(2**31)
 
     def value(w, m):
         return sj.playout(sampler, w[0], play_of[m], seat, w[1])
-    return _Judge([m for m, _ in cands], world, value)
+    return _Judge([m for m, _ in cands], world, value, play_of)
 
 
 def review_decision(view: dict, played: str, index: int = 0, rng=None,
                     seconds: float | None = DEFAULT_SECONDS,
                     max_worlds: int = DEFAULT_WORLDS,
-                    judge_worlds: int = DEFAULT_JUDGE_WORLDS) -> Decision | None:
+                    judge_worlds: int = DEFAULT_JUDGE_WORLDS, hint: str | None = None,
+                    best_by: str = "search") -> Decision | None:
     """The review of ``played`` in ``view`` (None: not a decision the search reviews).
 
-    Two steps on separate worlds: every candidate is played out on up to ``max_worlds``
-    worlds and the one with the best mean is taken; then that move and the move made are
-    played out on up to ``judge_worlds`` fresh worlds, and the loss is measured on those
-    alone (the best of several noisy means is above its true value; fresh worlds are not).
-    ``seconds`` of CPU in all: half for the first step, the rest for the second, each at
-    least :data:`MIN_WORLDS` worlds.
+    Two steps on separate worlds. 1: the best move, by default (``best_by="search"``) the
+    hint's: the search bot's move at its default budget (with ``seconds=None``, at about
+    ``max_worlds`` worlds instead, no clock); ``best_by="candidates"``: every candidate is
+    played out on up to ``max_worlds`` worlds and the one with the best mean is taken. 2:
+    that move and the move made are played out on up to ``judge_worlds`` fresh worlds, and
+    the loss is measured on those alone (the best of several noisy means is above its true
+    value; fresh worlds are not). ``seconds`` of CPU for the review's own worlds: half for
+    each step (by default the first step is the search, under its own cap), each at least
+    :data:`MIN_WORLDS` worlds.
+
+    ``hint``: the level of the hint the move made followed (None: no hint was followed). The
+    search's hint is the first step's answer in this state, worked out already: the move is
+    the best, good. The heuristic's is judged as any move, marked ``inaccuracy`` at most.
 
     A climbing play chosen in steps (``choose``, ``pick``: games/climbing/steps.py) is judged
     once, at the play it ends in, against every legal play; the steps are not decisions."""
+    if best_by not in ("search", "candidates"):
+        raise ValueError(f"best_by is 'search' or 'candidates', not {best_by!r}")
     game = view["game"]
+    asked = view                    # the view as the hint's search sees it
     if not game.startswith("sheng-ji"):
         if played.startswith(("choose ", "pick ")):
             return None
@@ -270,22 +296,39 @@ def review_decision(view: dict, played: str, index: int = 0, rng=None,
         family = family_of(game, rules_for_view(view))
     if judge is None:
         return None
-    # 1. which candidate is best
-    values: dict[str, list] = {m: [] for m in judge.cands}
-    budget = _Budget(start, None if seconds is None else seconds / 2, MIN_WORLDS, max_worlds)
-    while budget.more(len(values[played])):
-        w = judge.world()
-        for m in judge.cands:
-            values[m].append(judge.value(w, m))
-    means = {m: sum(v) / len(v) for m, v in values.items()}
-    best = max(values, key=lambda m: (means[m], m == played))
-    if best == played:
-        return Decision(index, view["seat"], played, played, means[played], means[played],
-                        0.0, len(values[played]), "good", None)
+    seat = view["seat"]
+    if hint == "search":
+        # the move made is what the search answered as the hint for this very state
+        return Decision(index, seat, played, played, 0.0, 0.0, 0.0, 0, "good", None, hint)
+    # 1. which move is best
+    if best_by == "search":
+        found = _search_best(asked, view, judge, rng, seconds, max_worlds)
+        if found is None:
+            return None
+        best, value, searched = found
+        if best == played:
+            return Decision(index, seat, played, played, value, value, 0.0, searched, "good",
+                            None, hint)
+        # the judging step's own half of ``seconds``, from now (the search had its cap)
+        step, share = time.process_time(), None if seconds is None else seconds / 2
+    else:
+        values: dict[str, list] = {m: [] for m in judge.cands}
+        budget = _Budget(start, None if seconds is None else seconds / 2, MIN_WORLDS,
+                         max_worlds)
+        while budget.more(len(values[played])):
+            w = judge.world()
+            for m in judge.cands:
+                values[m].append(judge.value(w, m))
+        means = {m: sum(v) / len(v) for m, v in values.items()}
+        best = max(values, key=lambda m: (means[m], m == played))
+        if best == played:
+            return Decision(index, seat, played, played, means[played], means[played],
+                            0.0, len(values[played]), "good", None, hint)
+        step, share = start, seconds        # the rest of ``seconds`` from the start
     # 2. how much the move made loses to it, on fresh worlds
     a: list[float] = []
     b: list[float] = []
-    budget = _Budget(start, seconds, MIN_WORLDS, judge_worlds)
+    budget = _Budget(step, share, MIN_WORLDS, judge_worlds)
     while budget.more(len(a)):
         w = judge.world()
         a.append(judge.value(w, best))
@@ -293,14 +336,41 @@ def review_decision(view: dict, played: str, index: int = 0, rng=None,
     mean, se = _paired(a, b)
     best_value, played_value = sum(a) / len(a), sum(b) / len(b)
     if mean <= 0:           # on fresh worlds the move made is as good: nothing better found
-        return Decision(index, view["seat"], played, played, played_value, played_value,
-                        0.0, len(a), "good", None)
+        return Decision(index, seat, played, played, played_value, played_value,
+                        0.0, len(a), "good", None, hint)
     loss = max(0.0, mean - LOSS_Z * se)
     reason = None
     if loss > 0:
         reason = _best_reason(view, best, played, mean, len(a), family)
-    return Decision(index, view["seat"], played, best, played_value, best_value, loss,
-                    len(a), mark_of(loss, family), reason)
+    mark = mark_of(loss, family)
+    if hint is not None and MARKS.index(mark) > MARKS.index(HINT_MARK_AT_MOST):
+        mark = HINT_MARK_AT_MOST    # the player did what the page advised
+    return Decision(index, seat, played, best, played_value, best_value, loss,
+                    len(a), mark, reason, hint)
+
+
+def _search_best(asked: dict, view: dict, judge: _Judge, rng, seconds: float | None,
+                 max_worlds: int) -> tuple[str, float, int] | None:
+    """The hint's search's move for ``asked`` (the view as the hint sees it), as ``view``
+    lists it, with its mean value over the search's worlds (0 where it played none) and
+    how many worlds it played it out in; a Sheng ji throw is judged by the cards the search
+    would throw (None: no such plan, not judged)."""
+    from .bots.search import search_move
+    info: dict = {}
+    own = random.Random(rng.randrange(2**32))
+    iterations = None if seconds is not None else max_worlds * SEARCH_CANDIDATES
+    best = _as_listed(view, search_move(asked, own, info, iterations=iterations))
+    if judge.play_of is not None and best not in judge.play_of:
+        play = (info.get("plays") or {}).get(best)
+        if play is None and best.startswith("throw "):
+            from .bots import sheng_ji_search as sj
+            pairs = sj.candidates(view, view["legal_moves"], best)
+            play = pairs[0][1] if pairs else None
+            if play is None:
+                return None
+        judge.play_of[best] = play or best
+    scores = [v for v in (info.get("values") or {}).get(best, []) if v is not None]
+    return best, (sum(scores) / len(scores) if scores else 0.0), len(scores)
 
 
 def _best_reason(view: dict, best: str, played: str, gain: float, worlds: int,
@@ -318,9 +388,11 @@ def _best_reason(view: dict, best: str, played: str, gain: float, worlds: int,
 
 def review_log(log: dict, seat: int, seconds: float | None = DEFAULT_SECONDS,
                max_worlds: int = DEFAULT_WORLDS, seed: int = 0, progress=None,
-               judge_worlds: int = DEFAULT_JUDGE_WORLDS) -> Review:
+               judge_worlds: int = DEFAULT_JUDGE_WORLDS, best_by: str = "search") -> Review:
     """Review every decision of ``seat`` in a game log (``game.log``). ``progress(done,
-    total)`` is called after each of the seat's moves."""
+    total)`` is called after each of the seat's moves. The log's ``hints`` (``{"index":
+    level}``, the moves that followed the seat's hint, as the server stores them) mark
+    those decisions (:func:`review_decision`'s ``hint``)."""
     if isinstance(log, str):
         import json
         log = json.loads(log)
@@ -333,6 +405,7 @@ def review_log(log: dict, seat: int, seconds: float | None = DEFAULT_SECONDS,
     if not 0 <= seat < g.n:
         raise ValueError(f"seat {seat} is not at this table (seats 0-{g.n - 1})")
     mine = [i for i, (s, _) in enumerate(log["moves"]) if s == seat]
+    hinted = log.get("hints") or {}
     rng = random.Random(seed)
     decisions: list[Decision] = []
     skipped = 0
@@ -344,7 +417,8 @@ def review_log(log: dict, seat: int, seconds: float | None = DEFAULT_SECONDS,
         if s == seat:
             view = g.view(seat)
             played = _as_listed(view, text)
-            d = review_decision(view, played, i, rng, seconds, max_worlds, judge_worlds)
+            d = review_decision(view, played, i, rng, seconds, max_worlds, judge_worlds,
+                                hinted.get(str(i)), best_by)
             if d is None:
                 skipped += 1
             else:

@@ -79,6 +79,8 @@ def choose(view: dict, rng=None, iterations: int | None = None, seconds: float |
     except Exception:
         if strict:
             raise
+        if info is not None:
+            info["stop"] = "error"
         return climbing_heuristic.choose(view, rng)
     finally:
         if pause_gc:

@@ -6,13 +6,16 @@ from one table (:data:`TEXTS`).
 
 >>> r = Reason("beat_lowest", {"cards": "7H 7S"})
 >>> r.text("en")
-'beats with the lowest play that wins: 7H 7S'
+'beat with the lowest play that wins: 7H 7S'
+>>> Reason("stop_opponent", {"cards": "2S", "count": 1}).text("en")
+'beat with 2S to stop an opponent with 1 card left'
 >>> Advice("7H 7S", r).as_dict()["reason"]["code"]
 'beat_lowest'
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 LANGUAGES = ("en", "zh")
@@ -22,80 +25,100 @@ TEXTS: dict[str, tuple[str, str]] = {
     "only_move": ("the only legal move", "唯一合法的一手"),
     "fallback": ("a safe legal move (no rule applied)", "稳妥的合法一手（无规则适用）"),
     "no_reason": ("the {bot} bot's move (it gives no reasons)", "{bot}机器人的选择（不给理由）"),
-    "search_better": (("over {worlds} sampled deals {cards} scores {gain} {unit} more on "
-                       "average than {other}"),
-                      "在{worlds}次抽样牌局中，{cards}平均比{other}多得{gain}{unit_zh}"),
-    "search_close": (("the search keeps {cards}: over {worlds} sampled deals {other} was not "
-                      "clearly better"), "搜索保留{cards}：在{worlds}次抽样牌局中{other}并不明显更好"),
-    "search_prefers": ("the search prefers {cards} over {other} on its sampled deals",
-                       "搜索在抽样牌局中认为{cards}好于{other}"),
+    "search_better":
+        ("over {worlds} sampled deals {cards} scores {gain} {unit} more on average than {other}",
+         "在{worlds}次抽样牌局中，{cards}平均比{other}多得{gain}{unit_zh}"),
+    "search_close":
+        ("the search keeps {cards}: over {worlds} sampled deals {other} was not clearly better",
+         "搜索保留{cards}：在{worlds}次抽样牌局中{other}并不明显更好"),
+    "search_prefers":
+        ("the search prefers {cards} over {other} on the sampled deals",
+         "搜索在抽样牌局中认为{cards}好于{other}"),
     # ------------------------------------------------------------------ climbing games
-    "go_out": ("goes out with {cards}", "用{cards}出完手牌"),
-    "cash_control": ("plays {cards}, which nobody can beat, before its last combination",
-                     "先出没人能管的{cards}，最后再出剩下的一组"),
-    "last_combo": (("leads its last combination that can be beaten, keeping its winners "
-                    "for after"), "先出会被管的最后一组，赢牌留到后面"),
-    "help_partner": ("leads a low single for your partner, who has one card left",
-                     "出一张小单牌，让只剩一张牌的队友走"),
-    "avoid_follow": (("leads {cards}, not a play of {count} cards: an opponent with {count} "
-                      "cards left could follow it and go out"),
-                     "出{cards}，不出{count}张的牌型：只剩{count}张牌的对手可能跟出走完"),
-    "shed_lowest": ("leads its lowest combination, {cards}, as its plan of the hand says",
-                    "按手牌的组合计划，先出最小的一组{cards}"),
-    "let_partner": ("passes: your partner is winning the trick", "不要：队友正在赢这一轮"),
-    "save_team": ("beats your partner with {cards}: an opponent is about to go out",
-                  "用{cards}压过队友：对手快要出完了"),
-    "stop_opponent": ("beats with {cards} to stop an opponent with {count} cards left",
-                      "用{cards}管上，阻止只剩{count}张牌的对手"),
-    "take_points": ("takes the {points} points on the table with {cards}",
-                    "用{cards}拿下桌上的{points}分"),
-    "beat_lowest": ("beats with the lowest play that wins: {cards}", "用能赢的最小一手管上：{cards}"),
-    "pass_keep": ("passes: beating would spend {cards} that its plan needs later",
-                  "不要：管上会用掉后面要用的{cards}"),
-    "pass_cannot": ("passes: no play of its plan beats this one", "不要：手牌计划里没有能管上的"),
-    "give_forced": ("gives {cards}, the card the rules ask for that breaks no combination",
-                    "按规则进贡{cards}，不拆组合"),
-    "take_best": ("takes {cards}, the card that helps its hand most", "拿{cards}，最能改善手牌"),
-    "discard_least": ("gives back {cards}, the card its hand misses least",
-                      "还{cards}，手牌最不需要的一张"),
-    "offer_least": ("offers {cards}, the cards its hand misses least", "拿出{cards}，手牌最不需要的"),
+    "go_out": ("go out with {cards}", "用{cards}出完手牌"),
+    "cash_control":
+        ("play {cards}, which nobody can beat, before your last combination",
+         "先出没人能管的{cards}，最后再出剩下的一组"),
+    "last_combo":
+        ("lead your last combination that can be beaten, keeping your winners for after",
+         "先出会被管的最后一组，赢牌留到后面"),
+    "help_partner":
+        ("lead a low single for your partner, who has one card left",
+         "出一张小单牌，让只剩一张牌的队友走"),
+    "avoid_follow":
+        ("lead {cards}, not a play of {count|card|cards}: an opponent with "
+         "{count|card|cards} left could follow it and go out",
+         "出{cards}，不出{count}张的牌型：只剩{count}张牌的对手可能跟出走完"),
+    "shed_lowest":
+        ("lead your lowest combination, {cards}, as your plan of the hand says",
+         "按手牌的组合计划，先出最小的一组{cards}"),
+    "let_partner": ("pass: your partner is winning the trick", "不要：队友正在赢这一轮"),
+    "save_team":
+        ("beat your partner with {cards}: an opponent is about to go out",
+         "用{cards}压过队友：对手快要出完了"),
+    "stop_opponent":
+        ("beat with {cards} to stop an opponent with {count|card|cards} left",
+         "用{cards}管上，阻止只剩{count}张牌的对手"),
+    "take_points":
+        ("take the {points} points on the table with {cards}",
+         "用{cards}拿下桌上的{points}分"),
+    "beat_lowest": ("beat with the lowest play that wins: {cards}", "用能赢的最小一手管上：{cards}"),
+    "pass_keep":
+        ("pass: beating would spend {cards} that your plan needs later",
+         "不要：管上会用掉后面要用的{cards}"),
+    "pass_cannot": ("pass: no play of your plan beats this one", "不要：手牌计划里没有能管上的"),
+    "give_forced":
+        ("give {cards}, the card the rules ask for that breaks no combination",
+         "按规则进贡{cards}，不拆组合"),
+    "take_best": ("take {cards}, the card that helps your hand most", "拿{cards}，最能改善手牌"),
+    "discard_least": ("give back {cards}, the card your hand misses least", "还{cards}，手牌最不需要的一张"),
+    "offer_least": ("offer {cards}, the cards your hand misses least", "拿出{cards}，手牌最不需要的"),
     # ------------------------------------------------------------------ sheng ji
-    "bid_reinforce": ("reinforces its own bid", "加固自己的亮主"),
-    "pass_partner_bid": ("passes: your partner's bid stands", "不叫：队友的主已经亮了"),
-    "bid_strong": ("bids {cards}: trumps would be {share}% of its hand",
-                   "亮{cards}：主牌将占手牌的{share}%"),
-    "pass_weak": ("passes: no suit would give it enough trumps", "不叫：没有哪门花色能有足够的主牌"),
-    "bury_void": ("buries {cards} to empty a short suit", "扣{cards}，做出缺门"),
-    "bury_cheap": ("buries {cards}, its cheapest card to lose", "扣{cards}，最不值钱的牌"),
-    "call_ace": ("calls {cards}, an ace it does not hold, towards its low cards of the suit",
-                 "叫{cards}：自己没有的A，好用小牌找朋友"),
-    "throw_boss": ("throws {cards}: nothing left outside can beat any part of it",
-                   "甩{cards}：外面没有牌能管住其中任何一部分"),
-    "throw_on": ("goes on with the throw it planned", "继续计划好的甩牌"),
-    "lead_boss": ("leads {cards}, which nobody can beat or ruff", "出{cards}：没人能管也没人能毙"),
-    "draw_trumps": ("draws trumps with {cards} while you hold the top ones",
-                    "用{cards}调主：大主在你手里"),
-    "cash_trumps": ("plays {cards}: nobody else holds trumps", "出{cards}：外面已经没有主牌"),
-    "lead_for_ruff": ("leads {cards} for your partner to ruff", "出{cards}让队友毙"),
-    "lead_pair": ("leads the pair {cards} to draw the opponents' pairs", "出对子{cards}，逼出对手的对子"),
-    "lead_short": ("leads {cards} from a short suit to make a void", "出短门的{cards}，做缺门"),
-    "lead_low_trump": ("leads a low trump, {cards}", "出一张小主{cards}"),
-    "feed_partner": ("feeds {points} points to your partner, who is winning the trick",
-                     "给正在赢这一轮的队友送{points}分"),
-    "feed_low": ("plays {cards} under your partner, who is winning the trick",
-                 "队友正在赢这一轮，垫{cards}"),
-    "win_points": ("wins the trick and its {points} points with {cards}",
-                   "用{cards}赢下这一轮和{points}分"),
-    "win_cheap": ("wins the trick with the cheapest play that holds it: {cards}",
-                  "用能保住这一轮的最小一手赢下：{cards}"),
-    "win_try": ("tries for the trick's {points} points with {cards}", "用{cards}争这一轮的{points}分"),
-    "dump_cheap": ("cannot win this trick worth having: plays its cheapest cards, {cards}",
-                   "这一轮不值得或赢不了：垫最小的{cards}"),
-    "ruff_points": ("ruffs to take the trick's points", "毙牌拿分"),
-    "pick_cheap": ("adds {cards}, its cheapest card", "补{cards}，最不值钱的一张"),
-    "pick_points": ("adds {cards}: points for your partner's trick", "补{cards}：给队友送分"),
+    "bid_reinforce": ("reinforce your own bid", "加固自己的亮主"),
+    "pass_partner_bid": ("pass: your partner's bid stands", "不叫：队友的主已经亮了"),
+    "bid_strong":
+        ("bid {cards}: trumps would be {share}% of your hand",
+         "亮{cards}：主牌将占手牌的{share}%"),
+    "pass_weak": ("pass: no suit would give you enough trumps", "不叫：没有哪门花色能有足够的主牌"),
+    "bury_void": ("bury {cards} to empty a short suit", "扣{cards}，做出缺门"),
+    "bury_cheap": ("bury {cards}, your cheapest card to lose", "扣{cards}，最不值钱的牌"),
+    "call_ace":
+        ("call {cards}, an ace you do not hold, towards your low cards of the suit",
+         "叫{cards}：自己没有的A，好用小牌找朋友"),
+    "throw_boss":
+        ("throw {cards}: nothing left outside can beat any part of it",
+         "甩{cards}：外面没有牌能管住其中任何一部分"),
+    "throw_on": ("go on with the throw you planned", "继续计划好的甩牌"),
+    "lead_boss": ("lead {cards}, which nobody can beat or ruff", "出{cards}：没人能管也没人能毙"),
+    "draw_trumps": ("draw trumps with {cards} while you hold the top ones", "用{cards}调主：大主在你手里"),
+    "cash_trumps": ("play {cards}: nobody else holds trumps", "出{cards}：外面已经没有主牌"),
+    "lead_for_ruff": ("lead {cards} for your partner to ruff", "出{cards}让队友毙"),
+    "lead_pair": ("lead the pair {cards} to draw the opponents' pairs", "出对子{cards}，逼出对手的对子"),
+    "lead_short": ("lead {cards} from a short suit to make a void", "出短门的{cards}，做缺门"),
+    "lead_low_trump": ("lead a low trump, {cards}", "出一张小主{cards}"),
+    "feed_partner":
+        ("feed {points} points to your partner, who is winning the trick",
+         "给正在赢这一轮的队友送{points}分"),
+    "feed_low": ("play {cards} under your partner, who is winning the trick", "队友正在赢这一轮，垫{cards}"),
+    "win_points":
+        ("win the trick, and the {points} points in it, with {cards}",
+         "用{cards}赢下这一轮和{points}分"),
+    "win_cheap":
+        ("win the trick with the cheapest play that holds it: {cards}",
+         "用能保住这一轮的最小一手赢下：{cards}"),
+    "win_try": ("try for the trick's {points} points with {cards}", "用{cards}争这一轮的{points}分"),
+    "dump_cheap":
+        ("you cannot win this trick, or it is not worth it: play your cheapest cards, {cards}",
+         "这一轮不值得或赢不了：垫最小的{cards}"),
+    "ruff_points": ("ruff to take the trick's points", "毙牌拿分"),
+    "pick_cheap": ("add {cards}, your cheapest card", "补{cards}，最不值钱的一张"),
+    "pick_points": ("add {cards}: points for your partner's trick", "补{cards}：给队友送分"),
 }
-"""Reason code -> (English, Chinese) text with ``{param}`` fields."""
+"""Reason code -> (English, Chinese) text with ``{param}`` fields, written to the player who
+asked ("your plan"); ``{count|card|cards}`` is the count and the word that agrees with it
+("1 card", "2 cards")."""
+
+_PLURAL = re.compile(r"\{(\w+)\|([^|{}]*)\|([^|{}]*)\}")
 
 
 @dataclass(frozen=True)
@@ -127,7 +150,12 @@ def text(reason: Reason, lang: str = "en") -> str:
         i = LANGUAGES.index(lang)
     except ValueError:
         raise ValueError(f"unknown language {lang!r}; known: {', '.join(LANGUAGES)}") from None
-    return TEXTS[reason.code][i].format_map(_Params(reason.params))
+    params = reason.params
+
+    def plural(m: re.Match) -> str:
+        n = params.get(m.group(1), "?")
+        return f"{n} {m.group(2) if n == '1' else m.group(3)}"
+    return _PLURAL.sub(plural, TEXTS[reason.code][i]).format_map(_Params(params))
 
 
 class _Params(dict):

@@ -28,6 +28,18 @@ class SearchModule(Protocol):
 DEFAULT_BUDGET = "200"
 
 
+def search_move(view: dict, rng: random.Random, info: dict | None = None,
+                iterations: int | None = None, seconds: float | None = None) -> str:
+    """The search's move for ``view`` (neither budget given: the game's default budget, the
+    ``search`` level's, which hints and reviews use too)."""
+    impl: SearchModule
+    if is_sheng_ji(view):
+        from . import sheng_ji_search as impl
+    else:
+        from . import climbing_search as impl
+    return impl.choose(view, rng, iterations=iterations, seconds=seconds, info=info)
+
+
 def parse_budget(text: str) -> tuple[int | None, float | None]:
     """``"400"`` -> (400 iterations, no time limit); ``"0.5s"`` -> (no limit, 0.5 seconds)."""
     t = str(text).strip().lower()
@@ -61,20 +73,15 @@ class SearchBot(Bot):
         moves = view["legal_moves"]
         if len(moves) == 1:
             return moves[0]
-        impl: SearchModule
-        if is_sheng_ji(view):
-            from . import sheng_ji_search as impl
-        else:
-            from . import climbing_search as impl
-        if self.default:
-            return impl.choose(view, self.rng)
-        return impl.choose(view, self.rng, iterations=self.iterations, seconds=self.seconds)
+        return search_move(view, self.rng, iterations=self.iterations if not self.default
+                           else None, seconds=self.seconds if not self.default else None)
 
-    def advise(self, view: dict) -> Advice:
+    def advise(self, view: dict, info: dict | None = None) -> Advice:
         """The search's move. When the heuristic plays it too, the heuristic's reason; else a
         reason naming what the search's sampled deals found it worth over the heuristic's
         move (the mean paired difference, in points for climbing games, in levels-and-points
-        worth for Sheng ji: see :mod:`shangyou.bots.sheng_ji_search`)."""
+        worth for Sheng ji: see :mod:`shangyou.bots.sheng_ji_search`). ``info`` receives
+        what the search's ``choose`` notes (``stop``, ``worlds``, ``values``)."""
         from .reasons import Advice, Reason, paired_gain
         moves = view["legal_moves"]
         if len(moves) == 1:
@@ -89,7 +96,7 @@ class SearchBot(Bot):
             from . import climbing_heuristic as heur
             from . import climbing_search as impl
             unit = ("points", "分")
-        info: dict = {}
+        info = {} if info is None else info
         if self.default:
             move = impl.choose(view, self.rng, info=info)
         else:

@@ -100,6 +100,8 @@ def choose(view: dict, rng: random.Random | None = None, iterations: int | None 
         move = None
     if move is not None and move in moves:
         return move
+    if info is not None:
+        info["stop"] = "error"      # the heuristic answers instead
     if strict:
         raise AssertionError(f"search chose {move!r}, not a legal move")
     return heur.choose(view, rng)
@@ -160,6 +162,8 @@ def _choose(view: dict, rng: random.Random, iterations: int | None, seconds: flo
     best = pick_best([[_played(r[i]) for i in alive] for r in rows], PICK_Z)
     if info is not None:
         info["values"] = {m: [r[i] for r in rows] for i, (m, _) in enumerate(cands)}
+        info["plays"] = dict(cands)     # what each candidate plays in a world (a throw: all)
+        info["worlds"] = len(rows)
     return cands[alive[best]][0]
 
 

@@ -54,10 +54,15 @@ def review_lines(review) -> list[str]:
 def review(
     logfile: Annotated[Path, typer.Argument(help="A game log saved by `play --save`.")],
     seat: Annotated[int, typer.Option("--seat", help="The seat whose decisions to review.")],
-    seconds: Annotated[float, typer.Option(help="CPU seconds per decision.")
+    seconds: Annotated[float, typer.Option(help="CPU seconds per decision for the review's "
+                                           "own worlds (the search has its own cap).")
                        ] = DEFAULT_SECONDS,
-    worlds: Annotated[int, typer.Option(help="At most this many sampled worlds to find the "
-                                        "best move of a decision.")] = DEFAULT_WORLDS,
+    worlds: Annotated[int, typer.Option(help="With --first candidates: at most this many "
+                                        "sampled worlds to find the best move of a "
+                                        "decision.")] = DEFAULT_WORLDS,
+    first: Annotated[str, typer.Option(help="How the best move is found: search (the "
+                                       "hint's search) or candidates (the best mean of "
+                                       "the search's candidates).")] = "search",
     judge_worlds: Annotated[int, typer.Option(help="At most this many fresh worlds to judge "
                                               "the move made against it.")
                             ] = DEFAULT_JUDGE_WORLDS,
@@ -71,9 +76,11 @@ def review(
         fail(str(e), 1)
     if worlds < 1 or judge_worlds < 2 or seconds <= 0:
         fail("--worlds and --seconds must be above 0, --judge-worlds above 1", 2)
+    if first not in ("search", "candidates"):
+        fail("--first is search or candidates", 2)
     try:
         r = review_log(log, seat, seconds=seconds, max_worlds=worlds, seed=seed,
-                       judge_worlds=judge_worlds)
+                       judge_worlds=judge_worlds, best_by=first)
     except ValueError as e:
         fail(str(e), 1 if "seat" not in str(e) else 2)
     if as_json:

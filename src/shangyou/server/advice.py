@@ -1,12 +1,18 @@
 """Hints: a bot's advice to a seated person on their own turn (docs/protocol.md, "Hints").
 
 The advice is computed from the asker's own view only (what they could know), by the
-heuristic bot (a few milliseconds) or the search bot (up to a second), in the advice lane's
-worker process (:mod:`shangyou.server.budget`: never in the bots' way), outside the table's
-lock, so the table goes on meanwhile. Each hint passes the budget of :class:`Hints`. The
-room option ``hints`` says which, or ``off``; left unset it resolves when asked:
-``heuristic`` while at most one seat is held by a person, ``off`` once two or more are, so
+search bot (under a second of CPU; the heuristic where the search cannot answer in time:
+:func:`shangyou.bots.hint.hint`) or the heuristic bot (a few milliseconds), in the advice
+lane's worker process (:mod:`shangyou.server.budget`: never in the bots' way), outside the
+table's lock, so the table goes on meanwhile. Each hint passes the budget of :class:`Hints`.
+The room option ``hints`` says which, or ``off``; left unset it resolves when asked:
+``search`` while at most one seat is held by a person, ``off`` once two or more are, so
 hints never decide a game between people unless the host allowed them.
+
+The last hint given to each seat is remembered (its state version, move and level): a move
+the seat then makes in that version, the same move, is stored as having followed the hint
+(the move's ``actor``, ``hint:s`` or ``hint:h``), and the review says so at that move
+(docs/review.md, *The hint and the review*).
 """
 
 from __future__ import annotations
@@ -15,9 +21,9 @@ import asyncio
 import logging
 import secrets
 from collections import Counter
-from typing import NoReturn, cast
+from typing import NoReturn
 
-from shangyou.bots.base import Bot, make_bot
+from shangyou.bots.hint import hint
 
 from . import views
 from .budget import Busy, Dropped, Lane
@@ -26,21 +32,25 @@ from .model import ActionError, Table
 
 log = logging.getLogger("shangyou.server")
 
-HINT_LEVELS = ("heuristic", "search")
+FOLLOWED = {"search": "hint:s", "heuristic": "hint:h"}     # the move's actor, by level
 
 
 def hint_mode(table: Table) -> str:
     """``"off"``, ``"heuristic"`` or ``"search"``: the room option, or its default now."""
     mode = table.room.get("hints")
     if mode is None:
-        return "heuristic" if table.humans() <= 1 else "off"
+        return "search" if table.humans() <= 1 else "off"
     return mode
 
 
 def advise_in_worker(level: str, seed: int, view: dict) -> dict:
-    """A bot's advice as a plain dict (computed in a worker process for the search)."""
-    bot = cast(Bot, make_bot(level, seed=seed))     # the hint levels are Bots, which advise
-    return bot.advise(view).as_dict()
+    """The hint as a plain dict (:func:`shangyou.bots.hint.hint`, in a worker process)."""
+    return hint(view, level, seed)
+
+
+def same_move(a: str, b: str) -> bool:
+    """Whether two texts name the same move (the cards of a play in any order)."""
+    return a == b or sorted(a.split()) == sorted(b.split())
 
 
 class Hints:
@@ -60,6 +70,28 @@ class Hints:
         self.in_flight_by: Counter[str] = Counter()     # by address
         self.peak = 0                       # the most hints ever in flight for one seat
         self.stats: Counter[str] = Counter()    # answered, and refused by code
+        # the last hint answered to each seat: (table, seat) -> (version, move, level)
+        self.given: dict[tuple[str, int], tuple[int, str, str]] = {}
+
+    def gave(self, table_id: str, seat: int, version: int, move: str, level: str) -> None:
+        """Remember the hint answered to ``seat`` for state ``version``."""
+        key = (table_id, seat)
+        self.given.pop(key, None)
+        self.given[key] = (version, move, level)
+        while len(self.given) > self.limits.hints_remembered:
+            del self.given[next(iter(self.given))]
+
+    def followed(self, table_id: str, seat: int | None, version: int,
+                 move: str) -> str | None:
+        """The actor to store with ``seat``'s move ``move`` in state ``version``: ``hint:s``
+        or ``hint:h`` when it is the move the seat's last hint gave for that state, else
+        None. The seat's hint is forgotten either way (it was for this turn)."""
+        if seat is None:
+            return None
+        given = self.given.pop((table_id, seat), None)
+        if given is None or given[0] != version or not same_move(given[1], move):
+            return None
+        return FOLLOWED.get(given[2])
 
     def admit(self, table: Table, seat: int, address: str | None) -> tuple[str, int, str]:
         """Count a hint for ``seat`` as in flight, or raise :class:`ActionError`
@@ -161,10 +193,14 @@ async def _answer(hints: Hints, key, job: asyncio.Future, table: Table, conn, vi
     except Exception:
         # the worker died twice, or the bot failed: the heuristic answers, here
         log.exception("table %s: the hint for seat %s failed", table.id, key[1])
-        advice = advise_in_worker("heuristic", seed, view)
+        advice = dict(hint(view, "heuristic", seed), fallback="failed")
     finally:
         hints.release(key)
     hints.stats["answered"] += 1
+    if advice.get("fallback"):
+        hints.stats[f"fallback.{advice['fallback']}"] += 1
+    if not conn.closed:
+        hints.gave(table.id, key[1], version, advice["move"], advice["level"])
     _send(conn, advice, version)
 
 

@@ -315,6 +315,8 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
         m["log"]["moves_hash"] = fairness.moves_chain(m["seed"], m["moves"])[-1]
         if m.get("assisted"):          # moves made for a person: {"index": "bot" | "timer"}
             m["log"]["assisted"] = m["assisted"]
+        if m.get("hints"):             # moves that followed the hint: {"index": level}
+            m["log"]["hints"] = m["hints"]
         return m
 
     async def published(match_id: str) -> tuple[dict, ReplayEntry]:

@@ -53,6 +53,8 @@ class Limits:
     hints_per_minute_table: int = 60   # hints asked at one table (rate_limited)
     hints_per_minute_address: int = 60  # hints asked from one address (rate_limited)
     hint_queue: int = 8                # hints waiting for a worker, in all (busy)
+    hints_remembered: int = 100_000    # last hints kept to mark a move that followed one
+    #                                    (the oldest forgotten first: that move is not marked)
     review_jobs: int = 4               # reviews running or waiting, in all (503 busy)
     reviews_per_minute_address: int = 6  # reviews started from one address (429 rate_limited)
     review_requests_per_minute_address: int = 120  # review requests, polls included (429)

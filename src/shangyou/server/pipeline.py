@@ -114,7 +114,9 @@ class MoveRecord:
     text: str
     version: int                  # the table's version once this move is stored
     result: dict | None           # the match's result when this move ended it
-    actor: str | None             # who moved for a person: "bot", "timer" (None: they did)
+    actor: str | None             # who moved for a person: "bot", "timer" (None: they did);
+    #                               "hint:s", "hint:h": they did, as their hint (search,
+    #                               heuristic) for this state said (server/advice.py)
 
     def row(self) -> tuple:
         return (self.table_id, self.match_id, self.idx, self.seat, self.text, self.version,

@@ -1,5 +1,6 @@
 """The search bot's review of a finished match, for its replay page (docs/protocol.md,
-"Reviews").
+"Reviews"): the same search the hints use judges each decision, and a move that followed the
+seat's hint is marked so (:mod:`shangyou.review`).
 
 ``GET /api/matches/{id}/review?seat=N`` answers the stored review, or starts one in the
 background and answers its progress. A review's decisions are worked out one at a time in the
@@ -24,14 +25,17 @@ from .limits import Buckets, Limits
 
 log = logging.getLogger("shangyou.server")
 
-SECONDS = 1.0              # CPU seconds per decision
+SECONDS = 1.0              # CPU seconds per decision for the review's own worlds (the
+#                            search that finds the best move has its own cap, as a hint)
 WORLDS = 48                # at most this many worlds to find the best move of a decision
 #                            (then review.DEFAULT_JUDGE_WORLDS fresh ones to judge the move made)
 
 
-def _review_in_worker(view: dict, played: str, index: int, seed: int, seconds, worlds: int):
+def _review_in_worker(view: dict, played: str, index: int, seed: int, seconds, worlds: int,
+                      hint: str | None = None):
     import random
-    return review_decision(view, played, index, random.Random(seed), seconds, worlds)
+    return review_decision(view, played, index, random.Random(seed), seconds, worlds,
+                           hint=hint)
 
 
 class RateLimited(Exception):
@@ -96,10 +100,12 @@ class ReviewJobs:
             g = shangyou.new_match(match_log["game"], players=match_log["players"],
                                    seed=match_log["seed"], **options)
             decisions, skipped = [], 0
+            hinted = match_log.get("hints") or {}     # moves that followed the hint
             for i, (s, text) in enumerate(match_log["moves"]):
                 if s == seat:
                     d = await self.lane.run(_review_in_worker, g.view(seat), text, i, i,
-                                            self.seconds, self.worlds, kind="review")
+                                            self.seconds, self.worlds, hinted.get(str(i)),
+                                            kind="review")
                     if d is None:
                         skipped += 1
                     else:

@@ -340,6 +340,8 @@ class Hint(BaseModel):
     move: str                           # one of the asker's legal moves at ``version``
     reason: HintReason
     by: Literal["heuristic", "search"]
+    level: Literal["heuristic", "search"]   # the level whose advice it is (= by)
+    fallback: Literal["time", "failed"] | None = None   # why the heuristic spoke for the search
     version: int                        # the state the advice is for
 
 

@@ -54,6 +54,7 @@ log = logging.getLogger("shangyou.server")
 # a node's transaction idle this long (its process paused between two statements) is ended
 # by PostgreSQL, with its locks (several nodes; no transaction of a running node waits so long)
 IDLE_IN_TRANSACTION_MS = 8000
+HINT_ACTORS = {"hint:s": "search", "hint:h": "heuristic"}   # a move that followed a hint
 
 
 class Stale(Exception):
@@ -641,7 +642,11 @@ class Store:
                 "seed": m.secret if m.secret else m.seed, "commitment": m.commitment,
                 "result": m.result, "finished_at": _iso(m.finished_at),
                 "moves": [[seat, text] for seat, text, _ in moves],
-                "assisted": {str(i): actor for i, (_, _, actor) in enumerate(moves) if actor}}
+                "assisted": {str(i): actor for i, (_, _, actor) in enumerate(moves)
+                             if actor and not actor.startswith("hint:")},
+                # moves that followed the seat's hint: {"index": "search" | "heuristic"}
+                "hints": {str(i): HINT_ACTORS[actor] for i, (_, _, actor) in enumerate(moves)
+                          if actor in HINT_ACTORS}}
 
     def match(self, match_id: str) -> dict | None:
         with self.session() as s:

@@ -490,7 +490,9 @@ class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
     async def _move(self, table: Table, conn: Conn, msg: schemas.MoveMsg) -> None:
         # 2 to 6: live match, seat, turn, version, legality; then 7: store, broadcast, bots
         pipeline.apply_move(table, conn.seat, msg.version, msg.move)
-        await self._commit(table)
+        # a move that is what the seat's hint for this state said is stored as such
+        await self._commit(table, self.hints.followed(table.id, conn.seat, msg.version,
+                                                      msg.move))
         self._kick_bots(table)
 
     async def _commit(self, table: Table, actor: str | None = None) -> None:

@@ -187,7 +187,7 @@ export const en = {
   "t.callOrd": "{ord} {card}",
   "t.spectating": "Spectating: the players' hands are hidden.",
   "t.legalN": "Legal play {i}/{n}: ",
-  "t.hintSays": "Hint: ",
+  "t.hintSays": "Hint ({level}): ",
   "t.hintWait": "Working out a hint…",
   "t.hintOffHost": "Hints are off: the host turned them off.",
   "t.hintOffPeople": "Hints are off while two or more people play (the host may allow them).",
@@ -575,4 +575,10 @@ export const en = {
   "fair.seenNone": "This browser kept no moves hash for this match.",
   "fair.sv.movesOk": "the moves hash to the log's moves hash",
   "fair.sv.movesBad": "the moves do not hash to the log's moves hash",
+
+  // voice
+  "t.hintLevelSearch": "search",
+  "t.hintLevelHeuristic": "heuristic",
+  "t.hintFallbackTime": " (the search ran out of time: the heuristic's advice)",
+  "t.hintFallbackFailed": " (the search failed: the heuristic's advice)",
 };

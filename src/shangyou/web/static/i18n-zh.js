@@ -185,7 +185,7 @@ export const zh = {
   "t.callOrd": "{ord}{card}",
   "t.spectating": "观战中：看不到玩家的手牌。",
   "t.legalN": "可出的牌 {i}/{n}：",
-  "t.hintSays": "提示：",
+  "t.hintSays": "提示（{level}）：",
   "t.hintWait": "正在想提示…",
   "t.hintOffHost": "提示已关闭：房主关闭了提示。",
   "t.hintOffPeople": "两人或更多真人对局时不给提示（房主可以允许）。",
@@ -566,4 +566,10 @@ export const zh = {
   "fair.seenNone": "本浏览器没有保存这局比赛的出牌哈希。",
   "fair.sv.movesOk": "出牌的哈希与记录的出牌哈希一致",
   "fair.sv.movesBad": "出牌的哈希与记录的出牌哈希不符",
+
+  // voice
+  "t.hintLevelSearch": "搜索",
+  "t.hintLevelHeuristic": "启发式",
+  "t.hintFallbackTime": "（搜索超时：这是启发式的建议）",
+  "t.hintFallbackFailed": "（搜索出错：这是启发式的建议）",
 };

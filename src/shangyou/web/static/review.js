@@ -1,7 +1,9 @@
 // The search bot's review of one seat on the replay page (GET /api/matches/{id}/review?seat=N,
 // docs/protocol.md "Reviews"): a progress bar while it is worked out in the background, then
-// the marks on the timeline, "better: ..." with the bot's reason at each marked move, and a
-// summary (share of good decisions, the biggest losses). Thresholds as the server sends them.
+// the marks on the timeline, "better: ..." with the bot's reason at each marked move, "followed
+// the hint" at each move that did (the review judges with the hint's search: docs/review.md),
+// and a summary (share of good decisions, the biggest losses). Thresholds as the server sends
+// them.
 
 import { richText } from "./cards.js";
 import { api, h } from "./common.js";
@@ -14,6 +16,8 @@ const STRINGS = {
     summary: "{n} decisions reviewed: {good}% good · inaccuracies ?! {inaccuracy} · mistakes ? {mistake} · blunders ?? {blunder}",
     biggest: "Biggest losses", better: "better: ", move: "move {k}", lost: "{loss} {unit} lost", none: "No decision to review.",
     inaccuracy: "inaccuracy", mistake: "mistake", blunder: "blunder", points: "points", levels: "levels",
+    followed: "followed the hint ({level})", hinted: "{n} of them followed the hint",
+    search: "search", heuristic: "heuristic",
   },
   zh: {
     title: "复盘", seat: "座位", start: "复盘这个座位", working: "搜索机器人正在复盘：{done} / {total} 步",
@@ -21,6 +25,8 @@ const STRINGS = {
     summary: "复盘了 {n} 个决定：{good}% 良好 · 欠佳 ?! {inaccuracy} · 错误 ? {mistake} · 大错 ?? {blunder}",
     biggest: "损失最大的几步", better: "更好：", move: "第 {k} 步", lost: "损失 {loss} {unit}", none: "没有需要复盘的决定。",
     inaccuracy: "欠佳", mistake: "错误", blunder: "大错", points: "分", levels: "级",
+    followed: "按提示走（{level}）", hinted: "其中 {n} 步按提示走",
+    search: "搜索", heuristic: "启发式",
   },
 };
 const SYMBOL = { inaccuracy: "?!", mistake: "?", blunder: "??" };
@@ -39,13 +45,25 @@ function reasonText(reason) {
   return (reason.text && (reason.text[lang()] || reason.text.en)) || reason.code;
 }
 
-/** The note for move ``index`` of the log (0-based) when the review marked it, else null. */
+/** "followed the hint (search)" for a decision that did, else "". */
+function followedText(d) {
+  return d && d.hint ? s("followed", { level: s(d.hint) }) : "";
+}
+
+/** The note for move ``index`` of the log (0-based) when the review marked it or the move
+ * followed the hint, else null. */
 export function reviewNote(index) {
   const d = RV.byIndex.get(index);
-  if (!d || d.mark === "good") return null;
+  if (!d || (d.mark === "good" && !d.hint)) return null;
+  const followed = followedText(d);
+  if (d.mark === "good") {
+    return h("span", { class: "review-note", dataset: { mark: d.mark, hint: d.hint } },
+      ` ✓ ${followed}`);
+  }
   const unit = s(RV.review.unit);
-  return h("span", { class: "review-note", dataset: { mark: d.mark } },
-    ` ${SYMBOL[d.mark]} ${s(d.mark)} (${s("lost", { loss: d.loss.toFixed(2), unit })}) · ${s("better")}`,
+  return h("span", { class: "review-note", dataset: { mark: d.mark, ...(d.hint ? { hint: d.hint } : {}) } },
+    ` ${SYMBOL[d.mark]} ${s(d.mark)} (${s("lost", { loss: d.loss.toFixed(2), unit })})`,
+    followed ? ` · ${followed}` : "", ` · ${s("better")}`,
     h("span", { class: "play" }, richText(d.best)),
     d.reason ? ` — ${reasonText(d.reason)}` : "");
 }
@@ -103,7 +121,8 @@ function showReview(box, review) {
   } else {
     body.push(h("p", { class: "review-summary" }, s("summary", {
       n: review.decisions.length, good: Math.round(100 * review.good_share),
-      inaccuracy: c.inaccuracy, mistake: c.mistake, blunder: c.blunder })));
+      inaccuracy: c.inaccuracy, mistake: c.mistake, blunder: c.blunder }),
+      review.hinted ? ` · ${s("hinted", { n: review.hinted })}` : ""));
     const big = (review.biggest || []).map((i) => RV.byIndex.get(i)).filter(Boolean);
     if (big.length) {
       const ol = h("ol", { class: "review-biggest" });
@@ -113,6 +132,7 @@ function showReview(box, review) {
         ol.append(h("li", {}, a, ": ", h("span", { class: "play" }, richText(d.played)),
           ` ${SYMBOL[d.mark]} → `, h("span", { class: "play" }, richText(d.best)),
           ` (${s("lost", { loss: d.loss.toFixed(2), unit })})`,
+          d.hint ? ` · ${followedText(d)}` : "",
           d.reason ? h("div", { class: "muted" }, reasonText(d.reason)) : ""));
       }
       body.push(h("h3", {}, s("biggest")), ol);

@@ -1,6 +1,7 @@
 // Hint and Legal plays on the table page. Hint asks the server for a bot's advice for this
 // turn ({"type": "hint"}, docs/protocol.md "Hints") and shows the move it suggests, its cards
-// raised and ringed in the hand, with the bot's reason in the page's language; while the server
+// raised and ringed in the hand, with the level that speaks ("Hint (search)"; the heuristic
+// where the search could not answer, saying why) and its reason in the page's language; while the server
 // thinks the button waits. Where the room's `hints` option is off for this table the button
 // looks disabled and says why. Legal plays cycles through the legal moves in list order, at
 // once, without the server. A suggestion belongs to the state it was made in: it goes, text
@@ -11,12 +12,12 @@ import { lang, t } from "./i18n.js";
 import { callCanFind, decksOf } from "./table-call.js";
 
 /** The room's `hints` option as the server resolves it now: "off", "heuristic" or "search"
- * (left unset: "heuristic" while at most one seat is held by a person, else "off"). */
+ * (left unset: "search" while at most one seat is held by a person, else "off"). */
 export function hintMode(table) {
   const room = (table && table.room) || {};
   if (room.hints === "off" || room.hints === "heuristic" || room.hints === "search") return room.hints;
   const people = ((table && table.seats) || []).filter((s) => s.kind === "human").length;
-  return people <= 1 ? "heuristic" : "off";
+  return people <= 1 ? "search" : "off";
 }
 
 /** Why hints are off at this table (an i18n key). */
@@ -24,7 +25,7 @@ function offKey(table) {
   return table && table.room && table.room.hints === "off" ? "t.hintOffHost" : "t.hintOffPeople";
 }
 
-// a card in a reason's words ("beats with the lowest play that wins: 7H 7S")
+// a card in a reason's words ("beat with the lowest play that wins: 7H 7S")
 const CARD_RE = /(?<![A-Za-z0-9])(BJ|RJ|(?:10|[2-9JQKA])[SHDC])(?![A-Za-z0-9])/;
 
 /**
@@ -34,7 +35,7 @@ const CARD_RE = /(?<![A-Za-z0-9])(BJ|RJ|(?:10|[2-9JQKA])[SHDC])(?![A-Za-z0-9])/;
 export function makeHints(P) {
   const { S, $, send, legal, myTurn, clickKind, renderMoves, renderHand, renderControls } = P;
   // S.hintShown: the suggestion shown ({kind: "legal", move, i, n}, {kind: "advice", move,
-  // reason, by}, {kind: "wait"} or {kind: "off"}); S.hintMove: its move while the selection is
+  // reason, by, fallback}, {kind: "wait"} or {kind: "off"}); S.hintMove: its move while the selection is
   // still its cards (Play then makes exactly it); S.hintVersion: the state it was made in;
   // S.hintIndex: the place in the legal moves' cycle
 
@@ -92,7 +93,7 @@ export function makeHints(P) {
     for (const e of document.querySelectorAll(".hinted")) e.classList.remove("hinted");
     if (!sh) {
       ht.replaceChildren();
-      for (const k of ["move", "source", "by", "loading"]) delete ht.dataset[k];
+      for (const k of ["move", "source", "by", "fallback", "loading"]) delete ht.dataset[k];
       return;
     }
     const m = sh.move || null;
@@ -108,19 +109,32 @@ export function makeHints(P) {
       if (sh.kind === "legal") {
         ht.replaceChildren(t("t.legalN", { i: sh.i, n: sh.n }), what);
       } else {
-        ht.replaceChildren(t("t.hintSays"), what, " — ",
-          reasonNode(sh.reason));
+        ht.replaceChildren(t("t.hintSays", { level: levelName(sh.by) }), what, " — ",
+          reasonNode(sh.reason), fallbackNote(sh.fallback));
       }
     }
     ht.dataset.source = sh.kind;
     if (m) ht.dataset.move = m; else delete ht.dataset.move;
     if (sh.by) ht.dataset.by = sh.by; else delete ht.dataset.by;
+    if (sh.fallback) ht.dataset.fallback = sh.fallback; else delete ht.dataset.fallback;
     if (!m || !S.view) return;
     for (const b of document.querySelectorAll("#moves button, #call-sheet button")) {
       b.classList.toggle("hinted", b.dataset.move === m);
     }
     $("pass").classList.toggle("hinted", m === "pass");
     for (const i of cardsOf(m).used) $("hand").children[i]?.classList.add("hinted");
+  }
+
+  /** The level that speaks, in the page's language. */
+  function levelName(level) {
+    return level === "search" ? t("t.hintLevelSearch") : t("t.hintLevelHeuristic");
+  }
+
+  /** Why the heuristic spoke where the search was asked ("" when it did not). */
+  function fallbackNote(why) {
+    if (why === "time") return t("t.hintFallbackTime");
+    if (why === "failed") return t("t.hintFallbackFailed");
+    return "";
   }
 
   function reasonNode(reason) {
@@ -188,7 +202,8 @@ export function makeHints(P) {
       return;
     }
     S.hintIndex = -1;
-    suggest(msg.move, { kind: "advice", reason: msg.reason || null, by: String(msg.by || "") });
+    suggest(msg.move, { kind: "advice", reason: msg.reason || null,
+                        by: String(msg.level || msg.by || ""), fallback: msg.fallback || null });
   }
 
   /** A refused hint: `hints_off` says why in the hint's place; the others end the wait.
