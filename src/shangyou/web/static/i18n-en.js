@@ -484,4 +484,15 @@ export const en = {
   "val.kitty-card": "a kitty card names the trump", "val.no-trump": "no trump suit",
   "val.redeal": "deal again", "val.kicker": "four of a kind with one more card",
   "val.quad": "four of a kind alone",
+
+  // seats
+  "bot.short": "Bot {n}",
+  "t.legalShort": "Legal",
+  "t.lastShort": "Last",
+  "t.hideLastShort": "Hide",
+  "mv.bid": "Bid",
+  "mv.take": "Take",
+  "mv.give": "Give",
+  "t.nextHandOn": "The next hand has begun: close this to see the table.",
+  "t.nextHandTurn": "Your turn in the next hand: close this to see the table.",
 };

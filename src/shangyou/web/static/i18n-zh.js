@@ -475,4 +475,15 @@ export const zh = {
   "val.kitty-card": "翻底牌定主", "val.no-trump": "无主",
   "val.redeal": "重新发牌", "val.kicker": "四张带一张",
   "val.quad": "只有四张",
+
+  // seats
+  "bot.short": "机器人{n}",
+  "t.legalShort": "可出",
+  "t.lastShort": "上一墩",
+  "t.hideLastShort": "收起",
+  "mv.bid": "叫主",
+  "mv.take": "拿",
+  "mv.give": "给",
+  "t.nextHandOn": "下一副牌已经开始：关掉这里就能看到牌桌。",
+  "t.nextHandTurn": "下一副牌轮到你了：关掉这里就能看到牌桌。",
 };
