@@ -12,8 +12,10 @@ every case (a new page per table); the screenshots and a contact sheet of them a
 
 from __future__ import annotations
 
+import json
 import math
 import re
+import time
 
 import pytest
 
@@ -278,20 +280,57 @@ def _roles(page) -> set[str]:
     return set(page.locator("#seat-boxes .chip").evaluate_all("els => els.map(e => e.dataset.role)"))
 
 
-def _watch_bots(server, browser, errors, game, n, until, what):
-    """A table of bots only, watched by its host (a spectator) until the JS predicate ``until``
-    on the view holds."""
+def _freeze_when(page, pred) -> dict:
+    """Pass the server's messages to the page until a state whose view satisfies ``pred``;
+    from then on only pongs (the page stays connected, the bots play on unseen): the page
+    shows that state while it is measured. Returns {"version": the state's version}."""
+    held: dict = {}
+
+    def route(ws):
+        server = ws.connect_to_server()
+
+        def from_server(msg):
+            try:
+                d = json.loads(msg)
+            except (TypeError, ValueError):
+                d = {}
+            if "version" in held:
+                if d.get("type") == "pong":
+                    ws.send(msg)
+                return
+            ws.send(msg)
+            if d.get("type") == "state" and d.get("view") and pred(d["view"]):
+                held["version"] = d.get("version")
+
+        server.on_message(from_server)
+
+    page.route_web_socket(re.compile(r"/ws/"), route)
+    return held
+
+
+def _watch_bots(server, browser, errors, game, n, pred):
+    """A table of bots only, watched by its host (a spectator), held at the first state whose
+    view satisfies ``pred``."""
     url = _table(server, game=game, players=n, bots="heuristic")
     ctx = browser.new_context(viewport={"width": 360, "height": 740})
     page = _watch(ctx.new_page(), errors)
+    held = _freeze_when(page, pred)
     _as_host(page, url)
     page.goto(url)
     page.wait_for_selector("#fill-bots:not([disabled])", timeout=STEP_MS)
     page.select_option("#bot-level", "heuristic")
     _start(page)
-    page.wait_for_function(f"(() => {{ const v = window.__shangyou.view; return !!v && ({until}); }})()",
-                           timeout=60_000, polling=50)
+    deadline = time.monotonic() + 90
+    while "version" not in held:
+        assert time.monotonic() < deadline, f"{game}: no state came with the roles wanted"
+        page.wait_for_timeout(100)
+    page.wait_for_function("v => Number(document.body.dataset.version) === v", arg=held["version"],
+                           timeout=STEP_MS)
     return ctx, page
+
+
+def _uneven(xs) -> bool:
+    return bool(xs) and any(x != xs[0] for x in xs)
 
 
 def test_seats_read_at_a_glance_in_every_state(server, browser):
@@ -306,14 +345,15 @@ def test_seats_read_at_a_glance_in_every_state(server, browser):
     # bots only, watched: Zhao Pengyou until a friend is found, Sheng ji once points are won,
     # Zheng Fen once a seat passed and points were won
     watched = [
-        ("sheng-ji/zhao-pengyou", 5, "(v.friends || []).length > 0", {"declarer", "friend"}),
-        ("sheng-ji", 4, "(v.points_won || []).some(p => p > 0) && v.declarer !== null",
+        ("sheng-ji/zhao-pengyou", 5, lambda v: bool(v.get("friends")) and v.get("declarer") is not None,
+         {"declarer", "friend"}),
+        ("sheng-ji", 4, lambda v: v.get("declarer") is not None and any(v.get("points_won") or []),
          {"declarer", "friend", "won"}),
-        ("zheng-fen", 4, "(v.won_points || []).some(p => p > 0) && (v.passed || []).length > 0",
+        ("zheng-fen", 4, lambda v: _uneven(v.get("won_points")) and bool(v.get("passed")),
          {"won", "passed"}),
     ]
-    for game, n, until, want in watched:
-        ctx, page = _watch_bots(server, browser, errors, game, n, until, want)
+    for game, n, pred, want in watched:
+        ctx, page = _watch_bots(server, browser, errors, game, n, pred)
         seen = _roles(page)
         assert want <= seen, f"{game}: tags {sorted(seen)}, wanted {sorted(want)}"
         # a spectator sees no player controls, only the last trick

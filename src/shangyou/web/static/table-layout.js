@@ -24,6 +24,8 @@ export function seatAngle(rel, n, dir) {
   return 90 - dir * (360 * rel) / n;
 }
 
+const CORNER = 0.5;        // the superellipse |x|^4 + |y|^4 = 1 the seats sit on
+
 /**
  * Put the seat boxes and the play spots of `area` in place. Seat boxes and spots carry
  * data-rel (their place after the viewer); n is the number of seats.
@@ -40,9 +42,14 @@ export function placeTable(area, n, dir) {
   const cy = H / 2;
   const rx = Math.max(0, (W - bw) / 2 - 2);
   const ry = Math.max(0, (H - bh) / 2 - 2);
+  // on a rounded rectangle (a superellipse) rather than an ellipse: the seats between the
+  // sides sit out in the corners, clear of their neighbours
   const at = (rel, k) => {
     const a = (seatAngle(rel, n, dir) * Math.PI) / 180;
-    return [cx + k * rx * Math.cos(a), cy + k * ry * Math.sin(a)];
+    const c = Math.cos(a);
+    const s = Math.sin(a);
+    return [cx + k * rx * Math.sign(c) * Math.abs(c) ** CORNER,
+            cy + k * ry * Math.sign(s) * Math.abs(s) ** CORNER];
   };
   for (const s of seats) {
     const [x, y] = at(Number(s.dataset.rel), 1);

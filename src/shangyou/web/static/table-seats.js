@@ -49,7 +49,7 @@ function icon(name) {
 }
 
 function fan(count) {
-  const backs = Math.max(0, Math.min(5, Number(count) || 0));
+  const backs = Math.max(0, Math.min(3, Number(count) || 0));
   const box = h("span", { class: "fan", "aria-hidden": "true" });
   for (let i = 0; i < backs; i++) box.append(h("span", { class: "back", style: `--i:${i - (backs - 1) / 2}` }));
   return box;
@@ -85,6 +85,13 @@ export function renderTableSeats(view, ctx) {
   const n = view.players;
   const active = view.phase !== "over" && !view.result ? view.to_act : null;
   if (openSeat !== null && openSeat >= n) openSeat = null;
+  // a number every seat shares (score 0 at the start, one level for all) tells no seat apart:
+  // it is left to the strip and the side panel
+  const same = new Set();
+  const uniform = (xs) => Array.isArray(xs) && xs.length > 1 && xs.every((x) => x === xs[0]);
+  if (uniform(view.scores)) same.add("score");
+  if (uniform(view.won_points)) same.add("won");
+  if (uniform(view.levels)) same.add("level");
   for (let s = 0; s < n; s++) {
     const info = ctx.seats ? ctx.seats[s] : null;
     const isActive = active === s;
@@ -99,6 +106,7 @@ export function renderTableSeats(view, ctx) {
       ...roleChips(s, info, ctx),
     ];
     for (const f of seatFacts(view, s)) {
+      if (same.has(f.className)) continue;
       f.classList.add("tag", "chip");
       f.dataset.role = f.className.split(" ")[0];
       chips.push(f);
