@@ -8,6 +8,11 @@ visible button is at least 44 px high; seats are placed around the table relativ
 viewer in the order of play; axe-core finds nothing serious. One server and one browser serve
 every case (a new page per table); the screenshots and a contact sheet of them all go to
 ``artifacts/screenshots/``.
+
+Issue 32 (the table reads at a glance): each seat's name and tags are whole and readable, the
+prompt and the strip name seats as the seats show them, button labels are never cut; and in
+the states that come mid-game (declarer, friend, points won, passed, away, a bot playing for a
+person, a long name, a spectator, the Chinese bidding) the same holds at 360 to 1280 px.
 """
 
 from __future__ import annotations
