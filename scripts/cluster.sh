@@ -222,6 +222,7 @@ $upstream    }
             proxy_set_header Connection \$connection_upgrade;
             proxy_set_header Host \$http_host;
             proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
+            proxy_set_header X-Forwarded-Proto \$scheme;
             proxy_read_timeout 1h;
             proxy_connect_timeout 2s;
             proxy_next_upstream error timeout;

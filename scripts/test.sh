@@ -33,6 +33,10 @@ if ! command -v redis-server >/dev/null 2>&1 && [ ! -x /usr/bin/redis-server ]; 
     # Debian's package starts a system Redis on port 6379; the tests start their own
     $SUDO systemctl disable --now redis-server >/dev/null 2>&1 || true
 fi
+if ! command -v openssl >/dev/null 2>&1; then
+    # the fairness docs' shell recipes are run by the tests (tests/test_fair_moves.py)
+    apt_install openssl "for the shell recipes of docs/fairness.md"
+fi
 if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
     # the chaos tests put nginx in front of their nodes (tests/nginx_server.py)
     apt_install nginx "for the chaos tests"

@@ -341,7 +341,8 @@ def test_fair_deal_sealed_at_the_start_and_checked_on_the_replay(server, browser
     page.wait_for_selector('#fair-panel[data-done="1"]')
     checks = dict(page.locator("#fair-checks li").evaluate_all(
         "els => els.map(e => [e.dataset.check, e.dataset.status])"))
-    assert checks == {"commitment": "ok", "kept": "ok", "hands": "ok", "server": "ok"}, \
+    assert checks == {"commitment": "ok", "kept": "ok", "hands": "ok", "moves": "ok", "seen": "ok",
+                      "server": "ok"}, \
         page.text_content("#fair-checks")
     assert sealed in page.text_content("#fair-panel") and secret in page.text_content("#fair-panel")
     assert "shangyou verify" in page.text_content("#fair-panel")

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from test_browser import _get_json, browser, serve  # noqa: F401 (browser: a fixture)
+from test_browser import _bury_by_page, _get_json, browser, serve  # noqa: F401 (browser: a fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "src" / "shangyou" / "web" / "static"
@@ -687,7 +687,9 @@ def test_sheng_ji_lead_of_two_suits_is_refused_with_the_reason(server, browser, 
                 page.click(f'#moves button[data-move="{move}"]')
             elif move == "pass":
                 page.click("#pass")
-            elif kind in ("bury", "pick", "throw"):
+            elif kind == "bury":
+                _bury_by_page(page)
+            elif kind in ("pick", "throw"):
                 page.click(f'#hand .card[data-card="{move.split()[1]}"] >> nth=0')
             else:
                 for c in move.split():

@@ -199,7 +199,7 @@ def test_favicon(server):
 
 
 def test_friend_call_picker_warns_of_a_call_that_can_never_find_a_friend(server, browser):
-    """Zhao Pengyou's call: first/second/... and the cards, picked by tapping; a call whose
+    """Zhao Pengyou's call: first/second/..., the suit and the rank, picked by tapping; a call whose
     every playable copy is the declarer's (held or buried) says it can never find a friend and
     is never the hint."""
     errors: list[str] = []
@@ -220,11 +220,14 @@ def test_friend_call_picker_warns_of_a_call_that_can_never_find_a_friend(server,
                                                              buried: ['AS'], decks: 2}));
     })""", calls)
     assert page.locator("#picker-test .call-ord").count() == 2
-    assert page.locator("#picker-test .call-card").count() == 52
+    assert page.locator("#picker-test .call-suit").count() == 4
+    # one suit's ranks at a time (spades first)
+    assert page.locator("#picker-test .call-card").count() == 13
     assert set(page.evaluate("window.__can")) == {"call 1 AS", "call 2 AS", "call 1 KH", "call 2 KH"}
     page.click('#picker-test .call-card[data-move="call 1 AS"]')
     assert page.is_visible("#call-never")
     page.click('#picker-test .call-ord[data-ord="2"]')
+    page.click('#picker-test .call-suit[data-suit="D"]')
     page.click('#picker-test .call-card[data-move="call 2 QD"]')
     assert page.locator("#call-never").count() == 0
     page.click("#call-send")

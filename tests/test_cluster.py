@@ -21,6 +21,7 @@ from websockets.sync.client import connect
 
 import shangyou
 from shangyou.bots.base import make_bot
+from shangyou.fairness import moves_chain
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -253,11 +254,14 @@ def play_turns(players: dict, bots: dict, stop) -> dict:
 
 def check_views(client: Client, log: dict):
     """Every state the client got shows the view the one-node server gives of that moment:
-    the engine's view of the seat (a spectator's: the public view) after that many moves."""
+    the engine's view of the seat (a spectator's: the public view) after that many moves, and
+    the running hash of those moves (docs/fairness.md)."""
     assert client.states
+    chain = moves_chain(log["seed"], log["moves"])
     for s in client.states:
         if s["view"] is None:
             continue
+        assert s["moves_hash"] == chain[s["move_count"]], (client.seat, s["move_count"])
         g = shangyou.replay({**log, "moves": log["moves"][:s["move_count"]]})
         want = g.public_view() if client.seat is None else g.view(client.seat)
         assert s["view"] == json.loads(json.dumps(want)), (client.seat, s["move_count"])

@@ -357,6 +357,31 @@ def test_single_agent_plays_against_bots():
     assert done and r == -1.0 and info["illegal"]
 
 
+def test_single_agent_refuses_what_is_not_an_id():
+    """Not an id: an error, never a silent loss; strict mode: a forbidden id is an error too."""
+    e = sy_env.single_agent("zheng-shangyou/pagat", seat=0, opponents="greedy")
+    obs, _ = e.reset(seed=3)
+    legal = int(np.flatnonzero(obs["action_mask"])[0])
+    for bad in (float(legal), legal + 0.7, np.float32(legal), "0", None, True):
+        with pytest.raises(TypeError):
+            e.step(bad)
+    for out in (-1, int(e.action_space.n), 10**9):
+        with pytest.raises(ValueError, match="outside the action space"):
+            e.step(out)
+    # nothing above changed the episode: the legal id still plays
+    _, _, _, _, info = e.step(np.int64(legal))
+    assert "illegal" not in info
+    strict = sy_env.single_agent("zheng-shangyou/pagat", seat=0, opponents="greedy",
+                                 strict=True)
+    obs, _ = strict.reset(seed=1)
+    forbidden = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    with pytest.raises(ValueError):
+        strict.step(forbidden)
+    # the refused id changed nothing: a legal one still plays
+    ok = int(np.flatnonzero(obs["action_mask"])[0])
+    strict.step(ok)
+
+
 def test_bad_arguments():
     with pytest.raises(ValueError):
         sy_env.make("no-such-game")

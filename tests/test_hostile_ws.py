@@ -90,7 +90,7 @@ NOT_INT = (st.none() | st.booleans() | st.floats() | st.text(max_size=6)
            | st.lists(st.integers(), max_size=2) | st.dictionaries(UNICODE, SCALARS, max_size=2))
 NOT_STR = (st.none() | st.booleans() | st.integers() | HUGE | st.floats()
            | st.lists(UNICODE, max_size=2) | st.dictionaries(UNICODE, SCALARS, max_size=2))
-TYPES = ("hello", "sit", "leave", "bots", "start", "move", "chat", "ready") + HOST_TYPES
+TYPES = ("hello", "sit", "leave", "bots", "start", "move", "chat", "ready", "rematch") + HOST_TYPES
 INT_FIELDS = {"seat", "version", "since", "to"}
 STR_FIELDS = {"token", "name", "move", "text", "match", "level"}
 REQUIRED = {"sit": ("seat",), "move": ("move", "version"), "chat": ("text",),

@@ -495,3 +495,48 @@ def test_cli_bad_input(tmp_path, args, fragment):
     r = _cli(*args, cwd=tmp_path)
     assert r.returncode == 2 and fragment in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "tournaments").exists()
+
+
+def _zero_win_results() -> dict:
+    """Results where one bot never won: its Wilson interval starts a rounding error above 0."""
+    _, lo, hi = wilson(0, 40)
+    bot = lambda name, rate, lo, hi: {"bot": name, "score": {"mean": 0.5, "low": 0.2, "high": 0.8},
+                                      "win": {"rate": rate, "low": lo, "high": hi}}
+    return {"bots": [bot("a", 0.0, lo + 1e-17, hi), bot("b", 1.0, 0.9, 1.0 - 1e-17)],
+            "config": {"game": "zheng-fen", "players": 4}, "deals": 10, "hands": 40}
+
+
+def test_plot_draws_a_win_rate_of_zero(tmp_path):
+    """The interval's end on the wrong side of its value by a rounding error is drawn."""
+    from shangyou.tournament.plot import plot
+    plot(_zero_win_results(), tmp_path / "scores.png")
+    assert (tmp_path / "scores.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_plot_error_never_loses_the_finished_run(tmp_path, monkeypatch):
+    """A figure that fails to draw (fault injected) leaves results.json and .csv written."""
+    from shangyou.tournament import plot as plot_module, run_tournament
+
+    def broken(results, path):
+        path.write_bytes(b"half a png")
+        raise ValueError("'yerr' must not contain negative values")
+    monkeypatch.setattr(plot_module, "plot", broken)
+    cfg = make_config("zheng-fen", "greedy,random,random,random", seed=4)
+    with pytest.warns(RuntimeWarning, match="plot was not drawn"):
+        results = run_tournament(cfg, 1, tmp_path, workers=1)
+    assert json.loads((tmp_path / "results.json").read_text())["deals"] == results["deals"] == 1
+    assert (tmp_path / "results.csv").read_text().startswith("bot,")
+    assert not (tmp_path / "scores.png").exists()
+
+
+def test_the_report_ranks_by_every_metric_it_prints():
+    """A bot that leads by mean score but trails by place and rating is ranked each way."""
+    def bot(name, score, win, place, ordinal):
+        return {"bot": name, "score": {"mean": score}, "win": {"rate": win},
+                "mean_place": place, "places": [0.5, 0.5], "rating": {"ordinal": ordinal}}
+    bots = [bot("learned", 0.30, 0.40, 2.6, 1.0), bot("heuristic", 0.20, 0.45, 2.3, 2.0)]
+    ranks = report.rankings(bots)
+    assert ranks == {"score": ["learned", "heuristic"], "win": ["heuristic", "learned"],
+                     "place": ["heuristic", "learned"], "rating": ["heuristic", "learned"]}
+    no_places = [dict(b, places=None) for b in bots]
+    assert "place" not in report.rankings(no_places)

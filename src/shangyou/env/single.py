@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import random
 
 import gymnasium
@@ -45,7 +46,11 @@ class SingleAgentEnv(gymnasium.Env):
     seat its own. ``step`` plays the learner's id, then the bots until the learner acts
     again or the hand ends. The reward is the learner's reward from the hand result (0 before
     the end). An id the mask forbids ends the episode with ``illegal_reward`` (info
-    ``{"illegal": True}``), as PettingZoo's TerminateIllegalWrapper does. The episode is
+    ``{"illegal": True}``), as PettingZoo's TerminateIllegalWrapper does; with ``strict=True``
+    it raises ValueError instead, so a bug in an agent is an error, not a silent loss. An
+    action that is not an id at all is always an error: a float or other non-integer raises
+    TypeError (it is never truncated), an id outside ``action_space`` raises ValueError. The
+    episode is
     truncated (reward 0) when the learner and the policy opponents together have made
     ``max_steps`` steps, MORE included (default :data:`~shangyou.env.aec.DEFAULT_MAX_STEPS`;
     ``None``: no limit)."""
@@ -55,7 +60,8 @@ class SingleAgentEnv(gymnasium.Env):
     def __init__(self, preset: str = "zheng-shangyou/pagat", seat: int = 0, opponents="greedy",
                  players: int | None = None, illegal_reward: float = -1.0,
                  render_mode: str | None = None, max_steps: int | None = DEFAULT_MAX_STEPS,
-                 **kwargs):
+                 strict: bool = False, **kwargs):
+        self.strict = bool(strict)
         self.max_steps = check_max_steps(max_steps)
         self.aec = ShangyouAEC(preset, players, render_mode=None, max_steps=None, **kwargs)
         if not 0 <= seat < self.aec.players:
@@ -141,10 +147,13 @@ class SingleAgentEnv(gymnasium.Env):
         g = self.aec._live()
         if g.over or self._ended:
             raise RuntimeError("the episode is over: call reset()")
+        action = self._check_action(action)
         pager = self.aec._decision()
         try:
             move = pager.move(action)
         except ValueError:
+            if self.strict:
+                raise
             return self.aec.observe(self.agent), float(self.illegal_reward), True, False, \
                 {"illegal": True}
         self.num_steps += 1
@@ -165,6 +174,22 @@ class SingleAgentEnv(gymnasium.Env):
             self._ended = True
             return obs, 0.0, False, True, {"max_steps": self.max_steps}
         return obs, 0.0, False, False, {}
+
+    def _check_action(self, action) -> int:
+        """The id of ``action``: a Python or NumPy integer (or a 0-d integer array) within
+        ``action_space``; TypeError for anything else (a float is never truncated), ValueError
+        outside the space."""
+        if isinstance(action, bool):
+            raise TypeError("an action is a whole-number id, not a bool")
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise TypeError(f"an action is a whole-number id, not {type(action).__name__} "
+                            f"{action!r}") from None
+        n = int(getattr(self.action_space, "n"))    # a Discrete space (ShangyouAEC.action_space)
+        if not 0 <= a < n:
+            raise ValueError(f"action {a} is outside the action space (0..{n - 1})")
+        return a
 
     def render(self):
         from .aec import render_text

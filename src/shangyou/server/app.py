@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import datetime as dt
+import hashlib
 import logging
+import re
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -19,7 +22,7 @@ from starlette.websockets import WebSocketDisconnect
 from shangyou import fairness
 from shangyou.registry import aliases, preset_info, preset_names
 
-from . import schemas, views
+from . import accounts, playnow, schemas, views
 from .budget import Busy
 from .conn import FLOOD_CLOSE, INBOX, answer_ping
 from .limits import BodyLimit, Limits, origin_allowed
@@ -71,6 +74,36 @@ def _presets() -> list[dict]:
                     "players": list(info["players"]), "defaults": info["defaults"],
                     "game": name.split("/")[0]})
     return out
+
+
+# Sent with every HTTP response (docs/security.md, *Headers*). The pages load their scripts,
+# styles and images from this server only (no inline script or style attribute: a test loads
+# each page in Chromium and records every violation); 'self' in connect-src covers the page's
+# own WebSocket (ws: or wss: to the same host). No other site may frame a page.
+CSP = "; ".join((
+    "default-src 'self'", "script-src 'self'", "style-src 'self'",
+    "img-src 'self' data:",             # the share dialog's QR code is a data: image
+    "connect-src 'self'", "font-src 'self'", "object-src 'none'", "base-uri 'none'",
+    "form-action 'self'", "frame-ancestors 'self'"))
+SECURITY_HEADERS = {"Content-Security-Policy": CSP, "X-Frame-Options": "SAMEORIGIN",
+                    "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin"}
+# The API's own documentation page (FastAPI's Swagger UI) loads its code from a CDN and starts
+# it with one inline script: that script is allowed by its hash, the CDN for scripts and styles.
+DOCS_CDN = "https://cdn.jsdelivr.net"
+_INLINE_SCRIPT = re.compile(rb"<script>(.*?)</script>", re.S)
+
+
+async def _docs_with_policy(response: Response) -> Response:
+    """The docs page with a policy of its own: its inline scripts allowed by their SHA-256."""
+    body = b"".join([chunk async for chunk in response.body_iterator])   # type: ignore
+    hashes = " ".join("'sha256-" + base64.b64encode(hashlib.sha256(m).digest()).decode() + "'"
+                      for m in _INLINE_SCRIPT.findall(body))
+    headers = {k: v for k, v in response.headers.items() if k.lower() != "content-length"}
+    headers["Content-Security-Policy"] = "; ".join((
+        "default-src 'self'", f"script-src 'self' {DOCS_CDN} {hashes}",
+        f"style-src 'self' {DOCS_CDN} 'unsafe-inline'", "img-src 'self' data: https:",
+        "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'self'"))
+    return Response(body, status_code=response.status_code, headers=headers)
 
 
 def _error(status: int, message: str, code: str | None = None) -> JSONResponse:
@@ -164,8 +197,10 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
     @app.middleware("http")
     async def _headers(request: Request, call_next):
         response = await call_next(request)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "same-origin")
+        if request.url.path == app.docs_url and response.status_code == 200:
+            response = await _docs_with_policy(response)
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
         return response
 
     # ------------------------------------------------------------------------------- pages
@@ -243,6 +278,8 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             return _error(422, str(e), "bad_option")
         return {"table_id": t.id, "url": f"/t/{t.id}", "host_token": token}
 
+    app.include_router(playnow.router)       # POST /api/play: a table with bots, started
+
     page_max = limits.page_max
 
     @app.get("/api/tables", response_model=schemas.TablePage, responses=ERRORS)
@@ -274,6 +311,8 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
                     "moves": m["moves"]}
         if m.get("commitment"):
             m["log"]["commitment"] = m["commitment"]
+        # the last hash of the moves' chain: what every player's last state carried
+        m["log"]["moves_hash"] = fairness.moves_chain(m["seed"], m["moves"])[-1]
         if m.get("assisted"):          # moves made for a person: {"index": "bot" | "timer"}
             m["log"]["assisted"] = m["assisted"]
         return m
@@ -310,7 +349,10 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
                 "commitment_ok": bool(logged) and report.commitment == logged,
                 "replays": report.moves == len(m["log"]["moves"]),
                 "deals_ok": bool(report.hands) and all(h.ok for h in report.hands),
-                "hands": len(report.hands), "reason": report.reason, "lines": report.lines()}
+                "hands": len(report.hands), "reason": report.reason, "lines": report.lines(),
+                "moves_hash": report.moves_hash,
+                "moves_ok": report.moves_hash is not None
+                and report.moves_hash == m["log"].get("moves_hash")}
         return entry.verified
 
     @app.get("/api/matches/{match_id}/review",
@@ -440,5 +482,6 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             await worker             # what was read is handled, then the socket is gone
             await manager.disconnect(table, conn)
 
+    app.include_router(accounts.router)
     app.add_middleware(BodyLimit, limit=limits.body_bytes, seconds=limits.body_seconds)
     return app

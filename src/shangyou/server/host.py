@@ -1,5 +1,13 @@
 """The host's actions: bots, kick, swap, options, host, close (``start`` is in the manager).
 
+A person the host kicks is **banned** for the table's life: their seat token and the address
+they sat from (its hash: :func:`address_key`) go on the table's ban list, stored with the table
+(so another node, or this one after a restart, knows it too). A banned token is worth nothing
+in ``hello`` (an ``error`` ``banned``, then a spectator's ``welcome``) and ``sit`` is refused
+(``banned``) to the token and to anyone from the address, the host excepted: they may still
+watch, as anybody with the link may. The address is the blunt half: everyone behind the same
+address (a household, an office, a mobile network's shared address) cannot sit here either.
+
 The host is whoever holds the token that ``POST /api/tables`` gave the table's creator (when
 they sit, it is their seat's token too); :meth:`TableManager._require_host` lets only them
 through, before any of these runs, under the table's lock. Each action is stored with the next
@@ -10,18 +18,27 @@ version and broadcast, like any change of a table; a refusal changes nothing.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 
 from . import schemas
 from .autoplay import _bot_name
 from .conn import Conn
-from .model import ActionError, Table
+from .model import ActionError, Table, same_hash
 from .parts import ManagerParts
 
 log = logging.getLogger("shangyou.server")
 
 EMPTY = {"name": None, "kind": "empty", "token_hash": None, "bot_level": None}
 CLOSED_CODE = 4410         # the socket close code of a closed table
+BANNED = "the host removed you from this table: you may watch, but not sit here again"
+
+
+def address_key(table_id: str, address: str) -> str:
+    """How a banned address is kept: a SHA-256 with the table's id, so that the stored lists
+    of two tables cannot be matched up. (An IPv4 address can still be found by trying them
+    all: the list is personal data, kept only as long as the table.)"""
+    return hashlib.sha256(f"shangyou/ban/v1:{table_id}:{address}".encode()).hexdigest()
 
 
 class HostActions(ManagerParts):
@@ -38,6 +55,8 @@ class HostActions(ManagerParts):
 
     async def _bots(self, table: Table, conn: Conn, msg: schemas.Bots) -> None:
         self._waiting(table, "seats change")
+        if table.room.get("rated"):
+            raise ActionError("rated_no_bots", "a rated table seats logged-in players only")
         level = msg.level or table.bot_level
         if msg.seat is not None:
             i = self._seat_index(table, msg.seat, "bots")
@@ -54,16 +73,47 @@ class HostActions(ManagerParts):
         await self._save_seats(table, changes)
         self._broadcast(table, [])
 
+    # ------------------------------------------------------------------------------ bans
+    @staticmethod
+    def _banned_token(table: Table, token_hash: str | None) -> bool:
+        return token_hash is not None and any(
+            same_hash(token_hash, h) for h in table.bans.get("tokens", ()))
+
+    def _banned(self, table: Table, conn: Conn) -> bool:
+        """Whether ``conn`` may not sit: its token, or its address (the host never)."""
+        if self._is_host(table, conn):
+            return False
+        if self._banned_token(table, conn.token_hash):
+            return True
+        return conn.address is not None and \
+            address_key(table.id, conn.address) in table.bans.get("addresses", ())
+
+    def _with_ban(self, table: Table, token_hash: str | None, addresses: set) -> dict:
+        """The table's bans with one more person (each list keeps its newest entries)."""
+        keep = self.limits.bans_per_table
+        tokens = list(table.bans.get("tokens", ()))
+        known = list(table.bans.get("addresses", ()))
+        if token_hash is not None and token_hash not in tokens:
+            tokens.append(token_hash)
+        for a in sorted(addresses):
+            key = address_key(table.id, a)
+            if key not in known:
+                known.append(key)
+        return {"tokens": tokens[-keep:], "addresses": known[-keep:]}
+
     async def _kick(self, table: Table, conn: Conn, msg: schemas.Kick) -> None:
         """Before the start the seat becomes empty (a bot is removed; a person watches from
-        now on and may not sit again from that socket). During a match a person's seat is
-        played by a bot of the table's level to the end; bots stay."""
+        now on). During a match a person's seat is played by a bot of the table's level to
+        the end; bots stay. A person is banned from sitting here again (the module's
+        docstring)."""
         i = self._seat_index(table, msg.seat, "kick")
         s = table.seats[i]
         if s.kind == "empty":
             raise ActionError("bad_message", f"kick: seat {i} is empty")
         if conn.seat == i:
             raise ActionError("bad_message", "kick: that is your own seat (use leave)")
+        if s.kind == "human" and same_hash(s.token_hash, table.host_hash):
+            raise ActionError("bad_message", "kick: that is the host's own seat")
         if table.status == "waiting":
             change = dict(EMPTY)
         elif s.kind == "bot":
@@ -72,8 +122,14 @@ class HostActions(ManagerParts):
             change = {"name": s.name, "kind": "bot", "token_hash": None,
                       "bot_level": table.bot_level}
         was_person = s.kind == "human"
+        bans = None
+        if was_person:
+            addresses = {c.address for c in table.conns if c.seat == i and c.address}
+            if s.address:
+                addresses.add(s.address)
+            bans = self._with_ban(table, s.token_hash, addresses)
         self._cancel_grace(s)
-        await self._save_seats(table, {i: change})
+        await self._save_seats(table, {i: change}, bans)
         s.autoplay = False
         if was_person:
             for c in list(table.conns):
@@ -134,6 +190,8 @@ class HostActions(ManagerParts):
             err = e.errors()[0] if hasattr(e, "errors") else {}
             where = ".".join(str(x) for x in err.get("loc", ())) or "room"
             raise ActionError("bad_option", f"room.{where}: {err.get('msg', e)}") from None
+        if bool(room.rated) != bool(table.room.get("rated")):
+            raise ActionError("bad_option", "room.rated: fixed when the table is created")
         room_d = room.model_dump(exclude_none=True)
         await self._save_table(table, options=self._stored_options(options, room_d),
                                listed=room.listed)

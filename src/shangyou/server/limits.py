@@ -39,6 +39,8 @@ class Limits:
     idle_seconds: float = 600.0        # a table without sockets leaves memory after this
     empty_listed_seconds: float = 60.0  # a waiting table with nobody seated or looking: listed
     ready_check_seconds: float = 60.0  # a host's ready check ends after this
+    bans_per_table: int = 64           # seat tokens and addresses a table's host removed (the
+                                       # oldest is forgotten past this: never refused)
     sockets_per_table: int = 64        # open sockets on one table (close 4429 too_many_sockets)
     sockets_per_address: int = 32      # open sockets of one address (close 4429)
     hello_seconds: float = 10.0        # before a socket's hello (close 4408 hello_timeout)
@@ -62,6 +64,12 @@ class Limits:
     allowance: tuple[str, ...] = ()    # networks (CIDR) whose per-address limits are multiplied
     allowance_factor: int = 100
     origins: tuple[str, ...] = ()      # more WebSocket origins allowed besides the page's own
+    # accounts (server/accounts.py)
+    logins_per_minute_address: int = 10   # login (and delete) attempts of one address (429)
+    logins_per_minute_account: int = 5    # ... for one username, existing or not (429)
+    signups_per_minute_address: int = 3   # accounts made from one address (429 rate_limited)
+    password_hashes_at_once: int = 2      # argon2 hashes computed at once (64 MiB each)
+    session_days: float = 30.0            # a login lasts this long
 
     def networks(self) -> list:
         return [ipaddress.ip_network(a, strict=False) for a in self.allowance]
@@ -176,7 +184,13 @@ def _error_body(status: int, code: str, message: str) -> tuple[dict, bytes]:
     return ({"type": "http.response.start", "status": status,
              "headers": [(b"content-type", b"application/json"),
                          (b"content-length", str(len(body)).encode()),
-                         (b"connection", b"close")]},
+                         (b"connection", b"close"),
+                         # the app's security headers do not reach this far out: a JSON
+                         # error needs no policy but "nothing" (docs/security.md, *Headers*)
+                         (b"content-security-policy", b"default-src 'none'; "
+                                                      b"frame-ancestors 'self'"),
+                         (b"x-frame-options", b"SAMEORIGIN"),
+                         (b"x-content-type-options", b"nosniff")]},
             body)
 
 

@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..fairness import MovesChain
 from . import schemas, views
 
 ROOM_KEY = "_room"         # where the room options live in the stored table options
@@ -68,6 +69,7 @@ class Seat:
     connections: int = 0              # sockets attached to this seat (0 or 1)
     autoplay: bool = False            # a person away past the grace period: a bot plays
     grace_task: asyncio.Task | None = None     # playing: the bot takes over; waiting: freed
+    address: str | None = None        # the address its person last sat or came back from
 
     def row(self) -> dict:
         return {"seat": self.index, "name": self.name, "kind": self.kind,
@@ -102,7 +104,10 @@ class Table:
     secret: str | None = None                      # the current match's deal secret
     commitment: str | None = None                  # ... and its hash, public from the start
     ready_check: Any = None                        # the host's running ready check (ready.py)
+    rematch: Any = None                            # the asks for a rematch (rematch.py)
     lost: bool = False                             # another node runs it now (lease lost)
+    chain: MovesChain = field(default_factory=MovesChain)   # the moves' running hash
+    bans: dict = field(default_factory=dict)       # whom the host removed: host.py
 
     def summary(self) -> dict:
         info = views.table_info(self)

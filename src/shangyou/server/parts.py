@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from . import schemas
     from .conn import Conn
     from .limits import Limits
     from .model import Seat, Table
@@ -33,7 +34,11 @@ class ManagerParts:
 
         async def _commit(self, table: Table, actor: str | None = None) -> None: ...
 
-        async def _save_seats(self, table: Table, changes: dict[int, dict]) -> None: ...
+        async def _save_seats(self, table: Table, changes: dict[int, dict],
+                              bans: dict | None = None) -> None: ...
+
+        @staticmethod
+        def _is_host(table: Table, conn: Conn) -> bool: ...
 
         async def _save_table(self, table: Table, **values: object) -> None: ...
 
@@ -60,6 +65,9 @@ class ManagerParts:
 
         # HostActions'
         async def _set_host(self, table: Table, token_hash: str) -> None: ...
+
+        # the manager's start (tables.py)
+        async def _start(self, table: Table, conn: Conn, msg: schemas.Start) -> None: ...
 
         # ReadyChecks'
         @staticmethod

@@ -46,13 +46,19 @@ ERROR_CODES = ("bad_json", "bad_message", "too_big", "rate_limited", "no_table",
                "server_error",  # the store failed; the action was undone
                "not_host",      # only the table's host may do this
                "kicked",        # the host took your seat; you watch now
+               "banned",        # the host removed you: you may watch, never sit, here
                "closed",        # the host closed the table (or it expired); socket closes
                "hello_timeout",     # no hello within the limit; socket closes (4408)
                "too_many_sockets",  # per table or per address; socket closes (4429)
                "bad_option",    # an option value the game does not take
                "hints_off",     # the room's hints option refuses this seat advice
                "no_ready_check",    # a ready answer while the host asks nothing
-               "moved")         # another node runs the table now; socket closes (1012)
+               "not_over",      # a rematch asked for while no match has ended
+               "moved",         # another node runs the table now; socket closes (1012)
+               # accounts (server/accounts.py)
+               "account_required",  # a rated table seats logged-in players only
+               "already_seated",    # the account holds another seat at this rated table
+               "rated_no_bots")     # a rated table has no bots
 OPTION_KEY_MAX = 32            # an option's name, in characters
 OPTION_INT_MAX = 1000          # an option's number, in absolute value
 OPTION_STR_MAX = 32            # an option's text, in characters
@@ -168,6 +174,11 @@ class ReadyCheckMsg(_Client):
     type: Literal["ready_check"]
 
 
+class Rematch(_Client):
+    """A seated person asks for the next match once one has ended (``server/rematch.py``)."""
+    type: Literal["rematch"]
+
+
 class ReadyMsg(_Client):
     """A seated person's answer to the host's ready check, for their own seat."""
     type: Literal["ready"]
@@ -210,11 +221,11 @@ class Chat(_Client):
 
 
 ClientMessage = Annotated[Union[Hello, Sit, Leave, Bots, Start, MoveMsg, Chat, Kick, Swap,
-                                Options, Host, Close, HintMsg, ReadyCheckMsg, ReadyMsg, Ping],
+                                Options, Host, Close, HintMsg, ReadyCheckMsg, ReadyMsg, Rematch, Ping],
                           Field(discriminator="type")]
 CLIENT_MESSAGE: TypeAdapter = TypeAdapter(ClientMessage)
 CLIENT_TYPES = ("hello", "sit", "leave", "bots", "start", "move", "chat", "kick", "swap",
-                "options", "host", "close", "hint", "ready_check", "ready", "ping")
+                "options", "host", "close", "hint", "ready_check", "ready", "rematch", "ping")
 HOST_TYPES = frozenset({"bots", "start", "kick", "swap", "options", "host", "close",
                         "ready_check"})
 
@@ -259,6 +270,12 @@ class ReadyCheckInfo(BaseModel):
     all_ready: bool
 
 
+class RematchInfo(BaseModel):
+    """The asks for a rematch after the match that ended (``server/rematch.py``)."""
+    asked: list[int]                    # the seats that asked
+    waiting: list[int]                  # present people who have not asked yet
+
+
 class TableInfo(BaseModel):
     table_id: str                       # added
     game: str
@@ -273,6 +290,7 @@ class TableInfo(BaseModel):
     commitment: str | None = None       # the hash of the current match's deal secret
     secret: str | None = None           # that secret, once the match is over
     ready_check: ReadyCheckInfo | None = None   # the host's ready check, while it runs
+    rematch: RematchInfo | None = None  # the asks for a rematch, once somebody asked
 
 
 class Welcome(BaseModel):
@@ -290,6 +308,7 @@ class State(BaseModel):
     view: dict[str, Any] | None         # None before the first match starts
     last_events: list[dict[str, Any]]
     move_count: int = 0                 # added: moves made in the current match
+    moves_hash: str | None = None       # added: the running hash of those moves (fairness)
     seat: int | None = None             # added: the seat this view is for (None: spectator)
     turn: dict[str, Any] | None = None  # added: {"seat", "left"}: who acts, seconds left (timer)
 
@@ -352,6 +371,9 @@ class RoomOptions(BaseModel):
     # who may ask for a hint: None (the default) resolves when asked: "heuristic" while at
     # most one seat is held by a person, "off" once two or more are (docs/protocol.md)
     hints: Literal["off", "heuristic", "search"] | None = None
+    # rated: only logged-in players sit, no bots; their ratings move when a match ends
+    # (server/accounts.py). Fixed when the table is created; None (absent) is false
+    rated: StrictBool | None = None
 
 
 class CreateTable(BaseModel):
@@ -432,6 +454,8 @@ class VerifyOut(BaseModel):
     hands: int                          # deals checked
     reason: str | None                  # the first problem, if any
     lines: list[str]                    # the report, as `shangyou verify` prints it
+    moves_hash: str | None = None       # added: the running hash of the log's moves
+    moves_ok: bool = False              # added: it is the log's stated moves_hash
 
 
 class ReplayStep(BaseModel):

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from sqlalchemy import (JSON, BigInteger, Boolean, ColumnClause, CursorResult, DateTime,
-                        ForeignKey, Integer, String, and_, bindparam, case, create_engine, event,
+                        Float, ForeignKey, Integer, String, and_, bindparam, case, create_engine, event,
                         func, insert, inspect, literal_column, or_, select, text, update)
 from sqlalchemy import Table as SqlTable
 from sqlalchemy.exc import DBAPIError, DisconnectionError, IntegrityError
@@ -115,6 +115,8 @@ class TableRow(Base):
     # the node that runs the table, and until when (ms of the database's clock); none: free
     owner: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
     lease_until: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    # whom the host removed, for the table's life: {"tokens": [...], "addresses": [...]}
+    bans: Mapped[dict | None] = mapped_column(JSON, nullable=True)
 
 
 class NodeRow(Base):
@@ -169,6 +171,69 @@ class ReviewRow(Base):
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     data: Mapped[dict] = mapped_column(JSON)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+# ------------------------------------------------------------------------------- accounts
+# (server/accountdb.py reads and writes these; docs/protocol.md, *Accounts*)
+class AccountRow(Base):
+    """A person's account: a username (also the name they sit under), unique by its folded
+    ``name_key``, and an argon2id hash of the password."""
+    __tablename__ = "accounts"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    username: Mapped[str] = mapped_column(String(32))
+    name_key: Mapped[str] = mapped_column(String(64), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(256))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class AccountSessionRow(Base):
+    """A logged-in browser: the SHA-256 of its session cookie's random id (the id itself is
+    never stored), until when it holds."""
+    __tablename__ = "account_sessions"
+    id_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"), index=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime, index=True)
+
+
+class RatingRow(Base):
+    """An account's openskill rating in one game (the preset's game: ``sheng-ji``, ...)."""
+    __tablename__ = "ratings"
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
+    game: Mapped[str] = mapped_column(String(64), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    ordinal: Mapped[float] = mapped_column(Float, index=True)
+    matches: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class SeatAccountRow(Base):
+    """Whose account holds a seat token of a table (the token's hash, as in ``seats``): the
+    seat follows its token through swaps."""
+    __tablename__ = "seat_accounts"
+    table_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[str] = mapped_column(String(32), index=True)
+
+
+class MatchPlayerRow(Base):
+    """An account's seat in a match, written before the match is stored (no foreign key: a
+    match whose start failed leaves a row nobody reads). ``rated``: the table was rated;
+    ``rated_at``: when the rating was updated from the result (once); ``before``/``after``:
+    the rating's ordinal around it."""
+    __tablename__ = "match_players"
+    match_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)
+    game: Mapped[str] = mapped_column(String(64))
+    rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    rated_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True, index=True)
+    place: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    won: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    before: Mapped[float | None] = mapped_column(Float, nullable=True)
+    after: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 def database_url(db_url: str | None, data_dir: str | Path) -> str:
@@ -239,7 +304,8 @@ class Store:
     _ADDED = (("tables", "host_hash", "VARCHAR(64)"), ("tables", "listed", "BOOLEAN"),
               ("tables", "touched_at", "TIMESTAMP"), ("matches", "secret", "VARCHAR(64)"),
               ("matches", "commitment", "VARCHAR(64)"), ("moves", "actor", "VARCHAR(8)"),
-              ("tables", "owner", "VARCHAR(64)"), ("tables", "lease_until", "BIGINT"))
+              ("tables", "owner", "VARCHAR(64)"), ("tables", "lease_until", "BIGINT"),
+              ("tables", "bans", "JSON"))
 
     def _add_missing_columns(self, conn) -> None:
         """A store written by an earlier version lacks some columns: add them (empty)."""
@@ -321,10 +387,15 @@ class Store:
             for i in range(players):
                 s.add(SeatRow(table_id=table_id, seat=i, kind="empty"))
 
-    def save_seats(self, table_id: str, seats: list[dict], version: int) -> None:
-        """Seats as dicts (seat, name, kind, token_hash, bot_level) and the new version."""
+    def save_seats(self, table_id: str, seats: list[dict], version: int,
+                   bans: dict | None = None) -> None:
+        """Seats as dicts (seat, name, kind, token_hash, bot_level) and the new version (and,
+        in the same transaction, the table's ``bans`` when given)."""
         with self.session.begin() as s:
-            self._fenced(s, table_id, version)
+            if bans is None:
+                self._fenced(s, table_id, version)
+            else:
+                self._fenced(s, table_id, version, bans=bans)
             for d in seats:
                 s.execute(update(SeatRow).where(SeatRow.table_id == table_id,
                                                 SeatRow.seat == d["seat"])
@@ -332,8 +403,9 @@ class Store:
                                   bot_level=d["bot_level"]))
 
     def save_table(self, table_id: str, version: int, **values) -> None:
-        """Table fields (``options``, ``host_hash``, ``listed``, ``status``) and the version."""
-        allowed = {"options", "host_hash", "listed", "status"}
+        """Table fields (``options``, ``host_hash``, ``listed``, ``status``, ``bans``) and the
+        version."""
+        allowed = {"options", "host_hash", "listed", "status", "bans"}
         bad = set(values) - allowed
         if bad:
             raise ValueError(f"not a table field: {sorted(bad)}")
@@ -512,7 +584,7 @@ class Store:
                               .order_by(SeatRow.seat)).all()
             out = {"id": t.id, "game": t.game, "players": t.players, "options": t.options or {},
                    "bot_level": t.bot_level, "status": t.status, "version": t.version,
-                   "match": None, "host_hash": t.host_hash,
+                   "match": None, "host_hash": t.host_hash, "bans": t.bans or {},
                    "listed": True if t.listed is None else bool(t.listed),
                    "seats": [{"seat": x.seat, "name": x.name, "kind": x.kind,
                               "token_hash": x.token_hash, "bot_level": x.bot_level}
@@ -673,6 +745,13 @@ class AsyncStore:
         async def attempt(_tries):
             return await self._run(lambda: fn(*args, **kwargs))
         return await self._retrying(f"the store's {fn_name}", attempt)
+
+    async def call_with(self, fn, *args):
+        """``fn(store, *args)`` as :meth:`call` runs a method (in the store's thread, tried
+        again on a lost connection): queries that live in other modules (accountdb.py)."""
+        async def attempt(_tries):
+            return await self._run(lambda: fn(self.store, *args))
+        return await self._retrying(f"the store's {fn.__name__}", attempt)
 
     async def ping(self, timeout: float) -> None:
         """One ``SELECT 1``, in a thread of its own (not behind the writes), at most

@@ -26,18 +26,20 @@ from shangyou.engine import deal
 from shangyou.registry import resolve
 
 from . import pipeline, schemas, views
+from .accounts import Accounts
 from .advice import Hints, answer_hint
 from .autoplay import Autoplay, _make_bot
 from .budget import Work
 from .conn import FLOOD_CLOSE, Conn
 from .fanout import Fanout
-from .host import HostActions
+from .host import BANNED, HostActions
 from .limits import Clients, Limits, Sweep
 from .logs import bind_table, table_context
 from .model import (ROOM_DEFAULTS, ROOM_KEY, ActionError, Refused, Seat, StoreDown, Table,
                     hash_token, new_id, same_hash)
 from .ownership import LocalLease
 from .ready import ReadyChecks
+from .rematch import Rematches
 from .store import AsyncStore, Stale, StoreUnavailable, utcnow
 from .watchdog import Watchdog
 
@@ -46,7 +48,7 @@ log = logging.getLogger("shangyou.server")
 MOVED_CODE = 1012          # the socket close code of a table another node runs now: reconnect
 
 
-class TableManager(Autoplay, HostActions, ReadyChecks):
+class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
     """Every table this process holds: created here, or loaded from the store when a client
     opens it (and, at start, the most recently touched ones, in the background)."""
 
@@ -64,6 +66,7 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
         self.clients = Clients(self.limits)
         self.work = Work(self.limits)           # worker processes: bots, then hints, reviews
         self.hints = Hints(self.limits, self.clients, self.work.advice)
+        self.accounts = Accounts(store, self.limits, self.clients)    # accounts.py
         self.tables: dict[str, Table] = {}
         self._loading: asyncio.Lock | None = None
         # waiting table id -> the key its creator's address counts under in clients.waiting
@@ -82,7 +85,8 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
         self._loading = asyncio.Lock()
         await self.lease.start(self)
         self._tasks = [asyncio.create_task(self._reload_recent(), name="reload-tables"),
-                       asyncio.create_task(self._sweep_loop(), name="sweep-tables")]
+                       asyncio.create_task(self._sweep_loop(), name="sweep-tables"),
+                       asyncio.create_task(self.accounts.rate_pending(), name="rate-pending")]
         self.watchdog.start()
 
     async def _reload_recent(self) -> None:
@@ -249,7 +253,8 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
         room["listed"] = row["listed"]
         t = Table(id=row["id"], game_name=row["game"], players=row["players"],
                   options=options, bot_level=row["bot_level"], status=row["status"],
-                  version=row["version"], room=room, host_hash=row["host_hash"])
+                  version=row["version"], room=room, host_hash=row["host_hash"],
+                  bans=dict(row.get("bans") or {}))
         for d in row["seats"]:
             s = Seat(index=d["seat"], name=d["name"], kind=d["kind"],
                      token_hash=d["token_hash"], bot_level=d["bot_level"])
@@ -509,6 +514,8 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
         events = pipeline.advance(table, rec)
         self._arm_timer(table)
         self._broadcast(table, events)
+        if table.status == "over":
+            self.accounts.match_over(table)
 
     def _broadcast(self, table: Table, events: list[dict]) -> None:
         self.fanout.broadcast(table, events)
@@ -548,7 +555,9 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
             conn.hello_timer = None
         conn.name = msg.name or "guest"
         seat = None
-        if msg.token:
+        # a banned token is worth nothing here: welcomed as a spectator, then told why
+        banned = msg.token is not None and self._banned_token(table, hash_token(msg.token))
+        if msg.token and not banned:
             h = hash_token(msg.token)
             for s in table.seats:
                 if s.kind == "human" and same_hash(s.token_hash, h):
@@ -560,6 +569,8 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
         catch_up = self._catch_up(table, msg)
         if seat is None:
             self._welcome(table, conn, conn.token)
+            if banned:
+                conn.error("banned", BANNED)
             self._send_state(table, conn, catch_up)
             return
         for other in list(table.conns):
@@ -572,6 +583,7 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
         conn.seat = seat
         conn.name = table.seats[seat].name or conn.name
         s = table.seats[seat]
+        s.address = conn.address
         s.connections += 1
         self._cancel_grace(s)
         if s.autoplay:
@@ -582,10 +594,15 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
             self._send_state(table, conn, catch_up)
         self._broadcast(table, [])
 
-    async def _save_seats(self, table: Table, changes: dict[int, dict]) -> None:
+    async def _save_seats(self, table: Table, changes: dict[int, dict],
+                          bans: dict | None = None) -> None:
+        """Seats (and, in the same write, the table's ``bans``) with the next version."""
         rows = [{"seat": i, **d} for i, d in changes.items()]
-        await self._stored(table, "the seats", "save_seats", table.id, rows, table.version + 1)
+        await self._stored(table, "the seats", "save_seats", table.id, rows, table.version + 1,
+                           bans)
         table.version += 1
+        if bans is not None:
+            table.bans = bans
         self._end_ready_check(table)         # who sits changed: a ready check asks again
         for i, d in changes.items():
             s = table.seats[i]
@@ -604,6 +621,8 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
             raise ActionError("not_waiting", "seats cannot change after the start")
         if conn.kicked:
             raise ActionError("kicked", "the host took your seat; you may watch")
+        if self._banned(table, conn):
+            raise ActionError("banned", BANNED)
         if not 0 <= msg.seat < table.players:
             raise ActionError("bad_message", f"sit: seat: no seat {msg.seat} at a table of "
                               f"{table.players}")
@@ -612,11 +631,14 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
         name = msg.name or conn.name
         if not name or name == "guest":
             name = f"Player {msg.seat + 1}"
+        # a logged-in person sits under their username; rated tables seat nobody else
+        name, account = await self.accounts.seat_name(table, conn, name)
         if self._is_host(table, conn):
             token, token_hash = conn.token, table.host_hash     # the host sits with their token
         else:
             token = secrets.token_urlsafe(24)
             token_hash = hash_token(token)
+        await self.accounts.link(table, token_hash, account)
         empty = {"name": None, "kind": "empty", "token_hash": None, "bot_level": None}
         changes = {msg.seat: {"name": name, "kind": "human", "token_hash": token_hash,
                               "bot_level": None}}
@@ -631,6 +653,7 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
             table.seats[old].connections -= 1
         conn.seat = msg.seat
         conn.name = name
+        table.seats[msg.seat].address = conn.address
         conn.token, conn.token_hash = token, token_hash
         table.seats[msg.seat].connections += 1
         self._welcome(table, conn, token)
@@ -665,6 +688,7 @@ class TableManager(Autoplay, HostActions, ReadyChecks):
                                **table.options)
         match_id = new_id(8)
         names = [s.name for s in table.seats]
+        await self.accounts.match_players(table, match_id)      # accounts.py
         await self._stored(table, "the match", "start_match", table.id, match_id,
                            table.game_name, table.players, table.options, 0, names,
                            table.version + 1, secret=secret, commitment=commitment)

@@ -51,7 +51,32 @@ def table_info(table) -> dict[str, Any]:
             "match_id": table.match_id, "room": dict(table.room), "host": table.host_seat(),
             "commitment": table.commitment,
             "secret": table.secret if over and table.commitment else None,
-            "ready_check": table.ready_check.info() if table.ready_check is not None else None}
+            "ready_check": table.ready_check.info() if table.ready_check is not None else None,
+            "rematch": rematch_info(table)}
+
+
+def rematch_asks(table):
+    """The asks for a rematch after the match that ended (``server/rematch.py``); None when
+    no match has ended or nobody asked after this one."""
+    asks = table.rematch
+    if table.status != "over" or asks is None or asks.match_id != table.match_id:
+        return None
+    return asks
+
+
+def rematch_waiting(table, asks) -> list[int]:
+    """The seats of present people (a socket open) who have not asked for the rematch yet."""
+    return [s.index for s in table.seats
+            if s.kind == "human" and s.connections > 0 and s.index not in asks.seats]
+
+
+def rematch_info(table) -> dict[str, Any] | None:
+    """What every client sees of the asks (``table.rematch``): the seats that asked and the
+    present people still to ask."""
+    asks = rematch_asks(table)
+    if asks is None:
+        return None
+    return {"asked": sorted(asks.seats), "waiting": rematch_waiting(table, asks)}
 
 
 def turn_info(table) -> dict[str, Any] | None:
@@ -86,8 +111,20 @@ def state_for(table, seat: int | None, events: list[dict], info: dict | None = N
     return {"type": "state", "version": table.version,
             "table": info if info is not None else table_info(table),
             "view": view, "last_events": [event_for(e, seat) for e in events],
-            "move_count": len(g.moves) if g is not None else 0, "seat": seat,
+            "move_count": len(g.moves) if g is not None else 0,
+            "moves_hash": moves_hash(table), "seat": seat,
             "turn": turn_info(table)}
+
+
+def moves_hash(table) -> str | None:
+    """The running hash of the current match's moves so far (``fairness.moves_chain``, keyed
+    with the deal secret, so it tells nothing about a hidden move; None before the first
+    match): a player who keeps it can check, once the secret is published with the log, that
+    the log holds exactly these moves (``docs/fairness.md``)."""
+    g = table.game
+    if g is None:
+        return None
+    return table.chain.update(table.secret, g.moves)
 
 
 def states_by_seat(table, seats, events: list[dict]) -> dict[int | None, str]:

@@ -16,8 +16,10 @@ def plot(results: dict, path: Path) -> None:
     ax_s, ax_w = fig.subplots(1, 2)
 
     def bars(ax, values, lows, highs, title, ylabel):
-        err_lo = [v - lo if lo is not None else 0 for v, lo in zip(values, lows)]
-        err_hi = [hi - v if hi is not None else 0 for v, hi in zip(values, highs)]
+        # an interval's end can sit a rounding error on the wrong side of its value (a
+        # Wilson interval of a rate of 0 starts 1e-17 above it): error bars are never < 0
+        err_lo = [max(0.0, v - lo) if lo is not None else 0 for v, lo in zip(values, lows)]
+        err_hi = [max(0.0, hi - v) if hi is not None else 0 for v, hi in zip(values, highs)]
         ax.bar(x, values, yerr=[err_lo, err_hi], capsize=6,
                color=[f"C{i}" for i in range(len(names))])
         ax.set_xticks(list(x), names, rotation=20 if len(names) > 3 else 0)

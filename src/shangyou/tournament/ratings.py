@@ -9,15 +9,19 @@ depend on which worker finished first. A hand's ranking comes from the runner's 
 from __future__ import annotations
 
 
-def rate(labels: list[str], hands) -> dict[str, dict]:
+def rate(labels: list[str], hands,
+         start: dict[str, tuple[float, float]] | None = None) -> dict[str, dict]:
     """``{label: {"mu", "sigma", "ordinal"}}`` after rating ``hands`` in the order given.
 
     ``hands`` yields ``(seats, teams, ranks)``: the line-up entry in each seat, the seats of each
-    team and each team's rank (1 best, equal ranks tie).
+    team and each team's rank (1 best, equal ranks tie). ``start``: ``(mu, sigma)`` of the
+    labels rated before (the server's accounts); the others start at the model's default.
     """
     from openskill.models import PlackettLuce
     model = PlackettLuce()
-    ratings = {label: model.rating(name=label) for label in labels}
+    start = start or {}
+    ratings = {label: model.rating(*start[label], name=label) if label in start
+               else model.rating(name=label) for label in labels}
     for seats, teams, ranks in hands:
         if len(teams) < 2:
             continue

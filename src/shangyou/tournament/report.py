@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +143,7 @@ def aggregate(cfg: Config, records: list[dict]) -> dict:
     return {"config": cfg.key(), "deals": len(records), "hands": hands,
             "family": fam, "score_means": SCORE_DEFINITIONS[fam],
             "win_means": WIN_DEFINITIONS[fam], "bots": bots, "pairs": pairs,
+            "rankings": rankings(bots),
             "ratings": [{"entry": lab, "bot": b, **rated[lab]}
                         for lab, b in zip(labels, cfg.bots)],
             # wall-clock and CPU figures: the only part that differs between two runs
@@ -151,6 +153,25 @@ def aggregate(cfg: Config, records: list[dict]) -> dict:
                            "cpu_seconds_per_move": (cpu[b] / moves[b] if cpu[b] is not None
                                                     and moves[b] else None),
                            "cpu_max_seconds": cpu_max[b]} for b in names}}
+
+
+RANKED_BY = {"score": ("mean score", lambda x: x["score"]["mean"], True),
+             "win": ("win rate", lambda x: x["win"]["rate"], True),
+             "place": ("mean place", lambda x: x["mean_place"], False),
+             "rating": ("openskill ordinal", lambda x: x["rating"]["ordinal"], True)}
+
+
+def rankings(bots: list[dict]) -> dict[str, list[str]]:
+    """The bots best first by each strength metric the report prints (mean score, win rate,
+    mean place where the game ranks players, openskill ordinal): a level can lead by one and
+    trail by another, and the report says so rather than rank by one alone."""
+    out = {}
+    for key, (_, value, high_first) in RANKED_BY.items():
+        if key == "place" and bots[0]["places"] is None:
+            continue
+        order = sorted(bots, key=lambda x: -value(x) if high_first else value(x))
+        out[key] = [x["bot"] for x in order]
+    return out
 
 
 CSV_FIELDS = ["bot", "seats", "hands", "seat_hands", "score_mean", "score_low", "score_high",
@@ -193,7 +214,13 @@ def write(results: dict, out: Path) -> dict[str, Path]:
         for row in rows:
             w.writerow({k: ("" if v is None else v) for k, v in row.items()})
     from .plot import plot
-    plot(results, paths["png"])
+    try:
+        plot(results, paths["png"])
+    except Exception as exc:     # the figure is a convenience: a finished run is never lost to it
+        paths["png"].unlink(missing_ok=True)
+        warnings.warn(f"tournament: the plot was not drawn ({exc}); results.json and "
+                      "results.csv are written", RuntimeWarning, stacklevel=2)
+        del paths["png"]
     return paths
 
 
@@ -237,6 +264,11 @@ def show(results: dict, console) -> None:
         t.add_row(*row)
     console.print(t)
     console.print(f"score: {results['score_means']}; win: {results['win_means']}.")
+    ranks = results.get("rankings") or rankings(results["bots"])
+    console.print("best first, by " + "; by ".join(
+        f"{RANKED_BY[k][0]}: {' > '.join(order)}" for k, order in ranks.items()))
+    if len({tuple(order) for order in ranks.values()}) > 1:
+        console.print("the metrics disagree on the order: no single ranking of these bots")
     for p in results["pairs"]:
         d = p["score_difference"]
         yes = {True: "overlap", False: "apart", None: "n/a"}

@@ -6,7 +6,8 @@ Phases (each decision is a move; see docs/rules/sheng-ji.md for the rules and de
   seat). After each draw, the player who drew may bid (``bid 7H``, ``bid 7H 7H``, ``bid BJ BJ``)
   or ``pass``, when they have a bid that would be legal. After the last card every player in
   turn gets a last chance to bid.
-* ``bury``: the declarer takes the kitty and buries as many cards, one at a time (``bury 3D``).
+* ``bury``: the declarer takes the kitty and buries as many cards, one at a time (``bury 3D``);
+  while burying, its view alone says which cards came from the kitty (``kitty_taken``).
   With ``kitty_theft`` the others may then overcall in turn and bury again (炒地皮).
 * ``call`` (Zhao Pengyou): the declarer names friends, one at a time (``call 1 AS``: whoever
   plays the first A♠ of the hand becomes a friend; if that is the declarer or a friend already,
@@ -91,11 +92,11 @@ class _FamilyShim:
 class ShengJiGame(GameBase):
     """One hand (``match=False``) or a match to A of a Sheng ji preset."""
 
-    PRIVATE_VIEW_KEYS = ("hand", "legal_moves", "pending", "buried")
+    PRIVATE_VIEW_KEYS = ("hand", "legal_moves", "pending", "buried", "kitty_taken")
     # see GameBase.clone; tricks: a finished trick's record never changes again
     CLONE_SHARED = GameBase.CLONE_SHARED | {"trump", "_kitty_as_dealt"}
     CLONE_FLAT = GameBase.CLONE_FLAT | {
-        "levels", "bid_log", "buried", "calls", "final_round", "friends", "kitty",
+        "levels", "bid_log", "buried", "calls", "final_round", "friends", "kitty", "kitty_taken",
         "lead_units", "pending", "stock", "trick", "tricks"}
     CLONE_NESTED = frozenset({"hands", "won"})
     CLONE_DICTS = frozenset({"bid", "call_results", "seen_counts"})
@@ -179,6 +180,7 @@ class ShengJiGame(GameBase):
         self.final_round: list[int] | None = None
         self.buried: list[int] = []
         self.kitty_owner: int | None = None
+        self.kitty_taken: list[int] = []     # the kitty as the seat burying now took it
         self.calls: list[tuple[int, int]] = []       # (ordinal, card)
         self.friends: list[int] = []
         self.call_results: dict[int, int] = {}       # call index -> seat that played it
@@ -289,6 +291,7 @@ class ShengJiGame(GameBase):
     def _give_kitty(self, seat: int) -> None:
         self.hands[seat].extend(self.kitty)
         self.kitty_owner = seat
+        self.kitty_taken = list(self.kitty)
         self.kitty = []
         self.to_bury = self.rules.kitty
         self.buried = []
@@ -693,6 +696,9 @@ class ShengJiGame(GameBase):
         if seat == self.kitty_owner and self.phase in (BURY, CALL, PLAY):
             # the player who buries the kitty knows what they buried, for the whole hand
             v["buried"] = [CARD_TEXT[c] for c in self.buried]
+            if self.phase == BURY and self.theft_round is None:
+                # while burying: which cards came from the kitty (a page marks them)
+                v["kitty_taken"] = [CARD_TEXT[c] for c in sorted(self.kitty_taken)]
         if seat == self.to_act:
             v["pending"] = [CARD_TEXT[c] for c in self.pending]
             v["legal_moves"] = [str(m) for m in self.legal_moves()]

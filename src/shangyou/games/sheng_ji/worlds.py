@@ -9,7 +9,8 @@ world plays one hand (``match=False``): a search scores the hand, not the match.
 What the view constrains and the sampler respects:
 
 * hand sizes (``counts``), the cards played in every trick, the seat's own hand and pending
-  throw or pick, the kitty size, the cards buried so far (shown to the player burying);
+  throw or pick, the kitty size, the cards buried so far and the kitty as taken (shown to the player
+  burying);
 * voids: a seat that played fewer cards of the led effective suit than were led holds none
   of that suit (trumps are one suit) from then on;
 * the winning bid: its cards were shown, so the bidder still holds them unless it has played
@@ -364,6 +365,7 @@ class WorldSampler:
         g.theft_round = None
         g.kitty_owner = None
         g.buried = []
+        g.kitty_taken = []
         g.kitty = []
         g.to_bury = r.kitty
         phase = self.phase
@@ -396,6 +398,8 @@ class WorldSampler:
             if phase == BURY:
                 buried = list(self.known_buried) if self.owner == self.seat else kitty
                 g.buried = buried
+                # the kitty as taken is only known to (and only shown to) the seat burying it
+                g.kitty_taken = list(_parse(" ".join(v.get("kitty_taken") or [])))
                 if self.theft:
                     owner = self.owner
                     assert owner is not None, "the theft round comes after the kitty is taken"

@@ -2,7 +2,7 @@
 // trick, game facts, end-of-hand summary, match result) used by the table and replay pages.
 // Every string that comes from the server or another player goes into the page as text.
 
-import { cardElement, playElement, richText, trumpElement } from "./cards.js";
+import { cardElement, parseCard, playElement, richText, trumpElement } from "./cards.js";
 import { has, lang, t } from "./i18n.js";
 
 export async function api(path, { method = "GET", body } = {}) {
@@ -43,6 +43,8 @@ export function h(tag, attrs = {}, ...children) {
     if (k.startsWith("on") && typeof v === "function") e.addEventListener(k.slice(2), v);
     else if (k === "class") e.className = v;
     else if (k === "dataset") Object.assign(e.dataset, v);
+    // through the CSSOM: the Content-Security-Policy refuses style attributes (setAttribute)
+    else if (k === "style") e.style.cssText = String(v);
     else if (v === true) e.setAttribute(k, "");
     else e.setAttribute(k, String(v));
   }
@@ -257,7 +259,7 @@ export function renderInfo(view, ctx) {
     if (view.bid) add(t("f.bid"), h("span", {}, seatName(ctx, view.bid.seat), ": ", richText(view.bid.cards)));
     add(t("f.kitty"), t("f.kittyN", { n: view.kitty_size }));
     add(t("f.oppPoints"), String(view.opponents_points ?? 0));
-    if ((view.calls || []).length) add(t("f.calls"), richText(view.calls.join(", ")));
+    if ((view.calls || []).length) add(t("f.calls"), callsWords(view.calls));
     if ((view.friends || []).length || (view.calls || []).length) {
       add(t("f.friends"), view.friends.length ? nameList(ctx, view.friends) : t("f.noneYet"));
     }
@@ -408,6 +410,23 @@ export function renderResult(view, ctx) {
 }
 
 // ----------------------------------------------------------------------------- events
+/** A friend call ("2 AH") in words: "the 2nd A♥", 「第二张红桃A」 (anything else as it came). */
+export function callWords(call) {
+  const m = /^(\d+) (\S+)$/.exec(String(call ?? "").trim());
+  if (!m) return String(call ?? "");
+  const n = Number(m[1]);
+  const c = parseCard(m[2]);
+  if (!c.suit) return String(call);
+  const ord = n <= 3 ? t(`cw.${n}`) : t("cw.n", { n });
+  return t("cw.one", { ord, rank: c.rank, suit: t(`cw.${c.suit}`) });
+}
+
+/** Several calls in words: "the 2nd A♥ and the 1st A♠". */
+export function callsWords(calls) {
+  const w = (calls || []).map(callWords);
+  return w.length <= 1 ? w.join("") : w.slice(0, -1).join(t("cw.comma")) + t("cw.and") + w[w.length - 1];
+}
+
 /** One line of text for an engine or server event (unknown events are shown generically). */
 export function eventText(ev, ctx) {
   if (!ev || typeof ev !== "object") return String(ev);
@@ -423,8 +442,8 @@ export function eventText(ev, ctx) {
     case "redeal": return t("e.redeal");
     case "buried": return t("e.buried", { who });
     case "kitty theft": return t("e.theft", { who, trump: ev.trump });
-    case "call": return t("e.call", { who, call: ev.call });
-    case "friend": return t("e.friend", { who, call: ev.call });
+    case "call": return t("e.call", { who, call: callWords(ev.call) });
+    case "friend": return t("e.friend", { who, call: callWords(ev.call) });
     case "trick": return t("e.trick", { name: seatName(ctx, ev.winner), n: ev.points });
     case "failed throw": return t("e.failedThrow", { who, tried: ev.tried, forced: ev.forced });
     case "hook": return t("e.hook", { rank: ev.back_to });

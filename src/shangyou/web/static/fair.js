@@ -4,6 +4,9 @@
 // dealt (localStorage, shangyou.commit.<match_id>); the replay page recomputes the hash of the
 // published secret, compares it with what this browser kept, compares the kept cards with the
 // log's deals, and shows the server's own check (GET /api/matches/{id}/verify).
+// Every state also carries the running hash of the moves so far (moves_hash, after move_count
+// moves, keyed with the secret); the table page keeps the last one it saw with the record, and
+// the replay page checks that the log's moves hash to it, and to the log's own moves_hash.
 
 import { api, gameFamily, h } from "./common.js";
 import { t } from "./i18n.js";
@@ -38,6 +41,39 @@ export async function sha256Hex(text) {
 /** The commitment of a deal secret (64 hex digits). */
 export function commitmentOf(secretHex) {
   return sha256Hex(COMMIT_PREFIX + String(secretHex));
+}
+
+// The moves' running hash, as src/shangyou/fairness.py computes it (docs/fairness.md), keyed
+// with the deal secret (published with the log): h_0 = HMAC-SHA256(secret, "shangyou/moves/v1:"
+// + commitment), h_k = HMAC-SHA256(secret, "<h_{k-1}>:<seat>:<move>").
+export const MOVES_PREFIX = "shangyou/moves/v1:";
+
+/** HMAC-SHA256 (RFC 2104) of a text's UTF-8 bytes with a key of at most 64 bytes, as hex; the
+ * plain SHA-256 of sha256.js, so that it works the same without crypto.subtle. */
+export function hmacHex(key, text) {
+  const block = new Uint8Array(64);
+  block.set(key);
+  const msg = new TextEncoder().encode(String(text));
+  const inner = new Uint8Array(64 + msg.length);
+  const outer = new Uint8Array(64 + 32);
+  for (let i = 0; i < 64; i++) { inner[i] = block[i] ^ 0x36; outer[i] = block[i] ^ 0x5c; }
+  inner.set(msg, 64);
+  outer.set(sha256(inner), 64);
+  return toHex(sha256(outer));
+}
+
+const hexBytes = (hex) => Uint8Array.from(hex.match(/../g) || [], (b) => parseInt(b, 16));
+
+/** Every hash of the chain of `moves` ([[seat, text], ...]) of the match dealt from `secret`:
+ * [h_0, h_1, ..., h_n]. */
+export async function movesChain(secret, moves) {
+  const ok = isHex64(String(secret));
+  const key = ok ? hexBytes(String(secret).toLowerCase()) : new Uint8Array(0);
+  const out = [hmacHex(key, MOVES_PREFIX + (ok ? await commitmentOf(String(secret).toLowerCase()) : ""))];
+  for (const [seat, text] of moves || []) {
+    out.push(hmacHex(key, `${out[out.length - 1]}:${Number(seat)}:${String(text)}`));
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------- the kept record
@@ -93,7 +129,7 @@ function asDealt(view) {
  * deal, since they are drawn one at a time). Never replaces a kept commitment: if the server
  * showed another one later, the replay page shows the difference.
  */
-export function noteDeal(table, view, seat) {
+export function noteDeal(table, view, seat, msg) {
   if (!table || !table.match_id || !isHex64(table.commitment)) return;
   const m = table.match_id;
   let rec = loadDeal(m);
@@ -101,6 +137,12 @@ export function noteDeal(table, view, seat) {
   if (!rec) {
     rec = { commitment: table.commitment.toLowerCase(), table: table.table_id || null,
             game: table.game || null, seat: null, hands: {}, at: Date.now() };
+    changed = true;
+  }
+  // the last moves hash seen: {n: moves made, hash}; a later state never goes back
+  if (msg && isHex64(msg.moves_hash) && Number.isInteger(msg.move_count) &&
+      (!rec.moves || msg.move_count > rec.moves.n)) {
+    rec.moves = { n: msg.move_count, hash: msg.moves_hash.toLowerCase() };
     changed = true;
   }
   if (view && Array.isArray(view.hand) && view.hand.length && seat !== null && seat !== undefined &&
@@ -252,6 +294,21 @@ export async function fairPanel(box, matchId, log) {
   if (hands.status === "ok") list.append(check("hands", "ok", t("fair.handsOk", { n: hands.hands })));
   else if (hands.status === "bad") list.append(check("hands", "bad", t("fair.handsBad", { list: hands.bad.join(", ") })));
   else list.append(check("hands", "none", t("fair.handsNone")));
+  // (e) the moves: their chain ends at the log's moves_hash, and passes through the hash kept
+  const moves = Array.isArray(log.moves) ? log.moves : [];
+  const chain = await movesChain(secret, moves);
+  const last = chain[chain.length - 1];
+  if (!isHex64(log.moves_hash)) list.append(check("moves", "bad", t("fair.movesNoHash")));
+  else if (log.moves_hash.toLowerCase() === last) list.append(check("moves", "ok", t("fair.movesOk", { n: moves.length })));
+  else list.append(check("moves", "bad", t("fair.movesBad"), " ", short(last)));
+  const seen = rec && rec.moves;
+  if (!seen || !isHex64(seen.hash) || !Number.isInteger(seen.n)) list.append(check("seen", "none", t("fair.seenNone")));
+  else if (chain[seen.n] === seen.hash) {
+    // in full, as `shangyou verify --moves-hash K:HEX` takes it
+    list.append(check("seen", "ok", t("fair.seenOk", { n: seen.n }), " ",
+      h("code", { class: "hex", id: "fair-seen" }, `${seen.n}:${seen.hash}`)));
+  }
+  else list.append(check("seen", "bad", t("fair.seenBad", { n: seen.n }), " ", short(seen.hash)));
   // (d) the server's own check
   const server = check("server", "pending", t("fair.serverWait"));
   list.append(server);
@@ -267,6 +324,7 @@ export async function fairPanel(box, matchId, log) {
     t(v && v.commitment_ok ? "fair.sv.commitOk" : "fair.sv.commitBad"),
     t(v && v.replays ? "fair.sv.replaysOk" : "fair.sv.replaysBad"),
     t(v && v.deals_ok ? "fair.sv.dealsOk" : "fair.sv.dealsBad", { n: v && v.hands }),
+    t(v && v.moves_ok ? "fair.sv.movesOk" : "fair.sv.movesBad"),
   ];
   const text = t(ok ? "fair.serverOk" : "fair.serverBad", { parts: parts.join(t("fair.sep")) }) +
     (v && v.reason ? ` (${v.reason})` : "");

@@ -9,7 +9,7 @@
 // each row of the waiting seat list, and render() after it drew the page.
 
 import { api, displayName, h } from "./common.js";
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 import { optionFields, readOptionValues, readRoom, roomFields, same } from "./options.js";
 
 const $ = (id) => document.getElementById(id);
@@ -27,6 +27,38 @@ export function initHost(p) {
   $("host-close").addEventListener("click", openClose);
   $("host-options").addEventListener("click", openOptions);
   $("host-new").addEventListener("click", () => page.send({ type: "start" }));
+  mountHints();
+}
+
+// ---------------------------------------------------------------- hints between people
+// The room's `hints` option (docs/protocol.md, *Hints*): unset, hints are given while one
+// person plays and refused once two or more do; the host may turn them off for everyone or
+// allow them between people. Set while the table waits, like the other options.
+const HINTS = [["", "hh.auto"], ["off", "hh.off"], ["heuristic", "hh.heuristic"], ["search", "hh.search"]];
+
+function mountHints() {
+  const sel = h("select", { id: "host-hints" });
+  sel.addEventListener("change", () => {
+    delete sel.dataset.key;              // the next state shows what the room holds
+    page.send({ type: "options", room: { hints: sel.value || null } });
+  });
+  const row = h("label", { class: "field host-hints", id: "host-hints-row" },
+    h("span", { id: "host-hints-label" }, t("hh.hints")), sel);
+  $("host-panel").querySelector(".row").before(row);
+}
+
+function renderHints(tb, status) {
+  const sel = $("host-hints");
+  if (!sel) return;
+  const now = (tb.room && tb.room.hints) || "";
+  sel.disabled = status !== "waiting";   // the server takes options while the table waits
+  // redrawn only when something it shows changed (an open menu is left alone)
+  const key = `${lang()}|${now}`;
+  if (sel.dataset.key === key) return;
+  sel.dataset.key = key;
+  $("host-hints-label").textContent = t("hh.hints");
+  sel.replaceChildren(...HINTS.map(([v, key]) => h("option", { value: v, selected: v === now ? true : undefined }, t(key))));
+  sel.value = now;
 }
 
 export function onWelcome(msg) {
@@ -114,6 +146,7 @@ export function render() {
   panel.hidden = !(me && live);
   if (panel.hidden) return;
   $("host-options").hidden = status !== "waiting";
+  renderHints(tb, status);
   $("host-new").hidden = status !== "over";
   const list = $("host-seats");
   if (status === "waiting") {

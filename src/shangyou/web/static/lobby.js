@@ -1,14 +1,19 @@
-// The lobby: presets (GET /api/presets), create a table (POST /api/tables: the creator keeps
-// the answer's host token as the table's token, so the table page says hello as the host), the
-// open tables a page at a time (GET /api/tables?offset=&limit=) and the finished matches
-// (GET /api/matches).
+// The lobby: presets (GET /api/presets); Play now (POST /api/play: a table of the chosen game
+// with bots in the other seats, the player seated and the match started, in one tap); create a
+// table (POST /api/tables: the creator keeps the answer's host token as the table's token, so
+// the table page says hello as the host), the open tables a page at a time
+// (GET /api/tables?offset=&limit=) and the finished matches (GET /api/matches). The game and
+// players menus start at the game last played here (lastgame.js); on a phone the other options
+// are folded under "More options" so that Play now, the game and the players fit the screen.
 
 import { api, displayName, gameTitle, h, localName } from "./common.js";
 import { has, t, translatePage } from "./i18n.js";
+import { lastGame, rememberGame } from "./lastgame.js";
 import { formWords, optionFields, packsFor, readOptionValues, readRoom, same } from "./options.js";
 import { mountSettings, rulesDialog } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);
+const NAME_KEY = "shangyou.name";
 let presets = [];
 
 function familyOf(p) {
@@ -30,11 +35,17 @@ function fillPresets() {
     groups.get(fam).append(h("option", { value: p.name }, gameTitle(p.name)));
   }
   for (const g of groups.values()) sel.append(g);
+  const last = lastGame();        // the game last played here (a first visit: Pagat for 4)
+  if (presets.some((p) => p.name === last.game)) sel.value = last.game;
   const keep = sel.dataset.keep;
   if (keep && presets.some((p) => p.name === keep)) sel.value = keep;
   const wanted = new URLSearchParams(location.search).get("game");
   if (wanted && presets.some((p) => p.name === wanted)) sel.value = wanted;
+  const players = $("players");
+  if (!players.dataset.keep && sel.value === last.game) players.dataset.keep = String(last.players);
   onPreset();
+  delete sel.dataset.keep;
+  delete players.dataset.keep;
 }
 
 function onPreset() {
@@ -51,6 +62,18 @@ function onPreset() {
   box.replaceChildren();
   box.append(...optionFields(d));
   fitPacks();
+  playNote();
+}
+
+/** What Play now starts: the game, the players, the bots. */
+function playNote() {
+  const p = currentPreset();
+  if (!p) return;
+  const bots = $("bots");
+  const level = bots.value;
+  $("play-now-note").textContent = t("lobby.playNowNote", {
+    game: gameTitle(p.name), n: Number($("players").value) - 1,
+    level: has(`bot.${level}`) ? t(`bot.${level}`) : level });
 }
 
 /** Offer only the numbers of packs the preset allows for the chosen number of players. */
@@ -76,6 +99,39 @@ function readOptions() {
   return out;
 }
 
+/** Play now: a table of this game with bots, seated and started (POST /api/play). */
+async function onPlayNow() {
+  const err = $("create-error");
+  err.textContent = "";
+  const btn = $("play-now");
+  btn.disabled = true;
+  btn.setAttribute("aria-busy", "true");
+  try {
+    const p = currentPreset();
+    const read = readRoom(document, "room");
+    const body = {
+      game: p.name,
+      players: Number($("players").value),
+      options: readOptions(),
+      bots: $("bots").value,
+      // a table of one person and bots is link only: bot matches do not fill the open tables
+      room: { turn_timer: read.turn_timer, listed: false, ...("grace" in read ? { grace: read.grace } : {}) },
+    };
+    let name = "";
+    try { name = (localStorage.getItem(NAME_KEY) || "").trim().slice(0, 24); } catch { /* private mode */ }
+    if (name) body.name = name;
+    const res = await api("/api/play", { method: "POST", body });
+    try { localStorage.setItem(`shangyou.token.${res.table_id}`, res.token); } catch { /* private mode */ }
+    rememberGame(body.game, body.players);
+    location.href = res.url && res.url.startsWith("/") ? res.url
+      : `/t/${encodeURIComponent(res.table_id)}`;
+  } catch (ex) {
+    err.textContent = formWords(ex.message || String(ex));
+    btn.disabled = false;
+    btn.removeAttribute("aria-busy");
+  }
+}
+
 async function onCreate(e) {
   e.preventDefault();
   const err = $("create-error");
@@ -96,6 +152,7 @@ async function onCreate(e) {
     if (!read.listed) room.listed = false;        // listed is the default
     if (Object.keys(room).length) body.room = room;
     const res = await api("/api/tables", { method: "POST", body });
+    rememberGame(body.game, body.players);
     if (res.host_token && res.table_id) {
       // the host's secret: the table page says hello with it (as with a seat token)
       try { localStorage.setItem(`shangyou.token.${res.table_id}`, res.host_token); } catch { /* private mode */ }
@@ -237,6 +294,7 @@ async function init() {
     }
     showTables();
     showMatches();
+    playNote();
   } });
   const openRules = rulesDialog(() => {
     const p = currentPreset();
@@ -244,7 +302,11 @@ async function init() {
   });
   $("lobby-rules").addEventListener("click", openRules);
   $("game").addEventListener("change", onPreset);
-  $("players").addEventListener("change", fitPacks);
+  $("players").addEventListener("change", () => { fitPacks(); playNote(); });
+  $("bots").addEventListener("change", playNote);
+  $("play-now").addEventListener("click", onPlayNow);
+  // a wide screen has room for every option; a phone folds them under "More options"
+  if (window.matchMedia && window.matchMedia("(min-width: 760px)").matches) $("more-options").open = true;
   $("create-form").addEventListener("submit", onCreate);
   $("refresh").addEventListener("click", () => { loadTables(); loadMatches(); });
   $("tables-prev").addEventListener("click", () => turnPage(-1));
@@ -255,6 +317,7 @@ async function init() {
   try {
     presets = await api("/api/presets");
     fillPresets();
+    $("play-now").disabled = false;         // Play now needs a game to start
   } catch (ex) {
     $("create-error").textContent = t("lobby.errGames", { msg: ex.message });
   }

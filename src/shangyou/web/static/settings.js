@@ -7,14 +7,17 @@ import { LANGS, has, lang, setLang, t } from "./i18n.js";
 import { OPTIONS, RULES } from "./rules.js";
 
 const KEY = "shangyou.settings";
-const DEFAULTS = { four: false, dark: false, size: "m", motion: false, sound: false };
+// sound (sound.js: cards, tricks, your turn) is on unless the system asks for reduced motion
+const DEFAULTS = { four: false, dark: false, size: "m", motion: false, sound: true };
 
 export function settings() {
   let s = {};
   try { s = JSON.parse(localStorage.getItem(KEY) || "{}") || {}; } catch { s = {}; }
   const out = { ...DEFAULTS, ...s };
-  if (!("motion" in s) && window.matchMedia &&
-      window.matchMedia("(prefers-reduced-motion: reduce)").matches) out.motion = true;
+  if (window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches) {
+    if (!("motion" in s)) out.motion = true;
+    if (!("sound" in s)) out.sound = false;
+  }
   if (!["s", "m", "l"].includes(out.size)) out.size = "m";
   return out;
 }

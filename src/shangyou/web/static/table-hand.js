@@ -3,11 +3,14 @@
 
 import { cardElement } from "./cards.js";
 import { h } from "./common.js";
+import { t } from "./i18n.js";
 import { fitHand } from "./table-layout.js";
 
 /**
  * Draw `hand` into `box`. opts: {selected (Set of indices), pending (cards of a throw in
- * progress), focusIndex, clickable, note (text when there is no hand), onCard(i), onFocus(i)}.
+ * progress), focusIndex, clickable, note (text when there is no hand), fromKitty (Set of the
+ * indices of cards that came from the kitty: marked, and said in their names), onCard(i),
+ * onFocus(i)}.
  */
 export function drawHand(box, hand, opts) {
   const hadFocus = box.contains(document.activeElement);
@@ -30,6 +33,12 @@ export function drawHand(box, hand, opts) {
     b.classList.toggle("selected", sel);
     b.setAttribute("aria-pressed", String(sel));
     b.tabIndex = i === opts.focusIndex ? 0 : -1;
+    if (opts.fromKitty && opts.fromKitty.has(i)) {
+      b.classList.add("from-kitty");
+      b.setAttribute("aria-label", t("kitty.cardFrom", { card: b.getAttribute("aria-label") }));
+      // the badge is drawn by CSS (::after): no text inside the button beside its name
+      b.dataset.badge = t("kitty.badge");
+    }
     if (opts.clickable) b.classList.add("clickable");
     b.addEventListener("click", () => opts.onCard(i));
     b.addEventListener("focus", () => opts.onFocus(i));

@@ -117,7 +117,7 @@ export function makeHints(P) {
     if (m) ht.dataset.move = m; else delete ht.dataset.move;
     if (sh.by) ht.dataset.by = sh.by; else delete ht.dataset.by;
     if (!m || !S.view) return;
-    for (const b of document.querySelectorAll("#moves button")) {
+    for (const b of document.querySelectorAll("#moves button, #call-sheet button")) {
       b.classList.toggle("hinted", b.dataset.move === m);
     }
     $("pass").classList.toggle("hinted", m === "pass");

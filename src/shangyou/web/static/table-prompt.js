@@ -6,7 +6,7 @@
 import { richText, splitPlay } from "./cards.js";
 import { gameFamily, h } from "./common.js";
 import { has, t } from "./i18n.js";
-import { renderCallPicker } from "./table-call.js";
+import { showCallSheet } from "./table-call.js";
 import { moveText } from "./table-moves.js";
 import { seatRef, withSeat } from "./table-seats.js";
 
@@ -100,7 +100,7 @@ export function makePrompt(P) {
   function renderMoves() {
     const box = $("moves");
     box.replaceChildren();
-    if (!myTurn()) return;
+    if (!myTurn()) { showCallSheet([], S.callPick, {}); return; }
     if (S.choices) {
       box.append(h("span", { class: "muted", id: "readings-q" }, t("t.readings")));
       for (const m of S.choices) {
@@ -123,14 +123,9 @@ export function makePrompt(P) {
       box.append(h("button", { type: "button", class: "move-btn", dataset: { move: m },
         onclick: () => sendMove(m) }, moveLabel(m)));
     }
-    if (calls.length > 12) {
-      const pick = h("div", { class: "call-box", dataset: { ...S.callPick } });
-      renderCallPicker(pick, calls, { hand: S.view.hand || [], buried: S.view.buried || [],
-                                      onCall: (m) => sendMove(m) });
-      // the choice survives a redraw of the moves
-      pick.addEventListener("click", () => { S.callPick = { ord: pick.dataset.ord || "", card: pick.dataset.card || "" }; });
-      box.append(pick);
-    }
+    // many calls: the picker over the table (table-call.js); the choice survives redraws
+    showCallSheet(calls.length > 12 ? calls : [], S.callPick,
+                  { hand: S.view.hand || [], buried: S.view.buried || [], onCall: (m) => sendMove(m) });
   }
 
   /**

@@ -3,8 +3,8 @@
 // games' hand, target and team scores; Zheng Fen's points on the table. The full list of facts
 // is in the side panel (renderInfo).
 
-import { richText, trumpElement } from "./cards.js";
-import { gameFamily, h } from "./common.js";
+import { trumpElement } from "./cards.js";
+import { callsWords, gameFamily, h } from "./common.js";
 import { lang, t } from "./i18n.js";
 import { seatRef } from "./table-seats.js";
 
@@ -24,7 +24,7 @@ export function renderStrip(view, ctx, options = {}) {
       ? t("f.undecided") : seatRef(ctx, view.declarer));
     add("points", t("f.oppPoints"), String(view.opponents_points ?? 0));
     add("kitty", t("f.kitty"), t("f.kittyN", { n: view.kitty_size ?? "?" }));
-    if ((view.calls || []).length) add("calls", t("f.calls"), richText(view.calls.join(", ")));
+    if ((view.calls || []).length) add("calls", t("f.calls"), callsWords(view.calls));
     // Zhao Pengyou: the friends found, named as their seats show them
     if ((view.friends || []).length) {
       const sep = lang() === "zh" ? "、" : ", ";

@@ -1,9 +1,9 @@
 // Turn awareness on the table page: the title marker, the screen reader's announcement, the
-// optional sound, and the room's turn timer (its countdown and the ring on the seat to play).
+// "your turn" sound (sound.js), and the room's turn timer (its countdown and the ring on the seat to play).
 
 import { gameTitle } from "./common.js";
 import { t } from "./i18n.js";
-import { settings } from "./settings.js";
+import { playSound } from "./sound.js";
 import { seatLabel, setTimerRing } from "./table-seats.js";
 
 /** The turn functions over the page `P`: its state `S`, `$`, `myTurn` and `ctx`. */
@@ -18,7 +18,7 @@ export function makeTurn(P) {
     document.body.dataset.myTurn = mine ? "1" : "";
     if (mine && !S.wasMyTurn) {
       $("announce").textContent = t("t.yourTurnSay");
-      if (settings().sound) beep();
+      playSound("turn");
     } else if (!mine && S.wasMyTurn) {
       $("announce").textContent = "";
     }
@@ -45,22 +45,6 @@ export function makeTurn(P) {
     box.setAttribute("aria-label", t("t.timerLabel"));
     box.textContent = `${t("t.turnOf", { name: seatLabel(ctx(), tr.seat) })}: ${t("t.timer", { s: left })}`;
     box.classList.toggle("urgent", left <= 5);
-  }
-
-  let audio = null;
-  function beep() {
-    document.body.dataset.beeps = String(Number(document.body.dataset.beeps || 0) + 1);
-    try {
-      audio = audio || new (window.AudioContext || window.webkitAudioContext)();
-      const o = audio.createOscillator();
-      const g = audio.createGain();
-      o.frequency.value = 660;
-      g.gain.setValueAtTime(0.08, audio.currentTime);
-      g.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + 0.25);
-      o.connect(g).connect(audio.destination);
-      o.start();
-      o.stop(audio.currentTime + 0.26);
-    } catch { /* no audio here */ }
   }
 
   return { renderTurn, tickTimer };

@@ -3,11 +3,12 @@
 //
 // What a player gets here beyond the game itself: a seamless resume (the seat token in
 // localStorage, quick reconnects, a "Reconnecting…" banner), turn awareness (one active seat,
-// a "Your turn" banner, a title marker, an optional sound, the room's turn timer, a screen
+// a "Your turn" banner, a title marker, card and turn sounds, the room's turn timer, a screen
 // reader announcement), play helpers (Play disabled with the reason, the bot's hint and the
 // legal plays, readings, auto-pass, a kept selection), the last trick, a game log, keyboard
 // play, settings and rules help, and two languages (i18n.js). The host's tools are in host.js,
-// the ready check in table-ready.js, the fair-deal record in fair.js; the prompt and controls in
+// the ready check in table-ready.js, the rematch in table-rematch.js, the sounds in sound.js, the
+// chat badge in table-unread.js, the fair-deal record in fair.js; the prompt and controls in
 // table-prompt.js, Hint and Legal plays in table-hint.js, turn awareness in table-turn.js, the
 // banners in table-banners.js, the log in table-log.js, the layout, seats, trick, hand and strip
 // in their table-*.js modules.
@@ -28,8 +29,12 @@ import { kindOf, playsMadeOf, trickKey } from "./table-moves.js";
 import { makeHints } from "./table-hint.js";
 import { makePrompt } from "./table-prompt.js";
 import { makeBanners } from "./table-banners.js";
+import { makeBury } from "./table-bury.js";
 import { makeTurn } from "./table-turn.js";
 import { makeReady } from "./table-ready.js";
+import { makeRematch } from "./table-rematch.js";
+import { makeUnread } from "./table-unread.js";
+import { stateSounds } from "./sound.js";
 import { closeSeatPop, placeSeatPop, renderTableSeats, shortName } from "./table-seats.js";
 import { renderStrip } from "./table-strip.js";
 import { moveLatest, renderLastTrickBox, renderTableTrick, sweepTrick } from "./table-trick.js";
@@ -94,7 +99,14 @@ const { renderPrompt, renderMoves, playCheck, renderControls } = makePrompt({
   S, $, myTurn, legal, seated, ctx, clickKind, offers, cardPlays, playsOf, kindOf,
   selectedCards, sendMove, renderHintButtons: (usable) => Hints.renderButtons(usable),
 });
+const Rematch = makeRematch({ S, $, send });
+const Unread = makeUnread({ $ });
 const Hints = makeHints({ S, $, send, legal, myTurn, clickKind, renderMoves, renderHand, renderControls });
+const Bury = makeBury({
+  S, $, legal, myTurn, sendMove, showAlert,
+  redraw: () => { renderHand(); renderControls(); Bury.render(); },
+  resync: () => { try { S.ws?.close(); } catch { /* the page reconnects and gets the state */ } },
+});
 
 // ---------------------------------------------------------------------- connection
 function wsUrl() {
@@ -260,20 +272,24 @@ function handle(msg) {
       S.version = msg.version;
       S.moveCount = msg.move_count ?? 0;
       if (msg.table) S.table = msg.table;
+      const before = S.view;
+      const catchingUp = S.resumedAt === null || S.resumedAt === undefined;
       S.view = msg.view || null;
       if (S.view && S.view.seat !== undefined) S.mySeat = S.view.seat;
       Host.onTable(S.table, S.mySeat);
-      noteDeal(S.table, S.view, S.mySeat);
+      noteDeal(S.table, S.view, S.mySeat, msg);
       S.busy = false;
       onTurn(msg.turn);
       logEvents(msg.last_events || [], msg.move_count);
       render();
+      if (!catchingUp) stateSounds(before, S.view, msg.last_events);
       if (S.table && S.table.status === "closed" && !S.closed) tableClosed();
       // when the page was back with its state (since the page started, or the socket dropped)
       if (S.resumedAt === null || S.resumedAt === undefined) S.resumedAt = performance.now();
       break;
     case "chat":
       addChat($("chat-log"), msg);
+      Unread.onChat();
       break;
     case "pong":            // the server is there (S.heardAt was set on its arrival)
       break;
@@ -284,10 +300,11 @@ function handle(msg) {
       S.busy = false;
       if (msg.code === "replaced") { openedElsewhere(); return; }
       if (msg.code === "closed") { tableClosed(); return; }
-      if (msg.code === "kicked") { kicked(); return; }
+      if (msg.code === "kicked" || msg.code === "banned") { kicked(); return; }
       if (msg.code === "too_many_sockets") { openedElsewhere("t.tooManySockets", "t.tryAgain"); return; }
       if (msg.code === "moved") return;     // its socket closes with MOVED: the page reconnects
       if (Hints.onError(msg)) return;
+      Bury.onError(msg);
       showAlert(ERRORS[msg.code] ? t(ERRORS[msg.code]) : (msg.message || msg.code || "error"));
       if (msg.code === "no_table") {
         S.stopped = true;
@@ -460,6 +477,7 @@ function render() {
       h("a", { class: "button", href: "/" }, t("t.backLobby"))));
   }
   $("result-slot").replaceChildren(...(result ? [h("div", { class: "panel result-panel" }, result)] : []));
+  Rematch.render();
   $("overlay").hidden = !(result || showSummary);
   $("overlay-close").hidden = !!result;
   const begun = !result && showSummary && v.phase !== "over" && hist === S.freshHist &&
@@ -481,6 +499,7 @@ function render() {
   renderMoves();
   renderHand();
   renderControls();
+  Bury.render();
   Hints.afterRender();
   layout();
   if (old.length) {
@@ -558,7 +577,7 @@ function renderHand() {
   if (Array.isArray(v.hand)) S.focusIndex = Math.max(0, Math.min(S.focusIndex, v.hand.length - 1));
   drawHand($("hand"), v.hand, {
     selected: S.selected, pending: v.pending || [], focusIndex: S.focusIndex,
-    clickable: !!clickKind(), note: seated() ? "" : t("t.spectating"),
+    clickable: !!clickKind(), note: seated() ? "" : t("t.spectating"), fromKitty: Bury.fromKitty(),
     onCard, onFocus: (i) => { S.focusIndex = i; },
   });
 }
@@ -577,6 +596,7 @@ function onCard(i) {
   const v = S.view;
   if (!v || !v.hand || S.busy || S.stopped) return;
   S.focusIndex = i;
+  if (Bury.active()) { Bury.toggle(i); return; }     // chosen, sent on Confirm (table-bury.js)
   const ck = clickKind();
   if (ck && myTurn()) {
     const want = `${ck} ${v.hand[i]}`.toUpperCase();
@@ -645,7 +665,7 @@ function onPlay() {
 function onClear() {
   S.selected.clear(); S.choices = null;
   Hints.clearHint();
-  renderMoves(); renderHand(); renderControls();
+  renderMoves(); renderHand(); renderControls(); Bury.render();
 }
 
 /** Auto-pass: while the toggle is on, pass at each turn of this trick where passing is legal. */
@@ -692,6 +712,7 @@ function onKey(e) {
   const onButton = tg && tg.tagName === "BUTTON" && !inHand;
   if (e.key === "Enter" && (inHand || !onButton) && !(tg && tg.tagName === "A")) {
     if (!$("play").disabled) { e.preventDefault(); onPlay(); }
+    else if (Bury.ready()) { e.preventDefault(); Bury.confirm(); }     // the cards to bury
     else if (inHand) e.preventDefault();      // Enter plays; Space selects
     return;
   }
