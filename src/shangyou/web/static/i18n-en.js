@@ -581,4 +581,14 @@ export const en = {
   "t.hintLevelHeuristic": "heuristic",
   "t.hintFallbackTime": " (the search ran out of time: the heuristic's advice)",
   "t.hintFallbackFailed": " (the search failed: the heuristic's advice)",
+  // seats
+  "bot.short": "Bot {n}",
+  "t.legalShort": "Legal",
+  "t.lastShort": "Last",
+  "t.hideLastShort": "Hide",
+  "mv.bid": "Bid",
+  "mv.take": "Take",
+  "mv.give": "Give",
+  "t.nextHandOn": "The next hand has begun: close this to see the table.",
+  "t.nextHandTurn": "Your turn in the next hand: close this to see the table.",
 };

@@ -572,4 +572,14 @@ export const zh = {
   "t.hintLevelHeuristic": "启发式",
   "t.hintFallbackTime": "（搜索超时：这是启发式的建议）",
   "t.hintFallbackFailed": "（搜索出错：这是启发式的建议）",
+  // seats
+  "bot.short": "机器人{n}",
+  "t.legalShort": "可出",
+  "t.lastShort": "上一墩",
+  "t.hideLastShort": "收起",
+  "mv.bid": "叫主",
+  "mv.take": "拿",
+  "mv.give": "给",
+  "t.nextHandOn": "下一副牌已经开始：关掉这里就能看到牌桌。",
+  "t.nextHandTurn": "下一副牌轮到你了：关掉这里就能看到牌桌。",
 };

@@ -10,6 +10,7 @@
 import { richText, splitPlay } from "./cards.js";
 import { lang, t } from "./i18n.js";
 import { callCanFind, decksOf } from "./table-call.js";
+import { moveText } from "./table-moves.js";
 
 /** The room's `hints` option as the server resolves it now: "off", "heuristic" or "search"
  * (left unset: "search" while at most one seat is held by a person, else "off"). */
@@ -105,7 +106,7 @@ export function makeHints(P) {
       delete ht.dataset.loading;
     } else {
       delete ht.dataset.loading;
-      const what = m === "pass" ? t("t.pass") : richText(m);
+      const what = moveText(m);
       if (sh.kind === "legal") {
         ht.replaceChildren(t("t.legalN", { i: sh.i, n: sh.n }), what);
       } else {

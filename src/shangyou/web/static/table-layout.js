@@ -19,9 +19,21 @@ export function relative(seat, viewer, n) {
   return ((seat - me) % n + n) % n;
 }
 
-/** The angle of a seat on the table, in screen degrees (0: right, 90: bottom). */
-export function seatAngle(rel, n, dir) {
-  return 90 - dir * (360 * rel) / n;
+/**
+ * The point a share `frac` (0..1) of the way round the rectangle of half sides rx, ry, from
+ * the middle of its bottom side and towards its right side first (the centre is 0, 0; y down).
+ */
+export function ringPoint(frac, rx, ry) {
+  const P = 4 * (rx + ry);
+  let d = (((frac % 1) + 1) % 1) * P;
+  if (d <= rx) return [d, ry];
+  d -= rx;
+  if (d <= 2 * ry) return [rx, ry - d];
+  d -= 2 * ry;
+  if (d <= 2 * rx) return [rx - d, -ry];
+  d -= 2 * rx;
+  if (d <= 2 * ry) return [-rx, -ry + d];
+  return [-rx + (d - 2 * ry), ry];
 }
 
 /**
@@ -40,12 +52,15 @@ export function placeTable(area, n, dir) {
   const cy = H / 2;
   const rx = Math.max(0, (W - bw) / 2 - 2);
   const ry = Math.max(0, (H - bh) / 2 - 2);
-  const at = (rel, k) => {
-    const a = (seatAngle(rel, n, dir) * Math.PI) / 180;
-    return [cx + k * rx * Math.cos(a), cy + k * ry * Math.sin(a)];
+  // the seats go round the edge of the table's rectangle at even steps along it (not at even
+  // angles): on a wide, low table (a phone on its side) or a narrow, tall one (a phone upright)
+  // the seats spread along the long sides and take the corners, clear of their neighbours
+  const at = (rel) => {
+    const [x, y] = ringPoint(rel / n, rx, ry);
+    return [cx + dir * x, cy + y];
   };
   for (const s of seats) {
-    const [x, y] = at(Number(s.dataset.rel), 1);
+    const [x, y] = at(Number(s.dataset.rel));
     s.style.left = `${Math.round(x - s.offsetWidth / 2)}px`;
     s.style.top = `${Math.round(y - s.offsetHeight / 2)}px`;
   }

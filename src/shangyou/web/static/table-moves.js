@@ -1,7 +1,8 @@
 // Facts about the legal moves that need no page state (the table page's helpers).
 
-import { sameCards, splitPlay } from "./cards.js";
+import { richText, sameCards, splitPlay } from "./cards.js";
 import { gameFamily } from "./common.js";
+import { has, t } from "./i18n.js";
 
 /** "cards" for a play of cards, else the move's first word ("pass", "bid", "give"...). */
 export function kindOf(move) {
@@ -37,4 +38,16 @@ export function trickKey(v) {
   if (!v) return "";
   const done = gameFamily(v.game) === "sheng-ji" ? (v.tricks || []).length : (v.played || []).length;
   return `${v.hand_number}|${done}`;
+}
+
+/** A move in the page's words: its verb translated ("bid 2S": "Bid 2♠", "叫主 ♠2"; "pass"),
+ * the cards as rich text; a play of cards is its cards. A DocumentFragment. */
+export function moveText(m) {
+  const frag = document.createDocumentFragment();
+  if (m === "pass") { frag.append(t("t.pass")); return frag; }
+  const [verb, ...rest] = String(m).split(" ");
+  const key = `mv.${verb.toLowerCase()}`;
+  if (has(key)) frag.append(t(key), " ", richText(rest.join(" ")));
+  else frag.append(richText(m));
+  return frag;
 }

@@ -4,9 +4,11 @@
 // controls are enabled (Hint and Legal plays: table-hint.js).
 
 import { richText, splitPlay } from "./cards.js";
-import { gameFamily, h, seatName } from "./common.js";
+import { gameFamily, h } from "./common.js";
 import { has, t } from "./i18n.js";
 import { showCallSheet } from "./table-call.js";
+import { moveText } from "./table-moves.js";
+import { seatRef, withSeat } from "./table-seats.js";
 
 /**
  * The prompt's functions over the page `P`: its state `S`, `$` (an element by id) and its
@@ -28,12 +30,12 @@ export function makePrompt(P) {
       return;
     }
     if (!seated()) {
-      p.append(v.to_act !== null && v.to_act !== undefined ? t("t.toPlay", { name: seatName(c, v.to_act) }) : "");
+      if (v.to_act !== null && v.to_act !== undefined) p.append(...withSeat("t.toPlay", c, v.to_act));
       return;
     }
     if (!myTurn()) {
-      p.append(v.to_act !== null && v.to_act !== undefined
-        ? t("t.waitingFor", { name: seatName(c, v.to_act) }) : t("t.waiting"));
+      if (v.to_act !== null && v.to_act !== undefined) p.append(...withSeat("t.waitingFor", c, v.to_act));
+      else p.append(t("t.waiting"));
       return;
     }
     p.append(h("div", { class: "turn-flag", id: "your-turn" }, t("t.yourTurn")));
@@ -65,10 +67,14 @@ export function makePrompt(P) {
       const reading = v.last.reading && v.last.reading !== v.last.kind &&
         !justTheRank(v.last.reading, v.last.cards) ? v.last.reading : "";
       const kind = has(`kind.${v.last.kind}`) ? t(`kind.${v.last.kind}`) : v.last.kind;
-      const parts = t("t.p.beat", { name: seatName(c, v.last.seat), cards: "\u0000",
-                                    kind: kind + (reading ? " \u0001" : "") }).split(/[\u0000\u0001]/);
-      p.append(parts[0], richText(v.last.cards), parts[1] || "");
-      if (reading) p.append(h("span", { class: "reading" }, reading), parts[2] || "");
+      const parts = t("t.p.beat", { name: "\u0002", cards: "\u0000",
+                                    kind: kind + (reading ? " \u0001" : "") }).split(/([\u0000-\u0002])/);
+      for (const part of parts) {
+        if (part === "\u0000") p.append(richText(v.last.cards));
+        else if (part === "\u0001") { if (reading) p.append(h("span", { class: "reading" }, reading)); }
+        else if (part === "\u0002") p.append(seatRef(c, v.last.seat));
+        else p.append(part);
+      }
       return;
     } else {
       text = t("t.p.leadAny");
@@ -84,11 +90,11 @@ export function makePrompt(P) {
     return !!p && /^[0-9JQKA]+$/.test(r) && p.cards.every((c) => c.toUpperCase().slice(0, -1) === r);
   }
 
+  /** A move button's words: its verb in the page's language ("bid 2S": "Bid 2♠", "叫主 ♠2"),
+   * then the cards. */
   function moveLabel(m) {
     if (m === "play") return t("t.finishThrow");
-    const frag = document.createDocumentFragment();
-    frag.append(richText(m));
-    return frag;
+    return moveText(m);
   }
 
   function renderMoves() {
@@ -201,11 +207,17 @@ export function makePrompt(P) {
     why.classList.toggle("neutral", reason === t("t.why.select"));   // a prompt, not a refusal
     $("pass").disabled = !(mine && moves.includes("pass"));
     // there is no passing in Sheng ji's play phase
-    $("pass").hidden = gameFamily(v.game) === "sheng-ji" && v.phase === "play";
+    // (nor on the bury turn, where the kitty is buried: room for its own buttons)
+    $("pass").hidden = gameFamily(v.game) === "sheng-ji" &&
+      (v.phase === "play" || (v.phase === "bury" && moves.some((m) => m.startsWith("bury "))));
     $("autopass").disabled = !seated() || S.stopped || (gameFamily(v.game) === "sheng-ji" && v.phase === "play");
     P.renderHintButtons(!!(mine && moves.length));
     $("clear").disabled = S.selected.size === 0 && !S.hintShown;
-    $("last-trick-btn").textContent = S.showLast ? t("t.hideLastTrick") : t("t.lastTrick");
+    const lt = $("last-trick-btn");
+    lt.querySelector(".lbl-long").textContent = S.showLast ? t("t.hideLastTrick") : t("t.lastTrick");
+    lt.querySelector(".lbl-short").textContent = S.showLast ? t("t.hideLastShort") : t("t.lastShort");
+    // a spectator has no player controls: only the last trick (style.css hides the others)
+    document.body.classList.toggle("spectator", !seated());
     for (const b of document.querySelectorAll("#moves button")) b.disabled = !mine;
     for (const b of document.querySelectorAll("#hand .card")) b.setAttribute("aria-disabled", String(S.busy || S.stopped));
     document.body.classList.toggle("my-turn", mine);

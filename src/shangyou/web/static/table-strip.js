@@ -4,8 +4,9 @@
 // is in the side panel (renderInfo).
 
 import { trumpElement } from "./cards.js";
-import { callsWords, gameFamily, h, seatName } from "./common.js";
-import { t } from "./i18n.js";
+import { callsWords, gameFamily, h } from "./common.js";
+import { lang, t } from "./i18n.js";
+import { seatRef } from "./table-seats.js";
 
 export function renderStrip(view, ctx, options = {}) {
   const fam = gameFamily(view.game);
@@ -20,10 +21,16 @@ export function renderStrip(view, ctx, options = {}) {
     add("level", t("f.level"), String(view.level ?? "-"));
     add("trump", t("f.trump"), trumpElement(view.trump));
     add("declarer", t("f.declarer"), view.declarer === null || view.declarer === undefined
-      ? t("f.undecided") : seatName(ctx, view.declarer));
+      ? t("f.undecided") : seatRef(ctx, view.declarer));
     add("points", t("f.oppPoints"), String(view.opponents_points ?? 0));
     add("kitty", t("f.kitty"), t("f.kittyN", { n: view.kitty_size ?? "?" }));
     if ((view.calls || []).length) add("calls", t("f.calls"), callsWords(view.calls));
+    // Zhao Pengyou: the friends found, named as their seats show them
+    if ((view.friends || []).length) {
+      const sep = lang() === "zh" ? "、" : ", ";
+      add("friends", t("f.friends"), h("span", {}, ...view.friends.flatMap((s, i) =>
+        i ? [sep, seatRef(ctx, s)] : [seatRef(ctx, s)])));
+    }
   } else {
     if (view.target !== null && view.target !== undefined) add("target", t("f.target"), String(view.target));
     if (view.teams && view.team_scores) {

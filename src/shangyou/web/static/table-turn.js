@@ -1,10 +1,10 @@
 // Turn awareness on the table page: the title marker, the screen reader's announcement, the
 // "your turn" sound (sound.js), and the room's turn timer (its countdown and the ring on the seat to play).
 
-import { gameTitle, seatName } from "./common.js";
+import { gameTitle } from "./common.js";
 import { t } from "./i18n.js";
 import { playSound } from "./sound.js";
-import { setTimerRing } from "./table-seats.js";
+import { seatLabel, setTimerRing } from "./table-seats.js";
 
 /** The turn functions over the page `P`: its state `S`, `$`, `myTurn` and `ctx`. */
 export function makeTurn(P) {
@@ -43,7 +43,7 @@ export function makeTurn(P) {
     box.dataset.left = String(left);
     box.dataset.seat = String(tr.seat);
     box.setAttribute("aria-label", t("t.timerLabel"));
-    box.textContent = `${t("t.turnOf", { name: tr.seat === S.mySeat ? t("t.you") : seatName(ctx(), tr.seat) })}: ${t("t.timer", { s: left })}`;
+    box.textContent = `${t("t.turnOf", { name: seatLabel(ctx(), tr.seat) })}: ${t("t.timer", { s: left })}`;
     box.classList.toggle("urgent", left <= 5);
   }
 

@@ -15,7 +15,7 @@
 
 import { sameCards, splitPlay } from "./cards.js";
 import {
-  api, displayName, gameTitle, h, lastTrick, renderInfo, renderResult, renderSummary,
+  api, displayName, gameFamily, gameTitle, h, lastTrick, renderInfo, renderResult, renderSummary,
 } from "./common.js";
 import { noteDeal, sealLine } from "./fair.js";
 import * as Host from "./host.js";
@@ -35,7 +35,7 @@ import { makeReady } from "./table-ready.js";
 import { makeRematch } from "./table-rematch.js";
 import { makeUnread } from "./table-unread.js";
 import { stateSounds } from "./sound.js";
-import { renderTableSeats } from "./table-seats.js";
+import { closeSeatPop, placeSeatPop, renderTableSeats, shortName } from "./table-seats.js";
 import { renderStrip } from "./table-strip.js";
 import { moveLatest, renderLastTrickBox, renderTableTrick, sweepTrick } from "./table-trick.js";
 
@@ -359,8 +359,11 @@ function showAlert(text) {
 // ---------------------------------------------------------------------- context
 function ctx() {
   const seats = S.table && S.table.seats ? S.table.seats : null;
-  const names = seats ? seats.map((s) => displayName(s)) : [];
-  return { names, seats, mySeat: S.mySeat, host: S.table ? S.table.host ?? null : null };
+  // the table page names a seat as its box does (a bot: "Bot 3"); the full name is kept for
+  // the seat's title and its card of details
+  const names = seats ? seats.map((s) => shortName(s)) : [];
+  const full = seats ? seats.map((s) => displayName(s)) : [];
+  return { names, full, seats, mySeat: S.mySeat, host: S.table ? S.table.host ?? null : null };
 }
 
 function seated() {
@@ -463,8 +466,9 @@ function render() {
   if (summary && S.freshHist === hist && (early || v.result)) summary.classList.add("fresh");
   S.historyLen = hist;
   $("summary-slot").replaceChildren(...(summary ? [h("div", { class: "panel" }, summary)] : []));
-  // the end of a hand or of the match comes over the table until the player goes back to it
-  const showSummary = !!summary && summary.classList.contains("fresh") && S.overlayClosed !== hist;
+  // the end of a hand or of the match comes over the table and stays there, readable, until
+  // the player goes back to the table (the next hand may begin meanwhile: the overlay says so)
+  const showSummary = !!summary && S.freshHist === hist && S.overlayClosed !== hist;
   const result = renderResult(v, c);
   if (result && tb && tb.match_id && (tb.status === "over" || v.phase === "over")) {
     result.append(h("p", { class: "row" },
@@ -476,10 +480,17 @@ function render() {
   Rematch.render();
   $("overlay").hidden = !(result || showSummary);
   $("overlay-close").hidden = !!result;
+  const begun = !result && showSummary && v.phase !== "over" && hist === S.freshHist &&
+    (myTurn() || (v.trick || []).length > 0 || (v.played || v.tricks || []).length > 0);
+  const next = $("overlay-next");
+  next.hidden = !begun;
+  next.textContent = begun ? t(myTurn() ? "t.nextHandTurn" : "t.nextHandOn") : "";
   $("summary-slot").hidden = !(result || showSummary);
   const over = v.phase === "over" || !!v.result || !!S.closed;
   $("controls").hidden = over;
-  $("autopass").closest(".row").hidden = over || !seated();
+  // Sheng ji has no passing once the bidding is over: no auto-pass row (room for the buttons)
+  $("autopass").closest(".row").hidden = over || !seated() ||
+    (gameFamily(v.game) === "sheng-ji" && v.phase !== "deal");
   $("hand").hidden = over && !(v.hand || []).length;
   $("keys-help").hidden = over || !seated();
   document.body.classList.add("in-game");
@@ -503,6 +514,7 @@ function layout() {
   const v = S.view;
   if (!v || $("game").hidden) return;
   placeTable($("table-area"), v.players, direction(v.game));
+  placeSeatPop($("table-area"));
   const tr = v.trick || [];
   const last = tr[tr.length - 1];
   const key = last ? `${v.hand_number}|${trickKey(v)}|${tr.length}|${last[0]}|${last[1]}` : "";
@@ -787,6 +799,16 @@ function init() {
   });
   Host.initHost({ S, send, showAlert });
   initSide();
+  // a tap on a seat opens (or closes) its card of details; a tap elsewhere closes it
+  $("seats-panel").addEventListener("seatpop", (e) => {
+    if (!S.view) return;
+    const focused = document.activeElement === e.target;
+    render();
+    if (focused) $("seats-panel").querySelector(`.seat-box[data-seat="${e.target.dataset.seat}"]`)?.focus();
+  });
+  document.addEventListener("click", (e) => {
+    if (!(e.target instanceof Element && e.target.closest(".seat-box")) && closeSeatPop() && S.view) render();
+  });
   $("overlay-close").addEventListener("click", () => {
     S.overlayClosed = (S.view && (S.view.history || []).length) || 0;
     $("overlay").hidden = true;
