@@ -248,6 +248,9 @@ def test_rated_match_rates_once_history_restart_and_deletion(tmp_path):
         h = out_a["history"][0]
         assert h["match_id"] == match_id and h["replay"] == f"/replay/{match_id}"
         assert h["rated"] and h["names"] == ["ann", "bob"] and h["after"] == ra["rating"]
+        # shown as whole numbers from 1500 (a new player), the winner up and the loser down
+        assert h["before"] == 1500 and isinstance(ra["rating"], int)
+        assert (ra["rating"] > 1500) == won and (rb["rating"] > 1500) == (not won)
         assert out_a["stats"] == [{"game": "zheng-shangyou", "matches": 1, "wins": int(won),
                                    "first": int(h["place"] == 1)}]
         board = client.get("/api/leaderboard", params={"game": "zheng-shangyou"}).json()

@@ -29,6 +29,17 @@ HISTORY_MAX = 50               # matches listed on an account's page
 STATS_MAX = 5000               # matches counted in an account's stats (its latest)
 
 
+RATING_START = 1500   # the rating shown for a new player (openskill ordinal 0)
+RATING_SCALE = 40     # rating points per unit of openskill ordinal
+
+
+def shown_rating(ordinal: float) -> int:
+    """The rating a person sees: openskill's ordinal (mu - 3 sigma; 0 for a new player) as a
+    whole number on the scale players know from chess sites, 1500 for a new player (40 points
+    per unit of ordinal). Ranking by it is ranking by the ordinal."""
+    return round(RATING_START + RATING_SCALE * ordinal)
+
+
 def name_key(username: str) -> str:
     """The form two usernames are compared in: NFKC, case folded (``Ann`` = ``ａｎｎ``)."""
     return unicodedata.normalize("NFKC", username).casefold()
@@ -272,7 +283,7 @@ def leaderboard(store: Store, game: str, limit: int, offset: int) -> dict:
 
 
 def _rating(r: RatingRow) -> dict:
-    return {"game": r.game, "rating": round(r.ordinal, 2), "mu": round(r.mu, 3),
+    return {"game": r.game, "rating": shown_rating(r.ordinal), "mu": round(r.mu, 3),
             "sigma": round(r.sigma, 3), "matches": r.matches or 0, "wins": r.wins or 0}
 
 
@@ -308,8 +319,9 @@ def profile(store: Store, account_id: str) -> dict | None:
                     "match_id": m.id, "game": p.game, "preset": m.game, "seat": p.seat,
                     "players": m.players, "names": list(m.names or []), "place": place,
                     "won": won, "rated": bool(p.rated),
-                    "before": None if p.before is None else round(p.before, 2),
-                    "after": None if p.after is None else round(p.after, 2),
+                    "before": (None if p.after is None
+                               else shown_rating(0.0 if p.before is None else p.before)),
+                    "after": None if p.after is None else shown_rating(p.after),
                     "finished_at": _iso(m.finished_at),
                     "replay": f"/replay/{m.id}",
                     "review": f"/api/matches/{m.id}/review?seat={p.seat}"})

@@ -105,7 +105,7 @@ class AccountOut(BaseModel):
 
 class RatingOut(BaseModel):
     game: str
-    rating: float            # openskill's ordinal, mu - 3 sigma (0 for a new player)
+    rating: int              # shown_rating: 1500 + 40 x openskill's ordinal (mu - 3 sigma)
     mu: float
     sigma: float
     matches: int
@@ -129,8 +129,8 @@ class HistoryItem(BaseModel):
     place: int | None
     won: bool
     rated: bool
-    before: float | None
-    after: float | None
+    before: int | None       # shown ratings before and after a rated match
+    after: int | None
     finished_at: str | None
     replay: str
     review: str

@@ -27,7 +27,7 @@ function render() {
   $("me-name").textContent = me.username;
   $("ratings").replaceChildren(
     row([t("acct.game"), t("acct.rating"), t("acct.matches"), t("acct.wins")], true),
-    ...(me.ratings.length ? me.ratings.map((r) => row([familyName(r.game), r.rating.toFixed(2),
+    ...(me.ratings.length ? me.ratings.map((r) => row([familyName(r.game), r.rating,
       r.matches, r.wins]))
       : [h("tr", {}, h("td", { colspan: 4, class: "muted" }, t("acct.noRatings")))]));
   $("stats").replaceChildren(
@@ -37,7 +37,7 @@ function render() {
   $("history").replaceChildren(...(me.history.length ? me.history.map((m) => {
     const others = m.names.filter((_, i) => i !== m.seat).map((n) => n || "?").join(", ");
     const change = m.rated && m.after !== null
-      ? ` · ${t("acct.ratingChange", { before: m.before === null ? "0.00" : m.before.toFixed(2), after: m.after.toFixed(2) })}`
+      ? ` · ${t("acct.ratingChange", { before: m.before, after: m.after })}`
       : "";
     return h("li", { class: "history-item" },
       h("span", { class: "item-text" },

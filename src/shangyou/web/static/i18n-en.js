@@ -564,7 +564,7 @@ export const en = {
   "acct.rank": "#",
   "acct.player": "Player",
   "acct.noneRated": "Nobody is rated in this game yet.",
-  "acct.boardNote": "Ratings from rated tables (openskill: the skill estimate minus three times its uncertainty; 0 for a new player).",
+  "acct.boardNote": "Ratings from rated tables: 1500 for a new player; openskill's skill estimate minus three times its uncertainty, 40 points a unit.",
   // proof
   "fair.movesOk": "The log's {n} moves hash to the moves hash it states.",
   "fair.movesOk.one": "The log's {n} move hashes to the moves hash it states.",

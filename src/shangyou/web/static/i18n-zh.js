@@ -555,7 +555,7 @@ export const zh = {
   "acct.rank": "#",
   "acct.player": "玩家",
   "acct.noneRated": "这个游戏还没有人有等级分。",
-  "acct.boardNote": "来自计分桌的等级分（openskill：技术估计减去三倍的不确定度；新玩家为 0）。",
+  "acct.boardNote": "来自计分桌的等级分：新玩家为 1500；openskill 的技术估计减去三倍的不确定度，每单位 40 分。",
   // proof
   "fair.movesOk": "记录中的 {n} 步出牌的哈希与记录所写的出牌哈希一致。",
   "fair.movesOk.one": "记录中的 {n} 步出牌的哈希与记录所写的出牌哈希一致。",

@@ -25,7 +25,7 @@ function render() {
   const head = h("tr", {}, ...["acct.rank", "acct.player", "acct.rating", "acct.matches", "acct.wins"]
     .map((k) => h("th", {}, t(k))));
   $("board").replaceChildren(head, ...(last.players.length ? last.players.map((p) => h("tr", {},
-    h("td", {}, p.rank), h("td", { class: "item-text" }, p.name), h("td", {}, p.rating.toFixed(2)),
+    h("td", {}, p.rank), h("td", { class: "item-text" }, p.name), h("td", {}, p.rating),
     h("td", {}, p.matches), h("td", {}, p.wins)))
     : [h("tr", {}, h("td", { colspan: 5, class: "muted" }, t("acct.noneRated")))]));
   $("board-pager").hidden = last.total <= PAGE;
