@@ -10,7 +10,6 @@ import logging
 import re
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import anyio
 from fastapi import FastAPI, HTTPException, Query, Request, WebSocket
@@ -37,11 +36,7 @@ from .tables import MOVED_CODE, TableManager
 log = logging.getLogger("shangyou.server")
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
-HTTP_CODES = {400: "bad_request", 403: "forbidden", 404: "not_found", 405: "not_allowed",
-              408: "too_slow", 413: "too_big", 422: "bad_request", 429: "rate_limited"}
-ERRORS: dict[int | str, dict[str, Any]] = {
-    status: {"model": schemas.HttpError, "description": code}
-    for status, code in HTTP_CODES.items() if status not in (403, 405)}
+HTTP_CODES, ERRORS = schemas.HTTP_CODES, schemas.ERRORS
 PAGES = {"lobby": "lobby.html", "table": "table.html", "replay": "replay.html"}
 _DONE = object()             # the end of a socket's messages
 

@@ -67,8 +67,8 @@ router = APIRouter()
 
 
 @router.post("/api/play", response_model=Playing,
-             responses={422: {"model": schemas.HttpError}, 429: {"model": schemas.HttpError},
-                        503: {"model": schemas.HttpError}})
+             responses={**schemas.ERRORS,
+                        503: {"model": schemas.HttpError, "description": "unavailable"}})
 async def play_now(body: PlayNow, request: Request):
     """A new table, the caller in seat 0 (its host), bots in every other seat, started."""
     manager = request.app.state.manager

@@ -429,6 +429,14 @@ class HttpError(BaseModel):
     message: str
 
 
+# the error statuses an HTTP route may answer (each a JSON HttpError), for the OpenAPI document
+HTTP_CODES = {400: "bad_request", 403: "forbidden", 404: "not_found", 405: "not_allowed",
+              408: "too_slow", 413: "too_big", 422: "bad_request", 429: "rate_limited"}
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": HttpError, "description": code}
+    for status, code in HTTP_CODES.items() if status not in (403, 405)}
+
+
 class MatchListItem(BaseModel):
     match_id: str
     table_id: str
