@@ -6,17 +6,16 @@ target 2: the shortest match)."""
 
 from __future__ import annotations
 
-import contextlib
 import time
 import warnings
 
 import pytest
 
-from shangyou.server import accountdb, create_app
+from shangyou.server import accountdb
 from shangyou.server.accounts import COOKIE
-from shangyou.server.limits import Limits
 from shangyou.server.store import MatchPlayerRow, RatingRow, Store, database_url
-from test_server import OPEN, Player, new_table, play_to_end
+from test_server import Player, new_table, play_to_end
+from test_server_host import make_client
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")      # starlette prefers httpx2 to httpx
@@ -28,22 +27,9 @@ PW = "correct horse battery"
 RATED = {"room": {"rated": True}}
 
 
-@contextlib.contextmanager
-def make_client(data, db_url=None, **limits):
-    """A started app on SQLite in ``data`` (or ``db_url``); its sockets are closed before it
-    stops."""
-    with TestClient(create_app(db_url=db_url, data_dir=data, bot_delay=0,
-                               limits=Limits(**limits))) as c:
-        try:
-            yield c
-        finally:
-            while OPEN:
-                OPEN.pop().close()
-
-
 @pytest.fixture
 def client(tmp_path):
-    with make_client(tmp_path / "data") as c:
+    with make_client(tmp_path) as c:
         yield c
 
 
@@ -121,7 +107,7 @@ def test_account_rules(client):
 
 
 def test_login_is_rate_limited_per_username_and_per_address(tmp_path):
-    with make_client(tmp_path / "data", logins_per_minute_account=3,
+    with make_client(tmp_path, logins_per_minute_account=3,
                      logins_per_minute_address=5) as c:
         sign_up(c, "ann")
         for _ in range(3):
@@ -221,7 +207,7 @@ def _rated_match(client, ann: str, bob: str) -> str:
 
 
 def test_rated_match_on_postgresql(tmp_path, pg_url):
-    with make_client(tmp_path / "data", db_url=pg_url) as client:
+    with make_client(tmp_path, db_url=pg_url) as client:
         ann, bob = sign_up(client, "ann"), sign_up(client, "bob")
         match_id = _rated_match(client, ann, bob)
         ra, rb = _rating(client, ann)[0], _rating(client, bob)[0]
@@ -236,7 +222,7 @@ def test_rated_match_on_postgresql(tmp_path, pg_url):
 
 def test_rated_match_rates_once_history_restart_and_deletion(tmp_path):
     data = tmp_path / "data"
-    with make_client(data) as client:
+    with make_client(tmp_path) as client:
         ann, bob = sign_up(client, "ann"), sign_up(client, "bob")
         match_id = _rated_match(client, ann, bob)
         ra, out_a = _rating(client, ann)
@@ -266,7 +252,7 @@ def test_rated_match_rates_once_history_restart_and_deletion(tmp_path):
             r.rated_at = r.before = r.after = None
         s.query(RatingRow).delete()
     store.close()
-    with make_client(data) as client:
+    with make_client(tmp_path) as client:
         deadline = time.monotonic() + 60
         while _rating(client, ann)[0] is None and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -287,3 +273,29 @@ def test_rated_match_rates_once_history_restart_and_deletion(tmp_path):
         assert me(client, bob).json()["history"][0]["names"] == ["(deleted)", "bob"]
         # the name is free again
         sign_up(client, "ann")
+
+
+def test_play_now_plays_under_the_account_and_a_guest_cannot_take_its_name(client):
+    """Play now (POST /api/play) names the seat as sitting does: a logged-in person by their
+    username, whatever they typed, with the match in their history; a guest who types an
+    account's name is marked as a guest."""
+    cookie = sign_up(client, "ann")
+    r = client.post("/api/play", json={"game": "owen", "players": 2, "options": {"target": 2},
+                                       "name": "Someone else"},
+                    headers={"cookie": f"{COOKIE}={cookie}"})
+    assert r.status_code == 200, r.text
+    out = r.json()
+    t = client.app.state.manager.tables[out["table_id"]]
+    assert t.seats[0].name == "ann"
+    ann = player(client, out["table_id"], cookie, token=out["token"])
+    play_to_end([ann])
+    deadline = time.monotonic() + 60
+    while not me(client, cookie).json()["history"] and time.monotonic() < deadline:
+        time.sleep(0.2)
+    h = me(client, cookie).json()["history"]
+    assert [m["match_id"] for m in h] == [t.match_id] and not h[0]["rated"]
+    client.cookies.clear()
+    r = client.post("/api/play", json={"game": "owen", "players": 2, "name": "ann"})
+    assert r.status_code == 200, r.text
+    guest = client.app.state.manager.tables[r.json()["table_id"]]
+    assert guest.seats[0].name == "ann (guest)"

@@ -30,9 +30,10 @@ pytestmark = pytest.mark.timeout(90)
 
 
 @contextlib.contextmanager
-def make_client(tmp_path, **limits):
-    """A client of a server with these limits; its sockets are closed before it stops."""
-    with TestClient(create_app(data_dir=tmp_path / "data", bot_delay=0,
+def make_client(tmp_path, db_url=None, **limits):
+    """A client of a server with these limits (its data in ``tmp_path / "data"``, the store
+    there or at ``db_url``); its sockets are closed before it stops."""
+    with TestClient(create_app(db_url=db_url, data_dir=tmp_path / "data", bot_delay=0,
                                limits=Limits(**limits))) as c:
         try:
             yield c

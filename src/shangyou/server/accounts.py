@@ -230,7 +230,12 @@ class Accounts:
         """The name a person sits under and their account: a logged-in person's username
         (what they typed is ignored); a guest's typed name, marked `` (guest)`` when it is an
         account's username. A rated table seats accounts only, each once."""
-        account = await self.account_of(conn)
+        return await self.name_for(table, await self.account_of(conn), typed, conn.seat)
+
+    async def name_for(self, table: Table, account: dict | None, typed: str,
+                       seat: int | None = None) -> tuple[str, dict | None]:
+        """:meth:`seat_name` for a person already known (``account``, None: a guest) who
+        holds ``seat`` (None: no seat yet)."""
         if table.room.get("rated"):
             if account is None:
                 raise ActionError("account_required", "a rated table seats logged-in players "
@@ -238,7 +243,7 @@ class Accounts:
             held = await self.store.call_with(
                 db.seat_accounts, table.id,
                 [s.token_hash for s in table.seats if s.kind == "human" and s.token_hash
-                 and s.index != conn.seat])
+                 and s.index != seat])
             if account["id"] in held.values():
                 raise ActionError("already_seated", "your account holds another seat here")
         if account is not None:

@@ -21,11 +21,10 @@ from starlette.websockets import WebSocketDisconnect
 from shangyou import fairness
 from shangyou.registry import aliases, preset_info, preset_names
 
-from . import accounts, playnow, schemas, views
+from . import accounts, answers, playnow, schemas, views
 from .budget import Busy
 from .conn import FLOOD_CLOSE, INBOX, answer_ping
 from .limits import BodyLimit, Limits, origin_allowed
-from .model import Refused
 from .replays import ReplayCache, ReplayEntry
 from .health import Readiness
 from .logs import bind_table
@@ -101,10 +100,7 @@ async def _docs_with_policy(response: Response) -> Response:
     return Response(body, status_code=response.status_code, headers=headers)
 
 
-def _error(status: int, message: str, code: str | None = None) -> JSONResponse:
-    return JSONResponse(status_code=status,
-                        content={"code": code or HTTP_CODES.get(status, "error"),
-                                 "detail": message, "message": message})
+_error = answers.error
 
 
 def create_app(db_url: str | None = None, data_dir: str | Path = "data",
@@ -262,15 +258,10 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
     async def create_table(body: schemas.CreateTable, request: Request):
         """A new waiting table; its ``host_token`` makes whoever says it in ``hello`` the
         host."""
-        address = request.client.host if request.client else None
-        try:
-            t, token = await state["manager"].create_table(
-                body.game, body.players, dict(body.options), body.bots,
-                room=body.room.model_dump(exclude_none=True), address=address)
-        except Refused as e:
-            return _error(e.status, e.message, e.code)
-        except ValueError as e:
-            return _error(422, str(e), "bad_option")
+        made = await answers.new_table(state["manager"], body, request)
+        if isinstance(made, JSONResponse):
+            return made
+        t, token = made
         return {"table_id": t.id, "url": f"/t/{t.id}", "host_token": token}
 
     app.include_router(playnow.router)       # POST /api/play: a table with bots, started

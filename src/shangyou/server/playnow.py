@@ -25,9 +25,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
 
-from . import schemas
+from . import answers, schemas
+from .accounts import COOKIE
 from .autoplay import _bot_name
-from .model import ActionError, Refused
+from .model import ActionError
 
 log = logging.getLogger("shangyou.server")
 
@@ -58,11 +59,6 @@ class Playing(BaseModel):
     started: bool         # False: the start failed; the table waits for its host's Start
 
 
-def _error(status: int, message: str, code: str) -> JSONResponse:
-    return JSONResponse(status_code=status,
-                        content={"code": code, "detail": message, "message": message})
-
-
 router = APIRouter()
 
 
@@ -72,20 +68,21 @@ router = APIRouter()
 async def play_now(body: PlayNow, request: Request):
     """A new table, the caller in seat 0 (its host), bots in every other seat, started."""
     manager = request.app.state.manager
-    address = request.client.host if request.client else None
-    try:
-        table, token = await manager.create_table(
-            body.game, body.players, dict(body.options), body.bots,
-            room=body.room.model_dump(exclude_none=True), address=address)
-    except Refused as e:
-        return _error(e.status, e.message, e.code)
-    except ValueError as e:
-        return _error(422, str(e), "bad_option")
+    # a logged-in person plays under their username (and the match is in their history); a
+    # guest's typed name that is an account's is marked, as when they sit (accounts.py)
+    account = await manager.accounts.account_of_cookie(request.cookies.get(COOKIE))
+    made = await answers.new_table(manager, body, request)
+    if isinstance(made, JSONResponse):
+        return made
+    table, token = made
     level = body.bots
     started = False
     try:
         async with table.lock:
-            changes = {0: {"name": body.name or "Player 1", "kind": "human",
+            name, account = await manager.accounts.name_for(table, account,
+                                                            body.name or "Player 1")
+            await manager.accounts.link(table, table.host_hash, account)
+            changes = {0: {"name": name, "kind": "human",
                            "token_hash": table.host_hash, "bot_level": None}}
             for s in table.seats[1:]:
                 changes[s.index] = {"name": _bot_name(level, s.index), "kind": "bot",
