@@ -15,7 +15,7 @@ from shangyou.server import accountdb
 from shangyou.server.accounts import COOKIE
 from shangyou.server.store import MatchPlayerRow, RatingRow, Store, database_url
 from test_server import Player, new_table, play_to_end
-from test_server_host import make_client
+from test_server_host import client, make_client  # noqa: F401 (client: a fixture)
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")      # starlette prefers httpx2 to httpx
@@ -25,12 +25,6 @@ pytestmark = pytest.mark.timeout(120)
 
 PW = "correct horse battery"
 RATED = {"room": {"rated": True}}
-
-
-@pytest.fixture
-def client(tmp_path):
-    with make_client(tmp_path) as c:
-        yield c
 
 
 def sign_up(client, username, password=PW, **kw):

@@ -11,17 +11,11 @@ import time
 import pytest
 
 from test_server import Player, new_table, play_to_end, server_table
-from test_server_host import make_client, stored
+from test_server_host import client, make_client, stored  # noqa: F401 (client: a fixture)
 
 pytestmark = pytest.mark.timeout(120)
 
 OWEN3 = {"game": "zheng-shangyou/owen", "players": 3, "options": {"target": 2}}
-
-
-@pytest.fixture
-def client(tmp_path):
-    with make_client(tmp_path) as c:
-        yield c
 
 
 def rematch_of(state: dict) -> dict | None:
