@@ -1,6 +1,7 @@
 """Advice: a bot's move and the reason its own rules gave for it (shangyou.bots.reasons)."""
 
 import random
+import re
 from collections import Counter
 
 import pytest
@@ -116,9 +117,14 @@ def test_search_advice_plays_the_search_move(name, n):
 
 
 def test_terminal_hint_names_the_move_and_its_reason():
-    from shangyou.cli.session import hint_text
+    from shangyou.cli.session import FALLBACK_NOTES, hint_text
     for name in ("zheng-fen", "sheng-ji"):
         g = shangyou.new_game(name, seed=4)
         v = g.view(g.to_act)
         a = make_bot("heuristic", 1).advise(v)
-        assert hint_text(make_bot("heuristic", 1), v) == f"Hint: {a.move} ({a.reason.text('en')})"
+        assert hint_text(v, "heuristic", 1) == \
+            f"Hint (heuristic): {a.move} ({a.reason.text('en')})"
+        # the search within its CPU cap: its move may differ run to run, its level may not
+        said = re.fullmatch(r"Hint \(search\): (.+?) \((.+)\)", hint_text(v, "search", 2))
+        assert said and said.group(1) in [str(m) for m in g.legal_moves()]
+        assert not any(note in said.group(0) for note in FALLBACK_NOTES.values())

@@ -25,7 +25,7 @@ from shangyou.cards import CARD_TEXT, parse
 from shangyou.cli.inputs import Command, order_suggestions, parse_input, split_reading
 from shangyou.cli.main import parse_bots, parse_option
 from shangyou.cli.render import Renderer, describe, make_console
-from shangyou.cli.session import PlaySession
+from shangyou.cli.session import PlaySession, hint_text
 
 SCRIPT = str(Path(sys.executable).parent / "shangyou")
 PROMPT = "Your move> "
@@ -192,10 +192,23 @@ def test_bad_input_changes_nothing():
     text = out.getvalue()
     assert not g.moves, "no move was made"
     assert "you have the lead" in text and "bad card 'zz'" in text
-    assert "no suggestion 99" in text and "Hint: " in text
+    assert "no suggestion 99" in text and "Hint (search): " in text
     assert "Combinations in zheng-shangyou/pagat" in text
     assert text.count(PROMPT) == 8
     assert "Traceback" not in text
+
+
+def test_hint_is_the_web_tables_hint():
+    """The terminal's hint is :func:`shangyou.bots.hint.hint` at the level the server uses for a
+    table of one person (the search), and says which level spoke."""
+    g, session, out = _session(["hint"])
+    assert session.run() == "eof"
+    said = " ".join(out.getvalue().split())         # the console wraps long lines
+    move = re.search(r"Hint \(search\): (.+?) \(", said)
+    assert move and move.group(1) in [str(m) for m in g.legal_moves()], said[-1500:]
+    heuristic = make_bot("heuristic", seed=0).advise(g.view(0))
+    assert hint_text(g.view(0), "heuristic") == \
+        f"Hint (heuristic): {heuristic.move} ({heuristic.reason.text('en')})"
 
 
 def test_session_plays_a_match_to_the_end():
@@ -691,3 +704,26 @@ def test_a_play_chosen_in_steps_at_the_terminal():
     # the play made is one of the group chosen (as many cards)
     assert mine.index(first_play) >= 1 and len(first_play.split()) == int(group.split()[1])
     assert "Traceback" not in out.getvalue()
+
+
+def test_sheng_ji_hint_while_burying():
+    """At the bury the terminal's hint names one card to bury, by the search."""
+    g = shangyou.new_game("sheng-ji/zhao-pengyou", players=5, seed=6)   # seat 0 declares
+    out = io.StringIO()
+    names = ["You"] + [f"Bot {s}" for s in range(1, g.n)]
+    r = ShengJiRenderer(make_console(False, file=out), g, names, names, human=0)
+    me, asked = make_bot("greedy"), []
+
+    def fake_input(prompt):
+        out.write(prompt)
+        if g.phase == "bury" and not asked:
+            asked.append(g.view(0))
+            return "hint"
+        return me.choose(g.view(0))
+
+    bots = {s: make_bot("greedy", s) for s in range(1, g.n)}
+    session = ShengJiSession(g, 0, bots, r, input_fn=fake_input)
+    assert session.run() == "over" and asked, "seat 0 buried"
+    said = re.search(r"Hint \(search\): bury (\S+) \(", out.getvalue(), re.I)
+    assert said, out.getvalue()[-2000:]
+    assert said.group(1).upper() in [c.upper() for c in asked[0]["hand"]]

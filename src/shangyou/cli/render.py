@@ -149,8 +149,8 @@ INPUT_HELP = [
     "pass or p passes. A play with several readings: add 'as', e.g. 5h 6d bj as 4-6.",
     "Card exchange: type the card (2s) or the full move: give 2S, take 2S, discard 3H, "
     "offer 3H 4D.",
-    "Commands: hint (the heuristic bot's move and why), show (the table again), help, quit "
-    "or q.",
+    "Commands: hint (the search bot's move and why, as the web table's Hint gives it), show "
+    "(the table again), help, quit or q.",
 ]
 
 

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from ..bots import make_bot
+from ..bots.hint import hint
 from ..errors import IllegalMove, NotationError
 from .inputs import exchange_kind, order_suggestions, parse_input
 from .render import Renderer, plain_cards
@@ -150,7 +150,7 @@ class PlaySession:
         self.delay = delay
         self.auto_pass = auto_pass
         self.input = input_fn
-        self.hint_bot = make_bot("heuristic", seed=game.seed)
+        self.hint_level = "search"     # the server's level for a table of one person
         self.narrator: NarratorProtocol = Narrator(game, renderer, viewer=human)
 
     def run(self) -> str:
@@ -175,6 +175,10 @@ class PlaySession:
     def _pause_after(self) -> bool:
         """Whether a bot's last move is worth the delay (every move in climbing games)."""
         return True
+
+    def _hint_seed(self) -> int:
+        """The search's seed for this decision: the same hint for the same game and move."""
+        return ((self.g.seed or 0) * 1_000_003 + len(self.g.moves)) & 0xFFFFFFFF
 
     # ------------------------------------------------------------------ the human
     def human_turn(self) -> str | None:
@@ -210,7 +214,7 @@ class PlaySession:
             elif cmd.kind == "show":
                 r.decision(view, texts, more)
             elif cmd.kind == "hint":
-                r.say(hint_text(self.hint_bot, view))
+                r.say(hint_text(view, self.hint_level, self._hint_seed()))
             elif cmd.kind == "quit":
                 return "quit"
             else:
@@ -223,10 +227,17 @@ class PlaySession:
                 return None
 
 
-def hint_text(bot, view: dict) -> str:
-    """The bot's advice for ``view`` in one line: the move and the reason its rules gave."""
-    advice = bot.advise(view)
-    return f"Hint: {advice.move} ({advice.reason.text('en')})"
+FALLBACK_NOTES = {"time": " (the search ran out of time: the heuristic's advice)",
+                  "failed": " (the search failed: the heuristic's advice)"}
+
+
+def hint_text(view: dict, level: str = "search", seed: int = 0) -> str:
+    """The hint for ``view`` in one line, as the web table gives it
+    (:func:`shangyou.bots.hint.hint`: the search within its budget, the heuristic where the
+    search cannot answer): the level that speaks, the move and the reason."""
+    h = hint(view, level, seed)
+    note = FALLBACK_NOTES.get(h["fallback"], "")
+    return f"Hint ({h['level']}): {h['move']} ({h['reason']['text']['en']}){note}"
 
 
 def _tidy(message: str, seat: int) -> str:

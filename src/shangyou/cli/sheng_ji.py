@@ -93,7 +93,7 @@ class ShengJiSession(PlaySession):
             elif cmd.kind == "show":
                 r.decision(view, texts, more)
             elif cmd.kind == "hint":
-                r.say(hint_text(self.hint_bot, view))
+                r.say(hint_text(view, self.hint_level, self._hint_seed()))
             elif cmd.kind == "quit":
                 return "quit"
             else:
