@@ -162,3 +162,47 @@ def test_account_page_sign_up_rated_match_history_leaderboard_delete(server, bro
     assert page.locator("#board tr td:nth-child(2)").all_text_contents() == ["bob"]
     ctx.close()
     assert not errors, errors
+
+
+def test_lobby_offers_rated_to_a_logged_in_person(server, browser):
+    """The lobby's More options show "Rated" only once logged in (signed up through the API
+    with the page's own cookies); ticked, Create table makes a rated table with no bots."""
+    errors: list[str] = []
+    ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True)
+    page = _watch(ctx.new_page(), errors)
+    page.goto(server + "/")
+    page.wait_for_selector("#play-now:not([disabled])")
+    page.click("#more-options summary")
+    assert page.evaluate("import('/static/account-link.js').then((m) => m.who)") is None
+    assert page.is_hidden("#room-rated-field")           # a guest: no rated tables
+    r = ctx.request.post(server + "/api/account/signup",
+                         data={"username": "cal", "password": PW})
+    assert r.status == 200, r.text()
+    page.reload()
+    page.wait_for_selector("#play-now:not([disabled])")
+    page.click("#more-options summary")
+    page.wait_for_selector("#room-rated-field:not([hidden])")
+    assert page.text_content("#room-rated-field").strip() == "Rated (accounts only, no bots)"
+    _no_horizontal_scroll(page)
+    page.select_option("#game", "zheng-shangyou/owen")
+    page.select_option("#players", "2")
+    page.check("#room-rated")
+    assert page.is_disabled("#bots")                     # a rated table seats no bots
+    with page.expect_request(lambda q: q.url.endswith("/api/tables") and q.method == "POST") as q:
+        page.click("#create")
+    body = q.value.post_data_json
+    assert body["room"]["rated"] is True and "bots" not in body, body
+    page.wait_for_url(re.compile(r"/t/[^/]+$"))
+    page.wait_for_function("window.__shangyou && window.__shangyou.table")
+    table = page.evaluate("window.__shangyou.table")
+    assert table["room"]["rated"] is True
+    assert all(s["kind"] != "bot" for s in table["seats"]), table["seats"]
+    # in Chinese the box has its twin
+    page.evaluate("localStorage.setItem('shangyou.lang', 'zh')")
+    page.goto(server + "/")
+    page.click("#more-options summary")
+    page.wait_for_selector("#room-rated-field:not([hidden])")
+    assert "计分桌" in page.text_content("#room-rated-field")
+    assert page.evaluate("[...window.__i18n.missing]") == []
+    ctx.close()
+    assert not errors, errors

@@ -591,4 +591,7 @@ export const en = {
   "mv.give": "Give",
   "t.nextHandOn": "The next hand has begun: close this to see the table.",
   "t.nextHandTurn": "Your turn in the next hand: close this to see the table.",
+  // polish
+  "lobby.rated": "Rated (accounts only, no bots)",
+  "lobby.ratedNote": "Create table opens a rated table: logged-in players sit, each a different account, and their ratings move when the match ends. Play now stays a table with bots.",
 };

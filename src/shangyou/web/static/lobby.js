@@ -5,7 +5,10 @@
 // (GET /api/tables?offset=&limit=) and the finished matches (GET /api/matches). The game and
 // players menus start at the game last played here (lastgame.js); on a phone the other options
 // are folded under "More options" so that Play now, the game and the players fit the screen.
+// A logged-in person also finds "Rated" there: Create table then makes a rated table
+// (room.rated, no bots: docs/protocol.md, *Accounts*); Play now always seats bots.
 
+import { who } from "./account-link.js";
 import { api, displayName, gameTitle, h, localName } from "./common.js";
 import { has, t, translatePage } from "./i18n.js";
 import { lastGame, rememberGame } from "./lastgame.js";
@@ -147,6 +150,10 @@ async function onCreate(e) {
     };
     const read = readRoom(document, "room");
     const room = {};
+    if (rated()) {
+      room.rated = true;              // people with accounts only: no bots' level to send
+      delete body.bots;
+    }
     if (read.turn_timer) room.turn_timer = read.turn_timer;
     if ("grace" in read) room.grace = read.grace;
     if (!read.listed) room.listed = false;        // listed is the default
@@ -163,6 +170,19 @@ async function onCreate(e) {
     err.textContent = formWords(ex.message || String(ex));
     btn.disabled = false;
   }
+}
+
+/** Whether the Rated box is shown (a logged-in person) and ticked. */
+function rated() {
+  return !$("room-rated-field").hidden && $("room-rated").checked;
+}
+
+/** Show the Rated choice to a logged-in person; a rated table has no bots to choose. */
+async function offerRated() {
+  const me = await who;
+  $("room-rated-field").hidden = !me;
+  $("room-rated-note").hidden = !me;
+  $("room-rated").addEventListener("change", () => { $("bots").disabled = rated(); });
 }
 
 function seatSummary(seats, host = null) {
@@ -313,6 +333,7 @@ async function init() {
   $("tables-next").addEventListener("click", () => turnPage(1));
   loadTables();
   loadMatches();
+  offerRated();
   setInterval(() => { if (!document.hidden) { loadTables(); loadMatches(); } }, 5000);
   try {
     presets = await api("/api/presets");
