@@ -32,7 +32,7 @@ from .model import ActionError
 
 log = logging.getLogger("shangyou.server")
 
-DEFAULT_LEVEL = "heuristic"
+DEFAULT_LEVEL = schemas.DEFAULT_BOT_LEVEL
 
 
 class PlayNow(BaseModel):
