@@ -114,6 +114,17 @@ def _bury_checks(page, kitty: int) -> None:
     assert _count_text(page) == f"Choose {kitty} cards to bury: 0 chosen"
     assert page.locator("#hand .card.selected").count() == 0
     assert _version(page) == v0, "nothing was sent before Confirm"
+    # Hint adds the card it names to the choice, unsent; the next hint is for the card after it
+    _tap(page, '#hand .card[data-index="0"]')
+    for k in (2, 3):
+        page.click("#hint")
+        page.wait_for_function("t => document.getElementById('bury-count').textContent === t",
+                               arg=f"Choose {kitty} cards to bury: {k} chosen", timeout=STEP_MS * 2)
+        assert page.get_attribute("#hint-text", "data-source") == "advice"
+        assert page.locator("#hand .card.selected").count() == k
+    assert _version(page) == v0, "a hint sends no move"
+    page.click("#clear")
+    assert _count_text(page) == f"Choose {kitty} cards to bury: 0 chosen"
     assert page.evaluate("window.__shangyou.view.buried") == []
 
 

@@ -228,3 +228,43 @@ def test_a_finished_match_is_reviewed_once_in_the_background(client):
             "good", "inaccuracy", "mistake", "blunder")
     # stored: asked again, it is answered at once, the same
     assert client.get(f"/api/matches/{mid}/review?seat=1").json() == first
+
+
+def test_a_hint_while_burying_is_for_the_card_after_those_chosen(client):
+    """At the bury the page names the cards chosen and not sent (``bury``): the advice is the
+    next card to bury after them, nothing is buried; a card that cannot be buried is refused."""
+    tid = new_table(client, game="sheng-ji", players=4, options={}, room={"hints": "heuristic"})
+    people = []
+    for seat in range(4):
+        people.append(Player(client, tid, f"P{seat}"))
+        people[-1].sit(seat)
+    people[0].send({"type": "start"})
+    for p in people:
+        p.state_until(lambda s: s["table"]["status"] == "playing")
+    bot = make_bot("greedy", 3)
+    while True:                              # bid and pass as the greedy bot, to the bury
+        s = people[0].state
+        v = s["view"]
+        p = people[v["to_act"]]
+        ps = p.at_version(s["version"])
+        if ps["view"]["phase"] == "bury":
+            break
+        p.send({"type": "move", "move": bot.choose(ps["view"]), "version": ps["version"]})
+        assert p.next("state", "error")["type"] == "state"
+        people[0].at_version(p.state["version"])
+    hand = ps["view"]["hand"]
+    first = ask(p)["move"]                   # with nothing chosen
+    card = first.split()[1]
+    after = server_table(client, tid).game.clone()
+    after.apply(first)                       # the game once that card is buried
+    p.send({"type": "hint", "bury": [card]})
+    h = p.next("hint", "error")
+    assert h["type"] == "hint" and h["version"] == ps["version"], h
+    assert h["move"] in [str(m) for m in after.legal_moves()], h   # a card after the chosen
+    assert hand.count(card) == 2 or h["move"] != first          # (its twin, if it has one)
+    for bad in (["XX"], [card, card], hand[:8]):        # not a card; twice; the kitty full
+        p.send({"type": "hint", "bury": bad})
+        assert p.next("hint", "error")["code"] == "illegal", bad
+    p.send({"type": "hint", "bury": ["3D"] * 65})       # more than any kitty: the schema's bound
+    assert p.next("hint", "error")["code"] == "bad_message"
+    assert server_table(client, tid).version == ps["version"], "a hint buries nothing"

@@ -13,6 +13,12 @@ The last hint given to each seat is remembered (its state version, move and leve
 the seat then makes in that version, the same move, is stored as having followed the hint
 (the move's ``actor``, ``hint:s`` or ``hint:h``), and the review says so at that move
 (docs/review.md, *The hint and the review*).
+
+At the bury (Sheng ji, Zhao Pengyou) the page chooses the cards to bury before sending any,
+so a hint may name the cards already chosen (``bury``): the advice is then for the turn after
+them (worked out on a copy of the game; the cards must be buryable in turn, else ``illegal``),
+so hints followed one after another fill the choice. Such a hint is for a later step than the
+state's move, so it is not remembered as followed.
 """
 
 from __future__ import annotations
@@ -137,10 +143,26 @@ class Hints:
         raise ActionError(code, message)
 
 
-async def answer_hint(manager, table: Table, conn) -> None:
+def _after_chosen(g, seat: int, bury: list[str]) -> dict:
+    """``seat``'s view once the ``bury`` cards are buried, on a copy of the game (the cards
+    chosen on the page and not sent yet), or :class:`ActionError`."""
+    if g.phase != "bury":
+        raise ActionError("illegal", "cards to bury are named only while burying")
+    copy = g.clone()
+    for card in bury:
+        try:
+            copy.apply(f"bury {card}")
+        except ValueError as e:                 # IllegalMove, NotationError
+            raise ActionError("illegal", f"cannot bury {card!r} here: {e}") from None
+        if copy.over or copy.to_act != seat or copy.phase != "bury":
+            raise ActionError("illegal", "those cards fill the kitty already: nothing to hint")
+    return copy.view(seat)
+
+
+async def answer_hint(manager, table: Table, conn, bury: list[str] | None = None) -> None:
     """Answer ``{"type": "hint"}`` to ``conn`` alone, or raise :class:`ActionError`. The
     advice is worked out in the advice lane, outside the table's lock, while this socket's
-    other messages (a move) go on."""
+    other messages (a move) go on. ``bury``: the cards chosen to bury and not sent yet."""
     g = table.game
     if table.status != "playing" or g is None or g.over:
         raise ActionError("not_playing", "no match is being played at this table")
@@ -155,10 +177,10 @@ async def answer_hint(manager, table: Table, conn) -> None:
     if g.to_act != seat:
         raise ActionError("not_your_turn", f"it is seat {g.to_act}'s turn, not yours "
                           f"(seat {seat})")
+    view = _after_chosen(g, seat, bury) if bury else g.view(seat)
     hints: Hints = manager.hints
     key = hints.admit(table, seat, conn.address)
     version = table.version
-    view = g.view(seat)
     seed = secrets.randbits(32)
 
     def wanted() -> bool:            # at its turn: somebody still waits for this one
@@ -171,7 +193,8 @@ async def answer_hint(manager, table: Table, conn) -> None:
     except BaseException:
         hints.release(key)
         raise
-    task = asyncio.create_task(_answer(hints, key, job, table, conn, view, seed, version),
+    task = asyncio.create_task(_answer(hints, key, job, table, conn, view, seed, version,
+                                       remember=not bury),
                                name=f"hint-{table.id}-{seat}")
     _TASKS.add(task)
     task.add_done_callback(_TASKS.discard)
@@ -181,7 +204,7 @@ _TASKS: set = set()        # hints being worked out (kept referenced until done)
 
 
 async def _answer(hints: Hints, key, job: asyncio.Future, table: Table, conn, view: dict,
-                  seed: int, version: int) -> None:
+                  seed: int, version: int, remember: bool = True) -> None:
     try:
         advice = await job
     except asyncio.CancelledError:
@@ -199,7 +222,7 @@ async def _answer(hints: Hints, key, job: asyncio.Future, table: Table, conn, vi
     hints.stats["answered"] += 1
     if advice.get("fallback"):
         hints.stats[f"fallback.{advice['fallback']}"] += 1
-    if not conn.closed:
+    if not conn.closed and remember:
         hints.gave(table.id, key[1], version, advice["move"], advice["level"])
     _send(conn, advice, version)
 

@@ -59,6 +59,7 @@ ERROR_CODES = ("bad_json", "bad_message", "too_big", "rate_limited", "no_table",
                "account_required",  # a rated table seats logged-in players only
                "already_seated",    # the account holds another seat at this rated table
                "rated_no_bots")     # a rated table has no bots
+KITTY_MAX = 64                 # cards named in a hint's bury choice
 OPTION_KEY_MAX = 32            # an option's name, in characters
 OPTION_INT_MAX = 1000          # an option's number, in absolute value
 OPTION_STR_MAX = 32            # an option's text, in characters
@@ -199,8 +200,12 @@ class MoveMsg(_Client):
 
 
 class HintMsg(_Client):
-    """Ask for advice on the asker's own turn (answered to the asker only: :class:`Hint`)."""
+    """Ask for advice on the asker's own turn (answered to the asker only: :class:`Hint`).
+    ``bury``: while burying, the cards chosen and not sent yet (the advice is for the turn
+    after them: ``server/advice.py``)."""
     type: Literal["hint"]
+    bury: list[Annotated[StrictStr, Field(min_length=1, max_length=4)]] | None = \
+        Field(default=None, max_length=KITTY_MAX)
 
 
 class Ping(_Client):
@@ -378,12 +383,15 @@ class RoomOptions(BaseModel):
     rated: StrictBool | None = None
 
 
+DEFAULT_BOT_LEVEL = "heuristic"    # the tables' bots when none is named: the lobby's and Play now's
+
+
 class CreateTable(BaseModel):
     model_config = ConfigDict(extra="forbid")
     game: StrictStr = Field(max_length=64)
     players: StrictInt | None = Field(default=None, ge=1, le=16)
     options: dict[OptionKey, OptionValue] = Field(default_factory=dict, max_length=32)
-    bots: BotLevel = "greedy"
+    bots: BotLevel = DEFAULT_BOT_LEVEL
     room: RoomOptions = Field(default_factory=RoomOptions)
 
 

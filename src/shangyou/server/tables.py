@@ -455,7 +455,7 @@ class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
             elif msg.type == "chat":
                 self._chat(table, conn, msg.text)
             elif msg.type == "hint":        # outside the lock: a search hint takes a while
-                await answer_hint(self, table, conn)
+                await answer_hint(self, table, conn, msg.bury)
             else:
                 async with table.lock:
                     if conn.closed:

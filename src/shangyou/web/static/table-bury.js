@@ -8,6 +8,8 @@
 // another: each once the state that answers the one before has come (its version is the one the
 // next move names). A refusal stops the rest, says why, and the page takes the table's state
 // again (it reconnects, and the server sends it); the cards already buried stay buried.
+// Hint at the bury turn asks for the card after those chosen (the hint names them) and adds
+// it to the choice, sending nothing: hints followed one after another fill it, then Confirm.
 // docs/protocol.md, "Burying the kitty".
 
 import { h } from "./common.js";
@@ -82,6 +84,30 @@ export function makeBury(P) {
     }
     sync();
     P.redraw();
+  }
+
+  /** The cards chosen to bury and not sent yet (what a hint asked now names). */
+  function chosen() {
+    const v = S.view;
+    if (!active() || queue.length || !v || !Array.isArray(v.hand)) return [];
+    sync();
+    return order.map((i) => v.hand[i]);
+  }
+
+  /** A hint's `bury X`: one more card of `X` chosen (a copy not chosen yet), if there is room
+   * and it may be buried; its hand index, or -1. Nothing is sent. */
+  function add(move) {
+    const v = S.view;
+    const card = move.split(" ")[1] || "";
+    if (!v || !Array.isArray(v.hand) || queue.length || !active()) return -1;
+    sync();
+    if (S.selected.size >= need()) return -1;
+    if (!buryMoves().some((m) => m.toUpperCase() === move.toUpperCase())) return -1;
+    const i = v.hand.findIndex((c, j) => !S.selected.has(j) && c.toUpperCase() === card.toUpperCase());
+    if (i < 0) return -1;
+    S.selected.add(i);
+    sync();
+    return i;
   }
 
   function undo() {
@@ -176,5 +202,5 @@ export function makeBury(P) {
     return active() && !queue.length && !S.busy && need() > 0 && order.length === need();
   }
 
-  return { active, toggle, fromKitty, render, onError, stop, ready, confirm };
+  return { active, toggle, fromKitty, render, onError, stop, ready, confirm, chosen, add };
 }

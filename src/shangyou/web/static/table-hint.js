@@ -5,7 +5,9 @@
 // thinks the button waits. Where the room's `hints` option is off for this table the button
 // looks disabled and says why. Legal plays cycles through the legal moves in list order, at
 // once, without the server. A suggestion belongs to the state it was made in: it goes, text
-// and rings, once a move is made or the state moves on.
+// and rings, once a move is made or the state moves on. At the bury turn the hint is for the
+// card after those already chosen (they go with the request) and joins the choice, unsent
+// (table-bury.js): hints followed one after another fill it, then Confirm buries.
 
 import { richText, splitPlay } from "./cards.js";
 import { lang, t } from "./i18n.js";
@@ -31,10 +33,13 @@ const CARD_RE = /(?<![A-Za-z0-9])(BJ|RJ|(?:10|[2-9JQKA])[SHDC])(?![A-Za-z0-9])/;
 
 /**
  * The hint's functions over the page `P`: its state `S`, `$`, `send` and its helpers (`legal`,
- * `myTurn`, `clickKind`, `renderMoves`, `renderHand`, `renderControls`).
+ * `myTurn`, `clickKind`, `renderMoves`, `renderHand`, `renderControls`) and the bury's
+ * `buryChosen()` (the cards chosen, unsent) and `buryAdd(move)` (one more chosen: its index).
  */
 export function makeHints(P) {
   const { S, $, send, legal, myTurn, clickKind, renderMoves, renderHand, renderControls } = P;
+  const buryChosen = P.buryChosen || (() => []);
+  const buryAdd = P.buryAdd || (() => -1);
   // S.hintShown: the suggestion shown ({kind: "legal", move, i, n}, {kind: "advice", move,
   // reason, by, fallback}, {kind: "wait"} or {kind: "off"}); S.hintMove: its move while the selection is
   // still its cards (Play then makes exactly it); S.hintVersion: the state it was made in;
@@ -78,9 +83,15 @@ export function makeHints(P) {
     S.hintShown = { ...shown, move: m };
     S.hintVersion = S.version;
     S.choices = null;
-    S.selected.clear();
-    const { used, select } = cardsOf(m);
-    if (select) for (const i of used) S.selected.add(i);
+    if (m.startsWith("bury ") && shown.kind === "advice") {
+      // the card joins the cards chosen to bury (the hint was asked after them); nothing is sent
+      S.hintShown.at = buryAdd(m);
+      S.hintMove = null;
+    } else {
+      S.selected.clear();
+      const { used, select } = cardsOf(m);
+      if (select) for (const i of used) S.selected.add(i);
+    }
     renderMoves();
     renderHand();
     renderControls();
@@ -123,7 +134,8 @@ export function makeHints(P) {
       b.classList.toggle("hinted", b.dataset.move === m);
     }
     $("pass").classList.toggle("hinted", m === "pass");
-    for (const i of cardsOf(m).used) $("hand").children[i]?.classList.add("hinted");
+    const at = sh.at >= 0 ? [sh.at] : cardsOf(m).used;      // a bury hint: the card it added
+    for (const i of at) $("hand").children[i]?.classList.add("hinted");
   }
 
   /** The level that speaks, in the page's language. */
@@ -184,7 +196,8 @@ export function makeHints(P) {
       renderHint();
       return;
     }
-    if (!send({ type: "hint" })) return;
+    const bury = buryChosen();         // the cards chosen to bury: the hint is for the next one
+    if (!send(bury.length ? { type: "hint", bury } : { type: "hint" })) return;
     S.hintMove = null;
     S.hintShown = { kind: "wait" };
     S.hintVersion = S.version;

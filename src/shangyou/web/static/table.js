@@ -101,7 +101,8 @@ const { renderPrompt, renderMoves, playCheck, renderControls } = makePrompt({
 });
 const Rematch = makeRematch({ S, $, send });
 const Unread = makeUnread({ $ });
-const Hints = makeHints({ S, $, send, legal, myTurn, clickKind, renderMoves, renderHand, renderControls });
+const Hints = makeHints({ S, $, send, legal, myTurn, clickKind, renderMoves, renderHand, renderControls,
+  buryChosen: () => Bury.chosen(), buryAdd: (m) => { const i = Bury.add(m); Bury.render(); return i; } });
 const Bury = makeBury({
   S, $, legal, myTurn, sendMove, showAlert,
   redraw: () => { renderHand(); renderControls(); Bury.render(); },
