@@ -40,6 +40,10 @@ CHROME_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
 STEP_MS = 15_000          # the longest wait for one answer from the server
+# the longest wait for a hint: the advice lane's one worker runs at nice +10 behind every
+# table's bots, and its first answer includes starting the worker and a search of up to 0.8 s
+# CPU, so on a machine busy with other tests its answer can take far longer than a move's
+HINT_MS = 120_000
 
 pytestmark = pytest.mark.timeout(240)
 

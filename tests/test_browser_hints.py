@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from test_browser import _get_json, browser, serve  # noqa: F401 (browser: a fixture)
+from test_browser import HINT_MS, _get_json, browser, serve  # noqa: F401 (browser: a fixture)
 from test_browser_table import (DESKTOP, LOOPBACK, PHONE, STEP_MS, _legal, _shot, _sit, _start,
                                 _table, _to_act, _two_players, _version, _wait_my_turn,
                                 _wait_version_above, _watch)
@@ -58,7 +58,7 @@ def test_a_person_alone_with_bots_gets_advice_with_a_reason_and_plays_it(server,
 
     page.evaluate(RECORD_SOURCES)
     page.click("#hint")
-    page.wait_for_selector('#hint-text[data-source="advice"]', timeout=STEP_MS)
+    page.wait_for_selector('#hint-text[data-source="advice"]', timeout=HINT_MS)
     assert page.evaluate("window.__sources")[:2] == ["wait", "advice"]
     move = page.get_attribute("#hint-text", "data-move")
     assert move in _legal(page), move
@@ -158,7 +158,7 @@ def test_the_review_marks_the_moves_that_followed_the_hint(server, browser, erro
     while _wait_my_turn(page):
         v0 = _version(page)
         page.click("#hint")
-        page.wait_for_selector('#hint-text[data-source="advice"]', timeout=STEP_MS)
+        page.wait_for_selector('#hint-text[data-source="advice"]', timeout=HINT_MS)
         move = page.get_attribute("#hint-text", "data-move")
         page.click("#pass" if move == "pass" else "#play")
         _wait_version_above(page, v0)

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from test_browser import browser  # noqa: F401 (a fixture)
+from test_browser import HINT_MS, browser  # noqa: F401 (browser: a fixture)
 from test_browser_table import (  # noqa: F401 (server, errors: fixtures)
     STEP_MS, _axe, _hand, _no_horizontal_scroll, _shot, _sit, _start, _table, _version,
     _wait_version_above, _watch, errors, server)
@@ -119,7 +119,7 @@ def _bury_checks(page, kitty: int) -> None:
     for k in (2, 3):
         page.click("#hint")
         page.wait_for_function("t => document.getElementById('bury-count').textContent === t",
-                               arg=f"Choose {kitty} cards to bury: {k} chosen", timeout=STEP_MS * 2)
+                               arg=f"Choose {kitty} cards to bury: {k} chosen", timeout=HINT_MS)
         assert page.get_attribute("#hint-text", "data-source") == "advice"
         assert page.locator("#hand .card.selected").count() == k
     assert _version(page) == v0, "a hint sends no move"

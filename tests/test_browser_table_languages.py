@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from test_browser import _get_json, browser, serve  # noqa: F401 (browser: a fixture)
+from test_browser import HINT_MS, _get_json, browser, serve  # noqa: F401 (browser: a fixture)
 from test_browser_table import (AXE, DESKTOP, PHONE, STATIC, _axe, _legal_and_play,
                                 _no_horizontal_scroll, _shot, _sit, _start, _table,
                                 _wait_my_turn, _watch, errors, server)  # noqa: F401 (fixtures)
@@ -117,7 +117,7 @@ def test_two_languages_for_every_key(server, browser, errors):
     _wait_my_turn(page)
     page.click("#last-trick-btn")
     page.click("#hint")                    # the bot's advice, its reason in Chinese
-    page.wait_for_selector('#hint-text[data-source="advice"] #hint-reason')
+    page.wait_for_selector('#hint-text[data-source="advice"] #hint-reason', timeout=HINT_MS)
     assert re.search(r"[\u4e00-\u9fff]", page.text_content("#hint-reason"))
     assert "⟦" not in page.inner_text("body")
     assert not _latin_words(page), _latin_words(page)
@@ -179,7 +179,7 @@ def test_accessibility_axe_and_rules_at_the_table(server, browser, errors):
     assert live.get_attribute("aria-live") == "polite" and live.get_attribute("role") == "status"
     assert live.text_content() == "Your turn to play."
     page.click("#hint")
-    page.wait_for_selector('#hint-text[data-source="advice"]')
+    page.wait_for_selector('#hint-text[data-source="advice"]', timeout=HINT_MS)
     page.click("#last-trick-btn")
     assert not _axe(page), _axe(page)
     _shot(page, "table-desktop-en.png")
