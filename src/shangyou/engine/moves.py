@@ -4,7 +4,8 @@
 
 * ``pass``
 * a play: the cards, e.g. ``7H 7S 2D``; when the same cards can be read in several ways and this is
-  not the default (first) reading, the reading follows ``as``: ``5H 6D BJ as 4-6``.
+  not the default (first) reading, the reading follows ``as``: ``5H 6D BJ as 4-6`` (written by
+  the game: ``move.family.play_text(move)``).
 * exchange steps: ``give 2S`` (show/give your highest card), ``take 2S`` (take one of the cards
   on offer), ``discard 3H`` (put an unwanted card up for the other side), ``offer 3H 4D``.
 * steps of a choice among very many plays (climbing games, ``games/climbing/steps.py``):
