@@ -20,14 +20,13 @@ Contract (the generic random-playout test checks it for every preset):
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
+from ...cards import CARD_TEXT
 from ...engine.memo import make_room
+from ...engine.moves import PLAY, Move
 from . import core
 from .combo import Combo
-
-if TYPE_CHECKING:
-    from ...engine.moves import Move
 
 
 class Family:
@@ -98,6 +97,18 @@ class Family:
         """False when ``combo``'s cards surely have one reading (saves re-reading them)."""
         return True
 
+    def play_text(self, move: Move) -> str:
+        """The text of a play read as ``move.combo`` (the engine's Move asks, once per move):
+        its cards, then ``as <label>`` when the cards have several readings and this is not
+        the default (first) one, e.g. ``5H 6D BJ as 4-6``."""
+        text = " ".join([CARD_TEXT[c] for c in move.cards])
+        combo = move.combo
+        if self.may_be_ambiguous(combo):
+            default = self.default_label(tuple(move.cards))
+            if default is not None and default != combo.label:
+                text += " as " + combo.label
+        return text
+
     def precious(self, card: int) -> bool:
         """Cards a simple player keeps for later: wild cards, or the top singles."""
         return card >= 48  # 2s and jokers
@@ -105,6 +116,13 @@ class Family:
     def card_strength(self, card: int):
         """How high a single card is, for "give your highest card" (equal values: any of them)."""
         return card
+
+
+
+def play_move(combo: Combo, family: Family | None = None, token: object | None = None) -> Move:
+    """The engine's Move of a play read as ``combo``; with ``family``, its text says the reading
+    when that is not the default one (:meth:`Family.play_text`)."""
+    return Move(PLAY, combo.cards, combo, None, family, token)
 
 
 _READINGS: dict = {}
