@@ -9,6 +9,7 @@ import pytest
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from shangyou import env as sy_env
+from shangyou.bots.base import RandomBot
 from shangyou.env.vector import ShangyouVectorEnv
 
 N = 4
@@ -164,3 +165,35 @@ def test_gymnasium_vector_wrappers():
             episodes += int(infos["_episode"].sum())
     assert episodes > 0
     vec.close()
+
+
+class _ViewRandom(RandomBot):
+    """The random level through its view (a subclass: the single env's shortcut for
+    ``RandomBot`` itself does not apply)."""
+
+
+@pytest.mark.parametrize("env_id, players", [("shangyou/pagat-v0", 3), ("shangyou/owen-v0", 2),
+                                             ("shangyou/zheng-fen-v0", None),
+                                             ("shangyou/sheng-ji-v0", None),
+                                             ("shangyou/sheng-ji-zhao-pengyou-v0", None)])
+def test_random_opponents_shortcut_plays_as_the_bot(env_id, players):
+    """The single env plays ``opponents="random"`` from the game's listing, without a view;
+    the bot choosing from its view makes the same moves."""
+    fast = gymnasium.make(env_id, opponents="random", players=players).unwrapped
+    slow = gymnasium.make(env_id, opponents=_ViewRandom, players=players).unwrapped
+    rng = np.random.default_rng(5)
+    hands = 0
+    for seed in range(3):
+        a, _ = fast.reset(seed=seed)
+        b, _ = slow.reset(seed=seed)
+        while True:
+            assert np.array_equal(a["observation"], b["observation"])
+            assert fast.aec.game.history == slow.aec.game.history
+            action = int(rng.choice(np.flatnonzero(a["action_mask"])))
+            a, ra, ta, ua, _ = fast.step(action)
+            b, rb, tb, ub, _ = slow.step(action)
+            assert (ra, ta, ua) == (rb, tb, ub)
+            if ta or ua:
+                hands += ta
+                break
+    assert hands == 3

@@ -8,6 +8,7 @@ import random
 import gymnasium
 
 from ..bots import BotProtocol, make_bot
+from ..bots.base import RandomBot
 from .aec import DEFAULT_MAX_STEPS, ShangyouAEC, check_max_steps, seat_to_act
 
 
@@ -138,6 +139,11 @@ class SingleAgentEnv(gymnasium.Env):
                     pager.turn()
                     continue
                 g.apply(move)
+            elif type(bot) is RandomBot:
+                # the random level without its view: RandomBot.choose draws rng.choice from
+                # the view's legal_moves, the texts of legal_moves() in the same order, so
+                # the same draw picks the same move (a test compares the two paths)
+                g.apply(bot.rng.choice(g.legal_moves()))
             else:
                 g.apply(bot.choose(g.view(s)))
             aec._pager = None
