@@ -65,15 +65,36 @@ class ShangyouVectorEnv(VectorEnv):
         self.single_action_space = first.action_space
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        size = self.single_observation_space["observation"].shape[0]
+        self._size = size = self.single_observation_space["observation"].shape[0]
         k = self.single_action_space.n
-        self._obs = np.zeros((num_envs, size), np.int8)
+        # the rows are written as bytes by the encoders (as BatchSim writes them) and read as
+        # int8 arrays; a row is zeroed before each write (the encoders add to zeros)
+        self._obs_buf = bytearray(num_envs * size)
+        self._obs = np.frombuffer(self._obs_buf, np.int8).reshape(num_envs, size)
+        self._zeros = memoryview(bytes(size))
         self._mask = np.zeros((num_envs, k), np.int8)
         self._observations = {"observation": self._obs, "action_mask": self._mask}
         self._rewards = np.zeros(num_envs, np.float64)
         self._terminations = np.zeros(num_envs, np.bool_)
         self._truncations = np.zeros(num_envs, np.bool_)
         self._autoreset = np.zeros(num_envs, np.bool_)
+
+    def _observe(self, i: int) -> None:
+        """Write row ``i``'s observation and mask in place: ``aec.observe`` of the learner,
+        without a new array per row."""
+        env = self.envs[i]
+        aec = env.aec
+        g = aec.game
+        seat = env.seat
+        at = i * self._size
+        self._obs_buf[at:at + self._size] = self._zeros
+        if g.to_act == seat and not g.over:
+            pager = aec._pager or aec._new_pager(g)
+            aec.encoder.write(self._obs_buf, at, g, seat, pager)
+            self._mask[i] = aec._masks[pager.n] if pager.pages == 1 else pager.mask()
+        else:
+            aec.encoder.write(self._obs_buf, at, g, seat, None)
+            self._mask[i] = 0
 
     def _out(self):
         if self.copy:
@@ -102,11 +123,11 @@ class ShangyouVectorEnv(VectorEnv):
                 raise TypeError(f"options['reset_mask'] must be a bool array of shape ({n},)")
             rows = np.flatnonzero(mask).tolist()
         infos: dict[str, Any] = {}
-        obs, masks = self._obs, self._mask
         for i in rows:
-            o, info = self.envs[i].reset(seed=seeds[i], options=options)
-            obs[i] = o["observation"]
-            masks[i] = o["action_mask"]
+            env = self.envs[i]
+            env._restart(seeds[i])
+            info = {}
+            self._observe(i)
             self._rewards[i] = 0.0
             self._terminations[i] = self._truncations[i] = self._autoreset[i] = False
             if info:
@@ -120,17 +141,16 @@ class ShangyouVectorEnv(VectorEnv):
         if acts.shape != (n,):
             raise ValueError(f"need {n} actions (shape ({n},)), got shape {acts.shape}")
         infos: dict[str, Any] = {}
-        obs, masks = self._obs, self._mask
         rewards, terms, truncs = self._rewards, self._terminations, self._truncations
+        observe = self._observe
         for i, (env, a, again) in enumerate(zip(self.envs, acts.tolist(),
                                                 self._autoreset.tolist())):
             if again:
-                o, info = env.reset()
-                r, term, trunc = 0.0, False, False
+                env._restart(None)
+                r, term, trunc, info = 0.0, False, False, {}
             else:
-                o, r, term, trunc, info = env.step(a)
-            obs[i] = o["observation"]
-            masks[i] = o["action_mask"]
+                r, term, trunc, info = env._advance(a)
+            observe(i)
             rewards[i] = r
             terms[i] = term
             truncs[i] = trunc
