@@ -5,12 +5,15 @@ the same single envs) and the single env ``gymnasium.make(id)`` stepped alone.
 Usage::
 
     python bench/vec_env.py [--quick] [--rounds N] [--block SECONDS] [--envs N]
-                            [--opponents LEVEL] [--core N] [--json PATH]
+                            [--opponents LEVEL] [--view] [--core N] [--json PATH]
 
 Each system plays random legal ids (uniform over the mask, drawn with numpy) against bots of
 one level (``--opponents``, default random, the cheapest: the env's own cost shows most). A
 decision is one learner step; the vector envs' autoreset steps (which play no id) are not
-counted. Presets: pagat 5p and Sheng ji 4p. Everything runs in one process pinned to one core;
+counted. ``--view`` plays the random level through its view, as every other level is
+played (a subclass of ``RandomBot``: the single env's shortcut for the random level, which
+draws from the game's listing, does not apply). Presets: pagat 5p and Sheng ji 4p.
+Everything runs in one process pinned to one core;
 the systems take turns in blocks of ``--block`` seconds, in alternating order, and each row
 gives the median over rounds (min-max); ratios are taken per round. Rates are per second of
 this process's CPU time (``time.process_time``), so that time the process spends waiting for a
@@ -29,10 +32,15 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 
-import shangyou.env  # noqa: F401  (registers the ids)
+import shangyou.env  # noqa: F401  # pyflakes: unused, but registers the ids
+from shangyou.bots.base import RandomBot
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_zsy as bz  # noqa: E402
+
+class ViewRandom(RandomBot):
+    """The random level, chosen from its view."""
+
 
 IDS = {"pagat/5p": "shangyou/pagat-v0", "sheng-ji/4p": "shangyou/sheng-ji-v0"}
 
@@ -96,6 +104,8 @@ def main(argv=None) -> int:
     ap.add_argument("--block", type=float, default=None, help="seconds per block")
     ap.add_argument("--envs", type=int, default=16, help="rows of the vector envs")
     ap.add_argument("--opponents", default="random")
+    ap.add_argument("--view", action="store_true",
+                    help="random opponents chosen from their views (no shortcut)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--core", type=int, default=None)
     ap.add_argument("--json", default=None)
@@ -103,6 +113,10 @@ def main(argv=None) -> int:
     rounds = args.rounds or (2 if args.quick else 5)
     block = args.block or (0.3 if args.quick else 2.0)
     cores = bz.pin(args.core)
+    if args.view:
+        if args.opponents != "random":
+            ap.error("--view goes with --opponents random")
+        args.opponents = ViewRandom
     systems = {}
     for label, env_id in IDS.items():
         systems[f"single {label}"] = Single(env_id, 1, args.seed, args.opponents)
@@ -119,9 +133,11 @@ def main(argv=None) -> int:
             d, dt = systems[k].run(block)
             rates[k].append(d / dt)
         print(f"  round {r + 1}/{rounds}", file=sys.stderr, flush=True)
-    lines = [f"{args.envs} rows, opponents {args.opponents}, {rounds} rounds x {block:g} s, "
+    who = "random (through views)" if args.view else args.opponents
+    lines = [f"{args.envs} rows, opponents {who}, {rounds} rounds x {block:g} s, "
              f"pinned to {cores}, load {bz.loadavg()}", "",
-             "| system | decisions/s (median, min-max) | x single | x sync |", "|---|---:|---:|---:|"]
+             "| system | decisions/s (median, min-max) | x single | x sync |",
+             "|---|---:|---:|---:|"]
     for label in IDS:
         one, sync = rates[f"single {label}"], rates[f"sync x{args.envs} {label}"]
         for k in (f"single {label}", f"sync x{args.envs} {label}",
@@ -134,7 +150,8 @@ def main(argv=None) -> int:
     print("\n".join(lines))
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps({"rates": rates, "args": vars(args),
+        meta = {**vars(args), "opponents": who}
+        Path(args.json).write_text(json.dumps({"rates": rates, "args": meta,
                                                "machine": bz.machine_info(),
                                                "load": bz.loadavg()}, indent=1))
     return 0

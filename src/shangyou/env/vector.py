@@ -65,14 +65,17 @@ class ShangyouVectorEnv(VectorEnv):
         self.single_action_space = first.action_space
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self._size = size = self.single_observation_space["observation"].shape[0]
-        k = self.single_action_space.n
+        self._size = size = first.aec.encoder.layout.size
+        k = first.aec.max_candidates
         # the rows are written as bytes by the encoders (as BatchSim writes them) and read as
         # int8 arrays; a row is zeroed before each write (the encoders add to zeros)
         self._obs_buf = bytearray(num_envs * size)
         self._obs = np.frombuffer(self._obs_buf, np.int8).reshape(num_envs, size)
         self._zeros = memoryview(bytes(size))
-        self._mask = np.zeros((num_envs, k), np.int8)
+        self._k = k
+        self._mask_buf = bytearray(num_envs * k)
+        self._no_mask = memoryview(bytes(k))
+        self._mask = np.frombuffer(self._mask_buf, np.int8).reshape(num_envs, k)
         self._observations = {"observation": self._obs, "action_mask": self._mask}
         self._rewards = np.zeros(num_envs, np.float64)
         self._terminations = np.zeros(num_envs, np.bool_)
@@ -84,17 +87,19 @@ class ShangyouVectorEnv(VectorEnv):
         without a new array per row."""
         env = self.envs[i]
         aec = env.aec
-        g = aec.game
+        g = aec._live()
         seat = env.seat
         at = i * self._size
         self._obs_buf[at:at + self._size] = self._zeros
         if g.to_act == seat and not g.over:
             pager = aec._pager or aec._new_pager(g)
             aec.encoder.write(self._obs_buf, at, g, seat, pager)
-            self._mask[i] = aec._masks[pager.n] if pager.pages == 1 else pager.mask()
+            mask = pager.mask_bytes()
         else:
             aec.encoder.write(self._obs_buf, at, g, seat, None)
-            self._mask[i] = 0
+            mask = self._no_mask
+        k = self._k
+        self._mask_buf[i * k:(i + 1) * k] = mask
 
     def _out(self):
         if self.copy:
@@ -112,27 +117,22 @@ class ShangyouVectorEnv(VectorEnv):
         elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
             seeds = [int(seed) + i for i in range(n)]
         else:
-            seeds = list(seed)
+            seeds = list(seed)  # type: ignore[arg-type]
             if len(seeds) != n:
                 raise ValueError(f"give one seed per row ({n}), not {len(seeds)}")
-        rows = range(n)
+        rows: list[int] = list(range(n))
         if options is not None and "reset_mask" in options:
             options = dict(options)
             mask = options.pop("reset_mask")
             if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_ or mask.shape != (n,):
                 raise TypeError(f"options['reset_mask'] must be a bool array of shape ({n},)")
             rows = np.flatnonzero(mask).tolist()
-        infos: dict[str, Any] = {}
         for i in rows:
-            env = self.envs[i]
-            env._restart(seeds[i])
-            info = {}
+            self.envs[i]._restart(seeds[i])
             self._observe(i)
             self._rewards[i] = 0.0
             self._terminations[i] = self._truncations[i] = self._autoreset[i] = False
-            if info:
-                infos = self._add_info(infos, info, i)
-        return self._out(), infos
+        return self._out(), {}        # the single env's reset info is empty
 
     def step(self, actions):
         """Step every row with its id (a row waiting for its autoreset ignores it)."""
@@ -141,23 +141,25 @@ class ShangyouVectorEnv(VectorEnv):
         if acts.shape != (n,):
             raise ValueError(f"need {n} actions (shape ({n},)), got shape {acts.shape}")
         infos: dict[str, Any] = {}
-        rewards, terms, truncs = self._rewards, self._terminations, self._truncations
+        # the loop fills Python lists (a numpy item costs more than it should here); the
+        # arrays are set from them after it
+        rewards, terms, truncs = [0.0] * n, [False] * n, [False] * n
         observe = self._observe
         for i, (env, a, again) in enumerate(zip(self.envs, acts.tolist(),
                                                 self._autoreset.tolist())):
             if again:
                 env._restart(None)
-                r, term, trunc, info = 0.0, False, False, {}
             else:
-                r, term, trunc, info = env._advance(a)
+                rewards[i], terms[i], truncs[i], info = env._advance(a)
+                if info:
+                    infos = self._add_info(infos, info, i)
             observe(i)
-            rewards[i] = r
-            terms[i] = term
-            truncs[i] = trunc
-            if info:
-                infos = self._add_info(infos, info, i)
-        np.logical_or(terms, truncs, out=self._autoreset)
-        return self._out(), rewards.copy(), terms.copy(), truncs.copy(), infos
+        self._rewards[:] = rewards
+        self._terminations[:] = terms
+        self._truncations[:] = truncs
+        np.logical_or(self._terminations, self._truncations, out=self._autoreset)
+        return (self._out(), self._rewards.copy(), self._terminations.copy(),
+                self._truncations.copy(), infos)
 
     def close_extras(self, **kwargs: Any) -> None:
         for env in self.envs:
