@@ -1,6 +1,6 @@
 """Research environments: PettingZoo AEC per preset, a Gymnasium single-agent wrapper
-(registered with Gymnasium as ``shangyou/<preset>-v0``), and a batch simulator. See
-``docs/env.md``.
+(registered with Gymnasium as ``shangyou/<preset>-v0``, with a vector env for
+``gymnasium.make_vec``), and a batch simulator. See ``docs/env.md``.
 
 >>> from shangyou import env as sy_env
 >>> e = sy_env.make("zheng-shangyou/pagat", players=5)
