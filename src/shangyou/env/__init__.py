@@ -1,6 +1,6 @@
 """Research environments: PettingZoo AEC per preset, a Gymnasium single-agent wrapper
-(registered with Gymnasium as ``shangyou/<preset>-v0``), and a batch simulator. See
-``docs/env.md``.
+(registered with Gymnasium as ``shangyou/<preset>-v0``, with a vector env for
+``gymnasium.make_vec``), and a batch simulator. See ``docs/env.md``.
 
 >>> from shangyou import env as sy_env
 >>> e = sy_env.make("zheng-shangyou/pagat", players=5)
@@ -48,10 +48,14 @@ def gym_ids() -> dict[str, str]:
 def register_envs() -> None:
     """Register the single-agent wrapper of every preset with Gymnasium (done on import of
     ``shangyou.env``): ``gymnasium.make("shangyou/pagat-v0", opponents="heuristic")``. Keyword
-    arguments of ``make`` go to :class:`~shangyou.env.single.SingleAgentEnv`."""
+    arguments of ``make`` go to :class:`~shangyou.env.single.SingleAgentEnv`.
+    ``gymnasium.make_vec(id, num_envs=n)`` (mode ``"vector_entry_point"``, Gymnasium's default
+    when an id has one) gives :class:`~shangyou.env.vector.ShangyouVectorEnv`: the same rows
+    stepped in one loop; ``vectorization_mode="sync"`` still gives ``SyncVectorEnv``."""
     for env_id, preset in gym_ids().items():
         if env_id not in gymnasium.registry:
             gymnasium.register(env_id, entry_point="shangyou.env.single:SingleAgentEnv",
+                               vector_entry_point="shangyou.env.vector:ShangyouVectorEnv",
                                kwargs={"preset": preset})
 
 

@@ -8,7 +8,8 @@ import random
 import gymnasium
 
 from ..bots import BotProtocol, make_bot
-from .aec import DEFAULT_MAX_STEPS, ShangyouAEC, check_max_steps, seat_to_act
+from ..bots.base import RandomBot
+from .aec import DEFAULT_MAX_STEPS, ShangyouAEC, check_max_steps, rewards_of, seat_to_act
 
 
 class _Policy:
@@ -93,6 +94,14 @@ class SingleAgentEnv(gymnasium.Env):
         self._ended = False
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        self._restart(seed)
+        obs = self.aec.observe(self.agent)
+        if self.render_mode == "human":
+            self.render()
+        return obs, {}
+
+    def _restart(self, seed: int | None) -> None:
+        """:meth:`reset` without the observation (the vector env writes its own)."""
         super().reset(seed=seed)
         if seed is None and not hasattr(self, "_seeds"):
             seed = int(self.np_random.integers(2**31))
@@ -108,10 +117,6 @@ class SingleAgentEnv(gymnasium.Env):
         if not self._play_bots():
             raise RuntimeError(f"the opponent policy of seat {self.aec._live().to_act} paged with "
                                f"MORE {self.max_steps} times without playing")
-        obs = self.aec.observe(self.agent)
-        if self.render_mode == "human":
-            self.render()
-        return obs, {}
 
     def _play_bots(self) -> bool:
         """Play the other seats until the learner acts or the hand ends; False when a policy
@@ -138,12 +143,25 @@ class SingleAgentEnv(gymnasium.Env):
                     pager.turn()
                     continue
                 g.apply(move)
+            elif type(bot) is RandomBot:
+                # the random level without its view: RandomBot.choose draws rng.choice from
+                # the view's legal_moves, the texts of legal_moves() in the same order, so
+                # the same draw picks the same move (a test compares the two paths)
+                g.apply(bot.rng.choice(g.legal_moves()))
             else:
                 g.apply(bot.choose(g.view(s)))
             aec._pager = None
         return True
 
     def step(self, action):
+        reward, terminated, truncated, info = self._advance(action)
+        obs = self.aec.observe(self.agent)
+        if self.render_mode == "human" and "illegal" not in info:
+            self.render()
+        return obs, reward, terminated, truncated, info
+
+    def _advance(self, action) -> tuple:
+        """:meth:`step` without the observation: ``(reward, terminated, truncated, info)``."""
         g = self.aec._live()
         if g.over or self._ended:
             raise RuntimeError("the episode is over: call reset()")
@@ -154,8 +172,7 @@ class SingleAgentEnv(gymnasium.Env):
         except ValueError:
             if self.strict:
                 raise
-            return self.aec.observe(self.agent), float(self.illegal_reward), True, False, \
-                {"illegal": True}
+            return float(self.illegal_reward), True, False, {"illegal": True}
         self.num_steps += 1
         if move is None:
             pager.turn()
@@ -163,17 +180,13 @@ class SingleAgentEnv(gymnasium.Env):
             g.apply(move)
             self.aec._pager = None
             self._play_bots()
-        obs = self.aec.observe(self.agent)
-        if self.render_mode == "human":
-            self.render()
         if g.over:
-            from .aec import rewards_of
-            return obs, rewards_of(g)[self.seat], True, False, {"result": g.result}
+            return rewards_of(g)[self.seat], True, False, {"result": g.result}
         if self.max_steps is not None and (self.num_steps >= self.max_steps
                                            or g.to_act != self.seat):
             self._ended = True
-            return obs, 0.0, False, True, {"max_steps": self.max_steps}
-        return obs, 0.0, False, False, {}
+            return 0.0, False, True, {"max_steps": self.max_steps}
+        return 0.0, False, False, {}
 
     def _check_action(self, action) -> int:
         """The id of ``action``: a Python or NumPy integer (or a 0-d integer array) within

@@ -1,0 +1,166 @@
+"""Gymnasium vector environment: ``num_envs`` single-agent games stepped in one loop.
+
+``gymnasium.make_vec("shangyou/pagat-v0", num_envs=8, vectorization_mode="vector_entry_point")``
+(or with no ``vectorization_mode``: the registered ``vector_entry_point`` is Gymnasium's
+default when there is one) gives a :class:`ShangyouVectorEnv`. Row ``i`` is exactly the
+single environment ``gymnasium.make(id, **kwargs)`` reset with ``seed + i`` and stepped with
+Gymnasium's next-step autoreset, as ``SyncVectorEnv`` steps it (tested, infos included).
+
+>>> import gymnasium, shangyou.env
+>>> v = gymnasium.make_vec("shangyou/pagat-v0", num_envs=2, vectorization_mode="vector_entry_point")
+>>> obs, infos = v.reset(seed=0)
+>>> obs["observation"].shape[0], obs["action_mask"].shape
+(2, (2, 128))
+
+Why not :class:`~shangyou.env.batch.BatchSim`: it observes whichever seat is to act and never
+plays a bot, while a single-agent row plays one learner seat against bots (or policy
+callables) until the learner acts again. So each row keeps a
+:class:`~shangyou.env.single.SingleAgentEnv` (its game, its bots, its seed stream) and this
+class steps them in one loop, without the per-row checking wrappers and without
+``SyncVectorEnv``'s generic batching: each row's observation and mask are copied straight into
+the batch arrays.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from .single import SingleAgentEnv
+
+
+class ShangyouVectorEnv(VectorEnv):
+    """``num_envs`` :class:`~shangyou.env.single.SingleAgentEnv` rows of one preset; keyword
+    arguments (``seat``, ``opponents``, ``players``, ``max_steps``, ``max_candidates``,
+    ``strict``, preset options) go to every row, as ``make_vec(..., "sync")`` passes them.
+
+    Observations are the single env's dict, batched: ``obs["observation"]`` is int8
+    ``[num_envs, obs_size]`` and ``obs["action_mask"]`` int8 ``[num_envs, K]`` (the single
+    env's mask is in its observation, so the batch's is too). Autoreset is next-step
+    (``metadata["autoreset_mode"]``): after a row terminates or truncates, the next
+    ``step`` resets that row (``reset()`` without a seed: the next hand of its seed stream)
+    and ignores its action; that row then has reward 0 and neither flag set.
+    ``copy=False`` returns the env's own observation arrays (overwritten by the next call)
+    instead of copies."""
+
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 1, preset: str = "zheng-shangyou/pagat",
+                 copy: bool = True, **kwargs):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be a whole number of at least 1, not {num_envs!r}")
+        if kwargs.get("render_mode") is not None:
+            raise ValueError("the vector env renders nothing: render one row's game "
+                             "(envs[i].render()) instead")
+        self.envs = [SingleAgentEnv(preset, **kwargs) for _ in range(num_envs)]
+        first = self.envs[0]
+        self.num_envs = num_envs
+        self.preset = first.aec.preset
+        self.copy = copy
+        self.observation_slices = first.observation_slices
+        self.single_observation_space = first.observation_space
+        self.single_action_space = first.action_space
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self._size = size = first.aec.encoder.layout.size
+        k = first.aec.max_candidates
+        # the rows are written as bytes by the encoders (as BatchSim writes them) and read as
+        # int8 arrays; a row is zeroed before each write (the encoders add to zeros)
+        self._obs_buf = bytearray(num_envs * size)
+        self._obs = np.frombuffer(self._obs_buf, np.int8).reshape(num_envs, size)
+        self._zeros = memoryview(bytes(size))
+        self._k = k
+        self._mask_buf = bytearray(num_envs * k)
+        self._no_mask = memoryview(bytes(k))
+        self._mask = np.frombuffer(self._mask_buf, np.int8).reshape(num_envs, k)
+        self._observations = {"observation": self._obs, "action_mask": self._mask}
+        self._rewards = np.zeros(num_envs, np.float64)
+        self._terminations = np.zeros(num_envs, np.bool_)
+        self._truncations = np.zeros(num_envs, np.bool_)
+        self._autoreset = np.zeros(num_envs, np.bool_)
+
+    def _observe(self, i: int) -> None:
+        """Write row ``i``'s observation and mask in place: ``aec.observe`` of the learner,
+        without a new array per row."""
+        env = self.envs[i]
+        aec = env.aec
+        g = aec._live()
+        seat = env.seat
+        at = i * self._size
+        self._obs_buf[at:at + self._size] = self._zeros
+        if g.to_act == seat and not g.over:
+            pager = aec._pager or aec._new_pager(g)
+            aec.encoder.write(self._obs_buf, at, g, seat, pager)
+            mask = pager.mask_bytes()
+        else:
+            aec.encoder.write(self._obs_buf, at, g, seat, None)
+            mask = self._no_mask
+        k = self._k
+        self._mask_buf[i * k:(i + 1) * k] = mask
+
+    def _out(self):
+        if self.copy:
+            return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
+        return self._observations
+
+    def reset(self, *, seed: int | list[int | None] | None = None,
+              options: dict[str, Any] | None = None):
+        """Reset every row (``seed``: None, an int ``s`` for seeds ``s, s+1, …``, or one
+        per row) or, with ``options={"reset_mask": bool array}``, only the rows marked, as
+        ``SyncVectorEnv`` does."""
+        n = self.num_envs
+        if seed is None:
+            seeds: list[int | None] = [None] * n
+        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            seeds = [int(seed) + i for i in range(n)]
+        else:
+            seeds = list(seed)  # type: ignore[arg-type]
+            if len(seeds) != n:
+                raise ValueError(f"give one seed per row ({n}), not {len(seeds)}")
+        rows: list[int] = list(range(n))
+        if options is not None and "reset_mask" in options:
+            options = dict(options)
+            mask = options.pop("reset_mask")
+            if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_ or mask.shape != (n,):
+                raise TypeError(f"options['reset_mask'] must be a bool array of shape ({n},)")
+            rows = np.flatnonzero(mask).tolist()
+        for i in rows:
+            self.envs[i]._restart(seeds[i])
+            self._observe(i)
+            self._rewards[i] = 0.0
+            self._terminations[i] = self._truncations[i] = self._autoreset[i] = False
+        return self._out(), {}        # the single env's reset info is empty
+
+    def step(self, actions):
+        """Step every row with its id (a row waiting for its autoreset ignores it)."""
+        acts = np.asarray(actions)
+        n = self.num_envs
+        if acts.shape != (n,):
+            raise ValueError(f"need {n} actions (shape ({n},)), got shape {acts.shape}")
+        infos: dict[str, Any] = {}
+        # the loop fills Python lists (a numpy item costs more than it should here); the
+        # arrays are set from them after it
+        rewards, terms, truncs = [0.0] * n, [False] * n, [False] * n
+        observe = self._observe
+        for i, (env, a, again) in enumerate(zip(self.envs, acts.tolist(),
+                                                self._autoreset.tolist())):
+            if again:
+                env._restart(None)
+            else:
+                rewards[i], terms[i], truncs[i], info = env._advance(a)
+                if info:
+                    infos = self._add_info(infos, info, i)
+            observe(i)
+        self._rewards[:] = rewards
+        self._terminations[:] = terms
+        self._truncations[:] = truncs
+        np.logical_or(self._terminations, self._truncations, out=self._autoreset)
+        return (self._out(), self._rewards.copy(), self._terminations.copy(),
+                self._truncations.copy(), infos)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        for env in self.envs:
+            env.close()
