@@ -459,3 +459,27 @@ def _bid_in_chinese(server, browser, errors, failures, shot) -> int:
         z.wait_for_function("v0 => Number(document.body.dataset.version) > v0", arg=v0, timeout=STEP_MS)
     cz.close()
     return bids_seen
+
+
+def test_seat_boxes_that_meet_are_pushed_apart(server, browser):
+    """A seat box grown by a second line of tags (a declarer at a 7-seat table on a phone on its
+    side) met its neighbour; the table's separate() pushes boxes apart inside the table area."""
+    ctx = browser.new_context(viewport={"width": 844, "height": 390})
+    page = ctx.new_page()
+    page.goto(server + "/")
+    out = page.evaluate("""async () => {
+        const { separate } = await import('/static/table-layout.js');
+        const W = 510, H = 230;
+        // the boxes of the failing case: a tall top seat over a right-hand one, and a third
+        const boxes = [{x: 280, y: 0, w: 115, h: 56}, {x: 370, y: 40, w: 115, h: 36},
+                       {x: 395, y: 70, w: 115, h: 36}, {x: 0, y: 100, w: 115, h: 36}];
+        separate(boxes, W, H);
+        return {boxes, W, H};
+    }""")
+    boxes = out["boxes"]
+    for i, a in enumerate(boxes):
+        assert 0 <= a["x"] <= out["W"] - a["w"] and 0 <= a["y"] <= out["H"] - a["h"], a
+        for b in boxes[i + 1:]:
+            assert not _overlap(a, b), (a, b)
+    assert boxes[3] == {"x": 0, "y": 100, "w": 115, "h": 36}, "a box clear of the others stays"
+    ctx.close()

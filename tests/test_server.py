@@ -157,6 +157,18 @@ def snapshot(client: TestClient, table_id: str):
         [(s.name, s.kind, s.token_hash) for s in t.seats], t.status
 
 
+def send_move(p: Player, move: str, version: int) -> dict:
+    """Send a move and answer the reply (its ``state`` or ``error``); a test plays faster than
+    people, so a move refused as ``rate_limited`` is sent again a moment later."""
+    while True:
+        p.send({"type": "move", "move": move, "version": version})
+        reply = p.next("state", "error")
+        if reply["type"] == "error" and reply["code"] == "rate_limited":
+            time.sleep(0.06)
+            continue
+        return reply
+
+
 def play_to_end(players: list[Player], bots_seed: int = 5) -> dict:
     """Humans choose with a greedy bot until the match is over; the final state."""
     chooser = make_bot("greedy", bots_seed)
@@ -177,14 +189,8 @@ def play_to_end(players: list[Player], bots_seed: int = 5) -> dict:
         ps = p.at_version(s["version"])
         acted.add(s["version"])
         move = chooser.choose(ps["view"])
-        while True:        # a test plays faster than people: keep under the rate limit
-            p.send({"type": "move", "move": move, "version": ps["version"]})
-            reply = p.next("state", "error")
-            if reply["type"] == "error" and reply["code"] == "rate_limited":
-                time.sleep(0.06)
-                continue
-            assert reply["type"] == "state", (move, reply)
-            break
+        reply = send_move(p, move, ps["version"])
+        assert reply["type"] == "state", (move, reply)
 
 
 # ------------------------------------------------------------------------------------- HTTP

@@ -11,7 +11,7 @@ import pytest
 import shangyou
 from shangyou.bots.base import make_bot
 from shangyou.cards import CARD_TEXT
-from test_server import Player, app, client, new_table  # noqa: F401 (app, client: fixtures)
+from test_server import Player, app, client, new_table, send_move  # noqa: F401 (app, client: fixtures)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -69,8 +69,7 @@ def test_server_sends_the_kitty_to_the_seat_burying_only(client):
         p = by_seat[v["to_act"]]
         ps = p.at_version(s["version"])
         move = bot.choose(ps["view"])
-        p.send({"type": "move", "move": move, "version": ps["version"]})
-        reply = p.next("state", "error")
+        reply = send_move(p, move, ps["version"])
         assert reply["type"] == "state", (move, reply)
         buried += move.startswith("bury ")
         people[0].at_version(reply["version"])

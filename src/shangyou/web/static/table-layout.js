@@ -37,6 +37,38 @@ export function ringPoint(frac, rx, ry) {
 }
 
 /**
+ * Push apart seat boxes that meet (a box grown by a second line of tags, such as "declarer", on
+ * a low screen with many seats), each pair along the axis where they overlap least, half each
+ * way, kept inside the W x H area; a few rounds settle it. Boxes are {x, y, w, h}, moved in place.
+ */
+export function separate(boxes, W, H, gap = 3, rounds = 12) {
+  const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), Math.max(lo, hi));
+  for (let r = 0; r < rounds; r++) {
+    let moved = false;
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i];
+        const b = boxes[j];
+        const ox = Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x) + gap;
+        const oy = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y) + gap;
+        if (ox <= gap || oy <= gap) continue;
+        moved = true;
+        if (ox < oy) {
+          const d = ox / 2 * (a.x + a.w / 2 <= b.x + b.w / 2 ? 1 : -1);
+          a.x = clamp(a.x - d, 0, W - a.w);
+          b.x = clamp(b.x + d, 0, W - b.w);
+        } else {
+          const d = oy / 2 * (a.y + a.h / 2 <= b.y + b.h / 2 ? 1 : -1);
+          a.y = clamp(a.y - d, 0, H - a.h);
+          b.y = clamp(b.y + d, 0, H - b.h);
+        }
+      }
+    }
+    if (!moved) return;
+  }
+}
+
+/**
  * Put the seat boxes and the play spots of `area` in place. Seat boxes and spots carry
  * data-rel (their place after the viewer); n is the number of seats.
  */
@@ -59,10 +91,14 @@ export function placeTable(area, n, dir) {
     const [x, y] = ringPoint(rel / n, rx, ry);
     return [cx + dir * x, cy + y];
   };
-  for (const s of seats) {
+  const put = seats.map((s) => {
     const [x, y] = at(Number(s.dataset.rel));
-    s.style.left = `${Math.round(x - s.offsetWidth / 2)}px`;
-    s.style.top = `${Math.round(y - s.offsetHeight / 2)}px`;
+    return { s, w: s.offsetWidth, h: s.offsetHeight, x: x - s.offsetWidth / 2, y: y - s.offsetHeight / 2 };
+  });
+  separate(put, W, H);
+  for (const b of put) {
+    b.s.style.left = `${Math.round(b.x)}px`;
+    b.s.style.top = `${Math.round(b.y)}px`;
   }
   // a play lies in front of its seat: just clear of the seat box, towards the middle
   const boxes = new Map(seats.map((b) => [b.dataset.rel, b]));
