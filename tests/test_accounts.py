@@ -13,7 +13,8 @@ import pytest
 
 from shangyou.server import accountdb
 from shangyou.server.accounts import COOKIE
-from shangyou.server.store import MatchPlayerRow, RatingRow, Store, database_url
+from shangyou.server.rows import MatchPlayerRow, RatingRow
+from shangyou.server.store import Store, database_url
 from test_server import Player, new_table, play_to_end
 from test_server_host import client, make_client  # noqa: F401 (client: a fixture)
 

@@ -21,8 +21,9 @@ from typing import Any
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 
-from .store import (AccountRow, AccountSessionRow, MatchPlayerRow, MatchRow, RatingRow,
-                    SeatAccountRow, Store, _iso, utcnow)
+from .rows import (AccountRow, AccountSessionRow, MatchPlayerRow, MatchRow, RatingRow,
+                   SeatAccountRow, utcnow)
+from .store import Store, _iso
 
 DELETED_NAME = "(deleted)"     # the name a deleted account's seats show in history
 HISTORY_MAX = 50               # matches listed on an account's page
