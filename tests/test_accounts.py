@@ -294,3 +294,16 @@ def test_play_now_plays_under_the_account_and_a_guest_cannot_take_its_name(clien
     assert r.status_code == 200, r.text
     guest = client.app.state.manager.tables[r.json()["table_id"]]
     assert guest.seats[0].name == "ann (guest)"
+
+
+def test_account_reads_are_rate_limited_per_address(tmp_path):
+    """who, the account and the leaderboard ask the store: one address gets its share a minute,
+    then 429 rate_limited (a flood of made-up session cookies cannot hog the store's thread)."""
+    with make_client(tmp_path, account_reads_per_minute_address=3) as client:
+        bogus = {"cookie": f"{COOKIE}={'x' * 40}"}
+        assert client.get("/api/account/who", headers=bogus).status_code == 200
+        assert client.get("/api/account", headers=bogus).status_code == 401
+        assert client.get("/api/leaderboard", params={"game": "sheng-ji"}).status_code == 200
+        for path in ("/api/account/who", "/api/account", "/api/leaderboard?game=sheng-ji"):
+            r = client.get(path, headers=bogus)
+            assert r.status_code == 429 and r.json()["code"] == "rate_limited", path

@@ -170,6 +170,7 @@ class Accounts:
         self._by_address = Buckets(limits.logins_per_minute_address)
         self._by_name = Buckets(limits.logins_per_minute_account)
         self._signups = Buckets(limits.signups_per_minute_address)
+        self._reads = Buckets(limits.account_reads_per_minute_address)
         self._hashing = anyio.CapacityLimiter(max(1, limits.password_hashes_at_once))
         self._tasks: set[asyncio.Task] = set()
 
@@ -206,6 +207,10 @@ class Accounts:
 
     def may_sign_up(self, address: str | None) -> bool:
         return self._signups.take(address or "?", self.clients.factor(address))
+
+    def may_read(self, address: str | None) -> bool:
+        """A read that asks the store (who, the account, the leaderboard): one address's share."""
+        return self._reads.take(address or "?", self.clients.factor(address))
 
     # --------------------------------------------------------------------- sessions
     async def account_of_cookie(self, cookie: str | None) -> dict | None:
@@ -429,8 +434,12 @@ class WhoOut(BaseModel):
 
 @router.get("/api/account/who", response_model=WhoOut, responses=ERRORS)
 async def who(request: Request):
-    """Who this browser is logged in as (``null``: a guest), always 200: what a page's top bar
-    asks on every load, so a guest's page logs no failed request."""
+    """Who this browser is logged in as (``null``: a guest), 200 whether logged in or not: what
+    a page's top bar asks on every load, so a guest's page logs no failed request (429 past the
+    address's reads)."""
+    if not _accounts(request).may_read(_address(request)):
+        return _error(429, "rate_limited", "too many account reads from your address; wait a "
+                      "minute")
     account = await _current(request)
     return JSONResponse({"username": account["username"] if account else None},
                         headers={"Cache-Control": "no-store"})
@@ -439,6 +448,9 @@ async def who(request: Request):
 @router.get("/api/account", response_model=ProfileOut, responses=ERRORS)
 async def my_account(request: Request):
     """The logged-in account: ratings, stats per game, latest matches."""
+    if not _accounts(request).may_read(_address(request)):
+        return _error(429, "rate_limited", "too many account reads from your address; wait a "
+                      "minute")
     account = await _current(request)
     if account is None:
         return _error(401, "not_logged_in", "not logged in")
@@ -476,6 +488,9 @@ async def leaderboard(request: Request, game: str = Query(..., max_length=64),
                       limit: int = Query(50, ge=1, le=100),
                       offset: int = Query(0, ge=0, le=1_000_000)):
     """The accounts rated in ``game`` (a preset's family: ``sheng-ji``, ...), best first."""
+    if not _accounts(request).may_read(_address(request)):
+        return _error(429, "rate_limited", "too many account reads from your address; wait a "
+                      "minute")
     known = games()
     if game not in known:
         return _error(422, "bad_request", f"game must be one of {', '.join(known)}")

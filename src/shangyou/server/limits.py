@@ -70,6 +70,7 @@ class Limits:
     logins_per_minute_address: int = 10   # login (and delete) attempts of one address (429)
     logins_per_minute_account: int = 5    # ... for one username, existing or not (429)
     signups_per_minute_address: int = 3   # accounts made from one address (429 rate_limited)
+    account_reads_per_minute_address: int = 240  # GETs of who/account/leaderboard (429)
     password_hashes_at_once: int = 2      # argon2 hashes computed at once (64 MiB each)
     session_days: float = 30.0            # a login lasts this long
 
