@@ -122,6 +122,10 @@ def table(server: ThreadServer, bots: str, players: int, target: int,
         s.token = s.next("welcome")["token"]
     s.send({"type": "bots"})
     s.send({"type": "start"})
+    # started before the caller may close the socket (a message still waiting when its
+    # socket closes is dropped: on a busy machine the start would be)
+    while s.state["table"]["status"] == "waiting":
+        s.next("state")
     return tid, s
 
 

@@ -395,10 +395,14 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             await ws.close(4403)          # before the handshake: an HTTP 403
             return
         await ws.accept()
-        if manager.draining:              # this node stops: the client tries another
+
+        async def moved() -> None:        # this node stops: the client tries another
             await ws.send_json({"type": "error", "code": "moved",
                                 "message": "this server is stopping; reconnecting to another"})
             await ws.close(MOVED_CODE)
+
+        if manager.draining:
+            await moved()
             return
         address = ws.client.host if ws.client else None
         bind_table(table_id)          # its lines name the table (an id the server could make)
@@ -415,6 +419,9 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             await ws.send_json({"type": "error", "code": "unavailable",
                                 "message": "the database is not answering; try again shortly"})
             await ws.close(1013)            # try again later
+            return
+        if table is None and manager.draining:   # (a drain began while this socket waited)
+            await moved()
             return
         if table is None:
             if status in ("closed", "expired"):

@@ -87,6 +87,11 @@ class Node:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.config.lease_seconds + 10.0
         while loop.time() < deadline:
+            if self.manager.draining:       # this node stops: the client tries another
+                await ws.send_json({"type": "error", "code": "moved", "message":
+                                    "this server is stopping; reconnecting to another"})
+                await ws.close(MOVED_CODE)
+                return True
             owners = await self.store.call("owners", [table_id])
             if table_id not in owners:
                 return None
@@ -125,6 +130,8 @@ class Node:
         self.relay.heard[owner] = max(self.relay.heard.get(owner, 0.0), time.monotonic())
         self.proxies[conn.id] = p
         self.relay.post(owner, ["open", table_id, conn.id, address])
+        if manager.draining:                # the drain's round of proxies may be over
+            self._moved(p)
         try:
             while not conn.closed:
                 msg = await ws.receive()

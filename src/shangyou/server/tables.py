@@ -176,10 +176,16 @@ class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
         clients first); how many were handed on."""
         self.draining = True
         n = 0
-        for t in sorted(self.tables.values(), key=lambda t: t.sockets <= 0):
-            await self.hand_over(t)
-            n += 1
-        return n
+        while True:
+            if self._loading is not None:
+                async with self._loading:   # a table that was loading when the drain began
+                    pass
+            rest = sorted(self.tables.values(), key=lambda t: t.sockets <= 0)
+            if not rest:                    # (one loaded or created meanwhile: handed on too)
+                return n
+            for t in rest:
+                await self.hand_over(t)
+                n += 1
 
     async def _stored(self, table: Table, what: str, fn: str, *args, **kwargs) -> None:
         """A write of ``table`` through the fenced store; :class:`ActionError` if refused."""
@@ -296,7 +302,7 @@ class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
             return None
         async with self._loading:
             t = self.tables.get(table_id)
-            if t is not None:
+            if t is not None or self.draining:
                 return t
             if not await self.lease.acquire(table_id):
                 return None                 # another node runs it
