@@ -6,7 +6,15 @@ class NotationError(ValueError):
 
 
 class IllegalMove(ValueError):
-    """A move that may not be made now; the message says why. The game is unchanged."""
+    """A move that may not be made now; the message says why. The game is unchanged.
+
+    ``why``: where a rule of the game refuses a play, the rule and its case
+    (:class:`shangyou.games.why.Why`: a code, and the explanation in English and Chinese);
+    None for other refusals (not your turn, cards not held, bad text)."""
+
+    def __init__(self, message: str = "", why=None):
+        super().__init__(message)
+        self.why = why
 
 
 class UnknownOption(ValueError):

@@ -117,6 +117,24 @@ class Family:
         """How high a single card is, for "give your highest card" (equal values: any of them)."""
         return card
 
+    # ------------------------------------------------ explanations of a refusal (explain.py)
+    #: the kinds of play of the family, in English and Chinese, for "matches none of them"
+    KINDS_TEXT = ("single, set, sequence", "单张、同点牌、顺子")
+
+    def why_not_combo(self, cards: tuple):
+        """The rule these sorted cards break (a :class:`~shangyou.games.why.Why`), when they
+        form no combination; None: :func:`.explain.not_combination` lists the kinds."""
+        return None
+
+    def beaters(self, last: Combo) -> tuple[str, str]:
+        """What may beat ``last``, a play of a higher tier (a bomb), in English and Chinese."""
+        return f"a higher {last.kind}", f"更大的{last.kind}"
+
+    def why_tie(self, mine: Combo, last: Combo) -> str | None:
+        """The code of the rule by which ``mine``, of ``last``'s class but not higher, loses
+        to it where their main rank is equal (purity, suits, length), or None."""
+        return None
+
 
 
 def play_move(combo: Combo, family: Family | None = None, token: object | None = None) -> Move:

@@ -23,7 +23,8 @@ from ...cards import CARD_TEXT, Cards, deck, parse
 from ...engine.base import GameBase
 from ...engine.moves import CHOOSE, PASS, PASS_MOVE, PICK, PLAY, Move
 from ...errors import IllegalMove, NotationError
-from . import core, exchange
+from ..why import Why
+from . import core, exchange, explain
 from .combo import Combo
 from .core import shuffle
 from .exchange import PHASE_EXCHANGE
@@ -306,7 +307,7 @@ class ClimbingGame(CompactView, GameBase):
         self._check_held(cards)
         readings = self.rules.family.combos(cards)
         if not readings:
-            raise IllegalMove(f"{Cards(cards)} is not a combination")
+            raise self._refuse(explain.not_combination(self.rules.family, cards))
         if label is not None:
             readings = [c for c in readings if c.label.lower() == label.lower()]
             if not readings:
@@ -314,7 +315,7 @@ class ClimbingGame(CompactView, GameBase):
         legal = [c for c in readings if self.last is None or c.beats(self.last)]
         if not legal:
             if self.last is not None:
-                raise IllegalMove(f"{Cards(cards)} does not beat {self._describe(self.last)}")
+                raise self._refuse(explain.not_beating(self.rules.family, readings, self.last))
             raise IllegalMove(f"{Cards(cards)} cannot be led")  # pragma: no cover
         return Move(PLAY, cards, legal[0], None, self.rules.family)
 
@@ -349,7 +350,7 @@ class ClimbingGame(CompactView, GameBase):
 
     def _check_pass(self) -> Move:
         if self.last is None:
-            raise IllegalMove("you have the lead: you must play, not pass")
+            raise self._refuse(Why("lead_must_play", {}))
         return PASS_MOVE
 
     def _check_held(self, cards: tuple) -> None:
@@ -367,9 +368,16 @@ class ClimbingGame(CompactView, GameBase):
         readings = self.rules.family.combos(combo.cards)
         if not any(r.label == combo.label and r.key == combo.key and r.cls == combo.cls
                    for r in readings):
+            if not readings:
+                raise self._refuse(explain.not_combination(self.rules.family, combo.cards))
             raise IllegalMove(f"{Cards(combo.cards)} cannot be played as {combo.describe()}")
         if self.last is not None and not combo.beats(self.last):
-            raise IllegalMove(f"{Cards(combo.cards)} does not beat {self._describe(self.last)}")
+            raise self._refuse(explain.not_beating(self.rules.family, [combo], self.last))
+
+    @staticmethod
+    def _refuse(why) -> IllegalMove:
+        """The refusal of a play for a rule of the game (``games/why.py``)."""
+        return IllegalMove(why.text("en"), why=why)
 
     def _describe(self, combo: Combo) -> str:
         return f"{Cards(combo.cards)} ({combo.describe()})"

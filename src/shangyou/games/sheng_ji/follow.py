@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from ..why import SUIT_WORDS, SUIT_ZH, Why
 from .order import Trump, Unit
 
 
@@ -62,26 +63,40 @@ def check_follow(trump: Trump, hand: Sequence[int], lead: Sequence[int],
     """Why ``play`` may not follow ``lead`` from ``hand`` (None: it may)."""
     n = len(lead)
     if len(play) != n:
-        return f"play {n} card{'s' if n > 1 else ''}, as many as were led"
+        return str(why_not_follow(trump, hand, lead, lead_units, play))
     left = Counter(hand)
     left.subtract(play)
     if any(v < 0 for v in left.values()):
         return "you do not hold those cards"
+    why = why_not_follow(trump, hand, lead, lead_units, play)
+    return None if why is None else str(why)
+
+
+def why_not_follow(trump: Trump, hand: Sequence[int], lead: Sequence[int],
+                   lead_units: Sequence[Unit], play: Sequence[int]) -> Why | None:
+    """The rule by which ``play`` (cards of ``hand``) may not follow ``lead``: a
+    :class:`~shangyou.games.why.Why` naming it and the case (the suit, the cards held of it,
+    the pairs or the tractor owed), or None: it may."""
+    n = len(lead)
+    if len(play) != n:
+        return Why("sj_count", {"need": n, "got": len(play)})
     suit = trump.suit_of(lead[0])
+    words = {"suit": SUIT_WORDS[suit], "suit_zh": SUIT_ZH[suit]}
     mine = suit_cards(trump, hand, suit)
     played = [c for c in play if trump.suit_of(c) == suit]
     if len(mine) <= n:
         if len(played) < len(mine):
-            return "you must play all your cards of the suit led"
+            return Why("sj_play_all", {**words, "held": len(mine), "played": len(played)})
         return None
     if len(played) < n:
-        return "you must follow the suit led"
+        return Why("sj_follow_suit", {**words, "held": len(mine), "need": n})
     want_pairs, want_run = requirement(lead_units)
     if want_run and longest_run(trump, mine) >= want_run and longest_run(trump, played) < want_run:
-        return f"you must play a tractor of {want_run} pairs: you hold one"
+        return Why("sj_tractor", {**words, "length": want_run})
     need = min(want_pairs, pairs_of(mine))
     if pairs_of(played) < need:
-        return f"you must play {need} pair{'s' if need > 1 else ''} of the suit led"
+        return Why("sj_pairs", {**words, "want": want_pairs, "need": need,
+                                "played": pairs_of(played)})
     return None
 
 

@@ -33,7 +33,8 @@ from ...engine.base import GameBase
 from ...engine.moves import Move
 from ...errors import IllegalMove, NotationError
 from . import core
-from .follow import check_follow, legal_follows, next_cards
+from ..why import SUIT_WORDS, SUIT_ZH, refuse
+from .follow import legal_follows, next_cards, why_not_follow
 from .order import LEVELS, SJ_RANK, Trump, Unit, decompose
 from .scoring import level_change, next_level, points
 from .tricks import kitty_multiplier, lead_suit, throw_check, trick_winner
@@ -395,7 +396,7 @@ class ShengJiGame(GameBase):
         except NotationError as e:
             raise IllegalMove(str(e)) from None
         if low == "pass" and self.phase == PLAY:
-            raise IllegalMove("there is no passing in Sheng ji: play cards")
+            raise refuse("sj_no_pass")
         kinds = sorted({m.kind for m in legal})
         raise IllegalMove(f"{text!r} is not a legal move now ({self.phase} phase); legal: "
                           + ", ".join(str(m) for m in legal[:10])
@@ -414,15 +415,17 @@ class ShengJiGame(GameBase):
             raise IllegalMove(f"seat {seat} does not hold {Cards(cards)}")
         if not self.trick:
             if self.pending:
-                raise IllegalMove("finish the throw you started: add cards or 'play'")
+                raise refuse("sj_finish_throw")
             if lead_suit(t, cards) is None:
-                raise IllegalMove("a lead must be all of one suit (all trumps count as one)")
+                suits = sorted({t.suit_of(c) for c in cards})
+                raise refuse("sj_lead_suits", suits=" and ".join(SUIT_WORDS[s] for s in suits),
+                             suits_zh="和".join(SUIT_ZH[s] for s in suits))
             return Move(PLAY_K, tuple(sorted(cards)))
         lead = self.trick[0][1]
         play = tuple(sorted(tuple(self.pending) + cards))
-        why = check_follow(t, self.hands[seat], lead, self._trick_lead_units(), play)
-        if why:
-            raise IllegalMove(why)
+        why = why_not_follow(t, self.hands[seat], lead, self._trick_lead_units(), play)
+        if why is not None:
+            raise IllegalMove(why.text("en"), why=why)
         return Move(PLAY_K, tuple(sorted(cards)))
 
     # ---------------------------------------------------------------------- doing

@@ -41,6 +41,7 @@ from ...cards import BJ_CODE, RANK_NAMES, RANK_OF, RANK_WORDS
 from ..climbing import core
 from ..climbing.combo import Combo
 from ..climbing.family import CompiledFamily
+from . import explain
 
 TWO = 12
 FIVE, TEN, KING = 2, 7, 10
@@ -120,6 +121,21 @@ class ZhengFenFamily(CompiledFamily):
 
     def precious(self, card: int) -> bool:
         return card >= 48  # 2s and jokers
+
+    # ------------------------------------------------ explanations of a refusal (explain.py)
+    KINDS_TEXT = ("single; pair, triple, quartet; sequences of 3+ pairs, triples or quartets; "
+                  "full house; suit sequence of 5+; the specials 5-10-K and four 2s",
+                  "单张；对子、三张、四张；3组以上的连对、连三张、连四张；三带二；5张以上的同花顺子；"
+                  "特殊牌型5-10-K和四个2")
+
+    def why_not_combo(self, cards: tuple):
+        return explain.zheng_fen(self, cards)
+
+    def why_tie(self, mine: Combo, last: Combo):
+        return explain.zheng_fen_tie(mine, last)
+
+    def beaters(self, last: Combo) -> tuple[str, str]:
+        return "a higher special", "更大的特殊牌型"
 
     # ------------------------------------------------------------------ listing plays
     def core_leads(self, hand: Sequence[int]) -> list[Combo]:

@@ -37,6 +37,7 @@ from ...cards import RANK_NAMES, RANK_WORDS
 from ..climbing import core
 from ..climbing.combo import Combo
 from ..climbing.family import CompiledFamily
+from . import explain
 
 __all__ = ["OwenFamily"]
 
@@ -147,6 +148,18 @@ class OwenFamily(CompiledFamily):
 
     def __init__(self) -> None:
         pass
+
+    KINDS_TEXT = ("single, pair, trip, full house, straight of 5+, stair, plate, quad, rocket",
+                  "单张、对子、三张、三带二、5张以上的顺子、连对、连三张、炸弹、火箭")
+
+    def why_not_combo(self, cards: tuple):
+        return explain.owen(self, cards)
+
+    def why_tie(self, mine: Combo, last: Combo):
+        return explain._purity(mine, last)
+
+    def beaters(self, last: Combo) -> tuple[str, str]:
+        return explain.owen_beaters(last)
 
     # ------------------------------------------------------------------ listing plays
     def core_leads(self, hand: Sequence[int]) -> list[Combo]:

@@ -31,6 +31,7 @@ from ...cards import BJ_CODE, RANK_NAMES, RANK_OF, RANK_WORDS, RJ_CODE, SUIT_NAM
 from ..climbing import core
 from ..climbing.combo import Combo
 from ..climbing.family import CompiledFamily
+from . import explain
 
 SINGLE = ("single",)
 ACE, TWO, BJ, RJ = 11, 12, 13, 14
@@ -65,6 +66,14 @@ class PagatFamily(CompiledFamily):
     def __init__(self, twos_in_sequences: bool = False):
         self.twos_in_sequences = bool(twos_in_sequences)
         self.seq_top = TWO if self.twos_in_sequences else ACE
+
+    KINDS_TEXT = ("single, set, sequence of 3+, multiple sequence", "单张、同点牌、3张以上的顺子、连对")
+
+    def why_not_combo(self, cards: tuple):
+        return explain.pagat(self, cards)
+
+    def why_tie(self, mine: Combo, last: Combo):
+        return explain.pagat_tie(mine, last)
 
     def may_be_ambiguous(self, combo: Combo) -> bool:
         # Only jokers make a second reading possible. A single card is a single. Without

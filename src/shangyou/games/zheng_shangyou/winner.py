@@ -43,6 +43,7 @@ from ...cards import RANK_OF
 from ..climbing import core
 from ..climbing.combo import Combo
 from ..climbing.family import CompiledFamily
+from . import explain
 
 SINGLE = "single"
 PAIR = "pair"
@@ -131,6 +132,18 @@ class WinnerFamily(CompiledFamily):
         self.straight_needs_higher_rank = bool(straight_needs_higher_rank)
         self.bomb = bomb
         self._singles = [Combo(SINGLE, _SINGLE_CLS, (c,), (c,), 0, SINGLE) for c in range(54)]
+
+    KINDS_TEXT = ("single, pair, triple, consecutive pairs or triples, full house, straight, "
+                  "bomb, straight flush", "单张、对子、三张、连对或连三张、三带二、顺子、炸弹、同花顺")
+
+    def why_not_combo(self, cards: tuple):
+        return explain.winner(self, cards)
+
+    def why_tie(self, mine: Combo, last: Combo):
+        return explain.winner_tie(mine, last)
+
+    def beaters(self, last: Combo) -> tuple[str, str]:
+        return explain.winner_beaters(last)
 
     def __repr__(self) -> str:
         return (f"WinnerFamily(jokers={self.jokers}, min_straight={self.min_straight}, "
