@@ -86,8 +86,13 @@ class Conn:
     def send(self, msg: dict) -> None:
         self.send_text(views.dumps(msg))
 
-    def error(self, code: str, message: str) -> None:
-        self.send({"type": "error", "code": code, "message": message})
+    def error(self, code: str, message: str, why=None) -> None:
+        """``why``: for an illegal play, the rule it breaks (``games/why.py``), sent as
+        ``{"code", "params", "text": {"en", "zh"}}`` so the page shows it in its language."""
+        msg = {"type": "error", "code": code, "message": message}
+        if why is not None:
+            msg["why"] = why.as_dict()
+        self.send(msg)
 
     def close(self, code: int = 1000) -> None:
         """Close after what is queued has been sent."""

@@ -29,10 +29,11 @@ def new_id(nbytes: int = 6) -> str:
 class ActionError(Exception):
     """An action refused: ``code`` and ``message`` go to the sender only; nothing changed."""
 
-    def __init__(self, code: str, message: str):
+    def __init__(self, code: str, message: str, why=None):
         super().__init__(message)
         self.code = code
         self.message = message
+        self.why = why            # an illegal play: the rule it breaks (games/why.py), or None
 
 
 class StoreDown(ActionError):

@@ -97,7 +97,7 @@ def apply_move(table: Table, seat: int | None, version: int, move: str) -> None:
     try:
         g.apply(move, seat=seat)
     except ValueError as e:          # IllegalMove, NotationError: the game is unchanged
-        raise ActionError("illegal", str(e)) from None
+        raise ActionError("illegal", str(e), getattr(e, "why", None)) from None
     except Exception:                # an engine bug: rebuild the state from the log
         log.exception("table %s: the engine failed on %r", table.id, move)
         rebuild(table)

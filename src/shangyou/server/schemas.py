@@ -327,10 +327,18 @@ class ChatOut(BaseModel):
     role: Literal["host", "player", "spectator"] = "spectator"
 
 
+class Why(BaseModel):
+    """The rule an illegal play breaks (``games/why.py``)."""
+    code: str
+    params: dict[str, str]
+    text: dict[str, str]                # {"en": ..., "zh": ...}
+
+
 class Error(BaseModel):
     type: Literal["error"]
     code: str
     message: str
+    why: Why | None = None              # with ``illegal``: the rule the play breaks
 
 
 class HintReason(BaseModel):

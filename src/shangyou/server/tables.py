@@ -484,7 +484,7 @@ class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
                 if conn.refused_in_a_row > FLOOD_CLOSE:
                     conn.close(1008)
                     return
-            conn.error(e.code, e.message)
+            conn.error(e.code, e.message, e.why)
         except Exception:
             log.exception("table %s: message from socket %s failed", table.id, conn.id)
             conn.refused_in_a_row += 1

@@ -19,25 +19,32 @@ static const char *MOVE_SLOTS[6] = {"kind", "cards", "combo", "_text", "family",
 void
 sj_ctx_make(Ctx *t, int level, int suit, int red5)
 {
+    /* order.Trump.position: red5 1 closes the 5H's place (4H and 6H neighbours; at level 5
+       with hearts trump the off-suit 5s and BJ neighbours), 2 leaves it open */
     t->level = level;
     t->suit = suit;
     t->red5 = red5;
-    int lv = (level + 1) % 13;
+    int lv = (level + 1) % 13, closed = red5 == 1;
+    int top = suit >= 0 ? 15 : 14;                     /* RJ; BJ one below */
+    if (closed && level == 2 && suit == 2)
+        top -= 1;
     for (int c = 0; c < NCARD; c++) {
         int r = c >> 2, trump, pos;
         trump = c >= BJ || r == level || (suit >= 0 && (c & 3) == suit) ||
                 (red5 && c == RED_FIVE);
         if (red5 && c == RED_FIVE)
-            pos = suit >= 0 ? 16 : 15;
+            pos = top + 1;
         else if (c == RJ)
-            pos = suit >= 0 ? 15 : 14;
+            pos = top;
         else if (c == BJ)
-            pos = suit >= 0 ? 14 : 13;
+            pos = top - 1;
         else if (r == level)
             pos = (suit >= 0 && (c & 3) == suit) ? 13 : 12;
         else {
             int sj = (r + 1) % 13;
             pos = sj > lv ? sj - 1 : sj;
+            if (closed && (c & 3) == 2 && level != 2 && sj > 3)
+                pos -= 1;
         }
         t->eff[c] = trump ? TRUMP : (c & 3);
         t->pos[c] = pos;
@@ -78,7 +85,7 @@ sj_ctx_read(PyObject *trump)
     if (trump == NULL || trump == Py_None ||
         !small_attr(trump, S_level, 0, 12, -2, &level) ||
         !small_attr(trump, S_suit, 0, 3, -1, &suit) ||
-        !small_attr(trump, S_red_five, 0, 1, -2, &red5))
+        !small_attr(trump, S_red_five, 0, 2, -2, &red5))
         return NULL;
     if (!cached || cache.level != level || cache.suit != suit || cache.red5 != red5) {
         sj_ctx_make(&cache, level, suit, red5);

@@ -35,7 +35,7 @@ from ...errors import IllegalMove, NotationError
 from . import core
 from ..why import SUIT_WORDS, SUIT_ZH, refuse
 from .follow import legal_follows, next_cards, why_not_follow
-from .order import LEVELS, SJ_RANK, Trump, Unit, decompose
+from .order import LEVELS, SJ_RANK, Trump, Unit, decompose, red_five_code
 from .scoring import level_change, next_level, points
 from .tricks import kitty_multiplier, lead_suit, throw_check, trick_winner
 
@@ -62,6 +62,7 @@ class ShengJiRules:
     kitty_theft: bool = False
     jack_hook: bool = False
     red_five: bool = False
+    red_five_gap: str = "closed"         # "closed": 4H and 6H are neighbours; "open"
     must_play: tuple = ()                # rank indices that must be played
     start_level: int = 12                # rank index of the starting level (12 = 2)
     options: dict = field(default_factory=dict)
@@ -126,7 +127,8 @@ class ShengJiGame(GameBase):
         return self.trump if self.trump is not None else self._trump(None)
 
     def _trump(self, suit: int | None) -> Trump:
-        return Trump(self.level_rank, suit, self.rules.red_five)
+        return Trump(self.level_rank, suit, red_five_code(self.rules.red_five,
+                                                          self.rules.red_five_gap))
 
     def _fixed_trump(self) -> Trump:
         """The trump once the deal is over (it is set when the deal ends, before the bury)."""

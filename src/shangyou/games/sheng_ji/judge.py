@@ -13,7 +13,7 @@ True
 from __future__ import annotations
 
 from ...cards import parse
-from .order import Trump, decompose
+from .order import Trump, decompose, red_five_code
 from .scoring import level_change, points
 from .tricks import is_tractor, trick_winner
 
@@ -28,7 +28,8 @@ class ShengJiJudge:
         """``"7C"``: level 7, clubs trump; ``"7"``: level 7, no trump (with the preset's
         ``red_five`` option applied)."""
         t = trump if isinstance(trump, Trump) else Trump.parse(trump)
-        return Trump(t.level, t.suit, self.rulebook.red_five)
+        r = self.rulebook
+        return Trump(t.level, t.suit, red_five_code(r.red_five, r.red_five_gap))
 
     def is_tractor(self, cards, trump: str) -> bool:
         return is_tractor(self.trump(trump), tuple(parse(cards)))

@@ -26,10 +26,17 @@ from ...errors import NotationError
 
 TRUMP = 4                      # the effective suit of all trumps (plain suits are 0..3)
 RED_FIVE = 2 * 4 + 2           # the 5 of hearts (rank index 2, suit H)
+FIVE, HEARTS = 2, 2            # the rank index of the 5, the suit index of hearts
 # Sheng ji rank order within a suit: 2 < 3 < ... < A; our rank indices put 2 at 12
 SJ_RANK = [(r + 1) % 13 for r in range(13)]          # rank index -> 0 (for 2) .. 12 (for A)
+SJ_FIVE = SJ_RANK[FIVE]
 LEVELS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 LEVEL_RANK = {name: (i - 1) % 13 for i, name in enumerate(LEVELS)}   # level name -> rank index
+
+
+def red_five_code(red_five: bool, gap: str = "closed") -> int:
+    """:attr:`Trump.red_five` for the options ``red_five`` and ``red_five_gap``."""
+    return 0 if not red_five else 1 if gap == "closed" else 2
 
 
 @dataclass(frozen=True)
@@ -38,7 +45,8 @@ class Trump:
 
     level: int
     suit: int | None
-    red_five: bool = False     # option red_five: the 5 of hearts is the highest trump
+    red_five: int = 0          # option red_five: the 5 of hearts is the highest trump
+    #                            (1; 2 with red_five_gap="open": its place stays a gap)
 
     @classmethod
     def parse(cls, text: str) -> Trump:
@@ -69,13 +77,22 @@ class Trump:
         return TRUMP if self.is_trump(c) else c & 3
 
     def position(self, c: int) -> int:
-        """Order within the effective suit; adjacent cards have consecutive positions."""
+        """Order within the effective suit; adjacent cards have consecutive positions.
+
+        With the red five (``red_five`` 1) the 5♥ leaves its place as the level cards leave
+        theirs, and the gap closes: 4♥ and 6♥ are neighbours and, at level 5 with hearts
+        trump, so are the off-suit 5s and the black joker (docs/rules/sheng-ji.md, *The red
+        five*). ``red_five`` 2 (``red_five_gap="open"``) leaves the gap open."""
+        closed = self.red_five == 1
         if self.red_five and c == RED_FIVE:
-            return 16 if self.suit is not None else 15
+            return self.position(RJ_CODE) + 1
+        top = 15 if self.suit is not None else 14          # RJ; BJ one below
+        if closed and self.level == FIVE and self.suit == HEARTS:
+            top -= 1                      # the trump-suit level card (5♥) is above the RJ
         if c == RJ_CODE:
-            return 15 if self.suit is not None else 14
+            return top
         if c == BJ_CODE:
-            return 14 if self.suit is not None else 13
+            return top - 1
         r = c >> 2
         if r == self.level:
             if self.suit is not None and (c & 3) == self.suit:
@@ -83,7 +100,10 @@ class Trump:
             return 12
         sj = SJ_RANK[r]
         lv = SJ_RANK[self.level]
-        return sj - 1 if sj > lv else sj
+        p = sj - 1 if sj > lv else sj
+        if closed and (c & 3) == HEARTS and self.level != FIVE and sj > SJ_FIVE:
+            p -= 1                        # the 5♥'s place in hearts is closed
+        return p
 
     def key(self, c: int) -> tuple[int, int]:
         """(effective suit, position): a sort key that groups a hand by suit, trumps last."""

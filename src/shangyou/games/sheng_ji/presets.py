@@ -14,7 +14,7 @@ ALIASES = {"tractor": "sheng-ji", "shengji": "sheng-ji", "升级": "sheng-ji",
            "找朋友": "sheng-ji/zhao-pengyou"}
 
 COMMON = {"kitty": None, "kitty_multiplier": "power", "throw_penalty": 0, "no_bid": "kitty-card",
-          "kitty_theft": False, "jack_hook": False, "red_five": False, "must_play_ranks": (),
+          "kitty_theft": False, "jack_hook": False, "red_five": False, "red_five_gap": "closed", "must_play_ranks": (),
           "start_level": "2"}
 
 
@@ -38,6 +38,8 @@ def _common(name: str, o: dict, players: int, decks: int) -> dict:
     require(o["kitty_multiplier"] in ("power", "linear"),
             "option kitty_multiplier must be 'power' (2^(n+1)) or 'linear' (2(n+1))")
     require(o["throw_penalty"] in (0, 10), "option throw_penalty must be 0 or 10")
+    require(o["red_five_gap"] in ("closed", "open"),
+            "option red_five_gap must be 'closed' (4H and 6H are neighbours) or 'open'")
     require(o["no_bid"] in ("kitty-card", "no-trump", "redeal"),
             "option no_bid must be 'kitty-card', 'no-trump' or 'redeal'")
     ranks = o["must_play_ranks"]
@@ -52,6 +54,7 @@ def _common(name: str, o: dict, players: int, decks: int) -> dict:
                 no_bid=o["no_bid"], kitty_theft=check_bool("kitty_theft", o["kitty_theft"]),
                 jack_hook=check_bool("jack_hook", o["jack_hook"]),
                 red_five=check_bool("red_five", o["red_five"]),
+                red_five_gap=o["red_five_gap"],
                 must_play=tuple(LEVEL_RANK[str(x).upper()] for x in ranks),
                 start_level=LEVEL_RANK[start], options=o)
 

@@ -35,7 +35,7 @@ from functools import lru_cache
 from ...cards import parse
 from .follow import pairs_of, requirement
 from .game import BURY, DEAL, PLAY, ShengJiGame
-from .order import LEVEL_RANK, Trump, decompose
+from .order import LEVEL_RANK, Trump, decompose, red_five_code
 from .presets import build
 
 __all__ = ["sample_world", "voids_of", "no_pairs_of", "rules_of", "WorldSampler"]
@@ -105,7 +105,8 @@ class WorldSampler:
         self.trump: Trump | None
         if view.get("trump"):
             shown = Trump.parse(view["trump"])
-            self.trump = Trump(shown.level, shown.suit, r.red_five)
+            self.trump = Trump(shown.level, shown.suit,
+                               red_five_code(r.red_five, r.red_five_gap))
         else:
             self.trump = None
         self.hand = list(_parse(" ".join(view["hand"])))

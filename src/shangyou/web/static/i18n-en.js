@@ -594,4 +594,9 @@ export const en = {
   // polish
   "lobby.rated": "Rated (accounts only, no bots)",
   "lobby.ratedNote": "Create table opens a rated table: logged-in players sit, each a different account, and their ratings move when the match ends. Play now stays a table with bots.",
+  // judge
+  "t.whyAsk": "Why?",
+  "t.whyAskTitle": "Ask the judge which rule these cards break",
+  "opt.red_five_gap.closed": "closed: 4♥ and 6♥ are neighbours",
+  "opt.red_five_gap.open": "open: 4♥ and 6♥ are not neighbours",
 };

@@ -585,4 +585,9 @@ export const zh = {
   // polish
   "lobby.rated": "计分桌（仅限账号，没有机器人）",
   "lobby.ratedNote": "“创建牌桌”会新建一张计分桌：只有已登录的玩家能入座，每个座位一个不同的账号，对局结束时等级分会变化。“立即开始”仍然是和机器人打。",
+  // judge
+  "t.whyAsk": "为什么？",
+  "t.whyAskTitle": "问裁判这些牌违反了哪条规则",
+  "opt.red_five_gap.closed": "合上：红桃 4 和 6 相连",
+  "opt.red_five_gap.open": "留着：红桃 4 和 6 不相连",
 };

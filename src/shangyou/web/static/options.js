@@ -6,7 +6,7 @@ import { t } from "./i18n.js";
 import { optionDescription } from "./settings.js";
 
 /** Options that take one of a few words: a menu instead of free text. */
-export const CHOICES = { bomb: ["kicker", "quad"] };
+export const CHOICES = { bomb: ["kicker", "quad"], red_five_gap: ["closed", "open"] };
 
 /**
  * The numbers of packs a preset may be played with by `players` (null: any the option takes).

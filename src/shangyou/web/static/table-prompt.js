@@ -205,6 +205,10 @@ export function makePrompt(P) {
     const reason = myTurn() && !ck ? check.reason : "";
     if (why.textContent !== reason) why.textContent = reason;
     why.classList.toggle("neutral", reason === t("t.why.select"));   // a prompt, not a refusal
+    // a refused selection: the judge (the server) can say which rule it breaks; only where
+    // the legal plays are listed whole, so the selection surely is not one of them
+    $("play-explain").hidden = !(mine && !check.ok && reason && reason !== t("t.why.select") &&
+      selectedCards().length && !moves.some((m) => m.startsWith("pick ") || m.startsWith("choose ")));
     $("pass").disabled = !(mine && moves.includes("pass"));
     // there is no passing in Sheng ji's play phase
     // (nor on the bury turn, where the kitty is buried: room for its own buttons)

@@ -19,7 +19,7 @@ import {
 } from "./common.js";
 import { noteDeal, sealLine } from "./fair.js";
 import * as Host from "./host.js";
-import { has, t, translatePage } from "./i18n.js";
+import { has, lang, t, translatePage } from "./i18n.js";
 import { mountSettings, rulesDialog, settings } from "./settings.js";
 import { initShare, initSide } from "./table-dialogs.js";
 import { drawHand } from "./table-hand.js";
@@ -306,7 +306,7 @@ function handle(msg) {
       if (msg.code === "moved") return;     // its socket closes with MOVED: the page reconnects
       if (Hints.onError(msg)) return;
       Bury.onError(msg);
-      showAlert(ERRORS[msg.code] ? t(ERRORS[msg.code]) : (msg.message || msg.code || "error"));
+      showAlert(ERRORS[msg.code] ? t(ERRORS[msg.code]) : whyText(msg.why) || msg.message || msg.code || "error");
       if (msg.code === "no_table") {
         S.stopped = true;
         $("top-alert").textContent = t("t.noTable");
@@ -317,6 +317,11 @@ function handle(msg) {
     default:
       if ("token" in msg && "seat" in msg) { onSeat(msg); render(); }
   }
+}
+
+/** An illegal play's explanation (the rule it breaks) in the page's language, or "". */
+function whyText(why) {
+  return (why && why.text && (why.text[lang()] || why.text.en)) || "";
 }
 
 // errors the page words itself (the others show the server's message)
@@ -663,6 +668,19 @@ function onPlay() {
   sendMove(sel.join(" "));
 }
 
+/** Send the selected cards, which the page found no legal play, for the server to judge: it
+ * refuses them with the rule they break (an `error` whose `why` the alert shows); the
+ * selection stays. */
+function askWhy() {
+  const sel = selectedCards();
+  if (!sel.length || S.busy || !myTurn()) return;
+  if (send({ type: "move", move: sel.join(" "), version: S.version })) {
+    S.busy = true;
+    renderControls();
+    setTimeout(() => { if (S.busy) { S.busy = false; renderControls(); } }, 6000);
+  }
+}
+
 function onClear() {
   S.selected.clear(); S.choices = null;
   Hints.clearHint();
@@ -779,6 +797,7 @@ function init() {
   $("ready-check").addEventListener("click", Ready.ask);
   $("play").addEventListener("click", onPlay);
   $("pass").addEventListener("click", () => sendMove("pass"));
+  $("play-explain").addEventListener("click", askWhy);
   $("hint").addEventListener("click", Hints.onHint);
   $("legal").addEventListener("click", Hints.onLegal);
   $("clear").addEventListener("click", onClear);
