@@ -481,21 +481,27 @@ def test_moves_out_of_turn_for_others_not_held_illegal(client, duel):
     mover.send({"type": "move", "move": not_held, "version": v})
     err = mover.error()
     assert err["code"] == "illegal" and "hold" in err["message"]
+    assert "why" not in err                  # no rule of the game: the cards are not held
     # an illegal play: cards held that form no legal play
     hand = view["hand"]
-    bad = None
+    bad = why = None
     for i in range(len(hand)):
         for j in range(i + 1, len(hand)):
             text = f"{hand[i]} {hand[j]}"
             try:
                 g.clone().apply(text)
-            except shangyou.IllegalMove:
-                bad = text
+            except shangyou.IllegalMove as e:
+                bad, why = text, e.why
                 break
         if bad:
             break
     mover.send({"type": "move", "move": bad, "version": v})
-    assert mover.error()["code"] == "illegal"
+    err = mover.error()
+    assert err["code"] == "illegal"
+    # the rule the play breaks, in both languages (games/why.py): the page shows it
+    assert why is not None and err["why"]["code"] == why.code
+    assert err["why"]["text"] == {"en": why.text("en"), "zh": why.text("zh")}
+    assert err["message"] == why.text("en")
     mover.send({"type": "move", "move": "not cards", "version": v})
     assert mover.error()["code"] == "illegal"
     # stale

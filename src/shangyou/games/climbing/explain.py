@@ -81,7 +81,7 @@ def why(code: str, cards: Sequence[int], **params) -> Why:
     return Why(code, {"cards": text_of(cards), **params})
 
 
-def sequence_problem(cards: tuple, nat: Counter, wilds: int, seq: str, min_len: int,
+def sequence_problem(cards: tuple, nat: Counter | dict, wilds: int, seq: str, min_len: int,
                      top: int, wilds_allowed: bool = True, pos=lambda r: r,
                      wild_names: str = "jokers") -> Why | None:
     """Cards with at most one natural of each rank, read as a single sequence: its fault."""

@@ -70,7 +70,7 @@ class Trump:
     # -------------------------------------------------------------- per-card facts
     def is_trump(self, c: int) -> bool:
         return c >= BJ_CODE or (c >> 2) == self.level or (c & 3) == self.suit or \
-            (self.red_five and c == RED_FIVE)
+            (self.red_five > 0 and c == RED_FIVE)
 
     def suit_of(self, c: int) -> int:
         """Effective suit: 0..3 for plain suits, ``TRUMP`` for trumps."""

@@ -8,6 +8,8 @@ None where no single rule says it better than the list of the family's kinds.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from ...cards import BJ_CODE, RANK_NAMES, RANK_OF
 from ..climbing.combo import Combo
 from ..climbing.explain import (
@@ -34,7 +36,7 @@ def pagat(fam, cards: tuple) -> Why | None:
     if n == 2:
         return one_rank(cards, nat, "pair")
     if max(nat.values()) == 1:           # read as a single sequence
-        seq = dict(nat)
+        seq = Counter(nat)
         if twos:
             if not fam.twos_in_sequences:
                 return why("seq_twos", cards, seq="sequence", seq_zh=kind_zh("sequence"))
