@@ -599,4 +599,6 @@ export const en = {
   "t.whyAskTitle": "Ask the judge which rule these cards break",
   "opt.red_five_gap.closed": "closed: 4♥ and 6♥ are neighbours",
   "opt.red_five_gap.open": "open: 4♥ and 6♥ are not neighbours",
+  "val.closed": "the 5♥'s place closes: 4♥ and 6♥ are neighbours",
+  "val.open": "the 5♥'s place stays a gap",
 };

@@ -590,4 +590,6 @@ export const zh = {
   "t.whyAskTitle": "问裁判这些牌违反了哪条规则",
   "opt.red_five_gap.closed": "合上：红桃 4 和 6 相连",
   "opt.red_five_gap.open": "留着：红桃 4 和 6 不相连",
+  "val.closed": "红桃 5 的空位合上：红桃 4 和 6 相连",
+  "val.open": "红桃 5 的空位留着",
 };
