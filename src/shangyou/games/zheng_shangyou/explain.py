@@ -25,6 +25,28 @@ from ..why import Why, a_kind, kind_zh
 ACE, TWO = 11, 12
 
 
+def wild_run(cards: tuple, nat, wilds: int, fill: int, run: str, min_ranks: int,
+             or_joker: str, or_joker_zh: str) -> Why | None:
+    """Cards with two or more naturals of some rank, read as a run of equal groups where
+    ``wilds`` wild cards may make up a group and ``fill`` of them (jokers) may stand for a
+    whole rank: the first rule they break."""
+    if not wilds:
+        return run_problem(cards, nat, run, min_ranks, ACE, range(2, 25))
+    k = max(nat.values())
+    lo, hi = min(nat), max(nat)
+    short = sum(k - nat.get(r, 0) for r in range(lo, hi + 1))
+    words = {"a_run": a_kind(run), "run_zh": kind_zh(run)}
+    if short > wilds:                    # the wild cards cannot even the groups up
+        return why("run_uneven", cards, **words)
+    gaps = [r for r in range(lo, hi + 1) if r not in nat]
+    if len(gaps) > fill:
+        return why("rank_natural", cards, **words, rank=RANK_NAMES[gaps[0]],
+                   or_joker=or_joker, or_joker_zh=or_joker_zh)
+    if hi - lo + 1 < min_ranks and wilds - short < k:
+        return why("run_short", cards, **words, min=min_ranks, count=hi - lo + 1)
+    return None
+
+
 # -------------------------------------------------------------------------------- pagat
 def pagat(fam, cards: tuple) -> Why | None:
     n = len(cards)
@@ -46,18 +68,8 @@ def pagat(fam, cards: tuple) -> Why | None:
             seq[TWO] = 1
         return sequence_problem(cards, seq, jokers, "sequence", 3, fam.seq_top)
     # two or more naturals of a rank: a multiple sequence
-    run = "multiple sequence"
-    if not jokers and not twos:
-        return run_problem(cards, nat, run, 3, ACE, range(2, 25))
-    gaps = missing(list(nat))
-    if gaps > jokers:
-        if twos:
-            lo = min(nat)
-            gap = next(r for r in range(lo, max(nat)) if r not in nat)
-            return why("rank_natural", cards, a_run=a_kind(run), run_zh=kind_zh(run), rank=RANK_NAMES[gap],
-                       or_joker=" or a joker", or_joker_zh="或王")
-        return run_problem(cards, nat, run, 3, ACE, range(2, 25))
-    return None
+    return wild_run(cards, nat, twos + jokers, jokers, "multiple sequence", 3, " or a joker",
+                    "或王")
 
 
 def pagat_tie(mine: Combo, last: Combo) -> str | None:
@@ -169,13 +181,9 @@ def owen(fam, cards: tuple) -> Why | None:
     if n == 5 and len(set(counts)) > 1:
         return why("full_house_pair", cards)
     run = "stair" if counts[-1] == 2 else "plate"
-    if not wilds:
-        return run_problem(cards, nat, run, 2, ACE, (2, 3))
-    if missing(list(nat)):
-        gap = next(r for r in range(min(nat), max(nat)) if r not in nat)
-        return why("rank_natural", cards, a_run=a_kind(run), run_zh=kind_zh(run), rank=RANK_NAMES[gap],
-                   or_joker="", or_joker_zh="")
-    return None
+    if counts[-1] > 3:
+        return why("run_width", cards, a_run=a_kind(run), run_zh=kind_zh(run), width=counts[-1])
+    return wild_run(cards, nat, len(wilds), 0, run, 2, "", "")
 
 
 def owen_beaters(last: Combo) -> tuple[str, str]:
