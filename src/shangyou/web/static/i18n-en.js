@@ -415,7 +415,7 @@ export const en = {
   "e.call": "{who} calls {call}",
   "e.friend": "{who} is a friend ({call})",
   "e.trick": "{name} wins the trick ({n} points)",
-  "e.failedThrow": "{who}'s throw {tried} fails: plays {forced}",
+  "e.failedThrow": "{who}'s throw {tried} fails: another player can beat {forced}, and every part of a throw must be unbeatable in its suit; {forced} is played",
   "e.hook": "Hooked! The declarers go back to {rank}",
   "e.drawn": "Drawn card {card}: its holder leads",
   "e.show": "{who} gives {card}",

@@ -409,7 +409,7 @@ export const zh = {
   "e.call": "{who} 叫 {call}",
   "e.friend": "{who} 是朋友（{call}）",
   "e.trick": "{name} 赢了这一墩（{n} 分）",
-  "e.failedThrow": "{who} 甩 {tried} 失败：改出 {forced}",
+  "e.failedThrow": "{who} 甩 {tried} 失败：别人能管住 {forced}，甩牌的每一部分都必须是该门最大；改出 {forced}",
   "e.hook": "勾底！庄家方退回 {rank}",
   "e.drawn": "翻出 {card}：拿到它的人首出",
   "e.show": "{who} 交出 {card}",
