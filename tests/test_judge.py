@@ -15,6 +15,7 @@ import pytest
 import shangyou
 from shangyou import IllegalMove
 from shangyou.cards import Cards, parse
+from shangyou.games.sheng_ji import core
 from shangyou.games.sheng_ji.order import LEVEL_RANK, Trump, decompose
 from shangyou.games.why import CLIMBING_CODES, SHENG_JI_CODES, TEXTS, Why
 from shangyou.registry import preset_names
@@ -290,4 +291,15 @@ def test_decision_c_in_play_a_heart_tractor_across_the_red_five_must_be_followed
     g.apply("QH QH JH JH")
     e = refusal(g, "4H 4H 9H KH")
     assert e.why is not None and e.why.code == "sj_tractor"
+    # the compiled core lists the same single follow as the Python code (the same positions)
+    listed = {}
+    for active in (True, False):
+        prev = core.use(active)
+        try:
+            g._legal = g._token = None
+            listed[active] = [str(m) for m in g.legal_moves()]
+        finally:
+            core.use(prev)
+    g._legal = g._token = None
+    assert listed[True] == listed[False] == ["4H 4H 6H 6H"], listed
     g.apply("4H 4H 6H 6H")
