@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from ...cards import BJ_CODE, CARD_TEXT, RANK_NAMES, RANK_OF, Cards
+from ...cards import RANK_NAMES, RANK_OF, Cards
 from ..why import Why, a_kind, kind_zh
 from .combo import Combo
 
@@ -181,10 +181,3 @@ def purity_tie(mine: Combo, last: Combo, pure_index: int = -1) -> str | None:
         return "impure" if last.key[pure_index] == 1 else "impure_equal"
     return None
 
-
-def card_text(c: int) -> str:
-    return CARD_TEXT[c]
-
-
-def is_joker(c: int) -> bool:
-    return c >= BJ_CODE

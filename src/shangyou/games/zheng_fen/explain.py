@@ -5,10 +5,10 @@ Only asked when ``apply`` refuses a play: the first rule of categories A-J the c
 
 from __future__ import annotations
 
-from ...cards import BJ_CODE, RANK_OF
+from ...cards import BJ_CODE
 from ..climbing.combo import Combo
 from ..climbing.explain import missing, one_rank, run_problem, sequence_problem, shape, why
-from ..why import Why, a_kind, kind_zh
+from ..why import Why, kind_zh
 
 TWO, THREE = 12, 0
 SEQ_KIND = {2: "sequence of pairs", 3: "sequence of triples", 4: "sequence of quartets"}
