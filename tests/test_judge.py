@@ -303,3 +303,17 @@ def test_decision_c_in_play_a_heart_tractor_across_the_red_five_must_be_followed
     g._legal = g._token = None
     assert listed[True] == listed[False] == ["4H 4H 6H 6H"], listed
     g.apply("4H 4H 6H 6H")
+
+
+def test_the_terminal_says_the_rule():
+    """The terminal game prints the refusal's explanation (the rule, in words)."""
+    from test_cli import _session
+    lines: list[str] = []
+    g, session, out = _session(lines)                 # seat 0 (the human) leads, pagat
+    naturals = [c for c in g.hands[0] if c < 48]
+    pair = next((a, b) for a in naturals for b in naturals if a >> 2 != b >> 2)
+    lines.append(str(Cards(sorted(pair))))
+    assert session.run() == "eof"
+    said = " ".join(out.getvalue().split())
+    assert "is not a combination: a pair must be cards of one rank" in said, said[-600:]
+    assert not g.moves
