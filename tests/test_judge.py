@@ -317,3 +317,10 @@ def test_the_terminal_says_the_rule():
     said = " ".join(out.getvalue().split())
     assert "is not a combination: a pair must be cards of one rank" in said, said[-600:]
     assert not g.moves
+
+
+def test_why_docstring_examples():
+    import doctest
+
+    from shangyou.games import why
+    assert doctest.testmod(why).failed == 0

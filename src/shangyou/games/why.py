@@ -10,8 +10,8 @@ The explanations are worked out only on the refusal path (``apply`` of a move th
 legal), never for legal moves, so the hot path of the engines is unchanged.
 
 >>> w = Why("seq_gap", {"cards": "8H 10S JD", "seq": "sequence", "a": "8", "b": "10"})
->>> w.text("en")
-'8H 10S JD is not a combination: a sequence needs consecutive ranks, and 8 and 10 are not consecutive'
+>>> w.text("en").split(": ")[1]
+'a sequence needs consecutive ranks, and 8 and 10 are not consecutive'
 >>> refuse("lower", cards="7S", last="9S (single)", kind="single").why.code
 'lower'
 """
@@ -46,7 +46,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "seq_gap": _nc("a {seq} needs consecutive ranks, and {a} and {b} are not consecutive",
                    "{seq_zh}的点数必须相连，{a}和{b}不相连"),
     "seq_gap_wild": _nc("a {seq} needs consecutive ranks: between {a} and {b} there are "
-                        "{missing} missing, and you have only {wilds|wild card|wild cards} to fill them",
+                        "{missing} missing, and you have only {wilds|wild card|wild cards} to "
+                        "fill them",
                         "{seq_zh}的点数必须相连：{a}和{b}之间缺{missing}张，你只有{wilds}张百搭"),
     "seq_twos": _nc("twos may not be in a {seq} in this game",
                     "本游戏中2不能放进{seq_zh}"),
@@ -55,7 +56,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "seq_wrap": _nc("a straight may not turn the corner: after the A comes no 2 (K-A-2 is no "
                     "straight; A-2-3 is)",
                     "顺子不能绕圈：A之后不能接2（K-A-2不是顺子，A-2-3是）"),
-    "seq_one_each": _nc("a {seq} has one card of each rank; you have {count} {rank}s",
+    "seq_one_each": _nc("a {seq} has one card of each rank, and you have {count} cards of "
+                        "rank {rank}",
                         "{seq_zh}每个点数只能一张；你有{count}张{rank}"),
     "run_uneven": _nc("{a_run} needs the same number of cards of each rank",
                       "{run_zh}每个点数的张数必须相同"),
@@ -140,8 +142,8 @@ TEXTS: dict[str, tuple[str, str]] = {
                    "play a tractor (consecutive pairs) of {length} pairs",
                    "首家出了{length}对的拖拉机，你的{suit_zh}里有拖拉机：必须出{length}对的拖拉机"
                    "（相连的对子）"),
-    "sj_pairs": ("the lead holds {want|pair|pairs} and you hold pairs of {suit}: play {need|pair|pairs} "
-                 "of {suit}; you played {played}",
+    "sj_pairs": ("the lead holds {want|pair|pairs} and you hold pairs of {suit}: play "
+                 "{need|pair|pairs} of {suit}; you played {played}",
                  "首家出了{want}对，你的{suit_zh}里有对子：必须出{need}对{suit_zh}；你出了{played}对"),
     "sj_finish_throw": ("finish the throw you started: add cards or 'play'",
                         "先把开始的甩牌完成：再加牌或者出牌"),

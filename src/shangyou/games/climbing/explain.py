@@ -107,6 +107,17 @@ def sequence_problem(cards: tuple, nat: Counter | dict, wilds: int, seq: str, mi
     return None
 
 
+def doubled(cards: tuple, nat: Counter, seq: str) -> Why | None:
+    """Cards of three or more ranks, one card of each but one rank twice (``6 7 7 8``): read
+    as a sequence with a card too many."""
+    counts = sorted(nat.values())
+    if len(counts) >= 3 and counts[-1] == 2 and counts[-2] == 1:
+        rank = max(nat, key=lambda r: nat[r])
+        return why("seq_one_each", cards, seq=seq, seq_zh=kind_zh(seq), count=2,
+                   rank=RANK_NAMES[rank])
+    return None
+
+
 def run_problem(cards: tuple, nat: Counter, run: str, min_ranks: int, top: int,
                 widths: Sequence[int], pos=lambda r: r) -> Why | None:
     """Cards with two or more naturals of some rank, read as a run of equal groups."""

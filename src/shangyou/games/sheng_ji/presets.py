@@ -14,8 +14,8 @@ ALIASES = {"tractor": "sheng-ji", "shengji": "sheng-ji", "升级": "sheng-ji",
            "找朋友": "sheng-ji/zhao-pengyou"}
 
 COMMON = {"kitty": None, "kitty_multiplier": "power", "throw_penalty": 0, "no_bid": "kitty-card",
-          "kitty_theft": False, "jack_hook": False, "red_five": False, "red_five_gap": "closed", "must_play_ranks": (),
-          "start_level": "2"}
+          "kitty_theft": False, "jack_hook": False, "red_five": False, "red_five_gap": "closed",
+          "must_play_ranks": (), "start_level": "2"}
 
 
 def default_kitty(cards: int, players: int) -> int:

@@ -7,7 +7,15 @@ from __future__ import annotations
 
 from ...cards import BJ_CODE
 from ..climbing.combo import Combo
-from ..climbing.explain import missing, one_rank, run_problem, sequence_problem, shape, why
+from ..climbing.explain import (
+    doubled,
+    missing,
+    one_rank,
+    run_problem,
+    sequence_problem,
+    shape,
+    why,
+)
 from ..why import Why, kind_zh
 
 TWO, THREE = 12, 0
@@ -37,6 +45,10 @@ def zheng_fen(fam, cards: tuple) -> Why | None:
         return sequence_problem(cards, nat, jokers, seq, 5, TWO)
     if n == 5 and counts[-1] + jokers >= 3:
         return why("full_house_extra", cards)
+    if not jokers:
+        found = doubled(cards, nat, "suit sequence")
+        if found is not None:
+            return found
     if not jokers:
         return run_problem(cards, nat, SEQ_KIND.get(counts[-1], "sequence of pairs"), 3, TWO,
                            (2, 3, 4))

@@ -13,6 +13,7 @@ from collections import Counter
 from ...cards import BJ_CODE, RANK_NAMES, RANK_OF
 from ..climbing.combo import Combo
 from ..climbing.explain import (
+    doubled,
     missing,
     one_rank,
     run_problem,
@@ -67,7 +68,11 @@ def pagat(fam, cards: tuple) -> Why | None:
                            count=twos, rank="2")
             seq[TWO] = 1
         return sequence_problem(cards, seq, jokers, "sequence", 3, fam.seq_top)
-    # two or more naturals of a rank: a multiple sequence
+    # two or more naturals of a rank: a multiple sequence (or a sequence with a card too many)
+    if not twos and not jokers:
+        found = doubled(cards, nat, "sequence")
+        if found is not None:
+            return found
     return wild_run(cards, nat, twos + jokers, jokers, "multiple sequence", 3, " or a joker",
                     "或王")
 
@@ -117,6 +122,9 @@ def winner(fam, cards: tuple) -> Why | None:
         return run_problem(cards, nat, run, 2, ACE, (2, 3))
     if n == 5:
         return why("full_house_pair", cards)
+    found = doubled(cards, nat, "straight")
+    if found is not None:
+        return found
     run = "consecutive pairs" if counts[-1] == 2 else "consecutive triples"
     return why("run_uneven", cards, a_run=a_kind(run), run_zh=kind_zh(run))
 
@@ -180,6 +188,10 @@ def owen(fam, cards: tuple) -> Why | None:
     counts = sorted(nat.values())
     if n == 5 and len(set(counts)) > 1:
         return why("full_house_pair", cards)
+    if not wilds:
+        found = doubled(cards, nat, "straight")
+        if found is not None:
+            return found
     run = "stair" if counts[-1] == 2 else "plate"
     if counts[-1] > 3:
         return why("run_width", cards, a_run=a_kind(run), run_zh=kind_zh(run), width=counts[-1])
