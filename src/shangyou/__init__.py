@@ -16,6 +16,7 @@ from __future__ import annotations
 from .cards import Card, Cards, parse
 from .engine.moves import Move
 from .errors import IllegalMove, NotationError, UnknownOption
+from .games.climbing import explain
 from .games.climbing.combo import Combo
 from .registry import preset_info, preset_names
 
@@ -40,7 +41,8 @@ class Rules:
         """May ``second`` be played on ``first``? ``first`` is read as its highest reading."""
         a = self.combos(first)
         if not a:
-            raise IllegalMove(f"{parse(first)} is not a combination")
+            why = explain.not_combination(self.family, tuple(sorted(parse(first))))
+            raise IllegalMove(why.text("en"), why=why)
         top = a[0]
         return any(c.beats(top) for c in self.combos(second))
 
