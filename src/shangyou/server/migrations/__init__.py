@@ -105,8 +105,8 @@ def current(conn: Connection) -> tuple[str, ...]:
     return tuple(MigrationContext.configure(conn).get_current_heads())
 
 
-def _known(conn: Connection) -> None:
-    for rev in current(conn):
+def _known(revs: tuple[str, ...]) -> None:
+    for rev in revs:
         try:
             scripts().get_revision(rev)
         except CommandError:
@@ -119,16 +119,17 @@ def _known(conn: Connection) -> None:
 
 def upgrade(conn: Connection, revision: str = "head") -> None:
     """Bring the database of ``conn`` (in :func:`schema_lock`) to ``revision``; nothing to do
-    when it is there already (one query)."""
-    _known(conn)
-    if revision == "head" and current(conn) == (head(),):
+    when it is there already (a look at ``alembic_version``)."""
+    revs = current(conn)
+    _known(revs)
+    if revision == "head" and revs == (head(),):
         return
     command.upgrade(config(conn), revision)
 
 
 def downgrade(conn: Connection, revision: str) -> None:
     """Take the database of ``conn`` back to ``revision`` (``base``: nothing left)."""
-    _known(conn)
+    _known(current(conn))
     command.downgrade(config(conn), revision)
 
 
