@@ -216,6 +216,37 @@ def test_nodes_starting_together_migrate_an_earlier_store_once(pg_url):
     engine.dispose()
 
 
+def test_a_migration_that_fails_changes_nothing(db_url):
+    """The baseline meets a table it cannot take in (``moves`` without its ``seat``) after it
+    has added columns to others: the store does not open, and the database is as it was (the
+    whole migration is one transaction, on PostgreSQL and on SQLite alike)."""
+    engine = legacy_store(db_url, OLDEST)
+    with engine.begin() as conn:
+        conn.exec_driver_sql("DROP TABLE moves")
+        conn.exec_driver_sql("CREATE TABLE moves (match_id VARCHAR(32) NOT NULL, idx INTEGER "
+                             "NOT NULL, text VARCHAR(256) NOT NULL, PRIMARY KEY (match_id, idx))")
+        before = shape(conn)
+    with pytest.raises(migrations.SchemaError, match="moves lacks"):
+        Store(db_url)
+    with engine.connect() as conn:
+        assert shape(conn) == before
+        assert "alembic_version" not in inspect(conn).get_table_names()
+    engine.dispose()
+
+
+def test_the_scripts_ship_with_the_package():
+    """The revisions are modules of a package (found by setuptools as the rest of the code is)
+    and the template of new ones is package data."""
+    import tomllib
+
+    here = Path(migrations.__file__).parent
+    assert (here / "versions" / "__init__.py").is_file() and (here / "env.py").is_file()
+    data = tomllib.loads((SCHEMAS.parent.parent / "pyproject.toml").read_text())
+    assert data["tool"]["setuptools"]["package-data"]["shangyou.server.migrations"] == \
+        ["script.py.mako"]
+    assert (here / "script.py.mako").is_file()
+
+
 def test_a_schema_newer_than_this_version_is_refused(db_url):
     """A newer version migrated the store past every revision this one knows: opening it
     says so and what to do, and changes nothing."""

@@ -20,6 +20,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from shangyou.server.migrations import SchemaError
+
 revision = "0001"
 down_revision = None
 branch_labels = None
@@ -191,7 +193,7 @@ def _bring_up(bind: sa.Connection, table: sa.Table) -> None:
     unexpected = [c.name for c in table.columns if c.name not in columns
                   and (table.name, c.name) not in LEGACY_COLUMNS]
     if unexpected:
-        raise RuntimeError(f"table {table.name} lacks {unexpected}: it was not made by shangyou")
+        raise SchemaError(f"table {table.name} lacks {unexpected}: shangyou did not make it")
     for column in table.columns:
         if column.name not in columns:
             op.add_column(table.name, sa.Column(column.name, column.type, nullable=True))
