@@ -2,8 +2,8 @@
 a store an earlier version made (its schema frozen in tests/schemas, as that version's
 ``create_all`` made it, perhaps with columns its start-up added) is taken in with its data;
 the models match the migrations at head; every revision goes down and up again to the same
-schema; nodes starting together migrate once; a schema newer than this version is refused; the
-``shangyou db`` commands. A real server on a migrated store resumes its tables:
+schema; nodes starting together migrate once; a migration that fails changes nothing; a schema
+newer than this version is refused; the ``shangyou db`` commands. A real server on a migrated store resumes its tables:
 tests/test_backup.py."""
 
 from __future__ import annotations
