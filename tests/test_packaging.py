@@ -32,7 +32,7 @@ HIDE = textwrap.dedent("""
     sys.meta_path.insert(0, Hide())
 """)
 # (pydantic stays: typer, a dependency of the library, needs it)
-WEB = ["fastapi", "uvicorn", "starlette", "sqlalchemy", "orjson", "psycopg"]
+WEB = ["fastapi", "uvicorn", "starlette", "sqlalchemy", "orjson", "psycopg", "alembic"]
 EXTRAS = WEB + ["numpy", "gymnasium", "pettingzoo", "openskill", "matplotlib", "ray"]
 
 
@@ -62,7 +62,8 @@ def test_the_library_works_without_its_extras():
 @pytest.mark.parametrize("module, hidden, extra", [
     ("shangyou.env", ["numpy"], "env"), ("shangyou.env", ["pettingzoo"], "env"),
     ("shangyou.env.single", ["gymnasium"], "env"),
-    ("shangyou.server", ["fastapi"], "web"), ("shangyou.server.app", ["sqlalchemy"], "web")])
+    ("shangyou.server", ["fastapi"], "web"), ("shangyou.server.app", ["sqlalchemy"], "web"),
+    ("shangyou.server.store", ["alembic"], "web")])
 def test_a_missing_extra_names_the_install_command(module, hidden, extra):
     code = textwrap.dedent(f"""
         try:

@@ -1,8 +1,8 @@
 """The store, on SQLite and on a real PostgreSQL server alike (the ``db_url`` fixture): its
 group commit (moves of many tables in one transaction, each caller resumed only once its own
 move is stored, a bad move failing alone), every column's values as they were written, the
-orderings the server relies on, an earlier store's schema brought up to date, and, on
-PostgreSQL, servers starting together and connections the database dropped."""
+orderings the server relies on, and, on PostgreSQL, servers starting together and connections
+the database dropped (an earlier store's schema brought up to date: tests/test_migrations.py)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import datetime as dt
 import threading
 
 import pytest
-from sqlalchemy import MetaData, Table, create_engine, text
+from sqlalchemy import create_engine, text
 
-from shangyou.server.store import AsyncStore, Base, Store, database_url
+from shangyou.server.store import AsyncStore, Store, database_url
 
 
 def _store(url, tables=4):
@@ -208,49 +208,6 @@ def test_waiting_tables_expire_by_their_last_touch(db_url):
         ("playing", 1, False, {"target": 2})
     with pytest.raises(ValueError):
         st.save_table("t3", 2, match_id="m9")
-    st.close()
-
-
-def test_an_earlier_store_gains_the_new_columns(db_url):
-    """A store made before the columns of ``Store._ADDED`` existed, with a table and a match in
-    it, opens: the columns are added, empty, and its rows read and write as new ones."""
-    added = {(t, c) for t, c, _ in Store._ADDED}
-    old = MetaData()
-    for table in Base.metadata.sorted_tables:
-        Table(table.name, old, *[c._copy() for c in table.columns
-                                 if (table.name, c.name) not in added])
-    engine = create_engine(db_url)
-    old.create_all(engine)
-    created = dt.datetime(2030, 1, 1)
-    with engine.begin() as conn:
-        conn.execute(old.tables["tables"].insert(), [
-            {"id": "old", "game": "zheng-fen", "players": 3, "options": {"target": 5},
-             "bot_level": "greedy", "status": "playing", "version": 2, "match_id": "m0",
-             "created_at": created},
-            {"id": "old2", "game": "zheng-fen", "players": 3, "options": {},
-             "bot_level": "greedy", "status": "waiting", "version": 0, "match_id": None,
-             "created_at": created}])
-        conn.execute(old.tables["seats"].insert(),
-                     [{"table_id": "old", "seat": i, "name": f"p{i}", "kind": "human",
-                       "token_hash": None, "bot_level": None} for i in range(3)])
-        conn.execute(old.tables["matches"].insert(),
-                     {"id": "m0", "table_id": "old", "game": "zheng-fen", "players": 3,
-                      "options": {"target": 5}, "seed": 7, "names": ["p0", "p1", "p2"],
-                      "result": None, "started_at": created, "finished_at": None})
-    engine.dispose()
-
-    st = Store(db_url)
-    t = st.load_table("old")
-    assert t["listed"] is True and t["host_hash"] is None and t["version"] == 2
-    assert t["match"]["seed"] == 7 and t["match"]["commitment"] is None
-    assert st.recent_table_ids(("waiting", "playing"), 10) == ["old", "old2"]
-    st.add_move("old", "m0", 0, 1, "pass", 3)
-    st.save_table("old2", 1, host_hash="h" * 64, listed=False)
-    st.close()
-    st = Store(db_url)                      # opening it again adds nothing
-    assert st.recent_table_ids(("waiting", "playing"), 10) == ["old2", "old"]
-    assert st.load_table("old2")["listed"] is False
-    assert st.load_table("old")["match"]["moves"] == [[1, "pass"]]
     st.close()
 
 

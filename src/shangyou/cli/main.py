@@ -1,5 +1,5 @@
 """The ``shangyou`` command: ``play``, ``presets``, ``replay``, ``verify``, ``review``,
-``serve``, ``tournament``, ``tournament-report``, ``train``.
+``serve``, ``tournament``, ``tournament-report``, ``train``, ``db`` (the store's schema).
 
 Errors a user can make on the command line (an unknown game, a bad ``--option``, a player
 count the preset does not allow, a seat off the table) print one line and exit with code 2,
@@ -22,6 +22,7 @@ from ..bots import known_levels, make_bot
 from ..bots.base import level_spec
 from ..registry import aliases
 from .common import fail, parse_option
+from .db import app as _db_app
 from .render import Renderer, color_wanted, fmt_value, make_console
 from .replay import load_log, replay_log
 from .session import PlaySession
@@ -246,6 +247,7 @@ app.command(name="review")(_review)
 app.command(name="tournament")(_tournament)
 app.command(name="tournament-report")(_tournament_report)
 app.command(name="train")(_train)
+app.add_typer(_db_app, name="db")
 
 
 def _version(value: bool) -> None:

@@ -9,6 +9,7 @@ try:
     import pydantic  # noqa: F401
     import sqlalchemy  # noqa: F401
     import uvicorn  # noqa: F401
+    import alembic  # noqa: F401,I001 - last: the first missing one is named
 except ModuleNotFoundError as missing:      # one line that says what to install
     raise ModuleNotFoundError(
         f"shangyou.server needs the web stack ({missing.name} is missing): "

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from sqlalchemy import (ColumnClause, CursorResult, and_, bindparam, case, create_engine, event,
-                        func, insert, inspect, literal_column, or_, select, text, update)
+                        func, insert, literal_column, or_, select, text, update)
 from sqlalchemy import Table as SqlTable
 from sqlalchemy.exc import DBAPIError, DisconnectionError, IntegrityError
 from sqlalchemy.exc import InterfaceError as SaInterfaceError
@@ -39,12 +39,10 @@ from sqlalchemy.exc import OperationalError as SaOperationalError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
+from . import migrations
 from .logs import table_context
-from .rows import Base, MatchRow, MoveRow, NodeRow, ReviewRow, SeatRow, TableRow, utcnow
+from .rows import MatchRow, MoveRow, NodeRow, ReviewRow, SeatRow, TableRow, utcnow
 
-
-# the key of the PostgreSQL advisory lock held while the tables are created or migrated
-SCHEMA_LOCK = 0x5348_414E_4759_4F55        # "SHANGYOU"
 
 RETRY_SECONDS = 10.0       # how long a write is tried again before its caller hears it failed
 CONNECT_SECONDS = 5        # a PostgreSQL connection attempt gives up after this
@@ -141,36 +139,15 @@ class Store:
                 cur.execute("PRAGMA synchronous=NORMAL")
                 cur.execute("PRAGMA foreign_keys=ON")
                 cur.close()
-        with self.engine.begin() as conn:
-            if conn.dialect.name == "postgresql":
-                # servers starting together on one database create its tables once: the lock
-                # holds until this transaction (PostgreSQL's DDL is transactional) commits
-                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK})
-            Base.metadata.create_all(conn)
-            self._add_missing_columns(conn)
+        # the schema: brought to this version's newest revision, by one node at a time
+        # (server/migrations; docs/deploy.md, "Schema migrations")
+        migrations.upgrade_engine(self.engine)
         self.session = sessionmaker(self.engine, expire_on_commit=False)
         # the database's clock in milliseconds (leases never compare two machines' clocks)
         self.clock: ColumnClause[int] = literal_column(
             "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)"
             if self.engine.dialect.name == "postgresql"
             else "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)")
-
-    # columns added to tables of earlier stores: (table, column, SQL type)
-    _ADDED = (("tables", "host_hash", "VARCHAR(64)"), ("tables", "listed", "BOOLEAN"),
-              ("tables", "touched_at", "TIMESTAMP"), ("matches", "secret", "VARCHAR(64)"),
-              ("matches", "commitment", "VARCHAR(64)"), ("moves", "actor", "VARCHAR(8)"),
-              ("tables", "owner", "VARCHAR(64)"), ("tables", "lease_until", "BIGINT"),
-              ("tables", "bans", "JSON"))
-
-    def _add_missing_columns(self, conn) -> None:
-        """A store written by an earlier version lacks some columns: add them (empty)."""
-        have: dict[str, set[str]] = {}
-        insp = inspect(conn)
-        for table, column, sql_type in self._ADDED:
-            if table not in have:
-                have[table] = {c["name"] for c in insp.get_columns(table)}
-            if column not in have[table]:
-                conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {sql_type}"))
 
     def close(self) -> None:
         self.engine.dispose()

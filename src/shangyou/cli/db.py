@@ -1,0 +1,124 @@
+"""``shangyou db upgrade|downgrade|current|history|revision``: the store's schema migrations
+by hand (:mod:`shangyou.server.migrations`; docs/deploy.md, *Schema migrations*).
+
+The database is the server's: ``--db URL``, or SQLite in ``--data DIR`` (``data``), as for
+``shangyou serve``. A server upgrades its database itself when it starts; these commands are for
+doing it beforehand, looking, rolling back, and writing a new revision.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .common import fail
+
+app = typer.Typer(no_args_is_help=True, help="The store's schema migrations (Alembic).")
+
+DbOption = Annotated[str | None, typer.Option(
+    "--db", help="SQLAlchemy database URL (postgresql://...), as for shangyou serve.")]
+DataOption = Annotated[Path, typer.Option(
+    "--data", help="Without --db: the data folder of the SQLite store data/shangyou.db.")]
+
+
+def _engine(db: str | None, data: Path, create: bool = False):
+    try:
+        from sqlalchemy import create_engine
+
+        from ..server import migrations
+        from ..server.store import database_url
+    except ModuleNotFoundError as e:
+        fail(f"{e.name} is missing: pip install 'shangyou[web]'")
+    if db is None and not create and not (data / "shangyou.db").exists():
+        fail(f"no store in {data}/ (shangyou.db): give --data DIR or --db URL")
+    return create_engine(database_url(db, data)), migrations
+
+
+def _shown(revs) -> str:
+    return ", ".join(revs) if revs else "none (an empty database, or one made before migrations)"
+
+
+@app.command()
+def upgrade(revision: Annotated[str, typer.Argument(help="Where to go (default head).")
+                                ] = "head",
+            db: DbOption = None, data: DataOption = Path("data")) -> None:
+    """Bring the database to REVISION (default: the newest, head), as a server does when it
+    starts; a database an earlier version made is taken in with its data."""
+    engine, migrations = _engine(db, data, create=True)
+    try:
+        with migrations.schema_lock(engine) as conn:
+            before = migrations.current(conn)
+            migrations.upgrade(conn, revision)
+            after = migrations.current(conn)
+    except (migrations.SchemaError, migrations.CommandError) as e:
+        fail(str(e), 1)
+    finally:
+        engine.dispose()
+    print(f"{_shown(before)} -> {_shown(after)}")
+
+
+@app.command()
+def downgrade(revision: Annotated[str, typer.Argument(
+                  help="Where to go back to: a revision, -1 for one step, base for nothing.")],
+              yes: Annotated[bool, typer.Option(
+                  "--yes", help="Go back to base (it drops every table and its data).")
+              ] = False,
+              db: DbOption = None, data: DataOption = Path("data")) -> None:
+    """Take the database back to REVISION, undoing each later revision (stop the servers
+    first: a server upgrades it again when it starts)."""
+    if revision == "base" and not yes:
+        fail("downgrade base drops every table and all its data: add --yes if you mean it")
+    engine, migrations = _engine(db, data)
+    try:
+        with migrations.schema_lock(engine) as conn:
+            before = migrations.current(conn)
+            migrations.downgrade(conn, revision)
+            after = migrations.current(conn)
+    except (migrations.SchemaError, migrations.CommandError) as e:
+        fail(str(e), 1)
+    finally:
+        engine.dispose()
+    print(f"{_shown(before)} -> {_shown(after)}")
+
+
+@app.command()
+def current(db: DbOption = None, data: DataOption = Path("data")) -> None:
+    """The revision the database is at, and whether it is this version's newest."""
+    engine, migrations = _engine(db, data)
+    try:
+        with engine.connect() as conn:
+            revs = migrations.current(conn)
+    finally:
+        engine.dispose()
+    head = migrations.head()
+    print(_shown(revs) + (" (head)" if revs == (head,) else f" (this version's head: {head})"))
+
+
+@app.command()
+def history() -> None:
+    """Every revision this version knows, newest first."""
+    try:
+        from ..server import migrations
+    except ModuleNotFoundError as e:
+        fail(f"{e.name} is missing: pip install 'shangyou[web]'")
+    for script in migrations.scripts().walk_revisions():
+        mark = " (head)" if script.is_head else ""
+        print(f"{script.revision}{mark}: {script.doc}")
+
+
+@app.command()
+def revision(message: Annotated[str, typer.Option("-m", "--message",
+                                                  help="What the revision does.")],
+             empty: Annotated[bool, typer.Option(
+                 "--empty", help="An empty script, not the models' differences.")] = False
+             ) -> None:
+    """Write the next revision's script into the package's versions/ folder (in a source
+    checkout): the differences between the rows (server/rows.py) and the schema at head, as
+    Alembic's autogenerate sees them on a scratch SQLite database. Read and finish it."""
+    try:
+        from ..server import migrations
+    except ModuleNotFoundError as e:
+        fail(f"{e.name} is missing: pip install 'shangyou[web]'")
+    print(f"wrote {migrations.new_revision(message, autogenerate=not empty)}")

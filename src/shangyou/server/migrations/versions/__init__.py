@@ -1,0 +1,1 @@
+"""The revisions, one module each (``revision``/``down_revision`` chain them)."""
