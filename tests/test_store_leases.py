@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import event, select
 
 from shangyou.server.rows import NodeRow
-from shangyou.server.store import AsyncStore, Stale, Store
+from shangyou.server.store import AsyncStore, EpochOver, Stale, Store
 
 LONG = 600_000            # a lease that does not run out during a test (ms)
 
@@ -129,6 +129,8 @@ def test_one_node_at_a_time_and_the_old_owners_writes_are_refused_by_epoch(db_ur
     with pytest.raises(Stale, match=f"epoch {old}"):
         a.add_move("t0", "mt0", 1, 1, "pass", 5)
     assert a.load_table("t0")["version"] == 4
+    with pytest.raises(EpochOver):                   # nor take any table
+        a.acquire("t0")
     assert b.acquire("t0") == b.epoch                # b takes the table: the version rises
     assert b.owners(["t0"]) == {"t0": "b"}
     assert b.load_table("t0")["version"] == 5

@@ -39,7 +39,7 @@ import logging
 import threading
 import time
 
-from .store import StoreUnavailable
+from .store import EpochOver, StoreUnavailable
 
 log = logging.getLogger("shangyou.server")
 
@@ -116,15 +116,24 @@ class DbLease:
         return self.store.store.epoch
 
     async def acquire(self, table_id: str) -> bool:
-        """Take the table in the current epoch (once more if the epoch ended meanwhile)."""
-        for _ in range(2):
-            epoch = await self.store.call("acquire", table_id)
+        """Take the table in the current epoch. When that epoch is over (the lease ran out:
+        the renewal thread takes a new one within a quarter of a lease), wait for the next one,
+        a lease at most."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.lease_seconds
+        while True:
+            try:
+                epoch = await self.store.call("acquire", table_id)
+            except EpochOver:
+                if loop.time() > deadline:
+                    return False
+                await asyncio.sleep(self.lease_seconds / 8)
+                continue
             if epoch is None:
                 return False
             if epoch == self.epoch:
                 self._taken[table_id] = epoch
                 return True
-        return False
 
     def holds(self, table_id: str) -> bool:
         """The table was taken in this node's current epoch."""
@@ -272,6 +281,8 @@ class DbLease:
         if released:
             await self.store.call("release", released)
             self._released.difference_update(released)
+        if not self.fresh():
+            return                         # its own lease may have run out: it takes nothing
         for table_id in await self.store.call("orphans", self.ORPHANS):
             if table_id not in manager.tables:
                 t = await manager.get(table_id)

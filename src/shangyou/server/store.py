@@ -63,6 +63,11 @@ class Stale(Exception):
     """A write refused: the table's version moved on, or another node owns the table now."""
 
 
+class EpochOver(Stale):
+    """This node's epoch is over (its lease ran out): it takes nothing until its heartbeat
+    has taken a new one."""
+
+
 class StoreUnavailable(Exception):
     """The database could not be reached for ``RETRY_SECONDS``: the call was tried again and
     again, then given up (its last error is the cause; the store has logged it, once)."""
@@ -431,18 +436,25 @@ class Store:
         """This node takes the table if it is free, its own, or its owner's epoch is over (its
         lease ran out, or that node started a new one): one compare-and-set ``UPDATE``. Taking
         a table that had an owner raises its version: the fence that refuses every later write
-        of that owner. The epoch it was taken in, or None."""
+        of that owner. Only while this node's own epoch is alive (:class:`EpochOver`
+        otherwise). The epoch it was taken in, or None (another node runs it, or there is no
+        such table)."""
         epoch = self.epoch
         if epoch is None:
             raise RuntimeError("this node has no epoch yet: join first")
         with self.session.begin() as s:
             done = cast(CursorResult, s.execute(
-                update(TableRow).where(TableRow.id == table_id, self._free_or_mine())
+                update(TableRow).where(TableRow.id == table_id, self._free_or_mine(),
+                                       self._live(self.node, epoch))
                 .values(owner=self.node, owner_epoch=epoch,
                         version=TableRow.version + case((TableRow.owner.is_(None), 0),
                                                         else_=1))
                 .execution_options(synchronize_session=False)))
-            return epoch if done.rowcount == 1 else None
+            if done.rowcount == 1:
+                return epoch
+            if not s.scalar(select(self._live(self.node, epoch))):
+                raise EpochOver(f"node {self.node}: epoch {epoch} is over")
+            return None
 
     def release(self, ids: list[str]) -> None:
         """This node no longer runs these tables: any node may take them at once."""
