@@ -79,7 +79,8 @@ def resume(server: Server, table_id: str, waiting_id: str, token: str, before: d
 
 
 def copy_rows(source_url: str, target_url: str) -> None:
-    """Every row of one store into another, in the columns the target has."""
+    """Every row of one store into another, in the columns both have (one the source has
+    dropped since stays empty)."""
     source, target = create_engine(source_url), create_engine(target_url)
     have, want = MetaData(), MetaData()
     have.reflect(source)
@@ -87,7 +88,8 @@ def copy_rows(source_url: str, target_url: str) -> None:
     with source.connect() as src, target.begin() as dst:
         for table in want.sorted_tables:
             old = have.tables[table.name]
-            rows = src.execute(select(*[old.c[c.name] for c in table.columns])).mappings()
+            rows = src.execute(select(*[old.c[c.name] for c in table.columns
+                                        if c.name in old.c])).mappings()
             batch = [dict(r) for r in rows]
             if batch:
                 dst.execute(table.insert(), batch)
