@@ -16,6 +16,7 @@ adds what is missing, with the data in place, so every database reaches the same
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -30,6 +31,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Connection, Engine
 
 HERE = Path(__file__).resolve().parent
+log = logging.getLogger("shangyou.server")
 
 # the key of the PostgreSQL advisory lock held while the schema is created or migrated
 SCHEMA_LOCK = 0x5348_414E_4759_4F55        # "SHANGYOU"
@@ -136,7 +138,14 @@ def downgrade(conn: Connection, revision: str) -> None:
 def upgrade_engine(engine: Engine) -> None:
     """What a store does when it opens: :func:`upgrade` to head under :func:`schema_lock`."""
     with schema_lock(engine) as conn:
-        upgrade(conn)
+        before = current(conn)
+        _known(before)
+        if before == (head(),):
+            return
+        command.upgrade(config(conn), "head")
+        after = current(conn)
+    log.warning("store schema migrated: %s -> %s", ", ".join(before) or "none",
+                ", ".join(after))
 
 
 def run_env(context: Any) -> None:
