@@ -9,10 +9,12 @@ tests/test_backup.py."""
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 import threading
 from pathlib import Path
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import MetaData, create_engine, inspect, select, text
@@ -231,6 +233,29 @@ def test_a_migration_that_fails_changes_nothing(db_url):
     with engine.connect() as conn:
         assert shape(conn) == before
         assert "alembic_version" not in inspect(conn).get_table_names()
+    engine.dispose()
+
+
+def test_a_new_revision_is_numbered_after_head_and_runs(tmp_path):
+    """``shangyou db revision``'s work, on a copy of the scripts: the next number after head,
+    chained to it, nothing to do while the rows match head (autogenerate), and it goes up and
+    down on a database."""
+    scripts = tmp_path / "migrations"
+    shutil.copytree(Path(migrations.__file__).parent, scripts,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    head = migrations.head()
+    new = f"{int(head) + 1:04d}"
+    path = migrations.new_revision("node epochs", location=scripts)
+    assert path == scripts / "versions" / f"v{new}_node_epochs.py"
+    script = path.read_text()
+    assert f"revision = '{new}'" in script and f"down_revision = '{head}'" in script
+    assert "op.batch_alter_table" not in script and "op.create" not in script
+    engine = create_engine(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    with migrations.schema_lock(engine) as conn:
+        command.upgrade(migrations.config(conn, location=scripts), "head")
+        assert migrations.current(conn) == (new,)
+        command.downgrade(migrations.config(conn, location=scripts), "-1")
+        assert migrations.current(conn) == (head,)
     engine.dispose()
 
 

@@ -118,20 +118,7 @@ def revision(message: Annotated[str, typer.Option("-m", "--message",
     checkout): the differences between the rows (server/rows.py) and the schema at head, as
     Alembic's autogenerate sees them on a scratch SQLite database. Read and finish it."""
     try:
-        from sqlalchemy import create_engine
-
         from ..server import migrations
     except ModuleNotFoundError as e:
         fail(f"{e.name} is missing: pip install 'shangyou[web]'")
-    rev_id = f"{int(migrations.head()) + 1:04d}"
-    engine = create_engine("sqlite://")
-    try:
-        with migrations.schema_lock(engine) as conn:
-            migrations.upgrade(conn)
-            from alembic import command
-            script = command.revision(migrations.config(conn), message=message,
-                                      autogenerate=not empty, rev_id=rev_id)
-    finally:
-        engine.dispose()
-    path = script.path if script is not None and not isinstance(script, list) else "?"
-    print(f"wrote {path}")
+    print(f"wrote {migrations.new_revision(message, autogenerate=not empty)}")

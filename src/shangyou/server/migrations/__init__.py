@@ -42,11 +42,13 @@ class SchemaError(RuntimeError):
     it past every revision this one knows)."""
 
 
-def config(connection: Connection | None = None, url: str | None = None) -> Config:
-    """Alembic's configuration, in code: the scripts of this package, and the connection to
-    migrate (or a URL, for Alembic's own ``alembic`` command run against ``env.py``)."""
+def config(connection: Connection | None = None, url: str | None = None,
+           location: Path = HERE) -> Config:
+    """Alembic's configuration, in code: the scripts of this package (or of ``location``), and
+    the connection to migrate (or a URL, for Alembic's own ``alembic`` command run against
+    ``env.py``)."""
     cfg = Config()
-    cfg.set_main_option("script_location", str(HERE))
+    cfg.set_main_option("script_location", str(location))
     cfg.set_main_option("path_separator", "os")
     # new scripts: versions/v0002_node_epochs.py (a module name Python and mypy accept)
     cfg.set_main_option("file_template", "v%%(rev)s_%%(slug)s")
@@ -146,6 +148,28 @@ def upgrade_engine(engine: Engine) -> None:
         after = current(conn)
     log.warning("store schema migrated: %s -> %s", ", ".join(before) or "none",
                 ", ".join(after))
+
+
+def new_revision(message: str, autogenerate: bool = True, location: Path = HERE) -> Path:
+    """Write the next revision's script (numbered after the newest) into ``location``'s
+    ``versions/``: the operations that take the schema at head to the rows, as autogenerate
+    finds them on a scratch SQLite database brought to head (or none: ``autogenerate`` False).
+    Its path."""
+    from sqlalchemy import create_engine
+
+    script = ScriptDirectory.from_config(config(location=location))
+    newest = script.get_current_head()
+    rev_id = f"{int(newest or 0) + 1:04d}"
+    engine = create_engine("sqlite://")
+    try:
+        with schema_lock(engine) as conn:
+            command.upgrade(config(conn, location=location), "head")
+            written = command.revision(config(conn, location=location), message=message,
+                                       autogenerate=autogenerate, rev_id=rev_id)
+    finally:
+        engine.dispose()
+    assert written is not None and not isinstance(written, list)
+    return Path(written.path)
 
 
 def run_env(context: Any) -> None:
