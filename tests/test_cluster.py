@@ -22,6 +22,8 @@ from websockets.sync.client import connect
 import shangyou
 from shangyou.bots.base import make_bot
 from shangyou.fairness import moves_chain
+from shangyou.server.rows import NodeRow
+from shangyou.server.store import Store
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -359,6 +361,16 @@ def test_killed_owner_another_node_takes_over_and_no_move_is_lost(nodes):
     print(f"takeover after SIGKILL: {took_over:.2f} s (lease {LEASE} s)")
 
 
+def epoch_of(url: str, node: str) -> int | None:
+    """``node``'s current epoch, from its row in ``nodes``."""
+    st = Store(url)
+    try:
+        with st.session() as s:
+            return s.get(NodeRow, node).epoch
+    finally:
+        st.close()
+
+
 def test_paused_owner_cannot_write_when_it_wakes(nodes, pg_url):
     a, b = nodes("a"), nodes("b")
     table_id, token = new_table(a)
@@ -370,6 +382,7 @@ def test_paused_owner_cannot_write_when_it_wakes(nodes, pg_url):
     assert not over(s) and s["view"]["to_act"] == 0
     stored = s["move_count"]
     match_id = s["table"]["match_id"]
+    epoch = epoch_of(pg_url, "a")
     a.signal(signal.SIGSTOP)
     move(host, bots[0], at_least(host, s["version"]))   # to the paused owner: it waits
     # the lease runs out; b's client is told to reconnect; b takes the table over
@@ -383,10 +396,12 @@ def test_paused_owner_cannot_write_when_it_wakes(nodes, pg_url):
     assert host.errors and host.errors[-1]["code"] == "moved"
     assert not any(m["move_count"] > stored for m in host.states if m["view"] is not None)
     deadline = time.monotonic() + WAIT
-    while "no longer run here" not in a.output.read_text():
+    while "no longer run here" not in a.output.read_text() \
+            or f"this node's lease ran out (epoch {epoch})" not in a.output.read_text():
         assert time.monotonic() < deadline, a.output.read_text()
         time.sleep(0.05)
-    assert a.proc.poll() is None                       # it lives on, without the table
+    assert a.proc.poll() is None                       # it lives on, without the table,
+    assert epoch_of(pg_url, "a") == epoch + 1          # in a new epoch (the old one is over)
     host.open(b, since=stored, match=match_id)
     assert host.until(lambda s: s["view"] is not None)["move_count"] == stored
     s = play_turns({0: host, 1: guest}, bots, lambda s: False)

@@ -37,9 +37,10 @@ def taker(url: str, table_id: str, stop: threading.Event, taken: threading.Event
     """Node b, trying to take the table until told to stop."""
     def run():
         b = Store(url, node="b")
+        b.join(60_000)
         try:
             while not stop.is_set():
-                if b.acquire(table_id, 60_000):
+                if b.acquire(table_id) is not None:
                     taken.set()
                     return
                 time.sleep(0.05)

@@ -1,8 +1,9 @@
 """Fencing and leases in the store, on SQLite and on a real PostgreSQL server (``db_url``):
 every write of a table is a compare-and-set on its version (and, for a node of several, on
-its owner); a node takes a table that is free or whose lease ran out, which raises its version,
-so the old owner's writes are refused; leases are renewed, released, and read by the
-database's clock alone."""
+its owner, the owner's epoch and that epoch's lease being alive); each node holds one lease
+(its row of ``nodes``, with an epoch) whatever the number of its tables; a node takes a table
+that is free or whose owner's epoch is over, which raises its version, so the old owner's
+writes are refused; leases are renewed, released, and read by the database's clock alone."""
 
 from __future__ import annotations
 
@@ -11,14 +12,39 @@ import datetime as dt
 import time
 
 import pytest
+from sqlalchemy import event, select
 
-from shangyou.server.store import AsyncStore, Stale, Store
+from shangyou.server.rows import NodeRow
+from shangyou.server.store import AsyncStore, EpochOver, Stale, Store
 
 LONG = 600_000            # a lease that does not run out during a test (ms)
 
 
+def _node(url: str, name: str, lease_ms: int = LONG) -> Store:
+    """A node's store, with its first epoch (alive for ``lease_ms``)."""
+    st = Store(url, node=name)
+    st.join(lease_ms)
+    return st
+
+
+def _lapse(st: Store) -> None:
+    """``st``'s node stops renewing: its lease runs out 1 ms from now; wait until it has."""
+    st.beat(1)
+    deadline = time.monotonic() + 60
+    while _alive(st):
+        assert time.monotonic() < deadline, "the lease never ran out"
+        time.sleep(0.01)
+
+
+def _alive(st: Store) -> bool:
+    """``st``'s node's lease runs, by the database's clock."""
+    with st.session() as s:
+        return bool(s.scalar(select(NodeRow.alive_until >= st.clock)
+                             .where(NodeRow.id == st.node)))
+
+
 def _table(st: Store, tid: str = "t0") -> None:
-    st.create_table(tid, "zheng-shangyou/owen", 2, {}, "greedy", lease_ms=LONG)
+    st.create_table(tid, "zheng-shangyou/owen", 2, {}, "greedy")
     st.save_seats(tid, [{"seat": 0, "name": "a", "kind": "human", "token_hash": "h" * 64,
                          "bot_level": None}], 1)
     st.start_match(tid, "m" + tid, "zheng-shangyou/owen", 2, {}, 0, ["a", None], 2)
@@ -63,7 +89,7 @@ def test_a_refused_move_in_a_group_commit_fails_alone(db_url):
 
 
 def test_a_group_commit_of_many_tables_is_fenced_on_each_or_writes_nothing(db_url):
-    a, b = Store(db_url, node="a"), Store(db_url, node="b")
+    a, b = _node(db_url, "a"), _node(db_url, "b")
     for tid in ("t0", "t1", "t2"):
         _table(a, tid)
     _table(b, "t3")                                  # b's table, in a's batch by mistake
@@ -85,77 +111,116 @@ def test_a_group_commit_of_many_tables_is_fenced_on_each_or_writes_nothing(db_ur
     b.close()
 
 
-def test_one_node_at_a_time_and_the_old_owners_writes_are_refused(db_url):
-    a, b = Store(db_url, node="a"), Store(db_url, node="b")
+def test_one_node_at_a_time_and_the_old_owners_writes_are_refused_by_epoch(db_url):
+    a, b = _node(db_url, "a"), _node(db_url, "b")
     _table(a)                                        # a made it: a owns it
     assert a.owners(["t0", "nope"]) == {"t0": "a"}
-    assert not b.acquire("t0", LONG)                 # a's lease runs
+    assert b.acquire("t0") is None                   # a's lease runs
     with pytest.raises(Stale):                       # b may not write a's table
         b.add_move("t0", "mt0", 0, 0, "pass", 3)
-    assert a.acquire("t0", LONG)                     # a takes its own again: the version
+    assert a.acquire("t0") == a.epoch                # a takes its own again: the version
     assert a.load_table("t0")["version"] == 3        # goes up (the fence of an old self)
     a.add_move("t0", "mt0", 0, 0, "pass", 4)
-    # a's lease runs out (a was paused): b takes the table, which raises the version
-    assert a.renew(["t0"], 1) == ["t0"]
-    deadline = time.monotonic() + 60
-    while not b.acquire("t0", LONG):
-        assert time.monotonic() < deadline, "the lease never ran out"
-        time.sleep(0.01)
+    # a is paused past its lease: its epoch is over, and before any node takes the table,
+    # its writes are refused already (by epoch: the version and the owner are a's still)
+    old = a.epoch
+    _lapse(a)
+    assert a.owners(["t0"]) == {"t0": None}
+    with pytest.raises(Stale, match=f"epoch {old}"):
+        a.add_move("t0", "mt0", 1, 1, "pass", 5)
+    assert a.load_table("t0")["version"] == 4
+    with pytest.raises(EpochOver):                   # nor take any table
+        a.acquire("t0")
+    assert b.acquire("t0") == b.epoch                # b takes the table: the version rises
     assert b.owners(["t0"]) == {"t0": "b"}
     assert b.load_table("t0")["version"] == 5
-    with pytest.raises(Stale):                       # a wakes up: its next write (version 5
-        a.add_move("t0", "mt0", 1, 1, "pass", 5)     # from 4) is refused
-    with pytest.raises(Stale):
-        a.save_table("t0", 6, listed=False)
-    assert a.renew(["t0"], LONG) == []               # a learns it lost the table
+    # a wakes up: its heartbeat finds its epoch over and takes a new one; the table stays b's
+    assert a.beat(LONG) == (False, [])
+    assert a.epoch == old + 1
+    for write in (lambda: a.add_move("t0", "mt0", 1, 1, "pass", 6),
+                  lambda: a.save_table("t0", 6, listed=False)):
+        with pytest.raises(Stale):
+            write()
+    assert a.acquire("t0") is None                   # b's epoch runs
     b.add_move("t0", "mt0", 1, 1, "pass", 6)
     row = b.load_table("t0")
-    assert row["version"] == 6 and [m[0] for m in row["match"]["moves"]] == [0, 1]
+    assert row["version"] == 6 and row["listed"] is True
+    assert [m[0] for m in row["match"]["moves"]] == [0, 1]
     a.close()
     b.close()
+
+
+def test_a_node_that_starts_again_takes_a_new_epoch_and_loses_the_old_ones_tables(db_url):
+    a = _node(db_url, "a")
+    _table(a, "t0")
+    first = a.epoch
+    again = _node(db_url, "a")                       # node a restarted (the old one hangs on)
+    assert again.epoch == first + 1
+    assert again.owners(["t0"]) == {"t0": None}      # not a's any more: its epoch is over
+    assert again.orphans(10) == ["t0"]               # a match of an ended epoch
+    with pytest.raises(Stale, match=f"epoch {first}"):   # the old process cannot write
+        a.add_move("t0", "mt0", 0, 0, "pass", 3)
+    assert again.acquire("t0") == again.epoch        # the restarted node takes the table
+    assert again.load_table("t0")["version"] == 3
+    assert again.orphans(10) == []
+    again.add_move("t0", "mt0", 0, 0, "pass", 4)
+    assert again.beat(LONG) == (True, [])
+    again.close()
+    a.close()
 
 
 def test_leases_are_renewed_released_and_orphans_found(db_url):
-    a, b = Store(db_url, node="a"), Store(db_url, node="b")
+    a, b = _node(db_url, "a"), _node(db_url, "b")
     for tid in ("t0", "t1", "t2"):
         _table(a, tid)
-    assert sorted(a.renew(["t0", "t1", "t2", "gone"], LONG)) == ["t0", "t1", "t2"]
+    assert a.beat(LONG) == (True, [])
     a.release(["t1"])                                # free at once, for any node
     assert a.owners(["t0", "t1"]) == {"t0": "a", "t1": None}
-    assert b.acquire("t1", LONG)
+    assert b.acquire("t1") == b.epoch
     assert b.load_table("t1")["version"] == 2        # a free table: no fence to raise
     assert b.orphans(10) == []
-    a.renew(["t0"], 1)                               # a stops renewing t0
-    deadline = time.monotonic() + 60
-    while b.orphans(10) != ["t0"]:
-        assert time.monotonic() < deadline, "the lease never ran out"
-        time.sleep(0.01)
+    _lapse(a)                                        # a stops renewing
+    assert sorted(b.orphans(10)) == ["t0", "t2"]
+    assert b.orphans(1) in (["t0"], ["t2"])
     assert b.owners(["t0"]) == {"t0": None}
     # a waiting table of a live node is not expired by another node's sweep
-    a.create_table("w", "zheng-fen", 3, {}, "greedy", lease_ms=LONG)
+    c = _node(db_url, "c")
+    c.create_table("w", "zheng-fen", 3, {}, "greedy")
     later = dt.datetime(2100, 1, 1)
     assert b.expire_waiting(later, []) == []
-    assert a.expire_waiting(later, []) == ["w"]
-    a.close()
-    b.close()
+    assert c.expire_waiting(later, []) == ["w"]
+    c.leave()                                        # a node that stops ends its epoch
+    assert sorted(b.beat(LONG)[1]) == ["a", "c"]
+    for st in (a, b, c):
+        st.close()
 
 
-def test_a_heartbeat_renews_every_lease_of_its_node_and_names_the_stopped_nodes(db_url):
-    a, b = Store(db_url, node="a"), Store(db_url, node="b")
-    _table(a, "t0")
-    _table(b, "t1")
-    assert a.renew(["t0"], 1) == ["t0"]              # a's lease on t0 about to run out
-    assert b.beat(1)[0] == ["t1"]                    # b: alive for 1 ms more (it stops)
-    deadline = time.monotonic() + 60
-    while True:
-        kept, dead = a.beat(LONG)
-        if dead:
-            break
-        assert time.monotonic() < deadline, "b's heartbeat never ran out"
-        time.sleep(0.01)
-    assert kept == ["t0"] and dead == ["b"]          # t0 renewed; b stopped, a did not
-    assert a.owners(["t0", "t1"]) == {"t0": "a", "t1": None}
-    assert not b.acquire("t0", LONG)                 # t0's lease runs again
-    assert b.beat(LONG) == (["t1"], [])              # b back: alive, and its t1 renewed
+def test_a_heartbeat_touches_one_row_whatever_the_number_of_tables(db_url):
+    a, b = _node(db_url, "a"), _node(db_url, "b")
+    seen: list[tuple[str, int]] = []
+
+    def record(conn, cursor, statement, params, context, executemany):
+        seen.append((" ".join(statement.split()), cursor.rowcount))
+
+    made = 0
+    for n in (3, 300):
+        while made < n:                              # a owns n tables, b one more each time
+            _table(a, f"a{made}")
+            made += 1
+        _table(b, f"b{n}")
+        event.listen(a.engine, "after_cursor_execute", record)
+        try:
+            kept, dead = a.beat(LONG)
+        finally:
+            event.remove(a.engine, "after_cursor_execute", record)
+        assert kept and dead == []
+        writes = [(sql, rows) for sql, rows in seen if not sql.upper().startswith(
+            ("SELECT", "BEGIN", "COMMIT", "ROLLBACK", "PRAGMA"))]
+        assert len(writes) == 1, writes
+        sql, rows = writes[0]
+        assert sql.upper().startswith("UPDATE NODES ") and rows == 1, writes
+        assert not any(" tables" in q.lower() for q, _ in seen), seen
+        seen.clear()
+    assert a.owners(["a0", "a299", "b3"]) == {"a0": "a", "a299": "a", "b3": "b"}
     a.close()
     b.close()

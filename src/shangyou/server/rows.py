@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import (JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Integer, String)
+from sqlalchemy import (JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer,
+                        String)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -32,18 +33,27 @@ class TableRow(Base):
     host_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     listed: Mapped[bool] = mapped_column(Boolean, default=True)
     touched_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True, index=True)
-    # the node that runs the table, and until when (ms of the database's clock); none: free
+    # the node that runs the table and the epoch of that node it was taken in (none: free);
+    # it runs the table while that epoch is the node's live one (NodeRow)
     owner: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
-    lease_until: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    owner_epoch: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     # whom the host removed, for the table's life: {"tokens": [...], "addresses": [...]}
     bans: Mapped[dict | None] = mapped_column(JSON, nullable=True)
 
 
 class NodeRow(Base):
-    """A node of several, alive until ``alive_until`` (ms of the database's clock)."""
+    """A node of several: its current ``epoch`` (one more each time it starts, or finds its
+    lease ran out) and its lease, alive until ``alive_until`` (ms of the database's clock).
+    Its heartbeat moves ``alive_until`` on while it is ahead of the clock, and only then: an
+    epoch whose lease ran out never comes back."""
     __tablename__ = "nodes"
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     alive_until: Mapped[int] = mapped_column(BigInteger)
+    epoch: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+# the orphan scan of a node's tables by epoch: (owner, owner_epoch) without reading the others
+Index("ix_tables_owner_epoch", TableRow.owner, TableRow.owner_epoch)
 
 
 class SeatRow(Base):

@@ -12,10 +12,11 @@ hears of it, so a server killed at any moment restarts with every table where it
 
 **Fencing.** Every write to a table is a compare-and-set on its state version: it goes from
 version ``v - 1`` to ``v`` only, and, in a store of a node of several (``node`` given), only
-while that node owns the table; otherwise it raises :class:`Stale` and writes nothing. The
-leases that say which node owns a table live in the same row (``owner``, ``lease_until`` in
-milliseconds of the database's clock), so no two clocks are ever compared; beside them, each
-node's heartbeat (``nodes``: alive until when) says which nodes run
+while that node owns the table in its live epoch; otherwise it raises :class:`Stale` and writes
+nothing. A table's row says which node took it, in which of that node's epochs (``owner``,
+``owner_epoch``); the node's one row in ``nodes`` says its current epoch and until when its
+lease runs (``alive_until``, in milliseconds of the database's clock, so no two clocks are ever
+compared). A heartbeat renews that one row, whatever the number of tables the node runs
 (:mod:`shangyou.server.ownership`; ``docs/deploy.md``).
 """
 
@@ -58,6 +59,11 @@ HINT_ACTORS = {"hint:s": "search", "hint:h": "heuristic"}   # a move that follow
 
 class Stale(Exception):
     """A write refused: the table's version moved on, or another node owns the table now."""
+
+
+class EpochOver(Stale):
+    """This node's epoch is over (its lease ran out): it takes nothing until its heartbeat
+    has taken a new one."""
 
 
 class StoreUnavailable(Exception):
@@ -109,6 +115,7 @@ class Store:
     def __init__(self, url: str, node: str | None = None):
         self.url = url
         self.node = node          # this node's id when several share the database
+        self.epoch: int | None = None   # its current epoch (:meth:`join`)
         kwargs: dict[str, Any] = {}
         sqlite = url.startswith("sqlite")
         if sqlite:
@@ -175,14 +182,22 @@ class Store:
         expected = (version if first is None else first) - 1
         cond = [TableRow.id == table_id, TableRow.version == expected]
         if self.node is not None:
-            cond.append(TableRow.owner == self.node)
+            cond += self._fence()
         # an UPDATE's result is a CursorResult (Session.execute is typed for any statement)
         done = cast(CursorResult, s.execute(update(TableRow).where(*cond)
                                             .values(version=version, touched_at=utcnow(),
-                                                    **values)))
+                                                    **values)
+                                            .execution_options(synchronize_session=False)))
         if done.rowcount != 1:
             raise Stale(f"table {table_id}: not at version {expected}"
-                        + (f" or not owned by {self.node}" if self.node else ""))
+                        + (f" or not owned by {self.node} in its live epoch {self.epoch}"
+                           if self.node else ""))
+
+    def _fence(self) -> list:
+        """SQL: this node may write the table: it took it in its current epoch, and that
+        epoch's lease runs (checked in the same statement, by the database's clock)."""
+        return [TableRow.owner == self.node, TableRow.owner_epoch == self.epoch,
+                self._live(self.node, self.epoch)]
 
     def _fence_many(self, s: Session, versions: dict[str, tuple[int, int]]) -> None:
         """:meth:`_fenced` for many tables at once (``id -> (first, version)``), as one
@@ -192,7 +207,7 @@ class Store:
         t = cast(SqlTable, TableRow.__table__)
         cond = [t.c.id == bindparam("f_id"), t.c.version == bindparam("f_expected")]
         if self.node is not None:
-            cond.append(t.c.owner == self.node)
+            cond += self._fence()
         now = utcnow()
         done = s.connection().execute(
             update(t).where(*cond).values(version=bindparam("f_version"), touched_at=now),
@@ -200,22 +215,26 @@ class Store:
              for tid, (lo, hi) in sorted(versions.items())])
         if done.rowcount != len(versions):
             raise Stale(f"{len(versions) - done.rowcount} of {len(versions)} tables: not at "
-                        "their expected version" + (f" or not owned by {self.node}"
+                        "their expected version" + (f" or not owned by {self.node} in its "
+                                                    f"live epoch {self.epoch}"
                                                     if self.node else ""))
 
     def create_table(self, table_id: str, game: str, players: int, options: dict,
-                     bot_level: str, host_hash: str | None = None, listed: bool = True,
-                     lease_ms: int = 0) -> None:
-        """A new waiting table at version 0; a node's store makes it the node's own for
-        ``lease_ms``."""
+                     bot_level: str, host_hash: str | None = None,
+                     listed: bool = True) -> None:
+        """A new waiting table at version 0; a node's store makes it the node's own, in its
+        current epoch."""
         with self.session.begin() as s:
             s.add(TableRow(id=table_id, game=game, players=players, options=options,
                            bot_level=bot_level, status="waiting", version=0,
                            host_hash=host_hash, listed=listed, touched_at=utcnow()))
             s.flush()
             if self.node is not None:
+                if self.epoch is None:
+                    raise RuntimeError("this node has no epoch yet: join first")
                 s.execute(update(TableRow).where(TableRow.id == table_id)
-                          .values(owner=self.node, lease_until=self.clock + lease_ms))
+                          .values(owner=self.node, owner_epoch=self.epoch)
+                          .execution_options(synchronize_session=False))
             for i in range(players):
                 s.add(SeatRow(table_id=table_id, seat=i, kind="empty"))
 
@@ -320,85 +339,140 @@ class Store:
     # ------------------------------------------------------------------------------ leases
     _CHUNK = 2000          # ids in one statement
 
+    def _live(self, node, epoch):
+        """SQL: ``node``'s lease at ``epoch`` runs: its row in ``nodes`` is at that epoch and
+        alive at the database's clock (``node``, ``epoch``: values, or a table's columns)."""
+        return (select(NodeRow.id).where(NodeRow.id == node, NodeRow.epoch == epoch,
+                                         NodeRow.alive_until >= self.clock).exists())
+
+    def _mine(self):
+        """SQL: the table is this node's, taken in its current epoch (which may have ended:
+        writes check that too)."""
+        return and_(TableRow.owner == self.node, TableRow.owner_epoch == self.epoch)
+
     def _free_or_mine(self):
-        return or_(TableRow.owner.is_(None), TableRow.owner == self.node,
-                   TableRow.lease_until < self.clock)
+        """SQL: a node may take the table: free, its own, or its owner's epoch is over."""
+        return or_(TableRow.owner.is_(None), self._mine(),
+                   ~self._live(TableRow.owner, TableRow.owner_epoch))
 
-    def acquire(self, table_id: str, lease_ms: int) -> bool:
-        """This node takes the table for ``lease_ms`` if it is free, its own, or its owner's
-        lease ran out. Taking a table that had an owner raises its version: the fence that
-        refuses every later write of that owner."""
-        with self.session.begin() as s:
-            done = cast(CursorResult, s.execute(
-                update(TableRow).where(TableRow.id == table_id, self._free_or_mine())
-                .values(owner=self.node, lease_until=self.clock + lease_ms,
-                        version=TableRow.version + case((TableRow.owner.is_(None), 0),
-                                                        else_=1))))
-            return done.rowcount == 1
-
-    def renew(self, held: list[str], lease_ms: int) -> list[str]:
-        """Extend this node's lease on the tables it holds; those still its own."""
-        out: list[str] = []
-        for i in range(0, len(held), self._CHUNK):
-            with self.session.begin() as s:
-                rows = s.execute(update(TableRow)
-                                 .where(TableRow.owner == self.node,
-                                        TableRow.id.in_(held[i:i + self._CHUNK]))
-                                 .values(lease_until=self.clock + lease_ms)
-                                 .returning(TableRow.id))
-                out += [r[0] for r in rows]
-        return out
-
-    def beat(self, lease_ms: int) -> tuple[list[str], list[str]]:
-        """This node's heartbeat, in one transaction: it is alive for ``lease_ms`` more, and
-        so are its leases on every table it owns. The ids of those tables, and the nodes whose
-        heartbeat ran out."""
+    def join(self, lease_ms: int) -> int:
+        """This node starts a new epoch, alive for ``lease_ms``: the tables it took in an
+        earlier one are no longer its own (any node may take them, this one too). The new
+        epoch (one more than the node's last)."""
         with self.session.begin() as s:
             until = self.clock + lease_ms
-            done = cast(CursorResult, s.execute(update(NodeRow).where(NodeRow.id == self.node)
-                                                .values(alive_until=until)))
-            if done.rowcount == 0:
+            epoch = s.scalar(update(NodeRow).where(NodeRow.id == self.node)
+                             .values(epoch=func.coalesce(NodeRow.epoch, 0) + 1,
+                                     alive_until=until)
+                             .returning(NodeRow.epoch)
+                             .execution_options(synchronize_session=False))
+            if epoch is None:
+                epoch = 1
                 s.execute(insert(cast(SqlTable, NodeRow.__table__))
-                          .values(id=self.node, alive_until=until))
-            # its rows locked in id order, as a group commit locks them: no deadlock
-            mine = (select(TableRow.id).where(TableRow.owner == self.node)
-                    .order_by(TableRow.id).with_for_update())
-            kept = [r[0] for r in s.execute(update(TableRow)
-                                            .where(TableRow.id.in_(mine),
-                                                   TableRow.owner == self.node)
-                                            .values(lease_until=until)
-                                            .returning(TableRow.id))]
+                          .values(id=self.node, epoch=epoch, alive_until=until))
+        self.epoch = int(epoch)
+        return self.epoch
+
+    def beat(self, lease_ms: int) -> tuple[bool, list[str]]:
+        """This node's heartbeat: its epoch lives ``lease_ms`` more, by one ``UPDATE`` of its
+        own row in ``nodes`` whatever the number of tables it runs, but only while that epoch
+        is alive: one whose lease ran out never comes back. Then the node takes a new epoch
+        (:meth:`join`), and the tables of the old one are no longer its own. Whether the epoch
+        lived on, and the nodes whose leases ran out."""
+        if self.epoch is None:
+            self.join(lease_ms)
+            kept = False
+        else:
+            with self.session.begin() as s:
+                done = cast(CursorResult, s.execute(
+                    update(NodeRow).where(NodeRow.id == self.node, NodeRow.epoch == self.epoch,
+                                          NodeRow.alive_until >= self.clock)
+                    .values(alive_until=self.clock + lease_ms)
+                    .execution_options(synchronize_session=False)))
+                kept = done.rowcount == 1
+            if not kept:
+                self.join(lease_ms)
+        with self.session() as s:
             dead = list(s.scalars(select(NodeRow.id).where(NodeRow.alive_until < self.clock)))
         return kept, dead
+
+    def leave(self) -> None:
+        """This node stops: its epoch ends now (what it still owned may be taken at once)."""
+        if self.epoch is None:
+            return
+        with self.session.begin() as s:
+            s.execute(update(NodeRow).where(NodeRow.id == self.node, NodeRow.epoch == self.epoch)
+                      .values(alive_until=self.clock - 1)
+                      .execution_options(synchronize_session=False))
+
+    def acquire(self, table_id: str) -> int | None:
+        """This node takes the table if it is free, its own, or its owner's epoch is over (its
+        lease ran out, or that node started a new one): one compare-and-set ``UPDATE``. Taking
+        a table that had an owner raises its version: the fence that refuses every later write
+        of that owner. Only while this node's own epoch is alive (:class:`EpochOver`
+        otherwise). The epoch it was taken in, or None (another node runs it, or there is no
+        such table)."""
+        epoch = self.epoch
+        if epoch is None:
+            raise RuntimeError("this node has no epoch yet: join first")
+        with self.session.begin() as s:
+            done = cast(CursorResult, s.execute(
+                update(TableRow).where(TableRow.id == table_id, self._free_or_mine(),
+                                       self._live(self.node, epoch))
+                .values(owner=self.node, owner_epoch=epoch,
+                        version=TableRow.version + case((TableRow.owner.is_(None), 0),
+                                                        else_=1))
+                .execution_options(synchronize_session=False)))
+            if done.rowcount == 1:
+                return epoch
+            if not s.scalar(select(self._live(self.node, epoch))):
+                raise EpochOver(f"node {self.node}: epoch {epoch} is over")
+            return None
 
     def release(self, ids: list[str]) -> None:
         """This node no longer runs these tables: any node may take them at once."""
         for i in range(0, len(ids), self._CHUNK):
             with self.session.begin() as s:
-                rows = (select(TableRow.id).where(TableRow.owner == self.node,
+                rows = (select(TableRow.id).where(self._mine(),
                                                   TableRow.id.in_(ids[i:i + self._CHUNK]))
-                        .order_by(TableRow.id).with_for_update())   # as beat locks them
-                s.execute(update(TableRow).where(TableRow.id.in_(rows),
-                                                 TableRow.owner == self.node)
-                          .values(owner=None, lease_until=None))
+                        .order_by(TableRow.id).with_for_update())   # as a group commit does
+                s.execute(update(TableRow).where(TableRow.id.in_(rows), self._mine())
+                          .values(owner=None, owner_epoch=None)
+                          .execution_options(synchronize_session=False))
 
     def owners(self, ids: list[str]) -> dict[str, str | None]:
-        """Each existing table's owner while its lease runs (None: free, or ran out)."""
+        """Each existing table's owner while its epoch runs (None: free, or over)."""
         out: dict[str, str | None] = {}
+        live = self._live(TableRow.owner, TableRow.owner_epoch)
         for i in range(0, len(ids), self._CHUNK):
             with self.session() as s:
-                for tid, owner, live in s.execute(
-                        select(TableRow.id, TableRow.owner, TableRow.lease_until >= self.clock)
+                for tid, owner, alive in s.execute(
+                        select(TableRow.id, TableRow.owner, live)
                         .where(TableRow.id.in_(ids[i:i + self._CHUNK]))):
-                    out[tid] = owner if owner and live else None
+                    out[tid] = owner if owner and alive else None
         return out
 
     def orphans(self, limit: int) -> list[str]:
-        """Matches being played whose node's lease ran out (that node is gone)."""
+        """Matches being played whose owner's epoch is over (the node is gone, or started
+        again). The few rows of ``nodes`` first, then the index on ``(owner, owner_epoch)``:
+        only the rows of a gone node, or of an earlier epoch, are read. (A table whose owner
+        has no row in ``nodes`` at all is taken when it is opened.)"""
         with self.session() as s:
-            return list(s.scalars(select(TableRow.id).where(
-                TableRow.status == "playing", TableRow.owner.is_not(None),
-                TableRow.lease_until < self.clock).limit(limit)))
+            gone, stale = [], []
+            for node, epoch, alive in s.execute(select(NodeRow.id, NodeRow.epoch,
+                                                       NodeRow.alive_until >= self.clock)):
+                if not alive:
+                    gone.append(node)
+                else:
+                    stale.append(and_(TableRow.owner == node,
+                                      or_(TableRow.owner_epoch < epoch,
+                                          TableRow.owner_epoch.is_(None))))
+            if gone:
+                stale.append(TableRow.owner.in_(gone))
+            if not stale:
+                return []
+            return list(s.scalars(select(TableRow.id).where(TableRow.status == "playing",
+                                                            or_(*stale)).limit(limit)))
 
     # ------------------------------------------------------------------------------- reads
     def table_ids(self, statuses: tuple[str, ...]) -> list[str]:

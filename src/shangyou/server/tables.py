@@ -304,12 +304,18 @@ class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
             t = self.tables.get(table_id)
             if t is not None or self.draining:
                 return t
-            if not await self.lease.acquire(table_id):
-                return None                 # another node runs it
-            t = await self._load(table_id)
-            if t is None:
-                self.lease.forget(table_id)
-            return t
+            for _ in range(2):
+                if not await self.lease.acquire(table_id):
+                    return None             # another node runs it
+                t = await self._load(table_id)
+                if t is None:
+                    self.lease.forget(table_id)
+                    return None
+                if self.lease.holds(table_id):
+                    return t
+                # this node's epoch ended while it loaded (its lease ran out): taken again
+                self.lose(t, "this node's epoch ended while it loaded")
+            return None
 
     def page(self, offset: int = 0, limit: int = 50) -> dict:
         """One page of the listed open tables this process holds: waiting ones first, then
@@ -368,8 +374,7 @@ class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
         token = secrets.token_urlsafe(24)
         host_hash = hash_token(token)
         await self.store.call("create_table", table_id, name, n, self._stored_options(opts, room),
-                              bot_level, host_hash, bool(room.get("listed", True)),
-                              lease_ms=self.lease.lease_ms)
+                              bot_level, host_hash, bool(room.get("listed", True)))
         t = Table(id=table_id, game_name=name, players=n, options=opts, bot_level=bot_level,
                   seats=[Seat(index=i) for i in range(n)], room=room, host_hash=host_hash,
                   creator=address)
