@@ -474,8 +474,8 @@ class Store:
         for i in range(0, len(ids), self._CHUNK):
             with self.session() as s:
                 for tid, owner, alive in s.execute(
-                        select(TableRow.id, TableRow.owner, live)
-                        .where(TableRow.id.in_(ids[i:i + self._CHUNK]))):
+                        select(TableRow.id, TableRow.owner, live.label("alive"))
+                        .where(TableRow.id.in_(ids[i:i + self._CHUNK]))).tuples():
                     out[tid] = owner if owner and alive else None
         return out
 
