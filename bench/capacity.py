@@ -50,7 +50,7 @@ from shangyou.server.store import Store  # noqa: E402
 
 GAME = "zheng-shangyou/owen"
 MOVES = 10                  # stored moves of each playing match
-LEASE_MS = 60_000           # the nodes' leases while measuring (ms): they do not run out
+LEASE_MS = 3_600_000        # the nodes' leases while measuring (ms): they do not run out
 
 
 class DurablePostgres(pg_server.PostgresServer):

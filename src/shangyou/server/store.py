@@ -446,33 +446,31 @@ class Store:
         live = self._live(TableRow.owner, TableRow.owner_epoch)
         for i in range(0, len(ids), self._CHUNK):
             with self.session() as s:
-                for tid, owner, alive in s.execute(
-                        select(TableRow.id, TableRow.owner, live)
-                        .where(TableRow.id.in_(ids[i:i + self._CHUNK]))):
-                    out[tid] = owner if owner and alive else None
+                for row in s.execute(select(TableRow.id, TableRow.owner, live.label("alive"))
+                                     .where(TableRow.id.in_(ids[i:i + self._CHUNK]))):
+                    out[row.id] = row.owner if row.owner and row.alive else None
         return out
 
     def orphans(self, limit: int) -> list[str]:
         """Matches being played whose owner's epoch is over (the node is gone, or started
-        again). The few rows of ``nodes`` first, then the index on ``(owner, owner_epoch)``:
-        only the rows of a gone node, or of an earlier epoch, are read. (A table whose owner
+        again). The few rows of ``nodes`` first, then, node by node, the index on ``(owner,
+        owner_epoch)``: only the rows of a gone node, or of an earlier epoch, are read (one
+        statement for all would let the planner scan the whole index). (A table whose owner
         has no row in ``nodes`` at all is taken when it is opened.)"""
+        out: list[str] = []
         with self.session() as s:
-            gone, stale = [], []
-            for node, epoch, alive in s.execute(select(NodeRow.id, NodeRow.epoch,
-                                                       NodeRow.alive_until >= self.clock)):
-                if not alive:
-                    gone.append(node)
-                else:
-                    stale.append(and_(TableRow.owner == node,
-                                      or_(TableRow.owner_epoch < epoch,
-                                          TableRow.owner_epoch.is_(None))))
-            if gone:
-                stale.append(TableRow.owner.in_(gone))
-            if not stale:
-                return []
-            return list(s.scalars(select(TableRow.id).where(TableRow.status == "playing",
-                                                            or_(*stale)).limit(limit)))
+            nodes = s.execute(select(NodeRow.id, NodeRow.epoch,
+                                     (NodeRow.alive_until >= self.clock).label("alive"))).all()
+            for node, epoch, alive in nodes:
+                cond = TableRow.owner == node
+                if alive:
+                    cond = and_(cond, or_(TableRow.owner_epoch < epoch,
+                                          TableRow.owner_epoch.is_(None)))
+                out += s.scalars(select(TableRow.id).where(cond, TableRow.status == "playing")
+                                 .limit(limit - len(out)))
+                if len(out) >= limit:
+                    break
+        return out
 
     # ------------------------------------------------------------------------------- reads
     def table_ids(self, statuses: tuple[str, ...]) -> list[str]:
