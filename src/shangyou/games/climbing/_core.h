@@ -249,6 +249,9 @@ int core_multi_counted(Gen *g, Multi *w, int pure_ok, int impure_ok);
 PyObject *core_pagat_playout(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_plan(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
+/* _core_batch.c: the batch engine (env/batch_engine.py) */
+extern PyTypeObject core_batch_type;
+
 /* _core_owen.c, _core_zf.c, _core_winner.c */
 PyObject *core_owen_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_zf_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs);

@@ -1,0 +1,1236 @@
+/* The batch engine: N hands of a pagat preset stepped in one call, the observations, masks,
+   rewards and flags written into arrays the caller gave, the GIL released and the rows split
+   over a small pool of threads (env/batch_engine.py is its Python face, docs/env.md its
+   description).
+
+   It plays exactly what the Python environments play, which stay the reference
+   (tests/test_batch_engine.py compares them row by row):
+
+   - the deal of ClimbingGame._start_hand from the seeds of ShangyouAEC.reset (and, in the
+     single-agent mode, of SingleAgentEnv._restart), with Python's Mersenne Twister
+     (random.Random(int): init_by_array, getrandbits, _randbelow) written out below;
+   - the legal plays from the core's own generator (pagat_generate, _core_pagat.c: the same
+     code the game lists with), sorted into the environments' candidate order
+     (env/encoding.py's sort_moves: the pass, then by number of cards and cards, plays of the
+     same cards by reading, highest first) and cut into pages of K - 1 with MORE;
+   - the play, the pass, the end of a trick and of the hand of ClimbingGame._do_play for a
+     single hand of pagat (no exchange, no finish_trick), the places scoring (2, 1) and the
+     team points of pagat-teams with 4 players (env/aec.py's rewards_of);
+   - the observation of ClimbingEncoder (env/climbing_encoding.py) byte for byte;
+   - single-agent mode: the learner's seat against random opponents, each drawing
+     random.Random(seed).choice(game.legal_moves()) from the listing in the generator's order
+     (the pass first when following), as SingleAgentEnv plays RandomBot.
+
+   A hand is held as card counts (for the generator) and 64-bit sets (one pack: each card at
+   most once), so a play's cards are a set and the candidates compare as sets. */
+
+#include "_core.h"
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <stdlib.h>
+
+#define BATCH_LIMIT 4096        /* steps.LISTING_LIMIT: past it the env lists one per code */
+#define STEP_LIMIT 400          /* steps.STEP_LIMIT: past it legal_moves offers steps */
+#define MAX_THREADS 8
+
+/* ------------------------------------------------------------ Python's Mersenne Twister */
+typedef struct {
+    uint32_t mt[624];
+    int mti;
+} MT;
+
+static void
+mt_init_genrand(MT *s, uint32_t seed)
+{
+    s->mt[0] = seed;
+    for (int i = 1; i < 624; i++)
+        s->mt[i] = 1812433253U * (s->mt[i - 1] ^ (s->mt[i - 1] >> 30)) + (uint32_t)i;
+    s->mti = 624;
+}
+
+/* random.Random(seed) for a whole number 0 <= seed < 2**64 (random_seed: the words of
+   abs(seed), least significant first, then init_by_array) */
+static void
+mt_seed(MT *s, uint64_t seed)
+{
+    uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+    int len = key[1] ? 2 : 1;
+    mt_init_genrand(s, 19650218U);
+    uint32_t *mt = s->mt;
+    int i = 1, j = 0;
+    for (int k = 624 > len ? 624 : len; k; k--) {
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j] + (uint32_t)j;
+        i++;
+        j++;
+        if (i >= 624) {
+            mt[0] = mt[623];
+            i = 1;
+        }
+        if (j >= len)
+            j = 0;
+    }
+    for (int k = 623; k; k--) {
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - (uint32_t)i;
+        i++;
+        if (i >= 624) {
+            mt[0] = mt[623];
+            i = 1;
+        }
+    }
+    mt[0] = 0x80000000U;
+}
+
+static uint32_t
+mt_next(MT *s)
+{
+    static const uint32_t mag01[2] = {0x0U, 0x9908b0dfU};
+    uint32_t y;
+    if (s->mti >= 624) {
+        uint32_t *mt = s->mt;
+        int kk;
+        for (kk = 0; kk < 624 - 397; kk++) {
+            y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
+            mt[kk] = mt[kk + 397] ^ (y >> 1) ^ mag01[y & 1U];
+        }
+        for (; kk < 623; kk++) {
+            y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
+            mt[kk] = mt[kk + (397 - 624)] ^ (y >> 1) ^ mag01[y & 1U];
+        }
+        y = (mt[623] & 0x80000000U) | (mt[0] & 0x7fffffffU);
+        mt[623] = mt[396] ^ (y >> 1) ^ mag01[y & 1U];
+        s->mti = 0;
+    }
+    y = s->mt[s->mti++];
+    y ^= (y >> 11);
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    y ^= (y >> 18);
+    return y;
+}
+
+/* Random._randbelow_with_getrandbits(n), 1 <= n <= 2**31 (getrandbits(k), k <= 32) */
+static uint32_t
+mt_below(MT *s, uint32_t n)
+{
+    int k = 0;
+    while (k < 32 && ((uint64_t)n >> k) != 0)
+        k++;
+    uint32_t r;
+    do {
+        r = mt_next(s) >> (32 - k);
+    } while (r >= n);
+    return r;
+}
+
+/* ------------------------------------------------------------------------ the rows */
+typedef struct {
+    uint64_t cards;             /* the play's cards as a set (0 for the pass) */
+    long code;                  /* the play's code (_core.h); -1: the pass */
+    int n;                      /* its number of cards */
+} Cand;
+
+typedef struct {
+    MT seeder;                  /* aec: ShangyouAEC._seeder; single: SingleAgentEnv._seeds */
+    MT bot[MAX_SEATS];          /* single: each random opponent's rng */
+    unsigned char count[MAX_SEATS][N_CARDS];
+    uint64_t hand[MAX_SEATS];
+    int size[MAX_SEATS];
+    int to_act, last_seat, passes, has_last, over;
+    long last_code;
+    uint64_t last_cards, played;
+    unsigned passed;            /* seats that passed since the play to beat */
+    int order[MAX_SEATS], norder;
+    long steps;                 /* steps of this episode, MORE included */
+    /* the decision of the seat to act: its candidates in order, and the page */
+    Cand *cand;
+    int ncand, cap, page, pages, per_page, listed;
+    int used;                   /* candidate rows the last observation wrote */
+    int autoreset;              /* single: reset at the next step */
+    int error;                  /* 1: a listing past the limits (see batch_error) */
+} Row;
+
+typedef struct Batch Batch;
+
+typedef struct {
+    Gen gen;
+    Sink sink;
+} Scratch;
+
+typedef struct {
+    pthread_t th;
+    Batch *b;
+    int index;
+    long seen;                  /* the last generation of work it took */
+    Scratch *scratch;
+} Worker;
+
+struct Batch {
+    PyObject_HEAD
+    int n_envs, players, seq_top, k, width, obs_size, single, seat, strict, threads;
+    long max_steps;
+    double illegal_reward;
+    int team[MAX_SEATS], teams;          /* teams: team of each seat (pagat-teams 4p) */
+    /* layout: offsets into a row of the observation */
+    int o_played, o_last, o_counts, o_finished, o_passed, o_last_seat, o_partners,
+        o_leading, o_phase, o_page, o_cand, pass_at, play_at, more_at, extra_at;
+    Row *rows;
+    Py_buffer obs, mask, reward, term, trunc, seat_buf, illegal;
+    int have_bufs;
+    const int64_t *actions;     /* the step's actions (its buffer held by step) */
+    uint64_t rand_state;        /* random_actions' own generator (splitmix64) */
+    /* the pool */
+    Worker workers[MAX_THREADS];
+    Scratch *scratch[MAX_THREADS];
+    int nworkers;
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    long generation;
+    int pending, stop, pool_ok;
+    int job;                    /* 0: step, 1: reset rows flagged */
+};
+
+/* ------------------------------------------------------------------------ the game */
+static int
+next_with_cards(const Batch *b, const Row *r, int seat, int include_self)
+{
+    int n = b->players;
+    int s = include_self ? seat : (seat + 1) % n;
+    for (int i = 0; i <= n; i++) {
+        if (r->size[s])
+            return s;
+        s = (s + 1) % n;
+    }
+    return seat;
+}
+
+/* ClimbingGame.__init__ and _start_hand for one hand of pagat dealt from ``game_seed``:
+   the dealer drawn, the pack shuffled and dealt one card at a time from the dealer */
+static void
+deal(const Batch *b, Row *r, uint32_t game_seed)
+{
+    MT g;
+    mt_seed(&g, game_seed);
+    int n = b->players;
+    int dealer = (int)mt_below(&g, (uint32_t)n);
+    int cards[N_CARDS];
+    for (int i = 0; i < N_CARDS; i++)
+        cards[i] = i;
+    for (int i = N_CARDS - 1; i >= 1; i--) {          /* random.shuffle */
+        int j = (int)mt_below(&g, (uint32_t)i + 1);
+        int t = cards[i];
+        cards[i] = cards[j];
+        cards[j] = t;
+    }
+    memset(r->count, 0, sizeof r->count);
+    for (int s = 0; s < n; s++) {
+        r->hand[s] = 0;
+        r->size[s] = 0;
+    }
+    for (int k = 0; k < N_CARDS; k++) {
+        int s = (dealer + k) % n;
+        r->count[s][cards[k]] = 1;
+        r->hand[s] |= 1ULL << cards[k];
+        r->size[s]++;
+    }
+    r->has_last = r->over = r->passes = r->norder = 0;
+    r->last_seat = -1;
+    r->last_cards = r->played = 0;
+    r->passed = 0;
+    r->steps = 0;
+    r->listed = 0;
+    r->to_act = next_with_cards(b, r, dealer, 1);     /* first_leader "dealer" */
+}
+
+/* ShangyouAEC.reset(): the next hand of the row's seed stream */
+static void
+aec_next_hand(const Batch *b, Row *r)
+{
+    deal(b, r, mt_below(&r->seeder, 0x80000000U));
+}
+
+/* SingleAgentEnv._restart: the AEC env reset with the next seed of the row's stream, then one
+   seed per opponent (seats in order) */
+static void
+single_restart(const Batch *b, Row *r)
+{
+    MT seeder;
+    mt_seed(&seeder, mt_below(&r->seeder, 0x80000000U));
+    deal(b, r, mt_below(&seeder, 0x80000000U));
+    for (int s = 0; s < b->players; s++)
+        if (s != b->seat)
+            mt_seed(&r->bot[s], mt_below(&r->seeder, 0x80000000U));
+    r->autoreset = 0;
+}
+
+/* ClimbingGame._do_play for a single hand of pagat: ``cards`` NULL for the pass */
+static void
+apply_play(const Batch *b, Row *r, long code, uint64_t cards, int ncards)
+{
+    int seat = r->to_act;
+    if (code < 0) {
+        r->passes++;
+        r->passed |= 1u << seat;
+        int others = b->players - r->norder - (r->size[r->last_seat] ? 1 : 0);
+        if (r->passes >= others) {                  /* _end_trick */
+            int winner = r->last_seat;
+            r->has_last = 0;
+            r->passes = 0;
+            r->passed = 0;
+            r->last_seat = -1;
+            r->to_act = next_with_cards(b, r, winner, 1);
+        } else {
+            r->to_act = next_with_cards(b, r, seat, 0);
+        }
+        r->listed = 0;
+        return;
+    }
+    uint64_t m = cards;
+    while (m) {
+        int c = __builtin_ctzll(m);
+        r->count[seat][c] = 0;
+        m &= m - 1;
+    }
+    r->hand[seat] &= ~cards;
+    r->size[seat] -= ncards;
+    r->played |= cards;
+    r->has_last = 1;
+    r->last_code = code;
+    r->last_cards = cards;
+    r->last_seat = seat;
+    r->passes = 0;
+    r->passed = 0;
+    r->listed = 0;
+    if (!r->size[seat]) {
+        r->order[r->norder++] = seat;
+        int holding = 0, holder = -1;
+        for (int s = 0; s < b->players; s++)
+            if (r->size[s]) {
+                holding++;
+                holder = s;
+            }
+        if (holding <= 1) {
+            if (holding == 1)
+                r->order[r->norder++] = holder;
+            r->over = 1;
+            return;
+        }
+    }
+    r->to_act = next_with_cards(b, r, seat, 0);
+}
+
+/* env/aec.py's rewards_of: places (2, 1), or the points of the seat's team */
+static void
+hand_rewards(const Batch *b, const Row *r, double *out)
+{
+    double pts[MAX_SEATS] = {0};
+    if (r->norder > 0)
+        pts[r->order[0]] = 2;
+    if (r->norder > 1)
+        pts[r->order[1]] = 1;
+    if (b->teams) {
+        double tp[MAX_SEATS] = {0};
+        for (int s = 0; s < b->players; s++)
+            tp[b->team[s]] += pts[s];
+        for (int s = 0; s < b->players; s++)
+            out[s] = tp[b->team[s]];
+    } else {
+        for (int s = 0; s < b->players; s++)
+            out[s] = pts[s];
+    }
+}
+
+/* the plays of the seat to act into the thread's sink, in the generator's order; -1 past
+   the listing limit */
+static int
+list_plays(const Batch *b, Row *r, Scratch *sc)
+{
+    Prev prev;
+    if (r->has_last)
+        prev_of_code(r->last_code, &prev);
+    else
+        prev.kind = -1;
+    Sink *s = &sc->sink;
+    s->n = 0;
+    s->pool_n = 0;
+    s->over = 0;
+    sc->gen.out = NULL;
+    sc->gen.sink = s;
+    gen_from_counts(&sc->gen, r->count[r->to_act], b->seq_top);
+    if (pagat_generate(&sc->gen, &prev) < 0 || s->over)
+        return -1;
+    return 0;
+}
+
+static inline uint64_t
+play_set(const Sink *s, Py_ssize_t j)
+{
+    const Play *p = &s->plays[j];
+    uint64_t m = 0;
+    for (int i = 0; i < p->n; i++)
+        m |= 1ULL << s->pool[p->off + i];
+    return m;
+}
+
+/* family.reading_order(combo) = (tier, cls, key) of a pagat code as one comparable number:
+   the class names compare as strings ("mseq" < "seq" < "set" < "single"), then the ints */
+static uint64_t
+reading_key(long code)
+{
+    int f1 = CODE_F1(code), f2 = CODE_F2(code), f3 = CODE_F3(code), pure = CODE_PURE(code);
+    uint64_t kind, c1 = 0, c2 = 0, k1 = 0, k2 = 0, k3 = 0;
+    switch (CODE_KIND(code)) {
+    case K_SINGLE:
+        kind = 3;
+        k1 = (uint64_t)f1;
+        break;
+    case K_SET:
+        kind = 2;
+        c1 = (uint64_t)f3;
+        k1 = (uint64_t)f1;
+        k2 = (uint64_t)pure;
+        break;
+    case K_SEQ:
+        kind = 1;
+        c1 = (uint64_t)(f2 - f1 + 1);
+        k1 = f3 != 4;
+        k2 = (uint64_t)f2;
+        k3 = (uint64_t)pure;
+        break;
+    default:
+        kind = 0;
+        c1 = (uint64_t)(f2 - f1 + 1);
+        c2 = (uint64_t)f3;
+        k1 = (uint64_t)f2;
+        k2 = (uint64_t)pure;
+    }
+    return kind << 40 | c1 << 32 | c2 << 24 | k1 << 16 | k2 << 8 | k3;
+}
+
+typedef struct {
+    uint64_t cards, reading;
+    int n, idx;
+} SortKey;
+
+/* sort_moves' order: by number of cards, then the cards (sorted tuples compare at their first
+   difference: the set holding the lowest card of the two sets' difference is less), then
+   the reading, highest first, then the listing's order (a stable sort) */
+static int
+key_cmp(const void *pa, const void *pb)
+{
+    const SortKey *a = pa, *b = pb;
+    if (a->n != b->n)
+        return a->n < b->n ? -1 : 1;
+    if (a->cards != b->cards) {
+        uint64_t d = a->cards ^ b->cards;
+        return (a->cards & d & -d) ? -1 : 1;
+    }
+    if (a->reading != b->reading)
+        return a->reading > b->reading ? -1 : 1;
+    return a->idx < b->idx ? -1 : 1;
+}
+
+static int
+ensure_cap(Row *r, int n)
+{
+    if (n <= r->cap)
+        return 0;
+    int cap = r->cap ? r->cap : 64;
+    while (cap < n)
+        cap *= 2;
+    Cand *c = realloc(r->cand, (size_t)cap * sizeof(Cand));   /* no GIL: the C allocator */
+    if (c == NULL)
+        return -1;
+    r->cand = c;
+    r->cap = cap;
+    return 0;
+}
+
+/* the candidates of the decision now, in order, and page 0 (env/aec.py's _new_pager) */
+static int
+make_decision(const Batch *b, Row *r, Scratch *sc)
+{
+    if (list_plays(b, r, sc) < 0)
+        return -1;
+    const Sink *s = &sc->sink;
+    int pf = r->has_last ? 1 : 0, n = (int)s->n;
+    if (ensure_cap(r, n + pf) < 0)
+        return -1;
+    Cand *out = r->cand;
+    if (pf) {
+        out[0].cards = 0;
+        out[0].code = -1;
+        out[0].n = 0;
+    }
+    if (n == 1) {
+        out[pf].cards = play_set(s, 0);
+        out[pf].code = s->plays[0].code;
+        out[pf].n = s->plays[0].n;
+    } else if (n > 1) {
+        SortKey stack_keys[128];
+        SortKey *keys = n <= 128 ? stack_keys : malloc((size_t)n * sizeof(SortKey));
+        if (keys == NULL)
+            return -1;
+        for (int j = 0; j < n; j++) {
+            keys[j].cards = play_set(s, j);
+            keys[j].n = s->plays[j].n;
+            keys[j].reading = reading_key(s->plays[j].code);
+            keys[j].idx = j;
+        }
+        if (n <= 16) {                                   /* insertion sort */
+            for (int i = 1; i < n; i++) {
+                SortKey k = keys[i];
+                int j = i - 1;
+                while (j >= 0 && key_cmp(&keys[j], &k) > 0) {
+                    keys[j + 1] = keys[j];
+                    j--;
+                }
+                keys[j + 1] = k;
+            }
+        } else {
+            qsort(keys, (size_t)n, sizeof(SortKey), key_cmp);
+        }
+        for (int j = 0; j < n; j++) {
+            out[pf + j].cards = keys[j].cards;
+            out[pf + j].code = s->plays[keys[j].idx].code;
+            out[pf + j].n = keys[j].n;
+        }
+        if (keys != stack_keys)
+            free(keys);
+    }
+    r->ncand = n + pf;
+    r->page = 0;
+    if (r->ncand <= b->k) {
+        r->per_page = b->k;
+        r->pages = 1;
+    } else {
+        r->per_page = b->k - 1;
+        r->pages = (r->ncand + b->k - 2) / (b->k - 1);
+    }
+    r->listed = 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------- the observation */
+static inline void
+set_bytes(unsigned char *at, uint64_t m)
+{
+    while (m) {
+        at[__builtin_ctzll(m)] = 1;
+        m &= m - 1;
+    }
+}
+
+/* ClimbingEncoder.write for ``seat`` (with its decision when ``decision``) into row i of the
+   observations, and its mask */
+static void
+observe(const Batch *b, Row *r, int i, int seat, int decision)
+{
+    unsigned char *o = (unsigned char *)b->obs.buf + (size_t)i * b->obs_size;
+    int n = b->players;
+    /* the head, zeroed and written whole; the candidate rows the last write used, zeroed */
+    memset(o, 0, (size_t)b->o_cand);
+    if (r->used)
+        memset(o + b->o_cand, 0, (size_t)r->used * b->width);
+    set_bytes(o, r->hand[seat]);
+    set_bytes(o + b->o_played, r->played);
+    if (r->has_last) {
+        set_bytes(o + b->o_last, r->last_cards);
+        o[b->o_last_seat + (r->last_seat - seat + n) % n] = 1;
+        unsigned p = r->passed;
+        while (p) {
+            int s = __builtin_ctz(p);
+            o[b->o_passed + (s - seat + n) % n] = 1;
+            p &= p - 1;
+        }
+    } else {
+        o[b->o_leading] = 1;
+    }
+    for (int j = 0; j < n; j++)
+        o[b->o_counts + j] = (unsigned char)r->size[(seat + j) % n];
+    for (int p = 0; p < r->norder; p++)
+        o[b->o_finished + (r->order[p] - seat + n) % n] = (unsigned char)(p + 1);
+    if (b->teams) {
+        for (int s = 0; s < n; s++)
+            if (b->team[s] == b->team[seat])
+                o[b->o_partners + (s - seat + n) % n] = 1;
+    } else {
+        o[b->o_partners] = 1;
+    }
+    o[b->o_phase + (r->over ? 2 : 1)] = 1;
+    unsigned char *mask = (unsigned char *)b->mask.buf + (size_t)i * b->k;
+    memset(mask, 0, (size_t)b->k);
+    r->used = 0;
+    if (!decision)
+        return;
+    o[b->o_page] = (unsigned char)(r->page < 127 ? r->page : 127);
+    o[b->o_page + 1] = (unsigned char)(r->pages < 127 ? r->pages : 127);
+    int start = r->page * r->per_page;
+    int stop = start + r->per_page < r->ncand ? start + r->per_page : r->ncand;
+    unsigned char *row = o + b->o_cand;
+    uint64_t prev = 0;
+    int ordinal = 0, have_prev = 0;
+    for (int j = start; j < stop; j++, row += b->width) {
+        const Cand *c = &r->cand[j];
+        if (c->code < 0) {
+            row[b->pass_at] = 1;
+            continue;
+        }
+        set_bytes(row, c->cards);
+        row[b->play_at] = 1;
+        if (have_prev && c->cards == prev) {     /* readings of the same cards: 0, 1, 2 ... */
+            ordinal++;
+            row[b->extra_at] = (unsigned char)ordinal;
+        } else {
+            ordinal = 0;
+            prev = c->cards;
+            have_prev = 1;
+        }
+    }
+    memset(mask, 1, (size_t)(stop - start));
+    r->used = stop - start;
+    if (r->pages > 1) {
+        o[b->o_cand + (b->k - 1) * b->width + b->more_at] = 1;
+        mask[b->k - 1] = 1;
+        r->used = b->k;
+    }
+}
+
+/* ------------------------------------------------------------------------- stepping */
+static inline int
+legal(const Row *r, int k, int64_t a)
+{
+    if (r->pages > 1) {
+        if (a == k - 1)
+            return 1;
+        int start = r->page * r->per_page;
+        int len = r->ncand - start < r->per_page ? r->ncand - start : r->per_page;
+        return a >= 0 && a < len;
+    }
+    return a >= 0 && a < r->ncand;
+}
+
+/* the random opponents of the single-agent mode, until the learner acts or the hand ends */
+static int
+play_bots(const Batch *b, Row *r, Scratch *sc)
+{
+    while (!r->over && r->to_act != b->seat) {
+        if (list_plays(b, r, sc) < 0)
+            return -1;
+        int pf = r->has_last ? 1 : 0;
+        Py_ssize_t n = sc->sink.n + pf;
+        if (n > STEP_LIMIT)
+            return -1;                 /* legal_moves would offer the steps of a choice */
+        Py_ssize_t j = mt_below(&r->bot[r->to_act], (uint32_t)n);
+        if (j < pf)
+            apply_play(b, r, -1, 0, 0);
+        else
+            apply_play(b, r, sc->sink.plays[j - pf].code, play_set(&sc->sink, j - pf),
+                       sc->sink.plays[j - pf].n);
+    }
+    return 0;
+}
+
+/* BatchSim.step for row i (every seat: the seat to act observes) */
+static int
+step_aec(Batch *b, int i, int64_t a, Scratch *sc)
+{
+    Row *r = &b->rows[i];
+    double *rew = (double *)b->reward.buf + (size_t)i * b->players;
+    char *term = (char *)b->term.buf + i, *trunc = (char *)b->trunc.buf + i;
+    for (int s = 0; s < b->players; s++)
+        rew[s] = 0;
+    *term = *trunc = 0;
+    r->steps++;
+    if (r->pages > 1 && a == b->k - 1) {
+        r->page = (r->page + 1) % r->pages;
+    } else {
+        const Cand *c = &r->cand[r->page * r->per_page + a];
+        apply_play(b, r, c->code, c->cards, c->n);
+        if (r->over) {
+            hand_rewards(b, r, rew);
+            *term = 1;
+            aec_next_hand(b, r);
+        }
+    }
+    if (b->max_steps > 0 && r->steps >= b->max_steps) {
+        *term = *trunc = 1;
+        aec_next_hand(b, r);
+    }
+    if (!r->listed && make_decision(b, r, sc) < 0)
+        return -1;
+    ((int64_t *)b->seat_buf.buf)[i] = r->to_act;
+    observe(b, r, i, r->to_act, 1);
+    return 0;
+}
+
+/* the learner's observation (single-agent mode) */
+static int
+observe_single(Batch *b, Row *r, int i, Scratch *sc)
+{
+    int deciding = !r->over && r->to_act == b->seat;
+    if (deciding && !r->listed && make_decision(b, r, sc) < 0)
+        return -1;
+    observe(b, r, i, b->seat, deciding);
+    return 0;
+}
+
+/* ShangyouVectorEnv.step for row i: SingleAgentEnv._advance, or the next-step autoreset */
+static int
+step_single(Batch *b, int i, int64_t a, Scratch *sc)
+{
+    Row *r = &b->rows[i];
+    double *rew = (double *)b->reward.buf + i;
+    char *term = (char *)b->term.buf + i, *trunc = (char *)b->trunc.buf + i;
+    char *ill = (char *)b->illegal.buf + i;
+    *rew = 0;
+    *term = *trunc = *ill = 0;
+    if (r->autoreset) {
+        single_restart(b, r);
+        if (play_bots(b, r, sc) < 0)
+            return -1;
+        return observe_single(b, r, i, sc);
+    }
+    if (!legal(r, b->k, a)) {                /* strict mode checked every id beforehand */
+        *rew = b->illegal_reward;
+        *term = *ill = 1;
+        r->autoreset = 1;
+        return observe_single(b, r, i, sc);
+    }
+    r->steps++;
+    if (r->pages > 1 && a == b->k - 1) {
+        r->page = (r->page + 1) % r->pages;
+    } else {
+        const Cand *c = &r->cand[r->page * r->per_page + a];
+        apply_play(b, r, c->code, c->cards, c->n);
+        if (play_bots(b, r, sc) < 0)
+            return -1;
+    }
+    if (r->over) {
+        double pts[MAX_SEATS];
+        hand_rewards(b, r, pts);
+        *rew = pts[b->seat];
+        *term = 1;
+        r->autoreset = 1;
+    } else if (b->max_steps > 0 && r->steps >= b->max_steps) {
+        *trunc = 1;
+        r->autoreset = 1;
+    }
+    return observe_single(b, r, i, sc);
+}
+
+static void
+run_rows(Batch *b, int lo, int hi, Scratch *sc)
+{
+    for (int i = lo; i < hi; i++) {
+        Row *r = &b->rows[i];
+        int rc = b->single ? step_single(b, i, b->actions[i], sc)
+                           : step_aec(b, i, b->actions[i], sc);
+        if (rc < 0)
+            r->error = 1;
+    }
+}
+
+static void
+chunk(const Batch *b, int part, int parts, int *lo, int *hi)
+{
+    *lo = (int)((long)b->n_envs * part / parts);
+    *hi = (int)((long)b->n_envs * (part + 1) / parts);
+}
+
+static void *
+worker_main(void *arg)
+{
+    Worker *w = arg;
+    Batch *b = w->b;
+    long seen = w->seen;
+    for (;;) {
+        pthread_mutex_lock(&b->mu);
+        while (!b->stop && b->generation == seen)
+            pthread_cond_wait(&b->go, &b->mu);
+        if (b->stop) {
+            pthread_mutex_unlock(&b->mu);
+            return NULL;
+        }
+        seen = b->generation;
+        int parts = b->threads;
+        pthread_mutex_unlock(&b->mu);
+        if (w->index < parts) {
+            int lo, hi;
+            chunk(b, w->index, parts, &lo, &hi);
+            run_rows(b, lo, hi, w->scratch);
+        }
+        pthread_mutex_lock(&b->mu);
+        if (--b->pending == 0)
+            pthread_cond_signal(&b->done);
+        pthread_mutex_unlock(&b->mu);
+    }
+}
+
+/* every row stepped: the calling thread takes the first part, the workers the others */
+static void
+run_all(Batch *b)
+{
+    int parts = b->threads;
+    if (parts > 1 && b->nworkers > 0) {
+        pthread_mutex_lock(&b->mu);
+        b->pending = b->nworkers;
+        b->generation++;
+        pthread_cond_broadcast(&b->go);
+        pthread_mutex_unlock(&b->mu);
+    }
+    int lo, hi;
+    chunk(b, 0, parts, &lo, &hi);
+    run_rows(b, lo, hi, b->scratch[0]);
+    if (parts > 1 && b->nworkers > 0) {
+        pthread_mutex_lock(&b->mu);
+        while (b->pending > 0)
+            pthread_cond_wait(&b->done, &b->mu);
+        pthread_mutex_unlock(&b->mu);
+    }
+}
+
+/* ------------------------------------------------------------------------ Python */
+static Scratch *
+scratch_new(void)
+{
+    Scratch *sc = PyMem_RawCalloc(1, sizeof(Scratch));
+    if (sc == NULL)
+        return NULL;
+    /* fixed arrays large enough for every listing up to the limit: the sink never grows
+       (growing would call the Python allocator, without the GIL) */
+    sc->sink.cap = BATCH_LIMIT;
+    sc->sink.pool_cap = (Py_ssize_t)BATCH_LIMIT * N_CARDS;
+    sc->sink.plays = PyMem_RawMalloc((size_t)sc->sink.cap * sizeof(Play));
+    sc->sink.pool = PyMem_RawMalloc((size_t)sc->sink.pool_cap * sizeof(int));
+    sc->sink.fixed = 1;
+    sc->sink.limit = BATCH_LIMIT;
+    if (sc->sink.plays == NULL || sc->sink.pool == NULL) {
+        PyMem_RawFree(sc->sink.plays);
+        PyMem_RawFree(sc->sink.pool);
+        PyMem_RawFree(sc);
+        return NULL;
+    }
+    return sc;
+}
+
+static void
+scratch_free(Scratch *sc)
+{
+    if (sc == NULL)
+        return;
+    PyMem_RawFree(sc->sink.plays);
+    PyMem_RawFree(sc->sink.pool);
+    PyMem_RawFree(sc);
+}
+
+static void
+pool_stop(Batch *b)
+{
+    if (!b->pool_ok)
+        return;
+    pthread_mutex_lock(&b->mu);
+    b->stop = 1;
+    pthread_cond_broadcast(&b->go);
+    pthread_mutex_unlock(&b->mu);
+    for (int w = 0; w < b->nworkers; w++)
+        pthread_join(b->workers[w].th, NULL);
+    b->nworkers = 0;
+}
+
+static void
+batch_dealloc(Batch *b)
+{
+    Py_BEGIN_ALLOW_THREADS
+    pool_stop(b);
+    Py_END_ALLOW_THREADS
+    if (b->pool_ok) {
+        pthread_mutex_destroy(&b->mu);
+        pthread_cond_destroy(&b->go);
+        pthread_cond_destroy(&b->done);
+    }
+    for (int t = 0; t < MAX_THREADS; t++)
+        scratch_free(b->scratch[t]);
+    if (b->rows != NULL) {
+        for (int i = 0; i < b->n_envs; i++)
+            free(b->rows[i].cand);
+        PyMem_RawFree(b->rows);
+    }
+    if (b->have_bufs) {
+        Py_buffer *bufs[7] = {&b->obs, &b->mask, &b->reward, &b->term, &b->trunc,
+                              &b->seat_buf, &b->illegal};
+        for (int j = 0; j < 7; j++)
+            if (bufs[j]->obj != NULL)
+                PyBuffer_Release(bufs[j]);
+    }
+    Py_TYPE(b)->tp_free((PyObject *)b);
+}
+
+static int
+get_buf(PyObject *o, Py_buffer *v, Py_ssize_t need, const char *what)
+{
+    if (PyObject_GetBuffer(o, v, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    if (v->len != need) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd bytes, not %zd", what, v->len, need);
+        PyBuffer_Release(v);
+        v->obj = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static int
+set_threads(Batch *b, long threads)
+{
+    if (threads < 1 || threads > MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "threads must be 1 to %d", MAX_THREADS);
+        return -1;
+    }
+    for (int t = 0; t < threads; t++)
+        if (b->scratch[t] == NULL && (b->scratch[t] = scratch_new()) == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    while (b->nworkers < threads - 1) {
+        Worker *w = &b->workers[b->nworkers];
+        w->b = b;
+        w->index = b->nworkers + 1;
+        w->scratch = b->scratch[w->index];
+        w->seen = b->generation;      /* a new worker takes only later work */
+        if (pthread_create(&w->th, NULL, worker_main, w) != 0) {
+            PyErr_SetString(PyExc_RuntimeError, "cannot start a thread");
+            return -1;
+        }
+        b->nworkers++;
+    }
+    b->threads = (int)threads;
+    return 0;
+}
+
+/* Batch(n_envs, players, seq_top, teams, k, layout, arrays, single, seat, max_steps, strict,
+         illegal_reward, threads) */
+static PyObject *
+batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    int n_envs, players, seq_top, k, single, seat, strict, threads;
+    long max_steps;
+    double illegal_reward;
+    PyObject *teams, *layout, *arrays;
+    if (!PyArg_ParseTuple(args, "iiiOiOOiilpdi", &n_envs, &players, &seq_top, &teams, &k,
+                          &layout, &arrays, &single, &seat, &max_steps, &strict,
+                          &illegal_reward, &threads))
+        return NULL;
+    if (n_envs < 1 || players < 3 || players > MAX_SEATS || (seq_top != ACE && seq_top != TWO)
+            || k < 2 || (single && (seat < 0 || seat >= players)) || max_steps < 0) {
+        PyErr_SetString(PyExc_ValueError, "Batch: bad arguments");
+        return NULL;
+    }
+    Batch *b = (Batch *)type->tp_alloc(type, 0);
+    if (b == NULL)
+        return NULL;
+    b->n_envs = n_envs;
+    b->players = players;
+    b->seq_top = seq_top;
+    b->k = k;
+    b->single = single;
+    b->seat = seat;
+    b->max_steps = max_steps;
+    b->strict = strict;
+    b->illegal_reward = illegal_reward;
+    if (teams != Py_None) {
+        if (!PyTuple_Check(teams) || PyTuple_GET_SIZE(teams) != players)
+            goto bad;
+        for (int s = 0; s < players; s++) {
+            long t = PyLong_AsLong(PyTuple_GET_ITEM(teams, s));
+            if (t < 0 || t >= players)
+                goto bad;
+            b->team[s] = (int)t;
+        }
+        b->teams = 1;
+    }
+    int *fields[17] = {&b->o_played, &b->o_last, &b->o_counts, &b->o_finished, &b->o_passed,
+                       &b->o_last_seat, &b->o_partners, &b->o_leading, &b->o_phase,
+                       &b->o_page, &b->o_cand, &b->width, &b->pass_at, &b->play_at,
+                       &b->more_at, &b->extra_at, &b->obs_size};
+    if (!PyTuple_Check(layout) || PyTuple_GET_SIZE(layout) != 17)
+        goto bad;
+    for (int j = 0; j < 17; j++) {
+        long v = PyLong_AsLong(PyTuple_GET_ITEM(layout, j));
+        if (v < 0 || v > (1L << 30))
+            goto bad;
+        *fields[j] = (int)v;
+    }
+    if (b->width < N_CARDS + 1 || b->pass_at >= b->width || b->play_at >= b->width
+            || b->more_at >= b->width || b->extra_at >= b->width
+            || b->o_cand + (long)k * b->width != b->obs_size || b->o_played + N_CARDS > b->o_cand
+            || b->o_last + N_CARDS > b->o_cand || b->o_counts + players > b->o_cand
+            || b->o_finished + players > b->o_cand || b->o_passed + players > b->o_cand
+            || b->o_last_seat + players > b->o_cand || b->o_partners + players > b->o_cand
+            || b->o_leading >= b->o_cand || b->o_phase + 3 > b->o_cand
+            || b->o_page + 2 > b->o_cand)
+        goto bad;
+    if (!PyTuple_Check(arrays) || PyTuple_GET_SIZE(arrays) != 7)
+        goto bad;
+    {
+        Py_ssize_t n = n_envs;
+        Py_ssize_t sizes[7] = {n * b->obs_size, n * k, n * (single ? 1 : players) * 8, n, n,
+                               n * 8, n};
+        const char *names[7] = {"obs", "mask", "rewards", "terminated", "truncated", "seat",
+                                "illegal"};
+        Py_buffer *bufs[7] = {&b->obs, &b->mask, &b->reward, &b->term, &b->trunc,
+                              &b->seat_buf, &b->illegal};
+        b->have_bufs = 1;
+        for (int j = 0; j < 7; j++)
+            if (get_buf(PyTuple_GET_ITEM(arrays, j), bufs[j], sizes[j], names[j]) < 0)
+                goto fail;
+    }
+    b->rows = PyMem_RawCalloc((size_t)n_envs, sizeof(Row));
+    if (b->rows == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    if (pthread_mutex_init(&b->mu, NULL) != 0 || pthread_cond_init(&b->go, NULL) != 0
+            || pthread_cond_init(&b->done, NULL) != 0) {
+        PyErr_SetString(PyExc_RuntimeError, "cannot make the thread pool's lock");
+        goto fail;
+    }
+    b->pool_ok = 1;
+    if (set_threads(b, threads) < 0)
+        goto fail;
+    return (PyObject *)b;
+bad:
+    if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "Batch: bad teams or layout");
+fail:
+    Py_DECREF(b);
+    return NULL;
+}
+
+static PyObject *
+batch_error(Batch *b)
+{
+    for (int i = 0; i < b->n_envs; i++)
+        if (b->rows[i].error) {
+            b->rows[i].error = 0;
+            PyErr_Format(PyExc_RuntimeError,
+                         "game %d reached a decision of more than %d plays (or, for a random "
+                         "opponent, %d): the batch engine does not list those",
+                         i, BATCH_LIMIT, STEP_LIMIT);
+            return NULL;
+        }
+    return NULL;
+}
+
+static int
+any_error(Batch *b)
+{
+    for (int i = 0; i < b->n_envs; i++)
+        if (b->rows[i].error)
+            return 1;
+    return 0;
+}
+
+/* reset(seeds, rows): row rows[j] restarted from seeds[j] (0 <= seed < 2**64): the seed of
+   ShangyouAEC.reset (aec) or SingleAgentEnv.reset (single) */
+static PyObject *
+batch_reset(Batch *b, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyList_Check(args[0]) || !PyList_Check(args[1])
+            || PyList_GET_SIZE(args[0]) != PyList_GET_SIZE(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "reset(seeds: list, rows: list)");
+        return NULL;
+    }
+    Py_ssize_t m = PyList_GET_SIZE(args[0]);
+    for (Py_ssize_t j = 0; j < m; j++) {
+        long i = PyLong_AsLong(PyList_GET_ITEM(args[1], j));
+        if (i == -1 && PyErr_Occurred())
+            return NULL;
+        unsigned long long seed = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(args[0], j));
+        if (seed == (unsigned long long)-1 && PyErr_Occurred())
+            return NULL;
+        if (i < 0 || i >= b->n_envs) {
+            PyErr_SetString(PyExc_IndexError, "reset: no such row");
+            return NULL;
+        }
+        Row *r = &b->rows[i];
+        mt_seed(&r->seeder, seed);
+        int rc;
+        if (b->single) {
+            single_restart(b, r);
+            rc = play_bots(b, r, b->scratch[0]);
+            if (rc == 0)
+                rc = observe_single(b, r, (int)i, b->scratch[0]);
+            ((double *)b->reward.buf)[i] = 0;
+            ((char *)b->illegal.buf)[i] = 0;
+        } else {
+            aec_next_hand(b, r);
+            rc = make_decision(b, r, b->scratch[0]);
+            if (rc == 0) {
+                ((int64_t *)b->seat_buf.buf)[i] = r->to_act;
+                observe(b, r, (int)i, r->to_act, 1);
+            }
+            for (int s = 0; s < b->players; s++)
+                ((double *)b->reward.buf)[i * b->players + s] = 0;
+        }
+        ((char *)b->term.buf)[i] = ((char *)b->trunc.buf)[i] = 0;
+        if (rc < 0) {
+            r->error = 1;
+            return batch_error(b);
+        }
+    }
+    Py_RETURN_NONE;
+}
+
+/* step(actions): one id per row (int64, C-contiguous); the GIL released while the rows are
+   stepped. An id the mask forbids raises ValueError before any row moves (aec, and single
+   with strict); in single mode without strict it ends that row's episode (illegal). */
+static PyObject *
+batch_step(Batch *b, PyObject *arg)
+{
+    Py_buffer v;
+    if (PyObject_GetBuffer(arg, &v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (v.len != (Py_ssize_t)b->n_envs * 8 || v.itemsize != 8 || v.format == NULL
+            || (strcmp(v.format, "l") != 0 && strcmp(v.format, "q") != 0
+                && strcmp(v.format, "=q") != 0 && strcmp(v.format, "<q") != 0
+                && strcmp(v.format, "=l") != 0 && strcmp(v.format, "<l") != 0)) {
+        PyBuffer_Release(&v);
+        PyErr_Format(PyExc_ValueError, "step: need %d int64 actions", b->n_envs);
+        return NULL;
+    }
+    const int64_t *a = v.buf;
+    if (!b->single || b->strict) {
+        for (int i = 0; i < b->n_envs; i++) {
+            const Row *r = &b->rows[i];
+            if (b->single && r->autoreset)
+                continue;
+            if (!legal(r, b->k, a[i])) {
+                PyBuffer_Release(&v);
+                PyErr_Format(PyExc_ValueError, "illegal action %lld in game %d",
+                             (long long)a[i], i);
+                return NULL;
+            }
+        }
+    }
+    b->actions = a;
+    Py_BEGIN_ALLOW_THREADS
+    run_all(b);
+    Py_END_ALLOW_THREADS
+    b->actions = NULL;
+    PyBuffer_Release(&v);
+    if (any_error(b))
+        return batch_error(b);
+    Py_RETURN_NONE;
+}
+
+/* random_actions(out): one uniformly random legal id per row (MORE counts as one), from the
+   engine's own generator (seed_actions) */
+static PyObject *
+batch_random_actions(Batch *b, PyObject *arg)
+{
+    Py_buffer v;
+    if (PyObject_GetBuffer(arg, &v, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (v.len != (Py_ssize_t)b->n_envs * 8) {
+        PyBuffer_Release(&v);
+        PyErr_SetString(PyExc_ValueError, "random_actions: need an int64 array of n_envs");
+        return NULL;
+    }
+    int64_t *out = v.buf;
+    for (int i = 0; i < b->n_envs; i++) {
+        const Row *r = &b->rows[i];
+        int len = r->pages > 1 ? b->k : r->ncand;
+        if (r->pages > 1) {
+            int start = r->page * r->per_page;
+            int on = r->ncand - start < r->per_page ? r->ncand - start : r->per_page;
+            len = on + 1;
+        }
+        uint64_t z = (b->rand_state += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        z ^= z >> 31;
+        int64_t id = len > 0 ? (int64_t)((z >> 11) % (uint64_t)len) : 0;
+        if (r->pages > 1 && id == len - 1)
+            id = b->k - 1;                       /* MORE */
+        out[i] = id;
+    }
+    PyBuffer_Release(&v);
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+batch_seed_actions(Batch *b, PyObject *arg)
+{
+    unsigned long long s = PyLong_AsUnsignedLongLongMask(arg);
+    if (s == (unsigned long long)-1 && PyErr_Occurred())
+        return NULL;
+    b->rand_state = s;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+batch_set_threads(Batch *b, PyObject *arg)
+{
+    long t = PyLong_AsLong(arg);
+    if (t == -1 && PyErr_Occurred())
+        return NULL;
+    if (set_threads(b, t) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* hand(i) -> (order, scores of the hand, to_act, steps): a row's hand as it stands (the
+   finishing order and the points of a hand that is over) */
+static PyObject *
+batch_hand(Batch *b, PyObject *arg)
+{
+    long i = PyLong_AsLong(arg);
+    if (i == -1 && PyErr_Occurred())
+        return NULL;
+    if (i < 0 || i >= b->n_envs) {
+        PyErr_SetString(PyExc_IndexError, "no such row");
+        return NULL;
+    }
+    const Row *r = &b->rows[i];
+    PyObject *order = PyList_New(r->norder), *points = PyList_New(b->players);
+    if (order == NULL || points == NULL) {
+        Py_XDECREF(order);
+        Py_XDECREF(points);
+        return NULL;
+    }
+    for (int p = 0; p < r->norder; p++)
+        PyList_SET_ITEM(order, p, PyLong_FromLong(r->order[p]));
+    for (int s = 0; s < b->players; s++) {
+        int pts = (r->norder > 0 && r->order[0] == s) ? 2
+                  : (r->norder > 1 && r->order[1] == s) ? 1 : 0;
+        PyList_SET_ITEM(points, s, PyLong_FromLong(pts));
+    }
+    return Py_BuildValue("(NNil)", order, points, r->over ? -1 : r->to_act, r->steps);
+}
+
+static PyMethodDef batch_methods[] = {
+    {"reset", (PyCFunction)(void (*)(void))batch_reset, METH_FASTCALL,
+     "reset(seeds, rows): the rows restarted from their seeds."},
+    {"step", (PyCFunction)batch_step, METH_O, "step(actions): one id per row (int64)."},
+    {"random_actions", (PyCFunction)batch_random_actions, METH_O,
+     "random_actions(out): a uniformly random legal id per row into ``out`` (int64)."},
+    {"seed_actions", (PyCFunction)batch_seed_actions, METH_O,
+     "seed_actions(seed): seed random_actions' generator."},
+    {"set_threads", (PyCFunction)batch_set_threads, METH_O,
+     "set_threads(n): step the rows on n threads (the caller's and n - 1 workers)."},
+    {"hand", (PyCFunction)batch_hand, METH_O,
+     "hand(i) -> (order, points, to_act, steps) of row i's hand."},
+    {NULL, NULL, 0, NULL}
+};
+
+PyTypeObject core_batch_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "shangyou.games.climbing._core.Batch",
+    .tp_basicsize = sizeof(Batch),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "N hands of a pagat preset stepped in one call (env/batch_engine.py).",
+    .tp_new = batch_new,
+    .tp_dealloc = (destructor)batch_dealloc,
+    .tp_methods = batch_methods,
+};
