@@ -166,9 +166,10 @@ class BatchEngine:
 
     def reset(self, seeds: list, rows: list[int] | None = None) -> None:
         """Restart ``rows`` (default: every row, one seed each) from their seeds: the seed of
-        ``ShangyouAEC.reset`` (aec) or ``SingleAgentEnv.reset`` (single)."""
+        ``ShangyouAEC.reset`` (aec) or ``SingleAgentEnv.reset`` (single); a seed None deals
+        the next hand of the row's seed stream (the row must have had a seed)."""
         rows = list(range(self.n_envs)) if rows is None else [int(i) for i in rows]
-        seeds = [_seed_of(s) for s in seeds]
+        seeds = [None if s is None else _seed_of(s) for s in seeds]
         if len(seeds) != len(rows):
             raise ValueError(f"give one seed per row ({len(rows)}), not {len(seeds)}")
         self._eng.reset(seeds, rows)

@@ -1032,7 +1032,8 @@ any_error(Batch *b)
 }
 
 /* reset(seeds, rows): row rows[j] restarted from seeds[j] (0 <= seed < 2**64): the seed of
-   ShangyouAEC.reset (aec) or SingleAgentEnv.reset (single) */
+   ShangyouAEC.reset (aec) or SingleAgentEnv.reset (single); a seed None: the next hand of
+   the row's seed stream (reset() without a seed) */
 static PyObject *
 batch_reset(Batch *b, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1046,15 +1047,20 @@ batch_reset(Batch *b, PyObject *const *args, Py_ssize_t nargs)
         long i = PyLong_AsLong(PyList_GET_ITEM(args[1], j));
         if (i == -1 && PyErr_Occurred())
             return NULL;
-        unsigned long long seed = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(args[0], j));
-        if (seed == (unsigned long long)-1 && PyErr_Occurred())
-            return NULL;
+        PyObject *so = PyList_GET_ITEM(args[0], j);
+        unsigned long long seed = 0;
+        if (so != Py_None) {
+            seed = PyLong_AsUnsignedLongLong(so);
+            if (seed == (unsigned long long)-1 && PyErr_Occurred())
+                return NULL;
+        }
         if (i < 0 || i >= b->n_envs) {
             PyErr_SetString(PyExc_IndexError, "reset: no such row");
             return NULL;
         }
         Row *r = &b->rows[i];
-        mt_seed(&r->seeder, seed);
+        if (so != Py_None)          /* None: the row's seed stream goes on */
+            mt_seed(&r->seeder, seed);
         int rc;
         if (b->single) {
             single_restart(b, r);
