@@ -29,6 +29,7 @@ masks, rewards, flags and infos (tested against the single envs), one C call per
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import numpy as np
@@ -76,6 +77,13 @@ class ShangyouVectorEnv(VectorEnv):
             self.envs: list[SingleAgentEnv] = []
             self._seeded = [False] * num_envs
             self._max_steps = first.max_steps
+            self._kwargs = dict(kwargs)
+            # rows whose episode reached a decision the engine does not list, played by a
+            # single env until that episode ends (see _escape)
+            self._py: dict[int, SingleAgentEnv] = {}
+            self._py_info: dict[int, dict] = {}
+            #: how many episodes were handed to Python so far (see _escape)
+            self.escapes = 0
         else:
             self.envs = [first] + [SingleAgentEnv(preset, **kwargs) for _ in range(num_envs - 1)]
         self.num_envs = num_envs
@@ -195,9 +203,54 @@ class ShangyouVectorEnv(VectorEnv):
                 # SingleAgentEnv.reset() of a row never seeded: a seed from the system
                 seeds[i] = int(np.random.default_rng().integers(2**31))
             self._seeded[i] = True
+            env = self._py.pop(i, None)
+            if env is not None and seeds[i] is None:      # the stream goes on from Python
+                eng.resume(i, env._seeds.getstate())
         eng.reset([seeds[i] for i in rows], rows)
+        self._py_info = {}
+        for i in eng._eng.take_escaped():
+            self._escape(i)
         self._autoreset[rows] = False
         return self._out_engine(), {}
+
+    def _escape(self, i: int) -> tuple:
+        """Row ``i``'s episode reached a decision the engine does not list (more than 4,096
+        plays, or more than 400 for a random opponent, whose ``legal_moves`` then offers the
+        steps of a choice): it is replayed by a single env from its seed stream's state at the
+        episode's start and the learner's ids, which then plays the rest of the episode.
+        Returns the outputs of this step (those of the last id replayed)."""
+        eng = self.engine
+        assert eng is not None
+        state, ids = eng._eng.escape_state(i)
+        env = SingleAgentEnv(self.preset, **self._kwargs)
+        env._seeds = random.Random()
+        env._seeds.setstate(state)
+        env._restart(None)
+        out: tuple = (0.0, False, False, {})
+        for a in ids:
+            out = env._advance(a)
+        self._py[i] = env
+        self.escapes += 1
+        self._write_py(i, env, out)
+        return out
+
+    def _write_py(self, i: int, env: SingleAgentEnv, out: tuple) -> None:
+        """A Python row's outputs into the engine's arrays; the row goes back to C when its
+        episode ends (its next step deals the next hand of the stream, in C)."""
+        eng = self.engine
+        assert eng is not None
+        o = env.aec.observe(env.agent)
+        eng.obs[i] = o["observation"]
+        eng.mask[i] = o["action_mask"]
+        r, term, trunc, info = out
+        eng.rewards[i] = r
+        eng.terminated[i] = term
+        eng.truncated[i] = trunc
+        eng.illegal[i] = "illegal" in info
+        self._py_info[i] = info
+        if term or trunc:
+            eng._eng.resume(i, env._seeds.getstate())
+            del self._py[i]
 
     def _step_engine(self, acts: np.ndarray):
         eng = self.engine
@@ -210,11 +263,20 @@ class ShangyouVectorEnv(VectorEnv):
         if outside.any():
             a = int(acts[np.flatnonzero(outside)[0]])
             raise ValueError(f"action {a} is outside the action space (0..{k - 1})")
-        eng.step(acts)
+        before = sorted(self._py)
+        eng.step(acts)                     # the C rows (a Python row is left to us)
+        self._py_info = {}
+        for i in before:
+            env = self._py[i]
+            self._write_py(i, env, env._advance(acts[i]))
+        for i in eng._eng.take_escaped():
+            self._escape(i)
         infos: dict[str, Any] = {}
         terms, truncs = eng.terminated, eng.truncated
         for i in np.flatnonzero(terms | truncs).tolist():
-            if eng.illegal[i]:
+            if i in self._py_info:
+                info = self._py_info[i]
+            elif eng.illegal[i]:
                 info: dict = {"illegal": True}
             elif truncs[i]:
                 info = {"max_steps": self._max_steps}

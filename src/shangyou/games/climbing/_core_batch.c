@@ -148,6 +148,12 @@ typedef struct {
     int used;                   /* candidate rows the last observation wrote */
     int autoreset;              /* single: reset at the next step */
     int error;                  /* 1: a listing past the limits (see batch_error) */
+    /* single mode: a decision the engine does not list (past the limits) hands the row's
+       episode to Python (``escaped``), which replays it from the seed stream's state at its
+       start (``start``) and the learner's ids (``log``), then hands the stream back */
+    MT start;
+    int64_t *log;
+    int nlog, logcap, escaped, escaped_now;
 } Row;
 
 typedef struct Batch Batch;
@@ -255,6 +261,8 @@ static void
 single_restart(const Batch *b, Row *r)
 {
     MT seeder;
+    r->start = r->seeder;
+    r->nlog = 0;
     mt_seed(&seeder, mt_below(&r->seeder, 0x80000000U));
     deal(b, r, mt_below(&seeder, 0x80000000U));
     for (int s = 0; s < b->players; s++)
@@ -683,6 +691,8 @@ step_single(Batch *b, int i, int64_t a, Scratch *sc)
     double *rew = (double *)b->reward.buf + i;
     char *term = (char *)b->term.buf + i, *trunc = (char *)b->trunc.buf + i;
     char *ill = (char *)b->illegal.buf + i;
+    if (r->escaped)
+        return 0;                   /* played in Python until its episode ends */
     *rew = 0;
     *term = *trunc = *ill = 0;
     if (r->autoreset) {
@@ -698,6 +708,15 @@ step_single(Batch *b, int i, int64_t a, Scratch *sc)
         return observe_single(b, r, i, sc);
     }
     r->steps++;
+    if (r->nlog == r->logcap) {
+        int cap = r->logcap ? 2 * r->logcap : 64;
+        int64_t *l = realloc(r->log, (size_t)cap * sizeof(int64_t));
+        if (l == NULL)
+            return -2;
+        r->log = l;
+        r->logcap = cap;
+    }
+    r->log[r->nlog++] = a;
     if (r->pages > 1 && a == b->k - 1) {
         r->page = (r->page + 1) % r->pages;
     } else {
@@ -726,7 +745,9 @@ run_rows(Batch *b, int lo, int hi, Scratch *sc)
         Row *r = &b->rows[i];
         int rc = b->single ? step_single(b, i, b->actions[i], sc)
                            : step_aec(b, i, b->actions[i], sc);
-        if (rc < 0)
+        if (rc == -1 && b->single)
+            r->escaped = r->escaped_now = 1;
+        else if (rc < 0)
             r->error = 1;
     }
 }
@@ -852,8 +873,10 @@ batch_dealloc(Batch *b)
     for (int t = 0; t < MAX_THREADS; t++)
         scratch_free(b->scratch[t]);
     if (b->rows != NULL) {
-        for (int i = 0; i < b->n_envs; i++)
+        for (int i = 0; i < b->n_envs; i++) {
             free(b->rows[i].cand);
+            free(b->rows[i].log);
+        }
         PyMem_RawFree(b->rows);
     }
     if (b->have_bufs) {
@@ -1063,6 +1086,7 @@ batch_reset(Batch *b, PyObject *const *args, Py_ssize_t nargs)
             mt_seed(&r->seeder, seed);
         int rc;
         if (b->single) {
+            r->escaped = r->escaped_now = 0;
             single_restart(b, r);
             rc = play_bots(b, r, b->scratch[0]);
             if (rc == 0)
@@ -1080,7 +1104,9 @@ batch_reset(Batch *b, PyObject *const *args, Py_ssize_t nargs)
                 ((double *)b->reward.buf)[i * b->players + s] = 0;
         }
         ((char *)b->term.buf)[i] = ((char *)b->trunc.buf)[i] = 0;
-        if (rc < 0) {
+        if (rc < 0 && b->single) {
+            r->escaped = r->escaped_now = 1;
+        } else if (rc < 0) {
             r->error = 1;
             return batch_error(b);
         }
@@ -1109,7 +1135,7 @@ batch_step(Batch *b, PyObject *arg)
     if (!b->single || b->strict) {
         for (int i = 0; i < b->n_envs; i++) {
             const Row *r = &b->rows[i];
-            if (b->single && r->autoreset)
+            if (b->single && (r->autoreset || r->escaped))
                 continue;
             if (!legal(r, b->k, a[i])) {
                 PyBuffer_Release(&v);
@@ -1130,8 +1156,9 @@ batch_step(Batch *b, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-/* random_actions(out): one uniformly random legal id per row (MORE counts as one), from the
-   engine's own generator (seed_actions) */
+/* random_actions(out): one uniformly random id per row among those its mask allows (MORE
+   counts as one; 0 for a row with no decision), from the engine's own generator
+   (seed_actions) */
 static PyObject *
 batch_random_actions(Batch *b, PyObject *arg)
 {
@@ -1145,20 +1172,23 @@ batch_random_actions(Batch *b, PyObject *arg)
     }
     int64_t *out = v.buf;
     for (int i = 0; i < b->n_envs; i++) {
-        const Row *r = &b->rows[i];
-        int len = r->pages > 1 ? b->k : r->ncand;
-        if (r->pages > 1) {
-            int start = r->page * r->per_page;
-            int on = r->ncand - start < r->per_page ? r->ncand - start : r->per_page;
-            len = on + 1;
-        }
+        const unsigned char *m = (const unsigned char *)b->mask.buf + (size_t)i * b->k;
+        int len = 0;
+        for (int j = 0; j < b->k; j++)
+            len += m[j] != 0;
         uint64_t z = (b->rand_state += 0x9e3779b97f4a7c15ULL);
         z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
         z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
         z ^= z >> 31;
-        int64_t id = len > 0 ? (int64_t)((z >> 11) % (uint64_t)len) : 0;
-        if (r->pages > 1 && id == len - 1)
-            id = b->k - 1;                       /* MORE */
+        int64_t id = 0;
+        if (len > 0) {
+            int pick = (int)((z >> 11) % (uint64_t)len);
+            for (int j = 0; j < b->k; j++)
+                if (m[j] && pick-- == 0) {
+                    id = j;
+                    break;
+                }
+        }
         out[i] = id;
     }
     PyBuffer_Release(&v);
@@ -1215,7 +1245,109 @@ batch_hand(Batch *b, PyObject *arg)
     return Py_BuildValue("(NNil)", order, points, r->over ? -1 : r->to_act, r->steps);
 }
 
+/* take_escaped() -> rows whose episode went to Python since the last call (single mode) */
+static PyObject *
+batch_take_escaped(Batch *b, PyObject *unused)
+{
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    for (int i = 0; i < b->n_envs; i++)
+        if (b->rows[i].escaped_now) {
+            PyObject *v = PyLong_FromLong(i);
+            if (v == NULL || PyList_Append(out, v) < 0) {
+                Py_XDECREF(v);
+                Py_DECREF(out);
+                return NULL;
+            }
+            Py_DECREF(v);
+            b->rows[i].escaped_now = 0;
+        }
+    return out;
+}
+
+static long
+row_arg(Batch *b, PyObject *arg)
+{
+    long i = PyLong_AsLong(arg);
+    if (i == -1 && PyErr_Occurred())
+        return -1;
+    if (i < 0 || i >= b->n_envs) {
+        PyErr_SetString(PyExc_IndexError, "no such row");
+        return -1;
+    }
+    return i;
+}
+
+/* escape_state(i) -> (state, ids): the row's seed stream at its episode's start as
+   random.Random.getstate() gives it, and the learner's ids since */
+static PyObject *
+batch_escape_state(Batch *b, PyObject *arg)
+{
+    long i = row_arg(b, arg);
+    if (i < 0)
+        return NULL;
+    const Row *r = &b->rows[i];
+    PyObject *words = PyTuple_New(625), *ids = PyList_New(r->nlog);
+    if (words == NULL || ids == NULL) {
+        Py_XDECREF(words);
+        Py_XDECREF(ids);
+        return NULL;
+    }
+    for (int j = 0; j < 624; j++)
+        PyTuple_SET_ITEM(words, j, PyLong_FromUnsignedLong(r->start.mt[j]));
+    PyTuple_SET_ITEM(words, 624, PyLong_FromLong(r->start.mti));
+    for (int j = 0; j < r->nlog; j++)
+        PyList_SET_ITEM(ids, j, PyLong_FromLongLong(r->log[j]));
+    return Py_BuildValue("((iNO)N)", 3, words, Py_None, ids);
+}
+
+/* resume(i, state): the row back in C, its seed stream at ``state`` (getstate()); its next
+   step deals the next hand (the episode ended in Python) */
+static PyObject *
+batch_resume(Batch *b, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "resume(i, state)");
+        return NULL;
+    }
+    long i = row_arg(b, args[0]);
+    if (i < 0)
+        return NULL;
+    PyObject *st = args[1], *words;
+    if (!PyTuple_Check(st) || PyTuple_GET_SIZE(st) != 3
+            || !PyTuple_Check(words = PyTuple_GET_ITEM(st, 1)) || PyTuple_GET_SIZE(words) != 625) {
+        PyErr_SetString(PyExc_ValueError, "resume: not a state of random.Random");
+        return NULL;
+    }
+    MT m;
+    for (int j = 0; j < 625; j++) {
+        unsigned long v = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(words, j));
+        if (v == (unsigned long)-1 && PyErr_Occurred())
+            return NULL;
+        if (j < 624)
+            m.mt[j] = (uint32_t)v;
+        else if (v > 624) {
+            PyErr_SetString(PyExc_ValueError, "resume: bad state index");
+            return NULL;
+        } else
+            m.mti = (int)v;
+    }
+    Row *r = &b->rows[i];
+    r->seeder = m;
+    r->used = b->k;              /* Python wrote the row: every candidate row is zeroed next */
+    r->escaped = r->escaped_now = 0;
+    r->autoreset = 1;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef batch_methods[] = {
+    {"take_escaped", (PyCFunction)batch_take_escaped, METH_NOARGS,
+     "take_escaped(): the rows handed to Python since the last call (single mode)."},
+    {"escape_state", (PyCFunction)batch_escape_state, METH_O,
+     "escape_state(i) -> (state, ids): the seed stream at the episode's start, the ids since."},
+    {"resume", (PyCFunction)(void (*)(void))batch_resume, METH_FASTCALL,
+     "resume(i, state): row i back in C; its next step deals from the stream at state."},
     {"reset", (PyCFunction)(void (*)(void))batch_reset, METH_FASTCALL,
      "reset(seeds, rows): the rows restarted from their seeds."},
     {"step", (PyCFunction)batch_step, METH_O, "step(actions): one id per row (int64)."},
