@@ -63,11 +63,14 @@ class _AecRow:
 @pytest.mark.parametrize("preset, kw", PRESETS)
 def test_aec_mode_equals_the_aec_env(preset, kw):
     """Every seat's observation, mask and seat, every reward and flag of random games equal
-    the AEC env's over thousands of steps and many seeds (pages with a small K, truncation)."""
+    the AEC env's over thousands of steps and many seeds (pages with a small K, truncation;
+    hands handed to Python at decisions past a lowered listing limit, then back to C)."""
     readings = 0
-    for k, max_steps, n, steps, seed in ((128, None, 12, 400, 100), (6, 30, 6, 300, 900)):
+    for k, max_steps, n, steps, seed, limit in ((128, None, 12, 400, 100, 4096),
+                                                (6, 30, 6, 300, 900, 4096),
+                                                (16, 25, 6, 200, 50, 8)):
         eng = BatchEngine(preset, n_envs=n, seed=seed, max_candidates=k, max_steps=max_steps,
-                          **kw)
+                          _listing_limit=limit, **kw)
         ref = [_AecRow(preset, seed + i, max_steps, max_candidates=k, **kw) for i in range(n)]
         rng = np.random.default_rng(seed)
         seen = {"done": 0, "trunc": 0, "pages": 0}
@@ -95,6 +98,7 @@ def test_aec_mode_equals_the_aec_env(preset, kw):
             assert seen["trunc"] > 0
         if k < 10:
             assert seen["pages"] > 0               # MORE was offered and taken
+        assert (eng.escapes > 0) == (limit < 4096)
     if kw.get("players") == 3:
         assert readings > 0                        # plays of the same cards, by reading
 

@@ -28,12 +28,13 @@ answers None for anything else; the callers then use the Python path).
 from __future__ import annotations
 
 import os
+import random
 from typing import Any
 
 import numpy as np
 
 from ..games.climbing import core
-from .aec import DEFAULT_CANDIDATES, DEFAULT_MAX_STEPS, check_max_steps
+from .aec import DEFAULT_CANDIDATES, DEFAULT_MAX_STEPS, ShangyouAEC, check_max_steps
 from .encoding import _EXTRA, _KIND_AT, CAND_WIDTH
 from .climbing_encoding import ClimbingEncoder
 
@@ -111,7 +112,7 @@ class BatchEngine:
                  max_candidates: int = DEFAULT_CANDIDATES,
                  max_steps: int | None = DEFAULT_MAX_STEPS, threads: int = 1,
                  mode: str = "aec", seat: int = 0, strict: bool = False,
-                 illegal_reward: float = -1.0, **options):
+                 illegal_reward: float = -1.0, _listing_limit: int = 4096, **options):
         if isinstance(n_envs, bool) or not isinstance(n_envs, int) or n_envs < 1:
             raise ValueError(f"n_envs must be a whole number of at least 1, not {n_envs!r}")
         if mode not in ("aec", "single"):
@@ -148,9 +149,17 @@ class BatchEngine:
                            (self.obs, self.mask, self.rewards, self.terminated,
                             self.truncated, self.seats, self.illegal),
                            int(self.single), seat, self.max_steps or 0, bool(strict),
-                           float(illegal_reward), threads)
+                           float(illegal_reward), threads, _listing_limit)
         self._threads = threads
         self.teams = cfg["teams"]
+        self._options = dict(options)
+        #: aec mode: rows whose hand reached a decision of more than 4,096 plays (the env
+        #: then lists one play per reading, which the engine does not), played by a
+        #: ShangyouAEC replayed from the hand's seed and ids until the hand ends: row ->
+        #: (env, steps of the hand)
+        self._py: dict[int, list] = {}
+        #: how many hands (aec) or episodes (single, see ShangyouVectorEnv) went to Python
+        self.escapes = 0
         self._eng.seed_actions(0 if seed is None else _seed_of(seed))
         if seed is not None:
             self.reset([seed + i for i in range(n_envs)])
@@ -172,7 +181,13 @@ class BatchEngine:
         seeds = [None if s is None else _seed_of(s) for s in seeds]
         if len(seeds) != len(rows):
             raise ValueError(f"give one seed per row ({len(rows)}), not {len(seeds)}")
+        for i, s in zip(rows, seeds):
+            kept = self._py.pop(i, None) if not self.single else None
+            if kept is not None and s is None:          # the stream goes on from Python
+                self._eng.resume(i, kept[0]._seeder.getstate())
         self._eng.reset(seeds, rows)
+        if not self.single:
+            self._take_escaped()
 
     def observe(self):
         """``(obs, mask, seat)`` of the decisions now (aec mode)."""
@@ -192,10 +207,69 @@ class BatchEngine:
         acts = np.ascontiguousarray(actions, dtype=np.int64)
         if acts.shape != (self.n_envs,):
             raise ValueError(f"need {self.n_envs} actions, got shape {acts.shape}")
-        self._eng.step(acts)
         if self.single:
+            self._eng.step(acts)
             return None
+        k = self.max_candidates
+        py = sorted(self._py)
+        for i in py:                     # the C rows are checked in C, before any row moves
+            a = int(acts[i])
+            if not (0 <= a < k and self.mask[i, a]):
+                raise ValueError(f"illegal action {a} in game {i}")
+        self._eng.step(acts)
+        for i in py:
+            self._step_py(i, int(acts[i]))
+        self._take_escaped()
         return self.obs, self.mask, self.seats, self.rewards, self.terminated
+
+    # ------------------------------------------------ hands played in Python (aec mode)
+    def _take_escaped(self) -> None:
+        """Rows the engine handed over since the last call: each hand replayed by a
+        ShangyouAEC from the seed stream's state at its start and the ids since."""
+        while True:
+            rows = self._eng.take_escaped()
+            if not rows:
+                return
+            for i in rows:
+                state, ids = self._eng.escape_state(i)
+                env = ShangyouAEC(self.preset, self.players, max_candidates=self.max_candidates,
+                                  max_steps=None, **self._options)
+                env._seeder = random.Random()
+                env._seeder.setstate(state)
+                env.reset()
+                for a in ids:
+                    env.step(a)
+                self._py[i] = [env, len(ids)]
+                self.escapes += 1
+                self._write_py(i)
+
+    def _write_py(self, i: int) -> None:
+        env = self._py[i][0]
+        o = env.observe(env.agent_selection)
+        self.obs[i] = o["observation"]
+        self.mask[i] = o["action_mask"]
+        self.seats[i] = env.agent_seat[env.agent_selection]
+
+    def _step_py(self, i: int, a: int) -> None:
+        """BatchSim.step of a row played in Python; at the hand's end the row goes back to C,
+        which deals the next hand from the stream (and may hand it over again)."""
+        kept = self._py[i]
+        env = kept[0]
+        env.step(a)
+        kept[1] += 1
+        self.rewards[i] = 0
+        self.terminated[i] = self.truncated[i] = False
+        over = all(env.terminations.values())
+        if over:
+            self.rewards[i] = [env.rewards[p] for p in env.possible_agents]
+            self.terminated[i] = True
+        elif self.max_steps is not None and kept[1] >= self.max_steps:
+            self.terminated[i] = self.truncated[i] = True
+        else:
+            self._write_py(i)
+            return
+        del self._py[i]
+        self._eng.resume(i, env._seeder.getstate())
 
     def hand(self, i: int) -> tuple:
         """``(order, points, to_act, steps)`` of row ``i``'s hand (to_act -1 once over)."""

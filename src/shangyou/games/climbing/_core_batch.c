@@ -147,7 +147,7 @@ typedef struct {
     int ncand, cap, page, pages, per_page, listed;
     int used;                   /* candidate rows the last observation wrote */
     int autoreset;              /* single: reset at the next step */
-    int error;                  /* 1: a listing past the limits (see batch_error) */
+    int error;                  /* 1: out of memory (see batch_error) */
     /* single mode: a decision the engine does not list (past the limits) hands the row's
        episode to Python (``escaped``), which replays it from the seed stream's state at its
        start (``start``) and the learner's ids (``log``), then hands the stream back */
@@ -174,6 +174,7 @@ typedef struct {
 struct Batch {
     PyObject_HEAD
     int n_envs, players, seq_top, k, width, obs_size, single, seat, strict, threads;
+    int limit;                  /* the most plays a decision lists here (tests lower it) */
     long max_steps;
     double illegal_reward;
     int team[MAX_SEATS], teams;          /* teams: team of each seat (pagat-teams 4p) */
@@ -252,7 +253,25 @@ deal(const Batch *b, Row *r, uint32_t game_seed)
 static void
 aec_next_hand(const Batch *b, Row *r)
 {
+    r->start = r->seeder;
+    r->nlog = 0;
     deal(b, r, mt_below(&r->seeder, 0x80000000U));
+}
+
+/* an id kept for a replay in Python (see Row.start); -2 without memory */
+static int
+log_id(Row *r, int64_t a)
+{
+    if (r->nlog == r->logcap) {
+        int cap = r->logcap ? 2 * r->logcap : 64;
+        int64_t *l = realloc(r->log, (size_t)cap * sizeof(int64_t));
+        if (l == NULL)
+            return -2;
+        r->log = l;
+        r->logcap = cap;
+    }
+    r->log[r->nlog++] = a;
+    return 0;
 }
 
 /* SingleAgentEnv._restart: the AEC env reset with the next seed of the row's stream, then one
@@ -365,7 +384,7 @@ list_plays(const Batch *b, Row *r, Scratch *sc)
     sc->gen.out = NULL;
     sc->gen.sink = s;
     gen_from_counts(&sc->gen, r->count[r->to_act], b->seq_top);
-    if (pagat_generate(&sc->gen, &prev) < 0 || s->over)
+    if (pagat_generate(&sc->gen, &prev) < 0 || s->over || s->n > b->limit)
         return -1;
     return 0;
 }
@@ -627,7 +646,7 @@ play_bots(const Batch *b, Row *r, Scratch *sc)
             return -1;
         int pf = r->has_last ? 1 : 0;
         Py_ssize_t n = sc->sink.n + pf;
-        if (n > STEP_LIMIT)
+        if (n > STEP_LIMIT || n > b->limit)
             return -1;                 /* legal_moves would offer the steps of a choice */
         Py_ssize_t j = mt_below(&r->bot[r->to_act], (uint32_t)n);
         if (j < pf)
@@ -644,12 +663,16 @@ static int
 step_aec(Batch *b, int i, int64_t a, Scratch *sc)
 {
     Row *r = &b->rows[i];
+    if (r->escaped)
+        return 0;                   /* played in Python until its hand ends */
     double *rew = (double *)b->reward.buf + (size_t)i * b->players;
     char *term = (char *)b->term.buf + i, *trunc = (char *)b->trunc.buf + i;
     for (int s = 0; s < b->players; s++)
         rew[s] = 0;
     *term = *trunc = 0;
     r->steps++;
+    if (log_id(r, a) < 0)
+        return -2;
     if (r->pages > 1 && a == b->k - 1) {
         r->page = (r->page + 1) % r->pages;
     } else {
@@ -708,15 +731,8 @@ step_single(Batch *b, int i, int64_t a, Scratch *sc)
         return observe_single(b, r, i, sc);
     }
     r->steps++;
-    if (r->nlog == r->logcap) {
-        int cap = r->logcap ? 2 * r->logcap : 64;
-        int64_t *l = realloc(r->log, (size_t)cap * sizeof(int64_t));
-        if (l == NULL)
-            return -2;
-        r->log = l;
-        r->logcap = cap;
-    }
-    r->log[r->nlog++] = a;
+    if (log_id(r, a) < 0)
+        return -2;
     if (r->pages > 1 && a == b->k - 1) {
         r->page = (r->page + 1) % r->pages;
     } else {
@@ -745,7 +761,7 @@ run_rows(Batch *b, int lo, int hi, Scratch *sc)
         Row *r = &b->rows[i];
         int rc = b->single ? step_single(b, i, b->actions[i], sc)
                            : step_aec(b, i, b->actions[i], sc);
-        if (rc == -1 && b->single)
+        if (rc == -1)
             r->escaped = r->escaped_now = 1;
         else if (rc < 0)
             r->error = 1;
@@ -932,18 +948,23 @@ set_threads(Batch *b, long threads)
 }
 
 /* Batch(n_envs, players, seq_top, teams, k, layout, arrays, single, seat, max_steps, strict,
-         illegal_reward, threads) */
+         illegal_reward, threads[, limit]): ``limit`` (at most 4,096) lowers the most plays
+   a decision lists in C; past it the row goes to Python (the tests use it to play that path) */
 static PyObject *
 batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
-    int n_envs, players, seq_top, k, single, seat, strict, threads;
+    int n_envs, players, seq_top, k, single, seat, strict, threads, limit = BATCH_LIMIT;
     long max_steps;
     double illegal_reward;
     PyObject *teams, *layout, *arrays;
-    if (!PyArg_ParseTuple(args, "iiiOiOOiilpdi", &n_envs, &players, &seq_top, &teams, &k,
+    if (!PyArg_ParseTuple(args, "iiiOiOOiilpdi|i", &n_envs, &players, &seq_top, &teams, &k,
                           &layout, &arrays, &single, &seat, &max_steps, &strict,
-                          &illegal_reward, &threads))
+                          &illegal_reward, &threads, &limit))
         return NULL;
+    if (limit < 1 || limit > BATCH_LIMIT) {
+        PyErr_SetString(PyExc_ValueError, "Batch: bad listing limit");
+        return NULL;
+    }
     if (n_envs < 1 || players < 3 || players > MAX_SEATS || (seq_top != ACE && seq_top != TWO)
             || k < 2 || (single && (seat < 0 || seat >= players)) || max_steps < 0) {
         PyErr_SetString(PyExc_ValueError, "Batch: bad arguments");
@@ -953,6 +974,7 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     if (b == NULL)
         return NULL;
     b->n_envs = n_envs;
+    b->limit = limit;
     b->players = players;
     b->seq_top = seq_top;
     b->k = k;
@@ -1036,10 +1058,7 @@ batch_error(Batch *b)
     for (int i = 0; i < b->n_envs; i++)
         if (b->rows[i].error) {
             b->rows[i].error = 0;
-            PyErr_Format(PyExc_RuntimeError,
-                         "game %d reached a decision of more than %d plays (or, for a random "
-                         "opponent, %d): the batch engine does not list those",
-                         i, BATCH_LIMIT, STEP_LIMIT);
+            PyErr_Format(PyExc_MemoryError, "game %d: no memory for its candidates", i);
             return NULL;
         }
     return NULL;
@@ -1085,8 +1104,8 @@ batch_reset(Batch *b, PyObject *const *args, Py_ssize_t nargs)
         if (so != Py_None)          /* None: the row's seed stream goes on */
             mt_seed(&r->seeder, seed);
         int rc;
+        r->escaped = r->escaped_now = 0;
         if (b->single) {
-            r->escaped = r->escaped_now = 0;
             single_restart(b, r);
             rc = play_bots(b, r, b->scratch[0]);
             if (rc == 0)
@@ -1104,12 +1123,8 @@ batch_reset(Batch *b, PyObject *const *args, Py_ssize_t nargs)
                 ((double *)b->reward.buf)[i * b->players + s] = 0;
         }
         ((char *)b->term.buf)[i] = ((char *)b->trunc.buf)[i] = 0;
-        if (rc < 0 && b->single) {
+        if (rc < 0)
             r->escaped = r->escaped_now = 1;
-        } else if (rc < 0) {
-            r->error = 1;
-            return batch_error(b);
-        }
     }
     Py_RETURN_NONE;
 }
@@ -1135,8 +1150,8 @@ batch_step(Batch *b, PyObject *arg)
     if (!b->single || b->strict) {
         for (int i = 0; i < b->n_envs; i++) {
             const Row *r = &b->rows[i];
-            if (b->single && (r->autoreset || r->escaped))
-                continue;
+            if (r->escaped || (b->single && r->autoreset))
+                continue;              /* Python checks a row it plays */
             if (!legal(r, b->k, a[i])) {
                 PyBuffer_Release(&v);
                 PyErr_Format(PyExc_ValueError, "illegal action %lld in game %d",
@@ -1245,7 +1260,7 @@ batch_hand(Batch *b, PyObject *arg)
     return Py_BuildValue("(NNil)", order, points, r->over ? -1 : r->to_act, r->steps);
 }
 
-/* take_escaped() -> rows whose episode went to Python since the last call (single mode) */
+/* take_escaped() -> rows whose episode went to Python since the last call */
 static PyObject *
 batch_take_escaped(Batch *b, PyObject *unused)
 {
@@ -1302,8 +1317,9 @@ batch_escape_state(Batch *b, PyObject *arg)
     return Py_BuildValue("((iNO)N)", 3, words, Py_None, ids);
 }
 
-/* resume(i, state): the row back in C, its seed stream at ``state`` (getstate()); its next
-   step deals the next hand (the episode ended in Python) */
+/* resume(i, state): the row back in C, its seed stream at ``state`` (getstate()), the
+   episode having ended in Python: single mode, its next step deals the next hand; aec, the
+   next hand is dealt now (and may go to Python again: take_escaped) */
 static PyObject *
 batch_resume(Batch *b, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1337,13 +1353,23 @@ batch_resume(Batch *b, PyObject *const *args, Py_ssize_t nargs)
     r->seeder = m;
     r->used = b->k;              /* Python wrote the row: every candidate row is zeroed next */
     r->escaped = r->escaped_now = 0;
-    r->autoreset = 1;
+    if (b->single) {
+        r->autoreset = 1;
+        Py_RETURN_NONE;
+    }
+    aec_next_hand(b, r);         /* aec: the next hand at once, as BatchSim deals it */
+    if (make_decision(b, r, b->scratch[0]) < 0) {
+        r->escaped = r->escaped_now = 1;
+        Py_RETURN_NONE;
+    }
+    ((int64_t *)b->seat_buf.buf)[i] = r->to_act;
+    observe(b, r, (int)i, r->to_act, 1);
     Py_RETURN_NONE;
 }
 
 static PyMethodDef batch_methods[] = {
     {"take_escaped", (PyCFunction)batch_take_escaped, METH_NOARGS,
-     "take_escaped(): the rows handed to Python since the last call (single mode)."},
+     "take_escaped(): the rows handed to Python since the last call."},
     {"escape_state", (PyCFunction)batch_escape_state, METH_O,
      "escape_state(i) -> (state, ids): the seed stream at the episode's start, the ids since."},
     {"resume", (PyCFunction)(void (*)(void))batch_resume, METH_FASTCALL,
