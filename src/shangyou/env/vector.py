@@ -205,7 +205,7 @@ class ShangyouVectorEnv(VectorEnv):
             self._seeded[i] = True
             env = self._py.pop(i, None)
             if env is not None and seeds[i] is None:      # the stream goes on from Python
-                eng.resume(i, env._seeds.getstate())
+                eng._eng.resume(i, env._seeds.getstate())
         eng.reset([seeds[i] for i in rows], rows)
         self._py_info = {}
         for i in eng._eng.take_escaped():
@@ -274,10 +274,11 @@ class ShangyouVectorEnv(VectorEnv):
         infos: dict[str, Any] = {}
         terms, truncs = eng.terminated, eng.truncated
         for i in np.flatnonzero(terms | truncs).tolist():
+            info: dict
             if i in self._py_info:
                 info = self._py_info[i]
             elif eng.illegal[i]:
-                info: dict = {"illegal": True}
+                info = {"illegal": True}
             elif truncs[i]:
                 info = {"max_steps": self._max_steps}
             else:
