@@ -4,6 +4,11 @@ the Gymnasium single env with random opponents (the vector env's rows), byte for
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
+
 import gymnasium
 import numpy as np
 import pytest
@@ -16,7 +21,9 @@ from shangyou.env.vector import ShangyouVectorEnv
 from test_vec_env import _ids, _row_info
 
 pytestmark = pytest.mark.skipif(not batch_engine.available(),
-                                reason="the compiled core is not built")
+                                reason="the compiled core is not built, or SHANGYOU_NO_C is set "
+                                       "(test_without_the_engine_the_python_rows_play checks "
+                                       "that path in every run)")
 
 PRESETS = [
     ("zheng-shangyou/pagat", {"players": 5}),
@@ -241,3 +248,42 @@ def test_large_seeds_deal_as_python():
         e.reset(seed=seed)
         o = e.observe(e.agent_selection)
         assert np.array_equal(eng.obs[0], o["observation"]), seed
+
+
+def test_without_the_engine_the_python_rows_play():
+    """``SHANGYOU_NO_C=1``: no engine; the vector env plays its Python rows, the same rows."""
+    code = textwrap.dedent("""
+        import gymnasium, numpy as np
+        import shangyou.env
+        from shangyou.env import batch_engine
+        from shangyou.env.batch_engine import BatchEngine
+        assert not batch_engine.available()
+        assert batch_engine.config("zheng-shangyou/pagat") is None
+        try:
+            BatchEngine("zheng-shangyou/pagat")
+        except ValueError as e:
+            assert "not built" in str(e)
+        else:
+            raise AssertionError("an engine without the core")
+        v = gymnasium.make_vec("shangyou/pagat-v0", num_envs=3, opponents="random")
+        assert v.engine is None and len(v.envs) == 3
+        s = gymnasium.make("shangyou/pagat-v0", opponents="random")
+        obs, _ = v.reset(seed=4)
+        ref, _ = s.reset(seed=4)
+        done = False
+        for t in range(60):
+            assert np.array_equal(obs["observation"][0], ref["observation"]), t
+            a = np.array([int(np.flatnonzero(m)[0]) if m.any() else 0
+                          for m in obs["action_mask"]])
+            obs, r, term, trunc, _ = v.step(a)
+            if done:
+                ref, _ = s.reset()
+            else:
+                ref = s.step(int(a[0]))[0]
+            done = bool(term[0] or trunc[0])
+        print("ok")
+    """)
+    env = {**os.environ, "SHANGYOU_NO_C": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
