@@ -37,7 +37,8 @@
 /* ------------------------------------------------------------ Python's Mersenne Twister */
 typedef struct {
     uint32_t mt[624];
-    int mti;
+    int mti;                    /* the next word to draw (624: twist first) */
+    int tw;                     /* words 0 .. tw - 1 of this twist are twisted (mt_next) */
 } MT;
 
 static void
@@ -47,6 +48,7 @@ mt_init_genrand(MT *s, uint32_t seed)
     for (int i = 1; i < 624; i++)
         s->mt[i] = 1812433253U * (s->mt[i - 1] ^ (s->mt[i - 1] >> 30)) + (uint32_t)i;
     s->mti = 624;
+    s->tw = 624;
 }
 
 /* random.Random(seed) for a whole number 0 <= seed < 2**64 (random_seed: the words of
@@ -81,27 +83,35 @@ mt_seed(MT *s, uint64_t seed)
     mt[0] = 0x80000000U;
 }
 
+/* the next word of genrand_uint32. The state is twisted one word at a time as the words are
+   drawn (word kk's new value needs words kk + 1 and kk + 397 of the old state, or the new
+   word kk - 227: in order, each is there when needed), which gives the words of the whole
+   twist while a generator that draws a few dozen words (a deal, an opponent's hand) does not
+   pay for the other six hundred */
 static uint32_t
 mt_next(MT *s)
 {
     static const uint32_t mag01[2] = {0x0U, 0x9908b0dfU};
+    if (s->mti >= 624)
+        s->mti = s->tw = 0;             /* a new twist begins */
+    uint32_t *mt = s->mt;
+    int kk = s->mti++;
     uint32_t y;
-    if (s->mti >= 624) {
-        uint32_t *mt = s->mt;
-        int kk;
-        for (kk = 0; kk < 624 - 397; kk++) {
-            y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
-            mt[kk] = mt[kk + 397] ^ (y >> 1) ^ mag01[y & 1U];
-        }
-        for (; kk < 623; kk++) {
-            y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
-            mt[kk] = mt[kk + (397 - 624)] ^ (y >> 1) ^ mag01[y & 1U];
-        }
+    if (kk < s->tw) {
+        /* twisted already (a state set from Python's getstate) */
+    } else if (kk < 624 - 397) {
+        y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
+        mt[kk] = mt[kk + 397] ^ (y >> 1) ^ mag01[y & 1U];
+    } else if (kk < 623) {
+        y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
+        mt[kk] = mt[kk + (397 - 624)] ^ (y >> 1) ^ mag01[y & 1U];
+    } else {
         y = (mt[623] & 0x80000000U) | (mt[0] & 0x7fffffffU);
         mt[623] = mt[396] ^ (y >> 1) ^ mag01[y & 1U];
-        s->mti = 0;
     }
-    y = s->mt[s->mti++];
+    if (kk >= s->tw)
+        s->tw = kk + 1;
+    y = mt[kk];
     y ^= (y >> 11);
     y ^= (y << 7) & 0x9d2c5680U;
     y ^= (y << 15) & 0xefc60000U;
@@ -1303,6 +1313,16 @@ batch_escape_state(Batch *b, PyObject *arg)
     if (i < 0)
         return NULL;
     const Row *r = &b->rows[i];
+    /* Python's state holds the whole twist: the words not twisted yet are twisted on a copy
+       (drawing them in order does it), its next word kept */
+    MT st = r->start;
+    if (st.mti < 624) {
+        MT full = st;
+        while (full.tw < 624)
+            mt_next(&full);
+        memcpy(st.mt, full.mt, sizeof st.mt);
+        st.tw = 624;
+    }
     PyObject *words = PyTuple_New(625), *ids = PyList_New(r->nlog);
     if (words == NULL || ids == NULL) {
         Py_XDECREF(words);
@@ -1310,8 +1330,8 @@ batch_escape_state(Batch *b, PyObject *arg)
         return NULL;
     }
     for (int j = 0; j < 624; j++)
-        PyTuple_SET_ITEM(words, j, PyLong_FromUnsignedLong(r->start.mt[j]));
-    PyTuple_SET_ITEM(words, 624, PyLong_FromLong(r->start.mti));
+        PyTuple_SET_ITEM(words, j, PyLong_FromUnsignedLong(st.mt[j]));
+    PyTuple_SET_ITEM(words, 624, PyLong_FromLong(st.mti));
     for (int j = 0; j < r->nlog; j++)
         PyList_SET_ITEM(ids, j, PyLong_FromLongLong(r->log[j]));
     return Py_BuildValue("((iNO)N)", 3, words, Py_None, ids);
@@ -1349,6 +1369,7 @@ batch_resume(Batch *b, PyObject *const *args, Py_ssize_t nargs)
         } else
             m.mti = (int)v;
     }
+    m.tw = 624;                  /* a state of Python's: every word twisted */
     Row *r = &b->rows[i];
     r->seeder = m;
     r->used = b->k;              /* Python wrote the row: every candidate row is zeroed next */
