@@ -16,7 +16,8 @@ Systems (pagat 5p, random legal ids, observations written at every decision):
 
 The Python systems draw their ids with numpy from the mask; the engine's rows draw them in C
 (``random_actions``: uniform over the mask, as numpy's). Rates are per second of wall-clock
-time (threads run at once), the systems take turns in blocks of ``--block`` seconds in
+time (threads run at once) and per CPU-second of the process (every thread's CPU time: on a
+machine shared with other work, what one core does), the systems take turns in blocks of ``--block`` seconds in
 alternating order, each row gives the median over rounds (min-max), ratios are taken per round
 against ``BatchSim`` (aec rows) and ``vector python`` (vector rows). Nothing is pinned: the
 thread pool needs both cores. The load average is printed before and after.
@@ -50,29 +51,31 @@ class PySim:
         self.sim = BatchSim(PRESET, n_games=n, seed=seed, players=5)
         self.rng = np.random.default_rng(seed)
 
-    def run(self, seconds: float) -> tuple[int, float]:
+    def run(self, seconds: float) -> tuple[int, float, float]:
         sim, rng = self.sim, self.rng
         decisions = 0
         t0 = time.perf_counter()
+        c0 = time.process_time()
         end = t0 + seconds
         while True:
             sim.step(sim.random_actions(rng))
             decisions += sim.n_games
             now = time.perf_counter()
             if now >= end:
-                return decisions, now - t0
+                return decisions, now - t0, time.process_time() - c0
 
 
 class Engine:
     def __init__(self, n: int, seed: int, threads: int):
         self.eng = BatchEngine(PRESET, n_envs=n, seed=seed, players=5, threads=threads)
 
-    def run(self, seconds: float) -> tuple[int, float]:
+    def run(self, seconds: float) -> tuple[int, float, float]:
         eng = self.eng
         n = eng.n_envs
         acts = np.zeros(n, np.int64)
         decisions = 0
         t0 = time.perf_counter()
+        c0 = time.process_time()
         end = t0 + seconds
         while True:
             for _ in range(8):
@@ -81,7 +84,7 @@ class Engine:
             decisions += 8 * n
             now = time.perf_counter()
             if now >= end:
-                return decisions, now - t0
+                return decisions, now - t0, time.process_time() - c0
 
 
 class Vector:
@@ -95,11 +98,12 @@ class Vector:
         self.draw = (lambda mask: eng.random_actions()) if eng is not None else (
             lambda mask: np.argmax(self.rng.random(mask.shape) * mask, axis=1))
 
-    def run(self, seconds: float) -> tuple[int, float]:
+    def run(self, seconds: float) -> tuple[int, float, float]:
         env, obs, waiting, draw = self.env, self.obs, self.waiting, self.draw
         n = env.num_envs
         decisions = 0
         t0 = time.perf_counter()
+        c0 = time.process_time()
         end = t0 + seconds
         while True:
             for _ in range(4):
@@ -109,7 +113,7 @@ class Vector:
             now = time.perf_counter()
             if now >= end:
                 self.obs, self.waiting = obs, waiting
-                return decisions, now - t0
+                return decisions, now - t0, time.process_time() - c0
 
 
 def main(argv=None) -> int:
@@ -139,26 +143,33 @@ def main(argv=None) -> int:
     for s in systems.values():
         s.run(0.1)                               # warm-up
     rates: dict[str, list[float]] = {k: [] for k in systems}
+    cpu: dict[str, list[float]] = {k: [] for k in systems}
     names = list(systems)
     for r in range(rounds):
         for k in (names if r % 2 == 0 else names[::-1]):
-            d, dt = systems[k].run(block)
+            d, dt, dc = systems[k].run(block)
             rates[k].append(d / dt)
+            cpu[k].append(d / dc)
         print(f"  round {r + 1}/{rounds}", file=sys.stderr, flush=True)
     lines = [f"pagat 5p; engine rows {args.envs}, Python rows {args.py_envs}; {rounds} rounds x "
              f"{block:g} s; {os.cpu_count()} CPUs; load {load0} at the start, {loadavg()} at "
              "the end", "",
-             "| system | decisions/s (median, min-max) | x the Python system |", "|---|---:|---:|"]
+             "| system | decisions/s (median, min-max) | x the Python system | decisions per "
+             "CPU-second | x |", "|---|---:|---:|---:|---:|"]
     for k in names:
         base = rates["vector python" if k.startswith("vector") else "BatchSim (Python)"]
         v = rates[k]
         x = statistics.median(a / b for a, b in zip(v, base))
+        c, cbase = cpu[k], cpu["vector python" if k.startswith("vector") else
+                               "BatchSim (Python)"]
+        xc = statistics.median(a / b for a, b in zip(c, cbase))
         lines.append(f"| {k} | {statistics.median(v):,.0f} ({min(v):,.0f}-{max(v):,.0f}) "
-                     f"| {x:.1f}x |")
+                     f"| {x:.1f}x | {statistics.median(c):,.0f} | {xc:.1f}x |")
     print("\n".join(lines))
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps({"rates": rates, "args": vars(args),
+        Path(args.json).write_text(json.dumps({"rates": rates, "cpu_rates": cpu,
+                                               "args": vars(args),
                                                "load": [load0, loadavg()]}, indent=1))
     return 0
 
