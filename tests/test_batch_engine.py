@@ -287,3 +287,39 @@ def test_without_the_engine_the_python_rows_play():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          timeout=300)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def _same_infos(a: dict, b: dict) -> bool:
+    if a.keys() != b.keys():
+        return False
+    for key in a:
+        x, y = a[key], b[key]
+        if isinstance(x, dict):
+            if not (isinstance(y, dict) and _same_infos(x, y)):
+                return False
+        elif not (x.dtype == y.dtype and x.shape == y.shape
+                  and all(p == q for p, q in zip(x.tolist(), y.tolist()))):
+            return False
+    return True
+
+
+@pytest.mark.parametrize("env_id", ["shangyou/pagat-v0", "shangyou/pagat-teams-v0"])
+def test_results_batched_as_gymnasium_batches_them(env_id):
+    """The hands' results are batched in one pass: the same arrays, types and masks as
+    ``VectorEnv._add_info`` row by row."""
+    vec = _vec(env_id, 16, opponents="random", max_steps=30)
+    obs, _ = vec.reset(seed=3)
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(200):
+        obs, _, terms, truncs, infos = vec.step(_ids(rng, obs["action_mask"]))
+        if "result" not in infos:
+            continue
+        want: dict = {}
+        for i in range(16):
+            info = _row_info(infos, i)
+            if info:
+                want = vec._add_info(want, info, i)
+        assert _same_infos(infos, want)
+        checked += 1
+    assert checked > 10
