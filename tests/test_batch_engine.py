@@ -31,6 +31,7 @@ PRESETS = [
     ("zheng-shangyou/pagat", {"players": 4, "twos_in_sequences": True}),
     ("zheng-shangyou/pagat", {"players": 8}),
     ("zheng-shangyou/pagat-teams", {"players": 4}),
+    ("zheng-shangyou/pagat-teams", {"players": 6}),     # a drawn card's holder leads; teams6
 ]
 
 
@@ -120,6 +121,7 @@ def _vec(env_id, n, **kw):
     ("shangyou/pagat-v0", {"opponents": "random", "players": 3, "max_candidates": 8,
                            "max_steps": 12, "seat": 1}, 0.05),   # pages, truncation, illegal
     ("shangyou/pagat-teams-v0", {"opponents": ["random"] * 4, "seat": 3}, 0.02),
+    ("shangyou/pagat-teams-v0", {"opponents": "random", "players": 6, "seat": 4}, 0.0),
 ])
 def test_vector_rows_equal_single_envs(env_id, kwargs, illegal):
     """The vector env on the engine: every row's observation, mask, reward, flags and info
@@ -222,7 +224,7 @@ def test_bad_input():
     # what the engine does not play: the Python path is used
     for preset, kw in (("zheng-shangyou/owen", {}), ("zheng-fen", {}),
                        ("zheng-shangyou/pagat", {"decks": 2, "players": 6}),
-                       ("zheng-shangyou/pagat-teams", {"players": 6}), ("sheng-ji", {})):
+                       ("zheng-shangyou/pagat", {"target": 5, "players": 2}), ("sheng-ji", {})):
         assert batch_engine.config(preset, **kw) is None, preset
         with pytest.raises(ValueError, match="does not play"):
             BatchEngine(preset, n_envs=1, **kw)
@@ -303,11 +305,13 @@ def _same_infos(a: dict, b: dict) -> bool:
     return True
 
 
-@pytest.mark.parametrize("env_id", ["shangyou/pagat-v0", "shangyou/pagat-teams-v0"])
-def test_results_batched_as_gymnasium_batches_them(env_id):
+@pytest.mark.parametrize("env_id, players", [("shangyou/pagat-v0", 5),
+                                             ("shangyou/pagat-teams-v0", 4),
+                                             ("shangyou/pagat-teams-v0", 6)])
+def test_results_batched_as_gymnasium_batches_them(env_id, players):
     """The hands' results are batched in one pass: the same arrays, types and masks as
     ``VectorEnv._add_info`` row by row."""
-    vec = _vec(env_id, 16, opponents="random", max_steps=30)
+    vec = _vec(env_id, 16, opponents="random", max_steps=30, players=players)
     obs, _ = vec.reset(seed=3)
     rng = np.random.default_rng(0)
     checked = 0

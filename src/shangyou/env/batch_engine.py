@@ -21,7 +21,7 @@ released, the rows split over ``threads`` threads. The Python environments stay 
 reference: ``tests/test_batch_engine.py`` compares every observation, mask, reward and flag.
 
 Supported: ``zheng-shangyou/pagat`` (3 to 8 players, one pack, either ``twos_in_sequences``)
-and ``zheng-shangyou/pagat-teams`` with 4 players, one hand per episode (:func:`config`
+and ``zheng-shangyou/pagat-teams`` (4 and 6 players), one hand per episode (:func:`config`
 answers None for anything else; the callers then use the Python path).
 """
 
@@ -68,17 +68,26 @@ def config(preset: str, players: int | None = None, **options) -> dict | None:
         return None
     fam = rules.family
     if (type(fam) is not PagatFamily or rules.decks != 1 or not rules.jokers
-            or rules.deal_count is not None or rules.first_leader != "dealer"
-            or rules.scoring != "places" or tuple(rules.place_points) != (2, 1)
-            or rules.finish_trick or not 3 <= rules.players <= 8):
+            or rules.deal_count is not None or rules.finish_trick
+            or not 3 <= rules.players <= 8):
         return None
-    teams = None
-    if rules.teams:
-        if tuple(map(tuple, rules.teams)) != ((0, 2), (1, 3)) or rules.players != 4:
-            return None
-        teams = (0, 1, 0, 1)
+    teams = tuple(map(tuple, rules.teams)) if rules.teams else None
+    if teams is None and rules.scoring == "places":
+        pass
+    elif teams == ((0, 2), (1, 3)) and rules.scoring == "places":
+        pass
+    elif teams == ((0, 2, 4), (1, 3, 5)) and rules.scoring == "teams6":
+        pass
+    else:
+        return None
+    if rules.scoring == "places" and tuple(rules.place_points) != (2, 1):
+        return None
+    if rules.first_leader not in ("dealer", "random-card"):
+        return None
     return {"preset": info["name"], "players": rules.players, "seq_top": fam.seq_top,
-            "teams": teams}
+            "teams": None if teams is None else tuple(s % 2 for s in range(rules.players)),
+            "team_seats": teams, "teams6": rules.scoring == "teams6",
+            "random_card": rules.first_leader == "random-card"}
 
 
 def _layout(enc: ClimbingEncoder) -> tuple:
@@ -149,9 +158,10 @@ class BatchEngine:
                            (self.obs, self.mask, self.rewards, self.terminated,
                             self.truncated, self.seats, self.illegal),
                            int(self.single), seat, self.max_steps or 0, bool(strict),
-                           float(illegal_reward), threads, _listing_limit)
+                           float(illegal_reward), threads, _listing_limit, cfg["teams6"],
+                           cfg["random_card"])
         self._threads = threads
-        self.teams = cfg["teams"]
+        self.teams = cfg["team_seats"]
         self._options = dict(options)
         #: aec mode: rows whose hand reached a decision of more than 4,096 plays (the env
         #: then lists one play per reading, which the engine does not), played by a
@@ -272,20 +282,19 @@ class BatchEngine:
         self._eng.resume(i, env._seeder.getstate())
 
     def hand(self, i: int) -> tuple:
-        """``(order, points, to_act, steps)`` of row ``i``'s hand (to_act -1 once over)."""
+        """``(order, points, to_act, steps, team points or None)`` of row ``i``'s hand
+        (to_act -1 once over)."""
         return self._eng.hand(i)
 
     def result(self, i: int) -> dict:
         """The game's ``result`` of row ``i``'s finished hand (single mode: the hand that just
         ended), as ``ClimbingGame`` makes it for one hand."""
-        order, points, _, _ = self._eng.hand(i)
+        order, points, _, _, tp = self._eng.hand(i)
         res: dict[str, Any] = {"order": order, "points": points, "scores": list(points),
                                "hands": 1}
         if self.teams:
-            tp = [sum(points[s] for s in range(self.players) if self.teams[s] == t)
-                  for t in (0, 1)]
             res["team_scores"] = list(tp)
-            res["teams"] = [[0, 2], [1, 3]]
+            res["teams"] = [list(t) for t in self.teams]
         res["winner"] = order[0]
         if self.teams:
             res["team_points"] = tp

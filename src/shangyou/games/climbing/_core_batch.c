@@ -14,8 +14,9 @@
      (env/encoding.py's sort_moves: the pass, then by number of cards and cards, plays of the
      same cards by reading, highest first) and cut into pages of K - 1 with MORE;
    - the play, the pass, the end of a trick and of the hand of ClimbingGame._do_play for a
-     single hand of pagat (no exchange, no finish_trick), the places scoring (2, 1) and the
-     team points of pagat-teams with 4 players (env/aec.py's rewards_of);
+     single hand of pagat (no exchange, no finish_trick), the dealer or a drawn card's holder
+     leading, the places scoring (2, 1) and the team points of pagat-teams (score_hand's
+     "teams6" with 6 players; env/aec.py's rewards_of);
    - the observation of ClimbingEncoder (env/climbing_encoding.py) byte for byte;
    - single-agent mode: the learner's seat against random opponents, each drawing
      random.Random(seed).choice(game.legal_moves()) from the listing in the generator's order
@@ -187,7 +188,9 @@ struct Batch {
     int limit;                  /* the most plays a decision lists here (tests lower it) */
     long max_steps;
     double illegal_reward;
-    int team[MAX_SEATS], teams;          /* teams: team of each seat (pagat-teams 4p) */
+    int team[MAX_SEATS], teams;          /* teams: team of each seat (pagat-teams) */
+    int teams6;                 /* score_hand's "teams6" (pagat-teams 6p), else "places" */
+    int random_card;            /* first_leader "random-card" (pagat-teams 6p), else dealer */
     /* layout: offsets into a row of the observation */
     int o_played, o_last, o_counts, o_finished, o_passed, o_last_seat, o_partners,
         o_leading, o_phase, o_page, o_cand, pass_at, play_at, more_at, extra_at;
@@ -256,7 +259,17 @@ deal(const Batch *b, Row *r, uint32_t game_seed)
     r->passed = 0;
     r->steps = 0;
     r->listed = 0;
-    r->to_act = next_with_cards(b, r, dealer, 1);     /* first_leader "dealer" */
+    int leader = dealer;                               /* first_leader "dealer" */
+    if (b->random_card) {
+        /* _choose_leader: a card drawn from the pack (rng.choice(deck)); its holder leads */
+        int drawn = (int)mt_below(&g, N_CARDS);
+        for (int k = 0; k < N_CARDS; k++)
+            if (cards[k] == drawn) {
+                leader = (dealer + k) % n;
+                break;
+            }
+    }
+    r->to_act = next_with_cards(b, r, leader, 1);
 }
 
 /* ShangyouAEC.reset(): the next hand of the row's seed stream */
@@ -356,25 +369,51 @@ apply_play(const Batch *b, Row *r, long code, uint64_t cards, int ncards)
     r->to_act = next_with_cards(b, r, seat, 0);
 }
 
-/* env/aec.py's rewards_of: places (2, 1), or the points of the seat's team */
+/* game.py's score_hand: the points of each seat and of each team (teams only) */
 static void
-hand_rewards(const Batch *b, const Row *r, double *out)
+hand_points(const Batch *b, const Row *r, int *pts, int *tp)
 {
-    double pts[MAX_SEATS] = {0};
+    for (int s = 0; s < MAX_SEATS; s++)
+        pts[s] = tp[s] = 0;
+    if (b->teams6) {                       /* only the team points count */
+        const int *o = r->order, *team = b->team;
+        int t1 = team[o[0]], t2 = team[o[1]];
+        if (t1 == t2) {
+            int pos3 = 2;
+            while (pos3 < 5 && team[o[pos3]] != t1)
+                pos3++;
+            if (pos3 == 2) {
+                tp[t1] = 10;
+            } else if (pos3 == 3 || pos3 == 4) {
+                tp[t1] = 5;
+            } else {
+                tp[t1] = 5;
+                tp[1 - t1] = 2;
+            }
+        } else {
+            tp[t1] += 3;
+            tp[t2] += 2;
+            tp[1 - team[o[r->norder - 1]]] += 2;
+        }
+        return;
+    }
     if (r->norder > 0)
         pts[r->order[0]] = 2;
     if (r->norder > 1)
         pts[r->order[1]] = 1;
-    if (b->teams) {
-        double tp[MAX_SEATS] = {0};
+    if (b->teams)
         for (int s = 0; s < b->players; s++)
             tp[b->team[s]] += pts[s];
-        for (int s = 0; s < b->players; s++)
-            out[s] = tp[b->team[s]];
-    } else {
-        for (int s = 0; s < b->players; s++)
-            out[s] = pts[s];
-    }
+}
+
+/* env/aec.py's rewards_of: the seat's points, or its team's */
+static void
+hand_rewards(const Batch *b, const Row *r, double *out)
+{
+    int pts[MAX_SEATS], tp[MAX_SEATS];
+    hand_points(b, r, pts, tp);
+    for (int s = 0; s < b->players; s++)
+        out[s] = b->teams ? tp[b->team[s]] : pts[s];
 }
 
 /* the plays of the seat to act into the thread's sink, in the generator's order; -1 past
@@ -958,18 +997,21 @@ set_threads(Batch *b, long threads)
 }
 
 /* Batch(n_envs, players, seq_top, teams, k, layout, arrays, single, seat, max_steps, strict,
-         illegal_reward, threads[, limit]): ``limit`` (at most 4,096) lowers the most plays
-   a decision lists in C; past it the row goes to Python (the tests use it to play that path) */
+         illegal_reward, threads[, limit, teams6, random_card]): ``limit`` (at most 4,096)
+   lowers the most plays a decision lists in C; past it the row goes to Python (the tests use
+   it to play that path); ``teams6``: score_hand's "teams6"; ``random_card``: the first
+   leader holds a card drawn from the pack */
 static PyObject *
 batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     int n_envs, players, seq_top, k, single, seat, strict, threads, limit = BATCH_LIMIT;
+    int teams6 = 0, random_card = 0;
     long max_steps;
     double illegal_reward;
     PyObject *teams, *layout, *arrays;
-    if (!PyArg_ParseTuple(args, "iiiOiOOiilpdi|i", &n_envs, &players, &seq_top, &teams, &k,
+    if (!PyArg_ParseTuple(args, "iiiOiOOiilpdi|ipp", &n_envs, &players, &seq_top, &teams, &k,
                           &layout, &arrays, &single, &seat, &max_steps, &strict,
-                          &illegal_reward, &threads, &limit))
+                          &illegal_reward, &threads, &limit, &teams6, &random_card))
         return NULL;
     if (limit < 1 || limit > BATCH_LIMIT) {
         PyErr_SetString(PyExc_ValueError, "Batch: bad listing limit");
@@ -985,6 +1027,7 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         return NULL;
     b->n_envs = n_envs;
     b->limit = limit;
+    b->random_card = random_card;
     b->players = players;
     b->seq_top = seq_top;
     b->k = k;
@@ -1003,6 +1046,15 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
             b->team[s] = (int)t;
         }
         b->teams = 1;
+    }
+    if (teams6) {                   /* two teams of three */
+        int count[2] = {0, 0};
+        for (int s = 0; s < players && b->teams; s++)
+            if (b->team[s] < 2)
+                count[b->team[s]]++;
+        if (!b->teams || players != 6 || count[0] != 3 || count[1] != 3)
+            goto bad;
+        b->teams6 = 1;
     }
     int *fields[17] = {&b->o_played, &b->o_last, &b->o_counts, &b->o_finished, &b->o_passed,
                        &b->o_last_seat, &b->o_partners, &b->o_leading, &b->o_phase,
@@ -1241,8 +1293,8 @@ batch_set_threads(Batch *b, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-/* hand(i) -> (order, scores of the hand, to_act, steps): a row's hand as it stands (the
-   finishing order and the points of a hand that is over) */
+/* hand(i) -> (order, points, to_act, steps, team points or None): a row's hand as it stands
+   (the finishing order and the points of a hand that is over) */
 static PyObject *
 batch_hand(Batch *b, PyObject *arg)
 {
@@ -1254,20 +1306,24 @@ batch_hand(Batch *b, PyObject *arg)
         return NULL;
     }
     const Row *r = &b->rows[i];
+    int pts[MAX_SEATS], tp[MAX_SEATS];
+    hand_points(b, r, pts, tp);
     PyObject *order = PyList_New(r->norder), *points = PyList_New(b->players);
-    if (order == NULL || points == NULL) {
+    PyObject *teams = b->teams ? PyList_New(2) : Py_NewRef(Py_None);
+    if (order == NULL || points == NULL || teams == NULL) {
         Py_XDECREF(order);
         Py_XDECREF(points);
+        Py_XDECREF(teams);
         return NULL;
     }
     for (int p = 0; p < r->norder; p++)
         PyList_SET_ITEM(order, p, PyLong_FromLong(r->order[p]));
-    for (int s = 0; s < b->players; s++) {
-        int pts = (r->norder > 0 && r->order[0] == s) ? 2
-                  : (r->norder > 1 && r->order[1] == s) ? 1 : 0;
-        PyList_SET_ITEM(points, s, PyLong_FromLong(pts));
-    }
-    return Py_BuildValue("(NNil)", order, points, r->over ? -1 : r->to_act, r->steps);
+    for (int s = 0; s < b->players; s++)
+        PyList_SET_ITEM(points, s, PyLong_FromLong(pts[s]));
+    if (b->teams)
+        for (int t = 0; t < 2; t++)
+            PyList_SET_ITEM(teams, t, PyLong_FromLong(tp[t]));
+    return Py_BuildValue("(NNilN)", order, points, r->over ? -1 : r->to_act, r->steps, teams);
 }
 
 /* take_escaped() -> rows whose episode went to Python since the last call */
@@ -1405,7 +1461,7 @@ static PyMethodDef batch_methods[] = {
     {"set_threads", (PyCFunction)batch_set_threads, METH_O,
      "set_threads(n): step the rows on n threads (the caller's and n - 1 workers)."},
     {"hand", (PyCFunction)batch_hand, METH_O,
-     "hand(i) -> (order, points, to_act, steps) of row i's hand."},
+     "hand(i) -> (order, points, to_act, steps, team_points) of row i's hand."},
     {NULL, NULL, 0, NULL}
 };
 
