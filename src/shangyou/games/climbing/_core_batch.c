@@ -27,6 +27,7 @@
 
 #include "_core.h"
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <stdlib.h>
@@ -34,6 +35,7 @@
 #define BATCH_LIMIT 4096        /* steps.LISTING_LIMIT: past it the env lists one per code */
 #define STEP_LIMIT 400          /* steps.STEP_LIMIT: past it legal_moves offers steps */
 #define MAX_THREADS 8
+#define BLOCK 16                /* rows a thread takes at a time */
 
 /* ------------------------------------------------------------ Python's Mersenne Twister */
 typedef struct {
@@ -206,7 +208,9 @@ struct Batch {
     pthread_mutex_t mu;
     pthread_cond_t go, done;
     long generation;
-    int pending, stop, pool_ok;
+    int stop, pool_ok;
+    atomic_int next_block, done_blocks;     /* the step's blocks: handed out, finished */
+    int nblocks;
     int job;                    /* 0: step, 1: reset rows flagged */
 };
 
@@ -817,11 +821,24 @@ run_rows(Batch *b, int lo, int hi, Scratch *sc)
     }
 }
 
+/* blocks of rows until none is left: each thread (the caller's and the workers') takes the
+   next block, so a thread the system does not run for a while holds up at most the block it
+   has, and the others do the rest; a row's result does not depend on the thread */
 static void
-chunk(const Batch *b, int part, int parts, int *lo, int *hi)
+take_blocks(Batch *b, Scratch *sc)
 {
-    *lo = (int)((long)b->n_envs * part / parts);
-    *hi = (int)((long)b->n_envs * (part + 1) / parts);
+    for (;;) {
+        int blk = atomic_fetch_add(&b->next_block, 1);
+        if (blk >= b->nblocks)
+            return;
+        int lo = blk * BLOCK, hi = lo + BLOCK < b->n_envs ? lo + BLOCK : b->n_envs;
+        run_rows(b, lo, hi, sc);
+        if (atomic_fetch_add(&b->done_blocks, 1) + 1 == b->nblocks) {
+            pthread_mutex_lock(&b->mu);
+            pthread_cond_signal(&b->done);
+            pthread_mutex_unlock(&b->mu);
+        }
+    }
 }
 
 static void *
@@ -839,41 +856,36 @@ worker_main(void *arg)
             return NULL;
         }
         seen = b->generation;
-        int parts = b->threads;
+        int take = w->index < b->threads;
         pthread_mutex_unlock(&b->mu);
-        if (w->index < parts) {
-            int lo, hi;
-            chunk(b, w->index, parts, &lo, &hi);
-            run_rows(b, lo, hi, w->scratch);
-        }
-        pthread_mutex_lock(&b->mu);
-        if (--b->pending == 0)
-            pthread_cond_signal(&b->done);
-        pthread_mutex_unlock(&b->mu);
+        if (take)
+            take_blocks(b, w->scratch);
     }
 }
 
-/* every row stepped: the calling thread takes the first part, the workers the others */
+/* every row stepped: the workers woken, the calling thread takes blocks too, then waits for
+   the blocks others took */
 static void
 run_all(Batch *b)
 {
-    int parts = b->threads;
-    if (parts > 1 && b->nworkers > 0) {
-        pthread_mutex_lock(&b->mu);
-        b->pending = b->nworkers;
-        b->generation++;
-        pthread_cond_broadcast(&b->go);
-        pthread_mutex_unlock(&b->mu);
+    b->nblocks = (b->n_envs + BLOCK - 1) / BLOCK;
+    if (b->threads == 1 || b->nworkers == 0) {
+        /* no block is handed out (a worker still leaving the last step's loop finds none) */
+        atomic_store(&b->next_block, b->nblocks);
+        run_rows(b, 0, b->n_envs, b->scratch[0]);
+        return;
     }
-    int lo, hi;
-    chunk(b, 0, parts, &lo, &hi);
-    run_rows(b, lo, hi, b->scratch[0]);
-    if (parts > 1 && b->nworkers > 0) {
-        pthread_mutex_lock(&b->mu);
-        while (b->pending > 0)
-            pthread_cond_wait(&b->done, &b->mu);
-        pthread_mutex_unlock(&b->mu);
-    }
+    atomic_store(&b->done_blocks, 0);
+    atomic_store(&b->next_block, 0);
+    pthread_mutex_lock(&b->mu);
+    b->generation++;
+    pthread_cond_broadcast(&b->go);
+    pthread_mutex_unlock(&b->mu);
+    take_blocks(b, b->scratch[0]);
+    pthread_mutex_lock(&b->mu);
+    while (atomic_load(&b->done_blocks) < b->nblocks)
+        pthread_cond_wait(&b->done, &b->mu);
+    pthread_mutex_unlock(&b->mu);
 }
 
 /* ------------------------------------------------------------------------ Python */
