@@ -224,6 +224,7 @@ int core_emit_mask(Gen *g, long code, unsigned long long mask, int ncards);
 int core_mask_cards(unsigned long long mask, int *out);
 int core_emit_object(Gen *g, long code, int ncards, PyObject *out);   /* 0 or -1 */
 void gen_from_counts(Gen *g, const unsigned char *count, int seq_top);
+void gen_from_set(Gen *g, unsigned long long hand, int seq_top);   /* one pack, as a set */
 int pagat_generate(Gen *g, const Prev *prev);      /* 0, STOP, or -1 with an exception */
 void prev_of_code(long code, Prev *prev);
 

@@ -22,8 +22,9 @@
      random.Random(seed).choice(game.legal_moves()) from the listing in the generator's order
      (the pass first when following), as SingleAgentEnv plays RandomBot.
 
-   A hand is held as card counts (for the generator) and 64-bit sets (one pack: each card at
-   most once), so a play's cards are a set and the candidates compare as sets. */
+   A hand is held as a 64-bit set (one pack: each card at most once; gen_from_set gives the
+   generator its tables from it), so a play's cards are a set and the candidates compare as
+   sets. */
 
 #include "_core.h"
 #include <pthread.h>
@@ -146,7 +147,6 @@ typedef struct {
 typedef struct {
     MT seeder;                  /* aec: ShangyouAEC._seeder; single: SingleAgentEnv._seeds */
     MT bot[MAX_SEATS];          /* single: each random opponent's rng */
-    unsigned char count[MAX_SEATS][N_CARDS];
     uint64_t hand[MAX_SEATS];
     int size[MAX_SEATS];
     int to_act, last_seat, passes, has_last, over;
@@ -246,14 +246,12 @@ deal(const Batch *b, Row *r, uint32_t game_seed)
         cards[i] = cards[j];
         cards[j] = t;
     }
-    memset(r->count, 0, sizeof r->count);
     for (int s = 0; s < n; s++) {
         r->hand[s] = 0;
         r->size[s] = 0;
     }
     for (int k = 0; k < N_CARDS; k++) {
         int s = (dealer + k) % n;
-        r->count[s][cards[k]] = 1;
         r->hand[s] |= 1ULL << cards[k];
         r->size[s]++;
     }
@@ -338,12 +336,6 @@ apply_play(const Batch *b, Row *r, long code, uint64_t cards, int ncards)
         }
         r->listed = 0;
         return;
-    }
-    uint64_t m = cards;
-    while (m) {
-        int c = __builtin_ctzll(m);
-        r->count[seat][c] = 0;
-        m &= m - 1;
     }
     r->hand[seat] &= ~cards;
     r->size[seat] -= ncards;
@@ -436,7 +428,7 @@ list_plays(const Batch *b, Row *r, Scratch *sc)
     s->over = 0;
     sc->gen.out = NULL;
     sc->gen.sink = s;
-    gen_from_counts(&sc->gen, r->count[r->to_act], b->seq_top);
+    gen_from_set(&sc->gen, r->hand[r->to_act], b->seq_top);
     if (pagat_generate(&sc->gen, &prev) < 0 || s->over || s->n > b->limit)
         return -1;
     return 0;
