@@ -55,6 +55,11 @@ mt_init_genrand(MT *s, uint32_t seed)
     s->tw = 624;
 }
 
+/* init_by_array's starting state, init_genrand(19650218), the same for every seed: made once
+   (batch_new, with the GIL held) and copied */
+static MT mt_base;
+static int mt_base_made;
+
 /* random.Random(seed) for a whole number 0 <= seed < 2**64 (random_seed: the words of
    abs(seed), least significant first, then init_by_array) */
 static void
@@ -62,7 +67,7 @@ mt_seed(MT *s, uint64_t seed)
 {
     uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
     int len = key[1] ? 2 : 1;
-    mt_init_genrand(s, 19650218U);
+    *s = mt_base;
     uint32_t *mt = s->mt;
     int i = 1, j = 0;
     for (int k = 624 > len ? 624 : len; k; k--) {
@@ -1025,6 +1030,10 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
             || k < 2 || (single && (seat < 0 || seat >= players)) || max_steps < 0) {
         PyErr_SetString(PyExc_ValueError, "Batch: bad arguments");
         return NULL;
+    }
+    if (!mt_base_made) {
+        mt_init_genrand(&mt_base, 19650218U);
+        mt_base_made = 1;
     }
     Batch *b = (Batch *)type->tp_alloc(type, 0);
     if (b == NULL)
