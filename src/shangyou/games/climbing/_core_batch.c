@@ -150,8 +150,11 @@ typedef struct {
 } Cand;
 
 typedef struct {
-    MT seeder;                  /* aec: ShangyouAEC._seeder; single: SingleAgentEnv._seeds */
-    MT bot[MAX_SEATS];          /* single: each random opponent's rng */
+    /* the row's generators, kept apart from the game (2.5 KB each: the rows stay small):
+       m[0] the seed stream (aec: ShangyouAEC._seeder; single: SingleAgentEnv._seeds),
+       m[1] its state at the episode's start (see ``start`` below), m[2 + s] the random
+       opponent of seat s (single) */
+    MT *m;
     uint64_t hand[MAX_SEATS];
     int size[MAX_SEATS];
     int to_act, last_seat, passes, has_last, over;
@@ -169,10 +172,13 @@ typedef struct {
     /* single mode: a decision the engine does not list (past the limits) hands the row's
        episode to Python (``escaped``), which replays it from the seed stream's state at its
        start (``start``) and the learner's ids (``log``), then hands the stream back */
-    MT start;
     int64_t *log;
     int nlog, logcap, escaped, escaped_now;
 } Row;
+
+#define SEEDER(r) (&(r)->m[0])
+#define START(r) (&(r)->m[1])
+#define BOT(r, s) (&(r)->m[2 + (s)])
 
 typedef struct Batch Batch;
 
@@ -202,6 +208,7 @@ struct Batch {
     int o_played, o_last, o_counts, o_finished, o_passed, o_last_seat, o_partners,
         o_leading, o_phase, o_page, o_cand, pass_at, play_at, more_at, extra_at;
     Row *rows;
+    MT *mts;                    /* every row's generators (Row.m) */
     Py_buffer obs, mask, reward, term, trunc, seat_buf, illegal;
     int have_bufs;
     const int64_t *actions;     /* the step's actions (its buffer held by step) */
@@ -283,9 +290,9 @@ deal(const Batch *b, Row *r, uint32_t game_seed)
 static void
 aec_next_hand(const Batch *b, Row *r)
 {
-    r->start = r->seeder;
+    *START(r) = *SEEDER(r);
     r->nlog = 0;
-    deal(b, r, mt_below(&r->seeder, 0x80000000U));
+    deal(b, r, mt_below(SEEDER(r), 0x80000000U));
 }
 
 /* an id kept for a replay in Python (see Row.start); -2 without memory */
@@ -310,13 +317,13 @@ static void
 single_restart(const Batch *b, Row *r)
 {
     MT seeder;
-    r->start = r->seeder;
+    *START(r) = *SEEDER(r);
     r->nlog = 0;
-    mt_seed(&seeder, mt_below(&r->seeder, 0x80000000U));
+    mt_seed(&seeder, mt_below(SEEDER(r), 0x80000000U));
     deal(b, r, mt_below(&seeder, 0x80000000U));
     for (int s = 0; s < b->players; s++)
         if (s != b->seat)
-            mt_seed(&r->bot[s], mt_below(&r->seeder, 0x80000000U));
+            mt_seed(BOT(r, s), mt_below(SEEDER(r), 0x80000000U));
     r->autoreset = 0;
 }
 
@@ -698,7 +705,7 @@ play_bots(const Batch *b, Row *r, Scratch *sc)
         Py_ssize_t n = sc->sink.n + pf;
         if (n > STEP_LIMIT || n > b->limit)
             return -1;                 /* legal_moves would offer the steps of a choice */
-        Py_ssize_t j = mt_below(&r->bot[r->to_act], (uint32_t)n);
+        Py_ssize_t j = mt_below(BOT(r, r->to_act), (uint32_t)n);
         if (j < pf)
             apply_play(b, r, -1, 0, 0);
         else
@@ -953,6 +960,7 @@ batch_dealloc(Batch *b)
         }
         PyMem_RawFree(b->rows);
     }
+    PyMem_RawFree(b->mts);
     if (b->have_bufs) {
         Py_buffer *bufs[7] = {&b->obs, &b->mask, &b->reward, &b->term, &b->trunc,
                               &b->seat_buf, &b->illegal};
@@ -1106,10 +1114,14 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
                 goto fail;
     }
     b->rows = PyMem_RawCalloc((size_t)n_envs, sizeof(Row));
-    if (b->rows == NULL) {
+    int per_row = 2 + (single ? players : 0);
+    b->mts = PyMem_RawCalloc((size_t)n_envs * per_row, sizeof(MT));
+    if (b->rows == NULL || b->mts == NULL) {
         PyErr_NoMemory();
         goto fail;
     }
+    for (int i = 0; i < n_envs; i++)
+        b->rows[i].m = b->mts + (size_t)i * per_row;
     if (pthread_mutex_init(&b->mu, NULL) != 0 || pthread_cond_init(&b->go, NULL) != 0
             || pthread_cond_init(&b->done, NULL) != 0) {
         PyErr_SetString(PyExc_RuntimeError, "cannot make the thread pool's lock");
@@ -1177,7 +1189,7 @@ batch_reset(Batch *b, PyObject *const *args, Py_ssize_t nargs)
         }
         Row *r = &b->rows[i];
         if (so != Py_None)          /* None: the row's seed stream goes on */
-            mt_seed(&r->seeder, seed);
+            mt_seed(SEEDER(r), seed);
         int rc;
         r->escaped = r->escaped_now = 0;
         if (b->single) {
@@ -1384,7 +1396,7 @@ batch_escape_state(Batch *b, PyObject *arg)
     const Row *r = &b->rows[i];
     /* Python's state holds the whole twist: the words not twisted yet are twisted on a copy
        (drawing them in order does it), its next word kept */
-    MT st = r->start;
+    MT st = *START(r);
     if (st.mti < 624) {
         MT full = st;
         while (full.tw < 624)
@@ -1440,7 +1452,7 @@ batch_resume(Batch *b, PyObject *const *args, Py_ssize_t nargs)
     }
     m.tw = 624;                  /* a state of Python's: every word twisted */
     Row *r = &b->rows[i];
-    r->seeder = m;
+    *SEEDER(r) = m;
     r->used = b->k;              /* Python wrote the row: every candidate row is zeroed next */
     r->escaped = r->escaped_now = 0;
     if (b->single) {
