@@ -55,6 +55,8 @@ def config(preset: str, players: int | None = None, **options) -> dict | None:
     another scoring) or is not :func:`available`."""
     if not available():
         return None
+    from ..cards import parse
+    from ..games.zheng_shangyou.owen import OwenFamily
     from ..games.zheng_shangyou.pagat import PagatFamily
     from ..registry import preset_info, resolve
     try:
@@ -67,10 +69,11 @@ def config(preset: str, players: int | None = None, **options) -> dict | None:
     except (ValueError, TypeError, KeyError):
         return None
     fam = rules.family
-    if (type(fam) is not PagatFamily or rules.decks != 1 or not rules.jokers
-            or rules.deal_count is not None or rules.finish_trick
-            or not 3 <= rules.players <= 8):
+    if (type(fam) not in (PagatFamily, OwenFamily) or rules.decks != 1 or not rules.jokers
+            or rules.finish_trick or not 2 <= rules.players <= 8):
         return None
+    n = rules.players
+    dealt = 54 if rules.deal_count is None else min(54, rules.deal_count * n)
     teams = tuple(map(tuple, rules.teams)) if rules.teams else None
     if teams is None and rules.scoring == "places":
         pass
@@ -82,9 +85,15 @@ def config(preset: str, players: int | None = None, **options) -> dict | None:
         return None
     if rules.scoring == "places" and tuple(rules.place_points) != (2, 1):
         return None
-    if rules.first_leader not in ("dealer", "random-card"):
+    leader_card = -1
+    if rules.first_leader.startswith("holder:"):
+        leader_card = parse(rules.first_leader[7:])[0]
+    elif rules.first_leader not in ("dealer", "random-card"):
         return None
-    return {"preset": info["name"], "players": rules.players, "seq_top": fam.seq_top,
+    owen = type(fam) is OwenFamily
+    return {"preset": info["name"], "players": rules.players,
+            "seq_top": 11 if owen else fam.seq_top, "family": 1 if owen else 0,
+            "dealt": dealt, "leader_card": leader_card,
             "teams": None if teams is None else tuple(s % 2 for s in range(rules.players)),
             "team_seats": teams, "teams6": rules.scoring == "teams6",
             "random_card": rules.first_leader == "random-card"}
@@ -159,7 +168,7 @@ class BatchEngine:
                             self.truncated, self.seats, self.illegal),
                            int(self.single), seat, self.max_steps or 0, bool(strict),
                            float(illegal_reward), threads, _listing_limit, cfg["teams6"],
-                           cfg["random_card"])
+                           cfg["random_card"], cfg["family"], cfg["dealt"], cfg["leader_card"])
         self._threads = threads
         self.teams = cfg["team_seats"]
         self._options = dict(options)

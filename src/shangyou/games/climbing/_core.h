@@ -213,6 +213,9 @@ PyObject *core_owen_run(PyObject *hand, const long *desc, Gen *g);
 PyObject *core_zf_run(PyObject *hand, const long *desc, Gen *g);
 PyObject *core_winner_run(PyObject *hand, const long *opts_and_desc, Gen *g);
 int core_owen_prev(PyObject *prev, long *desc);
+/* the Owen plays of a hand of one pack (counts) for a description (kind -1: the leads) */
+int core_owen_generate(const unsigned char *count, int kind, int arg, int key, int tier,
+                       Gen *g);
 int core_zf_prev(PyObject *prev, long *desc);
 int core_winner_prev(PyObject *prev, int rank_only, long *desc);
 

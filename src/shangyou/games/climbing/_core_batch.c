@@ -37,6 +37,8 @@
 #define STEP_LIMIT 400          /* steps.STEP_LIMIT: past it legal_moves offers steps */
 #define MAX_THREADS 8
 #define BLOCK 16                /* rows a thread takes at a time */
+#define FAM_PAGAT 0
+#define FAM_OWEN 1
 
 /* ------------------------------------------------------------ Python's Mersenne Twister */
 typedef struct {
@@ -204,6 +206,9 @@ struct Batch {
     int team[MAX_SEATS], teams;          /* teams: team of each seat (pagat-teams) */
     int teams6;                 /* score_hand's "teams6" (pagat-teams 6p), else "places" */
     int random_card;            /* first_leader "random-card" (pagat-teams 6p), else dealer */
+    int family;                 /* FAM_PAGAT or FAM_OWEN: which generator lists the plays */
+    int dealt;                  /* cards dealt (deal_count * players; 54: the whole pack) */
+    int leader_card;            /* first_leader "holder:<card>": that card's code; -1: none */
     /* layout: offsets into a row of the observation */
     int o_played, o_last, o_counts, o_finished, o_passed, o_last_seat, o_partners,
         o_leading, o_phase, o_page, o_cand, pass_at, play_at, more_at, extra_at;
@@ -262,7 +267,7 @@ deal(const Batch *b, Row *r, uint32_t game_seed)
         r->hand[s] = 0;
         r->size[s] = 0;
     }
-    for (int k = 0; k < N_CARDS; k++) {
+    for (int k = 0; k < b->dealt; k++) {
         int s = (dealer + k) % n;
         r->hand[s] |= 1ULL << cards[k];
         r->size[s]++;
@@ -274,6 +279,19 @@ deal(const Batch *b, Row *r, uint32_t game_seed)
     r->steps = 0;
     r->listed = 0;
     int leader = dealer;                               /* first_leader "dealer" */
+    if (b->leader_card >= 0) {
+        /* "holder:<card>": its holder leads; a card not dealt: the lowest card dealt */
+        int wanted = b->leader_card, at = -1, low = N_CARDS, low_at = 0;
+        for (int k = 0; k < b->dealt; k++) {
+            if (cards[k] == wanted)
+                at = k;
+            if (cards[k] < low) {
+                low = cards[k];
+                low_at = k;
+            }
+        }
+        leader = (dealer + (at >= 0 ? at : low_at)) % n;
+    }
     if (b->random_card) {
         /* _choose_leader: a card drawn from the pack (rng.choice(deck)); its holder leads */
         int drawn = (int)mt_below(&g, N_CARDS);
@@ -424,6 +442,19 @@ hand_rewards(const Batch *b, const Row *r, double *out)
         out[s] = b->teams ? tp[b->team[s]] : pts[s];
 }
 
+/* core.py's _owen_prev from an Owen play's code (_core_owen.c's layout, core.py's
+   _owen_meta): the description (kind, arg, key, tier) owen_plays follows */
+static void
+owen_desc(long code, int *d)
+{
+    int kind = (int)(code & 15), f1 = (int)(code >> 4 & 15), f3 = (int)(code >> 12 & 15);
+    int nat = (int)(code >> 16 & 1);
+    d[0] = kind;
+    d[1] = (kind >= 5 && kind <= 7) ? f3 : 0;           /* straight, stair, plate: ranks */
+    d[2] = kind == 0 ? f1 : kind == 5 ? 2 * f1 : kind == 8 ? 0 : 2 * f1 + nat;
+    d[3] = kind == 3 ? 1 : kind == 8 ? 2 : 0;           /* quad: a bomb; the rocket */
+}
+
 /* the plays of the seat to act into the thread's sink, in the generator's order; -1 past
    the listing limit */
 static int
@@ -440,8 +471,23 @@ list_plays(const Batch *b, Row *r, Scratch *sc)
     s->over = 0;
     sc->gen.out = NULL;
     sc->gen.sink = s;
-    gen_from_set(&sc->gen, r->hand[r->to_act], b->seq_top);
-    if (pagat_generate(&sc->gen, &prev) < 0 || s->over || s->n > b->limit)
+    int rc;
+    if (b->family == FAM_OWEN) {
+        unsigned char count[N_CARDS] = {0};
+        uint64_t m = r->hand[r->to_act];
+        while (m) {
+            count[__builtin_ctzll(m)] = 1;
+            m &= m - 1;
+        }
+        int d[4] = {-1, 0, 0, 0};
+        if (r->has_last)
+            owen_desc(r->last_code, d);
+        rc = core_owen_generate(count, d[0], d[1], d[2], d[3], &sc->gen);
+    } else {
+        gen_from_set(&sc->gen, r->hand[r->to_act], b->seq_top);
+        rc = pagat_generate(&sc->gen, &prev);
+    }
+    if (rc < 0 || s->over || s->n > b->limit)
         return -1;
     return 0;
 }
@@ -458,6 +504,23 @@ play_set(const Sink *s, Py_ssize_t j)
 
 /* family.reading_order(combo) = (tier, cls, key) of a pagat code as one comparable number:
    the class names compare as strings ("mseq" < "seq" < "set" < "single"), then the ints */
+/* the same for an Owen code: (tier, cls, key) with cls ("bomb",), ("full house",),
+   ("pair",), (run name, ranks) ... compared as the strings compare */
+static uint64_t
+owen_reading_key(long code)
+{
+    /* O_KINDS' names in string order: bomb (quad), full house, pair, plate, rocket, single,
+       stair, straight, trip */
+    static const int name_rank[9] = {5, 2, 8, 0, 1, 7, 6, 3, 4};
+    int kind = (int)(code & 15), f1 = (int)(code >> 4 & 15), f3 = (int)(code >> 12 & 15);
+    int nat = (int)(code >> 16 & 1);
+    uint64_t tier = kind == 3 ? 1 : kind == 8 ? 2 : 0;
+    uint64_t arg = (kind >= 5 && kind <= 7) ? (uint64_t)f3 : 0;
+    uint64_t k1 = kind == 8 ? 0 : (uint64_t)f1;
+    uint64_t k2 = (kind == 0 || kind == 5 || kind == 8) ? 0 : (uint64_t)nat;
+    return tier << 48 | (uint64_t)name_rank[kind] << 40 | arg << 32 | k1 << 24 | k2 << 16;
+}
+
 static uint64_t
 reading_key(long code)
 {
@@ -558,7 +621,8 @@ make_decision(const Batch *b, Row *r, Scratch *sc)
         for (int j = 0; j < n; j++) {
             keys[j].cards = play_set(s, j);
             keys[j].n = s->plays[j].n;
-            keys[j].reading = reading_key(s->plays[j].code);
+            keys[j].reading = b->family == FAM_OWEN ? owen_reading_key(s->plays[j].code)
+                                                    : reading_key(s->plays[j].code);
             keys[j].idx = j;
         }
         if (n <= 16) {                                   /* insertion sort */
@@ -1022,19 +1086,25 @@ static PyObject *
 batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     int n_envs, players, seq_top, k, single, seat, strict, threads, limit = BATCH_LIMIT;
-    int teams6 = 0, random_card = 0;
+    int teams6 = 0, random_card = 0, family = FAM_PAGAT, dealt = N_CARDS, leader_card = -1;
     long max_steps;
     double illegal_reward;
     PyObject *teams, *layout, *arrays;
-    if (!PyArg_ParseTuple(args, "iiiOiOOiilpdi|ipp", &n_envs, &players, &seq_top, &teams, &k,
-                          &layout, &arrays, &single, &seat, &max_steps, &strict,
-                          &illegal_reward, &threads, &limit, &teams6, &random_card))
+    if (!PyArg_ParseTuple(args, "iiiOiOOiilpdi|ippiii", &n_envs, &players, &seq_top, &teams,
+                          &k, &layout, &arrays, &single, &seat, &max_steps, &strict,
+                          &illegal_reward, &threads, &limit, &teams6, &random_card, &family,
+                          &dealt, &leader_card))
         return NULL;
+    if ((family != FAM_PAGAT && family != FAM_OWEN) || dealt < players || dealt > N_CARDS
+            || leader_card < -1 || leader_card >= N_CARDS) {
+        PyErr_SetString(PyExc_ValueError, "Batch: bad family, deal or leader");
+        return NULL;
+    }
     if (limit < 1 || limit > BATCH_LIMIT) {
         PyErr_SetString(PyExc_ValueError, "Batch: bad listing limit");
         return NULL;
     }
-    if (n_envs < 1 || players < 3 || players > MAX_SEATS || (seq_top != ACE && seq_top != TWO)
+    if (n_envs < 1 || players < 2 || players > MAX_SEATS || (seq_top != ACE && seq_top != TWO)
             || k < 2 || (single && (seat < 0 || seat >= players)) || max_steps < 0) {
         PyErr_SetString(PyExc_ValueError, "Batch: bad arguments");
         return NULL;
@@ -1049,6 +1119,9 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     b->n_envs = n_envs;
     b->limit = limit;
     b->random_card = random_card;
+    b->family = family;
+    b->dealt = dealt;
+    b->leader_card = leader_card;
     b->players = players;
     b->seq_top = seq_top;
     b->k = k;
