@@ -1,6 +1,6 @@
-/* The batch engine: N hands of a pagat or Owen preset stepped in one call, the observations, masks,
-   rewards and flags written into arrays the caller gave, the GIL released and the rows split
-   over a small pool of threads (env/batch_engine.py is its Python face, docs/env.md its
+/* The batch engine: N hands of a pagat or Owen preset stepped in one call, the observations,
+   masks, rewards and flags written into arrays the caller gave, the GIL released and the rows
+   split over a small pool of threads (env/batch_engine.py is its Python face, docs/env.md its
    description).
 
    It plays exactly what the Python environments play, which stay the reference
