@@ -17,9 +17,9 @@ Systems (pagat 5p, random legal ids, observations written at every decision):
 The Python systems draw their ids with numpy from the mask; the engine's rows draw them in C
 (``random_actions``: uniform over the mask, as numpy's). Rates are per second of wall-clock
 time (threads run at once) and per CPU-second of the process (every thread's CPU time: on a
-machine shared with other work, what one core does), the systems take turns in blocks of ``--block`` seconds in
-alternating order, each row gives the median over rounds (min-max), ratios are taken per round
-against ``BatchSim`` (aec rows) and ``vector python`` (vector rows). Nothing is pinned: the
+machine shared with other work, what one core does), the systems take turns in blocks of
+``--block`` seconds in alternating order, each row gives the median over rounds (min-max),
+ratios are taken per round against ``BatchSim`` (aec rows) and ``vector python`` (vector rows). Nothing is pinned: the
 thread pool needs both cores. The load average is printed before and after.
 """
 

@@ -10,13 +10,14 @@
      single-agent mode, of SingleAgentEnv._restart), with Python's Mersenne Twister
      (random.Random(int): init_by_array, getrandbits, _randbelow) written out below;
    - the legal plays from the core's own generators (pagat_generate, _core_pagat.c, and
-     core_owen_generate, _core_owen.c: the same code the game lists with), sorted into the environments' candidate order
-     (env/encoding.py's sort_moves: the pass, then by number of cards and cards, plays of the
-     same cards by reading, highest first) and cut into pages of K - 1 with MORE;
+     core_owen_generate, _core_owen.c: the same code the game lists with), sorted into the
+     environments' candidate order (env/encoding.py's sort_moves: the pass, then by number
+     of cards and cards, plays of the same cards by reading, highest first) and cut into
+     pages of K - 1 with MORE;
    - the play, the pass, the end of a trick and of the hand of ClimbingGame._do_play for a
      single hand of pagat or Owen (no exchange, no finish_trick), the dealer, a drawn card's
-     holder or a named card's holder leading, the places scoring (2, 1) and the team points of pagat-teams (score_hand's
-     "teams6" with 6 players; env/aec.py's rewards_of);
+     holder or a named card's holder leading, the places scoring (2, 1) and the team points
+     of pagat-teams (score_hand's "teams6" with 6 players; env/aec.py's rewards_of);
    - the observation of ClimbingEncoder (env/climbing_encoding.py) byte for byte;
    - single-agent mode: the learner's seat against random opponents, each drawing
      random.Random(seed).choice(game.legal_moves()) from the listing in the generator's order
