@@ -19,8 +19,8 @@ The Python systems draw their ids with numpy from the mask; the engine's rows dr
 time (threads run at once) and per CPU-second of the process (every thread's CPU time: on a
 machine shared with other work, what one core does), the systems take turns in blocks of
 ``--block`` seconds in alternating order, each row gives the median over rounds (min-max),
-ratios are taken per round against ``BatchSim`` (aec rows) and ``vector python`` (vector rows). Nothing is pinned: the
-thread pool needs both cores. The load average is printed before and after.
+ratios are taken per round against ``BatchSim`` (aec rows) and ``vector python`` (vector
+rows). Nothing is pinned: the thread pool needs both cores. The load average is printed before and after.
 """
 
 from __future__ import annotations
