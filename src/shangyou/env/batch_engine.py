@@ -59,6 +59,7 @@ def config(preset: str, players: int | None = None, **options) -> dict | None:
     from ..cards import parse
     from ..games.zheng_shangyou.owen import OwenFamily
     from ..games.zheng_shangyou.pagat import PagatFamily
+    from ..games.zheng_shangyou.winner import WinnerFamily
     from ..registry import preset_info, resolve
     try:
         info = preset_info(preset)
@@ -70,13 +71,16 @@ def config(preset: str, players: int | None = None, **options) -> dict | None:
     except (ValueError, TypeError, KeyError):
         return None
     fam = rules.family
-    if (type(fam) not in (PagatFamily, OwenFamily) or rules.decks != 1 or not rules.jokers
+    kinds = {PagatFamily: 0, OwenFamily: 1, WinnerFamily: 2}
+    family = kinds.get(type(fam))
+    if (family is None or rules.decks != 1 or (not rules.jokers and family != 2)
             or rules.finish_trick or not 2 <= rules.players <= 8):
         return None
     n = rules.players
-    dealt = 54 if rules.deal_count is None else min(54, rules.deal_count * n)
+    deck = 54 if rules.jokers else 52
+    dealt = deck if rules.deal_count is None else min(deck, rules.deal_count * n)
     teams = tuple(map(tuple, rules.teams)) if rules.teams else None
-    if teams is None and rules.scoring == "places":
+    if teams is None and rules.scoring in ("places", "cards-left"):
         pass
     elif teams == ((0, 2), (1, 3)) and rules.scoring == "places":
         pass
@@ -91,10 +95,13 @@ def config(preset: str, players: int | None = None, **options) -> dict | None:
         leader_card = parse(rules.first_leader[7:])[0]
     elif rules.first_leader not in ("dealer", "random-card"):
         return None
-    owen = type(fam) is OwenFamily
+    wopts = (5, 0, 0)
+    if family == 2:
+        wopts = (fam.min_straight, int(fam.straight_needs_higher_rank), int(fam.bomb == "quad"))
     return {"preset": info["name"], "players": rules.players,
-            "seq_top": 11 if owen else fam.seq_top, "family": 1 if owen else 0,
-            "dealt": dealt, "leader_card": leader_card,
+            "seq_top": fam.seq_top if family == 0 else 11, "family": family,
+            "dealt": dealt, "leader_card": leader_card, "deck": deck,
+            "cards_left": rules.scoring == "cards-left", "wopts": wopts,
             "teams": None if teams is None else tuple(s % 2 for s in range(rules.players)),
             "team_seats": teams, "teams6": rules.scoring == "teams6",
             "random_card": rules.first_leader == "random-card"}
@@ -169,7 +176,8 @@ class BatchEngine:
                             self.truncated, self.seats, self.illegal),
                            int(self.single), seat, self.max_steps or 0, bool(strict),
                            float(illegal_reward), threads, _listing_limit, cfg["teams6"],
-                           cfg["random_card"], cfg["family"], cfg["dealt"], cfg["leader_card"])
+                           cfg["random_card"], cfg["family"], cfg["dealt"], cfg["leader_card"],
+                           cfg["deck"], cfg["cards_left"], *cfg["wopts"])
         self._threads = threads
         self.teams = cfg["team_seats"]
         self._options = dict(options)

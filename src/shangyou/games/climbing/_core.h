@@ -218,6 +218,8 @@ int core_owen_generate(const unsigned char *count, int kind, int arg, int key, i
                        Gen *g);
 int core_zf_prev(PyObject *prev, long *desc);
 int core_winner_prev(PyObject *prev, int rank_only, long *desc);
+/* the "winner" plays of a hand (counts) for (min_straight, rank_only, quad, kind, a, b, c) */
+int core_winner_generate(const unsigned char *count, const long *v, Gen *g);
 
 /* _core_pagat.c */
 int core_emit(Gen *g, long code, int ncards);      /* 0, STOP, or -1 with an exception */

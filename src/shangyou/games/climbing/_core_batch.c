@@ -40,6 +40,7 @@
 #define BLOCK 16                /* rows a thread takes at a time */
 #define FAM_PAGAT 0
 #define FAM_OWEN 1
+#define FAM_WINNER 2
 
 /* ------------------------------------------------------------ Python's Mersenne Twister */
 typedef struct {
@@ -160,6 +161,7 @@ typedef struct {
     MT *m;
     uint64_t hand[MAX_SEATS];
     int size[MAX_SEATS];
+    int dealt_size[MAX_SEATS], first_out_size[MAX_SEATS];   /* cards-left scoring */
     int to_act, last_seat, passes, has_last, over;
     long last_code;
     uint64_t last_cards, played;
@@ -207,7 +209,11 @@ struct Batch {
     int team[MAX_SEATS], teams;          /* teams: team of each seat (pagat-teams) */
     int teams6;                 /* score_hand's "teams6" (pagat-teams 6p), else "places" */
     int random_card;            /* first_leader "random-card" (pagat-teams 6p), else dealer */
-    int family;                 /* FAM_PAGAT or FAM_OWEN: which generator lists the plays */
+    int family;                 /* FAM_*: which generator lists the plays */
+    long wopts[3];              /* winner: min_straight, rank_only (straight_needs_higher_rank),
+                                   quad (bomb "quad") */
+    int deck;                   /* cards in the pack: 54, or 52 without jokers */
+    int cards_left;             /* score_hand's "cards-left" (winner) */
     int dealt;                  /* cards dealt (deal_count * players; 54: the whole pack) */
     int leader_card;            /* first_leader "holder:<card>": that card's code; -1: none */
     /* layout: offsets into a row of the observation */
@@ -256,9 +262,9 @@ deal(const Batch *b, Row *r, uint32_t game_seed)
     int n = b->players;
     int dealer = (int)mt_below(&g, (uint32_t)n);
     int cards[N_CARDS];
-    for (int i = 0; i < N_CARDS; i++)
+    for (int i = 0; i < b->deck; i++)
         cards[i] = i;
-    for (int i = N_CARDS - 1; i >= 1; i--) {          /* random.shuffle */
+    for (int i = b->deck - 1; i >= 1; i--) {          /* random.shuffle */
         int j = (int)mt_below(&g, (uint32_t)i + 1);
         int t = cards[i];
         cards[i] = cards[j];
@@ -273,6 +279,8 @@ deal(const Batch *b, Row *r, uint32_t game_seed)
         r->hand[s] |= 1ULL << cards[k];
         r->size[s]++;
     }
+    for (int s = 0; s < n; s++)
+        r->dealt_size[s] = r->size[s];
     r->has_last = r->over = r->passes = r->norder = 0;
     r->last_seat = -1;
     r->last_cards = r->played = 0;
@@ -295,8 +303,8 @@ deal(const Batch *b, Row *r, uint32_t game_seed)
     }
     if (b->random_card) {
         /* _choose_leader: a card drawn from the pack (rng.choice(deck)); its holder leads */
-        int drawn = (int)mt_below(&g, N_CARDS);
-        for (int k = 0; k < N_CARDS; k++)
+        int drawn = (int)mt_below(&g, (uint32_t)b->deck);
+        for (int k = 0; k < b->dealt; k++)
             if (cards[k] == drawn) {
                 leader = (dealer + k) % n;
                 break;
@@ -379,6 +387,8 @@ apply_play(const Batch *b, Row *r, long code, uint64_t cards, int ncards)
     r->passed = 0;
     r->listed = 0;
     if (!r->size[seat]) {
+        if (r->norder == 0)                         /* counts_at_first_out */
+            memcpy(r->first_out_size, r->size, sizeof r->size);
         r->order[r->norder++] = seat;
         int holding = 0, holder = -1;
         for (int s = 0; s < b->players; s++)
@@ -402,6 +412,24 @@ hand_points(const Batch *b, const Row *r, int *pts, int *tp)
 {
     for (int s = 0; s < MAX_SEATS; s++)
         pts[s] = tp[s] = 0;
+    if (b->cards_left) {                   /* the first out takes what the others lose */
+        int n = b->players, winner = r->order[0], total = 0;
+        for (int s = 0; s < n; s++) {
+            if (s == winner)
+                continue;
+            int left = r->first_out_size[s], mult;
+            if (left == r->dealt_size[s])
+                mult = 3;
+            else if (n == 3)
+                mult = left >= 17 ? 3 : left >= 12 ? 2 : 1;
+            else
+                mult = left >= 10 ? 2 : 1;
+            pts[s] = -left * mult;
+            total += left * mult;
+        }
+        pts[winner] = total;
+        return;
+    }
     if (b->teams6) {                       /* only the team points count */
         const int *o = r->order, *team = b->team;
         int t1 = team[o[0]], t2 = team[o[1]];
@@ -484,6 +512,22 @@ list_plays(const Batch *b, Row *r, Scratch *sc)
         if (r->has_last)
             owen_desc(r->last_code, d);
         rc = core_owen_generate(count, d[0], d[1], d[2], d[3], &sc->gen);
+    } else if (b->family == FAM_WINNER) {
+        unsigned char count[N_CARDS] = {0};
+        uint64_t m = r->hand[r->to_act];
+        while (m) {
+            count[__builtin_ctzll(m)] = 1;
+            m &= m - 1;
+        }
+        long v[7] = {b->wopts[0], b->wopts[1], b->wopts[2], -1, 0, 0, 0};
+        if (r->has_last) {                  /* core.py's _winner_prev, from the code */
+            long code = r->last_code, k = code & 15;
+            v[3] = k;
+            v[4] = code >> 4 & 63;
+            v[5] = (k == 3 || k == 4 || k == 6 || k == 8) ? (code >> 10 & 15) : 0;
+            v[6] = (k == 6 || k == 8) ? (code >> 14 & 7) : 0;
+        }
+        rc = core_winner_generate(count, v, &sc->gen);
     } else {
         gen_from_set(&sc->gen, r->hand[r->to_act], b->seq_top);
         rc = pagat_generate(&sc->gen, &prev);
@@ -520,6 +564,21 @@ owen_reading_key(long code)
     uint64_t k1 = kind == 8 ? 0 : (uint64_t)f1;
     uint64_t k2 = (kind == 0 || kind == 5 || kind == 8) ? 0 : (uint64_t)nat;
     return tier << 48 | (uint64_t)name_rank[kind] << 40 | arg << 32 | k1 << 24 | k2 << 16;
+}
+
+/* the same for a "winner" code (core.py's _winner_meta) */
+static uint64_t
+winner_reading_key(long code)
+{
+    /* W_KINDS' class names in string order: bomb, full house, pair, pairs, single, straight,
+       straight flush, triple, triples */
+    static const int name_rank[9] = {4, 2, 7, 3, 8, 1, 5, 0, 6};
+    int k = (int)(code & 15), a = (int)(code >> 4 & 63), bb = (int)(code >> 10 & 15);
+    int c = (int)(code >> 14 & 7);
+    uint64_t tier = k == 7 ? 1 : k == 8 ? 2 : 0;
+    uint64_t arg = (k == 3 || k == 4 || k == 6 || k == 8) ? (uint64_t)bb : 0;
+    uint64_t k2 = (k == 6 || k == 8) ? (uint64_t)c : 0;
+    return tier << 48 | (uint64_t)name_rank[k] << 40 | arg << 32 | (uint64_t)a << 16 | k2;
 }
 
 static uint64_t
@@ -622,8 +681,10 @@ make_decision(const Batch *b, Row *r, Scratch *sc)
         for (int j = 0; j < n; j++) {
             keys[j].cards = play_set(s, j);
             keys[j].n = s->plays[j].n;
-            keys[j].reading = b->family == FAM_OWEN ? owen_reading_key(s->plays[j].code)
-                                                    : reading_key(s->plays[j].code);
+            long code = s->plays[j].code;
+            keys[j].reading = b->family == FAM_OWEN ? owen_reading_key(code)
+                              : b->family == FAM_WINNER ? winner_reading_key(code)
+                              : reading_key(code);
             keys[j].idx = j;
         }
         if (n <= 16) {                                   /* insertion sort */
@@ -1088,16 +1149,20 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     int n_envs, players, seq_top, k, single, seat, strict, threads, limit = BATCH_LIMIT;
     int teams6 = 0, random_card = 0, family = FAM_PAGAT, dealt = N_CARDS, leader_card = -1;
+    int deck = N_CARDS, cards_left = 0;
+    long wopts[3] = {5, 0, 0};
     long max_steps;
     double illegal_reward;
     PyObject *teams, *layout, *arrays;
-    if (!PyArg_ParseTuple(args, "iiiOiOOiilpdi|ippiii", &n_envs, &players, &seq_top, &teams,
-                          &k, &layout, &arrays, &single, &seat, &max_steps, &strict,
+    if (!PyArg_ParseTuple(args, "iiiOiOOiilpdi|ippiiiiplpp", &n_envs, &players, &seq_top,
+                          &teams, &k, &layout, &arrays, &single, &seat, &max_steps, &strict,
                           &illegal_reward, &threads, &limit, &teams6, &random_card, &family,
-                          &dealt, &leader_card))
+                          &dealt, &leader_card, &deck, &cards_left, &wopts[0], &wopts[1],
+                          &wopts[2]))
         return NULL;
-    if ((family != FAM_PAGAT && family != FAM_OWEN) || dealt < players || dealt > N_CARDS
-            || leader_card < -1 || leader_card >= N_CARDS) {
+    if (family < FAM_PAGAT || family > FAM_WINNER || (deck != N_CARDS && deck != 52)
+            || dealt < players || dealt > deck || leader_card < -1 || leader_card >= deck
+            || wopts[0] < 3 || wopts[0] > 13) {
         PyErr_SetString(PyExc_ValueError, "Batch: bad family, deal or leader");
         return NULL;
     }
@@ -1122,6 +1187,9 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     b->random_card = random_card;
     b->family = family;
     b->dealt = dealt;
+    b->deck = deck;
+    b->cards_left = cards_left;
+    memcpy(b->wopts, wopts, sizeof wopts);
     b->leader_card = leader_card;
     b->players = players;
     b->seq_top = seq_top;
@@ -1406,7 +1474,10 @@ batch_hand(Batch *b, PyObject *arg)
     }
     const Row *r = &b->rows[i];
     int pts[MAX_SEATS], tp[MAX_SEATS];
-    hand_points(b, r, pts, tp);
+    if (r->norder > 0)
+        hand_points(b, r, pts, tp);
+    else
+        memset(pts, 0, sizeof pts), memset(tp, 0, sizeof tp);
     PyObject *order = PyList_New(r->norder), *points = PyList_New(b->players);
     PyObject *teams = b->teams ? PyList_New(2) : Py_NewRef(Py_None);
     if (order == NULL || points == NULL || teams == NULL) {
