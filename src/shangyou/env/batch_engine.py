@@ -1,4 +1,4 @@
-"""The batch engine: N hands of a pagat or Owen preset stepped in C, in one call per step.
+"""The batch engine: N hands of a Zheng Shangyou preset stepped in C, in one call per step.
 
 >>> from shangyou.env.batch_engine import BatchEngine, available
 >>> if available():
@@ -21,8 +21,8 @@ released, the rows split over ``threads`` threads. The Python environments stay 
 reference: ``tests/test_batch_engine.py`` compares every observation, mask, reward and flag.
 
 Supported: ``zheng-shangyou/pagat`` (3 to 8 players, one pack, either ``twos_in_sequences``),
-``zheng-shangyou/pagat-teams`` (4 and 6 players) and ``zheng-shangyou/owen`` (2, 3, 4, 6
-players), one hand per episode (:func:`config` answers None for anything else; the callers
+``zheng-shangyou/pagat-teams`` (4 and 6 players), ``zheng-shangyou/owen`` (2, 3, 4, 6
+players) and ``zheng-shangyou/winner`` (one pack, every option), one hand per episode (:func:`config` answers None for anything else; the callers
 then use the Python path).
 """
 
@@ -124,7 +124,7 @@ def _seed_of(seed) -> int:
 
 
 class BatchEngine:
-    """``n_envs`` hands of a pagat or Owen preset in C (see the module's docstring).
+    """``n_envs`` hands of a Zheng Shangyou preset in C (see the module's docstring).
 
     ``mode="aec"``: :meth:`observe` gives ``(obs [n, size], mask [n, K], seat [n])`` of the
     seat to act in each row; :meth:`step` ``(obs, mask, seat, rewards [n, players], done [n])``
