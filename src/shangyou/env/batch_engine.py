@@ -22,8 +22,9 @@ reference: ``tests/test_batch_engine.py`` compares every observation, mask, rewa
 
 Supported: ``zheng-shangyou/pagat`` (3 to 8 players, one pack, either ``twos_in_sequences``),
 ``zheng-shangyou/pagat-teams`` (4 and 6 players), ``zheng-shangyou/owen`` (2, 3, 4, 6
-players) and ``zheng-shangyou/winner`` (one pack, every option), one hand per episode (:func:`config` answers None for anything else; the callers
-then use the Python path).
+players) and ``zheng-shangyou/winner`` (one pack, every option), one hand per episode
+(:func:`config` answers None for anything else: Zheng Fen, two packs, matches, Sheng ji; the
+callers then use the Python path).
 """
 
 from __future__ import annotations
