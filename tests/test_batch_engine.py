@@ -37,6 +37,8 @@ PRESETS = [
     ("zheng-shangyou/winner", {"players": 4}),          # 52 cards, 3D's holder, cards left
     ("zheng-shangyou/winner", {"players": 3, "min_straight": 3, "bomb": "quad",
                                "straight_needs_higher_rank": True, "jokers": True}),
+    ("zheng-fen", {"players": 4}),                      # card points, tricks finished
+    ("zheng-fen", {"players": 6}),
 ]
 
 
@@ -135,6 +137,7 @@ def _vec(env_id, n, **kw):
     ("shangyou/pagat-teams-v0", {"opponents": "random", "players": 6, "seat": 4}, 0.0),
     ("shangyou/owen-v0", {"opponents": "random", "max_candidates": 16}, 0.02),
     ("shangyou/winner-v0", {"opponents": "random", "seat": 2}, 0.0),
+    ("shangyou/zheng-fen-v0", {"opponents": "random", "players": 5, "seat": 1}, 0.02),
 ])
 def test_vector_rows_equal_single_envs(env_id, kwargs, illegal):
     """The vector env on the engine: every row's observation, mask, reward, flags and info
@@ -235,7 +238,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="below 2\\*\\*64"):
         eng.reset([2**64, 2, 3])
     # what the engine does not play: the Python path is used
-    for preset, kw in (("zheng-shangyou/winner", {"decks": 2, "players": 5}), ("zheng-fen", {}),
+    for preset, kw in (("zheng-shangyou/winner", {"decks": 2, "players": 5}),
                        ("zheng-shangyou/pagat", {"decks": 2, "players": 6}),
                        ("zheng-shangyou/pagat", {"target": 5, "players": 2}), ("sheng-ji", {})):
         assert batch_engine.config(preset, **kw) is None, preset
@@ -244,7 +247,9 @@ def test_bad_input():
     assert _vec("shangyou/pagat-v0", 2).engine is None               # greedy opponents
     assert _vec("shangyou/pagat-v0", 2, opponents="random", engine="python").engine is None
     with pytest.raises(ValueError, match="does not play"):
-        _vec("shangyou/zheng-fen-v0", 2, opponents="random", engine="c")
+        _vec("shangyou/sheng-ji-v0", 2, opponents="random", engine="c")
+    with pytest.raises(ValueError, match="does not play"):
+        _vec("shangyou/pagat-v0", 2, opponents="random", engine="c", match=True)
     v = _vec("shangyou/pagat-v0", 2, opponents="random")
     v.reset(seed=0)
     with pytest.raises(TypeError):

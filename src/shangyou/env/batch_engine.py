@@ -60,6 +60,7 @@ def config(preset: str, players: int | None = None, **options) -> dict | None:
     from ..cards import parse
     from ..games.zheng_shangyou.owen import OwenFamily
     from ..games.zheng_shangyou.pagat import PagatFamily
+    from ..games.zheng_fen.family import ZhengFenFamily
     from ..games.zheng_shangyou.winner import WinnerFamily
     from ..registry import preset_info, resolve
     try:
@@ -72,16 +73,16 @@ def config(preset: str, players: int | None = None, **options) -> dict | None:
     except (ValueError, TypeError, KeyError):
         return None
     fam = rules.family
-    kinds = {PagatFamily: 0, OwenFamily: 1, WinnerFamily: 2}
+    kinds = {PagatFamily: 0, OwenFamily: 1, WinnerFamily: 2, ZhengFenFamily: 3}
     family = kinds.get(type(fam))
     if (family is None or rules.decks != 1 or (not rules.jokers and family != 2)
-            or rules.finish_trick or not 2 <= rules.players <= 8):
+            or rules.finish_trick != (family == 3) or not 2 <= rules.players <= 8):
         return None
     n = rules.players
     deck = 54 if rules.jokers else 52
     dealt = deck if rules.deal_count is None else min(deck, rules.deal_count * n)
     teams = tuple(map(tuple, rules.teams)) if rules.teams else None
-    if teams is None and rules.scoring in ("places", "cards-left"):
+    if teams is None and rules.scoring in ("places", "cards-left", "trick-points"):
         pass
     elif teams == ((0, 2), (1, 3)) and rules.scoring == "places":
         pass
@@ -112,7 +113,8 @@ def _layout(enc: ClimbingEncoder) -> tuple:
     o = enc.offsets
     return (o["played"], o["last"], o["counts"], o["finished"], o["passed"], o["last_seat"],
             o["partners"], o["leading"], o["phase"], o["page"], o["candidates"], CAND_WIDTH,
-            _KIND_AT["pass"], _KIND_AT["play"], _KIND_AT["more"], _EXTRA, enc.size)
+            _KIND_AT["pass"], _KIND_AT["play"], _KIND_AT["more"], _EXTRA, enc.size,
+            o["won_points"], o["table_points"])
 
 
 def _seed_of(seed) -> int:
@@ -181,6 +183,7 @@ class BatchEngine:
                            cfg["deck"], cfg["cards_left"], *cfg["wopts"])
         self._threads = threads
         self.teams = cfg["team_seats"]
+        self._trick_points = cfg["family"] == 3
         self._options = dict(options)
         #: aec mode: rows whose hand reached a decision of more than 4,096 plays (the env
         #: then lists one play per reading, which the engine does not), played by a
@@ -314,6 +317,11 @@ class BatchEngine:
         if self.teams:
             res["team_scores"] = list(tp)
             res["teams"] = [list(t) for t in self.teams]
+        if self._trick_points:        # one hand of a point game: the most points win
+            best = max(points)
+            res["winners"] = [s for s in range(self.players) if points[s] == best]
+            res["winner"] = res["winners"][0] if len(res["winners"]) == 1 else None
+            return res
         res["winner"] = order[0]
         if self.teams:
             res["team_points"] = tp

@@ -217,6 +217,8 @@ int core_owen_prev(PyObject *prev, long *desc);
 int core_owen_generate(const unsigned char *count, int kind, int arg, int key, int tier,
                        Gen *g);
 int core_zf_prev(PyObject *prev, long *desc);
+/* the Zheng Fen plays of a hand of one pack (counts) for (kind, b0, b1; kind -1: leads) */
+int core_zf_generate(const unsigned char *count, int kind, int b0, int b1, Gen *g);
 int core_winner_prev(PyObject *prev, int rank_only, long *desc);
 /* the "winner" plays of a hand (counts) for (min_straight, rank_only, quad, kind, a, b, c) */
 int core_winner_generate(const unsigned char *count, const long *v, Gen *g);

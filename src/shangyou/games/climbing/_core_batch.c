@@ -43,6 +43,7 @@
 #define FAM_PAGAT 0
 #define FAM_OWEN 1
 #define FAM_WINNER 2
+#define FAM_ZF 3
 
 /* ------------------------------------------------------------ Python's Mersenne Twister */
 typedef struct {
@@ -164,6 +165,7 @@ typedef struct {
     uint64_t hand[MAX_SEATS];
     int size[MAX_SEATS];
     int dealt_size[MAX_SEATS], first_out_size[MAX_SEATS];   /* cards-left scoring */
+    int won[MAX_SEATS], table;  /* Zheng Fen: card points of the tricks won, of this trick */
     int to_act, last_seat, passes, has_last, over;
     long last_code;
     uint64_t last_cards, played;
@@ -216,11 +218,14 @@ struct Batch {
                                    quad (bomb "quad") */
     int deck;                   /* cards in the pack: 54, or 52 without jokers */
     int cards_left;             /* score_hand's "cards-left" (winner) */
+    int points;                 /* Zheng Fen: "trick-points" scoring, finish_trick, the card
+                                   points in the observation */
     int dealt;                  /* cards dealt (deal_count * players; 54: the whole pack) */
     int leader_card;            /* first_leader "holder:<card>": that card's code; -1: none */
     /* layout: offsets into a row of the observation */
     int o_played, o_last, o_counts, o_finished, o_passed, o_last_seat, o_partners,
-        o_leading, o_phase, o_page, o_cand, pass_at, play_at, more_at, extra_at;
+        o_leading, o_phase, o_page, o_cand, pass_at, play_at, more_at, extra_at, o_won,
+        o_table;
     Row *rows;
     MT *mts;                    /* every row's generators (Row.m) */
     Py_buffer obs, mask, reward, term, trunc, seat_buf, illegal;
@@ -284,6 +289,8 @@ deal(const Batch *b, Row *r, uint32_t game_seed)
     for (int s = 0; s < n; s++)
         r->dealt_size[s] = r->size[s];
     r->has_last = r->over = r->passes = r->norder = 0;
+    memset(r->won, 0, sizeof r->won);
+    r->table = 0;
     r->last_seat = -1;
     r->last_cards = r->played = 0;
     r->passed = 0;
@@ -356,7 +363,44 @@ single_restart(const Batch *b, Row *r)
     r->autoreset = 0;
 }
 
-/* ClimbingGame._do_play for a single hand of pagat: ``cards`` NULL for the pass */
+/* Zheng Fen's card points (zheng_fen/family.py's points_of): each 5 scores 5, each 10 and
+   K 10 */
+static inline int
+card_points(uint64_t cards)
+{
+    const uint64_t fives = 0xFULL << (4 * 2), tens = 0xFULL << (4 * 7), kings = 0xFULL << (4 * 10);
+    return 5 * __builtin_popcountll(cards & fives)
+           + 10 * __builtin_popcountll(cards & (tens | kings));
+}
+
+/* ClimbingGame._end_trick: the trick to its winner (its card points, Zheng Fen); the hand
+   ends when at most one seat still holds cards (reached only with finish_trick) */
+static void
+end_trick(const Batch *b, Row *r)
+{
+    int winner = r->last_seat;
+    r->won[winner] += r->table;
+    r->table = 0;
+    r->has_last = 0;
+    r->passes = 0;
+    r->passed = 0;
+    r->last_seat = -1;
+    if (b->players - r->norder <= 1) {
+        for (int s = 0; s < b->players; s++)
+            if (r->size[s]) {
+                int in = 0;
+                for (int p = 0; p < r->norder; p++)
+                    in |= r->order[p] == s;
+                if (!in)
+                    r->order[r->norder++] = s;
+            }
+        r->over = 1;
+        return;
+    }
+    r->to_act = next_with_cards(b, r, winner, 1);
+}
+
+/* ClimbingGame._do_play for a single hand: ``code`` -1 for the pass */
 static void
 apply_play(const Batch *b, Row *r, long code, uint64_t cards, int ncards)
 {
@@ -365,13 +409,8 @@ apply_play(const Batch *b, Row *r, long code, uint64_t cards, int ncards)
         r->passes++;
         r->passed |= 1u << seat;
         int others = b->players - r->norder - (r->size[r->last_seat] ? 1 : 0);
-        if (r->passes >= others) {                  /* _end_trick */
-            int winner = r->last_seat;
-            r->has_last = 0;
-            r->passes = 0;
-            r->passed = 0;
-            r->last_seat = -1;
-            r->to_act = next_with_cards(b, r, winner, 1);
+        if (r->passes >= others) {
+            end_trick(b, r);
         } else {
             r->to_act = next_with_cards(b, r, seat, 0);
         }
@@ -388,6 +427,8 @@ apply_play(const Batch *b, Row *r, long code, uint64_t cards, int ncards)
     r->passes = 0;
     r->passed = 0;
     r->listed = 0;
+    if (b->points)
+        r->table += card_points(cards);
     if (!r->size[seat]) {
         if (r->norder == 0)                         /* counts_at_first_out */
             memcpy(r->first_out_size, r->size, sizeof r->size);
@@ -399,9 +440,24 @@ apply_play(const Batch *b, Row *r, long code, uint64_t cards, int ncards)
                 holder = s;
             }
         if (holding <= 1) {
-            if (holding == 1)
-                r->order[r->norder++] = holder;
-            r->over = 1;
+            if (!b->points) {                       /* the hand ends now */
+                if (holding == 1)
+                    r->order[r->norder++] = holder;
+                r->over = 1;
+                return;
+            }
+            if (!holding) {   /* finish_trick: the last holder beat it with their last cards */
+                end_trick(b, r);
+                return;
+            }
+        }
+    } else if (b->points) {
+        int others = 0;
+        for (int s = 0; s < b->players; s++)
+            if (s != seat && r->size[s])
+                others = 1;
+        if (!others) {        /* finish_trick: nobody is left to answer */
+            end_trick(b, r);
             return;
         }
     }
@@ -414,6 +470,15 @@ hand_points(const Batch *b, const Row *r, int *pts, int *tp)
 {
     for (int s = 0; s < MAX_SEATS; s++)
         pts[s] = tp[s] = 0;
+    if (b->points) {       /* trick-points: the last out's tricks and hand go to the first */
+        int first = r->order[0], last = r->order[r->norder - 1];
+        for (int s = 0; s < b->players; s++)
+            pts[s] = r->won[s];
+        pts[first] += pts[last] + card_points(r->hand[last]);
+        if (last != first)
+            pts[last] = 0;
+        return;
+    }
     if (b->cards_left) {                   /* the first out takes what the others lose */
         int n = b->players, winner = r->order[0], total = 0;
         for (int s = 0; s < n; s++) {
@@ -514,6 +579,22 @@ list_plays(const Batch *b, Row *r, Scratch *sc)
         if (r->has_last)
             owen_desc(r->last_code, d);
         rc = core_owen_generate(count, d[0], d[1], d[2], d[3], &sc->gen);
+    } else if (b->family == FAM_ZF) {
+        unsigned char count[N_CARDS] = {0};
+        uint64_t m = r->hand[r->to_act];
+        while (m) {
+            count[__builtin_ctzll(m)] = 1;
+            m &= m - 1;
+        }
+        int kind = -1, b0 = 0, b1 = 0;
+        if (r->has_last) {                  /* core.py's _zf_prev, from the code */
+            long code = r->last_code;
+            int f1 = (int)(code >> 4 & 15), f2 = (int)(code >> 8 & 15);
+            kind = (int)(code & 15);
+            b0 = f1;
+            b1 = (kind >= 4 && kind <= 6) || kind == 8 ? f1 - f2 + 1 : 0;
+        }
+        rc = core_zf_generate(count, kind, b0, b1, &sc->gen);
     } else if (b->family == FAM_WINNER) {
         unsigned char count[N_CARDS] = {0};
         uint64_t m = r->hand[r->to_act];
@@ -566,6 +647,19 @@ owen_reading_key(long code)
     uint64_t k1 = kind == 8 ? 0 : (uint64_t)f1;
     uint64_t k2 = (kind == 0 || kind == 5 || kind == 8) ? 0 : (uint64_t)nat;
     return tier << 48 | (uint64_t)name_rank[kind] << 40 | arg << 32 | k1 << 24 | k2 << 16;
+}
+
+/* the same for a Zheng Fen code (core.py's _zf_meta) */
+static uint64_t
+zf_reading_key(long code)
+{
+    /* the class names in string order: full house, pair, pairs, quartet, quartets, single,
+       special, suit sequence, triple, triples */
+    static const int name_rank[10] = {5, 1, 8, 3, 2, 9, 4, 0, 7, 6};
+    int kind = (int)(code & 15), f1 = (int)(code >> 4 & 15), f2 = (int)(code >> 8 & 15);
+    uint64_t tier = kind == 9 ? 1 : 0;
+    uint64_t k2 = (kind >= 4 && kind <= 6) || kind == 8 ? (uint64_t)(f1 - f2 + 1) : 0;
+    return tier << 48 | (uint64_t)name_rank[kind] << 40 | (uint64_t)f1 << 24 | k2 << 16;
 }
 
 /* the same for a "winner" code (core.py's _winner_meta) */
@@ -686,6 +780,7 @@ make_decision(const Batch *b, Row *r, Scratch *sc)
             long code = s->plays[j].code;
             keys[j].reading = b->family == FAM_OWEN ? owen_reading_key(code)
                               : b->family == FAM_WINNER ? winner_reading_key(code)
+                              : b->family == FAM_ZF ? zf_reading_key(code)
                               : reading_key(code);
             keys[j].idx = j;
         }
@@ -770,6 +865,14 @@ observe(const Batch *b, Row *r, int i, int seat, int decision)
         o[b->o_partners] = 1;
     }
     o[b->o_phase + (r->over ? 2 : 1)] = 1;
+    if (b->points) {       /* _write_rare: points taken per seat and on the table, / 5 */
+        for (int s = 0; s < n; s++) {
+            int p = r->won[s] / 5;
+            o[b->o_won + (s - seat + n) % n] = (unsigned char)(p < 127 ? p : 127);
+        }
+        int t = r->table / 5;
+        o[b->o_table] = (unsigned char)(t < 127 ? t : 127);
+    }
     unsigned char *mask = (unsigned char *)b->mask.buf + (size_t)i * b->k;
     memset(mask, 0, (size_t)b->k);
     r->used = 0;
@@ -1162,7 +1265,7 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
                           &dealt, &leader_card, &deck, &cards_left, &wopts[0], &wopts[1],
                           &wopts[2]))
         return NULL;
-    if (family < FAM_PAGAT || family > FAM_WINNER || (deck != N_CARDS && deck != 52)
+    if (family < FAM_PAGAT || family > FAM_ZF || (deck != N_CARDS && deck != 52)
             || dealt < players || dealt > deck || leader_card < -1 || leader_card >= deck
             || wopts[0] < 3 || wopts[0] > 13) {
         PyErr_SetString(PyExc_ValueError, "Batch: bad family, deal or leader");
@@ -1191,6 +1294,7 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     b->dealt = dealt;
     b->deck = deck;
     b->cards_left = cards_left;
+    b->points = family == FAM_ZF;
     memcpy(b->wopts, wopts, sizeof wopts);
     b->leader_card = leader_card;
     b->players = players;
@@ -1221,13 +1325,13 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
             goto bad;
         b->teams6 = 1;
     }
-    int *fields[17] = {&b->o_played, &b->o_last, &b->o_counts, &b->o_finished, &b->o_passed,
+    int *fields[19] = {&b->o_played, &b->o_last, &b->o_counts, &b->o_finished, &b->o_passed,
                        &b->o_last_seat, &b->o_partners, &b->o_leading, &b->o_phase,
                        &b->o_page, &b->o_cand, &b->width, &b->pass_at, &b->play_at,
-                       &b->more_at, &b->extra_at, &b->obs_size};
-    if (!PyTuple_Check(layout) || PyTuple_GET_SIZE(layout) != 17)
+                       &b->more_at, &b->extra_at, &b->obs_size, &b->o_won, &b->o_table};
+    if (!PyTuple_Check(layout) || PyTuple_GET_SIZE(layout) != 19)
         goto bad;
-    for (int j = 0; j < 17; j++) {
+    for (int j = 0; j < 19; j++) {
         long v = PyLong_AsLong(PyTuple_GET_ITEM(layout, j));
         if (v < 0 || v > (1L << 30))
             goto bad;
@@ -1240,7 +1344,8 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
             || b->o_finished + players > b->o_cand || b->o_passed + players > b->o_cand
             || b->o_last_seat + players > b->o_cand || b->o_partners + players > b->o_cand
             || b->o_leading >= b->o_cand || b->o_phase + 3 > b->o_cand
-            || b->o_page + 2 > b->o_cand)
+            || b->o_page + 2 > b->o_cand || b->o_won + players > b->o_cand
+            || b->o_table >= b->o_cand)
         goto bad;
     if (!PyTuple_Check(arrays) || PyTuple_GET_SIZE(arrays) != 7)
         goto bad;
