@@ -1,4 +1,4 @@
-"""The batch engine: N hands of a Zheng Shangyou preset stepped in C, in one call per step.
+"""The batch engine: N hands of a climbing preset stepped in C, in one call per step.
 
 >>> from shangyou.env.batch_engine import BatchEngine, available
 >>> if available():
@@ -22,9 +22,9 @@ reference: ``tests/test_batch_engine.py`` compares every observation, mask, rewa
 
 Supported: ``zheng-shangyou/pagat`` (3 to 8 players, one pack, either ``twos_in_sequences``),
 ``zheng-shangyou/pagat-teams`` (4 and 6 players), ``zheng-shangyou/owen`` (2, 3, 4, 6
-players) and ``zheng-shangyou/winner`` (one pack, every option), one hand per episode
-(:func:`config` answers None for anything else: Zheng Fen, two packs, matches, Sheng ji; the
-callers then use the Python path).
+players), ``zheng-shangyou/winner`` (one pack, every option) and ``zheng-fen`` (3 to 6
+players), one hand per episode (:func:`config` answers None for anything else: two packs,
+matches, Sheng ji; the callers then use the Python path).
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ def _seed_of(seed) -> int:
 
 
 class BatchEngine:
-    """``n_envs`` hands of a Zheng Shangyou preset in C (see the module's docstring).
+    """``n_envs`` hands of a climbing preset in C (see the module's docstring).
 
     ``mode="aec"``: :meth:`observe` gives ``(obs [n, size], mask [n, K], seat [n])`` of the
     seat to act in each row; :meth:`step` ``(obs, mask, seat, rewards [n, players], done [n])``

@@ -21,7 +21,7 @@ class steps them in one loop, without the per-row checking wrappers and without
 the batch arrays.
 
 With random opponents on a preset the batch engine plays (``batch_engine.vector_config``:
-pagat at one pack, pagat-teams, Owen, "winner" at one pack), the rows are played in C instead
+every climbing preset at one pack), the rows are played in C instead
 (:class:`~shangyou.env.batch_engine.BatchEngine`, ``mode="single"``): the same observations,
 masks, rewards, flags and infos (tested against the single envs), one C call per step.
 ``engine="python"`` keeps the Python rows; ``threads`` sets the engine's threads.

@@ -1,4 +1,4 @@
-/* The batch engine: N hands of a Zheng Shangyou preset stepped in one call, the observations,
+/* The batch engine: N hands of a climbing preset stepped in one call, the observations,
    masks, rewards and flags written into arrays the caller gave, the GIL released and the rows
    split over a small pool of threads (env/batch_engine.py is its Python face, docs/env.md its
    description).
@@ -10,16 +10,16 @@
      single-agent mode, of SingleAgentEnv._restart), with Python's Mersenne Twister
      (random.Random(int): init_by_array, getrandbits, _randbelow) written out below;
    - the legal plays from the core's own generators (pagat_generate, _core_pagat.c;
-     core_owen_generate, _core_owen.c; core_winner_generate, _core_winner.c: the same code
-     the game lists with), sorted into the
+     core_owen_generate, _core_owen.c; core_winner_generate, _core_winner.c;
+     core_zf_generate, _core_zf.c: the same code the game lists with), sorted into the
      environments' candidate order (env/encoding.py's sort_moves: the pass, then by number
      of cards and cards, plays of the same cards by reading, highest first) and cut into
      pages of K - 1 with MORE;
    - the play, the pass, the end of a trick and of the hand of ClimbingGame._do_play for a
-     single hand of pagat, Owen or "winner" (no exchange, no finish_trick), the dealer, a
+     single hand (no exchange; Zheng Fen's finish_trick and card points), the dealer, a
      drawn card's holder or a named card's holder leading, the places scoring (2, 1), the
-     cards-left scoring and the team points of pagat-teams (score_hand's "teams6" with 6
-     players; env/aec.py's rewards_of);
+     cards-left and trick-points scorings and the team points of pagat-teams (score_hand's
+     "teams6" with 6 players; env/aec.py's rewards_of);
    - the observation of ClimbingEncoder (env/climbing_encoding.py) byte for byte;
    - single-agent mode: the learner's seat against random opponents, each drawing
      random.Random(seed).choice(game.legal_moves()) from the listing in the generator's order
