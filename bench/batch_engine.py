@@ -4,7 +4,7 @@
 Usage::
 
     python bench/batch_engine.py [--quick] [--rounds N] [--block SECONDS] [--envs N]
-                                 [--threads 1,2] [--json PATH]
+                                 [--threads 1,2] [--presets] [--json PATH]
 
 Systems (pagat 5p, random legal ids, observations written at every decision):
 
@@ -13,6 +13,9 @@ Systems (pagat 5p, random legal ids, observations written at every decision):
 * ``vector python`` (``ShangyouVectorEnv(engine="python")``, the single envs with random
   opponents) and ``vector C`` (the same env on the engine, ``copy=False``): a decision is one
   learner step (autoreset steps not counted; the opponents' moves are played inside).
+
+``--presets``: instead, ``BatchSim`` against ``engine aec`` (1 thread) for every climbing
+preset at its default table size (and pagat at 3 players), the same rounds and blocks.
 
 The Python systems draw their ids with numpy from the mask; the engine's rows draw them in C
 (``random_actions``: uniform over the mask, as numpy's). Rates are per second of wall-clock
@@ -47,8 +50,8 @@ def loadavg() -> str:
 
 
 class PySim:
-    def __init__(self, n: int, seed: int):
-        self.sim = BatchSim(PRESET, n_games=n, seed=seed, players=5)
+    def __init__(self, n: int, seed: int, preset: str = PRESET, players: int | None = 5):
+        self.sim = BatchSim(preset, n_games=n, seed=seed, players=players)
         self.rng = np.random.default_rng(seed)
 
     def run(self, seconds: float) -> tuple[int, float, float]:
@@ -66,8 +69,9 @@ class PySim:
 
 
 class Engine:
-    def __init__(self, n: int, seed: int, threads: int):
-        self.eng = BatchEngine(PRESET, n_envs=n, seed=seed, players=5, threads=threads)
+    def __init__(self, n: int, seed: int, threads: int, preset: str = PRESET,
+                 players: int | None = 5):
+        self.eng = BatchEngine(preset, n_envs=n, seed=seed, players=players, threads=threads)
 
     def run(self, seconds: float) -> tuple[int, float, float]:
         eng = self.eng
@@ -125,6 +129,8 @@ def main(argv=None) -> int:
     ap.add_argument("--py-envs", type=int, default=64, help="rows of the Python systems")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--presets", action="store_true",
+                    help="every climbing preset: BatchSim against the engine (1 thread)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     if not available():
@@ -134,6 +140,8 @@ def main(argv=None) -> int:
     block = args.block or (0.3 if args.quick else 2.0)
     threads = [int(t) for t in args.threads.split(",")]
     load0 = loadavg()
+    if args.presets:
+        return presets(args, rounds, block, load0)
     systems: dict = {"BatchSim (Python)": PySim(args.py_envs, args.seed)}
     for t in threads:
         systems[f"engine aec, {t} thread(s)"] = Engine(args.envs, args.seed, t)
@@ -171,6 +179,43 @@ def main(argv=None) -> int:
         Path(args.json).write_text(json.dumps({"rates": rates, "cpu_rates": cpu,
                                                "args": vars(args),
                                                "load": [load0, loadavg()]}, indent=1))
+    return 0
+
+
+PRESETS = [("zheng-shangyou/pagat", 5), ("zheng-shangyou/pagat", 3),
+           ("zheng-shangyou/pagat-teams", 4), ("zheng-shangyou/pagat-teams", 6),
+           ("zheng-shangyou/owen", 4), ("zheng-shangyou/owen", 2), ("zheng-shangyou/winner", 4),
+           ("zheng-fen", 4)]
+
+
+def presets(args, rounds: int, block: float, load0: str) -> int:
+    """BatchSim against the engine (1 thread) for each preset: decisions per CPU-second."""
+    lines = [f"engine rows {args.envs}, Python rows {args.py_envs}, 1 thread; {rounds} rounds x "
+             f"{block:g} s; load {load0} at the start, {{end}} at the end", "",
+             "| preset | BatchSim decisions per CPU-second | engine | x |", "|---|---:|---:|---:|"]
+    out: dict = {}
+    for preset, n in PRESETS:
+        py, c = PySim(args.py_envs, args.seed, preset, n), Engine(args.envs, args.seed, 1,
+                                                                  preset, n)
+        py.run(0.1)
+        c.run(0.1)
+        a: list[float] = []
+        b: list[float] = []
+        for r in range(rounds):
+            for which, sys_ in ((a, py), (b, c)) if r % 2 == 0 else ((b, c), (a, py)):
+                d, _, dc = sys_.run(block)
+                which.append(d / dc)
+        x = statistics.median(q / p for p, q in zip(a, b))
+        label = f"{preset} {n}p"
+        out[label] = {"python": a, "engine": b}
+        lines.append(f"| {label} | {statistics.median(a):,.0f} | {statistics.median(b):,.0f} "
+                     f"| {x:.1f}x |")
+        print(f"  {label}", file=sys.stderr, flush=True)
+    lines[0] = lines[0].replace("{end}", loadavg())
+    print("\n".join(lines))
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps({"cpu_rates": out, "args": vars(args)}, indent=1))
     return 0
 
 
