@@ -23,7 +23,8 @@ time (threads run at once) and per CPU-second of the process (every thread's CPU
 machine shared with other work, what one core does), the systems take turns in blocks of
 ``--block`` seconds in alternating order, each row gives the median over rounds (min-max),
 ratios are taken per round against ``BatchSim`` (aec rows) and ``vector python`` (vector
-rows). Nothing is pinned: the thread pool needs both cores. The load average is printed before and after.
+rows). Nothing is pinned: the thread pool needs both cores. The load average is printed
+before and after.
 """
 
 from __future__ import annotations
