@@ -345,3 +345,33 @@ def test_results_batched_as_gymnasium_batches_them(env_id, players):
         assert _same_infos(infos, want)
         checked += 1
     assert checked > 10
+
+
+def test_one_step_at_a_time():
+    """A step releases the GIL: a call from another Python thread meanwhile is refused, and
+    the steps that do run give the rows of one thread."""
+    import threading
+    eng = BatchEngine("zheng-shangyou/pagat", n_envs=2048, seed=6, players=5, threads=2)
+    ref = BatchEngine("zheng-shangyou/pagat", n_envs=2048, seed=6, players=5)
+    acts = eng.random_actions().copy()
+    refused, done = [], threading.Event()
+
+    def other():
+        while not done.is_set():
+            try:
+                eng.random_actions(np.zeros(2048, np.int64))
+            except RuntimeError as e:
+                refused.append(str(e))
+
+    t = threading.Thread(target=other)
+    t.start()
+    try:
+        for _ in range(60):
+            eng.step(acts)
+            ref.step(acts)
+            assert np.array_equal(eng.obs, ref.obs)
+            acts = ref.random_actions().copy()
+    finally:
+        done.set()
+        t.join()
+    assert all("another thread" in r for r in refused)

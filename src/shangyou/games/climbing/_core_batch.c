@@ -231,6 +231,7 @@ struct Batch {
     Py_buffer obs, mask, reward, term, trunc, seat_buf, illegal;
     int have_bufs;
     const int64_t *actions;     /* the step's actions (its buffer held by step) */
+    int busy;                   /* a step runs (the GIL released): every other call refuses */
     uint64_t rand_state;        /* random_actions' own generator (splitmix64) */
     /* the pool */
     Worker workers[MAX_THREADS];
@@ -1388,6 +1389,18 @@ fail:
     return NULL;
 }
 
+/* a call while a step of another Python thread runs without the GIL: refused */
+static int
+refuse_busy(const Batch *b)
+{
+    if (b->busy) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "the batch engine is stepping in another thread");
+        return 1;
+    }
+    return 0;
+}
+
 static PyObject *
 batch_error(Batch *b)
 {
@@ -1415,6 +1428,8 @@ any_error(Batch *b)
 static PyObject *
 batch_reset(Batch *b, PyObject *const *args, Py_ssize_t nargs)
 {
+    if (refuse_busy(b))
+        return NULL;
     if (nargs != 2 || !PyList_Check(args[0]) || !PyList_Check(args[1])
             || PyList_GET_SIZE(args[0]) != PyList_GET_SIZE(args[1])) {
         PyErr_SetString(PyExc_TypeError, "reset(seeds: list, rows: list)");
@@ -1471,6 +1486,8 @@ batch_reset(Batch *b, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 batch_step(Batch *b, PyObject *arg)
 {
+    if (refuse_busy(b))
+        return NULL;
     Py_buffer v;
     if (PyObject_GetBuffer(arg, &v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
         return NULL;
@@ -1497,9 +1514,11 @@ batch_step(Batch *b, PyObject *arg)
         }
     }
     b->actions = a;
+    b->busy = 1;
     Py_BEGIN_ALLOW_THREADS
     run_all(b);
     Py_END_ALLOW_THREADS
+    b->busy = 0;
     b->actions = NULL;
     PyBuffer_Release(&v);
     if (any_error(b))
@@ -1513,6 +1532,8 @@ batch_step(Batch *b, PyObject *arg)
 static PyObject *
 batch_random_actions(Batch *b, PyObject *arg)
 {
+    if (refuse_busy(b))
+        return NULL;
     Py_buffer v;
     if (PyObject_GetBuffer(arg, &v, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
         return NULL;
@@ -1549,6 +1570,8 @@ batch_random_actions(Batch *b, PyObject *arg)
 static PyObject *
 batch_seed_actions(Batch *b, PyObject *arg)
 {
+    if (refuse_busy(b))
+        return NULL;
     unsigned long long s = PyLong_AsUnsignedLongLongMask(arg);
     if (s == (unsigned long long)-1 && PyErr_Occurred())
         return NULL;
@@ -1559,6 +1582,8 @@ batch_seed_actions(Batch *b, PyObject *arg)
 static PyObject *
 batch_set_threads(Batch *b, PyObject *arg)
 {
+    if (refuse_busy(b))
+        return NULL;
     long t = PyLong_AsLong(arg);
     if (t == -1 && PyErr_Occurred())
         return NULL;
@@ -1572,6 +1597,8 @@ batch_set_threads(Batch *b, PyObject *arg)
 static PyObject *
 batch_hand(Batch *b, PyObject *arg)
 {
+    if (refuse_busy(b))
+        return NULL;
     long i = PyLong_AsLong(arg);
     if (i == -1 && PyErr_Occurred())
         return NULL;
@@ -1607,6 +1634,8 @@ batch_hand(Batch *b, PyObject *arg)
 static PyObject *
 batch_take_escaped(Batch *b, PyObject *unused)
 {
+    if (refuse_busy(b))
+        return NULL;
     PyObject *out = PyList_New(0);
     if (out == NULL)
         return NULL;
@@ -1642,6 +1671,8 @@ row_arg(Batch *b, PyObject *arg)
 static PyObject *
 batch_escape_state(Batch *b, PyObject *arg)
 {
+    if (refuse_busy(b))
+        return NULL;
     long i = row_arg(b, arg);
     if (i < 0)
         return NULL;
@@ -1676,6 +1707,8 @@ batch_escape_state(Batch *b, PyObject *arg)
 static PyObject *
 batch_resume(Batch *b, PyObject *const *args, Py_ssize_t nargs)
 {
+    if (refuse_busy(b))
+        return NULL;
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "resume(i, state)");
         return NULL;
