@@ -375,3 +375,17 @@ def test_one_step_at_a_time():
         done.set()
         t.join()
     assert all("another thread" in r for r in refused)
+
+
+def test_rows_in_python_check_their_ids_first():
+    """A row whose hand went to Python (here: past a listing limit of 4) checks its id in
+    Python, still before any row moves."""
+    eng = BatchEngine("zheng-shangyou/pagat", n_envs=4, seed=8, players=5, _listing_limit=4)
+    assert eng.escapes > 0 and eng._py
+    i = min(eng._py)
+    before = eng.obs.copy()
+    acts = eng.random_actions().copy()
+    acts[i] = int(np.flatnonzero(eng.mask[i] == 0)[0])
+    with pytest.raises(ValueError, match=f"illegal action {acts[i]} in game {i}"):
+        eng.step(acts)
+    assert np.array_equal(eng.obs, before)
