@@ -7,7 +7,7 @@ from setuptools import Extension, setup
 
 CORE = ("_core", "_core_pagat", "_core_owen", "_core_zf", "_core_winner", "_core_plan",
         "_core_playout", "_core_steps", "_core_pagat_steps", "_core_moves", "_core_groups",
-        "_core_apply")
+        "_core_apply", "_core_batch")
 # the compiled core of Sheng ji (docs/core-sheng-ji.md)
 SHENG_JI = ("_core", "_core_seq", "_core_units", "_core_follow", "_core_moves", "_core_apply",
             "_core_rollout")
@@ -21,8 +21,10 @@ setup(ext_modules=[
               depends=[f"src/shangyou/games/climbing/{h}.h" for h in ("_core", "_core_plan")]
               + ["src/shangyou/games/_shuffle.h", "src/shangyou/games/_dict_helpers.h"],
               optional=True,
-              # the playout policy's plan costs must add up exactly as in Python
-              extra_compile_args=["-Wall", "-ffp-contract=off"]),
+              # the playout policy's plan costs must add up exactly as in Python; the
+              # batch engine's thread pool (_core_batch.c) needs POSIX threads
+              extra_compile_args=["-Wall", "-ffp-contract=off", "-pthread"],
+              extra_link_args=["-pthread"]),
     Extension("shangyou.games.sheng_ji._core",
               [f"src/shangyou/games/sheng_ji/{f}.c" for f in SHENG_JI],
               depends=["src/shangyou/games/sheng_ji/_core.h", "src/shangyou/games/_shuffle.h",

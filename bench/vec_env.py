@@ -5,7 +5,8 @@ the same single envs) and the single env ``gymnasium.make(id)`` stepped alone.
 Usage::
 
     python bench/vec_env.py [--quick] [--rounds N] [--block SECONDS] [--envs N]
-                            [--opponents LEVEL] [--view] [--core N] [--json PATH]
+                            [--opponents LEVEL] [--view] [--engine auto|python] [--core N]
+                            [--json PATH]
 
 Each system plays random legal ids (uniform over the mask, drawn with numpy) against bots of
 one level (``--opponents``, default random, the cheapest: the env's own cost shows most). A
@@ -13,6 +14,9 @@ decision is one learner step; the vector envs' autoreset steps (which play no id
 counted. ``--view`` plays the random level through its view, as every other level is
 played (a subclass of ``RandomBot``: the single env's shortcut for the random level, which
 draws from the game's listing, does not apply). Presets: pagat 5p and Sheng ji 4p.
+With random opponents the vector entry point plays pagat on the batch engine in C
+(``env/batch_engine.py``; bench/batch_engine.py measures it); ``--engine python`` keeps its
+Python rows, as before the engine.
 Everything runs in one process pinned to one core;
 the systems take turns in blocks of ``--block`` seconds, in alternating order, and each row
 gives the median over rounds (min-max); ratios are taken per round. Rates are per second of
@@ -71,9 +75,10 @@ class Single:
 
 
 class Vector:
-    def __init__(self, env_id: str, n: int, seed: int, opponents: str, mode: str):
+    def __init__(self, env_id: str, n: int, seed: int, opponents: str, mode: str,
+                 **kw):
         self.env = gymnasium.make_vec(env_id, num_envs=n, vectorization_mode=mode,
-                                      opponents=opponents)
+                                      opponents=opponents, **kw)
         self.obs, _ = self.env.reset(seed=seed)
         self.waiting = np.zeros(n, bool)
         self.rng = np.random.default_rng(seed)
@@ -106,6 +111,9 @@ def main(argv=None) -> int:
     ap.add_argument("--opponents", default="random")
     ap.add_argument("--view", action="store_true",
                     help="random opponents chosen from their views (no shortcut)")
+    ap.add_argument("--engine", choices=("auto", "python"), default="auto",
+                    help="the vector entry point's rows: the batch engine where it plays "
+                         "(auto) or Python")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--core", type=int, default=None)
     ap.add_argument("--json", default=None)
@@ -123,7 +131,8 @@ def main(argv=None) -> int:
         systems[f"sync x{args.envs} {label}"] = Vector(env_id, args.envs, args.seed,
                                                        args.opponents, "sync")
         systems[f"vector_entry_point x{args.envs} {label}"] = Vector(
-            env_id, args.envs, args.seed, args.opponents, "vector_entry_point")
+            env_id, args.envs, args.seed, args.opponents, "vector_entry_point",
+            engine=args.engine)
     for s in systems.values():
         s.run(0.1)                               # warm-up
     rates: dict[str, list[float]] = {k: [] for k in systems}

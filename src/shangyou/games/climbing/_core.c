@@ -507,16 +507,17 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__core(void)
 {
-    PyTypeObject *types[3] = {&core_plays_type, &core_steps_type, &core_subset_type};
-    const char *names[3] = {"Plays", "Steps", "Subset"};
-    for (int i = 0; i < 3; i++) {
+    PyTypeObject *types[4] = {&core_plays_type, &core_steps_type, &core_subset_type,
+                              &core_batch_type};
+    const char *names[4] = {"Plays", "Steps", "Subset", "Batch"};
+    for (int i = 0; i < 4; i++) {
         if (PyType_Ready(types[i]) < 0)
             return NULL;
     }
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         Py_INCREF(types[i]);
         if (PyModule_AddObject(m, names[i], (PyObject *)types[i]) < 0) {
             Py_DECREF(types[i]);

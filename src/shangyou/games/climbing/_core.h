@@ -213,8 +213,15 @@ PyObject *core_owen_run(PyObject *hand, const long *desc, Gen *g);
 PyObject *core_zf_run(PyObject *hand, const long *desc, Gen *g);
 PyObject *core_winner_run(PyObject *hand, const long *opts_and_desc, Gen *g);
 int core_owen_prev(PyObject *prev, long *desc);
+/* the Owen plays of a hand of one pack (counts) for a description (kind -1: the leads) */
+int core_owen_generate(const unsigned char *count, int kind, int arg, int key, int tier,
+                       Gen *g);
 int core_zf_prev(PyObject *prev, long *desc);
+/* the Zheng Fen plays of a hand of one pack (counts) for (kind, b0, b1; kind -1: leads) */
+int core_zf_generate(const unsigned char *count, int kind, int b0, int b1, Gen *g);
 int core_winner_prev(PyObject *prev, int rank_only, long *desc);
+/* the "winner" plays of a hand (counts) for (min_straight, rank_only, quad, kind, a, b, c) */
+int core_winner_generate(const unsigned char *count, const long *v, Gen *g);
 
 /* _core_pagat.c */
 int core_emit(Gen *g, long code, int ncards);      /* 0, STOP, or -1 with an exception */
@@ -224,6 +231,7 @@ int core_emit_mask(Gen *g, long code, unsigned long long mask, int ncards);
 int core_mask_cards(unsigned long long mask, int *out);
 int core_emit_object(Gen *g, long code, int ncards, PyObject *out);   /* 0 or -1 */
 void gen_from_counts(Gen *g, const unsigned char *count, int seq_top);
+void gen_from_set(Gen *g, unsigned long long hand, int seq_top);   /* one pack, as a set */
 int pagat_generate(Gen *g, const Prev *prev);      /* 0, STOP, or -1 with an exception */
 void prev_of_code(long code, Prev *prev);
 
@@ -248,6 +256,9 @@ int core_multi_counted(Gen *g, Multi *w, int pure_ok, int impure_ok);
 /* _core_playout.c */
 PyObject *core_pagat_playout(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_plan(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+/* _core_batch.c: the batch engine (env/batch_engine.py) */
+extern PyTypeObject core_batch_type;
 
 /* _core_owen.c, _core_zf.c, _core_winner.c */
 PyObject *core_owen_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs);

@@ -492,19 +492,12 @@ core_owen_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return core_owen_run(args[0], v, &gen);
 }
 
-/* the plays of ``hand`` for the description v (kind, arg, key, tier) into g's output */
-PyObject *
-core_owen_run(PyObject *hand, const long *v, Gen *g)
+/* the plays of a hand of one pack (``count``: 0 or 1 of each card) for the description
+   (kind, arg, key, tier) into g's output: 0, STOP or -1 (an exception when the output is a
+   Python object; a sink's output calls no Python: the batch engine uses it so) */
+int
+core_owen_generate(const unsigned char *count, int kind, int arg, int key, int tier, Gen *g)
 {
-    long kind = v[0], arg = v[1], key = v[2], tier = v[3];
-    if (kind < -1 || kind > OK_ROCKET || arg < 0 || arg > 12 || key < 0 || key > 30 ||
-        tier < 0 || tier > 2) {
-        PyErr_SetString(PyExc_ValueError, "play description out of range");
-        return NULL;
-    }
-    unsigned char count[N_CARDS];
-    if (core_read_hand(hand, count, 1) < 0)
-        return NULL;
     Owen h;
     Wild wl[WL_USED][WL_W][WL_MAX];          /* not cleared: wl_n says what is made */
     memset(&h, 0, sizeof h);
@@ -524,9 +517,26 @@ core_owen_run(PyObject *hand, const long *v, Gen *g)
     h.bj = count[BJ_CODE];
     h.rj = count[RJ_CODE];
     h.nwild = h.nt + h.bj + h.rj;
-    PyObject *out = core_gen_start(g, kind >= 0);
     h.g = g;
-    if (out != NULL && owen_generate(&h, (int)kind, (int)arg, (int)key, (int)tier) < 0)
+    return owen_generate(&h, kind, arg, key, tier);
+}
+
+/* the plays of ``hand`` for the description v (kind, arg, key, tier) into g's output */
+PyObject *
+core_owen_run(PyObject *hand, const long *v, Gen *g)
+{
+    long kind = v[0], arg = v[1], key = v[2], tier = v[3];
+    if (kind < -1 || kind > OK_ROCKET || arg < 0 || arg > 12 || key < 0 || key > 30 ||
+        tier < 0 || tier > 2) {
+        PyErr_SetString(PyExc_ValueError, "play description out of range");
+        return NULL;
+    }
+    unsigned char count[N_CARDS];
+    if (core_read_hand(hand, count, 1) < 0)
+        return NULL;
+    PyObject *out = core_gen_start(g, kind >= 0);
+    if (out != NULL && core_owen_generate(count, (int)kind, (int)arg, (int)key, (int)tier,
+                                          g) < 0)
         Py_CLEAR(out);
     Py_XDECREF(g->code_obj);
     return out;

@@ -647,22 +647,42 @@ gen_from_counts(Gen *g, const unsigned char *count, int seq_top)
     g->seq_top = seq_top;
     g->window = 0;
     memset(g->n, 0, sizeof g->n);
-    for (int r = 0; r < N_RANKS; r++)
-        for (int s = 0; s < 4; s++)
-            g->suit_card[r][s] = -1;
+    memset(g->suit_card, 0xff, sizeof g->suit_card);       /* every entry -1 */
     for (int c = 0; c < BJ_CODE; c++) {
+        int k = count[c];
+        if (!k)
+            continue;
         int r = c >> 2;
-        if (count[c])
-            g->suit_card[r][c & 3] = c;
-        for (int i = 0; i < count[c]; i++)
+        g->suit_card[r][c & 3] = c;
+        for (int i = 0; i < k; i++)
             g->card[r][g->n[r]++] = c;
-        size += count[c];
+        size += k;
     }
     for (int i = 0; i < count[BJ_CODE]; i++)
         g->card[BJ][g->n[BJ]++] = BJ_CODE;
     for (int i = 0; i < count[RJ_CODE]; i++)
         g->card[RJ][g->n[RJ]++] = RJ_CODE;
     g->size = size + count[BJ_CODE] + count[RJ_CODE];
+}
+
+/* gen_from_counts for a hand of one pack given as a set (bit c: card code c held): the same
+   tables, walking the cards held instead of the 54 counts (the batch engine's hands) */
+void
+gen_from_set(Gen *g, unsigned long long hand, int seq_top)
+{
+    g->seq_top = seq_top;
+    g->window = 0;
+    memset(g->n, 0, sizeof g->n);
+    memset(g->suit_card, 0xff, sizeof g->suit_card);       /* every entry -1 */
+    g->size = __builtin_popcountll(hand);
+    while (hand) {
+        int c = __builtin_ctzll(hand);
+        hand &= hand - 1;
+        int r = c < BJ_CODE ? c >> 2 : (c == BJ_CODE ? BJ : RJ);
+        if (c < BJ_CODE)
+            g->suit_card[r][c & 3] = c;
+        g->card[r][g->n[r]++] = c;
+    }
 }
 
 /* what following a play of this code needs to beat */

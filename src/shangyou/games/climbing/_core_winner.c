@@ -559,6 +559,37 @@ core_winner_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 
 /* the plays of ``hand`` for the options and description v (min_straight, rank_only, quad,
    kind, a, b, c) into g's output */
+/* the tables of a hand whose counts are in h->cnt, and the options v[0..2] */
+static void
+win_setup(Win *h, const long *v, Gen *g)
+{
+    for (int c = 0; c < N_CARDS; c++) {
+        int r = rank_of(c);
+        for (int i = 0; i < h->cnt[c]; i++)
+            h->by[r][h->by_n[r]++] = c;
+        if (h->cnt[c])
+            h->held[h->nheld++] = c;
+    }
+    h->min_straight = (int)v[0];
+    h->rank_only = v[1] != 0;
+    h->quad = v[2] != 0;
+    h->g = g;
+}
+
+/* the "winner" plays of a hand (counts, at most MAX_COPIES each) for the options and the
+   play described by v (min_straight, rank_only, quad, kind, a, b, c; kind -1: the leads)
+   into g's output, the tables on the stack: 0, STOP or -1 (an exception only when the output
+   is a Python object: a sink's output calls no Python, the batch engine uses it so) */
+int
+core_winner_generate(const unsigned char *count, const long *v, Gen *g)
+{
+    Win h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.cnt, count, N_CARDS);
+    win_setup(&h, v, g);
+    return winner_generate(&h, (int)v[3], (int)v[4], (int)v[5], (int)v[6]);
+}
+
 PyObject *
 core_winner_run(PyObject *hand, const long *v, Gen *g)
 {
@@ -573,17 +604,7 @@ core_winner_run(PyObject *hand, const long *v, Gen *g)
     PyObject *out = NULL;
     if (core_read_hand(hand, h->cnt, MAX_COPIES) < 0)
         goto done;
-    for (int c = 0; c < N_CARDS; c++) {
-        int r = rank_of(c);
-        for (int i = 0; i < h->cnt[c]; i++)
-            h->by[r][h->by_n[r]++] = c;
-        if (h->cnt[c])
-            h->held[h->nheld++] = c;
-    }
-    h->min_straight = (int)v[0];
-    h->rank_only = v[1] != 0;
-    h->quad = v[2] != 0;
-    h->g = g;
+    win_setup(h, v, g);
     out = core_gen_start(g, v[3] >= 0);
     if (out != NULL && winner_generate(h, (int)v[3], (int)v[4], (int)v[5], (int)v[6]) < 0)
         Py_CLEAR(out);

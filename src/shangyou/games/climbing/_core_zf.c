@@ -507,16 +507,13 @@ core_zf_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 }
 
 /* the plays of ``hand`` for the description d (kind, b0, b1) into g's output */
-PyObject *
-core_zf_run(PyObject *hand, const long *v, Gen *g)
+/* the Zheng Fen plays of a hand of one pack (counts) for the description (kind, b0, b1;
+   kind -1: the leads) into g's output, the tables on the stack: 0, STOP or -1 (an exception
+   only when the output is a Python object: a sink's output calls no Python, the batch engine
+   uses it so) */
+int
+core_zf_generate(const unsigned char *count, int kind, int b0, int b1, Gen *g)
 {
-    if (v[0] < -1 || v[0] > ZK_SPECIAL || v[1] < -1 || v[1] > 14 || v[2] < 0 || v[2] > 13) {
-        PyErr_SetString(PyExc_ValueError, "play description out of range");
-        return NULL;
-    }
-    unsigned char count[N_CARDS];
-    if (core_read_hand(hand, count, 1) < 0)
-        return NULL;
     Zf h;
     memset(&h, 0, sizeof h);
     memset(h.suit_card, -1, sizeof h.suit_card);
@@ -532,14 +529,25 @@ core_zf_run(PyObject *hand, const long *v, Gen *g)
     for (int c = 0; c < N_CARDS; c++)
         if (count[c])
             h.cards[h.ncards++] = c;
-    unsigned char (*found)[N_CARDS] = PyMem_Calloc(N_CARDS, N_CARDS);
-    if (found == NULL)
-        return PyErr_NoMemory();
-    PyObject *out = core_gen_start(g, v[0] >= 0);
+    unsigned char found[N_CARDS][N_CARDS];
+    memset(found, 0, sizeof found);
     h.g = g;
-    if (out != NULL && zf_generate(&h, (int)v[0], (int)v[1], (int)v[2], found) < 0)
+    return zf_generate(&h, kind, b0, b1, found);
+}
+
+PyObject *
+core_zf_run(PyObject *hand, const long *v, Gen *g)
+{
+    if (v[0] < -1 || v[0] > ZK_SPECIAL || v[1] < -1 || v[1] > 14 || v[2] < 0 || v[2] > 13) {
+        PyErr_SetString(PyExc_ValueError, "play description out of range");
+        return NULL;
+    }
+    unsigned char count[N_CARDS];
+    if (core_read_hand(hand, count, 1) < 0)
+        return NULL;
+    PyObject *out = core_gen_start(g, v[0] >= 0);
+    if (out != NULL && core_zf_generate(count, (int)v[0], (int)v[1], (int)v[2], g) < 0)
         Py_CLEAR(out);
     Py_XDECREF(g->code_obj);
-    PyMem_Free(found);
     return out;
 }
