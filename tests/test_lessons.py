@@ -1,0 +1,119 @@
+"""The first lessons (``shangyou.lessons``, ``/learn``): every step of every course is a
+consistent position with a play that passes it and plays that do not, each refusal explained;
+the API serves the steps without the answer, checks plays, refuses bad input and limits an
+address."""
+
+from __future__ import annotations
+
+import warnings
+from collections import Counter
+
+import pytest
+
+from shangyou import lessons
+from shangyou.cards import parse
+from shangyou.games.why import TEXTS
+from test_server_host import make_client
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient  # noqa: F401 (the client fixture's)
+
+pytestmark = pytest.mark.timeout(120)
+
+STEPS = [(name, s) for name in lessons.COURSES for s in lessons.load(name)["steps"]]
+TEXT_KEYS = ("title", "text", "task", "hint", "well")
+
+
+def test_courses_cover_both_games_and_the_required_topics():
+    ids = {name: [s["id"] for s in lessons.load(name)["steps"]] for name in lessons.COURSES}
+    for name, got in ids.items():
+        assert len(got) == len(set(got)) >= 8, (name, got)
+    assert {"order", "pairs", "sequence", "pass", "out"} <= set(ids["zheng-shangyou"])
+    assert {"follow", "trumps", "level", "pairs", "tractor", "throw", "points", "levels",
+            "kitty", "friend"} <= set(ids["sheng-ji"])
+
+
+@pytest.mark.parametrize("name,step", STEPS, ids=[f"{n}:{s['id']}" for n, s in STEPS])
+def test_every_step_is_a_position_with_a_passing_play_and_wrong_ones(name, step):
+    for key in TEXT_KEYS:
+        assert step[f"{key}_en"].strip() and step[f"{key}_zh"].strip(), (step["id"], key)
+    goal = step["pass"]
+    assert goal["goal"] in lessons.GOALS
+    view = lessons.position_view(step)
+    # the learner's view: seat 0 to play, the hand as written, the others' cards unseen
+    assert view["seat"] == 0 and view["to_act"] == 0 and view["phase"] == "play"
+    assert Counter(parse(" ".join(view["hand"]))) == Counter(parse(step["position"]["hand"]))
+    assert view["counts"][0] == len(view["hand"])
+    assert "hands" not in view and "legal_moves" not in view
+    g = lessons.position_game(step)
+    assert sorted(g.hands[0]) == sorted(parse(step["position"]["hand"]))
+    assert g.to_act == 0
+    assert goal["examples"] and goal["wrong"]
+    for play in goal["examples"]:
+        r = lessons.check(step, play)
+        assert r == {"legal": True, "ok": True, "well": {"en": step["well_en"],
+                                                         "zh": step["well_zh"]}}, (play, r)
+    refused = 0
+    for play in goal["wrong"]:
+        r = lessons.check(step, play)
+        assert r["ok"] is False, play
+        if r["legal"]:
+            assert r["hint"] == {"en": step["hint_en"], "zh": step["hint_zh"]}
+        else:
+            # the engine's judge explains it, in both languages
+            refused += 1
+            assert r["why"] is not None, (play, r)
+            assert r["why"]["code"] in TEXTS
+            assert r["why"]["text"]["en"] == r["message"]
+            assert r["why"]["text"]["zh"] and "?" not in r["why"]["text"]["en"]
+    assert refused, f"{step['id']}: no wrong play shows the judge's explanation"
+
+
+def test_the_position_is_the_same_every_time():
+    _, step = STEPS[0]
+    a, b = lessons.position_game(step), lessons.position_game(step)
+    assert a.hands == b.hands
+
+
+@pytest.fixture
+def client(tmp_path):
+    with make_client(tmp_path, learn_requests_per_minute_address=30) as c:
+        yield c
+
+
+def test_learn_api(client):
+    page = client.get("/learn")
+    assert page.status_code == 200 and 'src="/static/learn.js"' in page.text
+    assert 'href="/learn"' in client.get("/").text
+    courses = client.get("/api/learn").json()["courses"]
+    assert [c["name"] for c in courses] == list(lessons.COURSES)
+    first = courses[0]["steps"][0]["id"]
+    r = client.get(f"/api/learn/zheng-shangyou/{first}")
+    assert r.status_code == 200
+    body = r.json()
+    assert body["view"]["hand"] and body["text_zh"]
+    assert "pass" not in body and "hint_en" not in body      # never the answer
+    step = lessons.find_step("zheng-shangyou", first)
+    ok = client.post(f"/api/learn/zheng-shangyou/{first}/check",
+                     json={"play": step["pass"]["examples"][0]}).json()
+    assert ok["legal"] and ok["ok"]
+    bad = client.post("/api/learn/zheng-shangyou/order/check", json={"play": "QD"}).json()
+    assert bad["legal"] is False and bad["why"]["code"] == "lower"
+    assert "管不上" in bad["why"]["text"]["zh"]
+    # cards not held, or not cards at all: refused with the engine's message, not an error
+    nope = client.post("/api/learn/zheng-shangyou/order/check", json={"play": "RJ"}).json()
+    assert nope["legal"] is False and nope["why"] is None and "RJ" in nope["message"]
+    junk = client.post("/api/learn/zheng-shangyou/order/check", json={"play": "<b>x"}).json()
+    assert junk["legal"] is False
+    # unknown courses and steps, hostile bodies
+    assert client.get("/api/learn/chess/order").json()["code"] == "not_found"
+    assert client.get("/api/learn/zheng-shangyou/nope").status_code == 404
+    for body in ({"play": 7}, {"play": "x" * 201}, {"play": "AC", "more": 1}, {}):
+        r = client.post("/api/learn/zheng-shangyou/order/check", json=body)
+        assert r.status_code == 422, body
+    # the per-address limit (30 a minute here): refused with rate_limited once spent
+    codes = [client.get("/api/learn").status_code for _ in range(40)]
+    assert 429 in codes
+    r = client.get("/api/learn")
+    assert r.status_code == 429 and r.json()["code"] == "rate_limited"
