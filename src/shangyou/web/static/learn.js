@@ -5,7 +5,7 @@
 // asks with the step's hint. The board is the table's own parts: the trick and the facts
 // (common.js), the hand (table-hand.js). Progress is kept in this browser (localStorage).
 
-import { api, h, renderInfo, renderTrick } from "./common.js";
+import { api, gameFamily, h, renderInfo, renderTrick } from "./common.js";
 import { lang, t, translatePage } from "./i18n.js";
 import { mountSettings } from "./settings.js";
 import { drawHand } from "./table-hand.js";
@@ -51,8 +51,8 @@ function drawCourses() {
   const c = course();
   if (!c) { $("learn-steps").replaceChildren(); return; }
   const n = c.steps.filter((s) => isDone(c.name, s.id)).length;
+  $("learn-progress").textContent = t("learn.progress", { n, total: c.steps.length });
   $("learn-steps").replaceChildren(
-    h("li", { class: "learn-progress muted", id: "learn-progress" }, t("learn.progress", { n, total: c.steps.length })),
     ...c.steps.map((s) => {
       const done = isDone(c.name, s.id);
       const here = L.step && s.id === L.step.id;
@@ -72,6 +72,7 @@ function firstOpen(c) {
 // --------------------------------------------------------------------------- a step
 async function openStep(name, id) {
   if (L.busy) return;
+  $("learn-complete")?.remove();
   L.busy = true;
   $("learn-alert").textContent = "";
   try {
@@ -131,6 +132,7 @@ function drawMine() {
   });
   $("learn-play").disabled = passed || L.busy || !L.selected.size;
   $("learn-pass").disabled = passed || L.busy;
+  $("learn-pass").hidden = gameFamily(L.step.view.game) === "sheng-ji";   // no passing there
   $("learn-clear").disabled = passed || !L.selected.size;
 }
 
@@ -191,7 +193,7 @@ function finish() {
   L.step = null;
   drawCourses();
   $("learn-alert").textContent = "";
-  $("learn-steps").prepend(h("li", { id: "learn-complete", class: "learn-right" }, t("learn.complete")));
+  $("learn-alert").after(h("p", { id: "learn-complete", class: "learn-right" }, t("learn.complete")));
 }
 
 // ---------------------------------------------------------------------------- start

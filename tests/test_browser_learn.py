@@ -1,0 +1,87 @@
+"""The first lessons in real headless Chromium (Playwright): a short course played through at
+phone size (390x844) by tapping cards, once with a wrong play whose explanation shows, the
+progress kept in the browser; then a step at desktop size in Chinese."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_browser import PHONE, browser, serve  # noqa: F401 (browser: a fixture)
+from test_browser_table import DESKTOP, STEP_MS, _no_horizontal_scroll, _shot, _watch, errors  # noqa: F401
+
+pytestmark = pytest.mark.timeout(240)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    yield from serve(tmp_path_factory.mktemp("web-learn-data"))
+
+
+def _tap_and_play(page, cards: list[str]):
+    for c in cards:
+        # a card held twice (two packs): the first copy not picked yet
+        page.locator(f'#hand .card[data-card="{c}"]:not(.selected)').first.click()
+    page.click("#learn-play")
+
+
+def _verdict(page, step: str) -> str:
+    page.wait_for_function(
+        "s => document.body.dataset.step === s && !document.getElementById('learn-result').hidden",
+        arg=step)
+    return page.text_content("#learn-verdict")
+
+
+def test_finish_the_sheng_ji_course_on_a_phone_with_a_wrong_play(server, browser, errors):
+    from shangyou import lessons
+    ctx = browser.new_context(viewport=PHONE)
+    page = _watch(ctx.new_page(), errors)
+    page.goto(server + "/")
+    page.click("#learn-link")
+    page.wait_for_function("document.body.dataset.ready === '1'")
+    page.click('.learn-course[data-course="sheng-ji"]')
+    steps = lessons.load("sheng-ji")["steps"]
+    page.wait_for_function("s => document.body.dataset.step === s", arg=steps[0]["id"])
+    _no_horizontal_scroll(page)
+    for i, step in enumerate(steps):
+        page.wait_for_function("s => document.body.dataset.step === s", arg=step["id"])
+        assert page.text_content("#learn-task") == step["task_en"]
+        if i == 0:
+            # a wrong play first: the judge says why, and the step is not passed
+            wrong = step["pass"]["wrong"][0]
+            _tap_and_play(page, wrong.split())
+            assert _verdict(page, step["id"]) == "Not allowed"
+            assert "suit led" in page.text_content("#learn-why")
+            assert page.locator("#learn-next").count() == 0
+            _shot(page, "learn-phone-wrong.png")
+        _tap_and_play(page, step["pass"]["examples"][0].split())
+        assert _verdict(page, step["id"]) == "Well played!"
+        assert page.text_content("#learn-why") == step["well_en"]
+        page.click("#learn-next")
+    page.wait_for_selector("#learn-complete")
+    assert page.text_content("#learn-progress") == f"{len(steps)} of {len(steps)} steps done"
+    _no_horizontal_scroll(page)
+    _shot(page, "learn-phone-done.png")
+    # the progress is kept in this browser: a reload shows every step done
+    page.reload()
+    page.wait_for_function("document.body.dataset.ready === '1'")
+    page.click('.learn-course[data-course="sheng-ji"]')
+    page.wait_for_function(f"document.querySelectorAll('.learn-step.done').length === {len(steps)}")
+    ctx.close()
+
+
+def test_a_step_in_chinese_on_a_desktop(server, browser, errors):
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = _watch(ctx.new_page(), errors)
+    page.goto(server + "/learn?course=zheng-shangyou&step=pairs")
+    page.wait_for_function("document.body.dataset.ready === '1'")
+    page.evaluate("localStorage.setItem('shangyou.lang', 'zh')")
+    page.reload()
+    page.wait_for_function("document.body.dataset.ready === '1'")
+    assert page.text_content("#learn-task") == "桌上是一对8。出一对更大的管上。"
+    _tap_and_play(page, ["9H", "9S", "9D"])
+    assert _verdict(page, "pairs") == "不能这样出"
+    assert "这一轮要出2张" in page.text_content("#learn-why")
+    _tap_and_play(page, ["9H", "9S"])
+    assert _verdict(page, "pairs") == "出得好！"
+    _shot(page, "learn-desktop-zh.png")
+    ctx.close()
