@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from test_browser import PHONE, browser, serve  # noqa: F401 (browser: a fixture)
-from test_browser_table import DESKTOP, STEP_MS, _no_horizontal_scroll, _shot, _watch, errors  # noqa: F401
+from test_browser_table import DESKTOP, _no_horizontal_scroll, _shot, _watch, errors  # noqa: F401 (errors: a fixture)
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -5,7 +5,6 @@ address."""
 
 from __future__ import annotations
 
-import warnings
 from collections import Counter
 
 import pytest
@@ -14,10 +13,6 @@ from shangyou import lessons
 from shangyou.cards import parse
 from shangyou.games.why import TEXTS
 from test_server_host import make_client
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient  # noqa: F401 (the client fixture's)
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -95,11 +95,11 @@ def position_view(step: dict) -> dict:
     seat = 0
     v = _template(preset, options, seat)
     hand = _cards(pos["hand"])
-    trick = [[int(s), str(c)] for s, c in pos.get("trick") or []]
+    trick: list[tuple[int, str]] = [(int(s), str(c)) for s, c in pos.get("trick") or []]
     n = v["players"]
     others = [s for s in range(n) if s != seat]
     v.update(seat=seat, phase="play", to_act=seat, hand=pos["hand"].split(),
-             trick=trick, history=[])
+             trick=[[s, c] for s, c in trick], history=[])
     if "levels" in v:                                     # Sheng ji
         played = sum(len(_cards(c)) for _, c in trick)
         total = 54 * rules.decks - rules.kitty - len(hand) - played
