@@ -27,6 +27,7 @@ def test_courses_cover_both_games_and_the_required_topics():
     assert {"order", "pairs", "sequence", "pass", "out"} <= set(ids["zheng-shangyou"])
     assert {"follow", "trumps", "level", "pairs", "tractor", "throw", "points", "levels",
             "kitty", "friend"} <= set(ids["sheng-ji"])
+    assert {"points", "sets", "full-house", "special", "jokers"} <= set(ids["zheng-fen"])
 
 
 @pytest.mark.parametrize("name,step", STEPS, ids=[f"{n}:{s['id']}" for n, s in STEPS])
