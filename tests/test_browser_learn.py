@@ -1,13 +1,16 @@
 """The first lessons in real headless Chromium (Playwright): a short course played through at
 phone size (390x844) by tapping cards, once with a wrong play whose explanation shows, the
-progress kept in the browser; then a step at desktop size in Chinese."""
+progress kept in the browser, axe-core finding nothing; then a step at desktop size in Chinese
+with no English left on the page."""
 
 from __future__ import annotations
 
 import pytest
 
 from test_browser import PHONE, browser, serve  # noqa: F401 (browser: a fixture)
-from test_browser_table import DESKTOP, _no_horizontal_scroll, _shot, _watch, errors  # noqa: F401 (errors: a fixture)
+from test_browser_table import (AXE, DESKTOP, _axe, _no_horizontal_scroll, _shot, _watch,  # noqa: F401
+                                errors)  # (errors: a fixture)
+from test_browser_table_languages import _latin_words
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -42,6 +45,8 @@ def test_finish_the_sheng_ji_course_on_a_phone_with_a_wrong_play(server, browser
     steps = lessons.load("sheng-ji")["steps"]
     page.wait_for_function("s => document.body.dataset.step === s", arg=steps[0]["id"])
     _no_horizontal_scroll(page)
+    assert AXE.is_file(), "axe-core is missing: run `npm ci`"
+    assert not _axe(page), _axe(page)
     for i, step in enumerate(steps):
         page.wait_for_function("s => document.body.dataset.step === s", arg=step["id"])
         assert page.text_content("#learn-task") == step["task_en"]
@@ -78,6 +83,7 @@ def test_a_step_in_chinese_on_a_desktop(server, browser, errors):
     page.reload()
     page.wait_for_function("document.body.dataset.ready === '1'")
     assert page.text_content("#learn-task") == "桌上是一对8。出一对更大的管上。"
+    assert not _latin_words(page), _latin_words(page)       # no English left in 中文
     _tap_and_play(page, ["9H", "9S", "9D"])
     assert _verdict(page, "pairs") == "不能这样出"
     assert "这一轮要出2张" in page.text_content("#learn-why")
