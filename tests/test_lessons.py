@@ -48,8 +48,13 @@ def test_every_step_is_a_position_with_a_passing_play_and_wrong_ones(name, step)
     assert goal["examples"] and goal["wrong"]
     for play in goal["examples"]:
         r = lessons.check(step, play)
+        after = r.pop("view")
         assert r == {"legal": True, "ok": True, "well": {"en": step["well_en"],
                                                          "zh": step["well_zh"]}}, (play, r)
+        # the view after the play: the learner's, the cards gone from the hand
+        assert after["seat"] == 0 and "hands" not in after
+        assert len(after["hand"]) == len(view["hand"]) - (0 if play == "pass" else
+                                                          len(play.split()))
     refused = 0
     for play in goal["wrong"]:
         r = lessons.check(step, play)

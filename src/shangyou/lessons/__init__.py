@@ -159,7 +159,8 @@ def check(step: dict, play: str) -> dict:
 
     ``{"legal": False, "ok": False, "why": {...}}`` with the engine's explanation (``why`` is
     None where the engine gives only a message, ``message`` has it); ``{"legal": True,
-    "ok": bool, ...}`` with the step's hint when the play is legal but not what it asks."""
+    "ok": bool, ...}`` with the step's hint when the play is legal but not what it asks, or
+    what the step says when passed and the learner's view after the play (``view``)."""
     text = " ".join(str(play).split())
     g = position_game(step)
     seat = g.to_act
@@ -176,6 +177,7 @@ def check(step: dict, play: str) -> dict:
         out["hint"] = {"en": step["hint_en"], "zh": step["hint_zh"]}
     else:
         out["well"] = {"en": step.get("well_en", ""), "zh": step.get("well_zh", "")}
+        out["view"] = g.view(seat)      # the learner's own view with the play made
     return out
 
 

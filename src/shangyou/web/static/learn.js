@@ -152,8 +152,11 @@ async function check(play) {
   }
   L.busy = false;
   L.result.play = play;
-  if (L.result.ok) markDone(s.course, s.id);
-  else L.selected = new Set();
+  if (L.result.ok) {
+    markDone(s.course, s.id);
+    if (L.result.view) s.view = L.result.view;     // the play on the table, out of the hand
+  }
+  L.selected = new Set();
   drawAll();
 }
 
