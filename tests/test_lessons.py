@@ -86,6 +86,9 @@ def client(tmp_path):
 def test_learn_api(client):
     page = client.get("/learn")
     assert page.status_code == 200 and 'src="/static/learn.js"' in page.text
+    # the page obeys the site's policy: its security headers, no inline script or style
+    assert "script-src 'self'" in page.headers["content-security-policy"]
+    assert "<script>" not in page.text and "style=" not in page.text
     assert 'href="/learn"' in client.get("/").text
     courses = client.get("/api/learn").json()["courses"]
     assert [c["name"] for c in courses] == list(lessons.COURSES)
