@@ -478,6 +478,7 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             await manager.disconnect(table, conn)
 
     app.include_router(accounts.router)
+    app.state.static_dir = static             # the pages' folder, for the routers' pages
     app.include_router(learn.router)         # /learn and /api/learn: first lessons
     app.add_middleware(BodyLimit, limit=limits.body_bytes, seconds=limits.body_seconds)
     return app

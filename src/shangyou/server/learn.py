@@ -63,8 +63,12 @@ def _step(course: str, step: str) -> dict | None:
 
 
 @router.get("/learn", include_in_schema=False)
-async def learn_page():
-    return FileResponse(STATIC / "learn.html", media_type="text/html; charset=utf-8",
+async def learn_page(request: Request):
+    static = getattr(request.app.state, "static_dir", STATIC)    # the app's pages
+    f = Path(static) / "learn.html"
+    if not f.is_file():
+        return error(404, "the lessons page is not installed", "not_found")
+    return FileResponse(f, media_type="text/html; charset=utf-8",
                         headers={"Cache-Control": "no-cache"})
 
 
