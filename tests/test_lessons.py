@@ -42,6 +42,11 @@ def test_every_step_is_a_position_with_a_passing_play_and_wrong_ones(name, step)
     assert Counter(parse(" ".join(view["hand"]))) == Counter(parse(step["position"]["hand"]))
     assert view["counts"][0] == len(view["hand"])
     assert "hands" not in view and "legal_moves" not in view
+    shown = lessons.learner_view(step)
+    assert Counter(shown["hand"]) == Counter(view["hand"]) and "legal_moves" not in shown
+    assert [(p, sorted(c.split())) for p, c in shown["trick"]] == \
+        [(p, sorted(c.split())) for p, c in view["trick"]]
+    assert shown["counts"] == view["counts"]
     g = lessons.position_game(step)
     assert sorted(g.hands[0]) == sorted(parse(step["position"]["hand"]))
     assert g.to_act == 0

@@ -147,7 +147,15 @@ def public_step(name: str, step: dict) -> dict:
     return {"course": name, "id": step["id"], "title_en": step["title_en"],
             "title_zh": step["title_zh"], "text_en": step["text_en"],
             "text_zh": step["text_zh"], "task_en": step["task_en"], "task_zh": step["task_zh"],
-            "view": position_view(step)}
+            "view": learner_view(step)}
+
+
+def learner_view(step: dict) -> dict:
+    """The view the table would show the learner: the position's game seen from seat 0 (the
+    hand in the table's order), without the list of legal plays (the page must not hint)."""
+    v = position_game(step).view(0)
+    v.pop("legal_moves", None)
+    return v
 
 
 def _key(cards) -> Counter:
