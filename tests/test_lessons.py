@@ -126,3 +126,15 @@ def test_learn_api(client):
     assert 429 in codes
     r = client.get("/api/learn")
     assert r.status_code == 429 and r.json()["code"] == "rate_limited"
+
+
+def test_what_the_steps_say_is_what_the_engine_does():
+    """The texts' claims, checked on the state after the passing play."""
+    friend = lessons.check(lessons.find_step("sheng-ji", "friend"), "AH")["view"]
+    assert friend["friends"] == [0]                  # playing the called card makes a friend
+    points = lessons.check(lessons.find_step("sheng-ji", "points"), "KC")["view"]
+    assert points["tricks"][-1]["winner"] == 2 and points["points_won"][2] == 10
+    throw = lessons.check(lessons.find_step("sheng-ji", "throw"), "AC AC KC")["view"]
+    assert sorted(throw["trick"][0][1].split()) == ["AC", "AC", "KC"]     # the throw stood
+    out = lessons.check(lessons.find_step("zheng-shangyou", "out"), "QH QD")["view"]
+    assert out["hand"] == [] and out["finished"][0] == 0                # first out
