@@ -265,6 +265,8 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
         return {"table_id": t.id, "url": f"/t/{t.id}", "host_token": token}
 
     app.include_router(playnow.router)       # POST /api/play: a table with bots, started
+    app.state.static_dir = static             # the pages' folder, for the routers' pages
+    app.include_router(learn.router)         # /learn and /api/learn: first lessons
 
     page_max = limits.page_max
 
@@ -478,7 +480,5 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             await manager.disconnect(table, conn)
 
     app.include_router(accounts.router)
-    app.state.static_dir = static             # the pages' folder, for the routers' pages
-    app.include_router(learn.router)         # /learn and /api/learn: first lessons
     app.add_middleware(BodyLimit, limit=limits.body_bytes, seconds=limits.body_seconds)
     return app
