@@ -208,3 +208,12 @@ def test_a_match_in_play_is_never_analysed(client):
     r = client.post("/api/analysis", json={"match": s["table"]["match_id"], "step": 0,
                                            "seat": 1})
     assert (r.status_code, r.json()["code"]) == (404, "not_found")
+
+
+def test_the_examples_in_the_modules_run():
+    import doctest
+
+    import shangyou.analysis
+    import shangyou.position
+    assert doctest.testmod(shangyou.analysis).failed == 0
+    assert doctest.testmod(shangyou.position).failed == 0

@@ -12,8 +12,9 @@ import pytest
 import shangyou
 from shangyou.games.climbing.steps import every_play
 from test_browser import _get_json, browser  # noqa: F401 (browser: a fixture)
-from test_browser_table import (DESKTOP, LOOPBACK, PHONE, STEP_MS, _as_host, _no_horizontal_scroll,
-                                _shot, _table, _watch, errors, serve)  # noqa: F401 (fixtures)
+from test_browser_table import (DESKTOP, LOOPBACK, PHONE, _as_host,  # noqa: F401 (errors: a
+                                _no_horizontal_scroll, _shot, _table, _watch, errors,  # fixture)
+                                serve)
 
 pytestmark = pytest.mark.timeout(240)
 ANSWER_MS = 120_000        # the advice lane's worker starts on the first analysis (nice +10)

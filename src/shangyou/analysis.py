@@ -67,10 +67,15 @@ def analyse(view: dict, seed: int = 0, seconds: float | None = DEFAULT_SECONDS,
     if pause_gc:            # as the search: no collection inside the playouts
         gc.disable()
     try:
-        if view["game"].startswith("sheng-ji"):
-            setup = _sheng_ji(view, rng, max_plays)
-        else:
-            setup = _climbing(view, rng, max_plays)
+        try:
+            if view["game"].startswith("sheng-ji"):
+                setup = _sheng_ji(view, rng, max_plays)
+            else:
+                setup = _climbing(view, rng, max_plays)
+        except NotAnalysable:
+            raise
+        except ValueError as e:         # the world sampler finds no world for this view
+            raise NotAnalysable(f"no world agrees with this view: {e}") from None
         plays, world, value, mode, legal, family, base, base_reason, play_view = setup
         if len(plays) < 2:
             raise NotAnalysable("the seat has one legal play")

@@ -142,8 +142,8 @@ def view_of(setup: dict) -> dict:
         raise BadPosition("bad_played", "played: [[seat, cards], ...] or a string")
 
     # every card at most as often as the packs hold it
-    pack = Counter(deck(rules.decks, rules.jokers))
-    named = Counter(hand) + Counter(loose)
+    pack: Counter[int] = Counter(deck(rules.decks, rules.jokers))
+    named: Counter[int] = Counter(hand) + Counter(loose)
     for cs in by_seat:
         named.update(cs)
     if last is not None:
@@ -201,13 +201,13 @@ def view_of(setup: dict) -> dict:
         view.update(trick=[], last=None, passed=[])
     else:
         tseat, tcards, combo = last
-        trick = [[tseat, " ".join(CARD_TEXT[c] for c in tcards)]]
+        trick: list[list] = [[tseat, " ".join(CARD_TEXT[c] for c in tcards)]]
         s = (tseat + 1) % n
         while s != seat:
             if counts[s]:
                 trick.append([s, "pass"])
             s = (s + 1) % n
-        view.update(trick=trick, passed=sorted(p for p, _ in trick[1:]),
+        view.update(trick=trick, passed=sorted(int(p) for p, _ in trick[1:]),
                     last={"seat": tseat, "cards": trick[0][1], "kind": combo.kind,
                           "reading": combo.label})
     from .games.climbing.worlds import WorldSampler

@@ -139,7 +139,7 @@ async def post_analysis(body: AnalysisIn, request: Request) -> Any:
             return error(422, "give a position or a match, step and seat, not both",
                          "bad_request")
         source: tuple = ("position", body.position.model_dump())
-    elif all(x is not None for x in by_step):
+    elif body.match is not None and body.step is not None and body.seat is not None:
         m = await manager.store.call("match", body.match)
         if m is None or m["finished_at"] is None:
             # a match in play is never analysed (its hands are secret): as if it were not
