@@ -33,7 +33,7 @@ start. With ``seconds=None`` the worlds are exactly ``max_worlds`` and the answe
 >>> g = shangyou.new_game("zheng-shangyou/pagat", players=4, seed=3)
 >>> a = analyse(g.view(g.to_act), seed=1, seconds=None, max_worlds=4)
 >>> a["plays"], a["worlds"], a["rows"][0]["mean"] >= a["rows"][-1]["mean"]
-('all', 4, True)
+('capped', 4, True)
 """
 
 from __future__ import annotations
