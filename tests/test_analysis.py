@@ -23,8 +23,9 @@ with warnings.catch_warnings():
 
 pytestmark = pytest.mark.timeout(120)
 
+EARLIER = "3S 3H 3D 3C 4S 4H 4D 4C 6S 6H 6D 6C 7S 7H"       # 14 cards played before
 PAGAT = {"game": "zheng-shangyou/pagat", "players": 4, "seat": 0, "hand": "9C 9S",
-         "table": {"seat": 2, "cards": "5D 5C"}, "played": "", "counts": [2, 17, 16, 17]}
+         "table": {"seat": 2, "cards": "5D 5C"}, "played": EARLIER, "counts": [2, 12, 12, 12]}
 
 
 def _rows(a):
@@ -82,17 +83,18 @@ def test_no_analysis_where_there_is_no_play_to_weigh():
     with pytest.raises(NotAnalysable):
         analyse(g.view((g.to_act + 1) % 4))          # not to act: no legal moves
     with pytest.raises(NotAnalysable):
-        analyse(view_of({**PAGAT, "hand": "3C 9S"}), seconds=None, max_worlds=4)  # pass only
+        analyse(view_of({**PAGAT, "hand": "8C 9S"}), seconds=None, max_worlds=4)  # pass only
 
 
 @pytest.mark.parametrize("change,code", [
     ({"hand": "9C 9C"}, "duplicate_card"),
-    ({"hand": "9C 9S", "played": "9C"}, "duplicate_card"),
-    ({"counts": [2, 17, 16, 16]}, "bad_counts"),
-    ({"counts": [2, 17, 16]}, "bad_counts"),
-    ({"counts": [2, 17, 16, -1]}, "bad_counts"),
-    ({"counts": [2, 17, 16, True]}, "bad_counts"),
-    ({"table": {"seat": 2, "cards": "5D 6C"}}, "bad_table"),
+    ({"hand": "9C 9S", "played": EARLIER + " 9C"}, "duplicate_card"),
+    ({"counts": [2, 12, 12, 11]}, "bad_counts"),
+    ({"counts": [2, 12, 12]}, "bad_counts"),
+    ({"counts": [2, 12, 12, -1]}, "bad_counts"),
+    ({"counts": [2, 12, 12, True]}, "bad_counts"),
+    ({"counts": [2, 15, 9, 12]}, "bad_counts"),            # more than a deal,
+    ({"table": {"seat": 2, "cards": "5D 8C"}}, "bad_table"),
     ({"table": {"seat": 0, "cards": "5D 5C"}}, "bad_table"),
     ({"table": {"seat": 9, "cards": "5D 5C"}}, "bad_seat"),
     ({"hand": "9X"}, "bad_cards"),
@@ -100,7 +102,8 @@ def test_no_analysis_where_there_is_no_play_to_weigh():
     ({"game": "chess"}, "bad_game"),
     ({"game": "sheng-ji"}, "bad_game"),
     ({"players": 40}, "bad_options"),
-    ({"counts": [2, 0, 24, 25], "played": [[2, "3C"]]}, "bad_played"),
+    ({"counts": [2, 0, 14, 14], "played": [[2, EARLIER + " 5H 5S 8C 8D 8H 8S 10C 10D"]]},
+     "bad_played"),
 ])
 def test_a_set_up_that_cannot_be_a_position_is_refused_with_its_code(change, code):
     with pytest.raises(BadPosition) as e:
@@ -109,9 +112,9 @@ def test_a_set_up_that_cannot_be_a_position_is_refused_with_its_code(change, cod
 
 
 def test_cards_played_before_are_out_of_every_world_and_a_seat_out_has_finished():
-    played = "4H 4S 4C 4D 5H 5S 6D 6C 7H 7S 7C 7D 8H 8S 8C 8D 9H"
-    view = view_of({**PAGAT, "counts": [2, 0, 16, 17], "played": played})
-    assert view["finished"] == [1] and view["counts"] == [2, 0, 16, 17]
+    played = EARLIER + " 5H 5S 7D 7C 8H 8S 8C 8D 9H 9D 10S 10H 10D 10C JS JH JD"
+    view = view_of({**PAGAT, "counts": [2, 0, 10, 9], "played": played})
+    assert view["finished"] == [1] and view["counts"] == [2, 0, 10, 9]
     gone = " ".join(text for trick in view["played"] for _, text in trick).split()
     assert sorted(gone) == sorted(played.split())
     a = analyse(view, seed=2, seconds=None, max_worlds=4)
@@ -139,12 +142,13 @@ def test_the_api_analyses_a_set_up_and_refuses_bad_ones_changing_nothing(client)
     bad = [
         ({"position": {**PAGAT, "hand": "9C 9C"}}, 422, "duplicate_card"),
         ({"position": {**PAGAT, "counts": [2, 1, 1, 1]}}, 422, "bad_counts"),
+        ({"position": {**PAGAT, "counts": [2, 20, 8, 8]}}, 422, "bad_counts"),
         ({"position": {**PAGAT, "hand": "9C " * 400}}, 422, "bad_request"),
         ({"position": {**PAGAT, "evil": 1}}, 422, "bad_request"),
         ({"position": PAGAT, "match": "x", "step": 0, "seat": 0}, 422, "bad_request"),
         ({"match": "x"}, 422, "bad_request"),
         ({"match": "nope", "step": 0, "seat": 0}, 404, "not_found"),
-        ({"position": {**PAGAT, "hand": "3C 9S"}}, 422, "not_analysable"),
+        ({"position": {**PAGAT, "hand": "8C 9S"}}, 422, "not_analysable"),
     ]
     for body, status, code in bad:
         r = client.post("/api/analysis", json=body)
@@ -217,3 +221,14 @@ def test_the_examples_in_the_modules_run():
     import shangyou.position
     assert doctest.testmod(shangyou.analysis).failed == 0
     assert doctest.testmod(shangyou.position).failed == 0
+
+
+def test_a_hand_or_a_play_larger_than_a_deal_is_refused_before_any_work():
+    with pytest.raises(BadPosition) as e:
+        view_of({**PAGAT, "players": 3, "counts": [2, 19, 17]})
+    assert e.value.code == "bad_counts" and "at most 18" in str(e.value)
+    with pytest.raises(BadPosition) as e:
+        view_of({**PAGAT, "players": 3, "played": "", "counts": [2, 12, 12],
+                 "table": {"seat": 1, "cards": " ".join(
+            f"{r}{s}" for r in "3456" for s in "SHDC") + " 7S 7H 7D"}})
+    assert e.value.code == "bad_table"

@@ -49,9 +49,15 @@ def test_set_up_analyse_change_a_card_and_open_a_replay_step(server, browser, er
     page.select_option("#table-seat", "2")
     assert sorted(page.eval_on_selector_all("#hand .card", "cs => cs.map(c => c.dataset.card)")) \
         == ["9C", "9S"]
-    # the unseen cards are shared: 54 - 4 = 50 over three seats
+    # the unseen cards are shared, at most a deal (14) a hand: 50 - 42 are in no hand
     counts = [int(page.input_value(f"#count-{s}")) for s in range(4)]
-    assert counts[0] == 2 and sum(counts[1:]) == 50
+    assert counts == [2, 14, 14, 14]
+    assert "8" in page.inner_text("#setup-note")
+    page.check('input[name="target"][value="played"]')
+    for card in "3S 3H 3D 3C 4S 4H 4D 4C 6S 6H 6D 6C 7S 7H".split():
+        _tap(page, card)
+    assert [int(page.input_value(f"#count-{s}")) for s in range(4)] == [2, 12, 12, 12]
+    assert page.inner_text("#setup-note") == ""
     page.click("#analyse")
     page.wait_for_selector("#result-table:not([hidden]) #result-rows tr", timeout=ANSWER_MS)
     assert _rows(page) == ["9C 9S", "pass"]          # going out is clearly best
@@ -60,20 +66,20 @@ def test_set_up_analyse_change_a_card_and_open_a_replay_step(server, browser, er
     _shot(page, "analysis-phone.png")
     # change a card: a third card in the hand, the pair no longer goes out
     page.check('input[name="target"][value="hand"]')
-    _tap(page, "3D")
+    _tap(page, "10S")
     page.click("#analyse")
     page.wait_for_function("document.querySelectorAll('#result-rows tr').length === 2 && "
                            "!document.getElementById('analyse').disabled", timeout=ANSWER_MS)
     assert sorted(_rows(page)) == ["9C 9S", "pass"]
     assert sorted(page.eval_on_selector_all("#hand .card", "cs => cs.map(c => c.dataset.card)")) \
-        == ["3D", "9C", "9S"]
+        == ["10S", "9C", "9S"]
     # a set-up that cannot be: a clear error, nothing analysed
     page.fill("#count-1", "40")
     page.dispatch_event("#count-1", "change")
     page.click("#analyse")
     page.wait_for_function("document.getElementById('alert').textContent.length > 0",
                            timeout=ANSWER_MS)
-    assert "unseen" in page.inner_text("#alert")
+    assert "at most 14 cards" in page.inner_text("#alert")
     assert page.evaluate("[...window.__i18n.missing]") == []
     page.close()
 

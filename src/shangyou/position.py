@@ -17,8 +17,9 @@ A set-up is plain data, hostile until checked (it comes from a browser):
     played what. Each seat's earlier plays count as one trick that it won (Zheng Fen: the
     points in them are its points won);
 ``counts``
-    the cards left in each seat's hand (``counts[seat]`` is the hand's size whatever is given);
-    the unseen cards (the pack less the hand, the table and the cards played) are dealt to
+    the cards left in each seat's hand (``counts[seat]`` is the hand's size whatever is given),
+    none more than a deal (the game's ``deal_count``, or the pack shared by the players); the
+    unseen cards (the pack less the hand, the table and the cards played) are dealt to
     the other seats by these numbers in every sampled world: they must add up to the unseen
     cards (Owen, which leaves cards undealt: at most that many);
 ``finished``
@@ -32,7 +33,8 @@ legal plays are the game's), or raises :class:`BadPosition` with a code and a me
 
 >>> v = view_of({"game": "zheng-shangyou/pagat", "players": 4, "seat": 0,
 ...              "hand": "6H 6S 9C", "table": {"seat": 2, "cards": "5D 5C"},
-...              "played": "", "counts": [3, 17, 17, 15]})
+...              "played": "3S 3H 3D 3C 4S 4H 4D 4C 7S 7H 7D 7C 8S 8H",
+...              "counts": [3, 12, 12, 11]})
 >>> v["legal_moves"], v["trick"], v["to_act"]
 (['pass', '6H 6S'], [[2, '5D 5C'], [3, 'pass']], 0)
 """
@@ -96,7 +98,7 @@ def view_of(setup: dict) -> dict:
     if not hand:
         raise BadPosition("bad_hand", "the hand is empty")
     table = setup.get("table")
-    last = None
+    on_table: tuple[int, list[int]] | None = None
     if table is not None:
         if not isinstance(table, dict):
             raise BadPosition("bad_table", "table: {seat, cards} or null")
@@ -107,15 +109,7 @@ def view_of(setup: dict) -> dict:
         tcards = _cards(table.get("cards"), "table.cards")
         if not tcards:
             raise BadPosition("bad_table", "the play to beat has no cards")
-        readings = rules.family.combos(tcards)
-        want = table.get("reading")
-        if want is not None:
-            readings = [c for c in readings if c.label == want]
-        if not readings:
-            raise BadPosition("bad_table", f"{' '.join(CARD_TEXT[c] for c in tcards)} is not "
-                              "a combination of this game" + (f" read as {str(want)[:40]!r}"
-                                                              if want is not None else ""))
-        last = (tseat, tcards, readings[0])
+        on_table = (tseat, tcards)
 
     counts = setup.get("counts")
     if not isinstance(counts, list) or len(counts) != n or not all(
@@ -146,8 +140,8 @@ def view_of(setup: dict) -> dict:
     named: Counter[int] = Counter(hand) + Counter(loose)
     for cs in by_seat:
         named.update(cs)
-    if last is not None:
-        named.update(last[1])
+    if on_table is not None:
+        named.update(on_table[1])
     if sum(named.values()) > MAX_CARDS:
         raise BadPosition("too_many_cards", "more cards than the packs hold")
     for c, k in named.items():
@@ -156,6 +150,24 @@ def view_of(setup: dict) -> dict:
             raise BadPosition("duplicate_card", f"{CARD_TEXT[c]} is named {k} times; the "
                               f"{packs} of this game hold{'s' if rules.decks == 1 else ''} "
                               f"{pack[c]}")
+    # no hand larger than a deal: the most cards one seat is dealt
+    deal = getattr(rules, "deal_count", None) or -(-sum(pack.values()) // n)
+    if len(hand) > deal or max(counts) > deal:
+        raise BadPosition("bad_counts", f"a hand of this game holds at most {deal} cards")
+    if on_table is not None and len(on_table[1]) > deal:
+        raise BadPosition("bad_table", f"a play of this game has at most {deal} cards")
+    last = None
+    if on_table is not None:
+        tseat, tcards = on_table
+        readings = rules.family.combos(tcards)
+        want = table.get("reading")
+        if want is not None:
+            readings = [c for c in readings if c.label == want]
+        if not readings:
+            raise BadPosition("bad_table", f"{' '.join(CARD_TEXT[c] for c in tcards)} is not "
+                              "a combination of this game" + (f" read as {str(want)[:40]!r}"
+                                                              if want is not None else ""))
+        last = (tseat, tcards, readings[0])
     unseen = sum(pack.values()) - sum(named.values())
     others = sum(counts) - len(hand)
     dealt_all = getattr(rules, "deal_count", None) is None

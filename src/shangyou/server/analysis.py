@@ -17,6 +17,7 @@ most, :data:`~shangyou.analysis.MIN_WORLDS` at least) and at most
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from .answers import error
 from .budget import Busy, Dropped
 from .limits import Buckets
 
+log = logging.getLogger("shangyou.server")
 STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 CARDS_MAX = 800          # characters of one string of cards (four packs, spaced)
 
@@ -85,12 +87,12 @@ def analyse_in_worker(source: tuple, seed: int, seconds: float) -> dict:
         if source[0] == "position":
             view = view_of(source[1])
         else:
-            _, log, k, seat = source
+            _, match_log, k, seat = source
             options = {key: tuple(v) if isinstance(v, list) else v
-                       for key, v in (log.get("options") or {}).items()}
-            g = shangyou.new_match(log["game"], players=log["players"], seed=log["seed"],
-                                   **options)
-            for _, text in log["moves"][:k]:
+                       for key, v in (match_log.get("options") or {}).items()}
+            g = shangyou.new_match(match_log["game"], players=match_log["players"],
+                                   seed=match_log["seed"], **options)
+            for _, text in match_log["moves"][:k]:
                 g.apply(text)
             if g.to_act != seat:
                 raise Rejected("not_to_act", f"seat {seat} is not to act at step {k}"
@@ -101,6 +103,12 @@ def analyse_in_worker(source: tuple, seed: int, seconds: float) -> dict:
         raise Rejected(e.code, str(e)) from None
     except NotAnalysable as e:
         raise Rejected("not_analysable", str(e)) from None
+    except Rejected:
+        raise
+    except Exception as e:      # hostile input the checks above did not foresee: refused
+        log.warning("analysis of %s refused: %r", source[0], e)
+        raise Rejected("bad_position", f"not a position of this game: {str(e)[:200]}") \
+            from None
 
 
 router = APIRouter()
@@ -149,9 +157,9 @@ async def post_analysis(body: AnalysisIn, request: Request) -> Any:
         if body.step > len(m["moves"]):
             return error(422, f"step {body.step} is out of range 0..{len(m['moves'])}",
                          "bad_request")
-        log = {"game": m["game"], "players": m["players"], "seed": m["seed"],
-               "options": m["options"], "moves": m["moves"]}
-        source = ("step", log, body.step, body.seat)
+        match_log = {"game": m["game"], "players": m["players"], "seed": m["seed"],
+                     "options": m["options"], "moves": m["moves"]}
+        source = ("step", match_log, body.step, body.seat)
     else:
         return error(422, "give a position, or a match, a step and a seat", "bad_request")
     lane = manager.work.advice

@@ -36,6 +36,14 @@ function pack() {
   return withJokers ? cards.concat(["BJ", "RJ"]) : cards;
 }
 
+/** The most cards one hand holds: Owen deals 13 each (docs/rules/zheng-shangyou.md), the
+ * other climbing games the whole pack. */
+function deal() {
+  return A.game.endsWith("/owen") ? 13 : Math.ceil(pack().length / A.players);
+}
+
+const dealsAll = () => !A.game.endsWith("/owen");
+
 function seatLabel(s) {
   return s === A.seat ? t("an.seatYou", { n: s + 1 }) : t("an.seatN", { n: s + 1 });
 }
@@ -85,7 +93,8 @@ function shareCounts() {
   A.counts = Array(n).fill(0);
   A.counts[A.seat] = cardsOf("hand").length;
   others.forEach((s, i) => {
-    A.counts[s] = Math.floor(unseen / others.length) + (i < unseen % others.length ? 1 : 0);
+    A.counts[s] = Math.min(deal(),
+      Math.floor(unseen / others.length) + (i < unseen % others.length ? 1 : 0));
   });
   A.finished = null;
 }
@@ -99,7 +108,7 @@ function fitCounts() {
   A.counts[A.seat] = cardsOf("hand").length;
   let delta = pack().length - A.where.size - others.reduce((x, s) => x + A.counts[s], 0);
   while (delta !== 0) {
-    const pick = others.filter((s) => delta > 0 || A.counts[s] > 0)
+    const pick = others.filter((s) => (delta > 0 ? A.counts[s] < deal() : A.counts[s] > 0))
       .sort((a, b) => (delta > 0 ? A.counts[a] - A.counts[b] : A.counts[b] - A.counts[a]))[0];
     if (pick === undefined) break;
     A.counts[pick] += Math.sign(delta);
@@ -118,12 +127,26 @@ function drawCounts() {
     input.addEventListener("change", () => {
       A.counts[s] = Math.max(0, Math.min(54, Number(input.value) || 0));
       A.finished = null;
+      drawNote();
     });
     box.append(h("label", { class: "an-count" }, h("span", {}, seatLabel(s)), input));
   }
 }
 
+/** How many unseen cards the counts leave in no hand (the whole pack is dealt): they must
+ * have been played. */
+function unplaced() {
+  const others = A.counts.reduce((x, c, s) => x + (s === A.seat ? 0 : c), 0);
+  return dealsAll() ? pack().length - A.where.size - others : 0;
+}
+
+function drawNote() {
+  const n = unplaced();
+  $("setup-note").textContent = n > 0 ? t("an.unplaced", { n }) : "";
+}
+
 function drawSetup() {
+  drawNote();
   fillSelects();
   drawPack();
   const table = cardsOf("table");
@@ -288,7 +311,7 @@ async function init() {
     if (A.tableSeat === null) for (const [c, w] of A.where) if (w === "table") A.where.delete(c);
     changed();
   });
-  $("share").addEventListener("click", () => { shareCounts(); drawCounts(); });
+  $("share").addEventListener("click", () => { shareCounts(); drawCounts(); drawNote(); });
   $("clear").addEventListener("click", () => {
     A.where = new Map(); A.tableSeat = null; A.counts = []; changed(); showResult(null);
   });
@@ -306,8 +329,8 @@ async function init() {
       setupFrom(out.view);
       drawSetup();
     } else if (out) {
-      $("setup-note").textContent = t("an.shengJiSetup");
       drawSetup();
+      $("setup-note").textContent = t("an.shengJiSetup");
     }
     return;
   }

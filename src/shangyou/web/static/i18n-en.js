@@ -636,6 +636,7 @@ export const en = {
   "an.fromReplay": "From the replay: after move {k}, seat {n}'s view.",
   "an.backToReplay": "Back to the replay",
   "an.shengJiSetup": "Setting up a position by hand is for the climbing games; Sheng ji positions open from a replay.",
+  "an.unplaced": "{n} unseen cards fit in no hand (a hand holds at most a deal): mark the cards played before.",
   "rp.analyse": "Analyse",
   "rp.analyseTitle": "Open this position on the analysis board, as the player to act saw it",
 };

@@ -627,6 +627,7 @@ export const zh = {
   "an.fromReplay": "来自回放：第{k}手之后，{n}号座看到的局面。",
   "an.backToReplay": "回到回放",
   "an.shengJiSetup": "手动摆局面只支持上游类游戏；升级的局面请从回放打开。",
+  "an.unplaced": "有{n}张未见的牌放不进任何一家（每家最多一手牌的张数）：请标出之前已出的牌。",
   "rp.analyse": "分析",
   "rp.analyseTitle": "在分析板上打开这个局面（按该出牌者当时所见）",
 };
