@@ -99,6 +99,7 @@ def view_of(setup: dict) -> dict:
         raise BadPosition("bad_hand", "the hand is empty")
     table = setup.get("table")
     on_table: tuple[int, list[int]] | None = None
+    want = None                 # the reading the play to beat is read as (None: its first)
     if table is not None:
         if not isinstance(table, dict):
             raise BadPosition("bad_table", "table: {seat, cards} or null")
@@ -110,6 +111,7 @@ def view_of(setup: dict) -> dict:
         if not tcards:
             raise BadPosition("bad_table", "the play to beat has no cards")
         on_table = (tseat, tcards)
+        want = table.get("reading")
 
     counts = setup.get("counts")
     if not isinstance(counts, list) or len(counts) != n or not all(
@@ -160,7 +162,6 @@ def view_of(setup: dict) -> dict:
     if on_table is not None:
         tseat, tcards = on_table
         readings = rules.family.combos(tcards)
-        want = table.get("reading")
         if want is not None:
             readings = [c for c in readings if c.label == want]
         if not readings:
