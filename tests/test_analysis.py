@@ -162,7 +162,9 @@ def test_the_api_limits_each_address(tmp_path):
         codes = [c.post("/api/analysis", json={"position": PAGAT}).status_code
                  for _ in range(3)]
         assert codes == [200, 200, 429]
-        assert c.app.state.manager.work.advice.stats["analysis.done"] == 2
+        work = c.app.state.manager.work
+        assert work.advice.stats["analysis.done"] == 2         # in the advice lane, its kind
+        assert not any(k.startswith("analysis") for k in work.bots.stats)   # never the bots'
 
 
 def test_a_replay_step_opens_with_that_seats_view_only(client):

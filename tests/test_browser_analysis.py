@@ -12,6 +12,7 @@ import pytest
 import shangyou
 from shangyou.games.climbing.steps import every_play
 from test_browser import _get_json, browser  # noqa: F401 (browser: a fixture)
+from test_browser_table_languages import _latin_words
 from test_browser_table import (DESKTOP, LOOPBACK, PHONE, _as_host,  # noqa: F401 (errors: a
                                 _no_horizontal_scroll, _shot, _table, _watch, errors,  # fixture)
                                 serve)
@@ -122,4 +123,11 @@ def test_set_up_analyse_change_a_card_and_open_a_replay_step(server, browser, er
     assert sorted(marked) == sorted(mine["hand"])
     _no_horizontal_scroll(page)
     _shot(page, "analysis-desktop.png")
+    # in Chinese: every string of the page, the engine's reasons included
+    page.evaluate("localStorage.setItem('shangyou.lang', 'zh')")
+    page.reload()
+    page.wait_for_selector("#result-table:not([hidden]) #result-rows tr", timeout=ANSWER_MS)
+    assert _latin_words(page) == []
+    assert page.evaluate("[...window.__i18n.missing]") == []
+    _shot(page, "analysis-desktop-zh.png")
     page.close()

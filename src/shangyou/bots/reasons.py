@@ -116,7 +116,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     # ------------------------------------------------------------------ analysis board
     "analysis_behind":
         ("over {worlds} sampled deals {cards} scores {loss} {unit} less on average than {other}",
-         "在{worlds}次抽样牌局中，{cards}平均比{other}少得{loss}{unit_zh}"),
+         "在{worlds}次抽样牌局中，{cards} 平均比 {other} 少得{loss}{unit_zh}"),
 }
 """Reason code -> (English, Chinese) text with ``{param}`` fields, written to the player who
 asked ("your plan"); ``{count|card|cards}`` is the count and the word that agrees with it
