@@ -7,6 +7,8 @@ import json
 import warnings
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_server import OPEN, Player, new_table
 
 import shangyou
@@ -234,3 +236,41 @@ def test_a_hand_or_a_play_larger_than_a_deal_is_refused_before_any_work():
                  "table": {"seat": 1, "cards": " ".join(
             f"{r}{s}" for r in "3456" for s in "SHDC") + " 7S 7H 7D"}})
     assert e.value.code == "bad_table"
+
+
+_CARD = st.sampled_from(["3S", "9C", "9S", "5D", "5C", "BJ", "RJ", "2H", "AS", "10D", "1X",
+                         "", "🂡"])
+_CARDS = st.lists(_CARD, max_size=6).map(" ".join)
+_ANY = st.none() | st.booleans() | st.integers(-3, 30) | st.text(max_size=4) | _CARDS
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(st.fixed_dictionaries({}, optional={
+    "game": st.sampled_from(["zheng-shangyou/pagat", "zheng-fen", "zheng-shangyou/owen",
+                             "zheng-shangyou/winner", "sheng-ji", "nope"]) | _ANY,
+    "players": st.integers(0, 9) | _ANY,
+    "options": st.dictionaries(st.sampled_from(["decks", "target", "jokers", "x"]), _ANY,
+                               max_size=2) | _ANY,
+    "seat": st.integers(-1, 5) | _ANY,
+    "hand": _CARDS | _ANY,
+    "table": st.none() | st.fixed_dictionaries({"seat": st.integers(-1, 5) | _ANY,
+                                                "cards": _CARDS | _ANY}) | _ANY,
+    "played": _CARDS | st.lists(st.tuples(st.integers(-1, 5), _CARDS).map(list),
+                                max_size=3) | _ANY,
+    "counts": st.lists(st.integers(-1, 20) | _ANY, max_size=6) | _ANY,
+    "finished": st.lists(st.integers(-1, 5), max_size=3) | _ANY,
+}))
+def test_a_hostile_set_up_is_a_view_or_a_bad_position_never_anything_else(setup):
+    try:
+        view = view_of({**PAGAT, **setup})
+    except BadPosition as e:
+        assert e.code and str(e)
+        return
+    assert view["to_act"] == view["seat"] and view["phase"] == "play"
+    assert view["legal_moves"]
+    try:
+        a = analyse(view, seconds=None, max_worlds=2)
+    except NotAnalysable:
+        assert len(view["legal_moves"]) == 1
+    else:
+        assert a["worlds"] == 2 and len(a["rows"]) >= 2

@@ -86,8 +86,12 @@ def view_of(setup: dict) -> dict:
     if game.startswith("sheng-ji"):
         raise BadPosition("bad_game", "Sheng ji positions are opened from a replay step; "
                           "the set-up takes the climbing games")
-    options = dict(setup.get("options") or {})
+    options = setup.get("options") or {}
+    if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
+        raise BadPosition("bad_options", "options: an object of the game's options")
     players = setup.get("players")
+    if players is not None and (not isinstance(players, int) or isinstance(players, bool)):
+        raise BadPosition("bad_options", "players: a number of players")
     try:
         template = shangyou.new_game(game, players=players, seed=0, **options)
     except (TypeError, ValueError) as e:
