@@ -140,12 +140,20 @@ def test_the_api_analyses_a_set_up_and_refuses_bad_ones_changing_nothing(client)
     assert r.status_code == 200, r.text
     out = r.json()
     assert out["view"]["hand"] == ["9C", "9S"] and _rows(out["analysis"])[0] == "9C 9S"
+    later = EARLIER + " 5H 5S 7D 7C 8H 8S 8C 8D 9H 9D 10S 10H 10D 10C JS JH JD"
+    for played in (later, [[1, later], [3, "QS"]]):     # long strings of cards are taken
+        body = {**PAGAT, "counts": [2, 0, 10, 8 if isinstance(played, list) else 9],
+                "played": played}
+        r = client.post("/api/analysis", json={"position": body})
+        assert r.status_code == 200, r.text
+        assert r.json()["view"]["finished"] == [1]
     before = (client.get("/api/tables").json(), client.get("/api/matches").json())
     bad = [
         ({"position": {**PAGAT, "hand": "9C 9C"}}, 422, "duplicate_card"),
         ({"position": {**PAGAT, "counts": [2, 1, 1, 1]}}, 422, "bad_counts"),
         ({"position": {**PAGAT, "counts": [2, 20, 8, 8]}}, 422, "bad_counts"),
         ({"position": {**PAGAT, "hand": "9C " * 400}}, 422, "bad_request"),
+        ({"position": {**PAGAT, "played": [[1, "3S"]] * 65}}, 422, "bad_request"),
         ({"position": {**PAGAT, "evil": 1}}, 422, "bad_request"),
         ({"position": PAGAT, "match": "x", "step": 0, "seat": 0}, 422, "bad_request"),
         ({"match": "x"}, 422, "bad_request"),

@@ -133,7 +133,7 @@ def view_of(setup: dict) -> dict:
         if len(played) > 4 * n:
             raise BadPosition("bad_played", "played: too many entries")
         for item in played:
-            if not (isinstance(item, list) and len(item) == 2):
+            if not (isinstance(item, (list, tuple)) and len(item) == 2):
                 raise BadPosition("bad_played", "played: [[seat, cards], ...] or a string")
             by_seat[_seat(item[0], n, "played seat")] += _cards(item[1], "played")
     elif played is None or isinstance(played, str):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse
@@ -33,6 +33,7 @@ from .limits import Buckets
 log = logging.getLogger("shangyou.server")
 STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 CARDS_MAX = 800          # characters of one string of cards (four packs, spaced)
+CardText = Annotated[StrictStr, Field(max_length=CARDS_MAX)]
 
 
 class TablePlay(BaseModel):
@@ -50,9 +51,9 @@ class Position(BaseModel):
     options: dict[schemas.OptionKey, schemas.OptionValue] = Field(default_factory=dict,
                                                                   max_length=32)
     seat: StrictInt = Field(ge=0, le=15)
-    hand: StrictStr = Field(max_length=CARDS_MAX)
+    hand: CardText
     table: TablePlay | None = None
-    played: StrictStr | list[tuple[StrictInt, StrictStr]] = Field(default="", max_length=64)
+    played: CardText | Annotated[list[tuple[StrictInt, CardText]], Field(max_length=64)] = ""
     counts: list[StrictInt] = Field(max_length=16)
     finished: list[StrictInt] | None = Field(default=None, max_length=16)
 
