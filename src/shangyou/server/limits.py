@@ -73,6 +73,10 @@ class Limits:
     account_reads_per_minute_address: int = 240  # GETs of who/account/leaderboard (429)
     password_hashes_at_once: int = 2      # argon2 hashes computed at once (64 MiB each)
     session_days: float = 30.0            # a login lasts this long
+    # analysis
+    analyses_per_minute_address: int = 10  # analyses asked from one address (429 rate_limited)
+    analysis_queue: int = 4               # analyses waiting for a worker, in all (503 busy)
+    analysis_seconds: float = 1.5         # CPU seconds of one analysis's worlds
 
     def networks(self) -> list:
         return [ipaddress.ip_network(a, strict=False) for a in self.allowance]
