@@ -73,6 +73,9 @@ class Limits:
     account_reads_per_minute_address: int = 240  # GETs of who/account/leaderboard (429)
     password_hashes_at_once: int = 2      # argon2 hashes computed at once (64 MiB each)
     session_days: float = 30.0            # a login lasts this long
+    # ops
+    metrics_from: tuple[str, ...] = ("127.0.0.1/32", "::1/128")  # networks (CIDR) that may
+    #                                     read /metrics (or a bearer token: server/metrics.py)
 
     def networks(self) -> list:
         return [ipaddress.ip_network(a, strict=False) for a in self.allowance]
