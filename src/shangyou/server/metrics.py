@@ -234,7 +234,10 @@ class Access:
     """Who may read ``/metrics``: an address in ``networks``, or the bearer ``token``."""
 
     def __init__(self, networks: Iterable[str] = DEFAULT_FROM, token: str | None = None):
-        self.networks = [ipaddress.ip_network(n, strict=False) for n in networks]
+        try:
+            self.networks = [ipaddress.ip_network(n, strict=False) for n in networks]
+        except ValueError as e:
+            raise ValueError(f"--metrics-from: {e}") from None
         if token is not None and len(token) < TOKEN_MIN:
             raise ValueError(f"{TOKEN_ENV}: at least {TOKEN_MIN} characters")
         self.token = token.encode() if token else None
