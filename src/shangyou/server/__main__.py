@@ -118,7 +118,6 @@ def main(argv: list[str] | None = None, prog: str = "python -m shangyou.server")
     except ValueError as e:
         p.error(str(e))
     import socket
-    logs.setup(a.log_level, a.log_format, a.node_id or f"{socket.gethostname()}:{a.port}")
     try:
         chosen = {**parse_limits(env_limits(), source="SHANGYOU_LIMIT_"),
                   **parse_limits(flag_limits)}
@@ -149,6 +148,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m shangyou.server")
         if not 0 < len(node) <= 64:
             p.error("--node-id: 1 to 64 characters")
         cluster = ClusterConfig(node=node, redis_url=redis, lease_seconds=a.lease_seconds)
+    # (every check above ends in p.error before anything starts or is set up)
+    logs.setup(a.log_level, a.log_format, a.node_id or f"{socket.gethostname()}:{a.port}")
     app = create_app(db_url=db, data_dir=a.data, bot_delay=a.bot_delay, limits=limits,
                      cluster=cluster, store_retry_seconds=a.store_retry_seconds)
     import gc
