@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -95,7 +95,7 @@ def explain(error: ValidationError, flags: Mapping[str, object]) -> str:
     return "; ".join(parts)
 
 
-def load(flags: Mapping[str, object]) -> ServerSettings:
+def load(flags: Mapping[str, Any]) -> ServerSettings:
     """The settings from ``flags`` (the options given on the command line, by field name) and
     the environment; ValueError with :func:`explain`'s message when a value is bad."""
     try:
