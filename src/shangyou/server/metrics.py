@@ -62,9 +62,12 @@ _EVENTS = (MOVES, STORE_SECONDS, SOCKET_ERRORS, HTTP)
 _CODE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz_")
 
 
+_MOVED = {who: MOVES.labels(who) for who in ("person", "bot", "timer")}
+
+
 def moved(who: str) -> None:
     """A move was stored (``who``: person, bot or timer)."""
-    MOVES.labels(who).inc()
+    _MOVED[who].inc()
 
 
 def socket_error(code: str) -> None:
