@@ -63,7 +63,7 @@ def test_the_environment_sets_what_no_flag_gives_and_flags_win(clean_env):
                                                  "is not a number"),
     ("SHANGYOU_LIMIT_NO_SUCH_THING", "3", "SHANGYOU_LIMIT_NO_SUCH_THING: no such limit"),
     ("SHANGYOU_METRICS_TOKEN", "S3cret", "SHANGYOU_METRICS_TOKEN: at least 16 characters"),
-    ("SHANGYOU_METRICS_FROM", "everyone", "--metrics-from: 'everyone' does not appear to be"),
+    ("SHANGYOU_METRICS_FROM", "everyone", "(SHANGYOU_METRICS_FROM): 'everyone' does not"),
 ])
 def test_a_bad_value_stops_the_server_naming_the_variable(clean_env, capsys, tmp_path, name,
                                                           value, said):

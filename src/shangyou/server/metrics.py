@@ -240,7 +240,7 @@ class Access:
         try:
             self.networks = [ipaddress.ip_network(n, strict=False) for n in networks]
         except ValueError as e:
-            raise ValueError(f"--metrics-from: {e}") from None
+            raise ValueError(f"--metrics-from (SHANGYOU_METRICS_FROM): {e}") from None
         if token is not None and len(token) < TOKEN_MIN:
             raise ValueError(f"{TOKEN_ENV}: at least {TOKEN_MIN} characters")
         self.token = token.encode() if token else None
