@@ -7,6 +7,7 @@ settings. Each file is also checked by its own program: ``systemd-analyze verify
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
@@ -187,3 +188,32 @@ def test_redis_file_has_the_scripts_settings_and_redis_takes_it(tmp_path):
     finally:
         proc.terminate()
         proc.wait(WAIT)
+
+
+def test_a_node_starts_from_the_units_environment_and_its_start_check_passes(tmp_path):
+    """The unit's command line and environment (the example file's, on SQLite and alone: no
+    database or Redis here) start a server, and the unit's ``ExecStartPost`` (curl, retrying) returns
+    once it answers, as systemd waits for it."""
+    unit = unit_entries(UNIT)
+    port = free_port()
+    env = {k: v for k, v in env_file(ENV).items()
+           if k not in ("SHANGYOU_DB", "SHANGYOU_REDIS")}
+    for e in unit["Environment"]:
+        key, _, value = e.partition("=")
+        env[key] = value.replace("%i", str(port)).replace("%l", "test")
+    env.update(SHANGYOU_HOST="127.0.0.1", SHANGYOU_DATA=str(tmp_path))
+    del env["SHANGYOU_NODE_ID"]                # a server alone (no Redis here) has none
+    argv = shlex.split(unit["ExecStart"][0])
+    base = {k: v for k, v in os.environ.items() if not k.startswith("SHANGYOU_")}
+    log = open(tmp_path / "node.log", "w")
+    node = subprocess.Popen([sys.executable, *argv[1:]], env={**base, **env},
+                            stdout=log, stderr=subprocess.STDOUT)
+    try:
+        check = shlex.split(unit["ExecStartPost"][0].replace("%i", str(port)))
+        out = subprocess.run(check, capture_output=True, text=True, timeout=WAIT + 30)
+        assert out.returncode == 0, (out, (tmp_path / "node.log").read_text())
+        assert node.poll() is None
+    finally:
+        node.terminate()
+        node.wait(WAIT)
+        log.close()

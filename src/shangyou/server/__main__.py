@@ -129,24 +129,27 @@ def main(argv: list[str] | None = None, prog: str = "python -m shangyou.server")
     except ValueError as e:
         p.error(str(e))
     if not 0 <= a.drain_seconds <= 3600:
-        p.error("--drain-seconds: between 0 and 3600")
+        p.error("--drain-seconds (SHANGYOU_DRAIN_SECONDS): between 0 and 3600")
     if a.ws_ping_interval < 0 or a.ws_ping_timeout <= 0:
-        p.error("--ws-ping-interval: 0 or more; --ws-ping-timeout: more than 0")
+        p.error("--ws-ping-interval (SHANGYOU_WS_PING_INTERVAL): 0 or more; --ws-ping-timeout "
+                "(SHANGYOU_WS_PING_TIMEOUT): more than 0")
     if not 0 <= a.store_retry_seconds <= 3600:
-        p.error("--store-retry-seconds: between 0 and 3600")
+        p.error("--store-retry-seconds (SHANGYOU_STORE_RETRY_SECONDS): between 0 and 3600")
     db, redis = a.url("db"), a.url("redis")
     cluster = None
     if redis or a.node_id:
         from .cluster import ClusterConfig
         if not redis:
-            p.error("--node-id: a node of several needs --redis URL as well")
+            p.error("--node-id (SHANGYOU_NODE_ID): a node of several needs --redis URL "
+                    "(SHANGYOU_REDIS) as well")
         if not db or db.startswith("sqlite"):
-            p.error("--redis: the nodes share one database: give --db postgresql://...")
+            p.error("--redis (SHANGYOU_REDIS): the nodes share one database: give --db "
+                    "postgresql://... (SHANGYOU_DB)")
         if not 0.5 <= a.lease_seconds <= 600:
-            p.error("--lease-seconds: between 0.5 and 600")
+            p.error("--lease-seconds (SHANGYOU_LEASE_SECONDS): between 0.5 and 600")
         node = a.node_id or f"{socket.gethostname()}:{a.port}"
         if not 0 < len(node) <= 64:
-            p.error("--node-id: 1 to 64 characters")
+            p.error("--node-id (SHANGYOU_NODE_ID): 1 to 64 characters")
         cluster = ClusterConfig(node=node, redis_url=redis, lease_seconds=a.lease_seconds)
     # (every check above ends in p.error before anything starts or is set up)
     logs.setup(a.log_level, a.log_format, a.node_id or f"{socket.gethostname()}:{a.port}")
