@@ -192,8 +192,8 @@ def test_redis_file_has_the_scripts_settings_and_redis_takes_it(tmp_path):
 
 def test_a_node_starts_from_the_units_environment_and_its_start_check_passes(tmp_path):
     """The unit's command line and environment (the example file's, on SQLite and alone: no
-    database or Redis here) start a server, and the unit's ``ExecStartPost`` (curl, retrying) returns
-    once it answers, as systemd waits for it."""
+    database or Redis here) start a server, and the unit's ``ExecStartPost`` (curl,
+    retrying) returns once it answers, as systemd waits for it."""
     unit = unit_entries(UNIT)
     port = free_port()
     env = {k: v for k, v in env_file(ENV).items()
