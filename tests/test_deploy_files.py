@@ -78,6 +78,7 @@ def test_the_node_unit_gives_the_options_the_script_gives():
     assert "/healthz" in unit["ExecStartPost"][0]                  # as the script waits
     # every variable is a setting of the server, and every value one it takes
     settings, limits = {}, []
+    assert env.pop("FORWARDED_ALLOW_IPS")         # uvicorn's, for the proxy's address
     for key, value in env.items():
         assert key.startswith("SHANGYOU_"), key
         if key.startswith(LIMIT_PREFIX):
@@ -197,7 +198,7 @@ def test_a_node_starts_from_the_units_environment_and_its_start_check_passes(tmp
     unit = unit_entries(UNIT)
     port = free_port()
     env = {k: v for k, v in env_file(ENV).items()
-           if k not in ("SHANGYOU_DB", "SHANGYOU_REDIS")}
+           if k not in ("SHANGYOU_DB", "SHANGYOU_REDIS", "FORWARDED_ALLOW_IPS")}
     for e in unit["Environment"]:
         key, _, value = e.partition("=")
         env[key] = value.replace("%i", str(port)).replace("%l", "test")
