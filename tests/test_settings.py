@@ -104,3 +104,23 @@ def test_the_server_starts_from_the_environment_alone(tmp_path):
     finally:
         proc.terminate()
         proc.wait(60)
+
+
+def test_the_db_commands_read_the_servers_variables_too(tmp_path, clean_env):
+    """``shangyou db`` takes its database as the server does: ``SHANGYOU_DATA``, or
+    ``SHANGYOU_DB`` (the flags win)."""
+    from typer.testing import CliRunner
+
+    from shangyou.cli.main import app as cli
+    from shangyou.server.migrations import head
+    run = CliRunner().invoke
+    data = tmp_path / "data"
+    data.mkdir()
+    out = run(cli, ["db", "upgrade"], env={"SHANGYOU_DATA": str(data)})
+    assert out.exit_code == 0 and out.stdout.strip().endswith(f"-> {head()}"), out.output
+    url = f"sqlite:///{data / 'shangyou.db'}"
+    out = run(cli, ["db", "current"], env={"SHANGYOU_DB": url})
+    assert out.exit_code == 0 and out.stdout.strip() == f"{head()} (head)", out.output
+    out = run(cli, ["db", "current", "--data", str(tmp_path / "nowhere")],
+              env={"SHANGYOU_DATA": str(data)})
+    assert out.exit_code == 2 and "no store" in out.stderr
