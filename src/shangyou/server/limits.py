@@ -77,6 +77,9 @@ class Limits:
     analyses_per_minute_address: int = 10  # analyses asked from one address (429 rate_limited)
     analysis_queue: int = 4               # analyses waiting for a worker, in all (503 busy)
     analysis_seconds: float = 1.5         # CPU seconds of one analysis's worlds
+    # ops
+    metrics_from: tuple[str, ...] = ("127.0.0.1/32", "::1/128")  # networks (CIDR) that may
+    #                                     read /metrics (or a bearer token: server/metrics.py)
 
     def networks(self) -> list:
         return [ipaddress.ip_network(a, strict=False) for a in self.allowance]
