@@ -11,7 +11,8 @@
 # the next start.
 #
 #   bash scripts/cluster.sh [--nodes N] [--port P] [--node-port P] [--pg-port P]
-#                           [--redis-port P] [--data DIR] [--python PY] [-- NODE OPTIONS...]
+#                           [--redis-port P] [--data DIR] [--python PY]
+#                           [--tls-port P --tls-cert FILE --tls-key FILE] [-- NODE OPTIONS...]
 #   bash scripts/cluster.sh --stop [--data DIR]
 #   bash scripts/cluster.sh --restart [--data DIR]
 #
@@ -23,6 +24,10 @@
 # `supervisor` package, or Debian's); what follows `--` goes to every node (for example
 # `-- --bot-delay 0.5 --allow-address 127.0.0.1/32`). The environment variables NODES, PORT,
 # NODE_PORT, PG_PORT and REDIS_PORT set the same defaults.
+# --tls-port with --tls-cert and --tls-key (PEM files): nginx also serves HTTPS and WSS on that
+# port with this certificate (TLS 1.2 and 1.3, HSTS), and its plain port answers every request
+# with a redirect (301) there. nginx answers 404 to /metrics on either port: Prometheus reads
+# each node's own port (docs/deploy.md). TLS_PORT, TLS_CERT and TLS_KEY set the same defaults.
 # `--stop` stops the cluster started on that data folder and waits until it is down.
 # `--restart` restarts its nodes one after the other (a rolling restart: each node drains,
 # handing its tables to the others, starts again and answers before the next one stops).
@@ -35,6 +40,9 @@ NODES="${NODES:-2}"
 NODE_PORT="${NODE_PORT:-8101}"
 PG_PORT="${PG_PORT:-55432}"
 REDIS_PORT="${REDIS_PORT:-56379}"
+TLS_PORT="${TLS_PORT:-}"
+TLS_CERT="${TLS_CERT:-}"
+TLS_KEY="${TLS_KEY:-}"
 PUBSUB_LIMIT="pubsub 512mb 128mb 60"
 DATA="$(pwd)/data/cluster"
 PY=""
@@ -49,6 +57,9 @@ while [ $# -gt 0 ]; do
         --redis-port) REDIS_PORT="$2"; shift 2 ;;
         --data) mkdir -p "$2"; DATA="$(cd "$2" && pwd)"; shift 2 ;;
         --python) PY="$2"; shift 2 ;;
+        --tls-port) TLS_PORT="$2"; shift 2 ;;
+        --tls-cert) TLS_CERT="$2"; shift 2 ;;
+        --tls-key) TLS_KEY="$2"; shift 2 ;;
         --stop) STOP=1; shift ;;
         --restart) RESTART=1; shift ;;
         --) shift; break ;;
@@ -59,6 +70,14 @@ done
 case "$NODES" in
     ''|*[!0-9]*|0) echo "cluster.sh: --nodes: a number from 1" >&2; exit 2 ;;
 esac
+if [ -n "$TLS_PORT$TLS_CERT$TLS_KEY" ]; then
+    if [ -z "$TLS_PORT" ] || [ ! -r "$TLS_CERT" ] || [ ! -r "$TLS_KEY" ]; then
+        echo "cluster.sh: --tls-port needs --tls-cert and --tls-key (readable PEM files)" >&2
+        exit 2
+    fi
+    TLS_CERT="$(cd "$(dirname "$TLS_CERT")" && pwd)/$(basename "$TLS_CERT")"
+    TLS_KEY="$(cd "$(dirname "$TLS_KEY")" && pwd)/$(basename "$TLS_KEY")"
+fi
 
 running() {     # the process runs (a zombie only waits for its parent to read its status)
     kill -0 "$1" 2>/dev/null && ! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null
@@ -202,6 +221,37 @@ done
 # a % in a value would be read by supervisord as an expansion
 programs="${programs//%/%%}"
 
+# the proxy's own answers: /metrics is for each node's scraper, never for the public; with
+# TLS, the plain port sends every request to HTTPS, and HTTPS serves what the plain port did
+plain_extra="        location = /metrics { return 404; }"
+tls_server=""
+if [ -n "$TLS_PORT" ]; then
+    plain_extra="        return 301 https://\$host:$TLS_PORT\$request_uri;"
+    tls_server="
+    server {
+        listen 127.0.0.1:$TLS_PORT ssl;
+        ssl_certificate $TLS_CERT;
+        ssl_certificate_key $TLS_KEY;
+        ssl_protocols TLSv1.2 TLSv1.3;
+        ssl_session_cache shared:tls:10m;
+        ssl_session_timeout 1h;
+        add_header Strict-Transport-Security \"max-age=63072000\" always;
+        location = /metrics { return 404; }
+        location / {
+            proxy_pass http://shangyou;
+            proxy_http_version 1.1;
+            proxy_set_header Upgrade \$http_upgrade;
+            proxy_set_header Connection \$connection_upgrade;
+            proxy_set_header Host \$http_host;
+            proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
+            proxy_set_header X-Forwarded-Proto \$scheme;
+            proxy_read_timeout 1h;
+            proxy_connect_timeout 2s;
+            proxy_next_upstream error timeout;
+        }
+    }"
+fi
+
 cat >"$DATA/nginx/nginx.conf" <<EOF
 worker_processes 1;
 pid $DATA/nginx/nginx.pid;
@@ -215,6 +265,7 @@ $upstream    }
     map \$http_upgrade \$connection_upgrade { default upgrade; '' close; }
     server {
         listen 127.0.0.1:$PORT;
+$plain_extra
         location / {
             proxy_pass http://shangyou;
             proxy_http_version 1.1;
@@ -227,7 +278,7 @@ $upstream    }
             proxy_connect_timeout 2s;
             proxy_next_upstream error timeout;
         }
-    }
+    }$tls_server
 }
 EOF
 
@@ -280,5 +331,6 @@ for name in redis $(seq -f "node%g" 1 "$NODES") nginx; do
         >>"$DATA/run/pids"
 done
 echo "shangyou on $NODES node$([ "$NODES" = 1 ] || echo s): http://127.0.0.1:$PORT/ (nginx; logs in $DATA)"
+[ -z "$TLS_PORT" ] || echo "and https://127.0.0.1:$TLS_PORT/ (TLS; the plain port redirects there)"
 wait "$supervisor" || true
 echo "supervisord stopped; stopping the rest" >&2

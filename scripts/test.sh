@@ -43,6 +43,10 @@ if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
     # Debian's package may start a system nginx on port 80; the tests start their own
     $SUDO systemctl disable --now nginx >/dev/null 2>&1 || true
 fi
+if ! command -v systemd-analyze >/dev/null 2>&1; then
+    # the deployment's systemd unit is checked with systemd-analyze (tests/test_deploy_files.py)
+    apt_install systemd "for the check of deploy/systemd"
+fi
 # axe-core (the accessibility scanner of the browser tests), pinned in package.json
 npm ci --no-audit --no-fund --silent
 python3 -m venv .venv

@@ -113,6 +113,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "ruff_points": ("ruff to take the trick's points", "毙牌拿分"),
     "pick_cheap": ("add {cards}, your cheapest card", "补{cards}，最不值钱的一张"),
     "pick_points": ("add {cards}: points for your partner's trick", "补{cards}：给队友送分"),
+    # ------------------------------------------------------------------ analysis board
+    "analysis_behind":
+        ("over {worlds} sampled deals {cards} scores {loss} {unit} less on average than {other}",
+         "在{worlds}次抽样牌局中，{cards} 平均比 {other} 少得{loss}{unit_zh}"),
 }
 """Reason code -> (English, Chinese) text with ``{param}`` fields, written to the player who
 asked ("your plan"); ``{count|card|cards}`` is the count and the word that agrees with it

@@ -2,7 +2,7 @@
 by hand (:mod:`shangyou.server.migrations`; docs/deploy.md, *Schema migrations*).
 
 The database is the server's: ``--db URL``, or SQLite in ``--data DIR`` (``data``), as for
-``shangyou serve``. A server upgrades its database itself when it starts; these commands are for
+``shangyou serve``, and like it also from ``SHANGYOU_DB`` and ``SHANGYOU_DATA``. A server upgrades its database itself when it starts; these commands are for
 doing it beforehand, looking, rolling back, and writing a new revision.
 """
 
@@ -17,10 +17,16 @@ from .common import fail
 
 app = typer.Typer(no_args_is_help=True, help="The store's schema migrations (Alembic).")
 
+# also from the server's variables (docs/deploy.md, *Settings from the environment*): a
+# password in the URL need not be on the command line
 DbOption = Annotated[str | None, typer.Option(
-    "--db", help="SQLAlchemy database URL (postgresql://...), as for shangyou serve.")]
+    "--db", envvar="SHANGYOU_DB", show_envvar=False,
+    help="SQLAlchemy database URL (postgresql://...), as for shangyou serve "
+    "(or SHANGYOU_DB).")]
 DataOption = Annotated[Path, typer.Option(
-    "--data", help="Without --db: the data folder of the SQLite store data/shangyou.db.")]
+    "--data", envvar="SHANGYOU_DATA", show_envvar=False,
+    help="Without --db: the data folder of the SQLite store data/shangyou.db "
+    "(or SHANGYOU_DATA).")]
 
 
 def _engine(db: str | None, data: Path, create: bool = False):

@@ -233,7 +233,8 @@ def replay(
 def serve(ctx: typer.Context) -> None:
     """Start the web server (tables, bots, spectators, replays) and print its URL. The options
     are those of python -m shangyou.server: --host, --port, --data, --db, --bot-delay, --ws,
-    --allow-origin, --allow-address, --limit, --log-level (see shangyou serve --help)."""
+    --allow-origin, --allow-address, --limit, --log-level (see shangyou serve --help), each
+    also a SHANGYOU_* environment variable (--db: SHANGYOU_DB)."""
     try:
         from ..server.__main__ import main as server_main
     except ModuleNotFoundError as e:

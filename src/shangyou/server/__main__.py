@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from argparse import SUPPRESS
 
 
-def parse_limits(items: list[str]) -> dict:
-    """``NAME=VALUE`` pairs as Limits fields of their own types; ValueError naming the bad one."""
+def parse_limits(items: list[str], source: str = "--limit") -> dict:
+    """``NAME=VALUE`` pairs as Limits fields of their own types; ValueError naming the bad one
+    (``source``: ``--limit``, or ``SHANGYOU_LIMIT_`` for the environment's)."""
     from dataclasses import fields
 
     from .limits import Limits
@@ -20,64 +22,79 @@ def parse_limits(items: list[str]) -> dict:
         name, sep, value = item.partition("=")
         name = name.strip().replace("-", "_")
         if not sep or name not in kinds:
-            raise ValueError(f"--limit {item!r}: use NAME=VALUE with NAME one of "
+            what = f"--limit {item!r}" if source == "--limit" else \
+                f"{source}{name.upper()}: no such limit"
+            raise ValueError(f"{what}: use NAME=VALUE with NAME one of "
                              + ", ".join(sorted(kinds)))
         try:
             number = int(value) if kinds[name] == "int" else float(value)
         except ValueError:
-            raise ValueError(f"--limit {name}: {value!r} is not a number") from None
+            raise ValueError(f"{_where(source, name)}: {value!r} is not a number") from None
         if number < 0:
-            raise ValueError(f"--limit {name}: must not be negative")
+            raise ValueError(f"{_where(source, name)}: must not be negative")
         out[name] = number
     return out
 
 
+def _where(source: str, name: str) -> str:
+    return f"--limit {name}" if source == "--limit" else f"{source}{name.upper()}"
+
+
 def build_parser(prog: str = "python -m shangyou.server") -> argparse.ArgumentParser:
     """The server's options (``python -m shangyou.server`` and ``shangyou serve``)."""
-    p = argparse.ArgumentParser(prog=prog,
-                                description="The shangyou web server: play in the browser.")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    p.add_argument("--data", default="data",
+    p = argparse.ArgumentParser(
+        prog=prog, description="The shangyou web server: play in the browser.",
+        epilog="Every option is also read from the environment: --name-of-it from "
+        "SHANGYOU_NAME_OF_IT (a list comma-separated), --limit NAME=VALUE from "
+        "SHANGYOU_LIMIT_NAME=VALUE; the flags win. Give secrets (the database's and Redis's "
+        "passwords in --db and --redis) that way: ps shows a command line to everyone "
+        "(docs/deploy.md).")
+    p.add_argument("--host", default=SUPPRESS, help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=SUPPRESS, help="port (default 8000)")
+    p.add_argument("--data", default=SUPPRESS,
                    help="data folder for the SQLite store data/shangyou.db (default ./data)")
-    p.add_argument("--db", default=None,
+    p.add_argument("--db", default=SUPPRESS,
                    help="SQLAlchemy database URL instead (e.g. postgresql+psycopg://...)")
-    p.add_argument("--bot-delay", type=float, default=0.3,
+    p.add_argument("--bot-delay", type=float, default=SUPPRESS,
                    help="seconds a bot waits before moving, so people can follow (default 0.3)")
-    p.add_argument("--ws", default="auto",
+    p.add_argument("--ws", default=SUPPRESS,
                    choices=["auto", "websockets", "websockets-sansio"],
                    help="uvicorn's WebSocket implementation (default auto)")
-    p.add_argument("--allow-origin", action="append", default=[], metavar="URL",
+    p.add_argument("--allow-origin", action="append", default=SUPPRESS, metavar="URL",
                    help="another origin whose pages may open sockets (repeatable; '*': any); "
                    "by default only the server's own pages may")
-    p.add_argument("--allow-address", action="append", default=[], metavar="CIDR",
+    p.add_argument("--allow-address", action="append", default=SUPPRESS, metavar="CIDR",
                    help="clients of this network get 100 times the per-address limits "
                    "(repeatable; e.g. 127.0.0.1/32 for a load test on loopback)")
-    p.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
+    p.add_argument("--limit", action="append", default=SUPPRESS, metavar="NAME=VALUE",
                    help="change one limit of docs/security.md (repeatable), e.g. "
                    "--limit tables_per_minute=30")
-    p.add_argument("--redis", default=None, metavar="URL",
+    p.add_argument("--redis", default=SUPPRESS, metavar="URL",
                    help="run as one node of several: the Redis server between the nodes "
                    "(redis://host:6379/0); needs --db on a PostgreSQL database they share "
                    "(docs/deploy.md)")
-    p.add_argument("--node-id", default=None, metavar="NAME",
+    p.add_argument("--node-id", default=SUPPRESS, metavar="NAME",
                    help="this node's name among the nodes (default: host name and port)")
-    p.add_argument("--lease-seconds", type=float, default=4.0,
+    p.add_argument("--lease-seconds", type=float, default=SUPPRESS,
                    help="how long a node's hold on its tables lasts without renewal: another "
                    "node takes a table over this long after its node died (default 4)")
-    p.add_argument("--ws-ping-interval", type=float, default=20.0, metavar="SECONDS",
+    p.add_argument("--ws-ping-interval", type=float, default=SUPPRESS, metavar="SECONDS",
                    help="how often the server pings each socket (default 20; 0: never)")
-    p.add_argument("--ws-ping-timeout", type=float, default=20.0, metavar="SECONDS",
+    p.add_argument("--ws-ping-timeout", type=float, default=SUPPRESS, metavar="SECONDS",
                    help="a socket whose pong is this late is closed (1011; default 20)")
-    p.add_argument("--store-retry-seconds", type=float, default=10.0, metavar="SECONDS",
+    p.add_argument("--store-retry-seconds", type=float, default=SUPPRESS, metavar="SECONDS",
                    help="how long a write the database did not take is tried again before "
                    "the player hears it failed (default 10; bots and timers try again later)")
-    p.add_argument("--drain-seconds", type=float, default=20.0, metavar="SECONDS",
+    p.add_argument("--drain-seconds", type=float, default=SUPPRESS, metavar="SECONDS",
                    help="on SIGTERM or SIGINT, at most this long to hand the tables on to "
                    "other nodes before stopping (default 20; a second signal stops at once)")
-    p.add_argument("--log-level", default="warning",
-                   choices=["critical", "error", "warning", "info", "debug"])
-    p.add_argument("--log-format", default="text", choices=["text", "json"],
+    p.add_argument("--metrics-from", action="append", default=SUPPRESS, metavar="CIDR",
+                   help="a network whose clients may read /metrics (repeatable; default "
+                   "loopback only; also: a bearer token in SHANGYOU_METRICS_TOKEN)")
+    p.add_argument("--log-level", default=SUPPRESS,
+                   choices=["critical", "error", "warning", "info", "debug"],
+                   help="default warning")
+    p.add_argument("--log-format", default=SUPPRESS, choices=["text", "json"],
                    help="log lines as text (default) or one JSON object a line; either names "
                    "the time (UTC), the node and the table (docs/operations.md)")
     return p
@@ -85,7 +102,8 @@ def build_parser(prog: str = "python -m shangyou.server") -> argparse.ArgumentPa
 
 def main(argv: list[str] | None = None, prog: str = "python -m shangyou.server") -> int:
     p = build_parser(prog)
-    a = p.parse_args(argv)
+    given = vars(p.parse_args(argv))        # only the flags given: they win over the environment
+    flag_limits = given.pop("limit", [])
 
     import uvicorn
 
@@ -93,35 +111,49 @@ def main(argv: list[str] | None = None, prog: str = "python -m shangyou.server")
     from .app import create_app
     from .drain import DrainingServer
     from .limits import Limits, header_timeout_protocol
+    from .settings import env_limits, load
 
-    import socket
-    logs.setup(a.log_level, a.log_format, a.node_id or f"{socket.gethostname()}:{a.port}")
     try:
-        limits = Limits(origins=tuple(a.allow_origin), allowance=tuple(a.allow_address),
-                        **parse_limits(a.limit))
+        a = load(given)
+    except ValueError as e:
+        p.error(str(e))
+    import socket
+    try:
+        chosen = {**parse_limits(env_limits(), source="SHANGYOU_LIMIT_"),
+                  **parse_limits(flag_limits)}
+        limits = Limits(origins=a.allow_origin, allowance=a.allow_address,
+                        metrics_from=a.metrics_from, **chosen)
         limits.networks()
+        from .metrics import Access
+        Access.from_env(limits.metrics_from)
     except ValueError as e:
         p.error(str(e))
     if not 0 <= a.drain_seconds <= 3600:
-        p.error("--drain-seconds: between 0 and 3600")
+        p.error("--drain-seconds (SHANGYOU_DRAIN_SECONDS): between 0 and 3600")
     if a.ws_ping_interval < 0 or a.ws_ping_timeout <= 0:
-        p.error("--ws-ping-interval: 0 or more; --ws-ping-timeout: more than 0")
+        p.error("--ws-ping-interval (SHANGYOU_WS_PING_INTERVAL): 0 or more; --ws-ping-timeout "
+                "(SHANGYOU_WS_PING_TIMEOUT): more than 0")
     if not 0 <= a.store_retry_seconds <= 3600:
-        p.error("--store-retry-seconds: between 0 and 3600")
+        p.error("--store-retry-seconds (SHANGYOU_STORE_RETRY_SECONDS): between 0 and 3600")
+    db, redis = a.url("db"), a.url("redis")
     cluster = None
-    if a.redis or a.node_id:
+    if redis or a.node_id:
         from .cluster import ClusterConfig
-        if not a.redis:
-            p.error("--node-id: a node of several needs --redis URL as well")
-        if not a.db or a.db.startswith("sqlite"):
-            p.error("--redis: the nodes share one database: give --db postgresql://...")
+        if not redis:
+            p.error("--node-id (SHANGYOU_NODE_ID): a node of several needs --redis URL "
+                    "(SHANGYOU_REDIS) as well")
+        if not db or db.startswith("sqlite"):
+            p.error("--redis (SHANGYOU_REDIS): the nodes share one database: give --db "
+                    "postgresql://... (SHANGYOU_DB)")
         if not 0.5 <= a.lease_seconds <= 600:
-            p.error("--lease-seconds: between 0.5 and 600")
+            p.error("--lease-seconds (SHANGYOU_LEASE_SECONDS): between 0.5 and 600")
         node = a.node_id or f"{socket.gethostname()}:{a.port}"
         if not 0 < len(node) <= 64:
-            p.error("--node-id: 1 to 64 characters")
-        cluster = ClusterConfig(node=node, redis_url=a.redis, lease_seconds=a.lease_seconds)
-    app = create_app(db_url=a.db, data_dir=a.data, bot_delay=a.bot_delay, limits=limits,
+            p.error("--node-id (SHANGYOU_NODE_ID): 1 to 64 characters")
+        cluster = ClusterConfig(node=node, redis_url=redis, lease_seconds=a.lease_seconds)
+    # (every check above ends in p.error before anything starts or is set up)
+    logs.setup(a.log_level, a.log_format, a.node_id or f"{socket.gethostname()}:{a.port}")
+    app = create_app(db_url=db, data_dir=a.data, bot_delay=a.bot_delay, limits=limits,
                      cluster=cluster, store_retry_seconds=a.store_retry_seconds)
     import gc
     gc.collect()

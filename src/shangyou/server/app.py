@@ -21,7 +21,7 @@ from starlette.websockets import WebSocketDisconnect
 from shangyou import fairness
 from shangyou.registry import aliases, preset_info, preset_names
 
-from . import accounts, answers, learn, playnow, schemas, views
+from . import accounts, analysis, answers, learn, metrics, playnow, schemas, views
 from .budget import Busy
 from .conn import FLOOD_CLOSE, INBOX, answer_ping
 from .limits import BodyLimit, Limits, origin_allowed
@@ -480,5 +480,11 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             await manager.disconnect(table, conn)
 
     app.include_router(accounts.router)
+    app.include_router(analysis.router)      # /analysis, POST /api/analysis
     app.add_middleware(BodyLimit, limit=limits.body_bytes, seconds=limits.body_seconds)
+    # GET /metrics, for the operator's scraper only (server/metrics.py)
+    app.state.metrics_registry = metrics.registry_for(state)
+    app.state.metrics_access = metrics.Access.from_env(limits.metrics_from)
+    app.include_router(metrics.router)
+    app.add_middleware(metrics.StatusCounter)
     return app

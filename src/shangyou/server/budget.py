@@ -7,11 +7,12 @@ dispatcher in the server process (``docs/operations.md``, *Worker processes*):
   processes). A bot never waits behind a hint or a review: none ever enters this lane, and
   its processes keep the normal CPU priority. Its queue has no bound: a bot is never refused
   (a table would stop).
-- ``advice``: hints and the decisions of reviews (``Limits.advice_workers`` processes, whose
+- ``advice``: hints, the decisions of reviews and analyses (``Limits.advice_workers`` processes, whose
   CPU priority is lowered by ``Limits.advice_nice``, so that the kernel serves the bots'
   processes and the server first on a busy machine), which together use at most
   ``Limits.advice_cpu_share`` of a core each on average (a CPU budget in bursts of
-  ``Limits.advice_cpu_burst`` seconds). A hint goes before any review decision; each kind
+  ``Limits.advice_cpu_burst`` seconds). A hint goes before any review decision, and a review
+  decision before an analysis (the analysis board, ``server/analysis.py``); each kind
   waits in a bounded queue, and a request past the bound is refused with :class:`Busy` (the
   client's ``busy``).
 
@@ -269,7 +270,8 @@ class Work:
         # in the worker's pipe (no round trip through the server between two moves)
         self.bots = Lane("bots", bot_workers or default_workers(), {"bot": None}, depth=None)
         self.advice = Lane("advice", limits.advice_workers,
-                           {"hint": limits.hint_queue, "review": limits.review_jobs},
+                           {"hint": limits.hint_queue, "review": limits.review_jobs,
+                            "analysis": limits.analysis_queue},
                            nice=limits.advice_nice, idle=bool(limits.advice_idle),
                            cpu_share=limits.advice_cpu_share,
                            cpu_burst=limits.advice_cpu_burst)

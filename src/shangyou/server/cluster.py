@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from starlette.websockets import WebSocketDisconnect
 
@@ -42,7 +42,7 @@ _BYE = object()
 class ClusterConfig:
     """``--node-id``, ``--redis`` and ``--lease-seconds`` of ``python -m shangyou.server``."""
     node: str
-    redis_url: str
+    redis_url: str = field(repr=False)      # it may hold Redis's password
     lease_seconds: float = 4.0
 
 

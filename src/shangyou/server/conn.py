@@ -7,7 +7,7 @@ import itertools
 import logging
 import time
 
-from . import pipeline, schemas, views
+from . import metrics, pipeline, schemas, views
 
 log = logging.getLogger("shangyou.server")
 
@@ -89,6 +89,7 @@ class Conn:
     def error(self, code: str, message: str, why=None) -> None:
         """``why``: for an illegal play, the rule it breaks (``games/why.py``), sent as
         ``{"code", "params", "text": {"en", "zh"}}`` so the page shows it in its language."""
+        metrics.socket_error(code)
         msg = {"type": "error", "code": code, "message": message}
         if why is not None:
             msg["why"] = why.as_dict()

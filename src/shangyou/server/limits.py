@@ -73,6 +73,13 @@ class Limits:
     account_reads_per_minute_address: int = 240  # GETs of who/account/leaderboard (429)
     password_hashes_at_once: int = 2      # argon2 hashes computed at once (64 MiB each)
     session_days: float = 30.0            # a login lasts this long
+    # analysis
+    analyses_per_minute_address: int = 10  # analyses asked from one address (429 rate_limited)
+    analysis_queue: int = 4               # analyses waiting for a worker, in all (503 busy)
+    analysis_seconds: float = 1.5         # CPU seconds of one analysis's worlds
+    # ops
+    metrics_from: tuple[str, ...] = ("127.0.0.1/32", "::1/128")  # networks (CIDR) that may
+    #                                     read /metrics (or a bearer token: server/metrics.py)
     # learn
     learn_requests_per_minute_address: int = 120  # lesson lists, steps and checks (429)
 

@@ -69,6 +69,8 @@ class Links:
         self.inc: dict[str, _In] = {}
         self.resent = 0                # messages sent again
         self.resets = 0                # links reset
+        self.sent = 0                  # messages sent (metrics)
+        self.delivered = 0             # messages received and delivered, in order (metrics)
 
     # --------------------------------------------------------------------------- sending
     def send(self, node: str, items: list) -> bytes:
@@ -77,6 +79,7 @@ class Links:
         if o is None:
             o = self.out[node] = _Out()
         o.seq += 1
+        self.sent += 1
         payload = orjson.dumps({"from": self.node, "stream": o.stream, "seq": o.seq,
                                 "items": items})
         o.unacked.append((o.seq, payload, time.monotonic()))
@@ -128,6 +131,7 @@ class Links:
             i = self.inc[sender] = _In(stream)
         if seq == i.got + 1:
             i.got = seq
+            self.delivered += 1
             i.wanted_at = -1.0
             return True, False, ended
         if seq <= i.got:

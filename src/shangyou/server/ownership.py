@@ -103,6 +103,7 @@ class DbLease:
         self.dead: frozenset[str] = frozenset()     # nodes whose heartbeat ran out, and
         self._dead_at = 0.0                         # when the renewal that said so started
         self.renewed_at: float | None = None        # monotonic: the last renewal started
+        self.renewals = self.renewal_failures = 0   # (metrics)
 
     def fresh(self) -> bool:
         """The last successful renewal started less than a lease ago: this node's leases
@@ -224,10 +225,12 @@ class DbLease:
             stalled = False
             try:
                 self._renew()
+                self.renewals += 1
                 if failing:
                     log.warning("renewing the leases works again")
                 failing = False
             except Exception as e:
+                self.renewal_failures += 1
                 # one traceback for an outage, then a line for each renewal that fails
                 if failing:
                     log.warning("renewing the leases failed again (%s)", e.__class__.__name__)

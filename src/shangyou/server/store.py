@@ -27,6 +27,7 @@ import contextvars
 import datetime as dt
 import logging
 import random
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, cast
@@ -42,6 +43,7 @@ from sqlalchemy.pool import StaticPool
 
 from . import migrations
 from .logs import table_context
+from .metrics import STORE_SECONDS
 from .rows import MatchRow, MoveRow, NodeRow, ReviewRow, SeatRow, TableRow, utcnow
 
 
@@ -608,9 +610,15 @@ class AsyncStore:
         self._pending: list[tuple[tuple, asyncio.Future, float]] = []
         self._writer: asyncio.Task | None = None
         self._gave_up = False         # a call was given up since the last one that went through
+        self.queued = 0               # calls waiting for the thread or running in it (metrics)
 
-    async def _run(self, fn, *args):
-        return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
+    async def _run(self, fn, *args, call: str | None = None):
+        self.queued += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(
+                self._pool, _timed, call or getattr(fn, "__name__", "call"), fn, args)
+        finally:
+            self.queued -= 1
 
     async def _retrying(self, what: str, attempt_fn, since: float | None = None):
         """``await attempt_fn(tries so far)`` until it succeeds, fails for good, or connection
@@ -651,14 +659,14 @@ class AsyncStore:
         fn = getattr(self.store, fn_name)
 
         async def attempt(_tries):
-            return await self._run(lambda: fn(*args, **kwargs))
+            return await self._run(lambda: fn(*args, **kwargs), call=fn_name)
         return await self._retrying(f"the store's {fn_name}", attempt)
 
     async def call_with(self, fn, *args):
         """``fn(store, *args)`` as :meth:`call` runs a method (in the store's thread, tried
         again on a lost connection): queries that live in other modules (accountdb.py)."""
         async def attempt(_tries):
-            return await self._run(lambda: fn(self.store, *args))
+            return await self._run(lambda: fn(self.store, *args), call=fn.__name__)
         return await self._retrying(f"the store's {fn.__name__}", attempt)
 
     async def ping(self, timeout: float) -> None:
@@ -738,3 +746,13 @@ def _short(exc: BaseException) -> str:
     """An error on one line: its class and the first line of its message."""
     first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [""])[0]
     return f"{exc.__class__.__name__}: {first[:200]}"
+
+
+def _timed(call: str, fn, args: tuple):
+    """In the store's thread: ``fn(*args)``, its time observed by ``call``
+    (``shangyou_store_call_seconds``)."""
+    t0 = time.perf_counter()
+    try:
+        return fn(*args)
+    finally:
+        STORE_SECONDS.labels(call).observe(time.perf_counter() - t0)

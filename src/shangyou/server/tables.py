@@ -25,7 +25,7 @@ import shangyou
 from shangyou.engine import deal
 from shangyou.registry import resolve
 
-from . import pipeline, schemas, views
+from . import metrics, pipeline, schemas, views
 from .accounts import Accounts
 from .advice import Hints, answer_hint
 from .autoplay import Autoplay, _make_bot
@@ -525,6 +525,8 @@ class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
             pipeline.undo_last(table)
             raise ActionError("server_error", "the move could not be stored; it was undone")
         events = pipeline.advance(table, rec)
+        metrics.moved("timer" if actor == "timer" else "bot" if actor == "bot"
+                      or table.seats[rec.seat].kind == "bot" else "person")
         self._arm_timer(table)
         self._broadcast(table, events)
         if table.status == "over":

@@ -75,6 +75,12 @@ function updateStepper() {
   $("slider").value = String(R.k);
   $("first").disabled = $("prev").disabled = R.k <= 0;
   $("next").disabled = $("last").disabled = R.k >= R.n;
+  // the position before the next move, as the seat that made it saw it (analysis.js)
+  const next = R.k < R.n ? R.log.moves[R.k] : null;
+  $("analyse").hidden = !next;
+  if (next) {
+    $("analyse").href = `/analysis?match=${encodeURIComponent(matchId)}&step=${R.k}&seat=${next[0]}`;
+  }
   const lm = $("last-move");
   lm.replaceChildren();
   if (R.k > 0) {

@@ -1,0 +1,235 @@
+"""A position set up by hand (the analysis board's set-up): checked, and made into a seat's view.
+
+A set-up is plain data, hostile until checked (it comes from a browser):
+
+``game``, ``players``, ``options``
+    the preset, the number of players and its options (as for a new game);
+``seat``
+    whose position it is (that seat is to act);
+``hand``
+    that seat's cards (``"3H 4H 4S"``);
+``table``
+    the play to beat, ``{"seat": s, "cards": "7H 7S", "reading": optional}`` (every seat
+    between that one and ``seat`` has passed), or None: ``seat`` leads;
+``played``
+    the cards played earlier in this hand: a string of cards, given to the seats so that the
+    numbers dealt to each come out as even as they can; or ``[[seat, "cards"], ...]``: who
+    played what. Each seat's earlier plays count as one trick that it won (Zheng Fen: the
+    points in them are its points won);
+``counts``
+    the cards left in each seat's hand (``counts[seat]`` is the hand's size whatever is given),
+    none more than a deal (the game's ``deal_count``, or the pack shared by the players); the
+    unseen cards (the pack less the hand, the table and the cards played) are dealt to
+    the other seats by these numbers in every sampled world: they must add up to the unseen
+    cards (Owen, which leaves cards undealt: at most that many);
+``finished``
+    optional: the seats out of cards, in the order they went out (default: those with
+    ``counts`` 0, by seat number).
+
+The climbing games only (pagat, Owen, "winner", Zheng Fen); a Sheng ji position is opened from a
+replay step instead. :func:`view_of` answers the seat's view, the same as a game's view (the
+world sampler of the search bots builds a world from it, whose own view is returned: so the
+legal plays are the game's), or raises :class:`BadPosition` with a code and a message.
+
+>>> v = view_of({"game": "zheng-shangyou/pagat", "players": 4, "seat": 0,
+...              "hand": "6H 6S 9C", "table": {"seat": 2, "cards": "5D 5C"},
+...              "played": "3S 3H 3D 3C 4S 4H 4D 4C 7S 7H 7D 7C 8S 8H",
+...              "counts": [3, 12, 12, 11]})
+>>> v["legal_moves"], v["trick"], v["to_act"]
+(['pass', '6H 6S'], [[2, '5D 5C'], [3, 'pass']], 0)
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import shangyou
+
+from .cards import CARD_TEXT, NotationError, deck, parse
+from .registry import preset_names
+
+MAX_CARDS = 216         # four packs: the most cards a set-up may name in all
+
+
+class BadPosition(ValueError):
+    """A set-up that is not a possible position; ``code`` says which check failed."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+def _cards(text, what: str) -> list[int]:
+    if text is None:
+        return []
+    if not isinstance(text, str) or len(text) > 4 * MAX_CARDS:
+        raise BadPosition("bad_cards", f"{what}: a string of cards, like '3H 4S'")
+    try:
+        return sorted(parse(text))
+    except (NotationError, ValueError) as e:
+        raise BadPosition("bad_cards", f"{what}: {e}") from None
+
+
+def _seat(x, n: int, what: str) -> int:
+    if not isinstance(x, int) or isinstance(x, bool) or not 0 <= x < n:
+        raise BadPosition("bad_seat", f"{what} must be a seat 0..{n - 1}")
+    return x
+
+
+def view_of(setup: dict) -> dict:
+    """The view of ``setup``'s seat (see the module's docstring); :class:`BadPosition` when
+    the set-up cannot be a position of the game."""
+    game = setup.get("game")
+    if not isinstance(game, str) or game not in preset_names():
+        raise BadPosition("bad_game", f"unknown game {str(game)[:40]!r}")
+    if game.startswith("sheng-ji"):
+        raise BadPosition("bad_game", "Sheng ji positions are opened from a replay step; "
+                          "the set-up takes the climbing games")
+    options = setup.get("options") or {}
+    if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
+        raise BadPosition("bad_options", "options: an object of the game's options")
+    players = setup.get("players")
+    if players is not None and (not isinstance(players, int) or isinstance(players, bool)):
+        raise BadPosition("bad_options", "players: a number of players")
+    try:
+        template = shangyou.new_game(game, players=players, seed=0, **options)
+    except (TypeError, ValueError) as e:
+        raise BadPosition("bad_options", str(e)[:200]) from None
+    n, rules = template.n, template.rules
+    seat = _seat(setup.get("seat"), n, "seat")
+    hand = _cards(setup.get("hand"), "hand")
+    if not hand:
+        raise BadPosition("bad_hand", "the hand is empty")
+    table = setup.get("table")
+    on_table: tuple[int, list[int]] | None = None
+    want = None                 # the reading the play to beat is read as (None: its first)
+    if table is not None:
+        if not isinstance(table, dict):
+            raise BadPosition("bad_table", "table: {seat, cards} or null")
+        tseat = _seat(table.get("seat"), n, "table.seat")
+        if tseat == seat:
+            raise BadPosition("bad_table", "the play to beat is your own: everyone passed, "
+                              "you lead (give no table)")
+        tcards = _cards(table.get("cards"), "table.cards")
+        if not tcards:
+            raise BadPosition("bad_table", "the play to beat has no cards")
+        on_table = (tseat, tcards)
+        want = table.get("reading")
+
+    counts = setup.get("counts")
+    if not isinstance(counts, list) or len(counts) != n or not all(
+            isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= MAX_CARDS
+            for c in counts):
+        raise BadPosition("bad_counts", f"counts: {n} numbers of cards, one a seat")
+    counts = list(counts)
+    counts[seat] = len(hand)
+
+    # the earlier plays, by seat
+    played = setup.get("played")
+    by_seat: list[list[int]] = [[] for _ in range(n)]
+    loose: list[int] = []
+    if isinstance(played, list):
+        if len(played) > 4 * n:
+            raise BadPosition("bad_played", "played: too many entries")
+        for item in played:
+            if not (isinstance(item, (list, tuple)) and len(item) == 2):
+                raise BadPosition("bad_played", "played: [[seat, cards], ...] or a string")
+            by_seat[_seat(item[0], n, "played seat")] += _cards(item[1], "played")
+    elif played is None or isinstance(played, str):
+        loose = _cards(played, "played")
+    else:
+        raise BadPosition("bad_played", "played: [[seat, cards], ...] or a string")
+
+    # every card at most as often as the packs hold it
+    pack: Counter[int] = Counter(deck(rules.decks, rules.jokers))
+    named: Counter[int] = Counter(hand) + Counter(loose)
+    for cs in by_seat:
+        named.update(cs)
+    if on_table is not None:
+        named.update(on_table[1])
+    if sum(named.values()) > MAX_CARDS:
+        raise BadPosition("too_many_cards", "more cards than the packs hold")
+    for c, k in named.items():
+        if k > pack[c]:
+            packs = "pack" if rules.decks == 1 else f"{rules.decks} packs"
+            raise BadPosition("duplicate_card", f"{CARD_TEXT[c]} is named {k} times; the "
+                              f"{packs} of this game hold{'s' if rules.decks == 1 else ''} "
+                              f"{pack[c]}")
+    # no hand larger than a deal: the most cards one seat is dealt
+    deal = getattr(rules, "deal_count", None) or -(-sum(pack.values()) // n)
+    if len(hand) > deal or max(counts) > deal:
+        raise BadPosition("bad_counts", f"a hand of this game holds at most {deal} cards")
+    if on_table is not None and len(on_table[1]) > deal:
+        raise BadPosition("bad_table", f"a play of this game has at most {deal} cards")
+    last = None
+    if on_table is not None:
+        tseat, tcards = on_table
+        readings = rules.family.combos(tcards)
+        if want is not None:
+            readings = [c for c in readings if c.label == want]
+        if not readings:
+            raise BadPosition("bad_table", f"{' '.join(CARD_TEXT[c] for c in tcards)} is not "
+                              "a combination of this game" + (f" read as {str(want)[:40]!r}"
+                                                              if want is not None else ""))
+        last = (tseat, tcards, readings[0])
+    unseen = sum(pack.values()) - sum(named.values())
+    others = sum(counts) - len(hand)
+    dealt_all = getattr(rules, "deal_count", None) is None
+    if others > unseen or (dealt_all and others != unseen):
+        raise BadPosition("bad_counts", f"the other seats hold {others} cards by the counts, "
+                          f"but {unseen} cards are unseen" +
+                          ("" if dealt_all else " (at most that many)"))
+
+    finished = setup.get("finished")
+    out = [s for s in range(n) if counts[s] == 0]
+    if finished is not None:
+        if not isinstance(finished, list) or sorted(
+                _seat(s, n, "finished") for s in finished) != out:
+            raise BadPosition("bad_finished", "finished: the seats with no cards left, in "
+                              "the order they went out")
+        out = list(finished)
+    if len(out) >= n - 1:
+        raise BadPosition("bad_counts", "the hand is over: at most one seat holds cards")
+
+    if loose:          # even out the numbers dealt: the seats with fewest so far take cards
+        dealt = [counts[s] + len(by_seat[s]) + (len(last[1]) if last and last[0] == s else 0)
+                 for s in range(n)]
+        for c in loose:
+            s = min(range(n), key=lambda x: (dealt[x], x))
+            by_seat[s].append(c)
+            dealt[s] += 1
+    for s in out:
+        if not by_seat[s] and not (last is not None and last[0] == s):
+            raise BadPosition("bad_played", f"seat {s} is out of cards but played none")
+
+    view = template.view(seat)
+    view.pop("exchange", None)
+    view.pop("legal_moves", None)
+    first = sorted(range(n), key=lambda s: (out.index(s) if s in out else n, s))
+    view.update({
+        "phase": "play", "to_act": seat, "hand": [CARD_TEXT[c] for c in hand],
+        "counts": counts, "finished": out, "exchanged": [], "history": [],
+        "previous_order": None,
+        "played": [[[s, " ".join(CARD_TEXT[c] for c in sorted(by_seat[s]))]]
+                   for s in first if by_seat[s]],
+    })
+    if last is None:
+        view.update(trick=[], last=None, passed=[])
+    else:
+        tseat, tcards, combo = last
+        trick: list[list] = [[tseat, " ".join(CARD_TEXT[c] for c in tcards)]]
+        s = (tseat + 1) % n
+        while s != seat:
+            if counts[s]:
+                trick.append([s, "pass"])
+            s = (s + 1) % n
+        view.update(trick=trick, passed=sorted(int(p) for p, _ in trick[1:]),
+                    last={"seat": tseat, "cards": trick[0][1], "kind": combo.kind,
+                          "reading": combo.label})
+    from .games.climbing.worlds import WorldSampler
+    try:
+        world = WorldSampler(view, rules).sample(random.Random(0))
+    except ValueError as e:
+        raise BadPosition("bad_position", str(e)[:200]) from None
+    return world.view(seat)

@@ -1,0 +1,133 @@
+"""The analysis board in real headless Chromium (Playwright): a position set up by tapping
+cards on a phone (390x844), analysed, a card changed and analysed again; then, on a desktop
+(1280x800), a finished match's replay step opened with "Analyse". Screenshots go to
+``artifacts/screenshots/``."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import shangyou
+from shangyou.games.climbing.steps import every_play
+from test_browser import _get_json, browser  # noqa: F401 (browser: a fixture)
+from test_browser_table_languages import _latin_words
+from test_browser_table import (DESKTOP, LOOPBACK, PHONE, _as_host,  # noqa: F401 (errors: a
+                                _no_horizontal_scroll, _shot, _table, _watch, errors,  # fixture)
+                                serve)
+
+pytestmark = pytest.mark.timeout(240)
+ANSWER_MS = 120_000        # the advice lane's worker starts on the first analysis (nice +10)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    yield from serve(tmp_path_factory.mktemp("web-analysis-data"), "--bot-delay", "0.02",
+                     *LOOPBACK)
+
+
+def _rows(page) -> list[str]:
+    return page.eval_on_selector_all("#result-rows tr", "rs => rs.map(r => r.dataset.play)")
+
+
+def _tap(page, card: str):
+    page.click(f'#pack .card[data-card="{card}"]')
+
+
+def test_set_up_analyse_change_a_card_and_open_a_replay_step(server, browser, errors):
+    # ---- a phone: set up a position by tapping cards, analyse, change a card, again
+    page = _watch(browser.new_page(viewport=PHONE), errors)
+    page.goto(server + "/analysis")
+    page.wait_for_selector('#pack .card[data-card="9C"]')
+    assert page.input_value("#game") == "zheng-shangyou/pagat"
+    page.select_option("#players", "4")
+    _tap(page, "9C")
+    _tap(page, "9S")
+    page.check('input[name="target"][value="table"]')
+    _tap(page, "5D")
+    _tap(page, "5C")
+    page.select_option("#table-seat", "2")
+    assert sorted(page.eval_on_selector_all("#hand .card", "cs => cs.map(c => c.dataset.card)")) \
+        == ["9C", "9S"]
+    # the unseen cards are shared, at most a deal (14) a hand: 50 - 42 are in no hand
+    counts = [int(page.input_value(f"#count-{s}")) for s in range(4)]
+    assert counts == [2, 14, 14, 14]
+    assert "8" in page.inner_text("#setup-note")
+    page.check('input[name="target"][value="played"]')
+    for card in "3S 3H 3D 3C 4S 4H 4D 4C 6S 6H 6D 6C 7S 7H".split():
+        _tap(page, card)
+    assert [int(page.input_value(f"#count-{s}")) for s in range(4)] == [2, 12, 12, 12]
+    assert page.inner_text("#setup-note") == ""
+    page.click("#analyse")
+    page.wait_for_selector("#result-table:not([hidden]) #result-rows tr", timeout=ANSWER_MS)
+    assert _rows(page) == ["9C 9S", "pass"]          # going out is clearly best
+    assert "less on average than 9" in page.inner_text("#result-rows tr >> nth=1")   # why
+    _no_horizontal_scroll(page)
+    _shot(page, "analysis-phone.png")
+    # change a card: a third card in the hand, the pair no longer goes out
+    page.check('input[name="target"][value="hand"]')
+    _tap(page, "10S")
+    page.click("#analyse")
+    page.wait_for_function("document.querySelectorAll('#result-rows tr').length === 2 && "
+                           "!document.getElementById('analyse').disabled", timeout=ANSWER_MS)
+    assert sorted(_rows(page)) == ["9C 9S", "pass"]
+    assert sorted(page.eval_on_selector_all("#hand .card", "cs => cs.map(c => c.dataset.card)")) \
+        == ["10S", "9C", "9S"]
+    # a set-up that cannot be: a clear error, nothing analysed
+    page.fill("#count-1", "40")
+    page.dispatch_event("#count-1", "change")
+    page.click("#analyse")
+    page.wait_for_function("document.getElementById('alert').textContent.length > 0",
+                           timeout=ANSWER_MS)
+    assert "at most 14 cards" in page.inner_text("#alert")
+    assert page.evaluate("[...window.__i18n.missing]") == []
+    page.close()
+
+    # ---- a finished match (bots in every seat), its replay, "Analyse" on a desktop
+    url = _table(server, game="zheng-shangyou/owen", players=2, options={"target": 1})
+    host = _watch(browser.new_page(viewport=DESKTOP), errors)
+    _as_host(host, url)
+    host.goto(url)
+    host.click("#fill-bots")
+    host.wait_for_selector("#start:not([disabled])")
+    host.click("#start")
+    deadline = time.monotonic() + 120
+    while not _get_json(server + "/api/matches"):
+        assert time.monotonic() < deadline, "the bots' match did not finish"
+        time.sleep(0.3)
+    match_id = _get_json(server + "/api/matches")[0]["match_id"]
+    host.close()
+    log = _get_json(f"{server}/api/matches/{match_id}")["log"]
+    g = shangyou.replay({**log, "moves": []})
+    for k, (seat, text) in enumerate(log["moves"]):       # a step with a choice to weigh
+        if len(g.view(seat)["legal_moves"]) > 2:
+            break
+        g.apply(text)
+    full = every_play(g.view(seat), g.rules.family)["legal_moves"]
+    page = _watch(browser.new_page(viewport=DESKTOP), errors)
+    page.goto(f"{server}/replay/{match_id}#k={k}&seat=all")
+    link = page.locator("#analyse")
+    link.wait_for(state="visible")
+    assert link.get_attribute("href") == f"/analysis?match={match_id}&step={k}&seat={seat}"
+    link.click()
+    page.wait_for_url("**/analysis?*")
+    page.wait_for_selector("#result-table:not([hidden]) #result-rows tr", timeout=ANSWER_MS)
+    mine = _get_json(f"{server}/api/matches/{match_id}/step/{k}?seat={seat}")["view"]
+    shown = page.eval_on_selector_all("#hand .card", "cs => cs.map(c => c.dataset.card)")
+    assert sorted(shown) == sorted(mine["hand"])
+    assert mine == g.view(seat) and set(_rows(page)) <= set(full) and len(_rows(page)) >= 2
+    # the set-up holds the same position: the hand's cards are marked in the pack
+    marked = page.eval_on_selector_all('#pack .card[data-state="hand"]',
+                                       "cs => cs.map(c => c.dataset.card)")
+    assert sorted(marked) == sorted(mine["hand"])
+    _no_horizontal_scroll(page)
+    _shot(page, "analysis-desktop.png")
+    # in Chinese: every string of the page, the engine's reasons included
+    page.evaluate("localStorage.setItem('shangyou.lang', 'zh')")
+    page.reload()
+    page.wait_for_selector("#result-table:not([hidden]) #result-rows tr", timeout=ANSWER_MS)
+    assert _latin_words(page) == []
+    assert page.evaluate("[...window.__i18n.missing]") == []
+    _shot(page, "analysis-desktop-zh.png")
+    page.close()
