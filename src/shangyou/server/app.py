@@ -21,7 +21,7 @@ from starlette.websockets import WebSocketDisconnect
 from shangyou import fairness
 from shangyou.registry import aliases, preset_info, preset_names
 
-from . import accounts, analysis, answers, learn, metrics, playnow, schemas, views
+from . import accounts, analysis, answers, metrics, playnow, schemas, views
 from .budget import Busy
 from .conn import FLOOD_CLOSE, INBOX, answer_ping
 from .limits import BodyLimit, Limits, origin_allowed
@@ -265,8 +265,9 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
         return {"table_id": t.id, "url": f"/t/{t.id}", "host_token": token}
 
     app.include_router(playnow.router)       # POST /api/play: a table with bots, started
-    app.state.static_dir = static             # the pages' folder, for the routers' pages
-    app.include_router(learn.router)         # /learn and /api/learn: first lessons
+    from . import learn                      # /learn and /api/learn: first lessons
+    app.state.static_dir = static             # the pages' folder, for its page
+    app.include_router(learn.router)
 
     page_max = limits.page_max
 
