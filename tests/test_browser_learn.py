@@ -59,7 +59,7 @@ def test_finish_the_sheng_ji_course_on_a_phone_with_a_wrong_play(server, browser
             assert page.locator("#learn-next").count() == 0
             _shot(page, "learn-phone-wrong.png")
         _tap_and_play(page, step["pass"]["examples"][0].split())
-        assert _verdict(page, step["id"]) == "Well played!"
+        assert _verdict(page, step["id"]) == "Well played!", (step["id"], page.text_content("#learn-why"))
         assert page.text_content("#learn-why") == step["well_en"]
         page.click("#learn-next")
     page.wait_for_selector("#learn-complete")

@@ -139,6 +139,7 @@ function drawMine() {
 async function check(play) {
   if (L.busy || !L.step) return;
   L.busy = true;
+  $("learn-result").hidden = true;             // the answer to the last play is gone
   drawMine();
   const s = L.step;
   try {
