@@ -87,7 +87,16 @@ def test_a_step_in_chinese_on_a_desktop(server, browser, errors):
     _tap_and_play(page, ["9H", "9S", "9D"])
     assert _verdict(page, "pairs") == "不能这样出"
     assert "这一轮要出2张" in page.text_content("#learn-why")
-    _tap_and_play(page, ["9H", "9S"])
+    # by keyboard: the hand is one tab stop, arrows move, Space picks
+    cards = page.eval_on_selector_all("#hand .card", "cs => cs.map(c => c.dataset.card)")
+    first = next(i for i in range(len(cards) - 1) if cards[i][0] == cards[i + 1][0] == "9")
+    page.locator("#hand .card").nth(first).focus()
+    page.keyboard.press("Space")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Space")
+    picked = page.eval_on_selector_all("#hand .card.selected", "cs => cs.map(c => c.dataset.card)")
+    assert len(picked) == 2 and all(c.startswith("9") for c in picked), picked
+    page.click("#learn-play")
     assert _verdict(page, "pairs") == "出得好！"
     _shot(page, "learn-desktop-zh.png")
     ctx.close()

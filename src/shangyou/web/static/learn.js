@@ -200,6 +200,20 @@ function finish() {
   $("learn-alert").after(h("p", { id: "learn-complete", class: "learn-right" }, t("learn.complete")));
 }
 
+// The hand is one tab stop (table-hand.js): arrows, Home and End move inside it, as at the
+// table; Space or Enter on a card picks it.
+function onHandKey(e) {
+  const cards = [...$("hand").querySelectorAll(".card")];
+  const i = cards.indexOf(e.target);
+  if (i < 0 || !["ArrowRight", "ArrowLeft", "Home", "End"].includes(e.key)) return;
+  e.preventDefault();
+  const j = e.key === "ArrowRight" ? Math.min(cards.length - 1, i + 1)
+    : e.key === "ArrowLeft" ? Math.max(0, i - 1) : e.key === "Home" ? 0 : cards.length - 1;
+  L.focus = j;
+  cards.forEach((c, k) => { c.tabIndex = k === j ? 0 : -1; });
+  cards[j].focus();
+}
+
 // ---------------------------------------------------------------------------- start
 async function start() {
   translatePage();
@@ -207,6 +221,7 @@ async function start() {
   $("learn-play").addEventListener("click", () => { if (L.selected.size) check(selectedCards().join(" ")); });
   $("learn-pass").addEventListener("click", () => check("pass"));
   $("learn-clear").addEventListener("click", () => { L.selected.clear(); drawMine(); });
+  $("hand").addEventListener("keydown", onHandKey);
   try {
     L.courses = (await api("/api/learn")).courses;
   } catch (e) {
