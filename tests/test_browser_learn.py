@@ -1,7 +1,7 @@
 """The first lessons in real headless Chromium (Playwright): a short course played through at
 phone size (390x844) by tapping cards, once with a wrong play whose explanation shows, the
 progress kept in the browser, axe-core finding nothing; then a step at desktop size in Chinese
-with no English left on the page."""
+with no English left on the page, a pair picked by keyboard."""
 
 from __future__ import annotations
 
