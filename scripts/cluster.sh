@@ -187,7 +187,7 @@ for i in $(seq 1 "$NODES"); do
     # stopped with SIGTERM: the node drains (hands its tables on) within stopwaitsecs
     programs+="
 [program:node$i]
-command=$(q "$PY") -m shangyou.server --port $port --db $(q "$DB") --redis $(q "redis://127.0.0.1:$REDIS_PORT/0") --node-id node$i$node_args
+command=$(q "$PY") -m shangyou.server --port $port --db $(q "$DB") --redis $(q "redis://127.0.0.1:$REDIS_PORT/0") --node-id node$i --affinity$node_args
 directory=$(pwd)
 stdout_logfile=$DATA/node$i.log
 stdout_logfile_maxbytes=0
@@ -210,7 +210,15 @@ worker_rlimit_nofile 65536;
 events { worker_connections 16384; }
 http {
     access_log off;
+    # table affinity: every request of one table (its socket /ws/ID, its page /t/ID) goes to
+    # one node, by a consistent hash of the id; the rest spread at random. A node that is down
+    # refuses at once and the table's next node of the ring is tried (proxy_next_upstream)
+    map \$uri \$shangyou_table {
+        ~^/(?:ws|t)/(?<shangyou_id>[^/]+)\$ \$shangyou_id;
+        default \$request_id;
+    }
     upstream shangyou {
+        hash \$shangyou_table consistent;
 $upstream    }
     map \$http_upgrade \$connection_upgrade { default upgrade; '' close; }
     server {

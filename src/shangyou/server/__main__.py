@@ -65,6 +65,10 @@ def build_parser(prog: str = "python -m shangyou.server") -> argparse.ArgumentPa
     p.add_argument("--lease-seconds", type=float, default=4.0,
                    help="how long a node's hold on its tables lasts without renewal: another "
                    "node takes a table over this long after its node died (default 4)")
+    p.add_argument("--affinity", action="store_true",
+                   help="a node of several behind a proxy that sends each table's sockets to "
+                   "one node (scripts/cluster.sh's nginx: a consistent hash of the table's id): "
+                   "a table moves to the node its sockets reach (docs/deploy.md)")
     p.add_argument("--ws-ping-interval", type=float, default=20.0, metavar="SECONDS",
                    help="how often the server pings each socket (default 20; 0: never)")
     p.add_argument("--ws-ping-timeout", type=float, default=20.0, metavar="SECONDS",
@@ -109,6 +113,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m shangyou.server")
     if not 0 <= a.store_retry_seconds <= 3600:
         p.error("--store-retry-seconds: between 0 and 3600")
     cluster = None
+    if a.affinity and not a.redis:
+        p.error("--affinity: for a node of several (--redis URL)")
     if a.redis or a.node_id:
         from .cluster import ClusterConfig
         if not a.redis:
@@ -120,7 +126,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m shangyou.server")
         node = a.node_id or f"{socket.gethostname()}:{a.port}"
         if not 0 < len(node) <= 64:
             p.error("--node-id: 1 to 64 characters")
-        cluster = ClusterConfig(node=node, redis_url=a.redis, lease_seconds=a.lease_seconds)
+        cluster = ClusterConfig(node=node, redis_url=a.redis, lease_seconds=a.lease_seconds,
+                                affinity=a.affinity)
     app = create_app(db_url=a.db, data_dir=a.data, bot_delay=a.bot_delay, limits=limits,
                      cluster=cluster, store_retry_seconds=a.store_retry_seconds)
     import gc

@@ -286,6 +286,15 @@ class Store:
         with self.session() as s:
             return s.scalar(select(TableRow.status).where(TableRow.id == table_id))
 
+    def statuses(self, ids: list[str]) -> dict[str, str]:
+        """Each existing table's status."""
+        out: dict[str, str] = {}
+        for i in range(0, len(ids), self._CHUNK):
+            with self.session() as s:
+                out.update(s.execute(select(TableRow.id, TableRow.status)
+                                     .where(TableRow.id.in_(ids[i:i + self._CHUNK]))).all())
+        return out
+
     def count_waiting(self) -> int:
         with self.session() as s:
             return s.scalar(select(func.count()).select_from(TableRow)
