@@ -74,8 +74,8 @@ class Limits:
     password_hashes_at_once: int = 2      # argon2 hashes computed at once (64 MiB each)
     session_days: float = 30.0            # a login lasts this long
     # affinity
-    lobby_cache_ms: int = 1000         # a page of the lobby of several nodes is kept this long,
-    #                                    and its tables counted at most this often (lobby.py)
+    lobby_cache_ms: int = 1000         # a page of the lobby of several nodes is kept this long
+    lobby_count_ms: int = 10_000       # ... and its tables counted at most this often (lobby.py)
     lobby_reads_waiting: int = 8       # different lobby pages waiting to be read (503 busy)
 
     def networks(self) -> list:

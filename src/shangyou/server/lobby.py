@@ -15,15 +15,16 @@ read must not cost the moves anything:
   ``empty_listed_seconds`` are left out as they are met: a person's seat is looked up by the
   seats' key), so a page costs its length, not the number of tables;
 - **counting bounded by a cache**: the page says how many tables are listed (``total``); the
-  lobby counts them (the waiting ones and the running ones, which may be 100,000) at most
-  once every ``lobby_cache_ms``, and a page that shows where the waiting ones end corrects
-  the count of those;
+  lobby counts them (the waiting ones and the running ones, which may be 100,000: a scan of
+  the index's range) at most once every ``lobby_count_ms`` (default 10 s), and a page that
+  shows where the waiting ones end corrects the count of those;
 - **a cache of pages**: a page read is kept ``lobby_cache_ms`` (default 1 s) and every
   request for the same page meanwhile gets it; requests for a page being read wait for that
   read. At most ``lobby_reads_waiting`` different pages wait for the lobby's thread; more get
   503 ``busy`` (a flood of different offsets queues on the lobby alone, and is cut off).
 
-So the lobby is at most ``lobby_cache_ms`` old. It replaces one count and one sort of every
+So the lobby's pages are at most ``lobby_cache_ms`` old, its ``total`` at most
+``lobby_count_ms``. It replaces one count and one sort of every
 listed table in the store's writing thread for each request (1.7 to 1.9 s a page at 50,000 to
 100,000 tables, during which no move was stored).
 """
@@ -36,7 +37,7 @@ import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 
-from sqlalchemy import and_, exists, func, or_, select
+from sqlalchemy import and_, func, or_, select
 
 from .limits import Limits
 from .rows import SeatRow, TableRow, utcnow
@@ -54,9 +55,13 @@ def _visible(status: str, quiet_before: dt.datetime):
     a seat or a change since ``quiet_before``."""
     cond = [TableRow.status == status, TableRow.listed.is_not(False)]
     if status == "waiting":
-        seated = exists().where(SeatRow.table_id == TableRow.id, SeatRow.kind == "human")
+        # a person's seat looked up by the seats' key for each table met (a correlated
+        # subquery with a limit: PostgreSQL cannot turn it into a scan of every seat)
+        seated = (select(SeatRow.seat).where(SeatRow.table_id == TableRow.id,
+                                             SeatRow.kind == "human")
+                  .limit(1).scalar_subquery())
         cond.append(or_(func.coalesce(TableRow.touched_at, TableRow.created_at)
-                        >= quiet_before, seated))
+                        >= quiet_before, seated.is_not(None)))
     return and_(*cond)
 
 
@@ -115,6 +120,7 @@ class Lobby:
     def __init__(self, store: Store, limits: Limits):
         self.store = store
         self.ttl = max(0.0, limits.lobby_cache_ms / 1000.0)
+        self.count_ttl = max(0.0, limits.lobby_count_ms / 1000.0)
         self.bound = max(1, limits.lobby_reads_waiting)
         self.empty_for = limits.empty_listed_seconds
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="shangyou-lobby")
@@ -155,7 +161,7 @@ class Lobby:
         quiet = utcnow() - dt.timedelta(seconds=self.empty_for)
         try:
             now = time.monotonic()
-            if self._counted is None or now - self._counted[0] >= self.ttl:
+            if self._counted is None or now - self._counted[0] >= self.count_ttl:
                 self._counted = (now, (count(self.store, "waiting", quiet),
                                        count(self.store, "playing", quiet)))
                 self.counts += 1
