@@ -15,9 +15,13 @@ with each number of ``--rows`` live tables (a tenth waiting, half of those with 
 seated; the rest running; one in eight unlisted): the cost of the lobby's count, of a page at
 the start and in the middle, of a page the cache keeps, and of the query it replaced (one count
 and one sort of every listed table); then the store's moves (``add_move``, one after the other,
-``--seconds``) alone, while ``--flood`` threads read lobby pages (every one a different page:
-no help from the cache), and while as many ask the replaced query through the store's thread,
-as before. Not a test: figures go to docs/benchmarks.md and docs/benchmarks-cluster.md.
+``--seconds``) alone, while ``--flood`` clients refresh the lobby's first page, while as many
+ask a different page each time (no help from the cache), and while as many ask the replaced
+query through the store's thread,
+as before (each flood: ``--flood`` clients of the same event loop as the moves, as a node's
+lobby requests are, each asking again 10 ms after its answer). Each cost is the median of
+several, in milliseconds of the clock and of this process's CPU. Not a test: figures go to
+docs/benchmarks.md and docs/benchmarks-cluster.md.
 """
 
 from __future__ import annotations
@@ -147,25 +151,31 @@ def fill_live(store: Store, n: int) -> str:
     return tables[1]["id"]
 
 
-def timed(fn, runs: int) -> float:
-    """The median of ``runs`` calls of ``fn``, in milliseconds."""
-    took = []
+def timed(fn, runs: int) -> tuple[float, float]:
+    """The median of ``runs`` calls of ``fn``: milliseconds of the clock, and of this
+    thread's CPU (this process's part; the database's is apart)."""
+    took, cpu = [], []
     for _ in range(runs):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.thread_time()
         fn()
         took.append((time.perf_counter() - t) * 1000)
-    return round(statistics.median(took), 2)
+        cpu.append((time.thread_time() - c) * 1000)
+    return round(statistics.median(took), 2), round(statistics.median(cpu), 2)
 
 
-async def moves_while(astore, table: str, seconds: float, flood) -> dict:
-    """``add_move`` of ``table`` one after the other for ``seconds`` while ``flood()`` runs in
-    threads of its own; the moves' latency (ms)."""
-    import threading
-    stop = threading.Event()
-    threads = [threading.Thread(target=flood, args=(stop, k), daemon=True)
-               for k in range(flood.threads)] if flood else []
-    for t in threads:
-        t.start()
+async def moves_while(astore, table: str, seconds: float, flood=None, clients: int = 0) -> dict:
+    """``add_move`` of ``table`` one after the other for ``seconds`` while ``clients`` tasks
+    of the same event loop call ``flood(k)`` (as a node's lobby requests do), each waiting 10
+    ms between two; the moves' latency (ms) and how many times the flood was served."""
+    served = [0]
+    stop = asyncio.Event()
+
+    async def client(k):
+        while not stop.is_set():
+            await flood(k, served[0])
+            served[0] += 1
+            await asyncio.sleep(0.01)
+    tasks = [asyncio.create_task(client(k)) for k in range(clients)] if flood else []
     took = []
     end = time.perf_counter() + seconds
     version = astore.version
@@ -176,11 +186,11 @@ async def moves_while(astore, table: str, seconds: float, flood) -> dict:
         version += 1
     astore.version = version
     stop.set()
-    for t in threads:
-        t.join()
+    await asyncio.gather(*tasks)
     took.sort()
     return {"moves": len(took), "median_ms": round(statistics.median(took), 2),
-            "p99_ms": round(took[int(len(took) * 0.99)], 2), "max_ms": round(took[-1], 1)}
+            "p99_ms": round(took[int(len(took) * 0.99)], 2), "max_ms": round(took[-1], 1),
+            "lobby_requests": served[0]}
 
 
 def scale(a) -> dict:
@@ -188,7 +198,7 @@ def scale(a) -> dict:
     import datetime as dt
 
     from shangyou.server.limits import Limits
-    from shangyou.server.lobby import Lobby, count, read_page
+    from shangyou.server.lobby import Lobby, LobbyBusy, count, read_page
     from shangyou.server.rows import utcnow
     from shangyou.server.store import AsyncStore
     pg = None
@@ -207,13 +217,14 @@ def scale(a) -> dict:
             filled = time.perf_counter() - t0
             quiet = utcnow() - dt.timedelta(seconds=60)
             counted = (count(store, "waiting", quiet), count(store, "playing", quiet))
-            fig = {"filled_s": round(filled, 1), "listed": sum(counted),
+            listed = sum(counted)
+            fig = {"filled_s": round(filled, 1), "listed": listed,
                    "replaced_query_ms": timed(lambda: replaced_lobby(store, 0, 50, quiet), 3),
                    "count_ms": timed(lambda: (count(store, "waiting", quiet),
                                               count(store, "playing", quiet)), 5),
                    "page_first_ms": timed(lambda: read_page(store, 0, 50, quiet, counted), 20),
-                   "page_middle_ms": timed(lambda: read_page(store, sum(counted) // 2, 50,
-                                                             quiet, counted), 5)}
+                   "page_middle_ms": timed(lambda: read_page(store, listed // 2, 50, quiet,
+                                                             counted), 5)}
             lobby = Lobby(store, Limits())
 
             async def cached():
@@ -231,29 +242,30 @@ def scale(a) -> dict:
             astore = AsyncStore(store)
             astore.version = 2
 
-            def lobby_flood(stop, k):
-                """Different pages of the lobby, each read from the database."""
-                flood_lobby = Lobby(store, Limits(lobby_cache_ms=0))
-                j = 0
-                while not stop.is_set():
-                    asyncio.run(flood_lobby.page((k * 7919 + j * 50) % max(1, sum(counted)),
-                                                 50))
-                    j += 1
-                flood_lobby.close()
-            lobby_flood.threads = a.flood
-
-            def replaced_flood(stop, k):
-                """The replaced query, in the store's writing thread (as it ran)."""
-                while not stop.is_set():
-                    astore._pool.submit(replaced_lobby, store, k * 50, 50, quiet).result()
-            replaced_flood.threads = a.flood
-
             async def moves():
-                return {"alone": await moves_while(astore, table, a.seconds, None),
-                        "lobby_flood": await moves_while(astore, table, a.seconds,
-                                                         lobby_flood),
-                        "replaced_flood": await moves_while(astore, table, a.seconds,
-                                                            replaced_flood)}
+                lobby = Lobby(store, Limits())
+
+                async def first_page(k, j):         # people refreshing the lobby
+                    await lobby.page(0, 50)
+
+                async def any_page(k, j):           # every request a page not kept
+                    try:
+                        await lobby.page((k * 7919 + j * 50) % max(1, listed), 50)
+                    except LobbyBusy:
+                        pass
+
+                async def replaced(k, j):           # the replaced query, in the store's thread
+                    await astore._run(replaced_lobby, store, 0, 50, quiet)
+                try:
+                    return {"alone": await moves_while(astore, table, a.seconds),
+                            "first_page_flood": await moves_while(
+                                astore, table, a.seconds, first_page, a.flood),
+                            "any_page_flood": await moves_while(
+                                astore, table, a.seconds, any_page, a.flood),
+                            "replaced_flood": await moves_while(
+                                astore, table, a.seconds, replaced, a.flood)}
+                finally:
+                    lobby.close()
             fig["moves"] = asyncio.run(moves())
             astore._pool.shutdown(wait=True)
             store.close()
