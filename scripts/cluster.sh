@@ -212,13 +212,14 @@ http {
     access_log off;
     # table affinity: every request of one table (its socket /ws/ID, its page /t/ID) goes to
     # one node, by a consistent hash of the id; the rest spread at random. A node that is down
-    # refuses at once and the table's next node of the ring is tried (proxy_next_upstream)
+    # refuses at once and the table's next node of the ring is tried (proxy_next_upstream); a
+    # page that gave up a silent (paused) node names its next attempt (?via=N), hashed too
     map \$uri \$shangyou_table {
         ~^/(?:ws|t)/(?<shangyou_id>[^/]+)\$ \$shangyou_id;
         default \$request_id;
     }
     upstream shangyou {
-        hash \$shangyou_table consistent;
+        hash \$shangyou_table\$arg_via consistent;
 $upstream    }
     map \$http_upgrade \$connection_upgrade { default upgrade; '' close; }
     server {

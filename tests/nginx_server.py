@@ -3,7 +3,8 @@
 :class:`NginxServer` writes a configuration (one upstream of the given ports, WebSocket
 upgrades, the proxy settings of ``scripts/cluster.sh``, its table affinity included: every
 request of one table, ``/ws/ID`` and ``/t/ID``, goes to one node by a consistent hash of the
-id, the next node of the ring when that one is down) into a fresh temporary folder and runs
+id and the attempt a page names after a silent node, ``?via=N``; the next node of the ring
+when that one is down) into a fresh temporary folder and runs
 the machine's own ``nginx`` in the foreground, in a process group of its own (so that a test can
 kill it whole, master and workers, as a crash would) on a free port of 127.0.0.1. nginx is
 found on the ``PATH`` or in ``/usr/sbin`` (Debian's ``nginx`` package); without it the tests
@@ -39,7 +40,7 @@ http {{
         default $request_id;
     }}
     upstream shangyou {{
-        hash $shangyou_table consistent;
+        hash $shangyou_table$arg_via consistent;
 {servers}    }}
     map $http_upgrade $connection_upgrade {{ default upgrade; '' close; }}
     server {{
