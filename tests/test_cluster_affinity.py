@@ -16,8 +16,8 @@ import pytest
 from nginx_server import NginxServer, find_nginx
 from sqlalchemy import create_engine, text
 from test_cluster import nodes  # noqa: F401 - the fixture
-from test_cluster import (WAIT, Client, Node, check_views, finished_log, new_table, over,
-                          play_turns)
+from test_cluster import (WAIT, Client, Node, at_least, check_views, finished_log, new_table,
+                          over, play_turns)
 from websockets.exceptions import ConnectionClosed
 
 from shangyou.bots.base import make_bot
@@ -115,6 +115,8 @@ def test_a_tables_sockets_land_on_its_owner_and_on_the_next_when_it_dies(nodes, 
         late.until(lambda s: s["view"] is not None)
         assert owner(table_id) == heir
         assert {name: relayed(n, table_id) for name, n in ns.items() if name != home} == before
+        for c in (host, guest):             # both read up to the last move before playing on
+            at_least(c, s["version"])
         s = play_turns({0: host, 1: guest}, bots, lambda s: False)
         assert over(s)
         spectator.until(over)
