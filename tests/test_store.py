@@ -11,7 +11,7 @@ import datetime as dt
 import threading
 
 import pytest
-from sqlalchemy import MetaData, Table, create_engine, text
+from sqlalchemy import MetaData, Table, create_engine, inspect, text
 
 from shangyou.server.store import AsyncStore, Base, Store, database_url
 
@@ -237,9 +237,12 @@ def test_an_earlier_store_gains_the_new_columns(db_url):
                      {"id": "m0", "table_id": "old", "game": "zheng-fen", "players": 3,
                       "options": {"target": 5}, "seed": 7, "names": ["p0", "p1", "p2"],
                       "result": None, "started_at": created, "finished_at": None})
+    lobby_index = "ix_tables_lobby"             # an index made after that store (lobby.py)
+    assert lobby_index not in {i["name"] for i in inspect(engine).get_indexes("tables")}
     engine.dispose()
 
     st = Store(db_url)
+    assert lobby_index in {i["name"] for i in inspect(st.engine).get_indexes("tables")}
     t = st.load_table("old")
     assert t["listed"] is True and t["host_hash"] is None and t["version"] == 2
     assert t["match"]["seed"] == 7 and t["match"]["commitment"] is None
