@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The web server as several nodes on this machine, with real components: Debian's PostgreSQL
 # (a cluster made by initdb under the data folder, on 127.0.0.1:PG_PORT), Redis
-# (127.0.0.1:REDIS_PORT, nothing saved), N server nodes (ports NODE_PORT, NODE_PORT+1, ...) and
-# nginx in front with WebSocket support on http://127.0.0.1:PORT/. Redis, the nodes and nginx
+# (127.0.0.1:REDIS_PORT, nothing saved), N server nodes (ports NODE_PORT, NODE_PORT+1, ...; run
+# with --affinity) and nginx in front with WebSocket support on http://127.0.0.1:PORT/, sending
+# every request of one table to one node (a consistent hash of its id). Redis, the nodes and nginx
 # run under supervisord, which starts again any of them that stops: a node killed comes back
 # by itself, and the other nodes serve its tables meanwhile. Installs what is missing
 # (Debian's postgresql, redis-server and nginx with apt; the app with the web and cluster
