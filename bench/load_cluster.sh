@@ -31,6 +31,7 @@ stop() {
         echo "$(basename "$log" .log): $(grep -c 'taken over' "$log") tables taken over," \
             "$(grep -c 'no longer run here' "$log") lost to another node," \
             "$(grep -c '^ERROR' "$log") errors logged" >&2
+        grep -o 'since it started: .*' "$log" | sed "s/^/  /" >&2 || true
         grep -A3 '^ERROR' "$log" | head -n 12 >&2 || true
     done
     rm -rf "$DATA"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The web server as several nodes on this machine, with real components: Debian's PostgreSQL
 # (a cluster made by initdb under the data folder, on 127.0.0.1:PG_PORT), Redis
-# (127.0.0.1:REDIS_PORT, nothing saved), N server nodes (ports NODE_PORT, NODE_PORT+1, ...) and
-# nginx in front with WebSocket support on http://127.0.0.1:PORT/. Redis, the nodes and nginx
+# (127.0.0.1:REDIS_PORT, nothing saved), N server nodes (ports NODE_PORT, NODE_PORT+1, ...; run
+# with --affinity) and nginx in front with WebSocket support on http://127.0.0.1:PORT/, sending
+# every request of one table to one node (a consistent hash of its id). Redis, the nodes and nginx
 # run under supervisord, which starts again any of them that stops: a node killed comes back
 # by itself, and the other nodes serve its tables meanwhile. Installs what is missing
 # (Debian's postgresql, redis-server and nginx with apt; the app with the web and cluster
@@ -206,7 +207,7 @@ for i in $(seq 1 "$NODES"); do
     # stopped with SIGTERM: the node drains (hands its tables on) within stopwaitsecs
     programs+="
 [program:node$i]
-command=$(q "$PY") -m shangyou.server --port $port --db $(q "$DB") --redis $(q "redis://127.0.0.1:$REDIS_PORT/0") --node-id node$i$node_args
+command=$(q "$PY") -m shangyou.server --port $port --db $(q "$DB") --redis $(q "redis://127.0.0.1:$REDIS_PORT/0") --node-id node$i --affinity$node_args
 directory=$(pwd)
 stdout_logfile=$DATA/node$i.log
 stdout_logfile_maxbytes=0
@@ -260,7 +261,16 @@ worker_rlimit_nofile 65536;
 events { worker_connections 16384; }
 http {
     access_log off;
+    # table affinity: every request of one table (its socket /ws/ID, its page /t/ID) goes to
+    # one node, by a consistent hash of the id; the rest spread at random. A node that is down
+    # refuses at once and the table's next node of the ring is tried (proxy_next_upstream); a
+    # page that gave up a silent (paused) node names its next attempt (?via=N), hashed too
+    map \$uri \$shangyou_table {
+        ~^/(?:ws|t)/(?<shangyou_id>[^/]+)\$ \$shangyou_id;
+        default \$request_id;
+    }
     upstream shangyou {
+        hash \$shangyou_table\$arg_via consistent;
 $upstream    }
     map \$http_upgrade \$connection_upgrade { default upgrade; '' close; }
     server {

@@ -1,7 +1,10 @@
 """A real nginx in front of the test nodes, as ``scripts/cluster.sh`` configures it.
 
 :class:`NginxServer` writes a configuration (one upstream of the given ports, WebSocket
-upgrades, the proxy settings of ``scripts/cluster.sh``) into a fresh temporary folder and runs
+upgrades, the proxy settings of ``scripts/cluster.sh``, its table affinity included: every
+request of one table, ``/ws/ID`` and ``/t/ID``, goes to one node by a consistent hash of the
+id and the attempt a page names after a silent node, ``?via=N``; the next node of the ring
+when that one is down) into a fresh temporary folder and runs
 the machine's own ``nginx`` in the foreground, in a process group of its own (so that a test can
 kill it whole, master and workers, as a crash would) on a free port of 127.0.0.1. nginx is
 found on the ``PATH`` or in ``/usr/sbin`` (Debian's ``nginx`` package); without it the tests
@@ -32,7 +35,12 @@ http {{
     fastcgi_temp_path {root}/tmp;
     uwsgi_temp_path {root}/tmp;
     scgi_temp_path {root}/tmp;
+    map $uri $shangyou_table {{
+        ~^/(?:ws|t)/(?<shangyou_id>[^/]+)$ $shangyou_id;
+        default $request_id;
+    }}
     upstream shangyou {{
+        hash $shangyou_table$arg_via consistent;
 {servers}    }}
     map $http_upgrade $connection_upgrade {{ default upgrade; '' close; }}
     server {{

@@ -16,7 +16,8 @@ database, and no match's stored log is shorter than what a client was shown.
 The clients reconnect as the page does (web/static/table.js): on a close, or when nothing was
 heard for a while although they ping (``{"type": "ping"}``), through nginx, with a jittered
 exponential backoff (at once after ``moved``; soon, without growing the backoff, after a silent
-server), and say ``hello`` with ``since`` and ``match``.
+server, naming the attempt ``?via=N`` so that the proxy's hash of the table may send it to
+another node), and say ``hello`` with ``since`` and ``match``.
 Every wait is on a condition, with a generous overall bound; nothing is timed."""
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ class Player(threading.Thread):
         self.phase = "setup"
         self.stopping = threading.Event()
         self.failure: BaseException | None = None
+        self.via = 0                        # silent servers given up since the last welcome
 
     @property
     def answered(self) -> int:
@@ -97,9 +99,11 @@ class Player(threading.Thread):
                     self.closes.append((self.phase, code))
                 if welcomed:
                     retry = 0
+                    self.via = 0                  # the table's own node first
                     if code == 1012:          # moved: back at once, to any node
                         continue
                 if code in ("silent", "refused silent"):   # the attempt waited long already
+                    self.via += 1                 # named: the proxy may send it elsewhere
                     self.stopping.wait(self.rng.random() * 0.5)
                     continue
                 ceiling = min(4.0, 0.25 * 2 ** retry)
@@ -110,7 +114,8 @@ class Player(threading.Thread):
 
     def _session(self):
         try:
-            ws = connect(self.url, open_timeout=SILENT, close_timeout=1, ping_interval=None,
+            ws = connect(self.url + (f"?via={self.via}" if self.via else ""),
+                         open_timeout=SILENT, close_timeout=1, ping_interval=None,
                          max_queue=None)
         except TimeoutError:                  # a silent server (paused?): no answer
             return False, "refused silent"

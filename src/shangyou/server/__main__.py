@@ -78,6 +78,10 @@ def build_parser(prog: str = "python -m shangyou.server") -> argparse.ArgumentPa
     p.add_argument("--lease-seconds", type=float, default=SUPPRESS,
                    help="how long a node's hold on its tables lasts without renewal: another "
                    "node takes a table over this long after its node died (default 4)")
+    p.add_argument("--affinity", action="store_true", default=SUPPRESS,
+                   help="a node of several behind a proxy that sends each table's sockets to "
+                   "one node (scripts/cluster.sh's nginx: a consistent hash of the table's id): "
+                   "a table moves to the node its sockets reach (docs/deploy.md)")
     p.add_argument("--ws-ping-interval", type=float, default=SUPPRESS, metavar="SECONDS",
                    help="how often the server pings each socket (default 20; 0: never)")
     p.add_argument("--ws-ping-timeout", type=float, default=SUPPRESS, metavar="SECONDS",
@@ -137,6 +141,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m shangyou.server")
         p.error("--store-retry-seconds (SHANGYOU_STORE_RETRY_SECONDS): between 0 and 3600")
     db, redis = a.url("db"), a.url("redis")
     cluster = None
+    if a.affinity and not redis:
+        p.error("--affinity (SHANGYOU_AFFINITY): for a node of several (--redis URL)")
     if redis or a.node_id:
         from .cluster import ClusterConfig
         if not redis:
@@ -150,7 +156,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m shangyou.server")
         node = a.node_id or f"{socket.gethostname()}:{a.port}"
         if not 0 < len(node) <= 64:
             p.error("--node-id (SHANGYOU_NODE_ID): 1 to 64 characters")
-        cluster = ClusterConfig(node=node, redis_url=redis, lease_seconds=a.lease_seconds)
+        cluster = ClusterConfig(node=node, redis_url=redis, lease_seconds=a.lease_seconds,
+                                affinity=a.affinity)
     # (every check above ends in p.error before anything starts or is set up)
     logs.setup(a.log_level, a.log_format, a.node_id or f"{socket.gethostname()}:{a.port}")
     app = create_app(db_url=db, data_dir=a.data, bot_delay=a.bot_delay, limits=limits,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import datetime as dt
 import hashlib
 import logging
 import re
@@ -27,9 +26,10 @@ from .conn import FLOOD_CLOSE, INBOX, answer_ping
 from .limits import BodyLimit, Limits, origin_allowed
 from .replays import ReplayCache, ReplayEntry
 from .health import Readiness
+from .lobby import Lobby, LobbyBusy
 from .logs import bind_table
 from .reviews import RateLimited, ReviewJobs
-from .store import RETRY_SECONDS, AsyncStore, Store, StoreUnavailable, database_url, utcnow
+from .store import RETRY_SECONDS, AsyncStore, Store, StoreUnavailable, database_url
 from .tables import MOVED_CODE, TableManager
 
 log = logging.getLogger("shangyou.server")
@@ -135,6 +135,7 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             await node.start()
         await manager.startup()
         state["store"], state["manager"], state["node"] = store, manager, node
+        state["lobby"] = Lobby(store.store, limits) if node is not None else None
         state["ready"] = Readiness(manager, node)
         app.state.manager = manager
         state["reviews"] = app.state.reviews = ReviewJobs(
@@ -146,6 +147,10 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             moved = node.drain() if node is not None else 0
             log.warning("draining: %d tables handed on, %d clients of other nodes' tables "
                         "moved", tables, moved)
+            if node is not None:        # what the proxy's table affinity spared (cluster.py)
+                log.warning("since it started: %d sockets relayed to another node, %d tables "
+                            "asked of another node (%d handed over), %d handed over to "
+                            "another node", node.relayed, node.asked, node.got, node.given)
 
         app.state.drain = drain
         try:
@@ -155,6 +160,7 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             await manager.shutdown()
             if node is not None:
                 await node.stop()
+                state["lobby"].close()
             store.close()
 
     app = FastAPI(title="shangyou", lifespan=lifespan, docs_url="/api/docs",
@@ -275,9 +281,11 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
     async def list_tables(offset: int = Query(0, ge=0, le=1_000_000),
                           limit: int = Query(50, ge=1, le=page_max)):
         """One page of the open tables listed in the lobby."""
-        if state["node"] is not None:         # several nodes: the lobby of the database
-            quiet = utcnow() - dt.timedelta(seconds=limits.empty_listed_seconds)
-            return await state["store"].call("lobby", offset, limit, quiet)
+        if state["lobby"] is not None:        # several nodes: the database's (lobby.py)
+            try:
+                return await state["lobby"].page(offset, limit)
+            except LobbyBusy as e:
+                return _error(503, str(e), "busy")
         return state["manager"].page(offset, limit)
 
     @app.get("/api/matches", response_model=list[schemas.MatchListItem], responses=ERRORS)

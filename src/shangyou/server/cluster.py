@@ -15,6 +15,21 @@ Nodes share one PostgreSQL database (the source of truth, and the leases:
   is lost. A node whose Redis subscription drops subscribes again and gets what it missed
   (:mod:`shangyou.server.links`): its clients notice nothing.
 
+**Table affinity** (``--affinity``; ``scripts/cluster.sh`` runs its nodes so): the proxy in
+front sends every socket of a table to one node, by a consistent hash of the table's id
+(nginx's ``hash ... consistent``; the next node of the ring when that one is down), so that
+relaying is the exception. The table's *ownership follows the sockets*: a node that gets a
+socket for a table a live other node runs asks that node to hand the table over (``["yield",
+table]``); the owner does as a drain does for one table (its move in progress stored, its
+lease released, its clients told ``moved``: through the proxy they reconnect to the asking
+node) and answers ``["yielded", table, true]``; the asking node takes the table from the store
+and serves the socket itself. So a table made by ``POST /api/tables`` on any node moves to the
+node its sockets hash to with its first socket, and after its node died, to the node the proxy
+sends its sockets to now. Relaying stays for what the hash does not cover: an owner that does
+not answer within :data:`ASK_SECONDS`, a table that came to its owner by such a hand-over
+less than a lease ago (two nodes both getting its sockets, as while a node restarts, do not
+pass it to and fro: one of them relays until the proxy settles), a node without ``--affinity``.
+
 The lobby and the replays read the database, so every node shows the same.
 """
 
@@ -36,6 +51,7 @@ from .tables import MOVED_CODE, TableManager
 log = logging.getLogger("shangyou.server")
 
 _BYE = object()
+ASK_SECONDS = 2.0          # the most a socket waits for an owner to hand its table over
 
 
 @dataclass(frozen=True)
@@ -44,6 +60,7 @@ class ClusterConfig:
     node: str
     redis_url: str = field(repr=False)      # it may hold Redis's password
     lease_seconds: float = 4.0
+    affinity: bool = False        # the proxy routes by table: ownership follows the sockets
 
 
 @dataclass
@@ -66,6 +83,17 @@ class Node:
         self.remote: dict[tuple[str, int], RemoteConn] = {}    # owner: sockets elsewhere
         self.proxies: dict[int, _Proxy] = {}                   # gateway: sockets here
         self._task: asyncio.Task | None = None
+        # affinity: the hand-overs asked of other nodes (table -> its answer to come), when a
+        # table was last asked of each owner, and when a table came here by a hand-over
+        self._asking: dict[str, asyncio.Future] = {}
+        self._asked: dict[tuple[str, str], float] = {}
+        self._arrived: dict[str, float] = {}
+        self._giving: set[asyncio.Task] = set()
+        # counters (a socket relayed to its table's owner; hand-overs asked, got, given)
+        self.relayed = 0
+        self.asked = 0
+        self.got = 0
+        self.given = 0
 
     async def start(self) -> None:
         await self.relay.start()
@@ -111,6 +139,11 @@ class Node:
                 await ws.close(MOVED_CODE)
                 return True
             if self.lease.alive(owner, self.relay.heard.get(owner, 0.0)):
+                if self.config.affinity and await self._ask(owner, table_id):
+                    continue                # handed over: taken from the store next round
+                self.relayed += 1
+                log.info("table %s: a socket relayed to node %s, which runs it", table_id,
+                         owner)
                 await self._gateway(ws, table_id, owner, address)
                 return True
             await asyncio.sleep(0.1)        # the owner is gone: its lease runs out soon
@@ -165,6 +198,74 @@ class Node:
             manager.clients.socket_closed(address)
             await conn.finish()
 
+    # ---------------------------------------------------------------------- affinity
+    async def _ask(self, owner: str, table_id: str) -> bool:
+        """Ask ``owner`` to hand ``table_id`` over to this node (the proxy sends its sockets
+        here); whether it did within :data:`ASK_SECONDS`. Sockets of one table arriving
+        together share one question; a table asked of the same owner less than a lease ago
+        is not asked again (it relays)."""
+        fut = self._asking.get(table_id)
+        if fut is None:
+            now = time.monotonic()
+            if now - self._asked.get((table_id, owner), -1e9) < self.config.lease_seconds:
+                return False
+            if len(self._asked) > 10_000:       # forget the old questions
+                self._asked = {k: v for k, v in self._asked.items()
+                               if now - v < self.config.lease_seconds}
+            self._asked[(table_id, owner)] = now
+            fut = asyncio.get_running_loop().create_future()
+            self._asking[table_id] = fut
+            self.asked += 1
+            self.relay.post(owner, ["yield", table_id])
+        try:
+            ok = await asyncio.wait_for(asyncio.shield(fut), ASK_SECONDS)
+        except asyncio.TimeoutError:
+            ok = False
+        if self._asking.get(table_id) is fut:
+            del self._asking[table_id]
+        if ok:
+            now = time.monotonic()
+            self._arrived[table_id] = now
+            if len(self._arrived) > 10_000:
+                self._arrived = {k: v for k, v in self._arrived.items()
+                                 if now - v < self.config.lease_seconds}
+        return bool(ok)
+
+    def _yield(self, sender: str, table_id: str) -> None:
+        """``sender`` gets this table's sockets from the proxy: hand the table over (unless
+        it came here by a hand-over less than a lease ago: then ``sender`` relays)."""
+        manager = self.manager
+        t = manager.tables.get(table_id)
+        if t is None:                       # not here (any more): the store says whose
+            self.relay.post(sender, ["yielded", table_id, True])
+            return
+        came = self._arrived.get(table_id)
+        if manager.draining or not self.config.affinity or (
+                came is not None and time.monotonic() - came < self.config.lease_seconds):
+            self.relay.post(sender, ["yielded", table_id, False])
+            return
+
+        async def give() -> None:
+            try:
+                await manager.hand_over(t, "this table moved to another server; reconnecting")
+                self.given += 1
+                log.info("table %s: handed over to node %s, where its sockets go", table_id,
+                         sender)
+                self.relay.post(sender, ["yielded", table_id, True])
+            except Exception:
+                log.exception("table %s: handing it over to node %s failed", table_id, sender)
+                self.relay.post(sender, ["yielded", table_id, False])
+        task = asyncio.create_task(give(), name=f"yield-{table_id}")
+        self._giving.add(task)
+        task.add_done_callback(self._giving.discard)
+
+    def _answered(self, table_id: str, ok) -> None:
+        fut = self._asking.get(table_id)
+        if fut is not None and not fut.done():
+            fut.set_result(ok is True)
+            if ok is True:
+                self.got += 1
+
     def _moved(self, p: _Proxy) -> None:
         p.conn.error("moved", "this table is run by another server now; reconnecting")
         p.conn.close(MOVED_CODE)
@@ -191,6 +292,10 @@ class Node:
                 rc = self.remote.get((sender, item[2]))
                 if rc is not None:
                     rc.inbox.put_nowait(_BYE)
+            elif op == "yield":
+                self._yield(sender, str(item[1]))
+            elif op == "yielded":
+                self._answered(str(item[1]), item[2])
 
     def _on_gone(self, node: str) -> None:
         """``node`` stopped, or the link with it started over: its sockets here are closed,

@@ -82,6 +82,10 @@ class Limits:
     #                                     read /metrics (or a bearer token: server/metrics.py)
     # learn
     learn_requests_per_minute_address: int = 120  # lesson lists, steps and checks (429)
+    # affinity
+    lobby_cache_ms: int = 1000         # a page of the lobby of several nodes is kept this long
+    lobby_count_ms: int = 10_000       # ... and its tables counted at most this often (lobby.py)
+    lobby_reads_waiting: int = 8       # different lobby pages waiting to be read (503 busy)
 
     def networks(self) -> list:
         return [ipaddress.ip_network(a, strict=False) for a in self.allowance]

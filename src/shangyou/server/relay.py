@@ -11,6 +11,9 @@ message it missed, because its subscription dropped, is sent again). The ops are
   message as it came), ``["bye", table, sid]`` (the socket closed);
 - from the owner to the gateway: ``["send", sid, text]`` (a message for that socket, built by
   the owner's views) and ``["close", sid, code]``.
+- with table affinity (:mod:`shangyou.server.cluster`): ``["yield", table]``, a node that gets
+  the table's sockets from the proxy asks its owner for it, and ``["yielded", table, ok]``,
+  the owner's answer (true: released, or not held).
 
 ``sid`` is the socket's number on its gateway. An acknowledgement is ``{"from": NODE, "ack":
 [stream, last number received, want]}``. A subscription that Redis drops (a node that reads

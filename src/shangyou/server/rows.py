@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 from sqlalchemy import (JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer,
-                        String)
+                        String, text)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -39,6 +39,11 @@ class TableRow(Base):
     owner_epoch: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     # whom the host removed, for the table's life: {"tokens": [...], "addresses": [...]}
     bans: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+
+    # the lobby's order (server/lobby.py): each status's listed tables, newest first
+    __table_args__ = (Index("ix_tables_lobby", "status", "created_at", "id",
+                            postgresql_where=text("listed IS NOT false"),
+                            sqlite_where=text("listed IS NOT 0")),)
 
 
 class NodeRow(Base):

@@ -49,6 +49,7 @@ class ServerSettings(BaseSettings):
     redis: SecretStr | None = None
     node_id: str | None = None
     lease_seconds: float = 4.0
+    affinity: bool = False
     ws_ping_interval: float = 20.0
     ws_ping_timeout: float = 20.0
     store_retry_seconds: float = 10.0

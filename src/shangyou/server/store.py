@@ -284,6 +284,15 @@ class Store:
         with self.session() as s:
             return s.scalar(select(TableRow.status).where(TableRow.id == table_id))
 
+    def statuses(self, ids: list[str]) -> dict[str, str]:
+        """Each existing table's status."""
+        out: dict[str, str] = {}
+        for i in range(0, len(ids), self._CHUNK):
+            with self.session() as s:
+                out.update(s.execute(select(TableRow.id, TableRow.status)
+                                     .where(TableRow.id.in_(ids[i:i + self._CHUNK]))).all())
+        return out
+
     def count_waiting(self) -> int:
         with self.session() as s:
             return s.scalar(select(func.count()).select_from(TableRow)
@@ -498,43 +507,6 @@ class Store:
             if t.match_id:
                 out["match"] = self._match(s, t.match_id)
             return out
-
-    def lobby(self, offset: int, limit: int, quiet_before: dt.datetime) -> dict:
-        """One page of the listed open tables, as ``GET /api/tables`` gives it, from the
-        database (the lobby of several nodes): waiting ones first, then running ones, newest
-        first; a waiting table where nobody sits and nothing changed since ``quiet_before`` is
-        left out. Whether a person is connected is not stored: a seated one counts as so."""
-        humans = (select(func.count()).select_from(SeatRow)
-                  .where(SeatRow.table_id == TableRow.id, SeatRow.kind == "human")
-                  .scalar_subquery())
-        cond = and_(TableRow.status.in_(("waiting", "playing")),
-                    or_(TableRow.listed.is_(None), TableRow.listed.is_(True)),
-                    ~and_(TableRow.status == "waiting", humans == 0,
-                          func.coalesce(TableRow.touched_at, TableRow.created_at)
-                          < quiet_before))
-        with self.session() as s:
-            total = s.scalar(select(func.count()).select_from(TableRow).where(cond)) or 0
-            rows = s.scalars(select(TableRow).where(cond)
-                             .order_by(case((TableRow.status == "waiting", 0), else_=1),
-                                       TableRow.created_at.desc(), TableRow.id)
-                             .offset(offset).limit(limit)).all()
-            seats: dict[str, list] = {}
-            if rows:
-                for x in s.scalars(select(SeatRow).where(SeatRow.table_id.in_(
-                        [r.id for r in rows])).order_by(SeatRow.table_id, SeatRow.seat)):
-                    seats.setdefault(x.table_id, []).append(x)
-            out = []
-            for r in rows:
-                mine = seats.get(r.id, [])
-                host = next((x.seat for x in mine if x.kind == "human" and r.host_hash
-                             and x.token_hash == r.host_hash), None)
-                out.append({"table_id": r.id, "game": r.game, "players": r.players,
-                            "status": r.status, "host": host, "listed": True,
-                            "seats": [{"seat": x.seat, "name": x.name, "kind": x.kind,
-                                       "connected": x.kind != "empty",
-                                       "bot_level": x.bot_level if x.kind == "bot" else None,
-                                       "autoplay": False} for x in mine]})
-        return {"tables": out, "total": total, "offset": offset, "limit": limit}
 
     def _match(self, s: Session, match_id: str) -> dict | None:
         m = s.get(MatchRow, match_id)

@@ -152,11 +152,12 @@ class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
             # store, where it is as stored, and plays on
             self.watchdog.reload(t.id)
 
-    async def hand_over(self, t: Table) -> None:
-        """Draining: the table leaves this node at once, for another. Under its lock (a move
-        being stored is stored first), its bots and timers stop and its lease is released; then
-        its clients are told ``moved`` and reconnect, to another node, which takes it from the
-        store."""
+    async def hand_over(self, t: Table,
+                        why: str = "this server is stopping; reconnecting to another") -> None:
+        """Draining (or another node asks for it: cluster.py's affinity): the table leaves
+        this node at once, for another. Under its lock (a move being stored is stored first),
+        its bots and timers stop and its lease is released; then its clients are told
+        ``moved`` (``why``) and reconnect, to another node, which takes it from the store."""
         async with t.lock:
             if self.tables.get(t.id) is not t:
                 return
@@ -168,7 +169,7 @@ class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
             except Exception:           # noqa: BLE001 - its lease runs out instead
                 log.exception("table %s: releasing its lease failed", t.id)
         for c in list(t.conns):
-            c.error("moved", "this server is stopping; reconnecting to another")
+            c.error("moved", why)
             c.close(MOVED_CODE)
 
     async def drain(self) -> int:
@@ -237,6 +238,15 @@ class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
                 self._drop(t)
             out.expired += 1
             out.ids.append(table_id)
+        # the waiting tables created here that another node runs now (cluster.py's affinity
+        # hands a fresh table to the node its sockets reach): counted against their creator's
+        # address until they start, close or expire there
+        away = [i for i in self._waiting_by if i not in self.tables]
+        if away:
+            status = await self.store.call("statuses", away)
+            for table_id in away:
+                if status.get(table_id) != "waiting":
+                    self._no_longer_waiting(table_id)
         now = time.monotonic()
         for t in list(self.tables.values()):
             if t.sockets <= 0 and now - t.idle_since >= self.limits.idle_seconds:

@@ -112,7 +112,11 @@ const Bury = makeBury({
 // ---------------------------------------------------------------------- connection
 function wsUrl() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  return `${proto}//${location.host}/ws/${encodeURIComponent(tableId)}`;
+  // after a silent server was given up, the attempt is named (?via=N): the proxy sends every
+  // socket of a table to one node by a hash of its id and this, so the next attempt may reach
+  // another node (a paused node accepts connections and answers none: docs/deploy.md)
+  const via = S.silentTries ? `?via=${S.silentTries}` : "";
+  return `${proto}//${location.host}/ws/${encodeURIComponent(tableId)}${via}`;
 }
 
 function myName() {
@@ -171,9 +175,10 @@ function dropped(code) {
   // back at once, to any server (the servers spread these: a draining node hands its tables
   // on one at a time); the usual backoff if that socket fails before its welcome
   if (code === MOVED && wasConnected) { S.retry = 0; connect(); return; }
-  // a silent server given up: the attempt waited long already and the next one may reach
-  // another node (the proxy takes turns): again soon, without growing the backoff
+  // a silent server given up: the attempt waited long already and the next one, named
+  // another way (wsUrl), may reach another node: again soon, without growing the backoff
   if (code === SILENT) {
+    S.silentTries = (S.silentTries || 0) + 1;
     renderConn();
     clearTimeout(S.retryTimer);
     S.retryTimer = setTimeout(connect, Math.random() * SILENT_JITTER_MS);
@@ -256,6 +261,7 @@ function handle(msg) {
       S.everConnected = true;
       S.welcomed = true;
       S.retry = 0;          // attached again: the next drop starts the backoff over
+      S.silentTries = 0;    // ... and goes to the table's own node first
       renderConn();
       Host.onWelcome(msg);
       onSeat(msg);
