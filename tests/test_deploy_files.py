@@ -61,7 +61,7 @@ def program(name: str) -> dict[str, str]:
 def test_the_node_unit_gives_the_options_the_script_gives():
     node = program("node$i")
     flags = set(re.findall(r"(--[a-z-]+)", node["command"].split("shangyou.server", 1)[1]))
-    assert flags == {"--port", "--db", "--redis", "--node-id"}
+    assert flags == {"--port", "--db", "--redis", "--node-id", "--affinity"}
     unit = unit_entries(UNIT)
     env = env_file(ENV)
     for e in unit["Environment"]:
@@ -130,6 +130,10 @@ def test_the_proxy_site_file_proxies_as_the_script_does(tmp_path):
     assert site.count("location = /metrics { return 404; }") == 1
     assert "return 301 https://$host$request_uri;" in site
     assert "max_fails=0" in site and "map $http_upgrade $connection_upgrade" in site
+    # the script's table affinity: the same map of a table's id and the same hash
+    affinity = script_lines("map \\$uri \\$shangyou_table {", "}")
+    assert affinity and all(ln in site for ln in affinity), affinity
+    assert "hash $shangyou_table$arg_via consistent;" in site
 
     nginx = find_nginx()
     if nginx is None:
@@ -204,6 +208,7 @@ def test_a_node_starts_from_the_units_environment_and_its_start_check_passes(tmp
         env[key] = value.replace("%i", str(port)).replace("%l", "test")
     env.update(SHANGYOU_HOST="127.0.0.1", SHANGYOU_DATA=str(tmp_path))
     del env["SHANGYOU_NODE_ID"]                # a server alone (no Redis here) has none
+    del env["SHANGYOU_AFFINITY"]               # ... nor a proxy hashing to several nodes
     argv = shlex.split(unit["ExecStart"][0])
     base = {k: v for k, v in os.environ.items() if not k.startswith("SHANGYOU_")}
     log = open(tmp_path / "node.log", "w")
