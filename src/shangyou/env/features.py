@@ -33,6 +33,9 @@ MIN_SEATS = 2
 N_RANKS = 15
 FORMAT = "env-1"                  # the ``features`` entry of a model's metadata
 FAMILIES = ("climbing", "sheng-ji")
+#: the phases whose decisions a family's model makes (the trainer plays single hands: the
+#: exchange between the hands of a climbing match is left to the heuristic level)
+PHASES = {"climbing": ("play",), "sheng-ji": ("deal", "bury", "call", "play")}
 
 # card code (rank * 4 + suit, then the two jokers) -> rank 0 .. 14
 RANK_MATRIX = np.zeros((N_CARDS, N_RANKS), dtype=np.float32)
