@@ -31,7 +31,7 @@ SETTINGS = {"game": "game", "players": "players", "opponents": "opponents",
             "replay": "replay", "hands_per_round": "hands_per_round",
             "eval_every": "eval_every", "eval_deals": "eval_deals",
             "eval_level": "eval_opponent", "snapshot_every": "snapshot_every", "seed": "seed",
-            "actors": "actors"}
+            "actors": "actors", "imitate": "imitate", "margin": "margin"}
 
 
 def train(
@@ -78,6 +78,11 @@ def train(
     snapshot_every: Annotated[int, typer.Option(min=1, help="Hands between snapshots for "
                                                             "the league.")] = 5_000,
     seed: Annotated[int, typer.Option(help="Seed of the run.")] = 0,
+    imitate: Annotated[float, typer.Option(
+        help="Weight of the imitation loss: the teachers' moves should score MARGIN above "
+             "another legal move (0: Deep Monte-Carlo alone).")] = 0.0,
+    margin: Annotated[float, typer.Option(help="The imitation loss's margin (in returns).")
+                      ] = 0.1,
     device: Annotated[str, typer.Option(help="auto (a GPU when torch sees one), cpu or cuda.")
                       ] = "auto",
     threads: Annotated[int, typer.Option(min=1, help="CPU threads for torch.")] = 1,
@@ -127,7 +132,7 @@ def train(
                           teachers=teacher_list, hands_per_round=hands_per_round,
                           snapshot_every=snapshot_every, eval_every=eval_every,
                           eval_deals=eval_deals, eval_opponent=eval_level.strip().lower(),
-                          seed=seed, actors=actors).check()
+                          seed=seed, actors=actors, imitate=imitate, margin=margin).check()
         from ..train.dmc import latest_checkpoint, pick_device
         pick_device(device)
     except ValueError as e:

@@ -50,6 +50,9 @@ _SCALES = {"counts": 1 / 16, "finished": 1 / 8, "won_points": 1 / 10, "table_poi
 _SPENDS = frozenset(("play", "bury", "give", "discard", "offer"))
 
 MOVE_DIM = CAND_WIDTH + N_CARDS + N_RANKS + 2 + N_RANKS
+#: Sheng ji's rule-derived additions (see :func:`_sheng_ji_extras`)
+SJ_STATE = 13
+SJ_MOVE = 12
 
 
 def family_of(game: str) -> str:
@@ -86,7 +89,13 @@ def _padded_layout(family: str) -> tuple[list[tuple[str, int]], int]:
 
 def state_dim(family: str) -> int:
     """Length of a position vector of the family."""
-    return _padded_layout(family)[1] + (MAX_SEATS - MIN_SEATS + 1) + 1 + 2 * N_RANKS
+    return (_padded_layout(family)[1] + (MAX_SEATS - MIN_SEATS + 1) + 1 + 2 * N_RANKS
+            + (SJ_STATE if family == "sheng-ji" else 0))
+
+
+def move_dim(family: str) -> int:
+    """Length of a move row of the family."""
+    return MOVE_DIM + (SJ_MOVE if family == "sheng-ji" else 0)
 
 
 class _Map:
@@ -139,6 +148,8 @@ def state_vector(view: dict) -> np.ndarray:
     at += 1
     out[at:at + N_RANKS] = obs[m.hand].astype(np.float32) @ RANK_MATRIX
     out[at + N_RANKS:at + 2 * N_RANKS] = obs[m.played].astype(np.float32) @ RANK_MATRIX
+    if family == "sheng-ji":
+        out[at + 2 * N_RANKS:] = _sheng_ji_extras(view)[0]
     return out
 
 
@@ -174,8 +185,11 @@ def move_rows(view: dict, moves: list[str] | None = None) -> np.ndarray:
         hand[CODE[t]] += 1.0
     after = np.maximum(hand[None, :] - cards * spends[:, None], 0.0)
     left = after.sum(axis=1, keepdims=True)
-    return np.concatenate([cand.astype(np.float32), after, after @ RANK_MATRIX, left / 20.0,
-                           (left == 0).astype(np.float32), cards @ RANK_MATRIX], axis=1)
+    parts = [cand.astype(np.float32), after, after @ RANK_MATRIX, left / 20.0,
+             (left == 0).astype(np.float32), cards @ RANK_MATRIX]
+    if family_of(view["game"]) == "sheng-ji":
+        parts.append(_sheng_ji_extras(view, cards, after)[1])
+    return np.concatenate(parts, axis=1)
 
 
 def whole_plays(view: dict) -> dict:
@@ -198,7 +212,111 @@ def features(view: dict, moves: list[str] | None = None) -> tuple[np.ndarray, np
 
 def dims(family: str) -> tuple[int, int]:
     """``(state, move)`` widths of the family's network inputs."""
-    return state_dim(family), MOVE_DIM
+    return state_dim(family), move_dim(family)
+
+
+# Sheng ji: what a card is under the hand's trump (a network learns it slowly from card codes)
+_SJ_RANKS = ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2")
+_SJ_POINTS = np.zeros(N_CARDS, dtype=np.float32)
+_SJ_POINTS[8:12] = 5.0                      # the 5s
+_SJ_POINTS[28:32] = 10.0                    # the 10s
+_SJ_POINTS[40:44] = 10.0                    # the kings
+
+
+@lru_cache(maxsize=64)
+def _sj_tables(level: str, trump: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """Per card code: its suit for following (0..3 = D C H S, 4 = trump) and its strength
+    (0..16: plain cards by rank, then off-suit level cards, the level card of the trump suit,
+    the jokers)."""
+    lv = _SJ_RANKS.index(level) if level in _SJ_RANKS else -1
+    suit = trump[-1] if trump and trump[-1] in "DCHS" and trump != level else None
+    ts = "DCHS".index(suit) if suit else -1
+    eff = np.zeros(N_CARDS, dtype=np.int64)
+    strength = np.zeros(N_CARDS, dtype=np.float32)
+    for c in range(52):
+        r, s_ = divmod(c, 4)
+        if r == lv:
+            eff[c], strength[c] = 4, 14.0 if s_ == ts else 13.0
+        else:
+            eff[c], strength[c] = (4 if s_ == ts else s_), float(r)
+    eff[52], strength[52] = 4, 15.0
+    eff[53], strength[53] = 4, 16.0
+    onehot = np.zeros((N_CARDS, 5), dtype=np.float32)
+    onehot[np.arange(N_CARDS), eff] = 1.0
+    return onehot, strength
+
+
+def _sheng_ji_extras(view: dict, cards=None, after=None):
+    """``(state extras, move extras)`` of a Sheng ji position: the suit led (or trump) and the
+    hand's cards per suit, the trick's points, whether the seat's side wins the trick so far
+    and with what; per move: cards, points, trumps, cards of the suit led, all of it, highest
+    and lowest strength, whether it beats the trick's best play so far (read from each play's
+    first card: an estimate), trumps, points and void suits left, pairs."""
+    onehot, strength = _sj_tables(view["level"], view.get("trump"))
+    hand = np.zeros(N_CARDS, dtype=np.float32)
+    for t in view["hand"]:
+        hand[CODE[t]] += 1.0
+    st = np.zeros(SJ_STATE, dtype=np.float32)
+    trick = view.get("trick") or []
+    led = best = best_eff = None
+    winner = None
+    tpoints = 0.0
+    for who, text in trick:
+        codes = parse_move(text)[1]
+        if not codes:
+            continue
+        tpoints += float(_SJ_POINTS[list(codes)].sum())
+        e = int(np.argmax(onehot[codes[0]]))
+        top = float(max(strength[c] for c in codes))
+        if led is None:
+            led, best, best_eff, winner = e, top, e, who
+        elif (e == best_eff and top > best) or (best_eff != 4 and e == 4 and
+                                                 all(onehot[c, 4] for c in codes)):
+            best, best_eff, winner = top, e, who
+    if led is not None:
+        st[led] = 1.0
+    st[5:10] = (hand @ onehot) / 12.0
+    st[10] = tpoints / 30.0
+    seat = view["seat"]
+    mine = {seat}
+    for t in view.get("teams") or ():
+        if seat in t:
+            mine = set(t)
+    if winner is not None:
+        st[11] = 1.0 if winner in mine else 0.0
+        st[12] = best / 16.0
+    if cards is None:
+        return st, None
+    k = len(cards)
+    mv = np.zeros((k, SJ_MOVE), dtype=np.float32)
+    n_cards = cards.sum(axis=1)
+    mv[:, 0] = n_cards / 4.0
+    mv[:, 1] = (cards @ _SJ_POINTS) / 20.0
+    per_suit = cards @ onehot
+    mv[:, 2] = per_suit[:, 4] / 4.0
+    if led is not None:
+        mv[:, 3] = per_suit[:, led] / 4.0
+        mv[:, 4] = (per_suit[:, led] == n_cards) & (n_cards > 0)
+    has = cards > 0
+    smax = np.where(has, strength[None, :], -1.0).max(axis=1)
+    smin = np.where(has, strength[None, :], 99.0).min(axis=1)
+    mv[:, 5] = np.maximum(smax, 0.0) / 16.0
+    mv[:, 6] = np.where(n_cards > 0, smin, 0.0) / 16.0
+    if best is not None:
+        first = np.where(has, np.arange(N_CARDS)[None, :], N_CARDS).min(axis=1)
+        for i in range(k):
+            if n_cards[i] == 0:
+                continue
+            e = int(np.argmax(onehot[first[i]]))
+            all_trump = per_suit[i, 4] == n_cards[i]
+            mv[i, 7] = float((e == best_eff and smax[i] > best) or
+                             (best_eff != 4 and all_trump and e == 4))
+    left = after @ onehot
+    mv[:, 8] = left[:, 4] / 12.0
+    mv[:, 9] = (after @ _SJ_POINTS) / 50.0
+    mv[:, 10] = (left[:, :4] == 0).sum(axis=1) / 4.0
+    mv[:, 11] = (cards >= 2).sum(axis=1) / 2.0
+    return st, mv
 
 
 def rewards_of(game) -> list[float]:

@@ -38,7 +38,7 @@ def parse_opponents(text: str) -> dict[str, float]:
 #: Settings a resumed run may change (the others define its network and its evaluations).
 CHANGEABLE = ("lr", "batch", "replay", "reuse", "epsilon", "explore_hands", "opponents",
               "teachers", "hands_per_round", "snapshot_every", "league_size", "eval_every",
-              "actors")
+              "actors", "imitate", "margin")
 
 
 @dataclass
@@ -65,6 +65,8 @@ class TrainConfig:
     eval_opponent: str = "heuristic"
     seed: int = 0
     actors: int = 1                            # processes playing hands (more than one: Ray)
+    imitate: float = 0.0                       # weight of the teachers' margin loss (DQfD)
+    margin: float = 0.1                        # by how much a teacher's move should lead
 
     @property
     def games(self) -> tuple[str, ...]:
@@ -147,6 +149,8 @@ class TrainConfig:
             raise ValueError("epsilon must be between 0 and 1")
         if self.reuse <= 0:
             raise ValueError("reuse must be positive")
+        if not (0 <= self.imitate < 1e6 and 0 <= self.margin < 1e6):
+            raise ValueError("imitate and margin must be 0 or more")
         make_bot(self.eval_opponent, seed=0)
         if not any(k != "snapshot" for k in self.opponents):
             raise ValueError("the league needs more than snapshots (self or a bot level)")

@@ -110,28 +110,34 @@ def init_network(path, hidden: int, family: str) -> Network:
 
 
 class Replay:
-    """The latest ``size`` samples: position, chosen move, points scored."""
+    """The latest ``size`` samples: position, chosen move, return, and for a teacher's move
+    another legal move (``n``, with ``e`` = 1; else zeros and 0)."""
 
     def __init__(self, size: int, state_dim: int, move_dim: int):
         self.s = np.zeros((size, state_dim), dtype=np.float32)
         self.m = np.zeros((size, move_dim), dtype=np.float32)
         self.g = np.zeros(size, dtype=np.float32)
+        self.n = np.zeros((size, move_dim), dtype=np.float32)
+        self.e = np.zeros(size, dtype=np.float32)
         self.size = size
         self.at = 0
         self.filled = 0
 
-    def add(self, s, m, g) -> None:
-        self.s[self.at], self.m[self.at], self.g[self.at] = s, m, g
-        self.at = (self.at + 1) % self.size
-        self.filled = min(self.filled + 1, self.size)
-
-    def add_many(self, s, m, g) -> None:
-        for i in range(len(g)):
-            self.add(s[i], m[i], g[i])
+    def add_many(self, r: dict) -> None:
+        """The samples of an actor's answer (:meth:`~shangyou.train.league.Actor.play`)."""
+        count = len(r["g"])
+        for lo in range(0, count, self.size):         # in pieces no larger than the memory
+            hi = min(count, lo + self.size)
+            k = hi - lo
+            idx = (self.at + np.arange(k)) % self.size
+            for name in ("s", "m", "g", "n", "e"):
+                getattr(self, name)[idx] = r[name][lo:hi]
+            self.at = (self.at + k) % self.size
+            self.filled = min(self.filled + k, self.size)
 
     def batch(self, rng: np.random.Generator, n: int):
         i = rng.integers(0, self.filled, size=n)
-        return self.s[i], self.m[i], self.g[i]
+        return self.s[i], self.m[i], self.g[i], self.n[i], self.e[i]
 
 
 def pick_device(device: str = "auto") -> str:
@@ -178,18 +184,27 @@ class Learner:
         steps = max(1, round(new * self.cfg.reuse / self.cfg.batch))
         total = 0.0
         for _ in range(steps):
-            s, m, g = replay.batch(rng, self.cfg.batch)
-            s = torch.from_numpy(s).to(self.device)
-            m = torch.from_numpy(m).to(self.device)
-            g = torch.from_numpy(g).to(self.device)
-            loss = torch.mean((self.net(s, m) - g) ** 2)
-            self.opt.zero_grad(set_to_none=True)
-            loss.backward()
-            nn.utils.clip_grad_norm_(self.net.parameters(), 40.0)
-            self.opt.step()
-            total += loss.item()
+            total += self.step(*replay.batch(rng, self.cfg.batch))
         self.steps += steps
         self.loss = total / steps
+
+    def step(self, s, m, g, n, e) -> float:
+        """One learning step on a batch: the squared error of ``Q(s, m)`` against the return
+        ``g`` (Deep Monte-Carlo) plus, weighted by ``imitate``, the margin loss of DQfD for
+        the teachers' moves: ``max(0, Q(s, n) + margin - Q(s, m))`` where ``e`` is 1."""
+        dev = self.device
+        s, m, g = (torch.from_numpy(x).to(dev) for x in (s, m, g))
+        q = self.net(s, m)
+        loss = torch.mean((q - g) ** 2)
+        if self.cfg.imitate > 0 and float(e.sum()) > 0:
+            n, e = torch.from_numpy(n).to(dev), torch.from_numpy(e).to(dev)
+            gap = torch.relu(self.net(s, n) + self.cfg.margin - q)
+            loss = loss + self.cfg.imitate * torch.sum(e * gap) / torch.sum(e)
+        self.opt.zero_grad(set_to_none=True)
+        loss.backward()
+        nn.utils.clip_grad_norm_(self.net.parameters(), 40.0)
+        self.opt.step()
+        return loss.item()
 
     def state_dict(self, league: list[int], rng: random.Random, nrng) -> dict:
         return {"config": self.cfg.to_dict(), "net": self.net.state_dict(),
@@ -338,7 +353,7 @@ def run(cfg: TrainConfig, out, hands: int | None = None, minutes: float | None =
             results = actors.play(net, loaded, learner.hands, round_hands, cfg.seed)
             new = 0
             for r in results:
-                replay.add_many(r["s"], r["m"], r["g"])
+                replay.add_many(r)
                 new += len(r["g"])
             learner.hands += round_hands
             learner.samples += new

@@ -24,6 +24,7 @@ import shangyou
 from ..bots import make_bot
 from ..bots.learned import LearnedBot, Network
 from ..env.features import rewards_of
+from .league import deal
 
 CURVE_FIELDS = ("hands", "samples", "steps", "seconds", "loss", "score", "game", "players",
                 "deals",
@@ -40,7 +41,7 @@ def play_deals(game: str, n: int, deals: int, seat_bot, level: str) -> tuple[lis
     makes the bot of that seat."""
     points, first = [], []
     for d in range(deals):
-        g = shangyou.new_game(game, players=n, seed=_seed(game, n, d))
+        g = deal(game, n, _seed(game, n, d))
         me = d % n
         bots = [seat_bot(_seed("bot", n, d, s)) if s == me else
                 make_bot(level, seed=_seed("bot", n, d, s)) for s in range(n)]

@@ -4,7 +4,9 @@ the samples (position, chosen move, return) of the learner's seats.
 Each seat but one learner seat draws an opponent by the weights of ``TrainConfig.opponents``:
 ``self`` is one more learner seat (its moves are samples too), ``snapshot`` one of the latest
 ``league_size`` snapshots of the network (before the first one, ``self``), any other name a bot
-level (``make_bot``); the moves of the levels named in ``TrainConfig.teachers`` are samples too.
+level (``make_bot``); the moves of the levels named in ``TrainConfig.teachers`` are samples too,
+each with one other legal move drawn at random (a *negative*: the imitation loss of
+:mod:`shangyou.train.dmc` asks the teacher's move to score above it).
 Every decision with more than one legal move is a sample: plays, passes, bids, burying, friend
 calls (the one loop ``to_act``/``legal_moves``/``apply``).
 
@@ -39,6 +41,23 @@ def reward_scale(game: str) -> float:
     return 0.05 if game.startswith("zheng-fen") else 1.0
 
 
+def deal(game: str, n: int, seed: int):
+    """A new hand of ``game`` at ``n`` seats, with the fewest packs that table size allows
+    (zheng-shangyou/winner: one pack to 4 players, two above)."""
+    from ..errors import UnknownOption
+    try:
+        return shangyou.new_game(game, players=n, seed=seed)
+    except UnknownOption:
+        if "decks" not in shangyou.preset_info(game)["defaults"]:
+            raise
+    for decks in (2, 3):
+        try:
+            return shangyou.new_game(game, players=n, seed=seed, decks=decks)
+        except UnknownOption:
+            pass
+    return shangyou.new_game(game, players=n, seed=seed, decks=4)
+
+
 def epsilon_at(cfg, hands: int) -> float:
     start, end = cfg.epsilon
     f = min(1.0, hands / max(1, cfg.explore_hands))
@@ -67,21 +86,26 @@ class Actor:
             del self.snapshots[k]
         pool = [self.snapshots[k] for k in sorted(snapshots) if k in self.snapshots]
         rng = random.Random(seed)
-        states, moves, returns = [], [], []
+        states, moves, returns, negs, has = [], [], [], [], []
         phases: set[str] = set()
+        s_dim, m_dim = net.w["ws"].shape[0], net.w["wm"].shape[0]
+        none = np.zeros(m_dim, np.float32)
         for h in range(hands):
             eps = epsilon_at(cfg, start + h)
-            for s, m, g, ph in self.play_hand(net, pool, rng, eps):
+            for s, m, g, ph, neg in self.play_hand(net, pool, rng, eps):
                 states.append(s)
                 moves.append(m)
                 returns.append(g)
+                negs.append(none if neg is None else neg)
+                has.append(0.0 if neg is None else 1.0)
                 phases.add(ph)
         if not states:
-            s_dim, m_dim = net.w["ws"].shape[0], net.w["wm"].shape[0]
             return {"s": np.zeros((0, s_dim), np.float32), "m": np.zeros((0, m_dim), np.float32),
-                    "g": np.zeros(0, np.float32), "phases": sorted(phases), "hands": hands}
+                    "g": np.zeros(0, np.float32), "n": np.zeros((0, m_dim), np.float32),
+                    "e": np.zeros(0, np.float32), "phases": sorted(phases), "hands": hands}
         return {"s": np.stack(states), "m": np.stack(moves),
-                "g": np.asarray(returns, dtype=np.float32), "phases": sorted(phases),
+                "g": np.asarray(returns, dtype=np.float32), "n": np.stack(negs),
+                "e": np.asarray(has, dtype=np.float32), "phases": sorted(phases),
                 "hands": hands}
 
     def seats(self, n: int, learner: int, pool: list, rng: random.Random) -> list:
@@ -104,12 +128,13 @@ class Actor:
         return seats
 
     def play_hand(self, net: Network, pool: list, rng: random.Random, eps: float) -> list:
-        """One hand: ``(position, move row, return, phase)`` of every sampled decision."""
+        """One hand: ``(position, move row, return, phase, negative row or None)`` of every
+        sampled decision."""
         cfg = self.cfg
         game_name = rng.choice(cfg.games)
         sizes = [n for n in cfg.players if n in shangyou.preset_info(game_name)["players"]]
         n = rng.choice(sizes)
-        game = shangyou.new_game(game_name, players=n, seed=rng.getrandbits(48))
+        game = deal(game_name, n, rng.getrandbits(48))
         learner = rng.randrange(n)
         seats = self.seats(n, learner, pool, rng)
         teachers = set(cfg.teachers)
@@ -129,7 +154,10 @@ class Actor:
                 move = bot[1].choose(view)
                 if seat in trail and len(moves) > 1:
                     state, rows = features(view)     # a teacher: its moves are samples too
-                    trail[seat].append((state, rows[moves.index(move)], view["phase"]))
+                    i = moves.index(move)
+                    j = rng.randrange(len(moves) - 1)
+                    j += j >= i                      # another legal move
+                    trail[seat].append((state, rows[i], view["phase"], rows[j]))
                 game.apply(move)
                 continue
             state, rows = features(view)
@@ -137,9 +165,9 @@ class Actor:
                 i = rng.randrange(len(moves))
             else:
                 i = int(np.argmax(net.q(state, rows)))
-            trail[seat].append((state, rows[i], view["phase"]))
+            trail[seat].append((state, rows[i], view["phase"], None))
             game.apply(moves[i])
         scale = reward_scale(game_name)
         points = rewards_of(game)
-        return [(s, m, points[seat] * scale, ph) for seat, steps in trail.items()
-                for s, m, ph in steps]
+        return [(s, m, points[seat] * scale, ph, neg) for seat, steps in trail.items()
+                for s, m, ph, neg in steps]
