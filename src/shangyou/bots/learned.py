@@ -162,7 +162,7 @@ class LearnedBot(Bot):
 
     def plays(self, view: dict) -> bool:
         """Whether the network makes this decision (else the heuristic level does)."""
-        net = self.network_for(view.get("game"))
+        net = self.network_for(str(view.get("game")))
         if net is None:
             return False
         if not net.env_features:
@@ -175,7 +175,7 @@ class LearnedBot(Bot):
     def values(self, view: dict) -> list[float]:
         """The network's value of each legal move (points expected from the hand); where a
         play is chosen in steps, of each legal play of ``whole_plays(view)``."""
-        net = self.network_for(view.get("game"))
+        net = self.network_for(str(view.get("game")))
         if net is None:
             raise ValueError(f"no model for {view.get('game')}")
         if net.env_features:

@@ -107,7 +107,8 @@ class _Map:
         self.enc = _encoder_class(family)(n, 1)
         self.head = self.enc.slices["page"].start
         per = _per_seat(family)
-        dst, scale = [], []
+        dst: list[int] = []
+        scale: list[float] = []
         at = 0
         for name, size in self.enc.parts():
             width = MAX_SEATS if name in per else size
@@ -258,8 +259,10 @@ def _sheng_ji_extras(view: dict, cards=None, after=None):
         hand[CODE[t]] += 1.0
     st = np.zeros(SJ_STATE, dtype=np.float32)
     trick = view.get("trick") or []
-    led = best = best_eff = None
-    winner = None
+    led: int | None = None
+    best_eff: int | None = None
+    best = 0.0
+    winner: int | None = None
     tpoints = 0.0
     for who, text in trick:
         codes = parse_move(text)[1]
@@ -302,7 +305,7 @@ def _sheng_ji_extras(view: dict, cards=None, after=None):
     smin = np.where(has, strength[None, :], 99.0).min(axis=1)
     mv[:, 5] = np.maximum(smax, 0.0) / 16.0
     mv[:, 6] = np.where(n_cards > 0, smin, 0.0) / 16.0
-    if best is not None:
+    if led is not None:
         first = np.where(has, np.arange(N_CARDS)[None, :], N_CARDS).min(axis=1)
         for i in range(k):
             if n_cards[i] == 0:

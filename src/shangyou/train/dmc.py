@@ -261,14 +261,15 @@ class Actors:
         new = {k: (None if k in self.sent else w) for k, w in snaps.items()}
         self.sent = set(snaps)
         ref = self.ray.put(weights)
-        jobs = [a.play.remote(ref, new, firsts[i], share[i], round_seed(seed, start, i))
+        jobs = [a.play.remote(ref, new, firsts[i], share[i],  # type: ignore[attr-defined]
+                              round_seed(seed, start, i))
                 for i, a in enumerate(self.remote) if share[i] > 0]
         return self.ray.get(jobs)
 
     def close(self) -> None:
         if self.n > 1:
             for a in self.remote:
-                self.ray.kill(a)
+                self.ray.kill(a)  # type: ignore[arg-type]
             if self.owned:
                 self.ray.shutdown()
 
