@@ -67,6 +67,20 @@ def test_learned_plays_other_presets_as_the_heuristic_level():
     assert learned.choose(view) == heuristic.choose(view)
 
 
+def test_each_game_is_played_by_its_shipped_model_or_the_heuristic_level():
+    from shangyou.bots.learned import shipped_models
+    shipped = shipped_models()
+    assert shipped[PAGAT] == str(DEFAULT_MODEL)
+    learned = make_bot("learned", seed=1)
+    for game in shangyou.preset_names():
+        g = shangyou.new_game(game, seed=3)
+        while len(g.view(g.to_act)["legal_moves"]) == 1:
+            g.apply(g.view(g.to_act)["legal_moves"][0])
+        view = g.view(g.to_act)
+        assert learned.plays(view) == (game in shipped), game
+        assert learned.choose(view) in view["legal_moves"]
+
+
 def _points(level: str, deals: int, players: int = 4) -> float:
     """The mean points of ``level`` in a rotating seat against random bots (seeded deals)."""
     total = 0.0

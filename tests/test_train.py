@@ -17,7 +17,7 @@ import torch
 import shangyou
 from shangyou.bots import make_bot, play_out
 from shangyou.bots.learned import DEFAULT_MODEL, LearnedBot, Network
-from shangyou.bots.learned_features import features
+from shangyou.env.features import dims, features
 from shangyou.train import TrainConfig, parse_opponents
 from shangyou.train.dmc import QNet, latest_checkpoint
 from shangyou.train.evaluate import play_deals
@@ -56,14 +56,14 @@ def test_a_tiny_run_learns_checkpoints_and_resumes(tmp_path):
     latest = Network.load(out / "latest.npz")
     assert latest.meta["hands"] == 16
     # the exported network is the checkpoint's network
-    net = QNet(16)
+    net = QNet(16, *dims("climbing"))
     net.load_state_dict(saved["net"])
     as_numpy = net.to_numpy()
     for k, v in latest.w.items():
         assert np.allclose(v, as_numpy.w[k]), k
     # it learned: the untrained network of the same seed differs
     torch.manual_seed(3)
-    untrained = QNet(16).to_numpy()
+    untrained = QNet(16, *dims("climbing")).to_numpy()
     assert not np.allclose(untrained.w["w2"], latest.w["w2"])
 
     # a resumed run may change its learning settings, not its network
@@ -98,14 +98,16 @@ def test_a_tiny_run_learns_checkpoints_and_resumes(tmp_path):
 @pytest.mark.parametrize("args, message", [
     ([], "give --hands N or --minutes M"),
     (["--hands", "4", "--players", "2"], "not 2"),
-    (["--hands", "4", "--game", "sheng-ji"], "plays the Zheng Shangyou presets"),
+    (["--hands", "4", "--game", "sheng-ji,zheng-fen"], "one run trains one family"),
+    (["--hands", "4", "--game", "sheng-ji", "--players", "5"], "not 5"),
+    (["--hands", "4", "--actors", "0"], "actors must be a whole number"),
     (["--hands", "4", "--opponents", "self=3,wizard=1"], "unknown bot"),
     (["--hands", "4", "--opponents", "self=-1"], "bad opponent weight"),
     (["--hands", "4", "--teachers", "wizard"], "unknown bot"),
     (["--hands", "4", "--device", "tpu"], "--device must be"),
     (["--hands", "4", "--init", "no-such-model.npz"], "no such model file"),
-    (["--hands", "4", "--init", str(DEFAULT_MODEL), "--hidden", "16"],
-     "has a first hidden layer of 256, not 16"),
+    (["--hands", "4", "--init", str(DEFAULT_MODEL), "--hidden", "256"],
+     "is a model of other inputs"),
     (["--hands", "4", "--epsilon", "0.1"], "bad --epsilon"),
 ])
 def test_bad_input_is_one_line(tmp_path, args, message):
@@ -145,9 +147,20 @@ def test_opponents_and_config_round_trip():
     assert TrainConfig.from_dict(cfg.to_dict()) == cfg
 
 
-def test_a_network_initialised_from_a_model_file_computes_the_bots_values():
-    shipped = Network.load(DEFAULT_MODEL)
-    net = QNet(shipped.w["ws"].shape[1]).load_numpy(shipped)
+def random_model(path: Path, hidden: int = 16, seed: int = 0) -> Network:
+    """A model file of an untrained network of the env's features (climbing, pagat)."""
+    torch.manual_seed(seed)
+    net = QNet(hidden, *dims("climbing")).to_numpy(
+        {"games": ["zheng-shangyou/pagat"], "features": "env-1", "family": "climbing",
+         "phases": ["play"], "hands": 0, "hidden": hidden})
+    net.save(path)
+    return net
+
+
+def test_a_network_initialised_from_a_model_file_computes_the_bots_values(tmp_path):
+    model = random_model(tmp_path / "m.npz", hidden=24)
+    shipped = Network.load(tmp_path / "m.npz")
+    net = QNet(24, *dims("climbing")).load_numpy(shipped)
     bot = LearnedBot(seed=1, network=shipped)
     g = shangyou.new_game("zheng-shangyou/pagat", players=5, seed=4)
     checked = 0
@@ -164,33 +177,37 @@ def test_a_network_initialised_from_a_model_file_computes_the_bots_values():
     assert checked > 10
     # and back: the torch network's numpy form is the model, weight for weight
     again = net.to_numpy()
-    for k, v in shipped.w.items():
+    for k, v in model.w.items():
         assert np.array_equal(again.w[k], v), k
     with pytest.raises(ValueError, match="layers of"):
-        QNet(16).load_numpy(shipped)
+        QNet(16, *dims("climbing")).load_numpy(shipped)
 
 
 def test_train_init_starts_the_run_from_the_model(tmp_path):
+    model = tmp_path / "start.npz"
+    random_model(model, hidden=24, seed=5)
     out = tmp_path / "run"
     args = ["--out", str(out), "--players", "4", "--hands-per-round", "8", "--eval-every", "8",
             "--eval-deals", "3", "--batch", "32", "--device", "cpu", "--seed", "3",
-            "--init", str(DEFAULT_MODEL), "--lr", "1e-4", "--epsilon", "0.05,0.01"]
+            "--init", str(model), "--lr", "1e-4", "--epsilon", "0.05,0.01"]
+    bad = train(*args, "--hands", "8", "--hidden", "16")
+    assert bad.returncode == 2 and "has a first hidden layer of 24, not 16" in bad.stderr
     done = train(*args, "--hands", "8")
     assert done.returncode == 0, done.stderr
-    assert f"the network starts from {DEFAULT_MODEL}" in done.stdout
+    assert f"the network starts from {model}" in done.stdout
     saved = torch.load(latest_checkpoint(out), weights_only=False)
-    assert saved["config"]["init"] == str(DEFAULT_MODEL) and saved["config"]["hidden"] == 256
+    assert saved["config"]["init"] == str(model) and saved["config"]["hidden"] == 24
     assert saved["config"]["epsilon"] == [0.05, 0.01]
-    # the evaluation before any learning is the shipped model's, deal for deal
-    shipped = Network.load(DEFAULT_MODEL)
+    # the evaluation before any learning is the model's, deal for deal
+    start = Network.load(model)
     points, _ = play_deals("zheng-shangyou/pagat", 4, 3,
-                           lambda seed: LearnedBot(seed, network=shipped), "heuristic")
+                           lambda seed: LearnedBot(seed, network=start), "heuristic")
     first = curve(out)[0]
     assert int(first["hands"]) == 0
     assert float(first["points"]) == pytest.approx(sum(points) / len(points), abs=1e-4)
     latest = Network.load(out / "latest.npz")
-    assert latest.meta["init"] == "pagat.npz" and latest.meta["hands"] == 8
-    assert not np.array_equal(latest.w["w2"], shipped.w["w2"])      # it learned from there
+    assert latest.meta["init"] == "start.npz" and latest.meta["hands"] == 8
+    assert not np.array_equal(latest.w["w2"], start.w["w2"])      # it learned from there
     # the same command resumes the run (the checkpoint's network, not the file's again)
     more = train(*args, "--hands", "16")
     assert more.returncode == 0, more.stderr

@@ -1,12 +1,23 @@
 """The ``learned`` level: a network trained by self-play (``shangyou train``) scores every legal
 move, and the bot plays the best. Inference is numpy only; training needs the ``train`` extra.
 
-The shipped model (``models/pagat.npz``) was trained on ``zheng-shangyou/pagat`` at 4 and 5
-players and plays that preset at any table size (3 to 8). Decisions it was not trained for (the
-exchange between the hands of a match, other presets and games) are made by the ``heuristic``
-level. ``learned:PATH`` loads another model file, and so does the level ``learned`` when the
-environment variable ``SHANGYOU_LEARNED_MODEL`` names one (the web server reads it too).
-See ``docs/training.md``.
+A model's inputs are the env's observation of the seat and the env's row of each move
+(:mod:`shangyou.env.features`: one pipeline for the environments, the trainer and this bot).
+Every decision of the game is a move the network scores, in the phases its model was trained on
+(``meta["phases"]``): climbing plays and passes; Sheng ji's bids, burying, friend calls, throws
+and plays.
+
+The level plays each game with the model shipped for it (``models/*.npz``: each model's
+metadata lists the presets it plays, :func:`shipped_models`). Where no model is shipped for a
+game, or a decision is in a phase its model was not trained on (the exchange between the hands
+of a climbing match), the ``heuristic`` level decides: see ``docs/training.md`` for which games
+have a model. ``learned:PATH`` loads another model file, and so does the level ``learned`` when
+the environment variable ``SHANGYOU_LEARNED_MODEL`` names one (the web server reads it too);
+that model plays its games and the heuristic level the others.
+
+``models/pagat.npz`` is the one model of the first format (its own features,
+:mod:`shangyou.bots.learned_features`, kept for it until a model of the env's features plays
+pagat as well; ``meta["features"]`` tells the two apart).
 """
 
 from __future__ import annotations
@@ -19,7 +30,8 @@ from pathlib import Path
 from .base import BOTS, Bot
 
 MODEL_ENV = "SHANGYOU_LEARNED_MODEL"
-DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "pagat.npz"
+MODELS = Path(__file__).resolve().parent / "models"
+DEFAULT_MODEL = MODELS / "pagat.npz"
 LAYERS = ("ws", "wm", "b1", "w2", "b2", "w3", "b3", "w4", "b4")
 
 
@@ -68,11 +80,41 @@ class Network:
                 meta = json.loads(str(data["meta"])) if "meta" in data else {}
         except (OSError, KeyError, ValueError) as exc:
             raise ValueError(f"{path} is not a model of the learned bot: {exc}") from None
-        from .learned_features import MOVE_DIM, STATE_DIM
-        if weights["ws"].shape[0] != STATE_DIM or weights["wm"].shape[0] != MOVE_DIM:
+        state_dim, move_dim = input_dims(meta)
+        if weights["ws"].shape[0] != state_dim or weights["wm"].shape[0] != move_dim:
             raise ValueError(f"{path}: a model for other features ({weights['ws'].shape[0]}, "
-                             f"{weights['wm'].shape[0]}; these are {STATE_DIM}, {MOVE_DIM})")
+                             f"{weights['wm'].shape[0]}; these are {state_dim}, {move_dim})")
         return cls(weights, meta)
+
+    @property
+    def env_features(self) -> bool:
+        """Whether the model reads the env's features (else the first format's)."""
+        return self.meta.get("features") == "env-1"
+
+
+def input_dims(meta: dict) -> tuple[int, int]:
+    """The widths of a model's inputs (position, move) by its metadata."""
+    if meta.get("features") == "env-1":
+        from ..env.features import FAMILIES, dims
+        family = meta.get("family")
+        if family not in FAMILIES:
+            raise ValueError(f"a model of an unknown family {family!r}")
+        return dims(family)
+    if meta.get("features") not in (None, "learned-1"):
+        raise ValueError(f"a model of unknown features {meta.get('features')!r}")
+    from .learned_features import MOVE_DIM, STATE_DIM
+    return STATE_DIM, MOVE_DIM
+
+
+@lru_cache(maxsize=1)
+def shipped_models() -> dict[str, str]:
+    """Each preset with a shipped model -> that model's file (``models/*.npz``, by the games
+    in their metadata; a later file name wins a preset two files claim)."""
+    out: dict[str, str] = {}
+    for path in sorted(MODELS.glob("*.npz")):
+        for game in load_model(str(path)).meta.get("games") or ():
+            out[game] = str(path)
+    return out
 
 
 @lru_cache(maxsize=8)
@@ -81,9 +123,11 @@ def load_model(path: str) -> Network:
     return Network.load(path)
 
 
-def model_path(param: str | None = None) -> Path:
-    """The model of ``learned:PATH``, else of ``$SHANGYOU_LEARNED_MODEL``, else the shipped one."""
-    return Path(param or os.environ.get(MODEL_ENV) or DEFAULT_MODEL)
+def model_path(param: str | None = None) -> Path | None:
+    """The model of ``learned:PATH``, else of ``$SHANGYOU_LEARNED_MODEL``, else None (the
+    shipped model of each game)."""
+    given = param or os.environ.get(MODEL_ENV)
+    return Path(given) if given else None
 
 
 class LearnedBot(Bot):
@@ -95,36 +139,59 @@ class LearnedBot(Bot):
     def __init__(self, seed: int | None = None, budget: str | None = None,
                  network: Network | None = None):
         super().__init__(seed)
+        _numpy()                            # the level needs numpy: say so when made
+        self.nets: dict[str, Network] | None = None       # game -> model; None: the shipped
         if network is None:
             path = model_path(budget)
-            if not path.is_file():
-                raise ValueError(f"no model file {str(path)!r} for the learned bot")
-            network = load_model(str(path))
+            if path is not None:
+                if not path.is_file():
+                    raise ValueError(f"no model file {str(path)!r} for the learned bot")
+                network = load_model(str(path))
+        if network is not None:
+            games = network.meta.get("games") or ["zheng-shangyou/pagat"]
+            self.nets = {g: network for g in games}
         self.net = network
-        games = network.meta.get("games") or ["zheng-shangyou/pagat"]
-        self.games = frozenset(games)
         self._fallback: Bot | None = None   # the heuristic level, made when first needed
+
+    def network_for(self, game: str) -> Network | None:
+        """The model that plays ``game`` (None: the heuristic level plays it)."""
+        if self.nets is not None:
+            return self.nets.get(game)
+        path = shipped_models().get(game)
+        return load_model(path) if path else None
 
     def plays(self, view: dict) -> bool:
         """Whether the network makes this decision (else the heuristic level does)."""
-        from .learned_features import MAX_SEATS, MIN_SEATS, is_play_decision
-        return (view.get("game") in self.games and MIN_SEATS <= view["players"] <= MAX_SEATS
-                and is_play_decision(view))
+        net = self.network_for(str(view.get("game")))
+        if net is None:
+            return False
+        if not net.env_features:
+            from .learned_features import MAX_SEATS, MIN_SEATS, is_play_decision
+            return MIN_SEATS <= view["players"] <= MAX_SEATS and is_play_decision(view)
+        from ..env.features import MAX_SEATS, MIN_SEATS
+        phases = net.meta.get("phases") or ()
+        return MIN_SEATS <= view["players"] <= MAX_SEATS and view.get("phase") in phases
 
     def values(self, view: dict) -> list[float]:
         """The network's value of each legal move (points expected from the hand); where a
         play is chosen in steps, of each legal play of ``whole_plays(view)``."""
-        from .learned_features import features, whole_plays
+        net = self.network_for(str(view.get("game")))
+        if net is None:
+            raise ValueError(f"no model for {view.get('game')}")
+        if net.env_features:
+            from ..env.features import features, whole_plays
+        else:
+            from .learned_features import features, whole_plays
         state, rows = features(whole_plays(view))
-        return [float(x) for x in self.net.q(state, rows)]
+        return [float(x) for x in net.q(state, rows)]
 
     def choose(self, view: dict) -> str:
         """The legal move of best value; where a play is chosen in steps, the best whole
         play (the game accepts it at any step)."""
-        from .learned_features import whole_plays
         moves = view["legal_moves"]
         if len(moves) == 1:
             return moves[0]
+        from ..env.features import whole_plays
         view = whole_plays(view)
         moves = view["legal_moves"]
         if not self.plays(view):

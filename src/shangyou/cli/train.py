@@ -1,5 +1,8 @@
 """``shangyou train``: train the ``learned`` bot level by Deep Monte-Carlo self-play against a
-league (its own snapshots and bot levels); see ``docs/training.md``.
+league (its own snapshots and bot levels), for any preset: the climbing presets (Zheng
+Shangyou, Zheng Fen; several presets of the family in one run with ``--game a,b``) or the
+Sheng ji presets (bids, burying, friend calls and play); see ``docs/training.md``.
+``--actors N`` plays the hands in N Ray actors (one learner); the default, 1, needs no Ray.
 
 The run lives in ``--out``: checkpoints, snapshots, ``curve.csv``/``curve.png``, ``latest.npz``
 and ``best.npz``. Running the same command again resumes from the latest checkpoint (the run
@@ -27,7 +30,8 @@ SETTINGS = {"game": "game", "players": "players", "opponents": "opponents",
             "lr": "lr", "batch": "batch",
             "replay": "replay", "hands_per_round": "hands_per_round",
             "eval_every": "eval_every", "eval_deals": "eval_deals",
-            "eval_level": "eval_opponent", "snapshot_every": "snapshot_every", "seed": "seed"}
+            "eval_level": "eval_opponent", "snapshot_every": "snapshot_every", "seed": "seed",
+            "actors": "actors", "imitate": "imitate", "margin": "margin"}
 
 
 def train(
@@ -38,7 +42,9 @@ def train(
                                                           "many hands in all.")] = None,
     minutes: Annotated[float | None, typer.Option(min=0.0, help="Stop after this many minutes "
                                                                 "of this call.")] = None,
-    game: Annotated[str, typer.Option("--game", "-g", help="A Zheng Shangyou preset.")
+    game: Annotated[str, typer.Option("--game", "-g", help="A preset, or several of one family "
+                                                           "(comma-separated: one drawn per "
+                                                           "hand).")
                     ] = "zheng-shangyou/pagat",
     players: Annotated[str, typer.Option("--players", "-p",
                                          help="Table sizes, one drawn per hand: 4,5.")] = "4,5",
@@ -72,9 +78,17 @@ def train(
     snapshot_every: Annotated[int, typer.Option(min=1, help="Hands between snapshots for "
                                                             "the league.")] = 5_000,
     seed: Annotated[int, typer.Option(help="Seed of the run.")] = 0,
+    imitate: Annotated[float, typer.Option(
+        help="Weight of the imitation loss: the teachers' moves should score MARGIN above "
+             "another legal move (0: Deep Monte-Carlo alone).")] = 0.0,
+    margin: Annotated[float, typer.Option(help="The imitation loss's margin (in returns).")
+                      ] = 0.1,
     device: Annotated[str, typer.Option(help="auto (a GPU when torch sees one), cpu or cuda.")
                       ] = "auto",
     threads: Annotated[int, typer.Option(min=1, help="CPU threads for torch.")] = 1,
+    actors: Annotated[int, typer.Option(help="Processes playing hands: 1 plays in this "
+                                                    "process; more are Ray actors (a local Ray, "
+                                                    "or the cluster of RAY_ADDRESS).")] = 1,
     export: Annotated[Path | None, typer.Option(help="At the end, copy the best model "
                                                      "(best.npz) to this file.")] = None,
 ) -> None:
@@ -118,7 +132,7 @@ def train(
                           teachers=teacher_list, hands_per_round=hands_per_round,
                           snapshot_every=snapshot_every, eval_every=eval_every,
                           eval_deals=eval_deals, eval_opponent=eval_level.strip().lower(),
-                          seed=seed).check()
+                          seed=seed, actors=actors, imitate=imitate, margin=margin).check()
         from ..train.dmc import latest_checkpoint, pick_device
         pick_device(device)
     except ValueError as e:

@@ -21,6 +21,7 @@ from ..games.climbing import core
 from ..games.climbing.core import is_plays
 from ..registry import resolve
 from .encoding import ClimbingEncoder, Pager, Rows, one_page_masks
+from .features import rewards_of  # noqa: F401  (the env's reward; the trainer uses it too)
 from .plays_pager import ONE_MOVE, PLAYS, PlaysPager
 from .sheng_ji_encoding import ShengJiEncoder
 
@@ -47,30 +48,6 @@ def seat_to_act(game: GameBase) -> int:
     seat = game.to_act
     assert seat is not None         # only a game that is over has no seat to act
     return seat
-
-
-def rewards_of(game) -> list[float]:
-    """Per seat reward of a finished game.
-
-    Climbing games: the seat's points from the hand result (``result["points"]``), or its
-    team's points where the preset scores teams. Sheng ji: the levels the seat's side goes up
-    (+) or the other side goes up (-)."""
-    res = game.result
-    n = game.n
-    if "last" in res and "change" in res["last"]:                      # Sheng ji
-        last = res["last"]
-        change = last["change"]
-        side = set(last["declarers"] if change["side"] == "declarers" else last["opponents"])
-        lv = float(change["levels"])
-        return [lv if s in side else -lv for s in range(n)]
-    teams = res.get("teams")
-    if teams and "team_points" in res:
-        tp = res["team_points"]
-        return [float(tp[i]) for s in range(n) for i, t in enumerate(teams) if s in t]
-    if teams and "team_scores" in res:
-        ts = res["team_scores"]
-        return [float(ts[i]) for s in range(n) for i, t in enumerate(teams) if s in t]
-    return [float(p) for p in res["points"]]
 
 
 def encoder_for(preset: str, players: int, k: int):

@@ -37,14 +37,15 @@ def parse_opponents(text: str) -> dict[str, float]:
 
 #: Settings a resumed run may change (the others define its network and its evaluations).
 CHANGEABLE = ("lr", "batch", "replay", "reuse", "epsilon", "explore_hands", "opponents",
-              "teachers", "hands_per_round", "snapshot_every", "league_size", "eval_every")
+              "teachers", "hands_per_round", "snapshot_every", "league_size", "eval_every",
+              "actors", "imitate", "margin")
 
 
 @dataclass
 class TrainConfig:
     """Everything that defines a run (stored in its checkpoints; a resumed run keeps it)."""
 
-    game: str = "zheng-shangyou/pagat"
+    game: str = "zheng-shangyou/pagat"         # presets of one family, comma-separated
     players: tuple[int, ...] = (4, 5)          # table sizes, one drawn per hand
     hidden: int = 256                          # width of the first hidden layer (then half)
     init: str = ""                             # a model file the network starts from
@@ -63,6 +64,19 @@ class TrainConfig:
     eval_deals: int = 200                      # fixed deals per table size in an evaluation
     eval_opponent: str = "heuristic"
     seed: int = 0
+    actors: int = 1                            # processes playing hands (more than one: Ray)
+    imitate: float = 0.0                       # weight of the teachers' margin loss (DQfD)
+    margin: float = 0.1                        # by how much a teacher's move should lead
+
+    @property
+    def games(self) -> tuple[str, ...]:
+        """The presets of the run (one drawn per hand)."""
+        return tuple(g.strip() for g in self.game.split(",") if g.strip())
+
+    @property
+    def family(self) -> str:
+        from ..env.features import family_of
+        return family_of(self.games[0])
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -99,26 +113,34 @@ class TrainConfig:
         """ValueError on settings no run can use."""
         import shangyou
         from ..bots import make_bot
-        from ..bots.learned_features import MAX_SEATS, MIN_SEATS
+        from ..env.features import MAX_SEATS, MIN_SEATS, family_of
         from ..registry import resolve
-        name, _ = resolve(self.game)
-        if not name.startswith("zheng-shangyou/"):
-            raise ValueError(f"the learned bot plays the Zheng Shangyou presets, not {name}")
-        self.game = name
-        allowed = shangyou.preset_info(name)["players"]
+        names = []
+        for g in self.games or ("",):
+            names.append(resolve(g)[0])
+        if len({family_of(g) for g in names}) > 1:
+            raise ValueError("one run trains one family: the climbing presets (Zheng Shangyou, "
+                             "Zheng Fen) or the Sheng ji presets, not both")
+        self.game = ",".join(names)
         if not self.players:
             raise ValueError("give at least one table size (--players 4,5)")
         for n in self.players:
-            if n not in allowed or not MIN_SEATS <= n <= MAX_SEATS:
-                raise ValueError(f"{name} is played by {', '.join(map(str, allowed))} players "
-                                 f"(the learned bot: {MIN_SEATS} to {MAX_SEATS}), not {n}")
+            if not MIN_SEATS <= n <= MAX_SEATS:
+                raise ValueError(f"the learned bot plays {MIN_SEATS} to {MAX_SEATS} seats, "
+                                 f"not {n}")
+        for name in names:
+            allowed = shangyou.preset_info(name)["players"]
+            if not any(n in allowed for n in self.players):
+                raise ValueError(f"{name} is played by {', '.join(map(str, allowed))} players, "
+                                 f"not {', '.join(map(str, self.players))}")
         for label, value, low in (("hidden", self.hidden, 4), ("batch", self.batch, 1),
                                   ("replay", self.replay, 1), ("hands per round",
                                                                self.hands_per_round, 1),
                                   ("snapshot every", self.snapshot_every, 1),
                                   ("league size", self.league_size, 1),
                                   ("eval every", self.eval_every, 1),
-                                  ("eval deals", self.eval_deals, 1)):
+                                  ("eval deals", self.eval_deals, 1),
+                                  ("actors", self.actors, 1)):
             if int(value) != value or value < low:
                 raise ValueError(f"{label} must be a whole number of at least {low}")
         if not 0 < self.lr < 1:
@@ -127,6 +149,8 @@ class TrainConfig:
             raise ValueError("epsilon must be between 0 and 1")
         if self.reuse <= 0:
             raise ValueError("reuse must be positive")
+        if not (0 <= self.imitate < 1e6 and 0 <= self.margin < 1e6):
+            raise ValueError("imitate and margin must be 0 or more")
         make_bot(self.eval_opponent, seed=0)
         if not any(k != "snapshot" for k in self.opponents):
             raise ValueError("the league needs more than snapshots (self or a bot level)")

@@ -1,15 +1,22 @@
 """Deep Monte-Carlo (as DouZero does for Dou Dizhu): a network ``Q(position, move)`` is
-regressed on the points the seat scored at the end of the hand, for every move it chose; moves
-are chosen epsilon-greedily over the legal moves, each scored by the network.
+regressed on the return the seat got at the end of the hand (the env's reward,
+:func:`shangyou.env.features.rewards_of`), for every move it chose; moves are chosen
+epsilon-greedily over the legal moves, each scored by the network. Its inputs are the env's
+observation and the env's move rows (:mod:`shangyou.env.features`), the same as the bot's.
 
-One process plays hands in rounds (``hands_per_round``); its learner seats act with a numpy copy
-of the network (the same code as the bot), their samples go to a replay memory, and after each
-round the network learns from that memory on the CPU or, when torch sees one, a GPU. The other
-seats come from the league (:mod:`shangyou.train.league`). Every ``eval_every`` hands the
-network plays fixed deals against the evaluation opponent; the results go to ``curve.csv``,
-the network to ``latest.npz`` and, when it beats its best so far, to ``best.npz``.
-Checkpoints (``checkpoints/ckpt-<hands>.pt``) hold everything needed to go on: running the same
-command again resumes from the latest one.
+**Actors and one learner.** Hands are played in rounds (``hands_per_round``) by actors
+(:class:`~shangyou.train.league.Actor`, numpy only) given the network's weights; their samples
+go to a replay memory, and after each round the learner (PyTorch; a GPU when torch sees one)
+learns from that memory. ``actors=1`` plays in this process (no Ray needed: one laptop core);
+``actors=N`` makes N Ray actors (``ray.init`` of a local Ray with N CPUs, or of the cluster
+named by ``RAY_ADDRESS``), each playing its share of the round with its own seed, so a run
+depends on its seed and its number of actors, not on which actor finished first.
+
+Every ``eval_every`` hands the network plays fixed deals against the evaluation opponent; the
+results go to ``curve.csv``, the network to ``latest.npz`` and, when it beats its best so far, to
+``best.npz``. Checkpoints (``checkpoints/ckpt-<hands>.pt``) hold everything needed to go on but
+the replay memory (a resumed run refills it): running the same command again resumes from the
+latest one.
 """
 
 from __future__ import annotations
@@ -27,16 +34,10 @@ from torch import nn
 import shangyou
 
 from ..bots.learned import LAYERS, Network
-from ..bots.learned_features import (
-    MOVE_DIM,
-    STATE_DIM,
-    features,
-    is_play_decision,
-    whole_plays,
-)
+from ..env.features import FORMAT, PHASES, dims
 from .config import TrainConfig
 from .evaluate import CURVE_FIELDS, append_curve, evaluate, plot_curve
-from .league import League, hand_points
+from .league import Actor, round_seed
 
 KEEP_CHECKPOINTS = 3
 PROGRESS_EVERY = 1000          # hands between progress lines
@@ -45,10 +46,10 @@ PROGRESS_EVERY = 1000          # hands between progress lines
 class QNet(nn.Module):
     """The torch form of :class:`~shangyou.bots.learned.Network` (same layers and order)."""
 
-    def __init__(self, hidden: int):
+    def __init__(self, hidden: int, state_dim: int, move_dim: int):
         super().__init__()
-        self.state = nn.Linear(STATE_DIM, hidden, bias=False)
-        self.move = nn.Linear(MOVE_DIM, hidden)
+        self.state = nn.Linear(state_dim, hidden, bias=False)
+        self.move = nn.Linear(move_dim, hidden)
         self.h2 = nn.Linear(hidden, hidden // 2)
         self.h3 = nn.Linear(hidden // 2, hidden // 2)
         self.out = nn.Linear(hidden // 2, 1)
@@ -85,43 +86,58 @@ class QNet(nn.Module):
         return self
 
 
-def init_network(path, hidden: int) -> Network:
+def init_network(path, hidden: int, family: str) -> Network:
     """The model file a new run starts from (``--init``), checked against the run's width:
     ValueError if it is no model of the learned bot or has other layers."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"--init {path}: no such model file")
     net = Network.load(path)
+    if not net.env_features or net.meta.get("family") != family:
+        raise ValueError(f"--init {path} is a model of other inputs (its features: "
+                         f"{net.meta.get('features', 'learned-1')}, family "
+                         f"{net.meta.get('family', 'climbing')}); this run's: {FORMAT}, "
+                         f"{family}")
     width = net.w["ws"].shape[1]
     if width != hidden:
         raise ValueError(f"--init {path} has a first hidden layer of {width}, not {hidden}: "
                          f"leave --hidden out or give {width}")
     try:
-        QNet(hidden).load_numpy(net)
+        QNet(hidden, *dims(family)).load_numpy(net)
     except ValueError as e:
         raise ValueError(f"--init {path}: {e}") from None
     return net
 
 
 class Replay:
-    """The latest ``size`` samples: position, chosen move, points scored."""
+    """The latest ``size`` samples: position, chosen move, return, and for a teacher's move
+    another legal move (``n``, with ``e`` = 1; else zeros and 0)."""
 
-    def __init__(self, size: int):
-        self.s = np.zeros((size, STATE_DIM), dtype=np.float32)
-        self.m = np.zeros((size, MOVE_DIM), dtype=np.float32)
+    def __init__(self, size: int, state_dim: int, move_dim: int):
+        self.s = np.zeros((size, state_dim), dtype=np.float32)
+        self.m = np.zeros((size, move_dim), dtype=np.float32)
         self.g = np.zeros(size, dtype=np.float32)
+        self.n = np.zeros((size, move_dim), dtype=np.float32)
+        self.e = np.zeros(size, dtype=np.float32)
         self.size = size
         self.at = 0
         self.filled = 0
 
-    def add(self, s, m, g) -> None:
-        self.s[self.at], self.m[self.at], self.g[self.at] = s, m, g
-        self.at = (self.at + 1) % self.size
-        self.filled = min(self.filled + 1, self.size)
+    def add_many(self, r: dict) -> None:
+        """The samples of an actor's answer (:meth:`~shangyou.train.league.Actor.play`)."""
+        count = len(r["g"])
+        for lo in range(0, count, self.size):         # in pieces no larger than the memory
+            hi = min(count, lo + self.size)
+            k = hi - lo
+            idx = (self.at + np.arange(k)) % self.size
+            for name in ("s", "m", "g", "n", "e"):
+                getattr(self, name)[idx] = r[name][lo:hi]
+            self.at = (self.at + k) % self.size
+            self.filled = min(self.filled + k, self.size)
 
     def batch(self, rng: np.random.Generator, n: int):
         i = rng.integers(0, self.filled, size=n)
-        return self.s[i], self.m[i], self.g[i]
+        return self.s[i], self.m[i], self.g[i], self.n[i], self.e[i]
 
 
 def pick_device(device: str = "auto") -> str:
@@ -140,7 +156,8 @@ class Learner:
     def __init__(self, cfg: TrainConfig, device: str):
         self.cfg = cfg
         self.device = device
-        self.net = QNet(cfg.hidden).to(device)
+        self.net = QNet(cfg.hidden, *dims(cfg.family)).to(device)
+        self.phases = list(PHASES[cfg.family])
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr)
         self.hands = 0
         self.samples = 0
@@ -151,9 +168,11 @@ class Learner:
         self.seconds = 0.0          # training time over every session of the run
 
     def meta(self) -> dict:
-        return {"games": [self.cfg.game], "players": list(self.cfg.players),
+        return {"games": list(self.cfg.games), "players": list(self.cfg.players),
                 "hidden": self.cfg.hidden, "hands": self.hands, "samples": self.samples,
-                "format": 1, **({"init": Path(self.cfg.init).name} if self.cfg.init else {})}
+                "format": 2, "features": FORMAT, "family": self.cfg.family,
+                "phases": self.phases,
+                **({"init": Path(self.cfg.init).name} if self.cfg.init else {})}
 
     def numpy(self) -> Network:
         return self.net.to_numpy(self.meta())
@@ -165,25 +184,34 @@ class Learner:
         steps = max(1, round(new * self.cfg.reuse / self.cfg.batch))
         total = 0.0
         for _ in range(steps):
-            s, m, g = replay.batch(rng, self.cfg.batch)
-            s = torch.from_numpy(s).to(self.device)
-            m = torch.from_numpy(m).to(self.device)
-            g = torch.from_numpy(g).to(self.device)
-            loss = torch.mean((self.net(s, m) - g) ** 2)
-            self.opt.zero_grad(set_to_none=True)
-            loss.backward()
-            nn.utils.clip_grad_norm_(self.net.parameters(), 40.0)
-            self.opt.step()
-            total += loss.item()
+            total += self.step(*replay.batch(rng, self.cfg.batch))
         self.steps += steps
         self.loss = total / steps
 
-    def state_dict(self, league: League, rng: random.Random, nrng) -> dict:
+    def step(self, s, m, g, n, e) -> float:
+        """One learning step on a batch: the squared error of ``Q(s, m)`` against the return
+        ``g`` (Deep Monte-Carlo) plus, weighted by ``imitate``, the margin loss of DQfD for
+        the teachers' moves: ``max(0, Q(s, n) + margin - Q(s, m))`` where ``e`` is 1."""
+        dev = self.device
+        s, m, g = (torch.from_numpy(x).to(dev) for x in (s, m, g))
+        q = self.net(s, m)
+        loss = torch.mean((q - g) ** 2)
+        if self.cfg.imitate > 0 and float(e.sum()) > 0:
+            n, e = torch.from_numpy(n).to(dev), torch.from_numpy(e).to(dev)
+            gap = torch.relu(self.net(s, n) + self.cfg.margin - q)
+            loss = loss + self.cfg.imitate * torch.sum(e * gap) / torch.sum(e)
+        self.opt.zero_grad(set_to_none=True)
+        loss.backward()
+        nn.utils.clip_grad_norm_(self.net.parameters(), 40.0)
+        self.opt.step()
+        return loss.item()
+
+    def state_dict(self, league: list[int], rng: random.Random, nrng) -> dict:
         return {"config": self.cfg.to_dict(), "net": self.net.state_dict(),
                 "opt": self.opt.state_dict(), "hands": self.hands, "samples": self.samples,
                 "steps": self.steps, "loss": self.loss, "best": self.best,
                 "seconds": self.seconds + (time.time() - self.started),
-                "league": league.files(), "rng": rng.getstate(),
+                "league": list(league), "rng": rng.getstate(),
                 "nrng": nrng.bit_generator.state}
 
     def load(self, ck: dict) -> None:
@@ -193,56 +221,57 @@ class Learner:
             setattr(self, k, ck[k])
 
 
-def epsilon(cfg: TrainConfig, hands: int) -> float:
-    start, end = cfg.epsilon
-    f = min(1.0, hands / max(1, cfg.explore_hands))
-    return start + (end - start) * f
+class Actors:
+    """The actors of a run: one in this process, or ``n`` Ray actors (see the module)."""
 
-
-def play_hand(cfg: TrainConfig, net: Network, league: League, rng: random.Random,
-              eps: float, replay: Replay) -> int:
-    """One hand: a learner seat, the others from the league; the samples of the learner seats
-    and of the teachers' seats (bot levels in ``cfg.teachers``) go to ``replay``. Answers the
-    number of samples."""
-    n = rng.choice(cfg.players)
-    game = shangyou.new_game(cfg.game, players=n, seed=rng.getrandbits(48))
-    learner = rng.randrange(n)
-    seats = league.seat(n, learner, rng)           # None: a learner seat; else (name, bot)
-    teachers = set(cfg.teachers)
-    trail: dict[int, list] = {s: [] for s in range(n)
-                              if seats[s] is None or seats[s][0] in teachers}
-    while not game.over:
-        seat = game.to_act
-        view = game.view(seat)
-        bot = seats[seat]
-        if bot is None or seat in trail:
-            view = whole_plays(view)                # whole plays, never steps of a choice
-        moves = view["legal_moves"]
-        if bot is not None:
-            move = bot[1].choose(view)
-            if seat in trail and len(moves) > 1 and is_play_decision(view):
-                state, rows = features(view)         # a teacher: its moves are samples too
-                trail[seat].append((state, rows[moves.index(move)]))
-            game.apply(move)
-            continue
-        if len(moves) == 1 or not is_play_decision(view):
-            game.apply(moves[0] if len(moves) == 1 else league.fallback(rng).choose(view))
-            continue
-        state, rows = features(view)
-        if rng.random() < eps:
-            i = rng.randrange(len(moves))
+    def __init__(self, cfg: TrainConfig, log=print):
+        self.n = cfg.actors
+        self.sent: set[int] = set()          # snapshots each Ray actor already holds
+        if self.n == 1:
+            self.local = Actor(cfg.to_dict())
+            self.remote = []
+            return
+        try:
+            import ray
+        except ModuleNotFoundError:
+            raise ValueError("--actors above 1 needs Ray: pip install 'shangyou[cluster]'"
+                             ) from None
+        self.ray = ray
+        if not ray.is_initialized():
+            if os.environ.get("RAY_ADDRESS"):
+                ray.init(log_to_driver=False)
+            else:
+                ray.init(num_cpus=self.n, include_dashboard=False, log_to_driver=False)
+            self.owned = True
         else:
-            q = net.q(state, rows)
-            i = int(np.argmax(q))
-        trail[seat].append((state, rows[i]))
-        game.apply(moves[i])
-    points = hand_points(game.result, n)
-    count = 0
-    for seat, steps in trail.items():
-        for state, row in steps:
-            replay.add(state, row, points[seat])
-            count += 1
-    return count
+            self.owned = False
+        remote = ray.remote(num_cpus=1)(Actor)
+        self.remote = [remote.remote(cfg.to_dict()) for _ in range(self.n)]
+        log(f"{self.n} Ray actors")
+
+    def play(self, net: Network, snapshots: dict[int, Network], start: int, hands: int,
+             seed: int) -> list[dict]:
+        """A round of ``hands`` hands shared by the actors, answered in actor order."""
+        weights = {"w": net.w, "meta": net.meta}
+        share = [hands // self.n + (1 if i < hands % self.n else 0) for i in range(self.n)]
+        firsts = [start + sum(share[:i]) for i in range(self.n)]
+        snaps = {k: {"w": v.w, "meta": v.meta} for k, v in snapshots.items()}
+        if self.n == 1:
+            return [self.local.play(weights, snaps, start, hands, round_seed(seed, start, 0))]
+        new = {k: (None if k in self.sent else w) for k, w in snaps.items()}
+        self.sent = set(snaps)
+        ref = self.ray.put(weights)
+        jobs = [a.play.remote(ref, new, firsts[i], share[i],  # type: ignore[attr-defined]
+                              round_seed(seed, start, i))
+                for i, a in enumerate(self.remote) if share[i] > 0]
+        return self.ray.get(jobs)
+
+    def close(self) -> None:
+        if self.n > 1:
+            for a in self.remote:
+                self.ray.kill(a)  # type: ignore[arg-type]
+            if self.owned:
+                self.ray.shutdown()
 
 
 def _checkpoints(out: Path) -> list[Path]:
@@ -254,7 +283,7 @@ def latest_checkpoint(out: Path) -> Path | None:
     return found[-1] if found else None
 
 
-def save_checkpoint(out: Path, learner: Learner, league: League, rng, nrng) -> Path:
+def save_checkpoint(out: Path, learner: Learner, league: list[int], rng, nrng) -> Path:
     folder = out / "checkpoints"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"ckpt-{learner.hands:010d}.pt"
@@ -273,7 +302,8 @@ def run(cfg: TrainConfig, out, hands: int | None = None, minutes: float | None =
     trained ``minutes`` minutes (whichever comes first; one of them is needed). The latest
     checkpoint in ``out``, if any, is resumed (its configuration wins over ``cfg``, but for
     ``changes``: settings of :data:`~shangyou.train.config.CHANGEABLE` to change from here on,
-    such as a lower learning rate). Answers the counters and the last evaluation."""
+    such as a lower learning rate or more actors). Answers the counters and the last
+    evaluation."""
     if hands is None and minutes is None:
         raise ValueError("give --hands or --minutes (when to stop)")
     out = Path(out)
@@ -286,7 +316,7 @@ def run(cfg: TrainConfig, out, hands: int | None = None, minutes: float | None =
         cfg = TrainConfig.from_dict(ck["config"])
         cfg = cfg.changed(changes or {}, log)
     cfg.check()
-    start = init_network(cfg.init, cfg.hidden) if ck is None and cfg.init else None
+    start = init_network(cfg.init, cfg.hidden, cfg.family) if ck is None and cfg.init else None
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(cfg.seed)
     nrng = np.random.default_rng(cfg.seed)
@@ -295,16 +325,16 @@ def run(cfg: TrainConfig, out, hands: int | None = None, minutes: float | None =
     if start is not None:                           # a new run from a model file
         learner.net.load_numpy(start)
         log(f"the network starts from {cfg.init}")
-    league = League(cfg, out)
+    league: list[int] = []                          # the snapshots' hands, oldest first
     if ck is not None:
         learner.load(ck)
         for group in learner.opt.param_groups:
             group["lr"] = cfg.lr
         rng.setstate(ck["rng"])
         nrng.bit_generator.state = ck["nrng"]
-        league.restore(ck["league"])
+        league = [h for h in ck["league"] if _snapshot_path(out, h).is_file()]
         log(f"resumed {ck_path} ({learner.hands} hands, {learner.steps} learning steps)")
-    replay = Replay(cfg.replay)
+    replay = Replay(cfg.replay, *dims(cfg.family))
     deadline = None if minutes is None else time.time() + minutes * 60
     net = learner.numpy()
     next_eval = (learner.hands // cfg.eval_every + 1) * cfg.eval_every
@@ -313,28 +343,40 @@ def run(cfg: TrainConfig, out, hands: int | None = None, minutes: float | None =
     start_hands, t_start = learner.hands, time.time()
     if ck is None:                                  # the curve starts at the untrained network
         last = _evaluate(cfg, learner, net, out, log)
-    while (hands is None or learner.hands < hands) and (deadline is None
-                                                        or time.time() < deadline):
-        new = 0
-        for _ in range(cfg.hands_per_round):
-            new += play_hand(cfg, net, league, rng, epsilon(cfg, learner.hands), replay)
-            learner.hands += 1
-        learner.samples += new
-        learner.learn(replay, new, nrng)
-        if learner.hands // PROGRESS_EVERY != (learner.hands - cfg.hands_per_round) // \
-                PROGRESS_EVERY:
-            rate = (learner.hands - start_hands) / max(1e-9, time.time() - t_start)
-            log(f"{learner.hands} hands, {learner.samples} samples, {learner.steps} steps, "
-                f"loss {learner.loss:.3f}, {rate:.1f} hands/s")
-        net = learner.numpy()
-        league.current = net
-        if learner.hands >= next_snap:
-            league.add(net, learner.hands)
-            next_snap += cfg.snapshot_every
-        if learner.hands >= next_eval:
-            last = _evaluate(cfg, learner, net, out, log)
-            next_eval += cfg.eval_every
-            save_checkpoint(out, learner, league, rng, nrng)
+    loaded: dict[int, Network] = {}
+    actors = Actors(cfg, log)
+    try:
+        while (hands is None or learner.hands < hands) and (deadline is None
+                                                            or time.time() < deadline):
+            pool = league[-cfg.league_size:]
+            loaded = {h: loaded.get(h) or Network.load(_snapshot_path(out, h)) for h in pool}
+            round_hands = cfg.hands_per_round
+            results = actors.play(net, loaded, learner.hands, round_hands, cfg.seed)
+            new = 0
+            for r in results:
+                replay.add_many(r)
+                new += len(r["g"])
+            learner.hands += round_hands
+            learner.samples += new
+            learner.learn(replay, new, nrng)
+            if learner.hands // PROGRESS_EVERY != (learner.hands - round_hands) // \
+                    PROGRESS_EVERY:
+                rate = (learner.hands - start_hands) / max(1e-9, time.time() - t_start)
+                log(f"{learner.hands} hands, {learner.samples} samples, {learner.steps} steps, "
+                    f"loss {learner.loss:.4f}, {rate:.1f} hands/s")
+            net = learner.numpy()
+            if learner.hands >= next_snap:
+                folder = out / "snapshots"
+                folder.mkdir(parents=True, exist_ok=True)
+                net.save(_snapshot_path(out, learner.hands))
+                league.append(learner.hands)
+                next_snap += cfg.snapshot_every
+            if learner.hands >= next_eval:
+                last = _evaluate(cfg, learner, net, out, log)
+                next_eval += cfg.eval_every
+                save_checkpoint(out, learner, league, rng, nrng)
+    finally:
+        actors.close()
     if ck is not None and learner.hands == ck["hands"]:
         log(f"nothing to do: the run has played {learner.hands} hands")
         return {"hands": learner.hands, "samples": learner.samples, "steps": learner.steps,
@@ -344,7 +386,11 @@ def run(cfg: TrainConfig, out, hands: int | None = None, minutes: float | None =
     path = save_checkpoint(out, learner, league, rng, nrng)
     log(f"checkpoint {path}")
     return {"hands": learner.hands, "samples": learner.samples, "steps": learner.steps,
-            "checkpoint": str(path), "evaluation": last}
+            "checkpoint": str(path), "evaluation": last, "loss": learner.loss}
+
+
+def _snapshot_path(out: Path, hands: int) -> Path:
+    return Path(out) / "snapshots" / f"snap-{hands:010d}.npz"
 
 
 def _evaluate(cfg: TrainConfig, learner: Learner, net: Network, out: Path, log) -> dict:
@@ -361,12 +407,12 @@ def _evaluate(cfg: TrainConfig, learner: Learner, net: Network, out: Path, log) 
         learner.best = score
         net.save(out / "best.npz")
     plot_curve(out, level=cfg.eval_opponent)
-    parts = ", ".join(f"{r['players']}p {r['points']:.3f} (its level {r['baseline_points']:.3f})"
+    parts = ", ".join(f"{r['game']} {r['players']}p {r['points']:.3f} "
+                      f"(its level {r['baseline_points']:.3f})"
                       for r in rows)
     log(f"{learner.hands} hands, {learner.steps} steps, loss {learner.loss:.3f}: points a hand "
         f"against {cfg.eval_opponent}: {parts} [{time.time() - t0:.0f} s]")
     return {**rec, "rows": rows}
 
 
-__all__ = ["run", "QNet", "Replay", "Learner", "play_hand", "latest_checkpoint",
-           "CURVE_FIELDS"]
+__all__ = ["run", "QNet", "Replay", "Learner", "Actors", "latest_checkpoint", "CURVE_FIELDS"]
