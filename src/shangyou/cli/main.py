@@ -26,6 +26,7 @@ from .render import Renderer, color_wanted, fmt_value, make_console
 from .replay import load_log, replay_log
 from .session import PlaySession
 from .sheng_ji import ShengJiRenderer, ShengJiSession, is_sheng_ji
+from .puzzles import app as _puzzles
 from .review import review as _review
 from .tournament import tournament as _tournament
 from .tournament import tournament_report as _tournament_report
@@ -242,6 +243,7 @@ def serve(ctx: typer.Context) -> None:
 
 app.command(name="verify")(_verify)
 app.command(name="review")(_review)
+app.add_typer(_puzzles, name="puzzles")
 
 app.command(name="tournament")(_tournament)
 app.command(name="tournament-report")(_tournament_report)

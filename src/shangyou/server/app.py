@@ -478,5 +478,7 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
             await manager.disconnect(table, conn)
 
     app.include_router(accounts.router)
+    from . import puzzles                    # /puzzles, /api/puzzles/...
+    app.include_router(puzzles.router)
     app.add_middleware(BodyLimit, limit=limits.body_bytes, seconds=limits.body_seconds)
     return app

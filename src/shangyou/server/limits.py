@@ -73,6 +73,9 @@ class Limits:
     account_reads_per_minute_address: int = 240  # GETs of who/account/leaderboard (429)
     password_hashes_at_once: int = 2      # argon2 hashes computed at once (64 MiB each)
     session_days: float = 30.0            # a login lasts this long
+    # puzzles
+    puzzles_per_minute_address: int = 60  # puzzles asked by one address (429 rate_limited)
+    puzzle_answers_per_minute_address: int = 30  # answers checked for one address (429)
 
     def networks(self) -> list:
         return [ipaddress.ip_network(a, strict=False) for a in self.allowance]
