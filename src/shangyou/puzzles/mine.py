@@ -235,6 +235,10 @@ def mine(family: str, seeds, directory: Path | None = None, progress=None) -> in
     directory = directory or DATA
     directory.mkdir(parents=True, exist_ok=True)
     done = done_seeds(family, directory)
+    path = data_path(family, directory)
+    # a run stopped between its two writes left a seed's puzzles without its mark
+    have = {json.loads(line)["id"] for line in path.open(encoding="utf-8")
+            if line.strip()} if path.exists() else set()
     added = 0
     for seed in seeds:
         if seed in done:
@@ -242,8 +246,10 @@ def mine(family: str, seeds, directory: Path | None = None, progress=None) -> in
         t = time.process_time()
         puzzles = mine_seed(family, seed)
         cpu = time.process_time() - t
-        with open(data_path(family, directory), "a", encoding="utf-8") as f:
+        with open(path, "a", encoding="utf-8") as f:
             for p in puzzles:
+                if p["id"] in have:
+                    continue
                 f.write(json.dumps(p, separators=(",", ":"), sort_keys=True) + "\n")
         with open(directory / f"{family}.seeds", "a", encoding="utf-8") as f:
             f.write(f"{seed} {len(puzzles)} {cpu:.3f}\n")

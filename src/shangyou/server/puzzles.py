@@ -18,7 +18,6 @@ import hashlib
 import logging
 import random
 import threading
-from functools import lru_cache
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
@@ -47,16 +46,23 @@ def public_id(record: dict) -> str:
     return f"{record['family']}-{digest}"
 
 
-@lru_cache(maxsize=8)
-def _by_public(puzzles: tuple) -> dict[str, dict]:
-    return {public_id(p): p for p in puzzles}
+_BY_PUBLIC: dict[str, tuple[tuple, dict[str, dict]]] = {}
+
+
+def _by_public(family: str) -> dict[str, dict]:
+    """``public id -> record`` of the family (made again when its file was read again)."""
+    puzzles = pz.load(family)
+    held = _BY_PUBLIC.get(family)
+    if held is None or held[0] is not puzzles:
+        held = _BY_PUBLIC[family] = (puzzles, {public_id(p): p for p in puzzles})
+    return held[1]
 
 
 def find(puzzle_id: str) -> dict | None:
     family = puzzle_id.rsplit("-", 1)[0]
     if family not in pz.FAMILIES:
         return None
-    return _by_public(pz.load(family)).get(puzzle_id)
+    return _by_public(family).get(puzzle_id)
 
 
 def family_unit(family: str) -> str:
@@ -244,6 +250,10 @@ async def answer(request: Request, puzzle_id: str, body: AnswerIn):
                   "rating": rt.shown(*after), "mu": round(after[0], 4),
                   "sigma": round(after[1], 4)}
     reason = Reason(record["reason"]["code"], record["reason"]["params"])
+    if not got.correct and reason.code == "search_better" and got.loss is not None:
+        # the search's gain, told against the play this player chose
+        reason = Reason("search_better", dict(reason.params, other=got.move,
+                                              gain=f"{got.loss:.2f}"))
     values = sorted(({"move": m, "value": v[0], "spread": v[1]}
                      for m, v in record["values"].items()), key=lambda x: -x["value"])
     return _json({**got.as_dict(), "id": puzzle_id, "theme": record["theme"],
