@@ -161,6 +161,7 @@ async function next() {
   }
   try {
     P.puzzle = await api(`/api/puzzles/next?${q}`);
+    document.body.dataset.puzzle = P.puzzle.id;
     P.selected = new Set();
     P.focus = 0;
     P.answer = null;
