@@ -58,7 +58,7 @@ def stats_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of lines.")] = False,
 ) -> None:
     """Puzzles per family and theme, and the miner's CPU per puzzle."""
-    report = {}
+    report: dict[str, dict] = {}
     for family in FAMILIES:
         puzzles = load(family, out)
         seeds = done_seeds(family, out)

@@ -58,7 +58,7 @@ def _judge(view: dict, played: str, rng):
         if any(m == "play" or m.startswith(("throw ", "pick ")) for m in moves):
             return None
         j = _sheng_ji_judge(view, played, rng)
-        if j is not None:
+        if j is not None and j.play_of is not None:
             for m in moves:
                 j.play_of.setdefault(m, m)
         return j
@@ -162,13 +162,13 @@ def mine_seed(family: str, seed: int) -> list[dict]:
         if len(out) >= PER_HAND:
             break
         deep = play_values(view, DEEP_WORLDS, _rng(family, seed, index, "deep"))
-        hit = deep and clear_best(deep, margin, LOSS_Z)
-        if not hit:
+        hit = clear_best(deep, margin, LOSS_Z) if deep else None
+        if hit is None:
             continue
         best = hit[0]
         ver = play_values(view, VERIFY_WORLDS, _rng(family, seed, index, "verify"))
-        check = ver and clear_best(ver, margin, LOSS_Z)
-        if not check or check[0] != best:
+        check = clear_best(ver, margin, LOSS_Z) if ver else None
+        if check is None or check[0] != best:
             continue
         out.append(_record(family, seed, log, index, seat, view, played, best, deep, ver,
                            check[1], margin))

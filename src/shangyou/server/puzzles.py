@@ -165,7 +165,7 @@ async def next_puzzle(request: Request,
                       family: str = Query(..., max_length=32),
                       theme: str | None = Query(None, max_length=32),
                       rating: int | None = Query(None, ge=0, le=4000),
-                      skip: str | None = Query(None, max_length=SKIP_MAX * 32)):
+                      skip: str | None = Query(None, max_length=SKIP_MAX * 41)):
     """A puzzle of ``family`` (and ``theme``) near the player's rating (an account's own; a
     guest's ``rating``, else 1500), not one the account answered or the guest ``skip``s."""
     svc = _service(request)
@@ -177,7 +177,9 @@ async def next_puzzle(request: Request,
     if theme is not None and theme not in pz.THEMES[family]:
         return _error(422, "bad_request",
                       f"theme must be one of {', '.join(pz.THEMES[family])}")
-    skipped = set((skip or "").split(",")[:SKIP_MAX])
+    skipped = set(skip.split(",")) if skip else set()
+    if len(skipped) > SKIP_MAX:
+        return _error(422, "bad_request", f"skip: at most {SKIP_MAX} puzzle ids")
     try:
         account = await _current(request)
     except StoreUnavailable:
