@@ -40,6 +40,8 @@ def _load(path: str, mtime: float) -> tuple[dict, ...]:
     out = []
     with open(path, encoding="utf-8") as f:
         for line in f:
+            if not line.endswith("\n"):
+                break           # a line the miner is writing now: read at the next change
             if line.strip():
                 out.append(json.loads(line))
     return tuple(out)
