@@ -46,8 +46,34 @@ def test_the_miner_resumes_and_skips_seeds_done(tmp_path):
     again = mine("climbing", range(0, 4), tmp_path)       # seeds 0-2 are done: only 3 runs
     lines = (tmp_path / "climbing.jsonl").read_text().splitlines()
     assert len(lines) == first + again
-    assert sorted(done_seeds("climbing", tmp_path)) == [0, 1, 2, 3]
+    assert sorted(done_seeds("climbing", tmp_path)) == ["0", "1", "2", "3"]
     assert len({json.loads(x)["id"] for x in lines}) == len(lines)
+
+
+def test_a_finished_matchs_log_is_mined_and_rebuilds(tmp_path):
+    """A saved match (greedy bots, several hands) mined through the command: its puzzles
+    rebuild with new_match to the seat's view, the solution legal; mined twice, once."""
+    import shangyou
+    from shangyou.bots import make_bot, play_out
+    from shangyou.cli.main import app
+    from typer.testing import CliRunner
+    g = shangyou.new_match("zheng-shangyou/pagat", players=4, seed=12, target=4)
+    play_out(g, [make_bot("greedy", s) for s in range(4)])
+    (tmp_path / "match.json").write_text(json.dumps(g.log))
+    args = ["puzzles", "mine", "--family", "climbing", "--log", str(tmp_path / "match.json"),
+            "--out", str(tmp_path), "--quiet"]
+    first = CliRunner().invoke(app, args)
+    assert first.exit_code == 0, first.output
+    again = CliRunner().invoke(app, args)
+    assert "0 puzzles added" in again.output
+    found = pz.load("climbing", tmp_path)
+    assert found and all(p["match"] and p["source"] == "log" for p in found)
+    for p in found:
+        view = pz.seat_view(p)
+        assert p["solution"] in view["legal_moves"] and sorted(view["hand"]) == sorted(p["hand"])
+    bad = CliRunner().invoke(app, ["puzzles", "mine", "--family", "climbing", "--log",
+                                   str(tmp_path / "climbing.seeds"), "--out", str(tmp_path)])
+    assert bad.exit_code == 2 and "neither JSON nor JSON lines" in bad.output
 
 
 def _shipped():

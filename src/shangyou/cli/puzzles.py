@@ -28,7 +28,29 @@ def _seed_range(text: str) -> range:
         return range(int(lo), int(hi) + 1) if hi else range(int(lo), int(lo) + 1)
     except ValueError:
         fail(f"--seeds is a seed or a range FIRST-LAST, not {text!r}")
-        raise
+
+
+def _logs(path: Path) -> list[dict]:
+    """The game logs of a file: one JSON log, or JSON lines of them (a stored match's
+    ``{"log": ...}`` is taken for its log)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        fail(f"cannot read {path}: {e}")
+    try:
+        items = [json.loads(text)]
+    except json.JSONDecodeError:
+        try:
+            items = [json.loads(line) for line in text.splitlines() if line.strip()]
+        except json.JSONDecodeError as e:
+            fail(f"{path} is neither JSON nor JSON lines: {e}")
+    out = []
+    for item in items:
+        item = item.get("log", item) if isinstance(item, dict) else item
+        if not isinstance(item, dict) or not {"game", "seed", "moves"} <= set(item):
+            fail(f"{path}: not a game log (it needs game, seed and moves)")
+        out.append(item)
+    return out
 
 
 @app.command(name="mine")
@@ -36,6 +58,9 @@ def mine_cmd(
     family: Annotated[str, typer.Option(help=f"One of: {', '.join(FAMILIES)}.")],
     seeds: Annotated[str, typer.Option(help="Seeds to mine, e.g. 0-499 (one hand each).")]
     = "0-99",
+    log: Annotated[list[Path] | None, typer.Option(
+        help="Mine a finished game's log instead (JSON, as `play --save` or "
+             "GET /api/matches/{id} give it; or JSON lines of logs); repeatable.")] = None,
     out: Annotated[Path | None, typer.Option(help="Directory of the JSON lines files "
                                             "(default: the package's data).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No line per seed.")] = False,
@@ -44,10 +69,13 @@ def mine_cmd(
     if family not in FAMILIES:
         fail(f"unknown family {family!r}; known: {', '.join(FAMILIES)}")
 
-    def progress(seed, n, cpu):
+    def progress(key, n, cpu):
         if not quiet:
-            typer.echo(f"seed {seed}: {n} puzzles, {cpu:.2f} s CPU", err=True)
-    added = mine(family, _seed_range(seeds), out, progress)
+            typer.echo(f"{key}: {n} puzzles, {cpu:.2f} s CPU", err=True)
+    if log:
+        added = mine(family, (), out, progress, [g for p in log for g in _logs(p)])
+    else:
+        added = mine(family, _seed_range(seeds), out, progress)
     typer.echo(f"{added} puzzles added to {family}")
 
 

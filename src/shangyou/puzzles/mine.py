@@ -125,69 +125,96 @@ def rating_seed(n_moves: int, blunder: bool, lead: float, margin: float) -> int:
     return int(max(800, min(2400, round(r))))
 
 
-def _rng(family: str, seed: int, index: int, step: str) -> random.Random:
-    return random.Random(f"puzzles/{family}/{seed}/{index}/{step}")
+def _rng(family: str, key: str, index: int, step: str) -> random.Random:
+    return random.Random(f"puzzles/{family}/{key}/{index}/{step}")
 
 
 def mine_seed(family: str, seed: int) -> list[dict]:
-    """The puzzles of one seed's hand (deterministic for the seed)."""
+    """The puzzles of one seed's hand, played by the bots (deterministic for the seed)."""
     presets = FAMILIES[family]
     preset, players = presets[seed % len(presets)]
     g = shangyou.new_game(preset, players=players, seed=seed)
     bots = [make_bot(BOT, seed * 16 + s) for s in range(players)]
-    margin = margin_of(family)
-    found = []          # (index, seat, view, played, screen lead, screen best)
-    index = 0
     while not g.over:
         seat = g.to_act
+        g.apply(bots[seat].choose(g.view(seat)))
+    return mine_log(g.log, family, str(seed))
+
+
+def _replay(log: dict):
+    """A new game (or match) of a log's preset, options and seed, as ``review_log`` makes it."""
+    options: dict = {k: tuple(v) if isinstance(v, list) else v
+                     for k, v in (log.get("options") or {}).items()}
+    options["players"] = log.get("players", options.get("players"))
+    make = shangyou.new_match if log.get("match", False) else shangyou.new_game
+    return make(log["game"], seed=log["seed"], **options)
+
+
+def log_key(log: dict) -> str:
+    """A finished game's key among the mined: its seed and a hash of its moves (the same deal
+    may be played two ways)."""
+    import hashlib
+    moves = json.dumps(log["moves"], separators=(",", ":"))
+    return f"log-{log['seed']}-{hashlib.sha256(moves.encode()).hexdigest()[:10]}"
+
+
+def mine_log(log: dict, family: str, key: str | None = None) -> list[dict]:
+    """The puzzles of a finished game's log (``game.log``: a bot game, a saved game, a site's
+    match), at most :data:`PER_HAND` of them; ``key`` names the game in the puzzles' ids and
+    seeds their random numbers (by default :func:`log_key`). Decisions of another family (a
+    log of another game) are not taken."""
+    key = key if key is not None else log_key(log)
+    g = _replay(log)
+    margin = margin_of(family)
+    found = []          # (index, seat, view, played, screen lead, screen best)
+    for index, (seat, move) in enumerate(log["moves"]):
+        if g.to_act != seat:
+            raise ValueError(f"log move {index} ({move!r}) is by seat {seat}, "
+                             f"but seat {g.to_act} is to act")
         raw = g.view(seat)
-        move = bots[seat].choose(raw)
         view = listed(raw) if raw.get("phase") == "play" else None
         if view is not None and MIN_MOVES <= len(view["legal_moves"]) <= MAX_MOVES \
                 and not move.startswith(("choose ", "pick ")):
             played = _as_listed(view, move)
             fam = family_of(view["game"], getattr(g, "rules", None))
             if fam == family and played in view["legal_moves"] and not _goes_out(view):
-                vals = play_values(view, SCREEN_WORLDS, _rng(family, seed, index, "screen"))
+                vals = play_values(view, SCREEN_WORLDS, _rng(family, key, index, "screen"))
                 if vals is not None:
                     hit = clear_best(vals, margin, 0.0)
                     if hit is not None:
                         found.append((index, seat, view, played, hit[1], hit[0]))
         g.apply(move)
-        index += 1
-    log = g.log
     found.sort(key=lambda f: (f[3] == f[5], -f[4], f[0]))   # the bot's errors first
     out: list[dict] = []
     for index, seat, view, played, _, _ in found:
         if len(out) >= PER_HAND:
             break
-        deep = play_values(view, DEEP_WORLDS, _rng(family, seed, index, "deep"))
+        deep = play_values(view, DEEP_WORLDS, _rng(family, key, index, "deep"))
         hit = clear_best(deep, margin, LOSS_Z) if deep else None
         if hit is None:
             continue
         best = hit[0]
-        ver = play_values(view, VERIFY_WORLDS, _rng(family, seed, index, "verify"))
+        ver = play_values(view, VERIFY_WORLDS, _rng(family, key, index, "verify"))
         check = clear_best(ver, margin, LOSS_Z) if ver else None
         if check is None or check[0] != best:
             continue
-        out.append(_record(family, seed, log, index, seat, view, played, best, deep, ver,
+        out.append(_record(family, key, log, index, seat, view, played, best, deep, ver,
                            check[1], margin))
     out.sort(key=lambda p: p["index"])
     return out
 
 
 def _kind_after(log: dict, index: int, move: str) -> str | None:
-    from .position import rebuild
-    rec = {"preset": log["game"], "players": log["players"], "options": log["options"],
-           "seed": log["seed"], "prefix": log["moves"][:index],
-           "seat": log["moves"][index][0]}
-    g = rebuild(rec)
+    g = _replay(log)
+    for _, text in log["moves"][:index]:
+        g.apply(text)
+    seat = log["moves"][index][0]
     g.apply(move)
-    last = g.view(rec["seat"]).get("last")
+    last = g.view(seat).get("last")
     return last.get("kind") if last else None
 
 
-def _record(family, seed, log, index, seat, view, played, best, deep, ver, lead, margin):
+def _record(family, key, log, index, seat, view, played, best, deep, ver, lead, margin):
     kind = None if family == "sheng-ji" else _kind_after(log, index, best)
     vals = _stats(ver)
     runner = played if played != best else max(
@@ -197,10 +224,10 @@ def _record(family, seed, log, index, seat, view, played, best, deep, ver, lead,
     moves = view["legal_moves"]
     options = {k: list(v) if isinstance(v, tuple) else v
                for k, v in (log.get("options") or {}).items() if k != "players"}
-    return {
-        "id": f"{family}:{seed}:{index}",
+    out = {
+        "id": f"{family}:{key}:{index}",
         "family": family, "preset": log["game"], "players": log["players"],
-        "options": options, "seed": seed, "index": index, "seat": seat,
+        "options": options, "seed": log["seed"], "index": index, "seat": seat,
         "prefix": [list(m) for m in log["moves"][:index]],
         "hand": list(view["hand"]),
         "solution": best, "bot_move": played, "blunder": played != best,
@@ -212,24 +239,32 @@ def _record(family, seed, log, index, seat, view, played, best, deep, ver, lead,
         "rating": rating_seed(len(moves), played != best, lead, margin),
         "miner": {"version": VERSION, "bot": BOT},
     }
+    if log.get("match"):
+        out["match"] = True         # rebuilt with new_match: the prefix spans its hands
+    if key.startswith("log-"):
+        out["source"] = "log"       # a finished game's log, not a bot game of the miner's
+        out["miner"] = {"version": VERSION}
+    return out
 
 
-def done_seeds(family: str, directory: Path | None = None) -> dict[int, tuple[int, float]]:
+def done_seeds(family: str, directory: Path | None = None) -> dict[str, tuple[int, float]]:
     """Seeds mined already: ``seed -> (puzzles, CPU seconds)`` (the ``.seeds`` file)."""
     path = (directory or DATA) / f"{family}.seeds"
-    out: dict[int, tuple[int, float]] = {}
+    out: dict[str, tuple[int, float]] = {}
     if path.exists():
         for line in path.read_text().splitlines():
             parts = line.split()
             if len(parts) == 3:
-                out[int(parts[0])] = (int(parts[1]), float(parts[2]))
+                out[parts[0]] = (int(parts[1]), float(parts[2]))
     return out
 
 
-def mine(family: str, seeds, directory: Path | None = None, progress=None) -> int:
-    """Mine ``seeds`` of ``family`` into its JSON lines file, skipping seeds done already;
-    each seed's puzzles are appended, then the seed is marked done with its CPU time. How
-    many puzzles were added."""
+def mine(family: str, seeds=(), directory: Path | None = None, progress=None,
+         logs=()) -> int:
+    """Mine ``seeds`` of ``family`` (bot games) and finished games' ``logs`` into the
+    family's JSON lines file, skipping those done already (a log is known by
+    :func:`log_key`); each game's puzzles are appended, then the game is marked done with its
+    CPU time. How many puzzles were added."""
     if family not in FAMILIES:
         raise ValueError(f"unknown puzzle family {family!r}; known: {', '.join(FAMILIES)}")
     directory = directory or DATA
@@ -238,13 +273,15 @@ def mine(family: str, seeds, directory: Path | None = None, progress=None) -> in
     path = data_path(family, directory)
     # a run stopped between its two writes left a seed's puzzles without its mark
     have = {json.loads(line)["id"] for line in path.open(encoding="utf-8")
-            if line.strip()} if path.exists() else set()
+            if line.endswith("\n")} if path.exists() else set()
+    jobs = [(str(s), lambda s=s: mine_seed(family, s)) for s in seeds]
+    jobs += [(log_key(g), lambda g=g: mine_log(g, family)) for g in logs]
     added = 0
-    for seed in seeds:
-        if seed in done:
+    for key, job in jobs:
+        if key in done:
             continue
         t = time.process_time()
-        puzzles = mine_seed(family, seed)
+        puzzles = job()
         cpu = time.process_time() - t
         with open(path, "a", encoding="utf-8") as f:
             for p in puzzles:
@@ -252,8 +289,9 @@ def mine(family: str, seeds, directory: Path | None = None, progress=None) -> in
                     continue
                 f.write(json.dumps(p, separators=(",", ":"), sort_keys=True) + "\n")
         with open(directory / f"{family}.seeds", "a", encoding="utf-8") as f:
-            f.write(f"{seed} {len(puzzles)} {cpu:.3f}\n")
+            f.write(f"{key} {len(puzzles)} {cpu:.3f}\n")
+        done[key] = (len(puzzles), cpu)
         added += len(puzzles)
         if progress is not None:
-            progress(seed, len(puzzles), cpu)
+            progress(key, len(puzzles), cpu)
     return added

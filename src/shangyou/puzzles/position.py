@@ -67,11 +67,13 @@ def puzzle_by_id(puzzle_id: str, directory: Path | None = None) -> dict | None:
 
 
 def new_game_of(record: dict):
-    """A new game of the record's preset, options and seed (as ``review_log`` rebuilds one)."""
+    """A new game (a match, for a match's log) of the record's preset, options and seed (as
+    ``review_log`` rebuilds one)."""
     options: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
                                for k, v in (record.get("options") or {}).items()}
     options["players"] = record["players"]
-    return shangyou.new_game(record["preset"], seed=record["seed"], **options)
+    make = shangyou.new_match if record.get("match") else shangyou.new_game
+    return make(record["preset"], seed=record["seed"], **options)
 
 
 def rebuild(record: dict):
