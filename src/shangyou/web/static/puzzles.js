@@ -17,7 +17,7 @@ const SEEN_MAX = 50;
 
 const P = {
   families: [], puzzle: null, selected: new Set(), focus: 0, answer: null, account: null,
-  busy: false,
+  busy: false, again: false,
 };
 
 // ---------------------------------------------------------------- the guest's rating
@@ -148,8 +148,9 @@ function play() {
 
 // ------------------------------------------------------------------------ the server
 async function next() {
-  if (P.busy) return;
+  if (P.busy) { P.again = true; return; }   // asked again meanwhile: once this one is done
   P.busy = true;
+  P.again = false;
   $("pz-alert").textContent = "";
   const f = family();
   const q = new URLSearchParams({ family: f });
@@ -178,6 +179,7 @@ async function next() {
     P.busy = false;
     $("pz-alert").textContent = e.status === 404 ? t("pz.none") : String(e.message || e);
   }
+  if (P.again) next();
 }
 
 function showTask() {
