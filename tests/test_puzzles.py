@@ -207,7 +207,13 @@ def test_the_answer_rate_limit(tmp_path):
         assert r.status_code == 429 and r.json()["code"] == "rate_limited"
 
 
-def test_an_accounts_first_answer_is_rated_once_and_the_puzzle_not_served_again(api):
+def test_an_accounts_first_answer_is_rated_once_and_the_puzzle_not_served_again(tmp_path,
+                                                                               db_url):
+    with make_client(tmp_path, db_url=db_url) as api:
+        _account_flow(api)
+
+
+def _account_flow(api):
     r = api.post("/api/account/signup", json={"username": "Solver", "password": "pw-long-1"})
     cookie = r.cookies[COOKIE]
     api.cookies.clear()
@@ -226,6 +232,11 @@ def test_an_accounts_first_answer_is_rated_once_and_the_puzzle_not_served_again(
     assert body["id"] not in seen
     nxt = api.get("/api/puzzles/next", params={"family": "zheng-fen"}).json()
     assert nxt["player"] == {"rating": a["player"]["rating"], "attempts": 1, "solved": 1}
+    # the puzzle's own rating moved (a solve: down) and is served so
+    assert a["puzzle_rating"] < record["rating"]
+    # an account with puzzle ratings and attempts can be deleted
+    r = api.post("/api/account/delete", json={"password": "pw-long-1"})
+    assert r.status_code == 200, r.text
     api.cookies.clear()
 
 
