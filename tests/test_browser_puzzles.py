@@ -76,7 +76,7 @@ def test_solve_one_puzzle_and_fail_one(server, browser, errors, size, family):
     page.evaluate("window.__i18n.setLang('zh')")
     page.reload()
     page.wait_for_function("document.body.dataset.ready")
-    assert "残局题" in page.text_content("h1")
+    assert "谜题" in page.text_content("h1")
     missing = page.evaluate("[...window.__i18n.missing]")
     assert not missing, missing
     page.evaluate("window.__i18n.setLang('en')")
