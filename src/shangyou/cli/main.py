@@ -1,5 +1,5 @@
 """The ``shangyou`` command: ``play``, ``presets``, ``replay``, ``verify``, ``review``,
-``serve``, ``tournament``, ``tournament-report``, ``train``.
+``serve``, ``tournament``, ``tournament-report``, ``train``, ``puzzles`` (``mine``, ``stats``).
 
 Errors a user can make on the command line (an unknown game, a bad ``--option``, a player
 count the preset does not allow, a seat off the table) print one line and exit with code 2,
