@@ -1,5 +1,6 @@
 """The ``shangyou`` command: ``play``, ``presets``, ``replay``, ``verify``, ``review``,
-``serve``, ``tournament``, ``tournament-report``, ``train``, ``db`` (the store's schema).
+``serve``, ``tournament``, ``tournament-report``, ``train``, ``db`` (the store's schema),
+``puzzles`` (``mine``, ``stats``).
 
 Errors a user can make on the command line (an unknown game, a bad ``--option``, a player
 count the preset does not allow, a seat off the table) print one line and exit with code 2,
@@ -27,6 +28,7 @@ from .render import Renderer, color_wanted, fmt_value, make_console
 from .replay import load_log, replay_log
 from .session import PlaySession
 from .sheng_ji import ShengJiRenderer, ShengJiSession, is_sheng_ji
+from .puzzles import app as _puzzles
 from .review import review as _review
 from .tournament import tournament as _tournament
 from .tournament import tournament_report as _tournament_report
@@ -244,6 +246,7 @@ def serve(ctx: typer.Context) -> None:
 
 app.command(name="verify")(_verify)
 app.command(name="review")(_review)
+app.add_typer(_puzzles, name="puzzles")
 
 app.command(name="tournament")(_tournament)
 app.command(name="tournament-report")(_tournament_report)

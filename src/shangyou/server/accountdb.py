@@ -21,8 +21,8 @@ from typing import Any
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 
-from .rows import (AccountRow, AccountSessionRow, MatchPlayerRow, MatchRow, RatingRow,
-                   SeatAccountRow, utcnow)
+from .rows import (AccountRow, AccountSessionRow, MatchPlayerRow, MatchRow, PuzzleAttemptRow,
+                   PuzzleRatingRow, PuzzleStatRow, RatingRow, SeatAccountRow, utcnow)
 from .store import Store, _iso
 
 DELETED_NAME = "(deleted)"     # the name a deleted account's seats show in history
@@ -144,7 +144,8 @@ def delete_account(store: Store, account_id: str) -> int:
             m.names = names
         s.execute(update(MatchPlayerRow).where(MatchPlayerRow.account_id == account_id)
                   .values(account_id=None))
-        for row in (AccountSessionRow, RatingRow, SeatAccountRow):
+        for row in (AccountSessionRow, RatingRow, SeatAccountRow, PuzzleRatingRow,
+                    PuzzleAttemptRow):
             s.execute(delete(row).where(row.account_id == account_id))
         s.execute(delete(AccountRow).where(AccountRow.id == account_id))
     return len(by_match)
@@ -328,3 +329,69 @@ def profile(store: Store, account_id: str) -> dict | None:
                     "review": f"/api/matches/{m.id}/review?seat={p.seat}"})
         return {"username": a.username, "created_at": _iso(a.created_at), "ratings": ratings,
                 "stats": sorted(stats.values(), key=lambda x: x["game"]), "history": history}
+
+
+# ------------------------------------------------------------------------------- puzzles
+def puzzle_player(store: Store, account_id: str, family: str) -> dict:
+    """An account's puzzle rating in a family (a new player's when it has none) and the
+    puzzles of the family it has answered already."""
+    from shangyou.puzzles.rating import MU, SIGMA
+    with store.session() as s:
+        r = s.get(PuzzleRatingRow, (account_id, family))
+        done = list(s.scalars(select(PuzzleAttemptRow.puzzle_id).where(
+            PuzzleAttemptRow.account_id == account_id, PuzzleAttemptRow.family == family)))
+        return {"mu": r.mu if r else MU, "sigma": r.sigma if r else SIGMA,
+                "attempts": r.attempts if r else 0, "solved": r.solved if r else 0,
+                "done": done}
+
+
+def puzzle_ratings(store: Store, family: str) -> dict[str, tuple[float, float]]:
+    """``puzzle id -> (mu, sigma)`` of the family's puzzles tried at least once."""
+    with store.session() as s:
+        return {r.puzzle_id: (r.mu, r.sigma) for r in s.scalars(
+            select(PuzzleStatRow).where(PuzzleStatRow.family == family))}
+
+
+def rate_puzzle(store: Store, puzzle_id: str, family: str, seed_rating: int, solved: bool,
+                account_id: str | None = None,
+                guest: tuple[float, float] | None = None) -> dict:
+    """One answer rated, in one transaction: the puzzle's rating and counts, and the
+    account's (a first answer only: a later one changes nothing) or a guest's (``guest``:
+    the rating the browser keeps; nothing of it is stored). What changed."""
+    from shangyou.puzzles.rating import MU, SIGMA, puzzle_start, rate
+    with store.session() as s, s.begin():
+        player_row = None
+        if account_id is not None:
+            if s.get(PuzzleAttemptRow, (account_id, puzzle_id)) is not None:
+                r = s.get(PuzzleRatingRow, (account_id, family))
+                return {"rated": False, "player": (r.mu, r.sigma) if r else (MU, SIGMA),
+                        "puzzle": None}
+            s.add(PuzzleAttemptRow(account_id=account_id, puzzle_id=puzzle_id,
+                                   family=family, solved=solved))
+            player_row = s.get(PuzzleRatingRow, (account_id, family), with_for_update=True)
+            player = (player_row.mu, player_row.sigma) if player_row else (MU, SIGMA)
+        else:
+            player = guest or (MU, SIGMA)
+        q = s.get(PuzzleStatRow, puzzle_id, with_for_update=True)
+        puzzle = (q.mu, q.sigma) if q else puzzle_start(seed_rating)
+        new_player, new_puzzle = rate(player, puzzle, solved)
+        now = utcnow()
+        if q is None:
+            q = PuzzleStatRow(puzzle_id=puzzle_id, family=family, attempts=0, solved=0)
+            s.add(q)
+        q.mu, q.sigma = new_puzzle
+        q.attempts = (q.attempts or 0) + 1
+        q.solved = (q.solved or 0) + int(solved)
+        q.updated_at = now
+        if account_id is not None:
+            if player_row is None:
+                player_row = PuzzleRatingRow(account_id=account_id, family=family,
+                                             attempts=0, solved=0)
+                s.add(player_row)
+            player_row.mu, player_row.sigma = new_player
+            player_row.ordinal = new_player[0] - 3 * new_player[1]
+            player_row.attempts = (player_row.attempts or 0) + 1
+            player_row.solved = (player_row.solved or 0) + int(solved)
+            player_row.updated_at = now
+        return {"rated": True, "player_before": player, "player": new_player,
+                "puzzle": new_puzzle}

@@ -490,6 +490,8 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
 
     app.include_router(accounts.router)
     app.include_router(analysis.router)      # /analysis, POST /api/analysis
+    from . import puzzles                    # /puzzles, /api/puzzles/...
+    app.include_router(puzzles.router)
     app.add_middleware(BodyLimit, limit=limits.body_bytes, seconds=limits.body_seconds)
     # GET /metrics, for the operator's scraper only (server/metrics.py)
     app.state.metrics_registry = metrics.registry_for(state)

@@ -86,6 +86,9 @@ class Limits:
     lobby_cache_ms: int = 1000         # a page of the lobby of several nodes is kept this long
     lobby_count_ms: int = 10_000       # ... and its tables counted at most this often (lobby.py)
     lobby_reads_waiting: int = 8       # different lobby pages waiting to be read (503 busy)
+    # puzzles
+    puzzles_per_minute_address: int = 60  # puzzles asked by one address (429 rate_limited)
+    puzzle_answers_per_minute_address: int = 30  # answers checked for one address (429)
 
     def networks(self) -> list:
         return [ipaddress.ip_network(a, strict=False) for a in self.allowance]

@@ -169,3 +169,42 @@ class MatchPlayerRow(Base):
     won: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
     before: Mapped[float | None] = mapped_column(Float, nullable=True)
     after: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+# -------------------------------------------------------------------------------- puzzles
+# (server/puzzles.py; accountdb.py's puzzle functions read and write these)
+class PuzzleRatingRow(Base):
+    """An account's puzzle rating in one family (``climbing``, ``zheng-fen``, ``sheng-ji``):
+    openskill, a solve a win against the puzzle."""
+    __tablename__ = "puzzle_ratings"
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
+    family: Mapped[str] = mapped_column(String(16), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    ordinal: Mapped[float] = mapped_column(Float)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    solved: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class PuzzleStatRow(Base):
+    """A puzzle's own rating (it starts at the miner's seed) and how often it was tried and
+    solved (first tries only, guests' included)."""
+    __tablename__ = "puzzle_stats"
+    puzzle_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    family: Mapped[str] = mapped_column(String(16), index=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    solved: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class PuzzleAttemptRow(Base):
+    """An account's first answer to a puzzle (later answers are not rated)."""
+    __tablename__ = "puzzle_attempts"
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
+    puzzle_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    family: Mapped[str] = mapped_column(String(16), index=True)
+    solved: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
