@@ -36,12 +36,17 @@ def test_every_step_is_a_position_with_a_passing_play_and_wrong_ones(name, step)
         assert step[f"{key}_en"].strip() and step[f"{key}_zh"].strip(), (step["id"], key)
     goal = step["pass"]
     assert goal["goal"] in lessons.GOALS
+    bury = goal["goal"] == "bury"
     view = lessons.position_view(step)
-    # the learner's view: seat 0 to play, the hand as written, the others' cards unseen
-    assert view["seat"] == 0 and view["to_act"] == 0 and view["phase"] == "play"
+    # the learner's view: seat 0 to play (or to bury the kitty it took), the hand as written,
+    # the others' cards unseen
+    assert view["seat"] == 0 and view["to_act"] == 0
+    assert view["phase"] == ("bury" if bury else "play")
     assert Counter(parse(" ".join(view["hand"]))) == Counter(parse(step["position"]["hand"]))
     assert view["counts"][0] == len(view["hand"])
-    assert "hands" not in view and "legal_moves" not in view
+    assert "hands" not in view and ("legal_moves" not in view or bury)
+    if bury:        # the kitty's cards are in the hand, marked
+        assert len(view["kitty_taken"]) == view["kitty_size"] and view["trick"] == []
     shown = lessons.learner_view(step)
     assert Counter(shown["hand"]) == Counter(view["hand"]) and "legal_moves" not in shown
     assert [(p, sorted(c.split())) for p, c in shown["trick"]] == \
@@ -58,6 +63,8 @@ def test_every_step_is_a_position_with_a_passing_play_and_wrong_ones(name, step)
                                                          "zh": step["well_zh"]}}, (play, r)
         # the view after the play: the learner's, the cards gone from the hand
         assert after["seat"] == 0 and "hands" not in after
+        if bury:    # all of the kitty buried, none of what the step says to keep
+            assert after["phase"] == "play" and sorted(after["buried"]) == sorted(play.split())
         assert len(after["hand"]) == len(view["hand"]) - (0 if play == "pass" else
                                                           len(play.split()))
     refused = 0

@@ -148,6 +148,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "sj_finish_throw": ("finish the throw you started: add cards or 'play'",
                         "先把开始的甩牌完成：再加牌或者出牌"),
     "sj_no_pass": ("there is no passing in Sheng ji: play cards", "升级不能不出：必须出牌"),
+    "sj_bury_held": ("you can bury only cards you hold, and you hold no {card}",
+                     "只能扣手里的牌，你没有{card}"),
+    "sj_bury_count": ("bury {need|card|cards}, as many as the kitty had; you chose {got}",
+                      "要扣{need}张，和底牌一样多；你选了{got}张"),
 }
 """Code -> (English, Chinese) text with ``{param}`` fields; a parameter ``x`` may have a
 Chinese twin ``x_zh`` (the Chinese text names it), used where the value is words;

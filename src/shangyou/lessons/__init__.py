@@ -26,14 +26,17 @@ from typing import Any
 
 from ..cards import parse
 from ..errors import IllegalMove, NotationError
+from ..games.why import refuse
 from ..registry import build, resolve
 
 HERE = Path(__file__).parent
 #: the courses, in the order the page lists them
 COURSES = ("zheng-shangyou", "sheng-ji", "zheng-fen")
 #: what may pass a step: any legal play of cards, a pass, a play of one of these kinds, one of
-#: these plays (cards as a multiset), a play that takes the trick so far (Sheng ji)
-GOALS = ("any", "pass", "kind", "cards", "wins")
+#: these plays (cards as a multiset), a play that takes the trick so far (Sheng ji), a whole
+#: bury of the kitty (Sheng ji: the cards buried one move each, none of the ``avoid`` kinds,
+#: ``points`` or ``trumps``)
+GOALS = ("any", "pass", "kind", "cards", "wins", "bury")
 
 
 class LessonError(ValueError):
@@ -86,9 +89,26 @@ def _spread(total: int, seats: list[int]) -> dict[int, int]:
     return {s: k + (1 if i < extra else 0) for i, s in enumerate(seats)}
 
 
+def _bury_game(step: dict):
+    """A bury position (``"phase": "bury"``): a real Sheng ji deal with the position's seed,
+    every bid the first legal move, so that seat 0 takes the kitty; its hand must be the
+    position's ``hand`` (the kitty's cards included)."""
+    from .. import new_game
+    pos = step["position"]
+    preset, _ = resolve(pos["preset"])
+    g = new_game(preset, seed=int(pos["seed"]), **dict(pos.get("options") or {}))
+    while g.phase == "deal":
+        g.apply(g.legal_moves()[0])
+    if g.phase != "bury" or g.to_act != 0 or sorted(g.hands[0]) != _cards(pos["hand"]):
+        raise LessonError(f"{step['id']}: seed {pos['seed']} does not give seat 0 this bury")
+    return g
+
+
 def position_view(step: dict) -> dict:
     """The learner's view of the step's position (seat 0 to play), as the table shows it."""
     pos = step["position"]
+    if pos.get("phase") == "bury":
+        return _bury_game(step).view(0)
     preset, _ = resolve(pos["preset"])
     options = dict(pos.get("options") or {})
     rules = build(preset, options)
@@ -134,6 +154,8 @@ def position_view(step: dict) -> dict:
 
 def position_game(step: dict):
     """The step's position as a game state (the other hands dealt with a fixed seed)."""
+    if step["position"].get("phase") == "bury":
+        return _bury_game(step)
     v = position_view(step)
     if "levels" in v:
         from ..games.sheng_ji.worlds import WorldSampler as SJ
@@ -172,8 +194,15 @@ def check(step: dict, play: str) -> dict:
     text = " ".join(str(play).split())
     g = position_game(step)
     seat = g.to_act
+    moves = [text]
+    if step["pass"]["goal"] == "bury":          # the whole bury at once, one move a card
+        moves = [f"bury {c}" for c in text.split()] or [text]
+        if len(moves) != g.to_bury:
+            e = refuse("sj_bury_count", need=g.to_bury, got=len(text.split()))
+            return {"legal": False, "ok": False, "message": str(e), "why": e.why.as_dict()}
     try:
-        g.apply(text)
+        for mv in moves:
+            g.apply(mv)
     except (IllegalMove, NotationError) as e:
         why = getattr(e, "why", None)
         return {"legal": False, "ok": False, "message": str(e),
@@ -198,6 +227,13 @@ def _last_move(g, seat: int):
 
 def _passes(goal: dict, g, seat: int) -> bool:
     what = goal["goal"]
+    if what == "bury":
+        if g.phase == "bury" or g.kitty_owner != seat:      # not all of the kitty buried
+            return False
+        from ..games.sheng_ji.scoring import points
+        avoid = goal.get("avoid") or []
+        return not (("points" in avoid and points(g.kitty)) or
+                    ("trumps" in avoid and any(g.trump.is_trump(c) for c in g.kitty)))
     mv = _last_move(g, seat)
     passed = mv is not None and str(mv) == "pass"
     if what == "pass":

@@ -399,6 +399,10 @@ class ShengJiGame(GameBase):
             raise IllegalMove(str(e)) from None
         if low == "pass" and self.phase == PLAY:
             raise refuse("sj_no_pass")
+        if self.phase == BURY and self.theft_round is None and word.lower() == BURY_K:
+            held = parse(rest)          # a card not in the hand (the notation was checked)
+            if len(held) == 1:
+                raise refuse("sj_bury_held", card=str(held))
         kinds = sorted({m.kind for m in legal})
         raise IllegalMove(f"{text!r} is not a legal move now ({self.phase} phase); legal: "
                           + ", ".join(str(m) for m in legal[:10])
