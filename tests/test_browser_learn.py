@@ -58,6 +58,13 @@ def test_finish_the_sheng_ji_course_on_a_phone_with_a_wrong_play(server, browser
             assert "suit led" in page.text_content("#learn-why")
             assert page.locator("#learn-next").count() == 0
             _shot(page, "learn-phone-wrong.png")
+        if step["pass"]["goal"] == "bury":
+            # the kitty's cards marked in the hand; a bury of the wrong count is explained
+            assert page.locator("#hand .card.from-kitty").count() == 8
+            _tap_and_play(page, step["pass"]["examples"][0].split()[:3])
+            assert _verdict(page, step["id"]) == "Not allowed"
+            assert "bury 8 cards" in page.text_content("#learn-why")
+            assert page.text_content("#learn-play") == "Confirm (0/8)"
         _tap_and_play(page, step["pass"]["examples"][0].split())
         assert _verdict(page, step["id"]) == "Well played!", (step["id"], page.text_content("#learn-why"))
         assert page.text_content("#learn-why") == step["well_en"]

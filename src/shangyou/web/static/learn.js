@@ -118,10 +118,23 @@ function selectedCards() {
   return [...L.selected].sort((a, b) => a - b).map((i) => hand[i]);
 }
 
+/** A bury step: the indices of the hand's cards that came from the kitty (marked, as at the
+ * table); none once the bury is done or elsewhere. */
+function fromKitty(v) {
+  const out = new Set();
+  if (v.phase !== "bury" || !Array.isArray(v.kitty_taken)) return out;
+  const left = [...v.kitty_taken];
+  (v.hand || []).forEach((c, i) => {
+    const k = left.indexOf(c);
+    if (k >= 0) { left.splice(k, 1); out.add(i); }
+  });
+  return out;
+}
+
 function drawMine() {
   const passed = L.result && L.result.ok;
   drawHand($("hand"), L.step.view.hand, {
-    selected: L.selected, focusIndex: L.focus, clickable: !passed,
+    selected: L.selected, focusIndex: L.focus, clickable: !passed, fromKitty: fromKitty(L.step.view),
     onCard: (i) => {
       if (passed) return;
       if (L.selected.has(i)) L.selected.delete(i); else L.selected.add(i);
@@ -131,6 +144,10 @@ function drawMine() {
     onFocus: (i) => { L.focus = i; },
   });
   $("learn-play").disabled = passed || L.busy || !L.selected.size;
+  // a bury step: the button buries the chosen cards and counts them, as the table's bury box
+  const v = L.step.view;
+  $("learn-play").textContent = v.phase === "bury" && !passed
+    ? `${t("kitty.confirm")} (${L.selected.size}/${v.kitty_size})` : t("learn.play");
   $("learn-pass").disabled = passed || L.busy;
   $("learn-pass").hidden = gameFamily(L.step.view.game) === "sheng-ji";   // no passing there
   $("learn-clear").disabled = passed || !L.selected.size;
