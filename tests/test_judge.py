@@ -324,3 +324,17 @@ def test_why_docstring_examples():
 
     from shangyou.games import why
     assert doctest.testmod(why).failed == 0
+
+
+def test_burying_a_card_not_held_names_the_rule():
+    g = shangyou.new_game("sheng-ji", seed=2)
+    while g.phase == "deal":
+        g.apply(g.legal_moves()[0])
+    seat = g.to_act
+    missing = next(c for c in parse("7C 7H 7S 7D 4C 4S") if c not in g.hands[seat])
+    before = sorted(g.hands[seat])
+    with pytest.raises(IllegalMove) as e:
+        g.apply(f"bury {Cards([missing])}")
+    assert e.value.why.code == "sj_bury_held" and str(Cards([missing])) in str(e.value)
+    assert "扣" in e.value.why.text("zh") and sorted(g.hands[seat]) == before
+    assert g.phase == "bury" and not g.buried
