@@ -31,7 +31,7 @@ from ..registry import build, resolve
 
 HERE = Path(__file__).parent
 #: the courses, in the order the page lists them
-COURSES = ("zheng-shangyou", "sheng-ji", "zheng-fen")
+COURSES = ("zheng-shangyou", "sheng-ji", "zheng-fen", "owen")
 #: what may pass a step: any legal play of cards, a pass, a play of one of these kinds, one of
 #: these plays (cards as a multiset), a play that takes the trick so far (Sheng ji), a whole
 #: bury of the kitty (Sheng ji: the cards buried one move each, none of the ``avoid`` kinds,
