@@ -135,7 +135,8 @@ def position_view(step: dict) -> dict:
         v["counts"] = [len(hand) if s == seat else counts[s] for s in range(n)]
     else:                                                 # the climbing games
         played = sum(len(_cards(c)) for _, c in trick if c != "pass")
-        pack = 54 * rules.decks if rules.jokers else 52 * rules.decks
+        # the cards dealt (all of the pack, or fewer where some stay hidden: Owen's rules)
+        pack = sum(v["counts"])
         counts = _spread(pack - len(hand) - played, others)
         v["counts"] = [len(hand) if s == seat else counts[s] for s in range(n)]
         last = None
