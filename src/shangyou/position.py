@@ -337,7 +337,8 @@ def _sheng_ji_view(setup: dict, template) -> dict:
         view.pop(k, None)
     view.update({
         "phase": "play", "to_act": seat, "hand": [CARD_TEXT[c] for c in hand],
-        "counts": counts, "level": level, "trump": str(trump), "bid": None,
+        "counts": counts, "level": level, "levels": [level] * n, "trump": str(trump),
+        "bid": None,
         "declarer": declarer, "trick": [[s, " ".join(CARD_TEXT[c] for c in cs)]
                                         for s, cs in trick],
         "tricks": tricks, "points_won": [0] * n, "opponents_points": opp, "history": [],
