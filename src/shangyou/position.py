@@ -309,7 +309,7 @@ def _sheng_ji_view(setup: dict, template) -> dict:
     # the earlier tricks: the opponents' point cards, then the declarers', padded to tricks
     pts = [c for c in played if card_points([c])]
     plain = [c for c in played if not card_points([c])]
-    reach = {0: []}                             # points -> point cards making them
+    reach: dict[int, list[int]] = {0: []}       # points -> point cards making them
     for c in pts:
         for p, cs in list(reach.items()):
             reach.setdefault(p + card_points([c]), cs + [c])
@@ -325,28 +325,27 @@ def _sheng_ji_view(setup: dict, template) -> dict:
     plain = plain[pad:]
     defenders = [s for s in range(n) if s % 2 != declarer % 2]
     tricks = []
+    won = [0] * n
     for side, cards in ((defenders[0], theirs), (declarer, plain + ours)):
         for i in range(0, len(cards), n):
             chunk = cards[i:i + n]
+            won[side] += card_points(chunk)
             tricks.append({"plays": [[(side + j) % n, CARD_TEXT[c]]
                                      for j, c in enumerate(chunk)], "winner": side})
     counts = [len(hand) - (len(trick[0][1]) if any(s == x for x, _ in trick) else 0)
               for s in range(n)]
     view = template.view(seat)
-    for k in ("legal_moves", "pending", "buried", "kitty_taken"):
-        view.pop(k, None)
+    for key in ("legal_moves", "pending", "buried", "kitty_taken"):
+        view.pop(key, None)
     view.update({
         "phase": "play", "to_act": seat, "hand": [CARD_TEXT[c] for c in hand],
         "counts": counts, "level": level, "levels": [level] * n, "trump": str(trump),
         "bid": None,
         "declarer": declarer, "trick": [[s, " ".join(CARD_TEXT[c] for c in cs)]
                                         for s, cs in trick],
-        "tricks": tricks, "points_won": [0] * n, "opponents_points": opp, "history": [],
+        "tricks": tricks, "points_won": won, "opponents_points": opp, "history": [],
         "pending": [], "setup": True,
     })
-    for tr in tricks:
-        view["points_won"][tr["winner"]] += card_points(
-            parse(" ".join(c for _, c in tr["plays"])))
     try:
         world = WorldSampler(view, rules).sample(random.Random(0))
     except (ValueError, AssertionError) as e:
