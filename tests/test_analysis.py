@@ -102,7 +102,7 @@ def test_no_analysis_where_there_is_no_play_to_weigh():
     ({"hand": "9X"}, "bad_cards"),
     ({"hand": ""}, "bad_hand"),
     ({"game": "chess"}, "bad_game"),
-    ({"game": "sheng-ji"}, "bad_game"),
+    ({"game": "sheng-ji/zhao-pengyou", "players": 5}, "bad_game"),
     ({"players": 40}, "bad_options"),
     ({"counts": [2, 0, 14, 14], "played": [[2, EARLIER + " 5H 5S 8C 8D 8H 8S 10C 10D"]]},
      "bad_played"),
@@ -123,6 +123,45 @@ def test_cards_played_before_are_out_of_every_world_and_a_seat_out_has_finished(
     assert _rows(a)[0] == "9C 9S"
 
 
+# Sheng ji, one pack: seat 1 led the KH, seat 2 (the declarer's partner) holds AH and 3H and
+# must follow in hearts; two tricks were played before, the opponents won a 5 in them
+SJ = {"game": "sheng-ji/single-deck", "players": 4, "seat": 2, "declarer": 0, "level": "2",
+      "trump": "S", "hand": "AH 3H 9C 4D 5S 6S 7S 8S 9S 10S", "trick": [[1, "KH"]],
+      "played": "2H 2C 2D 3S 4S 4H 4C 5D", "points": 5}
+
+
+def test_a_sheng_ji_position_set_up_by_hand_is_analysed():
+    view = view_of(SJ)
+    assert view["legal_moves"] == ["3H", "AH"]           # must follow hearts
+    assert view["counts"] == [10, 9, 10, 10] and view["trump"] == "2S"
+    assert view["points_won"][1] + view["points_won"][3] == 5     # the opponents' points
+    assert sum(len(tr["plays"]) for tr in view["tricks"]) == 8
+    a = analyse(view, seed=1, seconds=None, max_worlds=8)
+    assert _rows(a) == ["AH", "3H"]           # the ace takes the king's 10 points
+    lead = view_of({**SJ, "trick": [], "trump": None})    # no trump, the seat leads
+    assert lead["trump"] == "2" and len(lead["legal_moves"]) > 2
+
+
+@pytest.mark.parametrize("change,code", [
+    ({"hand": "AH AH AH 3H 9C 4D 5S 6S 7S 8S"}, "duplicate_card"),
+    ({"trick": [[1, "2H"]]}, "duplicate_card"),          # 2H was played before too
+    ({"played": "2H 2C"}, "bad_played"),                 # not the 8 cards of two tricks
+    ({"points": 15}, "bad_points"),                      # the earlier cards hold 5
+    ({"points": 3}, "bad_points"),
+    ({"level": "1"}, "bad_level"),
+    ({"trump": "X"}, "bad_trump"),
+    ({"declarer": 7}, "bad_seat"),
+    ({"trick": [[0, "KH"]]}, "bad_trick"),                # seat 0 does not play before 2
+    ({"trick": [[0, "KH"], [1, "QH QH"]]}, "bad_trick"),  # plays of different sizes
+    ({"trick": [[1, "KH AC"]]}, "bad_trick"),             # a throw is not set up
+    ({"hand": "AH 3H 9C 4D 5S 6S 7S 8S 9S 10S JS QS JH QC", "played": ""}, "bad_hand"),
+])
+def test_a_sheng_ji_set_up_that_cannot_be_a_position_is_refused(change, code):
+    with pytest.raises(BadPosition) as e:
+        view_of({**SJ, **change})
+    assert e.value.code == code, str(e.value)
+
+
 # --------------------------------------------------------------------------------- the API
 @pytest.fixture
 def client(tmp_path):
@@ -140,6 +179,9 @@ def test_the_api_analyses_a_set_up_and_refuses_bad_ones_changing_nothing(client)
     assert r.status_code == 200, r.text
     out = r.json()
     assert out["view"]["hand"] == ["9C", "9S"] and _rows(out["analysis"])[0] == "9C 9S"
+    r = client.post("/api/analysis", json={"position": SJ})
+    assert r.status_code == 200, r.text
+    assert sorted(_rows(r.json()["analysis"])) == ["3H", "AH"]
     later = EARLIER + " 5H 5S 7D 7C 8H 8S 8C 8D 9H 9D 10S 10H 10D 10C JS JH JD"
     for played in (later, [[1, later], [3, "QS"]]):     # long strings of cards are taken
         body = {**PAGAT, "counts": [2, 0, 10, 8 if isinstance(played, list) else 9],
@@ -159,6 +201,8 @@ def test_the_api_analyses_a_set_up_and_refuses_bad_ones_changing_nothing(client)
         ({"match": "x"}, 422, "bad_request"),
         ({"match": "nope", "step": 0, "seat": 0}, 404, "not_found"),
         ({"position": {**PAGAT, "hand": "8C 9S"}}, 422, "not_analysable"),
+        ({"position": {**SJ, "points": 15}}, 422, "bad_points"),
+        ({"position": {**SJ, "trick": [[1, "KH"]] * 17}}, 422, "bad_request"),
     ]
     for body, status, code in bad:
         r = client.post("/api/analysis", json=body)
@@ -255,7 +299,8 @@ _ANY = st.none() | st.booleans() | st.integers(-3, 30) | st.text(max_size=4) | _
 @settings(max_examples=150, deadline=None, derandomize=True, database=None)
 @given(st.fixed_dictionaries({}, optional={
     "game": st.sampled_from(["zheng-shangyou/pagat", "zheng-fen", "zheng-shangyou/owen",
-                             "zheng-shangyou/winner", "sheng-ji", "nope"]) | _ANY,
+                             "zheng-shangyou/winner", "sheng-ji", "sheng-ji/single-deck",
+                             "nope"]) | _ANY,
     "players": st.integers(0, 9) | _ANY,
     "options": st.dictionaries(st.sampled_from(["decks", "target", "jokers", "x"]), _ANY,
                                max_size=2) | _ANY,
@@ -267,6 +312,11 @@ _ANY = st.none() | st.booleans() | st.integers(-3, 30) | st.text(max_size=4) | _
                                 max_size=3) | _ANY,
     "counts": st.lists(st.integers(-1, 20) | _ANY, max_size=6) | _ANY,
     "finished": st.lists(st.integers(-1, 5), max_size=3) | _ANY,
+    "level": st.sampled_from(["2", "10", "A", "1"]) | _ANY,
+    "trump": st.sampled_from(["S", "H", None, "SS"]) | _ANY,
+    "declarer": st.integers(-1, 5) | _ANY,
+    "trick": st.lists(st.tuples(st.integers(-1, 5), _CARDS).map(list), max_size=3) | _ANY,
+    "points": st.integers(-5, 200) | _ANY,
 }))
 def test_a_hostile_set_up_is_a_view_or_a_bad_position_never_anything_else(setup):
     try:

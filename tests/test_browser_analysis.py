@@ -131,3 +131,30 @@ def test_set_up_analyse_change_a_card_and_open_a_replay_step(server, browser, er
     assert page.evaluate("[...window.__i18n.missing]") == []
     _shot(page, "analysis-desktop-zh.png")
     page.close()
+
+
+def test_a_sheng_ji_position_set_up_by_hand(server, browser, errors):
+    page = _watch(browser.new_page(viewport=PHONE), errors)
+    page.goto(server + "/analysis")
+    page.wait_for_selector('#game option[value="sheng-ji/single-deck"]', state="attached")
+    page.select_option("#game", "sheng-ji/single-deck")
+    page.wait_for_selector("#sj-setup", state="visible")
+    assert not page.is_visible("#pack")                  # the taps are for the climbing games
+    page.select_option("#seat", "2")
+    page.select_option("#sj-level", "2")
+    page.select_option("#sj-trump", "S")
+    page.select_option("#sj-declarer", "0")
+    page.fill("#sj-hand", "AH 3H 9C 4D 5S 6S 7S 8S 9S 10S")
+    page.fill("#sj-trick", "KH")
+    assert "2" in page.inner_text("#sj-note")            # "Seat 2" (seat 1) led
+    page.fill("#sj-played", "2H 2C 2D 3S 4S 4H 4C 5D")
+    page.fill("#sj-points", "5")
+    page.click("#analyse")
+    page.wait_for_selector("#result-table:not([hidden]) #result-rows tr", timeout=ANSWER_MS)
+    assert sorted(_rows(page)) == ["3H", "AH"]           # must follow hearts
+    assert len(page.eval_on_selector_all("#hand .card", "cs => cs")) == 10
+    _no_horizontal_scroll(page)
+    page.fill("#sj-points", "15")                        # more than the earlier cards hold
+    page.click("#analyse")
+    page.wait_for_function("document.getElementById('alert').textContent.length > 0",
+                           timeout=ANSWER_MS)

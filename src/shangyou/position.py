@@ -26,8 +26,8 @@ A set-up is plain data, hostile until checked (it comes from a browser):
     optional: the seats out of cards, in the order they went out (default: those with
     ``counts`` 0, by seat number).
 
-The climbing games only (pagat, Owen, "winner", Zheng Fen); a Sheng ji position is opened from a
-replay step instead. :func:`view_of` answers the seat's view, the same as a game's view (the
+Sheng ji (the presets with fixed teams, not Zhao Pengyou) takes other fields, see
+:func:`_sheng_ji_view`. :func:`view_of` answers the seat's view, the same as a game's view (the
 world sampler of the search bots builds a world from it, whose own view is returned: so the
 legal plays are the game's), or raises :class:`BadPosition` with a code and a message.
 
@@ -83,9 +83,6 @@ def view_of(setup: dict) -> dict:
     game = setup.get("game")
     if not isinstance(game, str) or game not in preset_names():
         raise BadPosition("bad_game", f"unknown game {str(game)[:40]!r}")
-    if game.startswith("sheng-ji"):
-        raise BadPosition("bad_game", "Sheng ji positions are opened from a replay step; "
-                          "the set-up takes the climbing games")
     options = setup.get("options") or {}
     if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
         raise BadPosition("bad_options", "options: an object of the game's options")
@@ -97,6 +94,8 @@ def view_of(setup: dict) -> dict:
     except (TypeError, ValueError) as e:
         raise BadPosition("bad_options", str(e)[:200]) from None
     n, rules = template.n, template.rules
+    if game.startswith("sheng-ji"):
+        return _sheng_ji_view(setup, template)
     seat = _seat(setup.get("seat"), n, "seat")
     hand = _cards(setup.get("hand"), "hand")
     if not hand:
@@ -233,3 +232,123 @@ def view_of(setup: dict) -> dict:
     except ValueError as e:
         raise BadPosition("bad_position", str(e)[:200]) from None
     return world.view(seat)
+
+
+def _sheng_ji_view(setup: dict, template) -> dict:
+    """A Sheng ji play-phase view from a set-up: ``seat``, ``hand``, ``level`` ("2".."A"),
+    ``trump`` (a suit letter, or None: no trump), ``declarer`` (a seat: its team declares),
+    ``trick`` (the plays on the table so far, ``[[seat, "cards"], ...]`` from the leader on;
+    the seat after the last is ``seat``; empty or None: ``seat`` leads), ``played`` (every
+    card of the earlier tricks, a string) and ``points`` (the points the opponents have won).
+
+    Approximations: the earlier tricks are made up (each seat one card a trick, point cards
+    grouped so that the opponents' tricks hold ``points``), and no void or missing pair is
+    inferred from them (only from the trick on the table); the kitty is unseen, also by the
+    declarer; the plays on the table are not checked against the follow rules."""
+    from .games.sheng_ji.order import LEVEL_RANK, Trump, decompose
+    from .games.sheng_ji.scoring import points as card_points
+    from .games.sheng_ji.worlds import WorldSampler
+    n, rules = template.n, template.rules
+    if rules.teams is None:
+        raise BadPosition("bad_game", "Zhao Pengyou positions are opened from a replay step")
+    seat = _seat(setup.get("seat"), n, "seat")
+    declarer = _seat(setup.get("declarer"), n, "declarer")
+    level = str(setup.get("level"))[:3].upper()
+    if level not in LEVEL_RANK:
+        raise BadPosition("bad_level", "level: a rank 2..A")
+    suit = setup.get("trump")
+    if suit is not None and (not isinstance(suit, str) or suit.upper() not in "SHDC"
+                             or len(suit) != 1):
+        raise BadPosition("bad_trump", "trump: a suit letter S, H, D or C, or null (no trump)")
+    shown = Trump.parse(level + (suit.upper() if suit else ""))
+    trump = Trump(shown.level, shown.suit)
+    hand = _cards(setup.get("hand"), "hand")
+    if not hand:
+        raise BadPosition("bad_hand", "the hand is empty")
+    base = (54 * rules.decks - rules.kitty) // n
+    if len(hand) > base:
+        raise BadPosition("bad_hand", f"a hand of this game holds at most {base} cards")
+    trick_in = setup.get("trick") or []
+    if not isinstance(trick_in, list) or len(trick_in) >= n:
+        raise BadPosition("bad_trick", f"trick: at most {n - 1} plays [[seat, cards], ...]")
+    trick: list[tuple[int, list[int]]] = []
+    for i, item in enumerate(trick_in):
+        if not (isinstance(item, (list, tuple)) and len(item) == 2):
+            raise BadPosition("bad_trick", "trick: [[seat, cards], ...]")
+        s = _seat(item[0], n, "trick seat")
+        if s != (seat - len(trick_in) + i) % n:
+            raise BadPosition("bad_trick", "trick: the plays go round from the leader to "
+                              "the seat before yours")
+        cs = _cards(item[1], "trick cards")
+        if not cs or (trick and len(cs) != len(trick[0][1])):
+            raise BadPosition("bad_trick", "trick: every play has as many cards as the lead")
+        trick.append((s, cs))
+    if trick:
+        if len(trick[0][1]) > len(hand):
+            raise BadPosition("bad_trick", "the lead has more cards than your hand")
+        if len(decompose(trump, trick[0][1])) != 1:
+            raise BadPosition("bad_trick", "the lead: one single, pair, triple or tractor "
+                              "of one suit (a throw is not set up)")
+    played = _cards(setup.get("played"), "played")
+    done = base - len(hand)                     # earlier tricks (each seat one card a trick)
+    if len(played) != n * done:
+        raise BadPosition("bad_played", f"played: every card of the earlier tricks: {n} x "
+                          f"{done} = {n * done} cards for a hand of {len(hand)}, not "
+                          f"{len(played)}")
+    pack: Counter[int] = Counter({c: rules.decks for c in range(54)})
+    named = Counter(hand) + Counter(played)
+    for _, cs in trick:
+        named.update(cs)
+    for c, k in named.items():
+        if k > pack[c]:
+            raise BadPosition("duplicate_card", f"{CARD_TEXT[c]} is named {k} times; the "
+                              f"packs of this game hold {pack[c]}")
+    opp = setup.get("points", 0)
+    if not isinstance(opp, int) or isinstance(opp, bool) or opp < 0 or opp % 5:
+        raise BadPosition("bad_points", "points: the opponents' points, a multiple of 5")
+    # the earlier tricks: the opponents' point cards, then the declarers', padded to tricks
+    pts = [c for c in played if card_points([c])]
+    plain = [c for c in played if not card_points([c])]
+    reach: dict[int, list[int]] = {0: []}       # points -> point cards making them
+    for c in pts:
+        for p, cs in list(reach.items()):
+            reach.setdefault(p + card_points([c]), cs + [c])
+    if opp not in reach:
+        raise BadPosition("bad_points", f"the earlier cards cannot make {opp} points "
+                          f"(they hold {card_points(played)})")
+    theirs = list(reach[opp])
+    ours = list((Counter(pts) - Counter(theirs)).elements())
+    pad = (-len(theirs)) % n
+    if pad > len(plain):
+        raise BadPosition("bad_points", "too few cards without points to make up the tricks")
+    theirs += plain[:pad]
+    plain = plain[pad:]
+    defenders = [s for s in range(n) if s % 2 != declarer % 2]
+    tricks = []
+    won = [0] * n
+    for side, cards in ((defenders[0], theirs), (declarer, plain + ours)):
+        for i in range(0, len(cards), n):
+            chunk = cards[i:i + n]
+            won[side] += card_points(chunk)
+            tricks.append({"plays": [[(side + j) % n, CARD_TEXT[c]]
+                                     for j, c in enumerate(chunk)], "winner": side})
+    counts = [len(hand) - (len(trick[0][1]) if any(s == x for x, _ in trick) else 0)
+              for s in range(n)]
+    view = template.view(seat)
+    for key in ("legal_moves", "pending", "buried", "kitty_taken"):
+        view.pop(key, None)
+    view.update({
+        "phase": "play", "to_act": seat, "hand": [CARD_TEXT[c] for c in hand],
+        "counts": counts, "level": level, "levels": [level] * n, "trump": str(trump),
+        "bid": None,
+        "declarer": declarer, "trick": [[s, " ".join(CARD_TEXT[c] for c in cs)]
+                                        for s, cs in trick],
+        "tricks": tricks, "points_won": won, "opponents_points": opp, "history": [],
+        "pending": [], "setup": True,
+    })
+    try:
+        world = WorldSampler(view, rules).sample(random.Random(0))
+    except (ValueError, AssertionError) as e:
+        raise BadPosition("bad_position", str(e)[:200]) from None
+    view["legal_moves"] = world.view(seat)["legal_moves"]
+    return view

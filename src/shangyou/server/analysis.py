@@ -54,8 +54,14 @@ class Position(BaseModel):
     hand: CardText
     table: TablePlay | None = None
     played: CardText | Annotated[list[tuple[StrictInt, CardText]], Field(max_length=64)] = ""
-    counts: list[StrictInt] = Field(max_length=16)
+    counts: list[StrictInt] | None = Field(default=None, max_length=16)
     finished: list[StrictInt] | None = Field(default=None, max_length=16)
+    # Sheng ji (shangyou.position._sheng_ji_view)
+    level: StrictStr | None = Field(default=None, max_length=2)
+    trump: StrictStr | None = Field(default=None, max_length=1)
+    declarer: StrictInt | None = Field(default=None, ge=0, le=15)
+    trick: Annotated[list[tuple[StrictInt, CardText]], Field(max_length=16)] | None = None
+    points: StrictInt = Field(default=0, ge=0, le=10_000)
 
 
 class AnalysisIn(BaseModel):

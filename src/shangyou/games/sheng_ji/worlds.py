@@ -187,7 +187,10 @@ class WorldSampler:
                              f"{self.slots}")
         # constraints
         t = self.trump
-        self.voids = voids_of(t, n, [tr["plays"] for tr in self.tricks], self.trick) \
+        # a set-up by hand (shangyou.position) makes its earlier tricks up: nothing is
+        # inferred from them
+        seen = [] if view.get("setup") else [tr["plays"] for tr in self.tricks]
+        self.voids = voids_of(t, n, seen, self.trick) \
             if t is not None and phase == PLAY else [set() for _ in range(n)]
         self.forced: list[tuple[int, int, int]] = []      # (slot index, card, copies)
         bid = view.get("bid")
@@ -213,7 +216,7 @@ class WorldSampler:
             self.forbidden.append(set(self.voids[s]) if kind == "hand" else set())
         self.constrained = any(self.forbidden)
         # suits in which a seat has shown it holds no pair (checked by redealing)
-        self.no_pairs = no_pairs_of(t, n, [tr["plays"] for tr in self.tricks], self.trick) \
+        self.no_pairs = no_pairs_of(t, n, seen, self.trick) \
             if t is not None and phase == PLAY else [set() for _ in range(n)]
         self.pair_checks = [(i, suit) for i, (kind, s, _) in enumerate(self.slots)
                             if kind == "hand" for suit in sorted(self.no_pairs[s])

@@ -51,7 +51,7 @@ function seatLabel(s) {
 // ------------------------------------------------------------------------------ set-up
 function fillSelects() {
   const games = $("game");
-  games.replaceChildren(...A.presets.filter((p) => gameFamily(p.name) !== "sheng-ji")
+  games.replaceChildren(...A.presets.filter((p) => !p.name.endsWith("zhao-pengyou"))
     .map((p) => h("option", { value: p.name }, gameTitle(p.name))));
   games.value = A.game;
   $("players").replaceChildren(...preset().players.map((n) => h("option", { value: String(n) }, String(n))));
@@ -62,6 +62,56 @@ function fillSelects() {
   $("table-seat").replaceChildren(h("option", { value: "" }, t("an.nobody")),
     ...seats.filter((s) => s !== A.seat).map((s) => h("option", { value: String(s) }, seatLabel(s))));
   $("table-seat").value = A.tableSeat === null || A.tableSeat === A.seat ? "" : String(A.tableSeat);
+  fillShengJi(seats);
+}
+
+// Sheng ji is set up with words, not taps (two packs hold two of a card): the level, the
+// trump, the declarer, the hand, the trick so far (the plays from the leader: the seats
+// before yours), every card of the earlier tricks and the opponents' points.
+const isShengJi = () => gameFamily(A.game) === "sheng-ji";
+const LEVELS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
+
+function fillShengJi(seats) {
+  $("setup-panel").dataset.family = isShengJi() ? "sheng-ji" : "climbing";
+  const keep = (id, opts) => {
+    const el = $(id);
+    const v = el.value;
+    el.replaceChildren(...opts.map(([value, label]) => h("option", { value }, label)));
+    if (opts.some(([value]) => value === v)) el.value = v;
+  };
+  keep("sj-level", LEVELS.map((x) => [x, x]));
+  keep("sj-trump", [...SUITS.map((x) => [x, t(`an.sj.suit.${x}`)]), ["", t("an.sj.noTrump")]]);
+  keep("sj-declarer", seats.map((s) => [String(s), seatLabel(s)]));
+  const plays = $("sj-trick").value.split(",").filter((x) => x.trim()).length;
+  $("sj-note").textContent = plays ? t("an.sj.led", { n: ((A.seat - plays) % A.players + A.players) % A.players + 1 })
+    : t("an.sj.youLead");
+}
+
+/** Fill the Sheng ji set-up from a view (a replay step), to change and ask again. */
+function shengJiFrom(view) {
+  A.game = view.game; A.players = view.players; A.seat = view.seat;
+  drawSetup();
+  const level = view.level;
+  $("sj-level").value = level;
+  $("sj-trump").value = view.trump.slice(level.length);
+  $("sj-declarer").value = String(view.declarer ?? 0);
+  $("sj-hand").value = (view.hand || []).join(" ");
+  $("sj-trick").value = (view.trick || []).map(([, c]) => c).join(", ");
+  $("sj-played").value = (view.tricks || []).flatMap((tr) => tr.plays.map(([, c]) => c)).join(" ");
+  $("sj-points").value = String(view.opponents_points || 0);
+  fillShengJi([...Array(A.players).keys()]);
+}
+
+function shengJiBody() {
+  const plays = $("sj-trick").value.split(",").map((x) => x.trim()).filter(Boolean);
+  const n = A.players;
+  return {
+    game: A.game, players: n, seat: A.seat, hand: $("sj-hand").value.trim(),
+    level: $("sj-level").value, trump: $("sj-trump").value || null,
+    declarer: Number($("sj-declarer").value),
+    trick: plays.map((cards, i) => [((A.seat - plays.length + i) % n + n) % n, cards]),
+    played: $("sj-played").value.trim(), points: Number($("sj-points").value) || 0,
+  };
 }
 
 function drawPack() {
@@ -164,6 +214,7 @@ function changed() {
 }
 
 function setupBody() {
+  if (isShengJi()) return shengJiBody();
   const table = cardsOf("table");
   const body = {
     game: A.game, players: A.players, seat: A.seat, hand: cardsOf("hand").join(" "),
@@ -197,6 +248,10 @@ function setupFrom(view) {
 // ------------------------------------------------------------------------------ board
 function drawBoard(view) {
   A.view = view;
+  if (!view && isShengJi()) {           // nothing to draw until the server built the view
+    $("seats-panel").replaceChildren(); $("trick-panel").replaceChildren(); $("hand").replaceChildren();
+    return;
+  }
   const shown = view || {
     game: A.game, players: A.players, seat: A.seat, phase: "play", to_act: A.seat,
     hand: cardsOf("hand"), counts: A.counts,
@@ -312,6 +367,7 @@ async function init() {
     changed();
   });
   $("share").addEventListener("click", () => { shareCounts(); drawCounts(); drawNote(); });
+  $("sj-trick").addEventListener("input", () => fillShengJi([...Array(A.players).keys()]));
   $("clear").addEventListener("click", () => {
     A.where = new Map(); A.tableSeat = null; A.counts = []; changed(); showResult(null);
   });
@@ -328,6 +384,8 @@ async function init() {
     if (out && gameFamily(out.view.game) !== "sheng-ji") {
       setupFrom(out.view);
       drawSetup();
+    } else if (out && !out.view.game.endsWith("zhao-pengyou") && out.view.trump) {
+      shengJiFrom(out.view);
     } else if (out) {
       drawSetup();
       $("setup-note").textContent = t("an.shengJiSetup");

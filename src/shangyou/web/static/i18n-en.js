@@ -698,4 +698,17 @@ export const en = {
   "pz.puzzleRating": "This puzzle's rating is now {n}.",
   "pz.change": "({before} → {after}, {d})",
   "pz.notRated": "(a second try: not rated)",
+  // sj-setup
+  "an.sj.title": "Sheng ji",
+  "an.sj.level": "Level",
+  "an.sj.trump": "Trump",
+  "an.sj.declarer": "Declarer",
+  "an.sj.hand": "Your hand",
+  "an.sj.trick": "On the table, from the leader (commas between plays)",
+  "an.sj.played": "Every card of the earlier tricks",
+  "an.sj.points": "Points the opponents have won",
+  "an.sj.noTrump": "no trump",
+  "an.sj.suit.S": "spades", "an.sj.suit.H": "hearts", "an.sj.suit.D": "diamonds", "an.sj.suit.C": "clubs",
+  "an.sj.led": "Seat {n} led this trick.",
+  "an.sj.youLead": "You lead.",
 };

@@ -689,4 +689,17 @@ export const zh = {
   "pz.puzzleRating": "这道题现在的等级分是{n}。",
   "pz.change": "（{before} → {after}，{d}）",
   "pz.notRated": "（第二次尝试：不计分）",
+  // sj-setup
+  "an.sj.title": "升级",
+  "an.sj.level": "级",
+  "an.sj.trump": "主牌花色",
+  "an.sj.declarer": "庄家",
+  "an.sj.hand": "你的手牌",
+  "an.sj.trick": "桌上的牌，从首家起（每家之间用逗号）",
+  "an.sj.played": "之前各轮出过的全部牌",
+  "an.sj.points": "闲家已得分数",
+  "an.sj.noTrump": "无主",
+  "an.sj.suit.S": "黑桃", "an.sj.suit.H": "红心", "an.sj.suit.D": "方块", "an.sj.suit.C": "梅花",
+  "an.sj.led": "这一轮由{n}号座位首先出牌。",
+  "an.sj.youLead": "由你首先出牌。",
 };
