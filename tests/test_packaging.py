@@ -60,7 +60,7 @@ def test_the_library_works_without_its_extras():
 
 
 @pytest.mark.parametrize("module, hidden, extra", [
-    ("shangyou.env", ["numpy"], "env"), ("shangyou.env", ["pettingzoo"], "env"),
+    ("shangyou.env", ["numpy"], "env"), ("shangyou.env.aec", ["pettingzoo"], "env"),
     ("shangyou.env.single", ["gymnasium"], "env"),
     ("shangyou.server", ["fastapi"], "web"), ("shangyou.server.app", ["sqlalchemy"], "web"),
     ("shangyou.server.store", ["alembic"], "web")])

@@ -14,7 +14,19 @@ Needs the ``env`` extra (``pip install 'shangyou[env]'``: numpy, gymnasium, pett
 
 from __future__ import annotations
 
-import numpy  # noqa: F401  (the encoders and the learned bot's features need only numpy)
+
+def missing_extra(name: str | None) -> ModuleNotFoundError:
+    """The error of a module of the ``env`` extra that is not installed: one line that says
+    what to install (raised by the modules that need it, ``from None``)."""
+    return ModuleNotFoundError(
+        f"shangyou.env needs numpy, gymnasium and pettingzoo ({name} is missing): "
+        "pip install 'shangyou[env]'", name=name)
+
+
+try:
+    import numpy  # noqa: F401  (the encoders and the learned bot's features need only numpy)
+except ModuleNotFoundError as e:
+    raise missing_extra(e.name) from None
 
 _PUBLIC = ("ShangyouAEC", "make", "raw_env", "env", "single_agent", "rewards_of", "KINDS",
            "CAND_WIDTH", "move_key", "parse_move", "DEFAULT_MAX_STEPS", "gym_ids", "gym_id",
@@ -31,9 +43,7 @@ except ModuleNotFoundError as missing:      # one line that says what to install
         # import; the environments name the extra
         if name not in _PUBLIC:
             raise AttributeError(name)
-        raise ModuleNotFoundError(
-            f"shangyou.env needs numpy, gymnasium and pettingzoo ({_MISSING} is missing): "
-            "pip install 'shangyou[env]'", name=_MISSING)
+        raise missing_extra(_MISSING)
     del missing
 else:
     from ._envs import (CAND_WIDTH, DEFAULT_MAX_STEPS, KINDS, ShangyouAEC,  # noqa: F401

@@ -3,7 +3,11 @@ are there)."""
 
 from __future__ import annotations
 
-import gymnasium
+try:
+    import gymnasium
+except ModuleNotFoundError as e:      # the env extra names itself
+    from . import missing_extra
+    raise missing_extra(e.name) from None
 
 from .. import preset_names
 from .aec import DEFAULT_MAX_STEPS, ShangyouAEC, rewards_of

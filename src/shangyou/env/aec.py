@@ -13,8 +13,13 @@ import random
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from gymnasium import spaces
-from pettingzoo import AECEnv
+
+try:
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+except ModuleNotFoundError as e:      # the env extra names itself
+    from . import missing_extra
+    raise missing_extra(e.name) from None
 
 from .. import new_game, new_match, preset_info
 from ..games.climbing import core

@@ -5,7 +5,11 @@ from __future__ import annotations
 import operator
 import random
 
-import gymnasium
+try:
+    import gymnasium
+except ModuleNotFoundError as e:      # the env extra names itself
+    from . import missing_extra
+    raise missing_extra(e.name) from None
 
 from ..bots import BotProtocol, make_bot
 from ..bots.base import RandomBot

@@ -33,8 +33,13 @@ import random
 from typing import Any
 
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
+
+try:
+    from gymnasium.vector import AutoresetMode, VectorEnv
+    from gymnasium.vector.utils import batch_space
+except ModuleNotFoundError as e:      # the env extra names itself
+    from . import missing_extra
+    raise missing_extra(e.name) from None
 
 from . import batch_engine
 from .single import SingleAgentEnv
