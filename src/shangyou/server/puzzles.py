@@ -32,6 +32,7 @@ from shangyou.review import UNITS
 from . import accountdb as db
 from .accounts import _address, _cross_site, _current, _error, _page
 from .limits import Buckets
+from .schemas import ERRORS
 from .store import StoreUnavailable
 
 log = logging.getLogger("shangyou.server")
@@ -145,7 +146,7 @@ async def puzzles_page():
     return _page("puzzles.html")
 
 
-@router.get("/api/puzzles/families")
+@router.get("/api/puzzles/families", responses=ERRORS)
 async def families():
     """The families and their themes, with how many puzzles each."""
     out = []
@@ -160,7 +161,7 @@ async def families():
     return _json({"families": out})
 
 
-@router.get("/api/puzzles/next")
+@router.get("/api/puzzles/next", responses=ERRORS)
 async def next_puzzle(request: Request,
                       family: str = Query(..., max_length=32),
                       theme: str | None = Query(None, max_length=32),
@@ -209,7 +210,7 @@ async def next_puzzle(request: Request,
                       "solved": player["solved"]}})
 
 
-@router.post("/api/puzzles/{puzzle_id}/answer")
+@router.post("/api/puzzles/{puzzle_id}/answer", responses=ERRORS)
 async def answer(request: Request, puzzle_id: str, body: AnswerIn):
     """Check a play: right or wrong, the solution, every play's value and spread, the
     engine's reason; the ratings moved (an account's first answer, a guest's rated one)."""
