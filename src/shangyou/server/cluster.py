@@ -166,10 +166,14 @@ class Node:
         if manager.draining:                # the drain's round of proxies may be over
             self._moved(p)
         try:
-            while not conn.closed:
+            # read until the client is gone, even once this socket was told to close: leaving
+            # earlier would drop the connection before its close frame went out
+            while True:
                 msg = await ws.receive()
                 if msg["type"] == "websocket.disconnect":
                     break
+                if conn.closed:             # told to close (moved, flooding): nothing relayed
+                    continue
                 raw = msg.get("text")
                 if raw is None:
                     try:
@@ -184,7 +188,7 @@ class Node:
                     if conn.refused_in_a_row > FLOOD_CLOSE:
                         conn.error("rate_limited", "too many messages; closing")
                         conn.close(1008)
-                        break
+                        continue
                     conn.error("rate_limited", f"more than {manager.rate:g} messages per "
                                "second; this one was ignored")
                     continue
