@@ -312,9 +312,9 @@ def _sheng_ji_view(setup: dict, template) -> dict:
     elif setup.get("calls") or setup.get("call_results"):
         raise BadPosition("bad_calls", "calls: only Zhao Pengyou calls friends")
     friends: list[int] = []
-    for s in results:
-        if s is not None and s != declarer and s not in friends:
-            friends.append(s)
+    for who in results:
+        if who is not None and who != declarer and who not in friends:
+            friends.append(who)
     opp = setup.get("points", 0)
     if not isinstance(opp, int) or isinstance(opp, bool) or opp < 0 or opp % 5:
         raise BadPosition("bad_points", "points: the opponents' points, a multiple of 5")

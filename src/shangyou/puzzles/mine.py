@@ -244,7 +244,7 @@ def mine_log(log: dict, family: str, key: str | None = None,
         raw = g.view(seat)
         view = listed(raw) if raw.get("phase") == "play" else None
         played = _screened(view, move, leads) if view is not None else None
-        if played is not None:
+        if view is not None and played is not None:
             fam = family_of(view["game"], getattr(g, "rules", None))
             if fam == family and played in (whole_plays(view) if leads else
                                              view["legal_moves"]) and not _goes_out(view):
