@@ -101,6 +101,10 @@ def stats_cmd(
             "seeds": sum(1 for k in seeds if not k.startswith(LEADS)),
             "lead_passes": sum(1 for k in seeds if k.startswith(LEADS)),
             "leads": sum(1 for p in puzzles if p.get("lead")), "cpu_s": round(cpu, 1),
+            "lead_cpu_s": round(sum(c for k, (_, c) in seeds.items() if k.startswith(LEADS)),
+                                1),
+            "lead_themes": dict(Counter(p["theme"] for p in puzzles
+                                        if p.get("lead")).most_common()),
             "cpu_per_puzzle_s": round(cpu / len(puzzles), 3) if puzzles else None,
             "blunders": sum(1 for p in puzzles if p["blunder"]),
             "themes": dict(Counter(p["theme"] for p in puzzles).most_common()),
@@ -114,6 +118,8 @@ def stats_cmd(
                    f"({r['blunders']} the bot's errors), {r['cpu_s']} s CPU, "
                    f"{r['cpu_per_puzzle_s']} s a puzzle")
         if r["lead_passes"]:
-            typer.echo(f"  leads: {r['leads']} puzzles from {r['lead_passes']} hands' leads")
+            typer.echo(f"  leads: {r['leads']} puzzles from {r['lead_passes']} hands' leads, "
+                       f"{r['lead_cpu_s']} s CPU (" + ", ".join(
+                           f"{k} {v}" for k, v in r["lead_themes"].items()) + ")")
         typer.echo("  themes: " + ", ".join(f"{k} {v}" for k, v in r["themes"].items()))
         typer.echo("  presets: " + ", ".join(f"{k} {v}" for k, v in r["presets"].items()))
