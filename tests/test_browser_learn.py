@@ -157,3 +157,27 @@ def test_finish_the_owen_course_on_a_phone_with_wrong_plays(server, browser, err
     assert page.text_content("#learn-progress") == f"{len(steps)} of {len(steps)} steps done"
     _no_horizontal_scroll(page)
     ctx.close()
+
+
+def test_the_winner_course_in_chinese_on_a_desktop(server, browser, errors):
+    """The "winner" rules' course in 中文: four of a kind alone refused with the rule of
+    these rules (a bomb needs a fifth card), then the bomb played; no English left."""
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = _watch(ctx.new_page(), errors)
+    page.goto(server + "/learn?course=winner&step=bomb")
+    page.wait_for_function("document.body.dataset.ready === '1'")
+    page.evaluate("localStorage.setItem('shangyou.lang', 'zh')")
+    page.reload()
+    page.wait_for_function("document.body.dataset.ready === '1'")
+    page.wait_for_function("s => document.body.dataset.step === s", arg="bomb")
+    assert page.text_content("#learn-task") == "桌上是一对A。用四个6再加一张牌炸掉它。"
+    assert not _latin_words(page), _latin_words(page)
+    _tap_and_play(page, ["6C", "6D", "6H", "6S"])
+    assert _verdict(page, "bomb") == "不能这样出"
+    assert "再带一张牌才是炸弹" in page.text_content("#learn-why")
+    _tap_and_play(page, ["6C", "6D", "6H", "6S", "9H"])
+    assert _verdict(page, "bomb") == "出得好！"
+    assert page.text_content("#learn-why") == "对：四张同点带一张就是炸弹。"
+    assert not _latin_words(page), _latin_words(page)
+    _shot(page, "learn-winner-desktop-zh.png")
+    ctx.close()
