@@ -59,6 +59,27 @@ def test_sheng_ji_leads_are_mined_in_their_own_pass():
         assert p["verify"]["lead"] >= p["margin"] and p["theme"] in pz.THEMES["sheng-ji"]
 
 
+def test_the_lead_pass_by_the_command_is_marked_apart_and_counted(tmp_path):
+    """``mine --leads`` marks its hands ``leads-SEED`` (the follow pass of the same seed is
+    still to do); ``stats`` counts the lead puzzles and the pass's hands apart; a climbing
+    family has no lead pass."""
+    from shangyou.cli.main import app
+    from shangyou.puzzles.mine import done_seeds
+    from typer.testing import CliRunner
+    run = CliRunner().invoke(app, ["puzzles", "mine", "--family", "sheng-ji", "--leads",
+                                   "--seeds", "2", "--out", str(tmp_path), "--quiet"])
+    assert run.exit_code == 0, run.output
+    assert list(done_seeds("sheng-ji", tmp_path)) == ["leads-2"]
+    stats = CliRunner().invoke(app, ["puzzles", "stats", "--out", str(tmp_path), "--json"])
+    got = json.loads(stats.output)["sheng-ji"]
+    shipped = pz.load("sheng-ji", tmp_path)
+    assert got["leads"] == got["puzzles"] == len(shipped) > 0
+    assert (got["seeds"], got["lead_passes"]) == (0, 1)
+    bad = CliRunner().invoke(app, ["puzzles", "mine", "--family", "climbing", "--leads",
+                                   "--out", str(tmp_path)])
+    assert bad.exit_code == 2 and "--leads is for --family sheng-ji" in bad.output
+
+
 def test_a_lead_with_a_safe_throw_weighs_the_throw_too():
     """Where the heuristic holds a throw it calls safe, that throw is played out beside the
     whole plays, in the same worlds."""

@@ -215,7 +215,7 @@ def _screened(view: dict, move: str, leads: bool) -> str | None:
     (None: not one). ``leads``: the Sheng ji leads, else every other decision."""
     if leads:
         if not is_sheng_ji_lead(view) or move.startswith(("throw ", "pick ")) or move == "play":
-            return None     # a throw made is judged through the safe throw (_lead_judge)
+            return None     # the bot threw: the move made is no whole play (skipped)
         plays = whole_plays(view)
         if not MIN_MOVES <= len(plays) <= LEAD_MAX_PLAYS:
             return None
