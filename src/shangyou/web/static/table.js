@@ -1,5 +1,6 @@
-// The table page: one WebSocket to /ws/{table_id}; seats and start before the match, then the
-// game for every preset (climbing games and Sheng ji). See docs/protocol.md.
+// The table page: one WebSocket to /ws/{table_id} (table-connection.js: reconnects, pings, the
+// `?via=N` retry); seats and start before the match, then the game for every preset (climbing
+// games and Sheng ji). See docs/protocol.md.
 //
 // What a player gets here beyond the game itself: a seamless resume (the seat token in
 // localStorage, quick reconnects, a "Reconnecting…" banner), turn awareness (one active seat,
@@ -30,6 +31,7 @@ import { makeHints } from "./table-hint.js";
 import { makePrompt } from "./table-prompt.js";
 import { makeBanners } from "./table-banners.js";
 import { makeBury } from "./table-bury.js";
+import { makeConnection } from "./table-connection.js";
 import { makeTurn } from "./table-turn.js";
 import { makeReady } from "./table-ready.js";
 import { makeRematch } from "./table-rematch.js";
@@ -44,20 +46,6 @@ const TOKEN_KEY = `shangyou.token.${tableId}`;
 const LOG_KEY = `shangyou.log.${tableId}`;
 const NAME_KEY = "shangyou.name";
 const BOTS_KEY = "shangyou.bots";
-// Reconnecting: exponential backoff with jitter (each delay drawn between half and all of
-// RETRY_BASE_MS * 2^tries, at most RETRY_MAX_MS), so that the clients of a server that went away
-// do not all come back at the same moment; a client told its table moved comes back at once.
-const RETRY_BASE_MS = 250;
-const RETRY_MAX_MS = 8000;
-const MOVED = 1012;         // the close code of a table another server runs now: reconnect
-// A silent server: a ping every PING_MS; nothing at all heard for PING_MS + PONG_MS (a socket
-// that opened and got no welcome: for OPEN_MS) and the socket is given up and made again.
-const PING_MS = 5000;
-const PONG_MS = 4000;
-const OPEN_MS = 6000;
-const SILENT = 0;           // the "close code" of a socket given up as silent
-const SILENT_JITTER_MS = 500;
-
 const $ = (id) => document.getElementById(id);
 
 const S = {
@@ -89,6 +77,22 @@ const S = {
   showLast: false,
 };
 
+// the socket (table-connection.js); the closes that end it: the seat opened elsewhere (4001),
+// the table closed (4410), too many sockets (4429)
+const { connect, send, reconnectNow, renderConn } = makeConnection({
+  S, $, tableId, onMessage: handle, showAlert,
+  // the log asks for the events it lacks (all of them on a new device or tab)
+  hello: () => ({ type: "hello", token: localStorage.getItem(TOKEN_KEY) || null, name: myName(),
+                  since: S.log.moves || 0, ...(S.log.match ? { match: S.log.match } : {}) }),
+  onDrop: () => { S.busy = false; Hints.clearHint(); },
+  onEnd: (code) => {
+    if (code === 4001) openedElsewhere();
+    else if (code === 4410) tableClosed();
+    else if (code === 4429) openedElsewhere("t.tooManySockets", "t.tryAgain");
+    else return false;
+    return true;
+  },
+});
 const { openedElsewhere, tableClosed, kicked } = makeBanners({
   S, $, connect, renderConn, render,
   forgetToken: () => { if (!Host.H.me) localStorage.removeItem(TOKEN_KEY); },
@@ -109,160 +113,10 @@ const Bury = makeBury({
   resync: () => { try { S.ws?.close(); } catch { /* the page reconnects and gets the state */ } },
 });
 
-// ---------------------------------------------------------------------- connection
-function wsUrl() {
-  const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  // after a silent server was given up, the attempt is named (?via=N): the proxy sends every
-  // socket of a table to one node by a hash of its id and this, so the next attempt may reach
-  // another node (a paused node accepts connections and answers none: docs/deploy.md)
-  const via = S.silentTries ? `?via=${S.silentTries}` : "";
-  return `${proto}//${location.host}/ws/${encodeURIComponent(tableId)}${via}`;
-}
-
-function myName() {
-  const v = ($("name").value || "").trim().slice(0, 24);
-  return v || localStorage.getItem(NAME_KEY) || "";
-}
-
-function connect() {
-  if (S.stopped || (S.ws && S.ws.readyState <= WebSocket.OPEN)) return;
-  clearTimeout(S.retryTimer);
-  setConn(false, S.everConnected ? "t.conn.reconnecting" : "t.conn.connecting");
-  let ws;
-  try {
-    ws = new WebSocket(wsUrl());
-  } catch (e) {
-    scheduleReconnect();
-    return;
-  }
-  S.ws = ws;
-  S.heardAt = Date.now();
-  S.welcomed = false;
-  watch(ws);
-  ws.addEventListener("open", () => {
-    S.kicked = false;
-    // the log asks for the events it lacks (all of them on a new device or tab)
-    send({ type: "hello", token: localStorage.getItem(TOKEN_KEY) || null, name: myName(),
-           since: S.log.moves || 0, ...(S.log.match ? { match: S.log.match } : {}) });
-  });
-  ws.addEventListener("message", (e) => {
-    if (S.ws !== ws) return;
-    S.heardAt = Date.now();
-    let msg;
-    try { msg = JSON.parse(e.data); } catch { return; }
-    handle(msg);
-  });
-  ws.addEventListener("close", (e) => { if (S.ws === ws) dropped(e.code); });
-  ws.addEventListener("error", () => { /* the close event follows */ });
-}
-
-/** The socket is gone (closed with ``code``, or given up: SILENT): reconnect as the code
- * says. */
-function dropped(code) {
-  clearInterval(S.pingTimer);
-  const wasConnected = S.connected;
-  S.ws = null;
-  S.busy = false;
-  S.connected = false;
-  Hints.clearHint();
-  S.droppedAt = performance.now();
-  S.resumedAt = null;
-  if (code === 4001) { openedElsewhere(); return; }
-  if (code === 4410) { tableClosed(); return; }
-  if (code === 4429) { openedElsewhere("t.tooManySockets", "t.tryAgain"); return; }
-  if (code === 4404) { S.stopped = true; }
-  // another server runs the table now (the server stops, or another node took it over):
-  // back at once, to any server (the servers spread these: a draining node hands its tables
-  // on one at a time); the usual backoff if that socket fails before its welcome
-  if (code === MOVED && wasConnected) { S.retry = 0; connect(); return; }
-  // a silent server given up: the attempt waited long already and the next one, named
-  // another way (wsUrl), may reach another node: again soon, without growing the backoff
-  if (code === SILENT) {
-    S.silentTries = (S.silentTries || 0) + 1;
-    renderConn();
-    clearTimeout(S.retryTimer);
-    S.retryTimer = setTimeout(connect, Math.random() * SILENT_JITTER_MS);
-    return;
-  }
-  scheduleReconnect();
-}
-
-/** Ping the server every PING_MS; give the socket up when nothing was heard for too long
- * (a paused or unreachable server, a half-open connection): its close may never come. */
-function watch(ws) {
-  // S.heardAt is Date.now() of the last message: a laptop that slept is past the deadline
-  // when it wakes (a fake clock of the tests moves it as it moves the timers)
-  clearInterval(S.pingTimer);
-  S.pingId = 0;
-  S.pingedAt = 0;
-  S.pingTimer = setInterval(() => {
-    if (S.ws !== ws) { clearInterval(S.pingTimer); return; }
-    const silent = Date.now() - S.heardAt;
-    if (silent > (S.welcomed ? PING_MS + PONG_MS : OPEN_MS)) {
-      S.ws = null;
-      try { ws.close(); } catch { /* closing a socket that never opened */ }
-      dropped(SILENT);
-      return;
-    }
-    if (ws.readyState === WebSocket.OPEN &&
-        Date.now() - Math.max(S.heardAt, S.pingedAt) >= PING_MS - 500) {
-      S.pingedAt = Date.now();          // one ping, then the next after PING_MS more
-      S.pingId += 1;
-      ws.send(JSON.stringify({ type: "ping", id: S.pingId }));
-    }
-  }, 1000);
-}
-
-function scheduleReconnect() {
-  renderConn();
-  if (S.stopped) return;
-  const ceiling = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.min(S.retry, 10));
-  const delay = ceiling / 2 + Math.random() * ceiling / 2;
-  S.retry += 1;
-  clearTimeout(S.retryTimer);
-  S.retryTimer = setTimeout(connect, delay);
-}
-
-function reconnectNow() {
-  if (!S.stopped && !S.ws) { S.retry = 0; connect(); }
-}
-
-function send(msg) {
-  if (S.stopped) return false;
-  if (!S.ws || S.ws.readyState !== WebSocket.OPEN) {
-    showAlert(t("t.notConnected"));
-    return false;
-  }
-  S.ws.send(JSON.stringify(msg));
-  return true;
-}
-
-function setConn(ok, key) {
-  S.connKey = key;
-  renderConn();
-}
-
-function renderConn() {
-  const c = $("conn");
-  const key = S.stopped && !S.connected ? "t.conn.disconnected"
-    : S.connected ? "t.conn.connected" : (S.connKey || "t.conn.connecting");
-  c.textContent = t(key);
-  c.classList.toggle("down", !S.connected);
-  // the banner: whenever this page is not attached to its table and is trying to be
-  $("reconnecting").hidden = S.connected || S.stopped;
-  document.body.dataset.connected = S.connected ? "1" : "";
-}
-
 // ------------------------------------------------------------------------ messages
 function handle(msg) {
   switch (msg.type) {
-    case "welcome":
-      S.connected = true;
-      S.everConnected = true;
-      S.welcomed = true;
-      S.retry = 0;          // attached again: the next drop starts the backoff over
-      S.silentTries = 0;    // ... and goes to the table's own node first
-      renderConn();
+    case "welcome":           // the connection's flags are set (connection.js)
       Host.onWelcome(msg);
       onSeat(msg);
       if (msg.table) S.table = msg.table;
@@ -309,7 +163,7 @@ function handle(msg) {
       if (msg.code === "closed") { tableClosed(); return; }
       if (msg.code === "kicked" || msg.code === "banned") { kicked(); return; }
       if (msg.code === "too_many_sockets") { openedElsewhere("t.tooManySockets", "t.tryAgain"); return; }
-      if (msg.code === "moved") return;     // its socket closes with MOVED: the page reconnects
+      if (msg.code === "moved") return;     // its socket closes with 1012: the page reconnects
       if (Hints.onError(msg)) return;
       Bury.onError(msg);
       showAlert(ERRORS[msg.code] ? t(ERRORS[msg.code]) : whyText(msg.why) || msg.message || msg.code || "error");
@@ -697,6 +551,11 @@ function onClear() {
 function maybeAutopass() {
   if (!$("autopass").checked || S.busy || !myTurn()) return;
   if (legal().includes("pass")) sendMove("pass");
+}
+
+function myName() {
+  const v = ($("name").value || "").trim().slice(0, 24);
+  return v || localStorage.getItem(NAME_KEY) || "";
 }
 
 function sit(seat) {
