@@ -11,10 +11,10 @@
 // the ready check in table-ready.js, the rematch in table-rematch.js, the sounds in sound.js, the
 // chat badge in table-unread.js, the fair-deal record in fair.js; the prompt and controls in
 // table-prompt.js, Hint and Legal plays in table-hint.js, turn awareness in table-turn.js, the
-// banners in table-banners.js, the log in table-log.js, the layout, seats, trick, hand and strip
-// in their table-*.js modules.
+// banners in table-banners.js, the log in table-log.js, the selection and how it becomes a move
+// (and keyboard play) in table-compose.js, the layout, seats, trick, hand and strip in their
+// table-*.js modules.
 
-import { sameCards, splitPlay } from "./cards.js";
 import {
   api, displayName, gameFamily, gameTitle, h, lastTrick, renderInfo, renderResult, renderSummary,
 } from "./common.js";
@@ -26,11 +26,12 @@ import { initShare, initSide } from "./table-dialogs.js";
 import { drawHand } from "./table-hand.js";
 import { direction, fitHand, placeTable } from "./table-layout.js";
 import { GameLog, addChat } from "./table-log.js";
-import { kindOf, playsMadeOf, trickKey } from "./table-moves.js";
+import { kindOf, trickKey } from "./table-moves.js";
 import { makeHints } from "./table-hint.js";
 import { makePrompt } from "./table-prompt.js";
 import { makeBanners } from "./table-banners.js";
 import { makeBury } from "./table-bury.js";
+import { makeCompose } from "./table-compose.js";
 import { makeConnection } from "./table-connection.js";
 import { makeTurn } from "./table-turn.js";
 import { makeReady } from "./table-ready.js";
@@ -92,6 +93,14 @@ const { connect, send, reconnectNow, renderConn } = makeConnection({
     else return false;
     return true;
   },
+});
+const {
+  seated, myTurn, legal, clickKind, cardPlays, playsOf, offers, selectedCards,
+  onCard, sendMove, onPlay, askWhy, onClear, maybeAutopass, onKey,
+} = makeCompose({
+  S, $, send, showAlert, renderHand, renderMoves: () => renderMoves(),
+  renderControls: () => renderControls(), playCheck: () => playCheck(),
+  hints: () => Hints, bury: () => Bury,
 });
 const { openedElsewhere, tableClosed, kicked } = makeBanners({
   S, $, connect, renderConn, render,
@@ -230,47 +239,6 @@ function ctx() {
   const names = seats ? seats.map((s) => shortName(s)) : [];
   const full = seats ? seats.map((s) => displayName(s)) : [];
   return { names, full, seats, mySeat: S.mySeat, host: S.table ? S.table.host ?? null : null };
-}
-
-function seated() {
-  return S.mySeat !== null && S.mySeat !== undefined;
-}
-
-function myTurn() {
-  const v = S.view;
-  return !!(v && !S.stopped && seated() && v.to_act === S.mySeat &&
-            Array.isArray(v.legal_moves) && v.legal_moves.length && v.phase !== "over" &&
-            !v.result);
-}
-
-function legal() {
-  return myTurn() ? S.view.legal_moves : [];
-}
-
-/** A kind of move made by clicking one card of the hand: "bury 3D", "give 2S", "pick 5C". */
-function clickKind() {
-  const moves = legal();
-  if (!moves.length) return null;
-  for (const k of ["give", "discard", "bury", "pick"]) {
-    if (moves.some((m) => m.startsWith(k + " "))) return k;
-  }
-  if (S.view.pending && S.view.pending.length && moves.some((m) => m.startsWith("throw "))) {
-    return "throw";
-  }
-  return null;
-}
-
-function cardPlays() {
-  return legal().filter((m) => splitPlay(m));
-}
-
-/** The legal plays made of exactly the selected cards (table-moves.js). */
-function playsOf(sel) {
-  return playsMadeOf(cardPlays(), sel, S.view.game);
-}
-
-function offers() {
-  return legal().filter((m) => m.startsWith("offer "));
 }
 
 // ------------------------------------------------------------------------- render
@@ -457,102 +425,7 @@ function renderLastTrick() {
   renderLastTrickBox(box, S.view, ctx());
 }
 
-// ------------------------------------------------------------------------ actions
-function onCard(i) {
-  const v = S.view;
-  if (!v || !v.hand || S.busy || S.stopped) return;
-  S.focusIndex = i;
-  if (Bury.active()) { Bury.toggle(i); return; }     // chosen, sent on Confirm (table-bury.js)
-  const ck = clickKind();
-  if (ck && myTurn()) {
-    const want = `${ck} ${v.hand[i]}`.toUpperCase();
-    const m = legal().find((x) => x.toUpperCase() === want);
-    if (m) sendMove(m);
-    else showAlert(ck === "give" ? t("t.cannotGive", { card: v.hand[i] }) : t("t.cannot", { card: v.hand[i] }));
-    return;
-  }
-  if (S.selected.has(i)) S.selected.delete(i); else S.selected.add(i);
-  S.choices = null;
-  if (S.hintMove) {
-    const p = splitPlay(S.hintMove);
-    if (!p || !sameCards(p.cards, selectedCards())) S.hintMove = null;
-  }
-  renderMoves();
-  renderHand();
-  renderControls();
-  Hints.renderHint();
-}
-
-function selectedCards() {
-  const hand = (S.view && S.view.hand) || [];
-  return [...S.selected].sort((a, b) => a - b).map((i) => hand[i]).filter(Boolean);
-}
-
-function sendMove(move) {
-  if (S.busy || !myTurn()) return;
-  if (send({ type: "move", move, version: S.version })) {
-    S.busy = true;
-    S.choices = null;
-    Hints.clearHint();
-    if (move !== "pass") S.selected.clear();
-    renderControls();
-    setTimeout(() => { if (S.busy) { S.busy = false; renderControls(); } }, 6000);
-  }
-}
-
-function onPlay() {
-  const sel = selectedCards();
-  if (!sel.length || !playCheck().ok) return;
-  const offs = offers();
-  if (offs.length) {
-    if (sel.length !== 2) { showAlert(t("t.offerTwo")); return; }
-    const m = offs.find((o) => sameCards(o.split(" ").slice(1), sel));
-    if (m) sendMove(m); else sendMove(`offer ${sel.join(" ")}`);
-    return;
-  }
-  if (S.hintMove) {
-    const p = splitPlay(S.hintMove);
-    if (p && sameCards(p.cards, sel)) { sendMove(S.hintMove); return; }
-  }
-  const matches = playsOf(sel);
-  if (matches.length === 1) { sendMove(matches[0]); return; }
-  if (matches.length > 1) {
-    // the same cards read several ways (wild cards, throws): ask which one
-    S.choices = matches;
-    renderMoves();
-    renderControls();
-    $("moves").querySelector("button")?.focus();
-    return;
-  }
-  // not among the listed moves (e.g. a Sheng ji throw): the server judges it
-  sendMove(sel.join(" "));
-}
-
-/** Send the selected cards, which the page found no legal play, for the server to judge: it
- * refuses them with the rule they break (an `error` whose `why` the alert shows); the
- * selection stays. */
-function askWhy() {
-  const sel = selectedCards();
-  if (!sel.length || S.busy || !myTurn()) return;
-  if (send({ type: "move", move: sel.join(" "), version: S.version })) {
-    S.busy = true;
-    renderControls();
-    setTimeout(() => { if (S.busy) { S.busy = false; renderControls(); } }, 6000);
-  }
-}
-
-function onClear() {
-  S.selected.clear(); S.choices = null;
-  Hints.clearHint();
-  renderMoves(); renderHand(); renderControls(); Bury.render();
-}
-
-/** Auto-pass: while the toggle is on, pass at each turn of this trick where passing is legal. */
-function maybeAutopass() {
-  if (!$("autopass").checked || S.busy || !myTurn()) return;
-  if (legal().includes("pass")) sendMove("pass");
-}
-
+// ------------------------------------------------------------------- sitting down
 function myName() {
   const v = ($("name").value || "").trim().slice(0, 24);
   return v || localStorage.getItem(NAME_KEY) || "";
@@ -569,44 +442,6 @@ function leave() {
   if (!Host.H.me) localStorage.removeItem(TOKEN_KEY);   // the host's token stays the host's
   S.mySeat = null;
   render();
-}
-
-// ------------------------------------------------------------------------ keyboard
-function onKey(e) {
-  if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
-  if (document.querySelector("dialog[open]")) return;
-  const tg = e.target;
-  const typing = tg && (tg.tagName === "INPUT" || tg.tagName === "SELECT" || tg.tagName === "TEXTAREA");
-  if (typing || !S.view) return;
-  const inHand = tg && tg.classList && tg.classList.contains("card") && $("hand").contains(tg);
-  const cards = [...$("hand").querySelectorAll(".card")];
-  if (inHand && (e.key === "ArrowRight" || e.key === "ArrowLeft" || e.key === "Home" || e.key === "End")) {
-    const i = cards.indexOf(tg);
-    let j = i;
-    if (e.key === "ArrowRight") j = Math.min(cards.length - 1, i + 1);
-    else if (e.key === "ArrowLeft") j = Math.max(0, i - 1);
-    else if (e.key === "Home") j = 0;
-    else j = cards.length - 1;
-    e.preventDefault();
-    S.focusIndex = j;
-    cards.forEach((c, k) => { c.tabIndex = k === j ? 0 : -1; });
-    cards[j].focus();
-    return;
-  }
-  const onButton = tg && tg.tagName === "BUTTON" && !inHand;
-  if (e.key === "Enter" && (inHand || !onButton) && !(tg && tg.tagName === "A")) {
-    if (!$("play").disabled) { e.preventDefault(); onPlay(); }
-    else if (Bury.ready()) { e.preventDefault(); Bury.confirm(); }     // the cards to bury
-    else if (inHand) e.preventDefault();      // Enter plays; Space selects
-    return;
-  }
-  if (onButton && e.key === " ") return;
-  const k = e.key.toLowerCase();
-  if (k === "h" && !$("hint").disabled) { e.preventDefault(); Hints.onHint(); }
-  else if (k === "l" && !$("legal").disabled) { e.preventDefault(); Hints.onLegal(); }
-  else if (k === "x" && !$("pass").disabled && !$("pass").hidden) { e.preventDefault(); sendMove("pass"); }
-  else if (k === "c" && !$("clear").disabled) { e.preventDefault(); onClear(); }
-  else if (k === "p" && !$("play").disabled) { e.preventDefault(); onPlay(); }
 }
 
 // --------------------------------------------------------------------------- setup
