@@ -12,11 +12,11 @@
 // chat badge in table-unread.js, the fair-deal record in fair.js; the prompt and controls in
 // table-prompt.js, Hint and Legal plays in table-hint.js, turn awareness in table-turn.js, the
 // banners in table-banners.js, the log in table-log.js, the selection and how it becomes a move
-// (and keyboard play) in table-compose.js, the layout, seats, trick, hand and strip in their
-// table-*.js modules.
+// (and keyboard play) in table-compose.js, the seats before the match in table-waiting.js, the
+// layout, seats, trick, hand and strip in their table-*.js modules.
 
 import {
-  api, displayName, gameFamily, gameTitle, h, lastTrick, renderInfo, renderResult, renderSummary,
+  displayName, gameFamily, gameTitle, h, lastTrick, renderInfo, renderResult, renderSummary,
 } from "./common.js";
 import { noteDeal, sealLine } from "./fair.js";
 import * as Host from "./host.js";
@@ -37,6 +37,7 @@ import { makeTurn } from "./table-turn.js";
 import { makeReady } from "./table-ready.js";
 import { makeRematch } from "./table-rematch.js";
 import { makeUnread } from "./table-unread.js";
+import { makeWaiting } from "./table-waiting.js";
 import { stateSounds } from "./sound.js";
 import { closeSeatPop, placeSeatPop, renderTableSeats, shortName } from "./table-seats.js";
 import { renderStrip } from "./table-strip.js";
@@ -45,8 +46,6 @@ import { moveLatest, renderLastTrickBox, renderTableTrick, sweepTrick } from "./
 const tableId = decodeURIComponent(location.pathname.replace(/^\/t\//, "").split("/")[0] || "");
 const TOKEN_KEY = `shangyou.token.${tableId}`;
 const LOG_KEY = `shangyou.log.${tableId}`;
-const NAME_KEY = "shangyou.name";
-const BOTS_KEY = "shangyou.bots";
 const $ = (id) => document.getElementById(id);
 
 const S = {
@@ -83,8 +82,9 @@ const S = {
 const { connect, send, reconnectNow, renderConn } = makeConnection({
   S, $, tableId, onMessage: handle, showAlert,
   // the log asks for the events it lacks (all of them on a new device or tab)
-  hello: () => ({ type: "hello", token: localStorage.getItem(TOKEN_KEY) || null, name: myName(),
-                  since: S.log.moves || 0, ...(S.log.match ? { match: S.log.match } : {}) }),
+  hello: () => ({ type: "hello", token: localStorage.getItem(TOKEN_KEY) || null,
+                  name: Waiting.myName(), since: S.log.moves || 0,
+                  ...(S.log.match ? { match: S.log.match } : {}) }),
   onDrop: () => { S.busy = false; Hints.clearHint(); },
   onEnd: (code) => {
     if (code === 4001) openedElsewhere();
@@ -102,12 +102,12 @@ const {
   renderControls: () => renderControls(), playCheck: () => playCheck(),
   hints: () => Hints, bury: () => Bury,
 });
-const { openedElsewhere, tableClosed, kicked } = makeBanners({
-  S, $, connect, renderConn, render,
-  forgetToken: () => { if (!Host.H.me) localStorage.removeItem(TOKEN_KEY); },
-});
+// the seat token, when the seat is left or taken away (the host's token stays the host's key)
+const forgetToken = () => { if (!Host.H.me) localStorage.removeItem(TOKEN_KEY); };
+const { openedElsewhere, tableClosed, kicked } = makeBanners({ S, $, connect, renderConn, render, forgetToken });
 const { renderTurn, tickTimer } = makeTurn({ S, $, myTurn, ctx });
 const Ready = makeReady({ S, $, send, isHost: () => Host.H.proto && Host.H.me });
+const Waiting = makeWaiting({ S, $, send, seated, render, forgetToken, mark: Ready.mark });
 const { renderPrompt, renderMoves, playCheck, renderControls } = makePrompt({
   S, $, myTurn, legal, seated, ctx, clickKind, offers, cardPlays, playsOf, kindOf,
   selectedCards, sendMove, renderHintButtons: (usable) => Hints.renderButtons(usable),
@@ -125,14 +125,12 @@ const Bury = makeBury({
 // ------------------------------------------------------------------------ messages
 function handle(msg) {
   switch (msg.type) {
-    case "welcome":           // the connection's flags are set (connection.js)
+    case "welcome":           // the connection's flags are set (table-connection.js)
       Host.onWelcome(msg);
       onSeat(msg);
       if (msg.table) S.table = msg.table;
       Host.onTable(S.table, S.mySeat);
-      if (S.table && S.table.bot_level && !localStorage.getItem(BOTS_KEY)) {
-        $("bot-level").value = S.table.bot_level;
-      }
+      Waiting.onWelcome();
       render();
       break;
     case "state":
@@ -255,7 +253,7 @@ function render() {
     $("table-status").textContent = tb.status ? t(`status.${tb.status}`) : "";
   }
   const waiting = !tb || tb.status === "waiting" || !v;
-  renderWaiting(waiting);
+  Waiting.render(waiting);
   Ready.render();
   $("game").hidden = !v;
   $("info-panel").hidden = !v;
@@ -374,38 +372,6 @@ function renderRoom() {
   $("room-line").textContent = parts.join(" ");
 }
 
-function renderWaiting(show) {
-  const tb = S.table;
-  $("waiting").hidden = !(show && tb && tb.status === "waiting");
-  if (!tb || !tb.seats) return;
-  const list = $("seat-list");
-  const me = seated();
-  list.replaceChildren(...tb.seats.map((s) => {
-    const label = s.kind === "empty" ? t("t.empty") : `${displayName(s)}${s.kind === "bot" ? " " + t("t.botTag") : ""}` +
-      (s.kind === "human" && s.connected === false ? " " + t("t.awayTag") : "");
-    const li = h("li", { dataset: { seat: String(s.seat) } },
-      h("span", { class: "seat-label" }, t("t.seatN", { n: s.seat + 1 }), ": ", label,
-        s.seat === S.mySeat ? ` — ${t("t.you")}` : "",
-        s.kind === "human" && s.seat === tb.host ? [" ", h("span", { class: "tag host" }, t("t.hostTag"))] : null,
-        Ready.mark(s)));
-    if (s.kind === "empty" && !S.kicked) {
-      li.append(h("button", { type: "button", class: "sit", dataset: { seat: String(s.seat) },
-        onclick: () => sit(s.seat) }, me ? t("t.moveHere") : t("t.sitHere")));
-    }
-    if (s.seat === S.mySeat) {
-      li.append(h("button", { type: "button", class: "leave", onclick: leave }, t("t.leave")));
-    }
-    const acts = Host.seatActions(s);
-    if (acts.length) li.append(h("span", { class: "row host-acts" }, ...acts));
-    return li;
-  }));
-  const full = tb.seats.every((s) => s.kind !== "empty");
-  // the host sets the table up (an older server: a player, or anyone while nobody sits)
-  const mayAct = Host.H.proto ? Host.H.me : me || !tb.seats.some((s) => s.kind === "human");
-  $("start").disabled = !full || !mayAct || S.stopped;
-  $("fill-bots").disabled = full || !mayAct || S.stopped;
-}
-
 function renderHand() {
   const v = S.view;
   if (Array.isArray(v.hand)) S.focusIndex = Math.max(0, Math.min(S.focusIndex, v.hand.length - 1));
@@ -423,25 +389,6 @@ function renderLastTrick() {
   box.hidden = !S.showLast;
   if (!S.showLast || !S.view) return;
   renderLastTrickBox(box, S.view, ctx());
-}
-
-// ------------------------------------------------------------------- sitting down
-function myName() {
-  const v = ($("name").value || "").trim().slice(0, 24);
-  return v || localStorage.getItem(NAME_KEY) || "";
-}
-
-function sit(seat) {
-  const name = myName();
-  localStorage.setItem(NAME_KEY, name);
-  send({ type: "sit", seat, name });
-}
-
-function leave() {
-  send({ type: "leave" });
-  if (!Host.H.me) localStorage.removeItem(TOKEN_KEY);   // the host's token stays the host's
-  S.mySeat = null;
-  render();
 }
 
 // --------------------------------------------------------------------------- setup
@@ -475,24 +422,7 @@ function init() {
       $("share-link").select();
     }
   });
-  $("name").value = localStorage.getItem(NAME_KEY) || "";
-  $("name").addEventListener("change", () => {
-    const v = $("name").value.trim().slice(0, 24);
-    if (v) localStorage.setItem(NAME_KEY, v);
-  });
-  const lvl = localStorage.getItem(BOTS_KEY);
-  const pick = () => {
-    if (lvl && [...$("bot-level").options].some((o) => o.value === lvl)) $("bot-level").value = lvl;
-  };
-  pick();
-  // levels of other installed packages (GET /api/bots) join the built-in ones
-  api("/api/bots").then(({ levels }) => {
-    const have = new Set([...$("bot-level").options].map((o) => o.value));
-    for (const l of levels) if (!have.has(l)) $("bot-level").append(h("option", { value: l }, l));
-    pick();
-  }).catch(() => {});
-  $("bot-level").addEventListener("change", () => localStorage.setItem(BOTS_KEY, $("bot-level").value));
-  $("fill-bots").addEventListener("click", () => send({ type: "bots", level: $("bot-level").value }));
+  Waiting.init();
   $("start").addEventListener("click", Ready.start);
   $("ready-check").addEventListener("click", Ready.ask);
   $("play").addEventListener("click", onPlay);
