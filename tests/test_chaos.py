@@ -13,11 +13,11 @@ no help from the test: while a node is down, paused or draining, and while Redis
 other node serves every table. At the end no move any client saw answered is missing from the
 database, and no match's stored log is shorter than what a client was shown.
 
-The clients reconnect as the page does (web/static/table.js): on a close, or when nothing was
-heard for a while although they ping (``{"type": "ping"}``), through nginx, with a jittered
-exponential backoff (at once after ``moved``; soon, without growing the backoff, after a silent
-server, naming the attempt ``?via=N`` so that the proxy's hash of the table may send it to
-another node), and say ``hello`` with ``since`` and ``match``.
+The clients reconnect as the page does (web/static/table-connection.js): on a close, or when
+nothing was heard for a while although they ping (``{"type": "ping"}``), through nginx, with a
+jittered exponential backoff (at once after ``moved``; soon, without growing the backoff, after
+a silent server, naming the attempt ``?via=N`` so that the proxy's hash of the table may send it
+to another node), and say ``hello`` with ``since`` and ``match``.
 Every wait is on a condition, with a generous overall bound; nothing is timed."""
 
 from __future__ import annotations
