@@ -1,4 +1,5 @@
-"""The batch engine: N hands of a climbing preset stepped in C, in one call per step.
+"""The batch engine: N hands of a climbing preset or of Sheng ji stepped in C, in one call per
+step.
 
 >>> from shangyou.env.batch_engine import BatchEngine, available
 >>> if available():
@@ -24,7 +25,13 @@ Supported: ``zheng-shangyou/pagat`` (3 to 8 players, one pack, either ``twos_in_
 ``zheng-shangyou/pagat-teams`` (4 and 6 players), ``zheng-shangyou/owen`` (2, 3, 4, 6
 players), ``zheng-shangyou/winner`` (one pack, every option) and ``zheng-fen`` (3 to 6
 players), one hand per episode (:func:`config` answers None for anything else: two packs,
-matches, Sheng ji; the callers then use the Python path).
+matches; the callers then use the Python path).
+
+Sheng ji (``sheng-ji`` 4 and 6 players, ``sheng-ji/single-deck``) has its own C code in its
+own core, ``games/sheng_ji/_core_batch.c`` (whole hands: the deal's bids, the bury, the play),
+behind the same class: :mod:`~shangyou.env.sheng_ji_batch` says what it plays and makes the
+hand's result; both engines share the generator and the thread pool
+(``games/_batch_pool.h``). ``tests/test_batch_engine_sheng_ji.py`` compares it.
 """
 
 from __future__ import annotations
@@ -170,6 +177,7 @@ class BatchEngine:
         self.max_steps = check_max_steps(max_steps)
         self._cfg = cfg
         self._sheng_ji = cfg.get("sheng_ji", False)
+        enc: ShengJiEncoder | ClimbingEncoder
         self.encoder = enc = ShengJiEncoder(n, k) if self._sheng_ji else ClimbingEncoder(n, k)
         self.observation_slices = dict(enc.slices)
         self.obs_size = enc.size
@@ -183,7 +191,7 @@ class BatchEngine:
         self._actions = np.zeros(n_envs, np.int64)
         arrays = (self.obs, self.mask, self.rewards, self.terminated, self.truncated,
                   self.seats, self.illegal)
-        if self._sheng_ji:
+        if isinstance(enc, ShengJiEncoder):
             self._eng = sheng_ji_batch.Batch(
                 n_envs, n, k, sheng_ji_batch.layout(enc), arrays, int(self.single), seat,
                 self.max_steps or 0, bool(strict), float(illegal_reward), threads,
