@@ -1,6 +1,7 @@
 """The batch engine of Sheng ji in C (``env/sheng_ji_batch.py``,
 ``games/sheng_ji/_core_batch.c``) against the Python environments it replaces, byte for byte:
-the AEC env (every seat's decisions of whole hands: the deal's bids, the bury, the play) and
+the AEC env (every seat's decisions of whole hands: the deal's bids, the bury, Zhao Pengyou's
+calls, the play) and
 the Gymnasium single env with random opponents (the vector env's rows, infos included)."""
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ CONFIGS = [
     ("sheng-ji", {"players": 6, "decks": 4, "no_bid": "redeal", "red_five": True,
                   "red_five_gap": "open", "start_level": "5", "must_play_ranks": "5,10,K"}),
     ("sheng-ji", {"players": 4, "decks": 1, "kitty": 6, "throw_penalty": 10}),
+    ("sheng-ji/zhao-pengyou", {"players": 5}),
+    ("sheng-ji/zhao-pengyou", {"players": 7, "friends": 3, "throw_penalty": 10}),
 ]
 
 
@@ -79,6 +82,8 @@ def _vec(env_id, n, **kw):
                               "max_candidates": 8, "max_steps": 22}, 0.02),
     ("shangyou/sheng-ji-single-deck-v0", {"opponents": ["random"] * 4, "seat": 1,
                                           "throw_penalty": 10, "no_bid": "redeal"}, 0.01),
+    ("shangyou/sheng-ji-zhao-pengyou-v0", {"opponents": "random", "players": 6, "seat": 2},
+     0.0),
 ])
 def test_vector_rows_equal_single_envs(env_id, kwargs, illegal):
     """The vector env of a Sheng ji id on the engine: every row's observation, mask, reward,
@@ -140,13 +145,14 @@ def test_threads_one_and_two_give_the_same_rows(mode):
 
 
 def test_what_the_engine_leaves_to_python():
-    """Zhao Pengyou (friends), kitty theft: no engine; the vector env plays Python rows."""
-    assert batch_engine.config("sheng-ji/zhao-pengyou") is None
+    """Kitty theft, matches, other opponents: no engine; the vector env plays Python rows."""
     assert batch_engine.config("sheng-ji", kitty_theft=True) is None
+    assert batch_engine.config("sheng-ji/zhao-pengyou", kitty_theft=True) is None
     with pytest.raises(ValueError, match="does not play"):
-        BatchEngine("sheng-ji/zhao-pengyou", n_envs=1)
-    assert _vec("shangyou/sheng-ji-zhao-pengyou-v0", 2, opponents="random").engine is None
+        BatchEngine("sheng-ji", n_envs=1, kitty_theft=True)
+    assert _vec("shangyou/sheng-ji-v0", 2, opponents="random", kitty_theft=True).engine is None
     assert _vec("shangyou/sheng-ji-v0", 2, opponents="greedy").engine is None
+    assert _vec("shangyou/sheng-ji-v0", 2, opponents="random", match=True).engine is None
     eng = BatchEngine("sheng-ji", n_envs=2, seed=1)
     acts = eng.random_actions().copy()
     acts[0] = 127

@@ -5,7 +5,7 @@
    their description).
 
    A row plays the whole hand in C, every phase the presets it takes have (batch_engine.config
-   answers None for the others: Zhao Pengyou's friends, kitty theft, matches):
+   answers None for the others: kitty theft, matches):
 
    - the deal of ShengJiGame.__init__ / _start_hand from the seed ShangyouAEC.reset draws
      (the starter drawn, the packs shuffled as random.Random.shuffle does), the cards drawn one
@@ -13,7 +13,9 @@
      _do_bid), the last round of bids, then _end_deal: the trump of the bid, or without one
      the first plain card of the kitty as _kitty_order shuffles it ("kitty-card"), no trump
      ("no-trump") or a new deal from the game's generator ("redeal");
-   - the bury, one card at a time (_give_kitty, _do_bury);
+   - the bury, one card at a time (_give_kitty, _do_bury), and in Zhao Pengyou the friends
+     called (_callable, "call N CARD") and shown when the called copy is played
+     (_note_friends: the sides follow them);
    - the play (_play_moves, _do_play, _lead, _end_trick): leads, throws built card by card and
      committed (checked against the other hands: a failed one plays the forced unit and costs
      the penalty), follows, and past 400 follows the cards picked one at a time, with the
@@ -37,15 +39,17 @@
 #include <string.h>
 
 #define FOLLOW_LIMIT 400        /* game.FOLLOW_LIMIT */
-#define MAXP 8                  /* seats of the presets taken (4 and 6) */
+#define MAXP 8                  /* seats of the presets taken (4 to 7) */
 #define MAXDECK (4 * NCARD)
 
 /* the kinds of env/encoding.py's KINDS (their index is the candidate row's kind entry) */
-enum { E_PASS = 0, E_PLAY = 1, E_BID = 6, E_BURY = 7, E_THROW = 9, E_COMMIT = 10, E_PICK = 11,
-       E_MORE = 12, E_NKINDS = 13 };
+enum { E_PASS = 0, E_PLAY = 1, E_BID = 6, E_BURY = 7, E_CALL = 8, E_THROW = 9, E_COMMIT = 10,
+       E_PICK = 11, E_MORE = 12, E_NKINDS = 13 };
+#define MAXCALLS 4              /* Zhao Pengyou: friends called (at most players // 2) */
 enum { PH_DEAL, PH_BURY, PH_CALL, PH_PLAY, PH_OVER };
 
-/* a candidate: its kind and cards (sorted by code, in the row's pool) */
+/* a candidate: its kind and cards (sorted by code, in the row's pool; a friend's call holds
+   its card and its ordinal: "call 2 AS" is E_CALL, {AS, 2}) */
 typedef struct {
     unsigned char kind, n;
     int off;
@@ -76,6 +80,12 @@ typedef struct {
     unsigned char pending[MAXH];
     int npending, pend_cnt[NCARD];
     int penalty;
+    /* Zhao Pengyou: the calls (card, ordinal), those answered, the friends in the order they
+       showed, the copies of each card played so far */
+    int ncalls, call_card[MAXCALLS], call_ord[MAXCALLS], call_done;
+    int friends[MAXP], nfriends;
+    unsigned friend_mask;
+    int seen[NCARD];
     /* the end of the hand: reward side and levels, totals (hand(i)) */
     int over, side_decl, change_levels, total, won_opp, kitty_pts, mult, hook;
     int levels_after[MAXP];
@@ -102,11 +112,12 @@ typedef struct {
     int n_envs, players, k, obs_size, single, seat, strict;
     int decks, kitty, start_level, red5, throw_penalty, no_bid, linear, jack_hook;
     int must_play;              /* bit r: rank index r must be played */
+    int friends;                /* Zhao Pengyou: friends to call (0: fixed teams by parity) */
     long max_steps;
     double illegal_reward;
     /* offsets into an observation (ShengJiEncoder's slices) */
     int o_hand, o_played, o_trick, o_lead, o_pending, o_buried, o_bid_cards, o_counts,
-        o_trick_order, o_declarer, o_bidder, o_partners, o_points_won, o_levels, o_level,
+        o_trick_order, o_declarer, o_bidder, o_friends, o_partners, o_points_won, o_levels, o_level,
         o_trump_suit, o_phase, o_opp_points, o_penalty, o_page, o_cand, width;
     Row *rows;
     MT *mts;
@@ -139,6 +150,8 @@ sj_index(int rank)              /* order.SJ_RANK: 2 -> 0 .. A -> 12 */
 static inline int
 declarers_side(const Batch *b, const Row *r, int seat)    /* team_of(seat) == "declarers" */
 {
+    if (b->friends)             /* Zhao Pengyou: the declarer and the friends shown so far */
+        return seat == r->declarer || (r->friend_mask >> seat & 1);
     return (seat & 1) == (r->declarer & 1);               /* teams (0, 2, ..), (1, 3, ..) */
 }
 
@@ -311,6 +324,9 @@ deal(const Batch *b, Row *r, uint32_t game_seed)
     r->ntrick = r->npending = 0;
     memset(r->pend_cnt, 0, sizeof r->pend_cnt);
     r->penalty = 0;
+    r->ncalls = r->call_done = r->nfriends = 0;
+    r->friend_mask = 0;
+    memset(r->seen, 0, sizeof r->seen);
     r->over = 0;
     r->steps = 0;
     r->listed = 0;
@@ -510,8 +526,15 @@ apply_move(const Batch *b, Row *r, int kind, const unsigned char *mc, int nm)
             return 0;
         memcpy(r->kitty, r->buried, (size_t)r->nburied);    /* sorted where it matters */
         r->nkitty = r->nburied;
-        r->phase = PH_PLAY;                 /* _after_kitty, _begin_play: no friends */
+        r->phase = b->friends ? PH_CALL : PH_PLAY;      /* _after_kitty, _begin_play */
         r->to_act = r->declarer;
+        return 0;
+    }
+    if (r->phase == PH_CALL) {
+        r->call_card[r->ncalls] = mc[0];
+        r->call_ord[r->ncalls++] = mc[1];
+        if (r->ncalls >= b->friends)
+            r->phase = PH_PLAY;
         return 0;
     }
     const Ctx *t = &r->ctx;
@@ -588,6 +611,20 @@ apply_move(const Batch *b, Row *r, int kind, const unsigned char *mc, int nm)
     r->trick_n[p] = nc;
     memcpy(r->trick_cards[p], cards, (size_t)nc);
     memcpy(r->trick_cnt[p], cnt, sizeof cnt);
+    if (b->friends)                         /* _note_friends */
+        for (int i = 0; i < nc; i++) {
+            int c = cards[i];
+            r->seen[c]++;
+            for (int j = 0; j < r->ncalls; j++)
+                if (r->call_card[j] == c && r->call_ord[j] == r->seen[c]
+                        && !(r->call_done >> j & 1)) {
+                    r->call_done |= 1 << j;
+                    if (seat != r->declarer && !(r->friend_mask >> seat & 1)) {
+                        r->friend_mask |= 1u << seat;
+                        r->friends[r->nfriends++] = seat;
+                    }
+                }
+        }
     if (r->ntrick < n) {
         r->to_act = (seat + 1) % n;
         return 0;
@@ -636,6 +673,16 @@ list_moves(const Batch *b, const Row *r, Sink *s)
     const Ctx *t = &r->ctx;
     unsigned char buf[NCARD];
     int nb = 0;
+    if (r->phase == PH_CALL) {                          /* _callable */
+        for (int c = 0; c < BJ; c++)
+            if (t->eff[c] != TRUMP)
+                for (int o = 1; o <= b->decks; o++) {
+                    unsigned char item[2] = {(unsigned char)c, (unsigned char)o};
+                    if (add(s, E_CALL, item, 2) < 0)
+                        return -1;
+                }
+        return 0;
+    }
     if (r->phase == PH_BURY) {
         for (int c = 0; c < NCARD; c++)
             if (hand[c])
@@ -741,7 +788,8 @@ make_decision(const Batch *b, Row *r, Scratch *sc)
         r->cand[j].kind = s->kind[j];
         r->cand[j].n = (unsigned char)s->len[j];
         r->cand[j].off = (int)s->off[j];
-        sort_codes(r->pool + s->off[j], s->len[j]);
+        if (s->kind[j] != E_CALL)                       /* a call: its card, its ordinal */
+            sort_codes(r->pool + s->off[j], s->len[j]);
     }
     cmp_row = r;
     if (n <= 24) {                                      /* insertion sort */
@@ -804,7 +852,8 @@ observe(const Batch *b, Row *r, int i, int seat, int decision)
     if (seat == r->to_act)
         for (int j = 0; j < r->npending; j++)
             o[b->o_pending + r->pending[j]]++;
-    if (seat == r->kitty_owner && (r->phase == PH_BURY || r->phase == PH_PLAY))
+    if (seat == r->kitty_owner && (r->phase == PH_BURY || r->phase == PH_CALL
+                                   || r->phase == PH_PLAY))
         for (int j = 0; j < r->nburied; j++)
             o[b->o_buried + r->buried[j]]++;
     if (r->bid_card >= 0) {
@@ -820,8 +869,12 @@ observe(const Batch *b, Row *r, int i, int seat, int decision)
             if (!declarers_side(b, r, s))
                 opp += r->won[s];
     }
+    for (int j = 0; j < r->nfriends; j++)
+        o[b->o_friends + (r->friends[j] - seat + n) % n] = 1;
+    if (b->friends)                         /* no fixed teams: the seat itself */
+        o[b->o_partners] = 1;
     for (int s = 0; s < n; s++) {
-        if ((s & 1) == (seat & 1))
+        if (!b->friends && (s & 1) == (seat & 1))
             o[b->o_partners + (s - seat + n) % n] = 1;
         put(o, b->o_points_won + (s - seat + n) % n, r->won[s] / 5);
         put(o, b->o_levels + (s - seat + n) % n,
@@ -846,9 +899,14 @@ observe(const Batch *b, Row *r, int i, int seat, int decision)
     for (int j = start; j < stop; j++, row += b->width) {
         const Cand *c = &r->cand[j];
         const unsigned char *cc = r->pool + c->off;
+        row[NCARD + c->kind] = 1;
+        if (c->kind == E_CALL) {            /* the card, and the ordinal in "extra" */
+            row[cc[0]] = 1;
+            row[NCARD + E_NKINDS] = cc[1];
+            continue;
+        }
         for (int x = 0; x < c->n; x++)
             row[cc[x]]++;
-        row[NCARD + c->kind] = 1;
     }
     memset(mask, 1, (size_t)(stop - start));
     r->used = stop - start;
@@ -1052,7 +1110,7 @@ batch_dealloc(Batch *b)
 /* Batch(n_envs, players, k, layout, arrays, single, seat, max_steps, strict, illegal_reward,
          threads, rules): ``layout`` the observation's offsets (env/batch_engine.py),
    ``rules`` (decks, kitty, start_level, red_five, throw_penalty, no_bid, linear, jack_hook,
-   must_play) as numbers */
+   must_play, friends) as numbers */
 static PyObject *
 batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
@@ -1064,7 +1122,7 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
                           &single, &seat, &max_steps, &strict, &illegal_reward, &threads,
                           &rules))
         return NULL;
-    if (n_envs < 1 || players < 2 || players > MAXP || players % 2 || k < 2
+    if (n_envs < 1 || players < 2 || players > MAXP || k < 2
             || (single && (seat < 0 || seat >= players)) || max_steps < 0) {
         PyErr_SetString(PyExc_ValueError, "Batch: bad arguments");
         return NULL;
@@ -1081,34 +1139,36 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     b->max_steps = max_steps;
     b->strict = strict;
     b->illegal_reward = illegal_reward;
-    int *rf[9] = {&b->decks, &b->kitty, &b->start_level, &b->red5, &b->throw_penalty,
-                  &b->no_bid, &b->linear, &b->jack_hook, &b->must_play};
-    if (!PyTuple_Check(rules) || PyTuple_GET_SIZE(rules) != 9)
+    int *rf[10] = {&b->decks, &b->kitty, &b->start_level, &b->red5, &b->throw_penalty,
+                   &b->no_bid, &b->linear, &b->jack_hook, &b->must_play, &b->friends};
+    if (!PyTuple_Check(rules) || PyTuple_GET_SIZE(rules) != 10)
         goto bad;
-    for (int j = 0; j < 9; j++) {
+    for (int j = 0; j < 10; j++) {
         long v = PyLong_AsLong(PyTuple_GET_ITEM(rules, j));
         if (v < 0 || v > (1L << 20))
             goto bad;
         *rf[j] = (int)v;
     }
     if (b->decks < 1 || b->decks > 4 || b->kitty > MAXH || b->start_level > 12 || b->red5 > 2
-            || b->no_bid > 2 || (NCARD * b->decks - b->kitty) % players
+            || b->no_bid > 2 || b->friends >= MAXCALLS || (!b->friends && players % 2)
+            || (NCARD * b->decks - b->kitty) % players
             || (NCARD * b->decks - b->kitty) / players + b->kitty > MAXH)
         goto bad;
-    int *fields[22] = {&b->o_hand, &b->o_played, &b->o_trick, &b->o_lead, &b->o_pending,
+    int *fields[23] = {&b->o_hand, &b->o_played, &b->o_trick, &b->o_lead, &b->o_pending,
                        &b->o_buried, &b->o_bid_cards, &b->o_counts, &b->o_trick_order,
-                       &b->o_declarer, &b->o_bidder, &b->o_partners, &b->o_points_won,
-                       &b->o_levels, &b->o_level, &b->o_trump_suit, &b->o_phase,
-                       &b->o_opp_points, &b->o_penalty, &b->o_page, &b->o_cand, &b->width};
-    if (!PyTuple_Check(layout) || PyTuple_GET_SIZE(layout) != 23)
+                       &b->o_declarer, &b->o_bidder, &b->o_friends, &b->o_partners,
+                       &b->o_points_won, &b->o_levels, &b->o_level, &b->o_trump_suit,
+                       &b->o_phase, &b->o_opp_points, &b->o_penalty, &b->o_page, &b->o_cand,
+                       &b->width};
+    if (!PyTuple_Check(layout) || PyTuple_GET_SIZE(layout) != 24)
         goto bad;
-    for (int j = 0; j < 22; j++) {
+    for (int j = 0; j < 23; j++) {
         long v = PyLong_AsLong(PyTuple_GET_ITEM(layout, j));
         if (v < 0 || v > (1L << 30))
             goto bad;
         *fields[j] = (int)v;
     }
-    long size = PyLong_AsLong(PyTuple_GET_ITEM(layout, 22));
+    long size = PyLong_AsLong(PyTuple_GET_ITEM(layout, 23));
     if (size < 1 || size > (1L << 30) || b->width < NCARD + E_NKINDS
             || b->o_cand + (long)k * b->width != size)
         goto bad;
@@ -1314,8 +1374,9 @@ batch_set_threads(Batch *b, PyObject *arg)
 }
 
 /* hand(i) -> None while the hand goes on, else (declarer, trump suit or -1, opponents'
-   points, kitty points, multiplier, penalty, total, side_declarers, levels, levels after,
-   hook, kitty cards, steps): what _end_hand's summary is made of (env/batch_engine.py) */
+   points, kitty points, multiplier, penalty, total, side_declarers, levels, level, levels
+   after, hook, kitty cards, steps, friends): what _end_hand's summary is made of
+   (env/sheng_ji_batch.py) */
 static PyObject *
 batch_hand(Batch *b, PyObject *arg)
 {
@@ -1332,18 +1393,23 @@ batch_hand(Batch *b, PyObject *arg)
     if (!r->over)
         Py_RETURN_NONE;
     PyObject *after = PyList_New(b->players), *kitty = PyList_New(r->nkitty);
-    if (after == NULL || kitty == NULL) {
+    PyObject *friends = PyList_New(r->nfriends);
+    if (after == NULL || kitty == NULL || friends == NULL) {
         Py_XDECREF(after);
         Py_XDECREF(kitty);
+        Py_XDECREF(friends);
         return NULL;
     }
+    for (int j = 0; j < r->nfriends; j++)
+        PyList_SET_ITEM(friends, j, PyLong_FromLong(r->friends[j]));
     for (int s = 0; s < b->players; s++)
         PyList_SET_ITEM(after, s, PyLong_FromLong(r->levels_after[s]));
     for (int j = 0; j < r->nkitty; j++)
         PyList_SET_ITEM(kitty, j, PyLong_FromLong(r->kitty[j]));
-    return Py_BuildValue("(iiiiiiiiiiNiNl)", r->declarer, r->trump_suit, r->won_opp,
+    return Py_BuildValue("(iiiiiiiiiiNiNlN)", r->declarer, r->trump_suit, r->won_opp,
                          r->kitty_pts, r->mult, r->penalty, r->total, r->side_decl,
-                         r->change_levels, r->level, after, r->hook, kitty, r->steps);
+                         r->change_levels, r->level, after, r->hook, kitty, r->steps,
+                         friends);
 }
 
 static PyObject *
