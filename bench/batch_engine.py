@@ -18,7 +18,9 @@ Systems (pagat 5p, random legal ids, observations written at every decision):
 bids, the bury and the play, in C; games/sheng_ji/_core_batch.c).
 
 ``--presets``: instead, ``BatchSim`` against ``engine aec`` (1 thread) for every climbing
-preset at its default table size (and pagat at 3 players), the same rounds and blocks.
+preset at its default table size (and pagat at 3 players), the same rounds and blocks; with
+``--sheng-ji``, for the Sheng ji presets (``sheng-ji`` 4 and 6 players, one pack, Zhao Pengyou
+5 and 7 players).
 
 The Python systems draw their ids with numpy from the mask; the engine's rows draw them in C
 (``random_actions``: uniform over the mask, as numpy's). Rates are per second of wall-clock
@@ -195,6 +197,8 @@ PRESETS = [("zheng-shangyou/pagat", 5), ("zheng-shangyou/pagat", 3),
            ("zheng-shangyou/pagat-teams", 4), ("zheng-shangyou/pagat-teams", 6),
            ("zheng-shangyou/owen", 4), ("zheng-shangyou/owen", 2), ("zheng-shangyou/winner", 4),
            ("zheng-fen", 4)]
+SHENG_JI_PRESETS = [("sheng-ji", 4), ("sheng-ji", 6), ("sheng-ji/single-deck", 4),
+                    ("sheng-ji/zhao-pengyou", 5), ("sheng-ji/zhao-pengyou", 7)]
 
 
 def presets(args, rounds: int, block: float, load0: str) -> int:
@@ -203,7 +207,7 @@ def presets(args, rounds: int, block: float, load0: str) -> int:
              f"{block:g} s; load {load0} at the start, {{end}} at the end", "",
              "| preset | BatchSim decisions per CPU-second | engine | x |", "|---|---:|---:|---:|"]
     out: dict = {}
-    for preset, n in PRESETS:
+    for preset, n in (SHENG_JI_PRESETS if args.sheng_ji else PRESETS):
         py, c = PySim(args.py_envs, args.seed, preset, n), Engine(args.envs, args.seed, 1,
                                                                   preset, n)
         py.run(0.1)
