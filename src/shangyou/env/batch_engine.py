@@ -328,7 +328,8 @@ class BatchEngine:
 
     def hand(self, i: int) -> tuple:
         """``(order, points, to_act, steps, team points or None)`` of row ``i``'s hand
-        (to_act -1 once over)."""
+        (to_act -1 once over); Sheng ji: the numbers of its finished hand's scoring, or None
+        (:func:`~shangyou.env.sheng_ji_batch.result` reads them)."""
         return self._eng.hand(i)
 
     def result(self, i: int) -> dict:
