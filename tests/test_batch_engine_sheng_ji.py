@@ -34,14 +34,28 @@ CONFIGS = [
     ("sheng-ji", {"players": 4, "decks": 1, "kitty": 6, "throw_penalty": 10}),
     ("sheng-ji/zhao-pengyou", {"players": 5}),
     ("sheng-ji/zhao-pengyou", {"players": 7, "friends": 3, "throw_penalty": 10}),
+    ("sheng-ji", {"players": 4, "kitty_theft": True, "throw_penalty": 10}),
+    ("sheng-ji/zhao-pengyou", {"players": 5, "kitty_theft": True, "no_bid": "no-trump"}),
+    ("sheng-ji", {"players": 6, "decks": 3, "kitty_theft": True}),
 ]
+
+
+def _policy(rng, obs, mask, sl):
+    """Random ids, except that once a bid stands the deal's bidders pass: the bids stay weak,
+    so that with kitty theft the others often have an overcall after the bury."""
+    acts = _ids(rng, mask)
+    dealing = obs[:, sl["phase"].start] == 1
+    bid = obs[:, sl["bid_cards"]].any(axis=1)
+    acts[dealing & bid] = 0                      # "pass": the first candidate of a bid
+    return acts
 
 
 @pytest.mark.parametrize("preset, kw", CONFIGS)
 def test_aec_mode_equals_the_aec_env(preset, kw):
     """Every seat's observation, mask and seat, every reward and flag of random hands equal
     the AEC env's (whole hands, then the next; pages of a small K with truncation)."""
-    seen = {"done": 0, "trunc": 0, "pages": 0, "picks": 0, "throws": 0}
+    seen = {"done": 0, "trunc": 0, "pages": 0, "picks": 0, "throws": 0, "thefts": 0}
+    theft = kw.get("kitty_theft", False)
     for k, max_steps, n, steps, seed in ((128, None, 6, 500, 7), (6, 40, 4, 150, 900)):
         eng = BatchEngine(preset, n_envs=n, seed=seed, max_candidates=k, max_steps=max_steps,
                           **kw)
@@ -59,7 +73,10 @@ def test_aec_mode_equals_the_aec_env(preset, kw):
             cand = obs[:, sl["candidates"]].reshape(n, k, -1)
             seen["throws"] += int(np.count_nonzero(cand[:, :, 54 + 9]))
             seen["picks"] += int(np.count_nonzero(cand[:, :, 54 + 11]))
-            actions = _ids(rng, mask)
+            # a theft round's decision: pass or overcall in the bury
+            seen["thefts"] += int(np.count_nonzero((obs[:, sl["phase"].start + 1] == 1)
+                                                   & (cand[:, 0, 54] == 1)))
+            actions = _policy(rng, obs, mask, sl) if theft else _ids(rng, mask)
             _, _, _, rewards, done = eng.step(actions)
             for i, r in enumerate(ref):
                 want, d, tr = r.step(int(actions[i]))
@@ -69,6 +86,8 @@ def test_aec_mode_equals_the_aec_env(preset, kw):
             seen["trunc"] += int(eng.truncated.sum())
     assert seen["done"] > 10 and seen["trunc"] > 0 and seen["pages"] > 0
     assert seen["throws"] > 0                   # leads offered throws
+    if theft:
+        assert seen["thefts"] > 0
 
 
 def _vec(env_id, n, **kw):
@@ -145,14 +164,16 @@ def test_threads_one_and_two_give_the_same_rows(mode):
 
 
 def test_what_the_engine_leaves_to_python():
-    """Kitty theft, matches, other opponents: no engine; the vector env plays Python rows."""
-    assert batch_engine.config("sheng-ji", kitty_theft=True) is None
-    assert batch_engine.config("sheng-ji/zhao-pengyou", kitty_theft=True) is None
+    """Matches, other opponents, a kitty too big for the engine's hands: the Python rows."""
+    huge = {"decks": 4, "kitty": 200}                # 204 cards in the declarer's hand
+    assert batch_engine.config("sheng-ji", **huge) is None
     with pytest.raises(ValueError, match="does not play"):
-        BatchEngine("sheng-ji", n_envs=1, kitty_theft=True)
-    assert _vec("shangyou/sheng-ji-v0", 2, opponents="random", kitty_theft=True).engine is None
+        BatchEngine("sheng-ji", n_envs=1, **huge)
+    assert _vec("shangyou/sheng-ji-v0", 2, opponents="random", **huge).engine is None
     assert _vec("shangyou/sheng-ji-v0", 2, opponents="greedy").engine is None
     assert _vec("shangyou/sheng-ji-v0", 2, opponents="random", match=True).engine is None
+    with pytest.raises(ValueError, match="does not play"):
+        _vec("shangyou/sheng-ji-v0", 2, opponents="random", engine="c", match=True)
     eng = BatchEngine("sheng-ji", n_envs=2, seed=1)
     acts = eng.random_actions().copy()
     acts[0] = 127

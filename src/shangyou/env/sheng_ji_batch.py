@@ -2,12 +2,12 @@
 engine (``games/sheng_ji/_core_batch.c``) plays, the numbers it is built from, and the hand
 result it gives back as ``ShengJiGame.result``.
 
-The engine plays a whole hand in C, every phase: the deal with its bids, the bury, Zhao
-Pengyou's calls of friends, and the play (throws, follows, the cards picked one at a time past
-400 follows, the friends shown as the called cards fall). It takes ``sheng-ji`` (4 and 6
-players, 1 to 4 packs), ``sheng-ji/single-deck`` and ``sheng-ji/zhao-pengyou`` (5 to 7
-players) with every option but ``kitty_theft`` (a round of overcalls after the bury, left to
-the Python rows: :func:`config` answers None).
+The engine plays a whole hand in C, every phase: the deal with its bids, the bury (and the
+rounds of kitty theft), Zhao Pengyou's calls of friends, and the play (throws, follows, the
+cards picked one at a time past 400 follows, the friends shown as the called cards fall). It
+takes ``sheng-ji`` (4 and 6 players, 1 to 4 packs), ``sheng-ji/single-deck`` and
+``sheng-ji/zhao-pengyou`` (5 to 7 players) with every option; :func:`config` answers None only
+for a hand too big for its buffers (more than 160 cards held at once: a kitty of hundreds).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def config(name: str, rules) -> dict | None:
         sides_ok = 1 <= rules.friends <= n // 2 and rules.friends < 4
     else:                              # fixed partnerships: every other seat
         sides_ok = not rules.friends and tuple(map(tuple, rules.teams)) == parity
-    if (not available() or not sides_ok or rules.kitty_theft or not 4 <= n <= 8
+    if (not available() or not sides_ok or not 4 <= n <= 8
             or not 1 <= rules.decks <= 4 or rules.no_bid not in _NO_BID):
         return None
     if (54 * rules.decks - rules.kitty) // n + rules.kitty > 160:
@@ -51,7 +51,7 @@ def config(name: str, rules) -> dict | None:
     numbers = (rules.decks, rules.kitty, rules.start_level,
                red_five_code(rules.red_five, rules.red_five_gap), rules.throw_penalty,
                _NO_BID[rules.no_bid], int(rules.kitty_multiplier == "linear"),
-               int(rules.jack_hook), must, rules.friends)
+               int(rules.jack_hook), must, rules.friends, int(rules.kitty_theft))
     return {"preset": name, "players": n, "sheng_ji": True, "numbers": numbers,
             "decks": rules.decks, "start_level": rules.start_level,
             "zhao_pengyou": rules.teams is None}

@@ -5,7 +5,7 @@
    their description).
 
    A row plays the whole hand in C, every phase the presets it takes have (batch_engine.config
-   answers None for the others: kitty theft, matches):
+   answers None for matches):
 
    - the deal of ShengJiGame.__init__ / _start_hand from the seed ShangyouAEC.reset draws
      (the starter drawn, the packs shuffled as random.Random.shuffle does), the cards drawn one
@@ -13,7 +13,9 @@
      _do_bid), the last round of bids, then _end_deal: the trump of the bid, or without one
      the first plain card of the kitty as _kitty_order shuffles it ("kitty-card"), no trump
      ("no-trump") or a new deal from the game's generator ("redeal");
-   - the bury, one card at a time (_give_kitty, _do_bury), and in Zhao Pengyou the friends
+   - the bury, one card at a time (_give_kitty, _do_bury), with kitty theft the round of
+     overcalls after it (_next_thief: an overcall takes the buried cards and buries again),
+     and in Zhao Pengyou the friends
      called (_callable, "call N CARD") and shown when the called copy is played
      (_note_friends: the sides follow them);
    - the play (_play_moves, _do_play, _lead, _end_trick): leads, throws built card by card and
@@ -70,6 +72,8 @@ typedef struct {
     int phase, to_act, starter, declarer, level, has_trump, trump_suit;
     int bid_seat, bid_card, bid_count;          /* bid_card -1: no bid */
     int next_draw, final_at;                    /* final_at -1: the last round not begun */
+    int theft_base, theft_at;   /* kitty theft: the seats after theft_base asked in turn from
+                                   theft_at (1 .. players - 1); theft_at -1: no round */
     int kitty_owner, nburied;
     unsigned char buried[MAXH];
     Ctx ctx;
@@ -113,6 +117,7 @@ typedef struct {
     int decks, kitty, start_level, red5, throw_penalty, no_bid, linear, jack_hook;
     int must_play;              /* bit r: rank index r must be played */
     int friends;                /* Zhao Pengyou: friends to call (0: fixed teams by parity) */
+    int kitty_theft;            /* 炒地皮: after a bury the others may overcall and bury again */
     long max_steps;
     double illegal_reward;
     /* offsets into an observation (ShengJiEncoder's slices) */
@@ -212,6 +217,19 @@ first_kitty_card(const Row *r)
     return plain[0];
 }
 
+/* _give_kitty: the kitty into the seat's hand, to be buried */
+static void
+give_kitty(Row *r, int seat)
+{
+    for (int i = 0; i < r->nkitty; i++)
+        r->hand[seat][r->kitty[i]]++;
+    r->nhand[seat] += r->nkitty;
+    r->kitty_owner = seat;
+    r->nburied = 0;
+    r->phase = PH_BURY;
+    r->to_act = seat;
+}
+
 /* _end_deal and _give_kitty; 1 when a redeal began instead */
 static int
 end_deal(const Batch *b, Row *r)
@@ -234,14 +252,7 @@ end_deal(const Batch *b, Row *r)
     r->has_trump = 1;
     r->trump_suit = suit;
     sj_ctx_make(&r->ctx, r->level, suit, b->red5);
-    int d = r->declarer;
-    for (int i = 0; i < r->nkitty; i++)
-        r->hand[d][r->kitty[i]]++;
-    r->nhand[d] += r->nkitty;
-    r->kitty_owner = d;
-    r->nburied = 0;
-    r->phase = PH_BURY;
-    r->to_act = d;
+    give_kitty(r, r->declarer);
     return 0;
 }
 
@@ -306,6 +317,7 @@ begin_deal(const Batch *b, Row *r)
     r->final_at = -1;
     r->nburied = 0;
     r->kitty_owner = -1;
+    r->theft_at = -1;
     r->phase = PH_DEAL;
     r->to_act = -1;
     advance_deal(b, r);
@@ -502,6 +514,29 @@ end_trick(const Batch *b, Row *r)
     return 0;
 }
 
+/* _after_kitty, _begin_play */
+static void
+after_kitty(const Batch *b, Row *r)
+{
+    r->phase = b->friends ? PH_CALL : PH_PLAY;
+    r->to_act = r->declarer;
+}
+
+/* _next_thief: the next seat of the theft round with a bid to make, else the play */
+static void
+next_thief(const Batch *b, Row *r)
+{
+    while (r->theft_at > 0 && r->theft_at < b->players) {
+        int s = (r->theft_base + r->theft_at++) % b->players;
+        if (has_bid(r, s)) {
+            r->to_act = s;
+            return;
+        }
+    }
+    r->theft_at = -1;
+    after_kitty(b, r);
+}
+
 /* ShengJiGame._do for a move of ``kind`` and its cards; 0, or -1 (the trick's winner) */
 static int
 apply_move(const Batch *b, Row *r, int kind, const unsigned char *mc, int nm)
@@ -517,6 +552,22 @@ apply_move(const Batch *b, Row *r, int kind, const unsigned char *mc, int nm)
         advance_deal(b, r);
         return 0;
     }
+    if (r->phase == PH_BURY && r->theft_at >= 0) {     /* kitty theft: pass or overcall */
+        if (kind == E_BID) {
+            r->bid_seat = seat;
+            r->bid_card = mc[0];
+            r->bid_count = nm;
+            r->trump_suit = mc[0] >= BJ ? -1 : mc[0] & 3;
+            sj_ctx_make(&r->ctx, r->level, r->trump_suit, b->red5);
+            memcpy(r->kitty, r->buried, (size_t)r->nburied);   /* the cards buried */
+            r->nkitty = r->nburied;
+            r->theft_at = -1;
+            give_kitty(r, seat);
+            return 0;
+        }
+        next_thief(b, r);
+        return 0;
+    }
     if (r->phase == PH_BURY) {
         int c = mc[0];
         r->hand[seat][c]--;
@@ -526,8 +577,13 @@ apply_move(const Batch *b, Row *r, int kind, const unsigned char *mc, int nm)
             return 0;
         memcpy(r->kitty, r->buried, (size_t)r->nburied);    /* sorted where it matters */
         r->nkitty = r->nburied;
-        r->phase = b->friends ? PH_CALL : PH_PLAY;      /* _after_kitty, _begin_play */
-        r->to_act = r->declarer;
+        if (b->kitty_theft) {               /* the others, in turn from the burier's left */
+            r->theft_base = seat;
+            r->theft_at = 1;
+            next_thief(b, r);
+            return 0;
+        }
+        after_kitty(b, r);
         return 0;
     }
     if (r->phase == PH_CALL) {
@@ -648,7 +704,7 @@ list_moves(const Batch *b, const Row *r, Sink *s)
     s->pool_n = 0;
     int seat = r->to_act;
     const int *hand = r->hand[seat];
-    if (r->phase == PH_DEAL) {
+    if (r->phase == PH_DEAL || (r->phase == PH_BURY && r->theft_at >= 0)) {
         if (add(s, E_PASS, NULL, 0) < 0)
             return -1;
         int lv = r->level;
@@ -1110,7 +1166,7 @@ batch_dealloc(Batch *b)
 /* Batch(n_envs, players, k, layout, arrays, single, seat, max_steps, strict, illegal_reward,
          threads, rules): ``layout`` the observation's offsets (env/batch_engine.py),
    ``rules`` (decks, kitty, start_level, red_five, throw_penalty, no_bid, linear, jack_hook,
-   must_play, friends) as numbers */
+   must_play, friends, kitty_theft) as numbers */
 static PyObject *
 batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
@@ -1139,11 +1195,12 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     b->max_steps = max_steps;
     b->strict = strict;
     b->illegal_reward = illegal_reward;
-    int *rf[10] = {&b->decks, &b->kitty, &b->start_level, &b->red5, &b->throw_penalty,
-                   &b->no_bid, &b->linear, &b->jack_hook, &b->must_play, &b->friends};
-    if (!PyTuple_Check(rules) || PyTuple_GET_SIZE(rules) != 10)
+    int *rf[11] = {&b->decks, &b->kitty, &b->start_level, &b->red5, &b->throw_penalty,
+                   &b->no_bid, &b->linear, &b->jack_hook, &b->must_play, &b->friends,
+                   &b->kitty_theft};
+    if (!PyTuple_Check(rules) || PyTuple_GET_SIZE(rules) != 11)
         goto bad;
-    for (int j = 0; j < 10; j++) {
+    for (int j = 0; j < 11; j++) {
         long v = PyLong_AsLong(PyTuple_GET_ITEM(rules, j));
         if (v < 0 || v > (1L << 20))
             goto bad;
