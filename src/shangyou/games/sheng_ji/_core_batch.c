@@ -1287,7 +1287,8 @@ batch_error(Batch *b)
     for (int i = 0; i < b->n_envs; i++)
         if (b->rows[i].error) {
             b->rows[i].error = 0;
-            PyErr_Format(PyExc_MemoryError, "game %d: no memory for its candidates", i);
+            PyErr_Format(PyExc_MemoryError, "game %d: no memory for its candidates (or a "
+                         "trick whose winner the core gave up on)", i);
             return NULL;
         }
     return NULL;
