@@ -62,9 +62,12 @@ typedef struct {
        random opponent of seat s (single mode) */
     MT *m;
     uint32_t game_seed;
-    int hand[MAXP][NCARD], nhand[MAXP];
+    /* card counts as bytes (a row is touched once a step and rarely still in the caches: the
+       smaller, the faster; the core's functions get int copies) */
+    unsigned char hand[MAXP][NCARD];
+    int nhand[MAXP];
     int won[MAXP];              /* card points of the tricks each seat won */
-    int played[NCARD];          /* the cards of this hand's finished tricks */
+    unsigned char played[NCARD];        /* the cards of this hand's finished tricks */
     unsigned char stock[MAXDECK];
     int nstock;
     unsigned char kitty[MAXH];  /* as dealt; after the bury, the cards buried */
@@ -77,10 +80,9 @@ typedef struct {
     int kitty_owner, nburied;
     unsigned char buried[MAXH];
     Ctx ctx;
-    /* the trick: its plays in order (seats, cards sorted by code, counts) */
+    /* the trick: its plays in order (seats, cards sorted by code) */
     int ntrick, trick_seat[MAXP], trick_n[MAXP];
     unsigned char trick_cards[MAXP][MAXH];
-    int trick_cnt[MAXP][NCARD];
     unsigned char pending[MAXH];
     int npending, pend_cnt[NCARD];
     int penalty;
@@ -89,7 +91,7 @@ typedef struct {
     int ncalls, call_card[MAXCALLS], call_ord[MAXCALLS], call_done;
     int friends[MAXP], nfriends;
     unsigned friend_mask;
-    int seen[NCARD];
+    unsigned char seen[NCARD];
     /* the end of the hand: reward side and levels, totals (hand(i)) */
     int over, side_decl, change_levels, total, won_opp, kitty_pts, mult, hook;
     int levels_after[MAXP];
@@ -139,6 +141,21 @@ typedef struct {
 #define NO_BID_REDEAL 2
 
 /* ------------------------------------------------------------------------ the deal */
+static inline void
+widen(const unsigned char *bytes, int *cnt)         /* byte counts as the core's ints */
+{
+    for (int c = 0; c < NCARD; c++)
+        cnt[c] = bytes[c];
+}
+
+static inline void
+counts_of(const unsigned char *cards, int n, int *cnt)
+{
+    memset(cnt, 0, NCARD * sizeof(int));
+    for (int i = 0; i < n; i++)
+        cnt[cards[i]]++;
+}
+
 static inline int
 card_points(int c)
 {
@@ -163,7 +180,7 @@ declarers_side(const Batch *b, const Row *r, int seat)    /* team_of(seat) == "d
 static int
 has_bid(const Row *r, int seat)
 {
-    const int *cnt = r->hand[seat];
+    const unsigned char *cnt = r->hand[seat];
     int lv = r->level;
     int cands[6] = {lv * 4, lv * 4 + 1, lv * 4 + 2, lv * 4 + 3, BJ, RJ};
     int cur_tier = r->bid_card == RJ ? 2 : r->bid_card == BJ ? 1 : 0;
@@ -491,7 +508,10 @@ static int
 end_trick(const Batch *b, Row *r)
 {
     int n = b->players;
-    int w = sj_trick_winner(&r->ctx, n, (const int (*)[NCARD])r->trick_cnt,
+    int tc[MAXP][NCARD];
+    for (int p = 0; p < n; p++)
+        counts_of(r->trick_cards[p], r->trick_n[p], tc[p]);
+    int w = sj_trick_winner(&r->ctx, n, (const int (*)[NCARD])tc,
                             (const unsigned char (*)[MAXH])r->trick_cards, r->trick_n);
     if (w < 0)
         return -1;
@@ -510,7 +530,7 @@ end_trick(const Batch *b, Row *r)
         r->to_act = winner;
         return 0;
     }
-    end_hand(b, r, winner, r->trick_cnt[0], r->trick_cards[w], r->trick_n[w]);
+    end_hand(b, r, winner, tc[0], r->trick_cards[w], r->trick_n[w]);
     return 0;
 }
 
@@ -644,7 +664,7 @@ apply_move(const Batch *b, Row *r, int kind, const unsigned char *mc, int nm)
             int others[MAXP][NCARD], no = 0;
             for (int s = 0; s < n; s++)
                 if (s != seat)
-                    memcpy(others[no++], r->hand[s], sizeof others[0]);
+                    widen(r->hand[s], others[no++]);
             int f = sj_throw_check(t, units, nu, t->eff[cards[0]],
                                    (const int (*)[NCARD])others, no);
             if (f >= 0) {
@@ -666,7 +686,6 @@ apply_move(const Batch *b, Row *r, int kind, const unsigned char *mc, int nm)
     r->trick_seat[p] = seat;
     r->trick_n[p] = nc;
     memcpy(r->trick_cards[p], cards, (size_t)nc);
-    memcpy(r->trick_cnt[p], cnt, sizeof cnt);
     if (b->friends)                         /* _note_friends */
         for (int i = 0; i < nc; i++) {
             int c = cards[i];
@@ -703,7 +722,8 @@ list_moves(const Batch *b, const Row *r, Sink *s)
     s->n = 0;
     s->pool_n = 0;
     int seat = r->to_act;
-    const int *hand = r->hand[seat];
+    int hand[NCARD];
+    widen(r->hand[seat], hand);
     if (r->phase == PH_DEAL || (r->phase == PH_BURY && r->theft_at >= 0)) {
         if (add(s, E_PASS, NULL, 0) < 0)
             return -1;
@@ -774,11 +794,13 @@ list_moves(const Batch *b, const Row *r, Sink *s)
     }
     SUnit units[MAXU];
     int nl = r->trick_n[0];
-    int nu = sj_decompose(t, r->trick_cnt[0], units);
+    int lead[NCARD];
+    counts_of(r->trick_cards[0], nl, lead);
+    int nu = sj_decompose(t, lead, units);
     if (nu <= 0)
         return -1;
     if (!r->npending) {
-        int rc = sj_follows(t, hand, r->trick_cnt[0], nl, units, nu, FOLLOW_LIMIT, s);
+        int rc = sj_follows(t, hand, lead, nl, units, nu, FOLLOW_LIMIT, s);
         if (rc < 0)
             return -1;
         if (rc == 1) {
@@ -789,7 +811,7 @@ list_moves(const Batch *b, const Row *r, Sink *s)
         s->n = 0;                                       /* too many: card by card */
         s->pool_n = 0;
     }
-    nb = sj_next_cards(t, hand, r->trick_cnt[0], nl, units, nu, r->pend_cnt, buf);
+    nb = sj_next_cards(t, hand, lead, nl, units, nu, r->pend_cnt, buf);
     sj_sort_by_key(t, buf, nb);
     for (int i = 0; i < nb; i++)
         if (add(s, E_PICK, &buf[i], 1) < 0)
