@@ -282,8 +282,9 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
                           limit: int = Query(50, ge=1, le=page_max)):
         """One page of the open tables listed in the lobby."""
         if state["lobby"] is not None:        # several nodes: the database's (lobby.py)
-            try:
-                return await state["lobby"].page(offset, limit)
+            try:                              # its JSON, checked and encoded once a read
+                return Response(await state["lobby"].page_json(offset, limit),
+                                media_type="application/json")
             except LobbyBusy as e:
                 return _error(503, str(e), "busy")
         return state["manager"].page(offset, limit)
