@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 
 from starlette.websockets import WebSocketDisconnect
 
+from .accounts import SESSION_HASH, session_hash
 from .conn import FLOOD_CLOSE, Conn, answer_ping
 from .logs import bind_table
 from .relay import Relay, RemoteConn
@@ -162,7 +163,8 @@ class Node:
         # its lease was live just now: alive (for _check) until a later heartbeat says not
         self.relay.heard[owner] = max(self.relay.heard.get(owner, 0.0), time.monotonic())
         self.proxies[conn.id] = p
-        self.relay.post(owner, ["open", table_id, conn.id, address])
+        # the session cookie's hash: the owner looks the account up (a rated seat)
+        self.relay.post(owner, ["open", table_id, conn.id, address, session_hash(ws)])
         if manager.draining:                # the drain's round of proxies may be over
             self._moved(p)
         try:
@@ -283,7 +285,8 @@ class Node:
                 if p is not None:
                     p.conn.close(int(item[2]))
             elif op == "open":
-                self._open(sender, str(item[1]), int(item[2]), item[3])
+                self._open(sender, str(item[1]), int(item[2]), item[3],
+                           item[4] if len(item) > 4 else None)
             elif op == "msg":
                 rc = self.remote.get((sender, item[2]))
                 if rc is not None:
@@ -326,13 +329,15 @@ class Node:
             p.conn.close(MOVED_CODE)
         return len(proxies)
 
-    def _open(self, sender: str, table_id: str, sid: int, address) -> None:
+    def _open(self, sender: str, table_id: str, sid: int, address, session=None) -> None:
         key = (sender, sid)
         if key in self.remote:
             return
         # the gateway keeps the client to its rate; bursts of the relay do not count twice
         rc = RemoteConn(self.relay, sender, sid, rate=self.manager.rate * 2,
                         address=address if isinstance(address, str) else None)
+        if isinstance(session, str) and SESSION_HASH.fullmatch(session):
+            rc.session_hash = session
         self.remote[key] = rc
         rc.task = asyncio.create_task(self._serve(rc, table_id), name=f"remote-{sender}-{sid}")
 
