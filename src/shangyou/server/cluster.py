@@ -7,7 +7,9 @@ Nodes share one PostgreSQL database (the source of truth, and the leases:
 - the node whose lease covers the table (its *owner*) runs the table's pipeline, its bots (in
   that node's worker pool) and its timers, for every socket of the table wherever it is;
 - another node is that socket's *gateway*: it forwards the client's messages to the owner and
-  the owner's messages (built by the owner's views, one per seat) to the client;
+  the owner's messages (built by the owner's views, one per seat) to the client, and tells the
+  owner the hash of the client's session cookie, so that the owner looks the account up
+  itself (a rated seat is taken on the node that runs the table);
 - a table nobody runs (free, or its owner's lease ran out) is taken by the node a client opens
   it on. A client on the gateway of a table whose owner is gone (its heartbeat, and so its
   leases, ran out) or changed is told ``moved`` and its socket closes with 1012; it
