@@ -1,14 +1,15 @@
 // The analysis board: a position (a finished match's step from the replay page,
 // /analysis?match=ID&step=K&seat=S, or one set up here) and the engine's list of its plays,
 // from POST /api/analysis (docs/protocol.md, "Analysis"). The position is drawn with the
-// components of the table and the replay (common.js renderSeats/renderTrick/renderInfo,
+// components of the table and the replay (view.js renderSeats/renderTrick/renderInfo,
 // table-hand.js drawHand, cards.js cardElement); there is no engine in the browser.
 
 import { cardElement, richText } from "./cards.js";
-import { api, gameFamily, gameTitle, h, renderInfo, renderSeats, renderTrick } from "./common.js";
+import { api, gameFamily, gameTitle, h } from "./common.js";
 import { t, translatePage } from "./i18n.js";
 import { mountSettings } from "./settings.js";
 import { drawHand } from "./table-hand.js";
+import { renderInfo, renderSeats, renderTrick } from "./view.js";
 
 const $ = (id) => document.getElementById(id);
 const RANKS = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2"];

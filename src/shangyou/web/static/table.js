@@ -15,9 +15,7 @@
 // (and keyboard play) in table-compose.js, the seats before the match in table-waiting.js, the
 // layout, seats, trick, hand and strip in their table-*.js modules.
 
-import {
-  displayName, gameFamily, gameTitle, h, lastTrick, renderInfo, renderResult, renderSummary,
-} from "./common.js";
+import { displayName, gameFamily, gameTitle, h } from "./common.js";
 import { noteDeal, sealLine } from "./fair.js";
 import * as Host from "./host.js";
 import { has, lang, t, translatePage } from "./i18n.js";
@@ -42,6 +40,7 @@ import { stateSounds } from "./sound.js";
 import { closeSeatPop, placeSeatPop, renderTableSeats, shortName } from "./table-seats.js";
 import { renderStrip } from "./table-strip.js";
 import { moveLatest, renderLastTrickBox, renderTableTrick, sweepTrick } from "./table-trick.js";
+import { lastTrick, renderInfo, renderResult, renderSummary } from "./view.js";
 
 const tableId = decodeURIComponent(location.pathname.replace(/^\/t\//, "").split("/")[0] || "");
 const TOKEN_KEY = `shangyou.token.${tableId}`;
