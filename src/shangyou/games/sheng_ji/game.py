@@ -22,6 +22,7 @@ Phases (each decision is a move; see docs/rules/sheng-ji.md for the rules and de
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -321,21 +322,13 @@ class ShengJiGame(GameBase):
             return [Move(BURY_K, (c,), token=tok) for c in sorted(set(self.hands[seat]),
                                                                    key=self.sort_key)]
         if self.phase == CALL:
-            return [Move(CALL_K, (c,), None, f"call {o} {CARD_TEXT[c]}", token=tok)
-                    for c, o in self._callable()]
+            return CallMoves(_call_items(self._fixed_trump(), self.rules.decks), tok)
         if self.phase == PLAY:
             return self._play_moves(seat, tok)
         return []
 
     def _callable(self) -> list[tuple[int, int]]:
-        t = self._fixed_trump()
-        out = []
-        for c in range(52):
-            if t.is_trump(c):
-                continue
-            for o in range(1, self.rules.decks + 1):
-                out.append((c, o))
-        return out
+        return [(c, o) for c, o, _ in _call_items(self._fixed_trump(), self.rules.decks)]
 
     def _play_moves(self, seat: int, tok) -> list[Move]:
         hand = self.hands[seat]
@@ -735,6 +728,39 @@ class ShengJiGame(GameBase):
                 "trick": list(self.trick), "hand_number": self.hand_number,
                 "history": self.history, "result": self.result, "pending": list(self.pending),
                 "moves": [(s, str(m)) for s, m in self.moves]}
+
+
+@functools.lru_cache(maxsize=256)
+def _call_items(t: Trump, decks: int) -> tuple[tuple[int, int, str], ...]:
+    """(card, ordinal, text) of every call the declarer may make under trump ``t``: each
+    card that is not a trump, the first to the ``decks``-th copy played. The same for every
+    hand with this trump, so made once."""
+    return tuple((c, o, f"call {o} {CARD_TEXT[c]}") for c in range(52) if not t.is_trump(c)
+                 for o in range(1, decks + 1))
+
+
+class CallMoves(Sequence):
+    """The legal calls of the call phase, a read-only sequence whose Move is made when it is
+    asked for (a hand of three packs offers some 150 calls, and a random or searching player
+    looks at one or two of them)."""
+
+    __slots__ = ("_items", "_token")
+
+    def __init__(self, items: tuple[tuple[int, int, str], ...], token: object):
+        self._items = items
+        self._token = token
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self._items)))]
+        c, _, text = self._items[i]
+        return Move(CALL_K, (c,), None, text, token=self._token)
+
+    def __repr__(self) -> str:
+        return f"CallMoves({len(self._items)} calls)"
 
 
 def _bid_strength(card: int, count: int) -> tuple[int, int]:
