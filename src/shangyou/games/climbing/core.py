@@ -77,7 +77,23 @@ def use(active: bool) -> bool:
     global ACTIVE
     prev = ACTIVE
     ACTIVE = bool(active) and AVAILABLE
+    if AVAILABLE:
+        _core.set_active(ACTIVE)
     return prev
+
+
+def install_methods(cls: type, listing_limit: int, step_limit: int) -> None:
+    """Make ``cls.legal_moves`` and ``cls.apply`` C methods (``_core_methods.c``,
+    ``games/_methods.h``) that do what the Python methods do with the core on, without their
+    Python frames; the Python methods stay as ``_legal_moves_py`` and ``_apply_py`` (the
+    reference, and what the C methods call with the core off). Without the module the class
+    keeps its Python methods."""
+    cls._legal_moves_py = cls.__dict__["legal_moves"]      # type: ignore[attr-defined]
+    cls._apply_py = cls.__dict__["apply"]                  # type: ignore[attr-defined]
+    if AVAILABLE:
+        cls.legal_moves, cls.apply = _core.methods(cls, listing_limit,  # type: ignore[method-assign]
+                                                   step_limit)
+        _core.set_active(ACTIVE)
 
 
 # ----------------------------------------------------------------------- pagat plays

@@ -113,9 +113,9 @@ class ShengJiGame(GameBase):
         self._start_hand()
 
     # ------------------------------------------------------------------ public API
-    @property
-    def over(self) -> bool:
-        return self.phase == OVER
+    # ``over`` is a plain attribute (read on every step of every loop), True exactly when the
+    # phase is OVER: set with the phase in ``_end_hand``
+    over: bool = False
 
     def hand(self, seat: int) -> Cards:
         return Cards(sorted(self.hands[seat], key=self.sort_key))
@@ -145,13 +145,21 @@ class ShengJiGame(GameBase):
             if core.ACTIVE and self.phase in (PLAY, BURY):     # the core's Moves, or None
                 legal = core.list_moves(self, tok)
             if legal is None:
-                legal = self._list_moves()
+                legal = self._legal_rest(tok, None)
             self._legal = legal
         return list(legal) if type(legal) is list else legal   # Moves cannot be changed
+
+    def _legal_rest(self, tok: object, listed: None) -> Sequence[Move]:
+        """The legal moves the core did not list (the token ``tok`` is ``self._token``)."""
+        return self._list_moves()
 
     def apply(self, move: Move | str, seat: int | None = None) -> None:
         if core.ACTIVE and core.apply_listed(self, move, seat):
             return
+        self._apply_rest(move, seat)
+
+    def _apply_rest(self, move: Move | str, seat: int | None) -> None:
+        """``apply`` past the core's fast path (it made nothing)."""
         seat = self._check_turn(seat)
         if isinstance(move, Move) and self._listed(move):
             mv = move
@@ -653,6 +661,7 @@ class ShengJiGame(GameBase):
                 break
         if not self.match or won_game:
             self.phase = OVER
+            self.over = True
             self.to_act = None
             self.result = {"hands": self.hand_number, "levels": summary["levels"],
                            "last": summary,
@@ -728,6 +737,11 @@ class ShengJiGame(GameBase):
                 "trick": list(self.trick), "hand_number": self.hand_number,
                 "history": self.history, "result": self.result, "pending": list(self.pending),
                 "moves": [(s, str(m)) for s, m in self.moves]}
+
+
+# legal_moves and apply without their Python frames where the core is built (the Python
+# methods above stay the reference: _legal_moves_py, _apply_py)
+core.install_methods(ShengJiGame)
 
 
 @functools.lru_cache(maxsize=256)
