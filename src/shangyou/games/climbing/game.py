@@ -202,7 +202,7 @@ class ClimbingGame(CompactView, GameBase):
         hands: list[list[int]] = [sorted(cards[(s - self.dealer) % n:dealt:n]) for s in range(n)]
         self.undealt: Sequence[int] = cards[dealt:]
         self.hands = hands
-        self._dealt(hands, self.undealt)
+        self._dealt(hands, self.undealt, hands_sorted=True)
         self.dealt_counts = [len(h) for h in hands]
         self.counts_at_first_out: list[int] | None = None
         self.order: list[int] = []
