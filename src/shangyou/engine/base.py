@@ -92,7 +92,8 @@ class GameBase:
         """The game's random source (dealing). A clone shares it with its original until one
         of them draws: that one first takes a private copy, so both deal as they would have."""
         r = self._rng_obj
-        if _SHARED_RNGS.data and r in _SHARED_RNGS:     # (no clone made yet: no Python call)
+        # (no clone made yet: no Python call)
+        if _SHARED_RNGS.data and r in _SHARED_RNGS:  # type: ignore[attr-defined]
             self._rng_obj = r = _copy_rng(r)
         return r
 

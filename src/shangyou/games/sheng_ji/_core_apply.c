@@ -9,10 +9,12 @@
    to its winner (``won``, ``tricks``, the trick's event); a card buried while more are to be
    buried. The move is logged (``moves``) and the listing forgotten (``_legal``, ``_token``).
 
+   A play that fulfils a friend call (Zhao Pengyou) is made too, as _note_friends does it:
+   ``call_results``, ``friends`` and the "friend" event, before the play's event.
+
    It answers False, having changed nothing, for everything else, which the Python code then
    does: a text, a move of an earlier listing, another seat, another phase, the last card of
-   the bury, a play that reveals a friend (Zhao Pengyou), the last trick of the hand (the
-   scoring), a state it cannot read. */
+   the bury, the last trick of the hand (the scoring), a state it cannot read. */
 
 #include "_core.h"
 #include "../_dict_helpers.h"
@@ -118,9 +120,13 @@ done:
 }
 
 /* the play of ``seat`` after the checks; 0 or -1 */
+#define MAXREV 8                /* friend calls a play may fulfil (a hand has at most 3) */
+
 typedef struct {
     long seat, n, winner_seat, forced, penalty;
     int ncards, ntried, nu, end_trick, friends;
+    int nrev, rev_card[MAXREV];                 /* the calls fulfilled, in _note_friends' order */
+    long rev_call[MAXREV], rev_ordinal[MAXREV], declarer;
     unsigned char cards[MAXH], tried[MAXH];
     SUnit units[MAXU];
     int winner_pts;
@@ -172,6 +178,38 @@ unit_list(const SUnit *units, int nu, PyObject **out)
     return 0;
 }
 
+static PyObject *S_ev_friend, *S_call_key;
+
+/* call ``j`` (``ordinal`` copy of ``card``) fulfilled by ``seat``: call_results[j] = seat; a
+   seat other than the declarer not yet a friend becomes one, with the "friend" event */
+static int
+reveal(PyObject *d, PyObject *events, long seat, long declarer, long j, long ordinal, int card)
+{
+    PyObject *results = GET(d, S_call_results), *friends = GET(d, S_friends);
+    PyObject *key = PyLong_FromLong(j), *who = PyLong_FromLong(seat);
+    int rc = -1;
+    if (key == NULL || who == NULL || PyDict_SetItem(results, key, who) < 0)
+        goto done;
+    int in = seat == declarer ? 1 : PySequence_Contains(friends, who);
+    if (in < 0)
+        goto done;
+    if (!in) {
+        if (PyList_Append(friends, who) < 0)
+            goto done;
+        PyObject *keys[3] = {S_event, S_seat, S_call_key};
+        PyObject *vals[3] = {(Py_INCREF(S_ev_friend), S_ev_friend), Py_NewRef(who),
+                             PyUnicode_FromFormat("%ld %U", ordinal,
+                                                  PyList_GET_ITEM(sj_card_text, card))};
+        if (log_event(events, 3, keys, vals) < 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    Py_XDECREF(key);
+    Py_XDECREF(who);
+    return rc;
+}
+
 static int
 make_play(PyObject *d, PyObject *move, Play *P, PyObject *hands, PyObject *trick,
           PyObject *events, int leading)
@@ -217,7 +255,7 @@ make_play(PyObject *d, PyObject *move, Play *P, PyObject *hands, PyObject *trick
             goto done;
     if (append_pair(trick, seat, cards) < 0)
         goto done;
-    if (P->friends) {                         /* _note_friends: no friend revealed */
+    if (P->friends) {                         /* _note_friends */
         PyObject *seen = GET(d, S_seen_counts);
         for (int i = 0; i < P->ncards; i++) {
             PyObject *c = PyTuple_GET_ITEM(cards, i);
@@ -226,6 +264,10 @@ make_play(PyObject *d, PyObject *move, Play *P, PyObject *hands, PyObject *trick
             if (PyErr_Occurred() || set_long(seen, c, k + 1) < 0)
                 goto done;
         }
+        for (int k = 0; k < P->nrev; k++)     /* the calls fulfilled, in order */
+            if (reveal(d, events, seat, P->declarer, P->rev_call[k], P->rev_ordinal[k],
+                       P->rev_card[k]) < 0)
+                goto done;
     }
     PyObject *keys[3] = {S_event, S_seat, S_cards_key};
     PyObject *vals[3] = {(Py_INCREF(S_ev_play), S_ev_play), PyLong_FromLong(seat),
@@ -353,7 +395,7 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
     static Play play;                  /* the moves are made one at a time (the GIL) */
     Play *P = &play;
     P->forced = P->penalty = 0;
-    P->ncards = P->ntried = P->nu = P->end_trick = P->friends = 0;
+    P->ncards = P->ntried = P->nu = P->end_trick = P->friends = P->nrev = 0;
     int rc = 0;
     P->seat = seat;
     P->n = n;
@@ -511,8 +553,27 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
                 PyObject *key = PyLong_FromSsize_t(j);
                 int in = key == NULL ? -1 : PyDict_Contains(results, key);
                 Py_XDECREF(key);
-                if (in != 1)
-                    goto out;                 /* a call fulfilled: the Python code */
+                if (in < 0)
+                    goto out;
+                if (in == 0) {                /* a call fulfilled: made by reveal() */
+                    if (P->nrev >= MAXREV)
+                        goto out;
+                    P->rev_call[P->nrev] = (long)j;
+                    P->rev_ordinal[P->nrev] = o;
+                    P->rev_card[P->nrev++] = fc;
+                }
+            }
+        }
+        if (P->nrev) {
+            PyObject *friends = GET(d, S_friends);
+            P->declarer = small(d, S_declarer, n);
+            if (P->declarer < 0 || friends == NULL || !PyList_CheckExact(friends))
+                goto out;
+            if (S_ev_friend == NULL &&
+                ((S_ev_friend = PyUnicode_InternFromString("friend")) == NULL ||
+                 (S_call_key = PyUnicode_InternFromString("call")) == NULL)) {
+                rc = -1;
+                goto out;
             }
         }
         P->friends = 1;

@@ -84,8 +84,10 @@ def install_methods(cls: type) -> None:
     Python frames; the Python methods stay as ``_legal_moves_py`` and ``_apply_py`` (the
     reference, and what the C methods call with the core off). Without the module the class
     keeps its Python methods."""
-    cls._legal_moves_py = cls.__dict__["legal_moves"]      # type: ignore[attr-defined]
-    cls._apply_py = cls.__dict__["apply"]                  # type: ignore[attr-defined]
+    setattr(cls, "_legal_moves_py", cls.__dict__["legal_moves"])
+    setattr(cls, "_apply_py", cls.__dict__["apply"])
     if AVAILABLE:
-        cls.legal_moves, cls.apply = _core.methods(cls)   # type: ignore[method-assign]
+        legal_moves, apply = _core.methods(cls)
+        setattr(cls, "legal_moves", legal_moves)
+        setattr(cls, "apply", apply)
         _core.set_active(ACTIVE)

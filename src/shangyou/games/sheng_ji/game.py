@@ -311,7 +311,7 @@ class ShengJiGame(GameBase):
         self.to_act = seat
 
     # ------------------------------------------------------------------ move lists
-    def _list_moves(self) -> list[Move]:
+    def _list_moves(self) -> Sequence[Move]:
         tok = self._token
         seat = self.to_act
         if seat is None:                         # the game is over: nobody acts
