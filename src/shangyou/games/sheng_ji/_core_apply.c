@@ -10,11 +10,13 @@
    buried. The move is logged (``moves``) and the listing forgotten (``_legal``, ``_token``).
 
    A play that fulfils a friend call (Zhao Pengyou) is made too, as _note_friends does it:
-   ``call_results``, ``friends`` and the "friend" event, before the play's event.
+   ``call_results``, ``friends`` and the "friend" event, before the play's event; so is the
+   hand's last trick, whose end then calls the game's ``_end_hand`` (the scoring, in Python)
+   as _end_trick does.
 
    It answers False, having changed nothing, for everything else, which the Python code then
    does: a text, a move of an earlier listing, another seat, another phase, the last card of
-   the bury, the last trick of the hand (the scoring), a state it cannot read. */
+   the bury, a state it cannot read. */
 
 #include "_core.h"
 #include "../_dict_helpers.h"
@@ -127,6 +129,7 @@ typedef struct {
     int ncards, ntried, nu, end_trick, friends;
     int nrev, rev_card[MAXREV];                 /* the calls fulfilled, in _note_friends' order */
     long rev_call[MAXREV], rev_ordinal[MAXREV], declarer;
+    int last, winner_idx;                       /* the hand's last trick; the winning play */
     unsigned char cards[MAXH], tried[MAXH];
     SUnit units[MAXU];
     int winner_pts;
@@ -178,7 +181,7 @@ unit_list(const SUnit *units, int nu, PyObject **out)
     return 0;
 }
 
-static PyObject *S_ev_friend, *S_call_key;
+static PyObject *S_ev_friend, *S_call_key, *S_end_hand;
 
 /* call ``j`` (``ordinal`` copy of ``card``) fulfilled by ``seat``: call_results[j] = seat; a
    seat other than the declarer not yet a friend becomes one, with the "friend" event */
@@ -211,8 +214,8 @@ done:
 }
 
 static int
-make_play(PyObject *d, PyObject *move, Play *P, PyObject *hands, PyObject *trick,
-          PyObject *events, int leading)
+make_play(PyObject *game, PyObject *d, PyObject *move, Play *P, PyObject *hands,
+          PyObject *trick, PyObject *events, int leading)
 {
     long seat = P->seat;
     PyObject *cards = sj_cards_tuple(P->cards, P->ncards);
@@ -295,13 +298,29 @@ make_play(PyObject *d, PyObject *move, Play *P, PyObject *hands, PyObject *trick
                               PyLong_FromLong(P->winner_seat), PyLong_FromLong(P->winner_pts)};
         if (log_event(events, 3, ekeys, evals) < 0)
             goto done;
+        /* the hand's last trick: _end_hand(winner, the lead's units, the winning play) */
+        PyObject *last_units = P->last ? Py_XNewRef(GET(d, S_lead_units)) : NULL;
+        PyObject *winning = P->last ? Py_NewRef(PyTuple_GET_ITEM(
+            PyList_GET_ITEM(trick, P->winner_idx), 1)) : NULL;
         PyObject *nt = PyList_New(0);
-        if (nt == NULL)
-            goto done;
-        r = PyDict_SetItem(d, S_trick, nt);
-        Py_DECREF(nt);
-        if (r < 0 || PyDict_SetItem(d, S_lead_units, Py_None) < 0 ||
-            set_long(d, S_to_act, P->winner_seat) < 0)
+        r = nt == NULL ? -1 : PyDict_SetItem(d, S_trick, nt);
+        Py_XDECREF(nt);
+        if (r == 0)
+            r = PyDict_SetItem(d, S_lead_units, Py_None);
+        if (r == 0 && !P->last)
+            r = set_long(d, S_to_act, P->winner_seat);
+        if (r == 0 && P->last) {
+            PyObject *w = PyLong_FromLong(P->winner_seat);
+            PyObject *call[4] = {game, w, last_units ? last_units : Py_None, winning};
+            PyObject *res = w == NULL ? NULL :
+                PyObject_VectorcallMethod(S_end_hand, call, 4, NULL);
+            Py_XDECREF(w);
+            r = res == NULL ? -1 : 0;
+            Py_XDECREF(res);
+        }
+        Py_XDECREF(last_units);
+        Py_XDECREF(winning);
+        if (r < 0)
             goto done;
     }
     rc = 0;
@@ -328,7 +347,7 @@ sort_cmp(const void *a, const void *b)
 
 /* 1 made, 0 left to Python (nothing changed), -1 error */
 static int
-apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
+apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
 {
     long n = small(d, S_n, MAXSEATS + 1);
     long seat = n > 0 ? small(d, S_to_act, n) : -1;
@@ -395,7 +414,7 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
     static Play play;                  /* the moves are made one at a time (the GIL) */
     Play *P = &play;
     P->forced = P->penalty = 0;
-    P->ncards = P->ntried = P->nu = P->end_trick = P->friends = P->nrev = 0;
+    P->ncards = P->ntried = P->nu = P->end_trick = P->friends = P->nrev = P->last = 0;
     int rc = 0;
     P->seat = seat;
     P->n = n;
@@ -587,8 +606,12 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
         for (long s = 0; s < n; s++)
             if (s != seat)
                 left += PyList_GET_SIZE(PyList_GET_ITEM(hands, s));
-        if (left == 0)
-            goto out;                         /* the last trick: scoring in Python */
+        P->last = left == 0;                  /* the last trick: then _end_hand */
+        if (P->last && S_end_hand == NULL &&
+            (S_end_hand = PyUnicode_InternFromString("_end_hand")) == NULL) {
+            rc = -1;
+            goto out;
+        }
         memcpy(tcnt[nt], pc, sizeof pc);
         memcpy(tcards[nt], P->cards, (size_t)P->ncards);
         tn[nt] = P->ncards;
@@ -596,6 +619,7 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
                                 (const unsigned char (*)[MAXH])tcards, tn);
         if (w < 0)
             goto out;
+        P->winner_idx = w;
         if (w == nt)
             P->winner_seat = seat;
         else {
@@ -613,7 +637,7 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
         P->winner_pts = pts;
         P->end_trick = 1;
     }
-    if (make_play(d, move, P, hands, trick, events, leading) < 0)
+    if (make_play(game, d, move, P, hands, trick, events, leading) < 0)
         rc = -1;
     else
         rc = log_move(d, seat, move);
@@ -635,7 +659,7 @@ sj_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_Clear();
         Py_RETURN_FALSE;
     }
-    int rc = PyDict_CheckExact(d) ? apply_listed(d, args[1], args[2]) : 0;
+    int rc = PyDict_CheckExact(d) ? apply_listed(args[0], d, args[1], args[2]) : 0;
     Py_DECREF(d);
     if (rc < 0)
         return NULL;
