@@ -4,7 +4,7 @@
 Usage::
 
     python bench/batch_engine.py [--quick] [--rounds N] [--block SECONDS] [--envs N]
-                                 [--threads 1,2] [--presets] [--json PATH]
+                                 [--threads 1,2] [--presets] [--sheng-ji] [--json PATH]
 
 Systems (pagat 5p, random legal ids, observations written at every decision):
 
@@ -14,8 +14,13 @@ Systems (pagat 5p, random legal ids, observations written at every decision):
   opponents) and ``vector C`` (the same env on the engine, ``copy=False``): a decision is one
   learner step (autoreset steps not counted; the opponents' moves are played inside).
 
+``--sheng-ji``: the same systems for Sheng ji 4 players (``sheng-ji``: whole hands, the deal's
+bids, the bury and the play, in C; games/sheng_ji/_core_batch.c).
+
 ``--presets``: instead, ``BatchSim`` against ``engine aec`` (1 thread) for every climbing
-preset at its default table size (and pagat at 3 players), the same rounds and blocks.
+preset at its default table size (and pagat at 3 players), the same rounds and blocks; with
+``--sheng-ji``, for the Sheng ji presets (``sheng-ji`` 4 and 6 players, one pack, Zhao Pengyou
+5 and 7 players).
 
 The Python systems draw their ids with numpy from the mask; the engine's rows draw them in C
 (``random_actions``: uniform over the mask, as numpy's). Rates are per second of wall-clock
@@ -93,9 +98,10 @@ class Engine:
 
 
 class Vector:
-    def __init__(self, n: int, seed: int, engine: str, threads: int = 1):
-        self.env = ShangyouVectorEnv(n, PRESET, copy=False, engine=engine, threads=threads,
-                                     opponents="random", players=5)
+    def __init__(self, n: int, seed: int, engine: str, threads: int = 1, preset: str = PRESET,
+                 players: int | None = 5):
+        self.env = ShangyouVectorEnv(n, preset, copy=False, engine=engine, threads=threads,
+                                     opponents="random", players=players)
         self.obs, _ = self.env.reset(seed=seed)
         self.waiting = np.zeros(n, bool)
         self.rng = np.random.default_rng(seed)
@@ -132,6 +138,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--presets", action="store_true",
                     help="every climbing preset: BatchSim against the engine (1 thread)")
+    ap.add_argument("--sheng-ji", action="store_true",
+                    help="Sheng ji 4 players instead of pagat 5 players")
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     if not available():
@@ -143,12 +151,13 @@ def main(argv=None) -> int:
     load0 = loadavg()
     if args.presets:
         return presets(args, rounds, block, load0)
-    systems: dict = {"BatchSim (Python)": PySim(args.py_envs, args.seed)}
+    game = ("sheng-ji", 4) if args.sheng_ji else (PRESET, 5)
+    systems: dict = {"BatchSim (Python)": PySim(args.py_envs, args.seed, *game)}
     for t in threads:
-        systems[f"engine aec, {t} thread(s)"] = Engine(args.envs, args.seed, t)
-    systems["vector python"] = Vector(args.py_envs, args.seed, "python")
+        systems[f"engine aec, {t} thread(s)"] = Engine(args.envs, args.seed, t, *game)
+    systems["vector python"] = Vector(args.py_envs, args.seed, "python", 1, *game)
     for t in threads:
-        systems[f"vector C, {t} thread(s)"] = Vector(args.envs, args.seed, "c", t)
+        systems[f"vector C, {t} thread(s)"] = Vector(args.envs, args.seed, "c", t, *game)
     for s in systems.values():
         s.run(0.1)                               # warm-up
     rates: dict[str, list[float]] = {k: [] for k in systems}
@@ -160,7 +169,8 @@ def main(argv=None) -> int:
             rates[k].append(d / dt)
             cpu[k].append(d / dc)
         print(f"  round {r + 1}/{rounds}", file=sys.stderr, flush=True)
-    lines = [f"pagat 5p; engine rows {args.envs}, Python rows {args.py_envs}; {rounds} rounds x "
+    title = "sheng-ji 4p" if args.sheng_ji else "pagat 5p"
+    lines = [f"{title}; engine rows {args.envs}, Python rows {args.py_envs}; {rounds} rounds x "
              f"{block:g} s; {os.cpu_count()} CPUs; load {load0} at the start, {loadavg()} at "
              "the end", "",
              "| system | decisions/s (median, min-max) | x the Python system | decisions per "
@@ -187,6 +197,8 @@ PRESETS = [("zheng-shangyou/pagat", 5), ("zheng-shangyou/pagat", 3),
            ("zheng-shangyou/pagat-teams", 4), ("zheng-shangyou/pagat-teams", 6),
            ("zheng-shangyou/owen", 4), ("zheng-shangyou/owen", 2), ("zheng-shangyou/winner", 4),
            ("zheng-fen", 4)]
+SHENG_JI_PRESETS = [("sheng-ji", 4), ("sheng-ji", 6), ("sheng-ji/single-deck", 4),
+                    ("sheng-ji/zhao-pengyou", 5), ("sheng-ji/zhao-pengyou", 7)]
 
 
 def presets(args, rounds: int, block: float, load0: str) -> int:
@@ -195,7 +207,7 @@ def presets(args, rounds: int, block: float, load0: str) -> int:
              f"{block:g} s; load {load0} at the start, {{end}} at the end", "",
              "| preset | BatchSim decisions per CPU-second | engine | x |", "|---|---:|---:|---:|"]
     out: dict = {}
-    for preset, n in PRESETS:
+    for preset, n in (SHENG_JI_PRESETS if args.sheng_ji else PRESETS):
         py, c = PySim(args.py_envs, args.seed, preset, n), Engine(args.envs, args.seed, 1,
                                                                   preset, n)
         py.run(0.1)

@@ -206,7 +206,7 @@ sj_sort_by_key(const Ctx *t, unsigned char *cards, int n)
 static void *
 copy_of(const void *p, size_t n)
 {
-    void *q = PyMem_Malloc(n ? n : 1);
+    void *q = PyMem_RawMalloc(n ? n : 1);
     if (q != NULL && n)
         memcpy(q, p, n);
     return q;
@@ -223,11 +223,11 @@ own(Sink *s)
     int *l = copy_of(s->len, (size_t)s->cap * sizeof *l);
     unsigned char *p = copy_of(s->pool, (size_t)s->pool_cap);
     if (k == NULL || o == NULL || l == NULL || p == NULL) {
-        PyMem_Free(k);
-        PyMem_Free(o);
-        PyMem_Free(l);
-        PyMem_Free(p);
-        PyErr_NoMemory();
+        PyMem_RawFree(k);
+        PyMem_RawFree(o);
+        PyMem_RawFree(l);
+        PyMem_RawFree(p);
+        sj_no_memory();
         return -1;
     }
     s->kind = k;
@@ -245,15 +245,15 @@ sj_sink_add(Sink *s, int kind, const unsigned char *cards, int n)
         if (own(s) < 0)
             return -1;
         Py_ssize_t cap = s->cap ? s->cap * 2 : 64;
-        unsigned char *k = PyMem_Realloc(s->kind, (size_t)cap);
+        unsigned char *k = PyMem_RawRealloc(s->kind, (size_t)cap);
         if (k == NULL)
             goto nomem;
         s->kind = k;
-        Py_ssize_t *o = PyMem_Realloc(s->off, (size_t)cap * sizeof *o);
+        Py_ssize_t *o = PyMem_RawRealloc(s->off, (size_t)cap * sizeof *o);
         if (o == NULL)
             goto nomem;
         s->off = o;
-        int *l = PyMem_Realloc(s->len, (size_t)cap * sizeof *l);
+        int *l = PyMem_RawRealloc(s->len, (size_t)cap * sizeof *l);
         if (l == NULL)
             goto nomem;
         s->len = l;
@@ -265,7 +265,7 @@ sj_sink_add(Sink *s, int kind, const unsigned char *cards, int n)
         Py_ssize_t cap = s->pool_cap ? s->pool_cap * 2 : 512;
         while (cap < s->pool_n + n)
             cap *= 2;
-        unsigned char *p = PyMem_Realloc(s->pool, (size_t)cap);
+        unsigned char *p = PyMem_RawRealloc(s->pool, (size_t)cap);
         if (p == NULL)
             goto nomem;
         s->pool = p;
@@ -280,7 +280,7 @@ sj_sink_add(Sink *s, int kind, const unsigned char *cards, int n)
     s->n++;
     return 0;
 nomem:
-    PyErr_NoMemory();
+    sj_no_memory();
     return -1;
 }
 
@@ -288,10 +288,10 @@ void
 sj_sink_free(Sink *s)
 {
     if (!s->fixed) {
-        PyMem_Free(s->kind);
-        PyMem_Free(s->off);
-        PyMem_Free(s->len);
-        PyMem_Free(s->pool);
+        PyMem_RawFree(s->kind);
+        PyMem_RawFree(s->off);
+        PyMem_RawFree(s->len);
+        PyMem_RawFree(s->pool);
     }
     memset(s, 0, sizeof *s);
 }
@@ -602,7 +602,7 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__core(void)
 {
-    if (PyType_Ready(&sj_moves_type) < 0)
+    if (PyType_Ready(&sj_moves_type) < 0 || PyType_Ready(&sj_batch_type) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
@@ -610,6 +610,12 @@ PyInit__core(void)
     Py_INCREF(&sj_moves_type);
     if (PyModule_AddObject(m, "Moves", (PyObject *)&sj_moves_type) < 0) {
         Py_DECREF(&sj_moves_type);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&sj_batch_type);
+    if (PyModule_AddObject(m, "Batch", (PyObject *)&sj_batch_type) < 0) {
+        Py_DECREF(&sj_batch_type);
         Py_DECREF(m);
         return NULL;
     }

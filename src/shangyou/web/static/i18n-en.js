@@ -635,7 +635,7 @@ export const en = {
   "an.error": "Could not analyse: {msg}",
   "an.fromReplay": "From the replay: after move {k}, seat {n}'s view.",
   "an.backToReplay": "Back to the replay",
-  "an.shengJiSetup": "Setting up a position by hand is for the climbing games; Sheng ji positions open from a replay.",
+  "an.shengJiSetup": "This step comes before the trump is fixed: set up a position of the play by hand.",
   "an.unplaced": "{n} unseen cards fit in no hand (a hand holds at most a deal): mark the cards played before.",
   "rp.analyse": "Analyse",
   "rp.analyseTitle": "Open this position on the analysis board, as the player to act saw it",
@@ -711,4 +711,8 @@ export const en = {
   "an.sj.suit.S": "spades", "an.sj.suit.H": "hearts", "an.sj.suit.D": "diamonds", "an.sj.suit.C": "clubs",
   "an.sj.led": "Seat {n} led this trick.",
   "an.sj.youLead": "You lead.",
+  // learn-more
+  "an.zp.calls": "The declarer's friend calls (commas between; 1 AS: the first A♠ played)",
+  "an.zp.answered": "{call}: answered by",
+  "an.zp.open": "nobody yet",
 };

@@ -626,7 +626,7 @@ export const zh = {
   "an.error": "无法分析：{msg}",
   "an.fromReplay": "来自回放：第{k}手之后，{n}号座看到的局面。",
   "an.backToReplay": "回到回放",
-  "an.shengJiSetup": "手动摆局面只支持上游类游戏；升级的局面请从回放打开。",
+  "an.shengJiSetup": "这一步还在定主之前：请手动摆出出牌阶段的局面。",
   "an.unplaced": "有{n}张未见的牌放不进任何一家（每家最多一手牌的张数）：请标出之前已出的牌。",
   "rp.analyse": "分析",
   "rp.analyseTitle": "在分析板上打开这个局面（按该出牌者当时所见）",
@@ -702,4 +702,8 @@ export const zh = {
   "an.sj.suit.S": "黑桃", "an.sj.suit.H": "红心", "an.sj.suit.D": "方块", "an.sj.suit.C": "梅花",
   "an.sj.led": "这一轮由{n}号座位首先出牌。",
   "an.sj.youLead": "由你首先出牌。",
+  // learn-more
+  "an.zp.calls": "庄家叫的朋友牌（用逗号分隔；1 AS：打出的第一张黑桃A）",
+  "an.zp.answered": "{call}：打出的人",
+  "an.zp.open": "还没人打出",
 };
