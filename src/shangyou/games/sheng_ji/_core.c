@@ -81,7 +81,13 @@ sj_ctx_read(PyObject *trump)
 {
     static Ctx cache;
     static int cached = 0;
+    /* the Trump last read (a frozen dataclass: its fields never change), held so that its
+       address cannot be reused: the same object is the same context, without reading its
+       three attributes again (about 850 instructions, twice a move) */
+    static PyObject *cache_obj = NULL;
     int level, suit, red5;
+    if (cached && trump == cache_obj && trump != NULL)
+        return &cache;
     if (trump == NULL || trump == Py_None ||
         !small_attr(trump, S_level, 0, 12, -2, &level) ||
         !small_attr(trump, S_suit, 0, 3, -1, &suit) ||
@@ -91,6 +97,8 @@ sj_ctx_read(PyObject *trump)
         sj_ctx_make(&cache, level, suit, red5);
         cached = 1;
     }
+    Py_INCREF(trump);
+    Py_XSETREF(cache_obj, trump);
     return &cache;
 }
 
@@ -98,6 +106,18 @@ sj_ctx_read(PyObject *trump)
 int
 sj_card_of(PyObject *x)
 {
+#if PY_VERSION_HEX < 0x030C0000
+    /* CPython 3.11's int layout: a card is an exact int of at most one digit */
+    if (PyLong_CheckExact(x)) {
+        Py_ssize_t size = Py_SIZE(x);
+        if (size == 0)
+            return 0;
+        if (size != 1)
+            return -1;
+        digit v = ((PyLongObject *)x)->ob_digit[0];
+        return v < NCARD ? (int)v : -1;
+    }
+#endif
     if (!PyLong_Check(x) || Py_TYPE(x)->tp_richcompare != PyLong_Type.tp_richcompare)
         return -1;
     long v = PyLong_AsLong(x);
@@ -564,6 +584,10 @@ static PyMethodDef methods[] = {
      "None: the Python code lists them."},
     {"apply_listed", (PyCFunction)(void (*)(void))sj_apply_listed, METH_FASTCALL,
      "apply_listed(game, move, seat): ShengJiGame.apply's fast path; False: not made."},
+    {"methods", sj_methods, METH_O,
+     "methods(cls): ShengJiGame's legal_moves and apply as C methods (_core_methods.c)."},
+    {"set_active", sj_set_active, METH_O,
+     "set_active(flag): those methods act in C, or call the Python methods."},
     {"rollout", (PyCFunction)(void (*)(void))sj_rollout, METH_FASTCALL,
      "rollout(suit_of, pos, is_trump, hands, trick, to_act, declarers, won, calls, seen, "
      "declarer, random): the search's playout (Sim.run) to the hand's end; None: not covered."},

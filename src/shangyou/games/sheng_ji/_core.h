@@ -102,6 +102,8 @@ int sj_next_cards(const Ctx *t, const int *hand, const int *lead, int nlead,
 /* _core_moves.c, _core_apply.c */
 PyObject *sj_list_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *sj_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *sj_methods(PyObject *self, PyObject *cls);
+PyObject *sj_set_active(PyObject *self, PyObject *flag);
 PyObject *sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 int sj_names(void);
 
