@@ -199,8 +199,28 @@ class LearnedBot(Bot):
                 from .heuristic import HeuristicBot
                 self._fallback = HeuristicBot(self.rng.getrandbits(32))
             return self._fallback.choose(view)
+        net = self.network_for(str(view.get("game")))
+        if net is not None and net.meta.get("mode") == "rerank":
+            return self._rerank(net, view)
         values = self.values(view)
         return moves[max(range(len(moves)), key=values.__getitem__)]
+
+    def _rerank(self, net: Network, view: dict) -> str:
+        """A model of ``mode: rerank`` (:mod:`shangyou.train.distill`): the heuristic's move,
+        unless the network values another of the search's candidates more by ``margin``."""
+        from ..env.features import features
+        from . import sheng_ji_heuristic as heur
+        from . import sheng_ji_search as search
+        base = heur.choose(view, self.rng)
+        moves = view["legal_moves"]
+        if view.get("pending") or moves[0].startswith("pick "):
+            return base
+        cands = [m for m, _ in search.candidates(view, moves, base)]
+        if len(cands) < 2:
+            return base
+        q = net.q(*features(view, cands))
+        best = int(q.argmax())
+        return cands[best] if q[best] - q[0] > float(net.meta.get("margin", 0.0)) else base
 
 
 BOTS["learned"] = LearnedBot
