@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .base import BOTS, Bot
+from .heuristic import is_sheng_ji
 
 MODEL_ENV = "SHANGYOU_LEARNED_MODEL"
 MODELS = Path(__file__).resolve().parent / "models"
@@ -209,13 +210,20 @@ class LearnedBot(Bot):
         """A model of ``mode: rerank`` (:mod:`shangyou.train.distill`): the heuristic's move,
         unless the network values another of the search's candidates more by ``margin``."""
         from ..env.features import features
-        from . import sheng_ji_heuristic as heur
-        from . import sheng_ji_search as search
-        base = heur.choose(view, self.rng)
         moves = view["legal_moves"]
-        if view.get("pending") or moves[0].startswith("pick "):
-            return base
-        cands = [m for m, _ in search.candidates(view, moves, base)]
+        if is_sheng_ji(view):
+            from . import sheng_ji_heuristic as heur
+            from . import sheng_ji_search as search
+            base = heur.choose(view, self.rng)
+            if view.get("pending") or moves[0].startswith("pick "):
+                return base
+            cands = [m for m, _ in search.candidates(view, moves, base)]
+        else:
+            from . import climbing_heuristic
+            from .climbing_search import Search
+            base = climbing_heuristic.choose(view, self.rng)
+            cands = Search(view, self.rng).candidates()
+            cands = [base] + [m for m in cands if m != base]
         if len(cands) < 2:
             return base
         q = net.q(*features(view, cands))

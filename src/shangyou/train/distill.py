@@ -29,16 +29,18 @@ from pathlib import Path
 import numpy as np
 
 from ..bots import make_bot
-from ..bots import sheng_ji_search as search
-from ..env.features import dims, features, family_of
-from .league import deal
+from ..bots.search import search_move
+from ..env.features import dims, features, family_of, whole_plays
+from .league import deal, reward_scale
 
 
 def decides(view: dict) -> bool:
-    """Whether the search would weigh candidates here (a play, not a throw's next step)."""
+    """Whether the search would weigh candidates here: a play with a choice (not a throw's
+    next step in Sheng ji, nor a climbing match's card exchange)."""
     moves = view["legal_moves"]
     return (view.get("phase") == "play" and not view.get("pending") and len(moves) > 1
-            and not moves[0].startswith("pick "))
+            and not moves[0].startswith("pick ")
+            and moves[0].split()[0] not in ("give", "take", "discard", "offer"))
 
 
 def gains(values: dict, cands: list[str]) -> tuple[list[float], list[int]]:
@@ -54,7 +56,9 @@ def gains(values: dict, cands: list[str]) -> tuple[list[float], list[int]]:
 
 
 def label_hand(game: str, players: int, seed: int, iterations: int | None) -> list[tuple]:
-    """Play one hand with heuristic bots; label each play decision of every seat."""
+    """Play one hand with heuristic bots; label each play decision of every seat (the
+    search's candidates: the heuristic's move first, in Sheng ji and in the climbing games but
+    pagat, where the search puts its playout policy's move first)."""
     g = deal(game, players, seed)
     rng = random.Random(seed ^ 0x5EA5C4)
     bots = [make_bot("heuristic", seed=rng.getrandbits(32)) for _ in range(players)]
@@ -64,12 +68,12 @@ def label_hand(game: str, players: int, seed: int, iterations: int | None) -> li
         view = g.view(seat)
         if decides(view):
             info: dict = {}
-            search.choose(view, random.Random(rng.getrandbits(32)), iterations=iterations,
-                          info=info)
+            search_move(view, random.Random(rng.getrandbits(32)), iterations=iterations,
+                        info=info)
             cands = list(info.get("values") or ())      # the heuristic's move first
             if len(cands) >= 2:
                 gain, count = gains(info["values"], cands)
-                state, rows = features(view, cands)
+                state, rows = features(whole_plays(view), cands)
                 out.append((state, rows, np.array(gain, np.float32),
                             np.array(count, np.int16)))
         g.apply(bots[seat].choose(view))
@@ -153,6 +157,8 @@ def fit(args) -> list[float]:
     opt = torch.optim.Adam(net.parameters(), lr=args.lr, weight_decay=args.wd)
     S = torch.tensor(states)
     Rw = torch.tensor(rows)
+    scale = reward_scale(args.game) if args.scale is None else args.scale
+    gain = gain * scale
     G = torch.tensor(np.clip(gain, -args.clip, args.clip))
     # a label from few worlds is noisy: weigh it by its worlds, up to 32
     Wt = torch.tensor(np.minimum(worlds, 32.0) / 32.0)
@@ -219,7 +225,7 @@ def export(net, args, family: str) -> None:
     t = {k: v.detach().numpy().astype(np.float32) for k, v in net.state_dict().items()}
     weights = {"ws": t["ws.weight"].T, "wm": t["wm.weight"].T, "b1": t["wm.bias"],
                "w2": t["l2.weight"].T, "b2": t["l2.bias"], "w3": t["l3.weight"].T,
-               "b3": t["l3.bias"], "w4": t["l4.weight"].T, "b4": t["l4.bias"]}
+               "b3": t["l3.bias"], "w4": t["l4.weight"][0], "b4": t["l4.bias"][0]}
     meta = {"features": "env-1", "family": family, "games": args.games.split(","),
             "phases": ["play"], "mode": "rerank", "margin": args.margin,
             "trained": f"search distillation, {args.data}"}
@@ -249,7 +255,9 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--batch", type=int, default=256)
     f.add_argument("--lr", type=float, default=1e-3)
     f.add_argument("--wd", type=float, default=1e-5)
-    f.add_argument("--clip", type=float, default=3.0)
+    f.add_argument("--clip", type=float, default=3.0, help="labels clipped to this (scaled)")
+    f.add_argument("--scale", type=float, default=None,
+                   help="labels multiplied by this (default: 1, Zheng Fen 1/20)")
     f.add_argument("--margin", type=float, default=0.05)
     f.add_argument("--val", type=float, default=0.15)
     f.add_argument("--seed", type=int, default=0)
