@@ -100,7 +100,9 @@ def input_dims(meta: dict) -> tuple[int, int]:
         family = meta.get("family")
         if family not in FAMILIES:
             raise ValueError(f"a model of an unknown family {family!r}")
-        return dims(family)
+        state_dim, move_dim = dims(family)
+        # a re-ranker reads each candidate's row and its difference from the heuristic's move
+        return state_dim, move_dim * (2 if meta.get("mode") == "rerank" else 1)
     if meta.get("features") not in (None, "learned-1"):
         raise ValueError(f"a model of unknown features {meta.get('features')!r}")
     from .learned_features import MOVE_DIM, STATE_DIM
@@ -226,9 +228,17 @@ class LearnedBot(Bot):
             cands = [base] + [m for m in cands if m != base]
         if len(cands) < 2:
             return base
-        q = net.q(*features(view, cands))
+        state, rows = features(view, cands)
+        q = net.q(state, rerank_rows(rows))
         best = int(q.argmax())
         return cands[best] if q[best] - q[0] > float(net.meta.get("margin", 0.0)) else base
+
+
+def rerank_rows(rows):
+    """A re-ranker's input for each candidate: its row, then its difference from the first
+    row (the heuristic's move), so that what a candidate does otherwise is read directly."""
+    np = _numpy()
+    return np.concatenate([rows, rows - rows[:1]], axis=1)
 
 
 BOTS["learned"] = LearnedBot

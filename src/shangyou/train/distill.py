@@ -149,6 +149,7 @@ def fit(args) -> list[float]:
     val[order[:n_val]] = True
     family = family_of(args.game)
     sd, md = dims(family)
+    md *= 2                     # each row and its difference from the heuristic's move
     hidden = args.hidden
     net = torch.nn.ModuleDict({
         "ws": torch.nn.Linear(sd, hidden, bias=False), "wm": torch.nn.Linear(md, hidden),
@@ -156,14 +157,16 @@ def fit(args) -> list[float]:
         "l4": torch.nn.Linear(hidden // 2, 1)})
     opt = torch.optim.Adam(net.parameters(), lr=args.lr, weight_decay=args.wd)
     S = torch.tensor(states)
-    Rw = torch.tensor(rows)
+    first = np.r_[True, pos[1:] != pos[:-1]]           # each position's heuristic row
+    head_np = np.maximum.accumulate(np.where(first, np.arange(len(pos)), 0))
+    Rw = torch.tensor(np.concatenate([rows, rows - rows[head_np]], axis=1))
     scale = reward_scale(args.game) if args.scale is None else args.scale
     gain = gain * scale
     G = torch.tensor(np.clip(gain, -args.clip, args.clip))
     # a label from few worlds is noisy: weigh it by its worlds, up to 32
     Wt = torch.tensor(np.minimum(worlds, 32.0) / 32.0)
     Pt = torch.tensor(pos)
-    first = np.r_[True, pos[1:] != pos[:-1]]           # each position's heuristic row
+    head = torch.tensor(head_np)
     is_val = torch.tensor(val[pos])
 
     def q(idx):
@@ -172,52 +175,63 @@ def fit(args) -> list[float]:
         h = torch.relu(net["l3"](h))
         return net["l4"](h).squeeze(-1)
 
-    train_rows = torch.nonzero(~is_val).squeeze(-1)
-    val_rows = torch.nonzero(is_val).squeeze(-1)
+    def err(idx):
+        """Weighted squared error of the predicted gain over the heuristic's move."""
+        return Wt[idx] * (q(idx) - q(head[idx]) - G[idx]) ** 2
+
+    challengers = torch.tensor(~first)
+    train_rows = torch.nonzero(~is_val & challengers).squeeze(-1)
+    val_rows = torch.nonzero(is_val & challengers).squeeze(-1)
+    val_all = torch.nonzero(is_val).squeeze(-1)
     print(f"{n_pos} positions, {len(rows)} candidates ({n_val} positions held out)", flush=True)
-    history = []
+    history: list[float] = []
+    best, best_state = -np.inf, None
     for epoch in range(args.epochs):
         perm = train_rows[torch.randperm(len(train_rows))]
         tot = 0.0
         for i in range(0, len(perm), args.batch):
             idx = perm[i:i + args.batch]
-            loss = (Wt[idx] * (q(idx) - G[idx]) ** 2).mean()
+            loss = err(idx).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
             tot += float(loss.detach()) * len(idx)
         history.append(tot / len(train_rows))
         with torch.no_grad():
-            vq = q(val_rows)
-            vl = float((Wt[val_rows] * (vq - G[val_rows]) ** 2).mean())
-        print(f"epoch {epoch + 1}: train {tot / len(train_rows):.4f}, held out {vl:.4f}, "
-              f"{regret(q, val_rows, pos, gain, first, args.margin)}", flush=True)
+            vl = float(err(val_rows).mean())
+            vq = q(val_all).numpy()
+        got = reranked(vq, val_all.numpy(), pos, gain, args.margin)
+        print(f"epoch {epoch + 1}: train {history[-1]:.4f}, held out {vl:.4f}; held-out gain "
+              f"{got[0]:+.4f} a decision (switches {got[1]:.1%}; best candidate {got[2]:+.4f})"
+              + "".join(f"; margin {m}: {reranked(vq, val_all.numpy(), pos, gain, m)[0]:+.4f}"
+                        for m in (0.0, 0.1, 0.2)), flush=True)
+        if got[0] > best:
+            best = got[0]
+            best_state = {k: v.clone() for k, v in net.state_dict().items()}
+    if args.keep_best and best_state is not None:
+        net.load_state_dict(best_state)
+        print(f"kept the epoch of best held-out gain: {best:+.4f}")
     export(net, args, family)
     return history
 
 
-def regret(q, val_rows, pos, gain, first, margin) -> str:
-    """On held-out positions: the search's gain of the move the re-ranker would play (mean over
-    positions), against 0 for the heuristic's move and the best candidate's gain."""
-    import torch
-    with torch.no_grad():
-        vq = q(val_rows).numpy()
-    idx = val_rows.numpy()
+def reranked(vq, idx, pos, gain, margin) -> tuple[float, float, float]:
+    """On held-out positions (rows ``idx``, their values ``vq``): the mean search gain of the
+    move the re-ranker plays (0 for the heuristic's move), the share of decisions where it
+    leaves the heuristic's move, and the mean gain of the best candidate."""
     p = pos[idx]
     got, best, switch = [], [], 0
     for k in np.unique(p):
         sel = idx[p == k]
         qs = vq[p == k]
         j = int(np.argmax(qs))
-        h = 0 if first[sel[0]] else None
-        if h is None or qs[j] - qs[0] <= margin:
+        if qs[j] - qs[0] <= margin:
             j = 0
         else:
             switch += 1
         got.append(gain[sel[j]])
         best.append(gain[sel].max())
-    return (f"re-ranked gain {np.mean(got):+.4f} (best candidate {np.mean(best):+.4f}), "
-            f"switches {switch / len(got):.1%}")
+    return float(np.mean(got)), switch / len(got), float(np.mean(best))
 
 
 def export(net, args, family: str) -> None:
@@ -261,6 +275,8 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--margin", type=float, default=0.05)
     f.add_argument("--val", type=float, default=0.15)
     f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--keep-best", action="store_true",
+                   help="export the epoch of best held-out gain, not the last")
     return ap
 
 
