@@ -15,6 +15,11 @@ have a model. ``learned:PATH`` loads another model file, and so does the level `
 the environment variable ``SHANGYOU_LEARNED_MODEL`` names one (the web server reads it too);
 that model plays its games and the heuristic level the others.
 
+A model of ``mode: rerank`` (:mod:`shangyou.train.distill`, trained on the search's values)
+does not score every legal move: it re-ranks the search's few candidates (the heuristic's move
+first) and leaves the heuristic's move only for a candidate it values more by the model's
+``margin``; its metadata may name the table sizes it plays (``players``).
+
 ``models/pagat.npz`` is the one model of the first format (its own features,
 :mod:`shangyou.bots.learned_features`, kept for it until a model of the env's features plays
 pagat as well; ``meta["features"]`` tells the two apart).
@@ -173,7 +178,9 @@ class LearnedBot(Bot):
             return MIN_SEATS <= view["players"] <= MAX_SEATS and is_play_decision(view)
         from ..env.features import MAX_SEATS, MIN_SEATS
         phases = net.meta.get("phases") or ()
-        return MIN_SEATS <= view["players"] <= MAX_SEATS and view.get("phase") in phases
+        sizes = net.meta.get("players")         # the table sizes a model plays (all: None)
+        return (MIN_SEATS <= view["players"] <= MAX_SEATS and view.get("phase") in phases
+                and (sizes is None or view["players"] in sizes))
 
     def values(self, view: dict) -> list[float]:
         """The network's value of each legal move (points expected from the hand); where a

@@ -242,6 +242,7 @@ def export(net, args, family: str) -> None:
                "b3": t["l3.bias"], "w4": t["l4.weight"][0], "b4": t["l4.bias"][0]}
     meta = {"features": "env-1", "family": family, "games": args.games.split(","),
             "phases": ["play"], "mode": "rerank", "margin": args.margin,
+            "players": [int(n) for n in args.players.split(",")],
             "trained": f"search distillation, {args.data}"}
     Network(weights, meta).save(args.out)
     print(f"wrote {args.out}")
@@ -264,6 +265,7 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--out", required=True)
     f.add_argument("--game", default="sheng-ji")
     f.add_argument("--games", default="sheng-ji", help="presets the model plays")
+    f.add_argument("--players", default="4", help="table sizes the model plays")
     f.add_argument("--hidden", type=int, default=128)
     f.add_argument("--epochs", type=int, default=20)
     f.add_argument("--batch", type=int, default=256)
