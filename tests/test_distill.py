@@ -72,6 +72,18 @@ def test_fit_and_play(shards, tmp_path):
     assert net.meta["mode"] == "rerank" and net.meta["games"] == [game]
     mine, heur = play(LearnedBot(network=net), game, seed=11)
     assert len(mine) >= 5
+    # values: each legal move's gain over the heuristic's move, which is worth 0
+    bot = LearnedBot(network=net, seed=1)
+    g = deal(game, 4, 13)
+    while not g.over:
+        view = whole_plays(g.view(g.to_act))
+        if view["phase"] == "play" and len(view["legal_moves"]) > 2:
+            values = bot.values(view)
+            base = make_bot("heuristic", seed=2).choose(view)
+            assert len(values) == len(view["legal_moves"])
+            assert values[view["legal_moves"].index(base)] == 0.0
+            break
+        g.apply(make_bot("heuristic", seed=3).choose(view))
     # a margin no value passes: the heuristic's moves, one for one
     net.meta["margin"] = 1e9
     mine, heur = play(LearnedBot(network=net), game, seed=12)

@@ -192,8 +192,21 @@ class LearnedBot(Bot):
             from ..env.features import features, whole_plays
         else:
             from .learned_features import features, whole_plays
-        state, rows = features(whole_plays(view))
+        view = whole_plays(view)
+        state, rows = features(view)
+        if net.meta.get("mode") == "rerank":
+            # a re-ranker values a move by its gain over the heuristic's: 0 for that move
+            base = view["legal_moves"].index(self._heuristic_move(view))
+            q = net.q(state, rerank_rows(rows, base))
+            return [float(x) for x in q - q[base]]
         return [float(x) for x in net.q(state, rows)]
+
+    def _heuristic_move(self, view: dict) -> str:
+        if is_sheng_ji(view):
+            from . import sheng_ji_heuristic as heur
+            return heur.choose(view, self.rng)
+        from . import climbing_heuristic
+        return climbing_heuristic.choose(view, self.rng)
 
     def choose(self, view: dict) -> str:
         """The legal move of best value; where a play is chosen in steps, the best whole
@@ -221,16 +234,14 @@ class LearnedBot(Bot):
         from ..env.features import features
         moves = view["legal_moves"]
         if is_sheng_ji(view):
-            from . import sheng_ji_heuristic as heur
             from . import sheng_ji_search as search
-            base = heur.choose(view, self.rng)
+            base = self._heuristic_move(view)
             if view.get("pending") or moves[0].startswith("pick "):
                 return base
             cands = [m for m, _ in search.candidates(view, moves, base)]
         else:
-            from . import climbing_heuristic
             from .climbing_search import Search
-            base = climbing_heuristic.choose(view, self.rng)
+            base = self._heuristic_move(view)
             cands = Search(view, self.rng).candidates()
             cands = [base] + [m for m in cands if m != base]
         if len(cands) < 2:
@@ -241,11 +252,11 @@ class LearnedBot(Bot):
         return cands[best] if q[best] - q[0] > float(net.meta.get("margin", 0.0)) else base
 
 
-def rerank_rows(rows):
-    """A re-ranker's input for each candidate: its row, then its difference from the first
-    row (the heuristic's move), so that what a candidate does otherwise is read directly."""
+def rerank_rows(rows, base: int = 0):
+    """A re-ranker's input for each candidate: its row, then its difference from the row of
+    the heuristic's move (``base``), so that what a candidate does otherwise is read directly."""
     np = _numpy()
-    return np.concatenate([rows, rows - rows[:1]], axis=1)
+    return np.concatenate([rows, rows - rows[base:base + 1]], axis=1)
 
 
 BOTS["learned"] = LearnedBot
