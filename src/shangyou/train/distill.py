@@ -2,20 +2,22 @@
 candidates, and a network trained to re-rank the heuristic's candidates by them.
 
 Expert iteration's first step (Anthony et al., 2017), cut to what one CPU affords. Hands are
-played by the ``heuristic`` level; at each play decision the Sheng ji search weighs its
-candidates (:func:`shangyou.bots.sheng_ji_search.candidates`: the heuristic's move first, then
-one representative per kind of play) on sampled worlds. Each candidate's label is its mean gain
-over the heuristic's move, paired world by world (the search's worth: levels, the winner's
-bonus and the points; a candidate the search's racing dropped early has fewer worlds, and its
-label weighs less). The network (:class:`shangyou.bots.learned.Network`, on the env's features)
-learns ``Q(position, candidate)`` ≈ that gain; the learned bot in ``rerank`` mode plays the
-candidate of highest value when it beats the heuristic's move by more than the model's
-``margin``, else the heuristic's move.
+played by the ``heuristic`` level; at each play decision the search level weighs its candidates
+on sampled worlds (Sheng ji: :func:`shangyou.bots.sheng_ji_search.candidates`, the heuristic's
+move first, then one representative per kind of play; the climbing games but pagat, Zheng Fen
+among them: :class:`shangyou.bots.climbing_search.Search`'s, the heuristic's move first). Each
+candidate's label is its mean gain over the heuristic's move, paired world by world, in the
+search's own worth (a candidate the search's racing dropped early has fewer worlds, and its
+label weighs less). The network (:class:`shangyou.bots.learned.Network`; each candidate's input
+is its env row and that row less the heuristic's move's) learns ``Q(s, c) - Q(s, heuristic's
+move)`` ≈ that gain; the learned bot plays a model of ``mode: rerank`` as the heuristic, unless
+another candidate's value beats the heuristic's move's by more than the model's ``margin``.
 
 Labels are written in shards (``shard-<seed>.npz``, one per seed and ``--hands`` hands), so a
 run that stops loses at most the shard it was writing, and the same command resumes: shards
 already there are skipped. ``python -m shangyou.train.distill label --out DIR --seeds 0-9``
-makes them; ``... fit --data DIR --out model.npz`` trains the network.
+makes them; ``... fit --data DIR --out model.npz`` trains the network. What was tried and what
+it gave: ``docs/training.md``.
 """
 
 from __future__ import annotations
