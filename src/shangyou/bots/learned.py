@@ -15,6 +15,11 @@ have a model. ``learned:PATH`` loads another model file, and so does the level `
 the environment variable ``SHANGYOU_LEARNED_MODEL`` names one (the web server reads it too);
 that model plays its games and the heuristic level the others.
 
+A model of ``mode: rerank`` (:mod:`shangyou.train.distill`, trained on the search's values)
+does not score every legal move: it re-ranks the search's few candidates (the heuristic's move
+first) and leaves the heuristic's move only for a candidate it values more by the model's
+``margin``; its metadata may name the table sizes it plays (``players``).
+
 ``models/pagat.npz`` is the one model of the first format (its own features,
 :mod:`shangyou.bots.learned_features`, kept for it until a model of the env's features plays
 pagat as well; ``meta["features"]`` tells the two apart).
@@ -28,6 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .base import BOTS, Bot
+from .heuristic import is_sheng_ji
 
 MODEL_ENV = "SHANGYOU_LEARNED_MODEL"
 MODELS = Path(__file__).resolve().parent / "models"
@@ -99,7 +105,9 @@ def input_dims(meta: dict) -> tuple[int, int]:
         family = meta.get("family")
         if family not in FAMILIES:
             raise ValueError(f"a model of an unknown family {family!r}")
-        return dims(family)
+        state_dim, move_dim = dims(family)
+        # a re-ranker reads each candidate's row and its difference from the heuristic's move
+        return state_dim, move_dim * (2 if meta.get("mode") == "rerank" else 1)
     if meta.get("features") not in (None, "learned-1"):
         raise ValueError(f"a model of unknown features {meta.get('features')!r}")
     from .learned_features import MOVE_DIM, STATE_DIM
@@ -170,7 +178,9 @@ class LearnedBot(Bot):
             return MIN_SEATS <= view["players"] <= MAX_SEATS and is_play_decision(view)
         from ..env.features import MAX_SEATS, MIN_SEATS
         phases = net.meta.get("phases") or ()
-        return MIN_SEATS <= view["players"] <= MAX_SEATS and view.get("phase") in phases
+        sizes = net.meta.get("players")         # the table sizes a model plays (all: None)
+        return (MIN_SEATS <= view["players"] <= MAX_SEATS and view.get("phase") in phases
+                and (sizes is None or view["players"] in sizes))
 
     def values(self, view: dict) -> list[float]:
         """The network's value of each legal move (points expected from the hand); where a
@@ -182,8 +192,21 @@ class LearnedBot(Bot):
             from ..env.features import features, whole_plays
         else:
             from .learned_features import features, whole_plays
-        state, rows = features(whole_plays(view))
+        view = whole_plays(view)
+        state, rows = features(view)
+        if net.meta.get("mode") == "rerank":
+            # a re-ranker values a move by its gain over the heuristic's: 0 for that move
+            base = view["legal_moves"].index(self._heuristic_move(view))
+            q = net.q(state, rerank_rows(rows, base))
+            return [float(x) for x in q - q[base]]
         return [float(x) for x in net.q(state, rows)]
+
+    def _heuristic_move(self, view: dict) -> str:
+        if is_sheng_ji(view):
+            from . import sheng_ji_heuristic as heur
+            return heur.choose(view, self.rng)
+        from . import climbing_heuristic
+        return climbing_heuristic.choose(view, self.rng)
 
     def choose(self, view: dict) -> str:
         """The legal move of best value; where a play is chosen in steps, the best whole
@@ -199,8 +222,41 @@ class LearnedBot(Bot):
                 from .heuristic import HeuristicBot
                 self._fallback = HeuristicBot(self.rng.getrandbits(32))
             return self._fallback.choose(view)
+        net = self.network_for(str(view.get("game")))
+        if net is not None and net.meta.get("mode") == "rerank":
+            return self._rerank(net, view)
         values = self.values(view)
         return moves[max(range(len(moves)), key=values.__getitem__)]
+
+    def _rerank(self, net: Network, view: dict) -> str:
+        """A model of ``mode: rerank`` (:mod:`shangyou.train.distill`): the heuristic's move,
+        unless the network values another of the search's candidates more by ``margin``."""
+        from ..env.features import features
+        moves = view["legal_moves"]
+        if is_sheng_ji(view):
+            from . import sheng_ji_search as search
+            base = self._heuristic_move(view)
+            if view.get("pending") or moves[0].startswith("pick "):
+                return base
+            cands = [m for m, _ in search.candidates(view, moves, base)]
+        else:
+            from .climbing_search import Search
+            base = self._heuristic_move(view)
+            cands = Search(view, self.rng).candidates()
+            cands = [base] + [m for m in cands if m != base]
+        if len(cands) < 2:
+            return base
+        state, rows = features(view, cands)
+        q = net.q(state, rerank_rows(rows))
+        best = int(q.argmax())
+        return cands[best] if q[best] - q[0] > float(net.meta.get("margin", 0.0)) else base
+
+
+def rerank_rows(rows, base: int = 0):
+    """A re-ranker's input for each candidate: its row, then its difference from the row of
+    the heuristic's move (``base``), so that what a candidate does otherwise is read directly."""
+    np = _numpy()
+    return np.concatenate([rows, rows - rows[base:base + 1]], axis=1)
 
 
 BOTS["learned"] = LearnedBot

@@ -1,0 +1,56 @@
+"""The first bot's points a hand in a tournament folder over the table's mean, with its 95%
+interval over deals.
+
+In a constant-sum game (Sheng ji: the levels one side gains the other loses; Zheng Fen: the
+100 card points of a pack are shared out) a line-up of one
+level under test and the same level elsewhere (``learned:m.npz,heuristic,heuristic,heuristic``)
+compares the tested seat with the level itself: were the tested seat a heuristic seat too,
+every deal, played in every rotation with the same random numbers, would give the first bot
+its share, the table's mean, exactly (an all-heuristic run of the same seed does: the check
+is kept as ``--check``). So the first bot's points less the table's mean, over deals of the
+means over their rotations, is its gain over the heuristic in that seat, paired by deal.
+
+    PYTHONPATH=src python bench/seat_gain.py FOLDER [--check BASELINE_FOLDER]
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import json
+
+from shangyou.tournament.stats import mean_ci
+
+
+def first_bot_points(folder: Path) -> tuple[dict, dict[int, float]]:
+    """The run's configuration and, per finished deal, the first bot's points less the
+    table's mean, averaged over the deal's rotations."""
+    lines = (Path(folder) / "deals.jsonl").read_text().splitlines()
+    config = json.loads(lines[0])["config"]
+    per_deal = {}
+    for line in lines[1:]:
+        rec = json.loads(line)
+        gains = [h["score"][h["seats"].index(0)] - sum(h["score"]) / len(h["score"])
+                 for h in rec["hands"]]              # seats: seat -> bot
+        per_deal[rec["deal"]] = sum(gains) / len(gains)
+    return config, per_deal
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("folder", type=Path)
+    ap.add_argument("--check", type=Path, help="an all-heuristic run: its first bot's points")
+    args = ap.parse_args()
+    config, per_deal = first_bot_points(args.folder)
+    m, lo, hi = mean_ci(list(per_deal.values()))
+    print(f"{config['game']} {config['bots']} seed {config['seed']}: {len(per_deal)} deals, "
+          f"first bot over the table's mean {m:+.3f} [{lo:+.3f}, {hi:+.3f}] a hand")
+    if args.check:
+        _, base = first_bot_points(args.check)
+        print(f"baseline {args.check}: {len(base)} deals, first bot's points over the table's mean per deal "
+              f"{sorted(set(round(v, 9) for v in base.values()))[:5]}")
+
+
+if __name__ == "__main__":
+    main()

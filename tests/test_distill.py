@@ -1,0 +1,90 @@
+"""Distillation of the search (shangyou.train.distill), Sheng ji and Zheng Fen: a labelled hand
+gives each
+candidate's gain over the heuristic's move (the heuristic's own is 0), the re-ranker's loss falls
+on those labels, and the model it writes loads in the numpy bot and plays legal moves through a
+whole hand; with a margin no value can pass it plays exactly the heuristic's moves."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from shangyou.bots import make_bot  # noqa: E402
+from shangyou.bots.learned import LearnedBot, Network  # noqa: E402
+from shangyou.env.features import whole_plays  # noqa: E402
+from shangyou.train.distill import label, load, parser  # noqa: E402
+from shangyou.train.distill import fit as fit_model  # noqa: E402
+from shangyou.train.league import deal  # noqa: E402
+
+
+@pytest.fixture(scope="module", params=["sheng-ji", "zheng-fen"])
+def shards(request, tmp_path_factory):
+    out = tmp_path_factory.mktemp("distill")
+    label(parser().parse_args(["label", "--out", str(out), "--game", request.param,
+                               "--seeds", "3", "--hands", "1", "--iterations", "60"]))
+    return request.param, out
+
+
+def play(bot: LearnedBot, game: str, seed: int) -> tuple[list[str], list[str]]:
+    """One hand, ``bot`` in seat 0 and heuristic bots elsewhere: seat 0's moves and the
+    heuristic's choice (same random numbers) at each of them."""
+    g = deal(game, 4, seed)
+    others = [make_bot("heuristic", seed=s) for s in range(4)]
+    twin = make_bot("heuristic", seed=99)
+    bot.rng = random.Random(99)
+    mine, heur = [], []
+    while not g.over:
+        seat = g.to_act
+        view = g.view(seat)
+        if seat == 0:
+            view = whole_plays(view)      # a climbing play chosen in steps: every whole play
+            move = bot.choose(view)
+            assert move in view["legal_moves"]
+            mine.append(move)
+            heur.append(twin.choose(view))
+        else:
+            move = others[seat].choose(view)
+        g.apply(move)
+    return mine, heur
+
+
+def test_labels(shards):
+    states, rows, gain, worlds, pos = load(shards[1])
+    assert len(states) >= 5 and len(rows) == len(gain) == len(worlds) == len(pos)
+    first = np.r_[True, pos[1:] != pos[:-1]]
+    assert np.all(gain[first] == 0)             # the heuristic's move: no gain over itself
+    assert np.all(worlds[first] >= 1)           # the heuristic's move is in every world
+    assert np.any(gain != 0)
+
+
+def test_fit_and_play(shards, tmp_path):
+    game, data = shards
+    model = tmp_path / "m.npz"
+    losses = fit_model(parser().parse_args([
+        "fit", "--data", str(data), "--out", str(model), "--game", game, "--games", game,
+        "--hidden", "32", "--epochs", "6", "--batch", "16", "--val", "0.1", "--margin", "0"]))
+    assert losses[-1] < losses[0]
+    net = Network.load(model)
+    assert net.meta["mode"] == "rerank" and net.meta["games"] == [game]
+    mine, heur = play(LearnedBot(network=net), game, seed=11)
+    assert len(mine) >= 5
+    # values: each legal move's gain over the heuristic's move, which is worth 0
+    bot = LearnedBot(network=net, seed=1)
+    g = deal(game, 4, 13)
+    while not g.over:
+        view = whole_plays(g.view(g.to_act))
+        if view["phase"] == "play" and len(view["legal_moves"]) > 2:
+            values = bot.values(view)
+            base = make_bot("heuristic", seed=2).choose(view)
+            assert len(values) == len(view["legal_moves"])
+            assert values[view["legal_moves"].index(base)] == 0.0
+            break
+        g.apply(make_bot("heuristic", seed=3).choose(view))
+    # a margin no value passes: the heuristic's moves, one for one
+    net.meta["margin"] = 1e9
+    mine, heur = play(LearnedBot(network=net), game, seed=12)
+    assert mine == heur
