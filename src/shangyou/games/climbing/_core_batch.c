@@ -25,9 +25,10 @@
      random.Random(seed).choice(game.legal_moves()) from the listing in the generator's order
      (the pass first when following), as SingleAgentEnv plays RandomBot.
 
-   A hand is held as a 64-bit set (one pack: each card at most once; gen_from_set gives the
-   generator its tables from it), so a play's cards are a set and the candidates compare as
-   sets. */
+   A hand, a play and the cards played are held as a Bag: two 64-bit sets, the cards there
+   at least once and those there twice (two packs: pagat and "winner"). With one pack the
+   second set stays empty, gen_from_set gives the pagat generator its tables from the first
+   and the candidates compare as sets. */
 
 #include "_core.h"
 #include <pthread.h>
@@ -149,9 +150,86 @@ mt_below(MT *s, uint32_t n)
     return r;
 }
 
+/* ------------------------------------------------------------------ cards as sets */
+/* the cards of a hand, a play or a pile of one or two packs: ``one`` the cards there at least
+   once, ``two`` those there twice (two packs; a subset of ``one``) */
+typedef struct {
+    uint64_t one, two;
+} Bag;
+
+static inline int
+bag_size(Bag x)
+{
+    return __builtin_popcountll(x.one) + __builtin_popcountll(x.two);
+}
+
+static inline int
+bag_eq(Bag x, Bag y)
+{
+    return x.one == y.one && x.two == y.two;
+}
+
+/* one more copy of card c */
+static inline void
+bag_put(Bag *x, int c)
+{
+    uint64_t m = 1ULL << c;
+    x->two |= x->one & m;
+    x->one |= m;
+}
+
+/* y's cards added to x (at most two copies of a card in all) */
+static inline void
+bag_add(Bag *x, Bag y)
+{
+    x->two |= y.two | (x->one & y.one);
+    x->one |= y.one;
+}
+
+/* y's cards taken from x (x holds them) */
+static inline void
+bag_take(Bag *x, Bag y)
+{
+    uint64_t once = y.one & ~y.two;
+    x->one &= ~(y.two | (once & ~x->two));
+    x->two &= ~(y.two | once);
+}
+
+/* sorted tuples of as many cards compare at their first difference: the pile holding more
+   copies of the lowest card whose copies differ is the lesser (one pack: the set holding the
+   lowest card of the two sets' difference) */
+static inline int
+bag_less(Bag x, Bag y)
+{
+    uint64_t d = (x.one ^ y.one) | (x.two ^ y.two), low = d & -d;
+    return ((x.one & low) != 0) + ((x.two & low) != 0)
+           > ((y.one & low) != 0) + ((y.two & low) != 0);
+}
+
+/* the 54 counts of a pile, for the generators that take counts */
+static inline void
+bag_counts(Bag x, unsigned char *count)
+{
+    memset(count, 0, N_CARDS);
+    for (uint64_t m = x.one; m; m &= m - 1)
+        count[__builtin_ctzll(m)] = 1;
+    for (uint64_t m = x.two; m; m &= m - 1)
+        count[__builtin_ctzll(m)] = 2;
+}
+
+/* the counts of a pile into an observation's 54 entries (zeros) */
+static inline void
+bag_bytes(unsigned char *at, Bag x)
+{
+    for (uint64_t m = x.one; m; m &= m - 1)
+        at[__builtin_ctzll(m)] = 1;
+    for (uint64_t m = x.two; m; m &= m - 1)
+        at[__builtin_ctzll(m)] = 2;
+}
+
 /* ------------------------------------------------------------------------ the rows */
 typedef struct {
-    uint64_t cards;             /* the play's cards as a set (0 for the pass) */
+    Bag cards;                  /* the play's cards (none for the pass) */
     long code;                  /* the play's code (_core.h); -1: the pass */
     int n;                      /* its number of cards */
 } Cand;
@@ -162,13 +240,13 @@ typedef struct {
        m[1] its state at the episode's start (see ``start`` below), m[2 + s] the random
        opponent of seat s (single) */
     MT *m;
-    uint64_t hand[MAX_SEATS];
+    Bag hand[MAX_SEATS];
     int size[MAX_SEATS];
     int dealt_size[MAX_SEATS], first_out_size[MAX_SEATS];   /* cards-left scoring */
     int won[MAX_SEATS], table;  /* Zheng Fen: card points of the tricks won, of this trick */
     int to_act, last_seat, passes, has_last, over;
     long last_code;
-    uint64_t last_cards, played;
+    Bag last_cards, played;
     unsigned passed;            /* seats that passed since the play to beat */
     int order[MAX_SEATS], norder;
     long steps;                 /* steps of this episode, MORE included */
@@ -216,11 +294,12 @@ struct Batch {
     int family;                 /* FAM_*: which generator lists the plays */
     long wopts[3];              /* winner: min_straight, rank_only (straight_needs_higher_rank),
                                    quad (bomb "quad") */
-    int deck;                   /* cards in the pack: 54, or 52 without jokers */
+    int deck;                   /* cards in a pack: 54, or 52 without jokers */
+    int packs;                  /* 1 or 2 */
     int cards_left;             /* score_hand's "cards-left" (winner) */
     int points;                 /* Zheng Fen: "trick-points" scoring, finish_trick, the card
                                    points in the observation */
-    int dealt;                  /* cards dealt (deal_count * players; 54: the whole pack) */
+    int dealt;                  /* cards dealt (deal_count * players, or every card) */
     int leader_card;            /* first_leader "holder:<card>": that card's code; -1: none */
     /* layout: offsets into a row of the observation */
     int o_played, o_last, o_counts, o_finished, o_passed, o_last_seat, o_partners,
@@ -260,32 +339,32 @@ next_with_cards(const Batch *b, const Row *r, int seat, int include_self)
     return seat;
 }
 
-/* ClimbingGame.__init__ and _start_hand for one hand of pagat dealt from ``game_seed``:
-   the dealer drawn, the pack shuffled and dealt one card at a time from the dealer */
+/* ClimbingGame.__init__ and _start_hand for one hand dealt from ``game_seed``: the dealer
+   drawn, the packs (cards.deck: one pack's cards, then the next pack's) shuffled and dealt
+   one card at a time from the dealer */
 static void
 deal(const Batch *b, Row *r, uint32_t game_seed)
 {
     MT g;
     mt_seed(&g, game_seed);
-    int n = b->players;
+    int n = b->players, total = b->deck * b->packs;
     int dealer = (int)mt_below(&g, (uint32_t)n);
-    int cards[N_CARDS];
-    for (int i = 0; i < b->deck; i++)
-        cards[i] = i;
-    for (int i = b->deck - 1; i >= 1; i--) {          /* random.shuffle */
+    int cards[2 * N_CARDS];
+    for (int i = 0; i < total; i++)
+        cards[i] = i % b->deck;
+    for (int i = total - 1; i >= 1; i--) {            /* random.shuffle */
         int j = (int)mt_below(&g, (uint32_t)i + 1);
         int t = cards[i];
         cards[i] = cards[j];
         cards[j] = t;
     }
-    for (int s = 0; s < n; s++) {
-        r->hand[s] = 0;
-        r->size[s] = 0;
-    }
-    for (int k = 0; k < b->dealt; k++) {
-        int s = (dealer + k) % n;
-        r->hand[s] |= 1ULL << cards[k];
+    memset(r->hand, 0, sizeof r->hand);
+    memset(r->size, 0, sizeof r->size);
+    for (int k = 0, s = dealer; k < b->dealt; k++) {
+        bag_put(&r->hand[s], cards[k]);
         r->size[s]++;
+        if (++s == n)
+            s = 0;
     }
     for (int s = 0; s < n; s++)
         r->dealt_size[s] = r->size[s];
@@ -293,16 +372,17 @@ deal(const Batch *b, Row *r, uint32_t game_seed)
     memset(r->won, 0, sizeof r->won);
     r->table = 0;
     r->last_seat = -1;
-    r->last_cards = r->played = 0;
+    r->last_cards = r->played = (Bag){0, 0};
     r->passed = 0;
     r->steps = 0;
     r->listed = 0;
     int leader = dealer;                               /* first_leader "dealer" */
     if (b->leader_card >= 0) {
-        /* "holder:<card>": its holder leads; a card not dealt: the lowest card dealt */
+        /* "holder:<card>": the holder of its first copy dealt leads; a card not dealt: the
+           lowest card dealt */
         int wanted = b->leader_card, at = -1, low = N_CARDS, low_at = 0;
         for (int k = 0; k < b->dealt; k++) {
-            if (cards[k] == wanted)
+            if (cards[k] == wanted && at < 0)
                 at = k;
             if (cards[k] < low) {
                 low = cards[k];
@@ -312,8 +392,9 @@ deal(const Batch *b, Row *r, uint32_t game_seed)
         leader = (dealer + (at >= 0 ? at : low_at)) % n;
     }
     if (b->random_card) {
-        /* _choose_leader: a card drawn from the pack (rng.choice(deck)); its holder leads */
-        int drawn = (int)mt_below(&g, (uint32_t)b->deck);
+        /* _choose_leader: a card drawn from the packs (rng.choice(deck)); the holder of its
+           first copy dealt leads */
+        int drawn = (int)mt_below(&g, (uint32_t)total) % b->deck;
         for (int k = 0; k < b->dealt; k++)
             if (cards[k] == drawn) {
                 leader = (dealer + k) % n;
@@ -367,11 +448,12 @@ single_restart(const Batch *b, Row *r)
 /* Zheng Fen's card points (zheng_fen/family.py's points_of): each 5 scores 5, each 10 and
    K 10 */
 static inline int
-card_points(uint64_t cards)
+card_points(Bag cards)
 {
     const uint64_t fives = 0xFULL << (4 * 2), tens = 0xFULL << (4 * 7), kings = 0xFULL << (4 * 10);
-    return 5 * __builtin_popcountll(cards & fives)
-           + 10 * __builtin_popcountll(cards & (tens | kings));
+    return 5 * (__builtin_popcountll(cards.one & fives) + __builtin_popcountll(cards.two & fives))
+           + 10 * (__builtin_popcountll(cards.one & (tens | kings))
+                   + __builtin_popcountll(cards.two & (tens | kings)));
 }
 
 /* ClimbingGame._end_trick: the trick to its winner (its card points, Zheng Fen); the hand
@@ -403,7 +485,7 @@ end_trick(const Batch *b, Row *r)
 
 /* ClimbingGame._do_play for a single hand: ``code`` -1 for the pass */
 static void
-apply_play(const Batch *b, Row *r, long code, uint64_t cards, int ncards)
+apply_play(const Batch *b, Row *r, long code, Bag cards, int ncards)
 {
     int seat = r->to_act;
     if (code < 0) {
@@ -418,9 +500,9 @@ apply_play(const Batch *b, Row *r, long code, uint64_t cards, int ncards)
         r->listed = 0;
         return;
     }
-    r->hand[seat] &= ~cards;
+    bag_take(&r->hand[seat], cards);
     r->size[seat] -= ncards;
-    r->played |= cards;
+    bag_add(&r->played, cards);
     r->has_last = 1;
     r->last_code = code;
     r->last_cards = cards;
@@ -569,24 +651,16 @@ list_plays(const Batch *b, Row *r, Scratch *sc)
     sc->gen.out = NULL;
     sc->gen.sink = s;
     int rc;
+    Bag hand = r->hand[r->to_act];
+    unsigned char count[N_CARDS];
+    if (b->family != FAM_PAGAT || hand.two)
+        bag_counts(hand, count);
     if (b->family == FAM_OWEN) {
-        unsigned char count[N_CARDS] = {0};
-        uint64_t m = r->hand[r->to_act];
-        while (m) {
-            count[__builtin_ctzll(m)] = 1;
-            m &= m - 1;
-        }
         int d[4] = {-1, 0, 0, 0};
         if (r->has_last)
             owen_desc(r->last_code, d);
         rc = core_owen_generate(count, d[0], d[1], d[2], d[3], &sc->gen);
     } else if (b->family == FAM_ZF) {
-        unsigned char count[N_CARDS] = {0};
-        uint64_t m = r->hand[r->to_act];
-        while (m) {
-            count[__builtin_ctzll(m)] = 1;
-            m &= m - 1;
-        }
         int kind = -1, b0 = 0, b1 = 0;
         if (r->has_last) {                  /* core.py's _zf_prev, from the code */
             long code = r->last_code;
@@ -597,12 +671,6 @@ list_plays(const Batch *b, Row *r, Scratch *sc)
         }
         rc = core_zf_generate(count, kind, b0, b1, &sc->gen);
     } else if (b->family == FAM_WINNER) {
-        unsigned char count[N_CARDS] = {0};
-        uint64_t m = r->hand[r->to_act];
-        while (m) {
-            count[__builtin_ctzll(m)] = 1;
-            m &= m - 1;
-        }
         long v[7] = {b->wopts[0], b->wopts[1], b->wopts[2], -1, 0, 0, 0};
         if (r->has_last) {                  /* core.py's _winner_prev, from the code */
             long code = r->last_code, k = code & 15;
@@ -613,7 +681,10 @@ list_plays(const Batch *b, Row *r, Scratch *sc)
         }
         rc = core_winner_generate(count, v, &sc->gen);
     } else {
-        gen_from_set(&sc->gen, r->hand[r->to_act], b->seq_top);
+        if (hand.two)
+            gen_from_counts(&sc->gen, count, b->seq_top);
+        else
+            gen_from_set(&sc->gen, hand.one, b->seq_top);
         rc = pagat_generate(&sc->gen, &prev);
     }
     if (rc < 0 || s->over || s->n > b->limit)
@@ -621,13 +692,13 @@ list_plays(const Batch *b, Row *r, Scratch *sc)
     return 0;
 }
 
-static inline uint64_t
+static inline Bag
 play_set(const Sink *s, Py_ssize_t j)
 {
     const Play *p = &s->plays[j];
-    uint64_t m = 0;
+    Bag m = {0, 0};
     for (int i = 0; i < p->n; i++)
-        m |= 1ULL << s->pool[p->off + i];
+        bag_put(&m, s->pool[p->off + i]);
     return m;
 }
 
@@ -712,7 +783,8 @@ reading_key(long code)
 }
 
 typedef struct {
-    uint64_t cards, reading;
+    Bag cards;
+    uint64_t reading;
     int n, idx;
 } SortKey;
 
@@ -725,10 +797,8 @@ key_cmp(const void *pa, const void *pb)
     const SortKey *a = pa, *b = pb;
     if (a->n != b->n)
         return a->n < b->n ? -1 : 1;
-    if (a->cards != b->cards) {
-        uint64_t d = a->cards ^ b->cards;
-        return (a->cards & d & -d) ? -1 : 1;
-    }
+    if (!bag_eq(a->cards, b->cards))
+        return bag_less(a->cards, b->cards) ? -1 : 1;
     if (a->reading != b->reading)
         return a->reading > b->reading ? -1 : 1;
     return a->idx < b->idx ? -1 : 1;
@@ -762,7 +832,7 @@ make_decision(const Batch *b, Row *r, Scratch *sc)
         return -1;
     Cand *out = r->cand;
     if (pf) {
-        out[0].cards = 0;
+        out[0].cards = (Bag){0, 0};
         out[0].code = -1;
         out[0].n = 0;
     }
@@ -820,14 +890,6 @@ make_decision(const Batch *b, Row *r, Scratch *sc)
 }
 
 /* ------------------------------------------------------------------- the observation */
-static inline void
-set_bytes(unsigned char *at, uint64_t m)
-{
-    while (m) {
-        at[__builtin_ctzll(m)] = 1;
-        m &= m - 1;
-    }
-}
 
 /* ClimbingEncoder.write for ``seat`` (with its decision when ``decision``) into row i of the
    observations, and its mask */
@@ -840,10 +902,10 @@ observe(const Batch *b, Row *r, int i, int seat, int decision)
     memset(o, 0, (size_t)b->o_cand);
     if (r->used)
         memset(o + b->o_cand, 0, (size_t)r->used * b->width);
-    set_bytes(o, r->hand[seat]);
-    set_bytes(o + b->o_played, r->played);
+    bag_bytes(o, r->hand[seat]);
+    bag_bytes(o + b->o_played, r->played);
     if (r->has_last) {
-        set_bytes(o + b->o_last, r->last_cards);
+        bag_bytes(o + b->o_last, r->last_cards);
         o[b->o_last_seat + (r->last_seat - seat + n) % n] = 1;
         unsigned p = r->passed;
         while (p) {
@@ -884,7 +946,7 @@ observe(const Batch *b, Row *r, int i, int seat, int decision)
     int start = r->page * r->per_page;
     int stop = start + r->per_page < r->ncand ? start + r->per_page : r->ncand;
     unsigned char *row = o + b->o_cand;
-    uint64_t prev = 0;
+    Bag prev = {0, 0};
     int ordinal = 0, have_prev = 0;
     for (int j = start; j < stop; j++, row += b->width) {
         const Cand *c = &r->cand[j];
@@ -892,9 +954,9 @@ observe(const Batch *b, Row *r, int i, int seat, int decision)
             row[b->pass_at] = 1;
             continue;
         }
-        set_bytes(row, c->cards);
+        bag_bytes(row, c->cards);
         row[b->play_at] = 1;
-        if (have_prev && c->cards == prev) {     /* readings of the same cards: 0, 1, 2 ... */
+        if (have_prev && bag_eq(c->cards, prev)) {     /* readings of the same cards: 0, 1, 2 ... */
             ordinal++;
             row[b->extra_at] = (unsigned char)ordinal;
         } else {
@@ -939,7 +1001,7 @@ play_bots(const Batch *b, Row *r, Scratch *sc)
             return -1;                 /* legal_moves would offer the steps of a choice */
         Py_ssize_t j = mt_below(BOT(r, r->to_act), (uint32_t)n);
         if (j < pf)
-            apply_play(b, r, -1, 0, 0);
+            apply_play(b, r, -1, (Bag){0, 0}, 0);
         else
             apply_play(b, r, sc->sink.plays[j - pf].code, play_set(&sc->sink, j - pf),
                        sc->sink.plays[j - pf].n);
@@ -1132,7 +1194,8 @@ scratch_new(void)
     if (sc == NULL)
         return NULL;
     /* fixed arrays large enough for every listing up to the limit: the sink never grows
-       (growing would call the Python allocator, without the GIL) */
+       (growing would call the Python allocator, without the GIL); a play holds at most a
+       hand's cards, at most 36 (two packs, three players) */
     sc->sink.cap = BATCH_LIMIT;
     sc->sink.pool_cap = (Py_ssize_t)BATCH_LIMIT * N_CARDS;
     sc->sink.plays = PyMem_RawMalloc((size_t)sc->sink.cap * sizeof(Play));
@@ -1246,28 +1309,34 @@ set_threads(Batch *b, long threads)
 }
 
 /* Batch(n_envs, players, seq_top, teams, k, layout, arrays, single, seat, max_steps, strict,
-         illegal_reward, threads[, limit, teams6, random_card]): ``limit`` (at most 4,096)
+         illegal_reward, threads[, limit, teams6, random_card, family, dealt, leader_card,
+         deck, cards_left, min_straight, rank_only, quad, packs]): ``limit`` (at most 4,096)
    lowers the most plays a decision lists in C; past it the row goes to Python (the tests use
    it to play that path); ``teams6``: score_hand's "teams6"; ``random_card``: the first
-   leader holds a card drawn from the pack */
+   leader holds a card drawn from the pack; ``family``: FAM_*; ``dealt``: the cards dealt;
+   ``leader_card``: first_leader "holder:<card>" (-1: none); ``deck``: 54 or 52 cards a pack;
+   ``cards_left``: that scoring; the three "winner" options; ``packs``: 1, or 2 (pagat and
+   "winner") */
 static PyObject *
 batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     int n_envs, players, seq_top, k, single, seat, strict, threads, limit = BATCH_LIMIT;
     int teams6 = 0, random_card = 0, family = FAM_PAGAT, dealt = N_CARDS, leader_card = -1;
-    int deck = N_CARDS, cards_left = 0;
+    int deck = N_CARDS, cards_left = 0, packs = 1;
     long wopts[3] = {5, 0, 0};
     long max_steps;
     double illegal_reward;
     PyObject *teams, *layout, *arrays;
-    if (!PyArg_ParseTuple(args, "iiiOiOOiilpdi|ippiiiiplpp", &n_envs, &players, &seq_top,
+    if (!PyArg_ParseTuple(args, "iiiOiOOiilpdi|ippiiiiplppi", &n_envs, &players, &seq_top,
                           &teams, &k, &layout, &arrays, &single, &seat, &max_steps, &strict,
                           &illegal_reward, &threads, &limit, &teams6, &random_card, &family,
                           &dealt, &leader_card, &deck, &cards_left, &wopts[0], &wopts[1],
-                          &wopts[2]))
+                          &wopts[2], &packs))
         return NULL;
     if (family < FAM_PAGAT || family > FAM_ZF || (deck != N_CARDS && deck != 52)
-            || dealt < players || dealt > deck || leader_card < -1 || leader_card >= deck
+            || packs < 1 || packs > 2 || (packs == 2 && family != FAM_PAGAT
+                                          && family != FAM_WINNER)
+            || dealt < players || dealt > deck * packs || leader_card < -1 || leader_card >= deck
             || wopts[0] < 3 || wopts[0] > 13) {
         PyErr_SetString(PyExc_ValueError, "Batch: bad family, deal or leader");
         return NULL;
@@ -1294,6 +1363,7 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     b->family = family;
     b->dealt = dealt;
     b->deck = deck;
+    b->packs = packs;
     b->cards_left = cards_left;
     b->points = family == FAM_ZF;
     memcpy(b->wopts, wopts, sizeof wopts);
