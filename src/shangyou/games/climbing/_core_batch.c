@@ -326,17 +326,10 @@ struct Batch {
 };
 
 /* ------------------------------------------------------------------------ the game */
-static int
+static inline int
 next_with_cards(const Batch *b, const Row *r, int seat, int include_self)
 {
-    int n = b->players;
-    int s = include_self ? seat : (seat + 1) % n;
-    for (int i = 0; i <= n; i++) {
-        if (r->size[s])
-            return s;
-        s = (s + 1) % n;
-    }
-    return seat;
+    return core_next_with_cards(r->size, b->players, seat, include_self);
 }
 
 /* ClimbingGame.__init__ and _start_hand for one hand dealt from ``game_seed``: the dealer
@@ -491,8 +484,7 @@ apply_play(const Batch *b, Row *r, long code, Bag cards, int ncards)
     if (code < 0) {
         r->passes++;
         r->passed |= 1u << seat;
-        int others = b->players - r->norder - (r->size[r->last_seat] ? 1 : 0);
-        if (r->passes >= others) {
+        if (core_passes_end_trick(r->passes, b->players, r->norder, r->size[r->last_seat])) {
             end_trick(b, r);
         } else {
             r->to_act = next_with_cards(b, r, seat, 0);
@@ -516,12 +508,7 @@ apply_play(const Batch *b, Row *r, long code, Bag cards, int ncards)
         if (r->norder == 0)                         /* counts_at_first_out */
             memcpy(r->first_out_size, r->size, sizeof r->size);
         r->order[r->norder++] = seat;
-        int holding = 0, holder = -1;
-        for (int s = 0; s < b->players; s++)
-            if (r->size[s]) {
-                holding++;
-                holder = s;
-            }
+        int holder, holding = core_holding(r->size, b->players, &holder);
         if (holding <= 1) {
             if (!b->points) {                       /* the hand ends now */
                 if (holding == 1)
@@ -1009,6 +996,35 @@ play_bots(const Batch *b, Row *r, Scratch *sc)
     return 0;
 }
 
+/* the id ``a`` (legal) for the decision now, counted and logged: MORE turns the page (0),
+   a candidate is played (1); -2 without memory for the log */
+static int
+take_id(const Batch *b, Row *r, int64_t a)
+{
+    r->steps++;
+    if (log_id(r, a) < 0)
+        return -2;
+    if (r->pages > 1 && a == b->k - 1) {
+        r->page = (r->page + 1) % r->pages;
+        return 0;
+    }
+    const Cand *c = &r->cand[r->page * r->per_page + a];
+    apply_play(b, r, c->code, c->cards, c->n);
+    return 1;
+}
+
+/* row i shows the decision of the seat to act (aec), listed first where it is not yet: -1
+   where the engine does not list it */
+static int
+show_decision(Batch *b, Row *r, int i, Scratch *sc)
+{
+    if (!r->listed && make_decision(b, r, sc) < 0)
+        return -1;
+    ((int64_t *)b->seat_buf.buf)[i] = r->to_act;
+    observe(b, r, i, r->to_act, 1);
+    return 0;
+}
+
 /* BatchSim.step for row i (every seat: the seat to act observes) */
 static int
 step_aec(Batch *b, int i, int64_t a, Scratch *sc)
@@ -1021,29 +1037,19 @@ step_aec(Batch *b, int i, int64_t a, Scratch *sc)
     for (int s = 0; s < b->players; s++)
         rew[s] = 0;
     *term = *trunc = 0;
-    r->steps++;
-    if (log_id(r, a) < 0)
-        return -2;
-    if (r->pages > 1 && a == b->k - 1) {
-        r->page = (r->page + 1) % r->pages;
-    } else {
-        const Cand *c = &r->cand[r->page * r->per_page + a];
-        apply_play(b, r, c->code, c->cards, c->n);
-        if (r->over) {
-            hand_rewards(b, r, rew);
-            *term = 1;
-            aec_next_hand(b, r);
-        }
+    int rc = take_id(b, r, a);
+    if (rc < 0)
+        return rc;
+    if (rc == 1 && r->over) {
+        hand_rewards(b, r, rew);
+        *term = 1;
+        aec_next_hand(b, r);
     }
     if (b->max_steps > 0 && r->steps >= b->max_steps) {
         *term = *trunc = 1;
         aec_next_hand(b, r);
     }
-    if (!r->listed && make_decision(b, r, sc) < 0)
-        return -1;
-    ((int64_t *)b->seat_buf.buf)[i] = r->to_act;
-    observe(b, r, i, r->to_act, 1);
-    return 0;
+    return show_decision(b, r, i, sc);
 }
 
 /* the learner's observation (single-agent mode) */
@@ -1055,6 +1061,17 @@ observe_single(Batch *b, Row *r, int i, Scratch *sc)
         return -1;
     observe(b, r, i, b->seat, deciding);
     return 0;
+}
+
+/* a new episode of row i (single-agent mode): dealt, the opponents before the learner
+   played, the learner's observation */
+static int
+single_begin(Batch *b, Row *r, int i, Scratch *sc)
+{
+    single_restart(b, r);
+    if (play_bots(b, r, sc) < 0)
+        return -1;
+    return observe_single(b, r, i, sc);
 }
 
 /* ShangyouVectorEnv.step for row i: SingleAgentEnv._advance, or the next-step autoreset */
@@ -1069,29 +1086,19 @@ step_single(Batch *b, int i, int64_t a, Scratch *sc)
         return 0;                   /* played in Python until its episode ends */
     *rew = 0;
     *term = *trunc = *ill = 0;
-    if (r->autoreset) {
-        single_restart(b, r);
-        if (play_bots(b, r, sc) < 0)
-            return -1;
-        return observe_single(b, r, i, sc);
-    }
+    if (r->autoreset)
+        return single_begin(b, r, i, sc);
     if (!legal(r, b->k, a)) {                /* strict mode checked every id beforehand */
         *rew = b->illegal_reward;
         *term = *ill = 1;
         r->autoreset = 1;
         return observe_single(b, r, i, sc);
     }
-    r->steps++;
-    if (log_id(r, a) < 0)
-        return -2;
-    if (r->pages > 1 && a == b->k - 1) {
-        r->page = (r->page + 1) % r->pages;
-    } else {
-        const Cand *c = &r->cand[r->page * r->per_page + a];
-        apply_play(b, r, c->code, c->cards, c->n);
-        if (play_bots(b, r, sc) < 0)
-            return -1;
-    }
+    int rc = take_id(b, r, a);
+    if (rc < 0)
+        return rc;
+    if (rc == 1 && play_bots(b, r, sc) < 0)
+        return -1;
     if (r->over) {
         double pts[MAX_SEATS];
         hand_rewards(b, r, pts);
@@ -1235,6 +1242,16 @@ pool_stop(Batch *b)
     b->nworkers = 0;
 }
 
+/* the arrays a Batch writes, in the order Batch() takes them */
+#define N_ARRAYS 7
+static void
+arrays_of(Batch *b, Py_buffer **out)
+{
+    Py_buffer *bufs[N_ARRAYS] = {&b->obs, &b->mask, &b->reward, &b->term, &b->trunc,
+                                 &b->seat_buf, &b->illegal};
+    memcpy(out, bufs, sizeof bufs);
+}
+
 static void
 batch_dealloc(Batch *b)
 {
@@ -1257,9 +1274,9 @@ batch_dealloc(Batch *b)
     }
     PyMem_RawFree(b->mts);
     if (b->have_bufs) {
-        Py_buffer *bufs[7] = {&b->obs, &b->mask, &b->reward, &b->term, &b->trunc,
-                              &b->seat_buf, &b->illegal};
-        for (int j = 0; j < 7; j++)
+        Py_buffer *bufs[N_ARRAYS];
+        arrays_of(b, bufs);
+        for (int j = 0; j < N_ARRAYS; j++)
             if (bufs[j]->obj != NULL)
                 PyBuffer_Release(bufs[j]);
     }
@@ -1320,36 +1337,6 @@ set_threads(Batch *b, long threads)
 static PyObject *
 batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
-    int n_envs, players, seq_top, k, single, seat, strict, threads, limit = BATCH_LIMIT;
-    int teams6 = 0, random_card = 0, family = FAM_PAGAT, dealt = N_CARDS, leader_card = -1;
-    int deck = N_CARDS, cards_left = 0, packs = 1;
-    long wopts[3] = {5, 0, 0};
-    long max_steps;
-    double illegal_reward;
-    PyObject *teams, *layout, *arrays;
-    if (!PyArg_ParseTuple(args, "iiiOiOOiilpdi|ippiiiiplppi", &n_envs, &players, &seq_top,
-                          &teams, &k, &layout, &arrays, &single, &seat, &max_steps, &strict,
-                          &illegal_reward, &threads, &limit, &teams6, &random_card, &family,
-                          &dealt, &leader_card, &deck, &cards_left, &wopts[0], &wopts[1],
-                          &wopts[2], &packs))
-        return NULL;
-    if (family < FAM_PAGAT || family > FAM_ZF || (deck != N_CARDS && deck != 52)
-            || packs < 1 || packs > 2 || (packs == 2 && family != FAM_PAGAT
-                                          && family != FAM_WINNER)
-            || dealt < players || dealt > deck * packs || leader_card < -1 || leader_card >= deck
-            || wopts[0] < 3 || wopts[0] > 13) {
-        PyErr_SetString(PyExc_ValueError, "Batch: bad family, deal or leader");
-        return NULL;
-    }
-    if (limit < 1 || limit > BATCH_LIMIT) {
-        PyErr_SetString(PyExc_ValueError, "Batch: bad listing limit");
-        return NULL;
-    }
-    if (n_envs < 1 || players < 2 || players > MAX_SEATS || (seq_top != ACE && seq_top != TWO)
-            || k < 2 || (single && (seat < 0 || seat >= players)) || max_steps < 0) {
-        PyErr_SetString(PyExc_ValueError, "Batch: bad arguments");
-        return NULL;
-    }
     if (!mt_base_made) {
         mt_init_genrand(&mt_base, 19650218U);
         mt_base_made = 1;
@@ -1357,25 +1344,43 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     Batch *b = (Batch *)type->tp_alloc(type, 0);
     if (b == NULL)
         return NULL;
-    b->n_envs = n_envs;
-    b->limit = limit;
-    b->random_card = random_card;
-    b->family = family;
-    b->dealt = dealt;
-    b->deck = deck;
-    b->packs = packs;
-    b->cards_left = cards_left;
+    /* the arguments go straight into the engine's fields, the optional ones' defaults first */
+    b->limit = BATCH_LIMIT;
+    b->family = FAM_PAGAT;
+    b->dealt = b->deck = N_CARDS;
+    b->leader_card = -1;
+    b->wopts[0] = 5;
+    b->packs = 1;
+    int threads;
+    PyObject *teams, *layout, *arrays;
+    if (!PyArg_ParseTuple(args, "iiiOiOOiilpdi|ippiiiiplppi", &b->n_envs, &b->players,
+                          &b->seq_top, &teams, &b->k, &layout, &arrays, &b->single, &b->seat,
+                          &b->max_steps, &b->strict, &b->illegal_reward, &threads, &b->limit,
+                          &b->teams6, &b->random_card, &b->family, &b->dealt, &b->leader_card,
+                          &b->deck, &b->cards_left, &b->wopts[0], &b->wopts[1], &b->wopts[2],
+                          &b->packs))
+        goto fail;
+    int n_envs = b->n_envs, players = b->players, k = b->k, single = b->single;
+    int family = b->family, deck = b->deck, packs = b->packs, seat = b->seat;
+    if (family < FAM_PAGAT || family > FAM_ZF || (deck != N_CARDS && deck != 52)
+            || packs < 1 || packs > 2 || (packs == 2 && family != FAM_PAGAT
+                                          && family != FAM_WINNER)
+            || b->dealt < players || b->dealt > deck * packs || b->leader_card < -1
+            || b->leader_card >= deck || b->wopts[0] < 3 || b->wopts[0] > 13) {
+        PyErr_SetString(PyExc_ValueError, "Batch: bad family, deal or leader");
+        goto fail;
+    }
+    if (b->limit < 1 || b->limit > BATCH_LIMIT) {
+        PyErr_SetString(PyExc_ValueError, "Batch: bad listing limit");
+        goto fail;
+    }
+    if (n_envs < 1 || players < 2 || players > MAX_SEATS
+            || (b->seq_top != ACE && b->seq_top != TWO) || k < 2
+            || (single && (seat < 0 || seat >= players)) || b->max_steps < 0) {
+        PyErr_SetString(PyExc_ValueError, "Batch: bad arguments");
+        goto fail;
+    }
     b->points = family == FAM_ZF;
-    memcpy(b->wopts, wopts, sizeof wopts);
-    b->leader_card = leader_card;
-    b->players = players;
-    b->seq_top = seq_top;
-    b->k = k;
-    b->single = single;
-    b->seat = seat;
-    b->max_steps = max_steps;
-    b->strict = strict;
-    b->illegal_reward = illegal_reward;
     if (teams != Py_None) {
         if (!PyTuple_Check(teams) || PyTuple_GET_SIZE(teams) != players)
             goto bad;
@@ -1387,14 +1392,13 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         }
         b->teams = 1;
     }
-    if (teams6) {                   /* two teams of three */
+    if (b->teams6) {                /* two teams of three */
         int count[2] = {0, 0};
         for (int s = 0; s < players && b->teams; s++)
             if (b->team[s] < 2)
                 count[b->team[s]]++;
         if (!b->teams || players != 6 || count[0] != 3 || count[1] != 3)
             goto bad;
-        b->teams6 = 1;
     }
     int *fields[19] = {&b->o_played, &b->o_last, &b->o_counts, &b->o_finished, &b->o_passed,
                        &b->o_last_seat, &b->o_partners, &b->o_leading, &b->o_phase,
@@ -1418,18 +1422,18 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
             || b->o_page + 2 > b->o_cand || b->o_won + players > b->o_cand
             || b->o_table >= b->o_cand)
         goto bad;
-    if (!PyTuple_Check(arrays) || PyTuple_GET_SIZE(arrays) != 7)
+    if (!PyTuple_Check(arrays) || PyTuple_GET_SIZE(arrays) != N_ARRAYS)
         goto bad;
     {
         Py_ssize_t n = n_envs;
-        Py_ssize_t sizes[7] = {n * b->obs_size, n * k, n * (single ? 1 : players) * 8, n, n,
-                               n * 8, n};
-        const char *names[7] = {"obs", "mask", "rewards", "terminated", "truncated", "seat",
-                                "illegal"};
-        Py_buffer *bufs[7] = {&b->obs, &b->mask, &b->reward, &b->term, &b->trunc,
-                              &b->seat_buf, &b->illegal};
+        Py_ssize_t sizes[N_ARRAYS] = {n * b->obs_size, n * k, n * (single ? 1 : players) * 8,
+                                      n, n, n * 8, n};
+        const char *names[N_ARRAYS] = {"obs", "mask", "rewards", "terminated", "truncated",
+                                       "seat", "illegal"};
+        Py_buffer *bufs[N_ARRAYS];
+        arrays_of(b, bufs);
         b->have_bufs = 1;
-        for (int j = 0; j < 7; j++)
+        for (int j = 0; j < N_ARRAYS; j++)
             if (get_buf(PyTuple_GET_ITEM(arrays, j), bufs[j], sizes[j], names[j]) < 0)
                 goto fail;
     }
@@ -1471,6 +1475,20 @@ refuse_busy(const Batch *b)
     return 0;
 }
 
+/* a row's index: 0 <= i < n_envs, else -1 with an exception */
+static long
+row_arg(Batch *b, PyObject *arg)
+{
+    long i = PyLong_AsLong(arg);
+    if (i == -1 && PyErr_Occurred())
+        return -1;
+    if (i < 0 || i >= b->n_envs) {
+        PyErr_SetString(PyExc_IndexError, "no such row");
+        return -1;
+    }
+    return i;
+}
+
 static PyObject *
 batch_error(Batch *b)
 {
@@ -1489,6 +1507,25 @@ any_error(Batch *b)
     for (int i = 0; i < b->n_envs; i++)
         if (b->rows[i].error)
             return 1;
+    return 0;
+}
+
+/* the ids of a step, or the array random_actions fills (``writable``): one int64 per row,
+   C-contiguous; 0, or -1 with an exception (``what``: the method) and no buffer held */
+static int
+ids_buffer(const Batch *b, PyObject *arg, Py_buffer *v, int writable, const char *what)
+{
+    if (PyObject_GetBuffer(arg, v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT
+                                   | (writable ? PyBUF_WRITABLE : 0)) < 0)
+        return -1;
+    const char *f = v->format;
+    if (v->len != (Py_ssize_t)b->n_envs * 8 || v->itemsize != 8 || f == NULL
+            || (strcmp(f, "l") != 0 && strcmp(f, "q") != 0 && strcmp(f, "=q") != 0
+                && strcmp(f, "<q") != 0 && strcmp(f, "=l") != 0 && strcmp(f, "<l") != 0)) {
+        PyBuffer_Release(v);
+        PyErr_Format(PyExc_ValueError, "%s: need an int64 array of %d ids", what, b->n_envs);
+        return -1;
+    }
     return 0;
 }
 
@@ -1527,19 +1564,12 @@ batch_reset(Batch *b, PyObject *const *args, Py_ssize_t nargs)
         int rc;
         r->escaped = r->escaped_now = 0;
         if (b->single) {
-            single_restart(b, r);
-            rc = play_bots(b, r, b->scratch[0]);
-            if (rc == 0)
-                rc = observe_single(b, r, (int)i, b->scratch[0]);
+            rc = single_begin(b, r, (int)i, b->scratch[0]);
             ((double *)b->reward.buf)[i] = 0;
             ((char *)b->illegal.buf)[i] = 0;
         } else {
             aec_next_hand(b, r);
-            rc = make_decision(b, r, b->scratch[0]);
-            if (rc == 0) {
-                ((int64_t *)b->seat_buf.buf)[i] = r->to_act;
-                observe(b, r, (int)i, r->to_act, 1);
-            }
+            rc = show_decision(b, r, (int)i, b->scratch[0]);
             for (int s = 0; s < b->players; s++)
                 ((double *)b->reward.buf)[i * b->players + s] = 0;
         }
@@ -1556,19 +1586,9 @@ batch_reset(Batch *b, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 batch_step(Batch *b, PyObject *arg)
 {
-    if (refuse_busy(b))
-        return NULL;
     Py_buffer v;
-    if (PyObject_GetBuffer(arg, &v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+    if (refuse_busy(b) || ids_buffer(b, arg, &v, 0, "step") < 0)
         return NULL;
-    if (v.len != (Py_ssize_t)b->n_envs * 8 || v.itemsize != 8 || v.format == NULL
-            || (strcmp(v.format, "l") != 0 && strcmp(v.format, "q") != 0
-                && strcmp(v.format, "=q") != 0 && strcmp(v.format, "<q") != 0
-                && strcmp(v.format, "=l") != 0 && strcmp(v.format, "<l") != 0)) {
-        PyBuffer_Release(&v);
-        PyErr_Format(PyExc_ValueError, "step: need %d int64 actions", b->n_envs);
-        return NULL;
-    }
     const int64_t *a = v.buf;
     if (!b->single || b->strict) {
         for (int i = 0; i < b->n_envs; i++) {
@@ -1602,16 +1622,9 @@ batch_step(Batch *b, PyObject *arg)
 static PyObject *
 batch_random_actions(Batch *b, PyObject *arg)
 {
-    if (refuse_busy(b))
-        return NULL;
     Py_buffer v;
-    if (PyObject_GetBuffer(arg, &v, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+    if (refuse_busy(b) || ids_buffer(b, arg, &v, 1, "random_actions") < 0)
         return NULL;
-    if (v.len != (Py_ssize_t)b->n_envs * 8) {
-        PyBuffer_Release(&v);
-        PyErr_SetString(PyExc_ValueError, "random_actions: need an int64 array of n_envs");
-        return NULL;
-    }
     int64_t *out = v.buf;
     for (int i = 0; i < b->n_envs; i++) {
         const unsigned char *m = (const unsigned char *)b->mask.buf + (size_t)i * b->k;
@@ -1669,13 +1682,9 @@ batch_hand(Batch *b, PyObject *arg)
 {
     if (refuse_busy(b))
         return NULL;
-    long i = PyLong_AsLong(arg);
-    if (i == -1 && PyErr_Occurred())
+    long i = row_arg(b, arg);
+    if (i < 0)
         return NULL;
-    if (i < 0 || i >= b->n_envs) {
-        PyErr_SetString(PyExc_IndexError, "no such row");
-        return NULL;
-    }
     const Row *r = &b->rows[i];
     int pts[MAX_SEATS], tp[MAX_SEATS];
     if (r->norder > 0)
@@ -1721,19 +1730,6 @@ batch_take_escaped(Batch *b, PyObject *unused)
             b->rows[i].escaped_now = 0;
         }
     return out;
-}
-
-static long
-row_arg(Batch *b, PyObject *arg)
-{
-    long i = PyLong_AsLong(arg);
-    if (i == -1 && PyErr_Occurred())
-        return -1;
-    if (i < 0 || i >= b->n_envs) {
-        PyErr_SetString(PyExc_IndexError, "no such row");
-        return -1;
-    }
-    return i;
 }
 
 /* escape_state(i) -> (state, ids): the row's seed stream at its episode's start as
@@ -1815,12 +1811,8 @@ batch_resume(Batch *b, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_NONE;
     }
     aec_next_hand(b, r);         /* aec: the next hand at once, as BatchSim deals it */
-    if (make_decision(b, r, b->scratch[0]) < 0) {
+    if (show_decision(b, r, (int)i, b->scratch[0]) < 0)
         r->escaped = r->escaped_now = 1;
-        Py_RETURN_NONE;
-    }
-    ((int64_t *)b->seat_buf.buf)[i] = r->to_act;
-    observe(b, r, (int)i, r->to_act, 1);
     Py_RETURN_NONE;
 }
 
