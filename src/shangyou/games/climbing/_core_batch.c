@@ -1475,18 +1475,21 @@ refuse_busy(const Batch *b)
     return 0;
 }
 
-/* a row's index: 0 <= i < n_envs, else -1 with an exception */
-static long
+/* the row of an index 0 <= i < n_envs, else NULL with an exception (refused while a step
+   runs) */
+static Row *
 row_arg(Batch *b, PyObject *arg)
 {
+    if (refuse_busy(b))
+        return NULL;
     long i = PyLong_AsLong(arg);
     if (i == -1 && PyErr_Occurred())
-        return -1;
+        return NULL;
     if (i < 0 || i >= b->n_envs) {
         PyErr_SetString(PyExc_IndexError, "no such row");
-        return -1;
+        return NULL;
     }
-    return i;
+    return &b->rows[i];
 }
 
 static PyObject *
@@ -1680,12 +1683,9 @@ batch_set_threads(Batch *b, PyObject *arg)
 static PyObject *
 batch_hand(Batch *b, PyObject *arg)
 {
-    if (refuse_busy(b))
+    const Row *r = row_arg(b, arg);
+    if (r == NULL)
         return NULL;
-    long i = row_arg(b, arg);
-    if (i < 0)
-        return NULL;
-    const Row *r = &b->rows[i];
     int pts[MAX_SEATS], tp[MAX_SEATS];
     if (r->norder > 0)
         hand_points(b, r, pts, tp);
@@ -1737,12 +1737,9 @@ batch_take_escaped(Batch *b, PyObject *unused)
 static PyObject *
 batch_escape_state(Batch *b, PyObject *arg)
 {
-    if (refuse_busy(b))
+    const Row *r = row_arg(b, arg);
+    if (r == NULL)
         return NULL;
-    long i = row_arg(b, arg);
-    if (i < 0)
-        return NULL;
-    const Row *r = &b->rows[i];
     /* Python's state holds the whole twist: the words not twisted yet are twisted on a copy
        (drawing them in order does it), its next word kept */
     MT st = *START(r);
@@ -1773,15 +1770,14 @@ batch_escape_state(Batch *b, PyObject *arg)
 static PyObject *
 batch_resume(Batch *b, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (refuse_busy(b))
-        return NULL;
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "resume(i, state)");
         return NULL;
     }
-    long i = row_arg(b, args[0]);
-    if (i < 0)
+    Row *r = row_arg(b, args[0]);
+    if (r == NULL)
         return NULL;
+    int i = (int)(r - b->rows);
     PyObject *st = args[1], *words;
     if (!PyTuple_Check(st) || PyTuple_GET_SIZE(st) != 3
             || !PyTuple_Check(words = PyTuple_GET_ITEM(st, 1)) || PyTuple_GET_SIZE(words) != 625) {
@@ -1802,7 +1798,6 @@ batch_resume(Batch *b, PyObject *const *args, Py_ssize_t nargs)
             m.mti = (int)v;
     }
     m.tw = 624;                  /* a state of Python's: every word twisted */
-    Row *r = &b->rows[i];
     *SEEDER(r) = m;
     r->used = b->k;              /* Python wrote the row: every candidate row is zeroed next */
     r->escaped = r->escaped_now = 0;
@@ -1811,7 +1806,7 @@ batch_resume(Batch *b, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_NONE;
     }
     aec_next_hand(b, r);         /* aec: the next hand at once, as BatchSim deals it */
-    if (show_decision(b, r, (int)i, b->scratch[0]) < 0)
+    if (show_decision(b, r, i, b->scratch[0]) < 0)
         r->escaped = r->escaped_now = 1;
     Py_RETURN_NONE;
 }
