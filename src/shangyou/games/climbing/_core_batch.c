@@ -217,14 +217,15 @@ bag_counts(Bag x, unsigned char *count)
         count[__builtin_ctzll(m)] = 2;
 }
 
-/* the counts of a pile into an observation's 54 entries (zeros) */
+/* the counts of a pile into an observation's 54 entries (zeros); ``two``: of two packs */
 static inline void
-bag_bytes(unsigned char *at, Bag x)
+bag_bytes(unsigned char *at, Bag x, int two)
 {
     for (uint64_t m = x.one; m; m &= m - 1)
         at[__builtin_ctzll(m)] = 1;
-    for (uint64_t m = x.two; m; m &= m - 1)
-        at[__builtin_ctzll(m)] = 2;
+    if (two)
+        for (uint64_t m = x.two; m; m &= m - 1)
+            at[__builtin_ctzll(m)] = 2;
 }
 
 /* ------------------------------------------------------------------------ the rows */
@@ -679,13 +680,19 @@ list_plays(const Batch *b, Row *r, Scratch *sc)
     return 0;
 }
 
+/* the cards of the sink's play j (``two``: of two packs, a card may come twice) */
 static inline Bag
-play_set(const Sink *s, Py_ssize_t j)
+play_set(const Sink *s, Py_ssize_t j, int two)
 {
     const Play *p = &s->plays[j];
+    const int *c = s->pool + p->off;
     Bag m = {0, 0};
-    for (int i = 0; i < p->n; i++)
-        bag_put(&m, s->pool[p->off + i]);
+    if (two)
+        for (int i = 0; i < p->n; i++)
+            bag_put(&m, c[i]);
+    else
+        for (int i = 0; i < p->n; i++)
+            m.one |= 1ULL << c[i];
     return m;
 }
 
@@ -776,8 +783,30 @@ typedef struct {
 } SortKey;
 
 /* sort_moves' order: by number of cards, then the cards (sorted tuples compare at their first
-   difference: the set holding the lowest card of the two sets' difference is less), then
-   the reading, highest first, then the listing's order (a stable sort) */
+   difference: bag_less), then the reading, highest first, then the listing's order (a stable
+   sort); key_cmp_one for piles of one pack (the set holding the lowest card of the two sets'
+   difference is less), key_cmp for two */
+static inline int
+key_rest(const SortKey *a, const SortKey *b)
+{
+    if (a->reading != b->reading)
+        return a->reading > b->reading ? -1 : 1;
+    return a->idx < b->idx ? -1 : 1;
+}
+
+static int
+key_cmp_one(const void *pa, const void *pb)
+{
+    const SortKey *a = pa, *b = pb;
+    if (a->n != b->n)
+        return a->n < b->n ? -1 : 1;
+    if (a->cards.one != b->cards.one) {
+        uint64_t d = a->cards.one ^ b->cards.one;
+        return (a->cards.one & d & -d) ? -1 : 1;
+    }
+    return key_rest(a, b);
+}
+
 static int
 key_cmp(const void *pa, const void *pb)
 {
@@ -786,9 +815,26 @@ key_cmp(const void *pa, const void *pb)
         return a->n < b->n ? -1 : 1;
     if (!bag_eq(a->cards, b->cards))
         return bag_less(a->cards, b->cards) ? -1 : 1;
-    if (a->reading != b->reading)
-        return a->reading > b->reading ? -1 : 1;
-    return a->idx < b->idx ? -1 : 1;
+    return key_rest(a, b);
+}
+
+/* the keys sorted: insertion sort for a few (most decisions), else qsort */
+static inline void
+sort_keys(SortKey *keys, int n, int (*cmp)(const void *, const void *))
+{
+    if (n > 16) {
+        qsort(keys, (size_t)n, sizeof(SortKey), cmp);
+        return;
+    }
+    for (int i = 1; i < n; i++) {
+        SortKey k = keys[i];
+        int j = i - 1;
+        while (j >= 0 && cmp(&keys[j], &k) > 0) {
+            keys[j + 1] = keys[j];
+            j--;
+        }
+        keys[j + 1] = k;
+    }
 }
 
 static int
@@ -823,8 +869,9 @@ make_decision(const Batch *b, Row *r, Scratch *sc)
         out[0].code = -1;
         out[0].n = 0;
     }
+    int two = b->packs == 2;
     if (n == 1) {
-        out[pf].cards = play_set(s, 0);
+        out[pf].cards = play_set(s, 0, two);
         out[pf].code = s->plays[0].code;
         out[pf].n = s->plays[0].n;
     } else if (n > 1) {
@@ -833,7 +880,7 @@ make_decision(const Batch *b, Row *r, Scratch *sc)
         if (keys == NULL)
             return -1;
         for (int j = 0; j < n; j++) {
-            keys[j].cards = play_set(s, j);
+            keys[j].cards = play_set(s, j, two);
             keys[j].n = s->plays[j].n;
             long code = s->plays[j].code;
             keys[j].reading = b->family == FAM_OWEN ? owen_reading_key(code)
@@ -842,19 +889,10 @@ make_decision(const Batch *b, Row *r, Scratch *sc)
                               : reading_key(code);
             keys[j].idx = j;
         }
-        if (n <= 16) {                                   /* insertion sort */
-            for (int i = 1; i < n; i++) {
-                SortKey k = keys[i];
-                int j = i - 1;
-                while (j >= 0 && key_cmp(&keys[j], &k) > 0) {
-                    keys[j + 1] = keys[j];
-                    j--;
-                }
-                keys[j + 1] = k;
-            }
-        } else {
-            qsort(keys, (size_t)n, sizeof(SortKey), key_cmp);
-        }
+        if (two)
+            sort_keys(keys, n, key_cmp);
+        else
+            sort_keys(keys, n, key_cmp_one);
         for (int j = 0; j < n; j++) {
             out[pf + j].cards = keys[j].cards;
             out[pf + j].code = s->plays[keys[j].idx].code;
@@ -879,9 +917,10 @@ make_decision(const Batch *b, Row *r, Scratch *sc)
 /* ------------------------------------------------------------------- the observation */
 
 /* ClimbingEncoder.write for ``seat`` (with its decision when ``decision``) into row i of the
-   observations, and its mask */
-static void
-observe(const Batch *b, Row *r, int i, int seat, int decision)
+   observations, and its mask; ``two``: two packs (a constant where it is inlined, so that
+   the one-pack engine does not test for cards held twice) */
+static inline __attribute__((always_inline)) void
+observe_packs(const Batch *b, Row *r, int i, int seat, int decision, const int two)
 {
     unsigned char *o = (unsigned char *)b->obs.buf + (size_t)i * b->obs_size;
     int n = b->players;
@@ -889,10 +928,10 @@ observe(const Batch *b, Row *r, int i, int seat, int decision)
     memset(o, 0, (size_t)b->o_cand);
     if (r->used)
         memset(o + b->o_cand, 0, (size_t)r->used * b->width);
-    bag_bytes(o, r->hand[seat]);
-    bag_bytes(o + b->o_played, r->played);
+    bag_bytes(o, r->hand[seat], two);
+    bag_bytes(o + b->o_played, r->played, two);
     if (r->has_last) {
-        bag_bytes(o + b->o_last, r->last_cards);
+        bag_bytes(o + b->o_last, r->last_cards, two);
         o[b->o_last_seat + (r->last_seat - seat + n) % n] = 1;
         unsigned p = r->passed;
         while (p) {
@@ -941,9 +980,9 @@ observe(const Batch *b, Row *r, int i, int seat, int decision)
             row[b->pass_at] = 1;
             continue;
         }
-        bag_bytes(row, c->cards);
+        bag_bytes(row, c->cards, two);
         row[b->play_at] = 1;
-        if (have_prev && bag_eq(c->cards, prev)) {     /* readings of the same cards: 0, 1, 2 ... */
+        if (have_prev && c->cards.one == prev.one && (!two || c->cards.two == prev.two)) {     /* readings of the same cards: 0, 1, 2 ... */
             ordinal++;
             row[b->extra_at] = (unsigned char)ordinal;
         } else {
@@ -959,6 +998,15 @@ observe(const Batch *b, Row *r, int i, int seat, int decision)
         mask[b->k - 1] = 1;
         r->used = b->k;
     }
+}
+
+static void
+observe(const Batch *b, Row *r, int i, int seat, int decision)
+{
+    if (b->packs == 2)
+        observe_packs(b, r, i, seat, decision, 1);
+    else
+        observe_packs(b, r, i, seat, decision, 0);
 }
 
 /* ------------------------------------------------------------------------- stepping */
@@ -990,15 +1038,15 @@ play_bots(const Batch *b, Row *r, Scratch *sc)
         if (j < pf)
             apply_play(b, r, -1, (Bag){0, 0}, 0);
         else
-            apply_play(b, r, sc->sink.plays[j - pf].code, play_set(&sc->sink, j - pf),
-                       sc->sink.plays[j - pf].n);
+            apply_play(b, r, sc->sink.plays[j - pf].code,
+                       play_set(&sc->sink, j - pf, b->packs == 2), sc->sink.plays[j - pf].n);
     }
     return 0;
 }
 
 /* the id ``a`` (legal) for the decision now, counted and logged: MORE turns the page (0),
    a candidate is played (1); -2 without memory for the log */
-static int
+static inline int
 take_id(const Batch *b, Row *r, int64_t a)
 {
     r->steps++;
