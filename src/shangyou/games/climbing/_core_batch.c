@@ -231,8 +231,9 @@ bag_bytes(unsigned char *at, Bag x, int two)
 /* ------------------------------------------------------------------------ the rows */
 typedef struct {
     Bag cards;                  /* the play's cards (none for the pass) */
-    long code;                  /* the play's code (_core.h); -1: the pass */
-    int n;                      /* its number of cards */
+    int32_t code;               /* the play's code (every family's is below 2**20); -1: the
+                                   pass */
+    int32_t n;                  /* its number of cards */
 } Cand;
 
 typedef struct {
