@@ -158,12 +158,6 @@ typedef struct {
 } Bag;
 
 static inline int
-bag_size(Bag x)
-{
-    return __builtin_popcountll(x.one) + __builtin_popcountll(x.two);
-}
-
-static inline int
 bag_eq(Bag x, Bag y)
 {
     return x.one == y.one && x.two == y.two;
