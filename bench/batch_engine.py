@@ -245,11 +245,16 @@ def presets(args, rounds: int, block: float, load0: str) -> int:
             lines.append(f"| {label} | {statistics.median(a):,.0f} | "
                          f"{statistics.median(b):,.0f} | {x:.1f}x |")
         print(f"  {label}", file=sys.stderr, flush=True)
+    return _report(lines, args, {"cpu_rates": out})
+
+
+def _report(lines: list[str], args, data: dict) -> int:
+    """The table printed (the load at the end filled in), the figures into ``--json``."""
     lines[0] = lines[0].replace("{end}", loadavg())
     print("\n".join(lines))
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps({"cpu_rates": out, "args": vars(args)}, indent=1))
+        Path(args.json).write_text(json.dumps({**data, "args": vars(args)}, indent=1))
     return 0
 
 
@@ -294,12 +299,7 @@ def escapes(args, load0: str) -> int:
                      f"{in_py / (args.envs * args.steps):.1%} | {vec.escapes:,} / {episodes:,} "
                      f"| {dt:.0f} |")
         print(f"  {label}", file=sys.stderr, flush=True)
-    lines[0] = lines[0].replace("{end}", loadavg())
-    print("\n".join(lines))
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps({"escapes": out, "args": vars(args)}, indent=1))
-    return 0
+    return _report(lines, args, {"escapes": out})
 
 
 if __name__ == "__main__":
