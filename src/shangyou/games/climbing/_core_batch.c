@@ -37,7 +37,9 @@
 #include <string.h>
 #include <stdlib.h>
 
-#define BATCH_LIMIT 4096        /* steps.LISTING_LIMIT: past it the env lists one per code */
+#define BATCH_LIMIT 4096        /* steps.LISTING_LIMIT: past it the env lists one per code;
+                                   a scratch sink holds that many plays of N_CARDS cards each,
+                                   and a play has at most 36 (two packs, three players) */
 #define STEP_LIMIT 400          /* steps.STEP_LIMIT: past it legal_moves offers steps */
 #define MAX_THREADS 8
 #define BLOCK 16                /* rows a thread takes at a time */
@@ -320,6 +322,16 @@ struct Batch {
     int nblocks;
     int job;                    /* 0: step, 1: reset rows flagged */
 };
+
+/* the arrays a Batch writes, in the order Batch() takes them */
+#define N_ARRAYS 7
+static void
+arrays_of(Batch *b, Py_buffer **out)
+{
+    Py_buffer *bufs[N_ARRAYS] = {&b->obs, &b->mask, &b->reward, &b->term, &b->trunc,
+                                 &b->seat_buf, &b->illegal};
+    memcpy(out, bufs, sizeof bufs);
+}
 
 /* ------------------------------------------------------------------------ the game */
 static inline int
@@ -1244,8 +1256,7 @@ scratch_new(void)
     if (sc == NULL)
         return NULL;
     /* fixed arrays large enough for every listing up to the limit: the sink never grows
-       (growing would call the Python allocator, without the GIL); a play holds at most a
-       hand's cards, at most 36 (two packs, three players) */
+       (growing would call the Python allocator, without the GIL) */
     sc->sink.cap = BATCH_LIMIT;
     sc->sink.pool_cap = (Py_ssize_t)BATCH_LIMIT * N_CARDS;
     sc->sink.plays = PyMem_RawMalloc((size_t)sc->sink.cap * sizeof(Play));
@@ -1283,16 +1294,6 @@ pool_stop(Batch *b)
     for (int w = 0; w < b->nworkers; w++)
         pthread_join(b->workers[w].th, NULL);
     b->nworkers = 0;
-}
-
-/* the arrays a Batch writes, in the order Batch() takes them */
-#define N_ARRAYS 7
-static void
-arrays_of(Batch *b, Py_buffer **out)
-{
-    Py_buffer *bufs[N_ARRAYS] = {&b->obs, &b->mask, &b->reward, &b->term, &b->trunc,
-                                 &b->seat_buf, &b->illegal};
-    memcpy(out, bufs, sizeof bufs);
 }
 
 static void
