@@ -4,8 +4,8 @@
 Usage::
 
     python bench/batch_engine.py [--quick] [--rounds N] [--block SECONDS] [--envs N]
-                                 [--threads 1,2] [--presets [--engine-only]] [--escapes]
-                                 [--json PATH]
+                                 [--threads 1,2] [--presets [--engine-only]] [--sheng-ji]
+                                 [--escapes] [--json PATH]
 
 Systems (pagat 5p, random legal ids, observations written at every decision):
 
@@ -15,11 +15,15 @@ Systems (pagat 5p, random legal ids, observations written at every decision):
   opponents) and ``vector C`` (the same env on the engine, ``copy=False``): a decision is one
   learner step (autoreset steps not counted; the opponents' moves are played inside).
 
+``--sheng-ji``: the same systems for Sheng ji 4 players (``sheng-ji``: whole hands, the deal's
+bids, the bury and the play, in C; games/sheng_ji/_core_batch.c).
+
 ``--presets``: instead, ``BatchSim`` against ``engine aec`` (1 thread) for every climbing
 preset at its default table size (and pagat at 3 players), and the two-pack presets, the same
-rounds and blocks; ``--engine-only`` leaves ``BatchSim`` out (to compare two builds of the
-engine: run it with each build's ``PYTHONPATH`` in turn; a preset the build does not play is
-left out).
+rounds and blocks; with ``--sheng-ji``, for the Sheng ji presets (``sheng-ji`` 4 and 6
+players, one pack, Zhao Pengyou 5 and 7 players). ``--engine-only`` leaves ``BatchSim`` out
+(to compare two builds of the engine: run it with each build's ``PYTHONPATH`` in turn; a
+preset the build does not play is left out).
 
 ``--escapes``: instead, how many hands and episodes of the two-pack presets (and pagat and Owen
 at their smallest tables) go to Python (decisions the engine does not list, docs/env.md):
@@ -104,9 +108,10 @@ class Engine:
 
 
 class Vector:
-    def __init__(self, n: int, seed: int, engine: str, threads: int = 1):
-        self.env = ShangyouVectorEnv(n, PRESET, copy=False, engine=engine, threads=threads,
-                                     opponents="random", players=5)
+    def __init__(self, n: int, seed: int, engine: str, threads: int = 1, preset: str = PRESET,
+                 players: int | None = 5):
+        self.env = ShangyouVectorEnv(n, preset, copy=False, engine=engine, threads=threads,
+                                     opponents="random", players=players)
         self.obs, _ = self.env.reset(seed=seed)
         self.waiting = np.zeros(n, bool)
         self.rng = np.random.default_rng(seed)
@@ -148,6 +153,8 @@ def main(argv=None) -> int:
     ap.add_argument("--escapes", action="store_true",
                     help="how many hands and episodes go to Python, per preset")
     ap.add_argument("--steps", type=int, default=1500, help="steps of --escapes")
+    ap.add_argument("--sheng-ji", action="store_true",
+                    help="Sheng ji 4 players instead of pagat 5 players")
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     if not available():
@@ -161,12 +168,13 @@ def main(argv=None) -> int:
         return presets(args, rounds, block, load0)
     if args.escapes:
         return escapes(args, load0)
-    systems: dict = {"BatchSim (Python)": PySim(args.py_envs, args.seed)}
+    game = ("sheng-ji", 4) if args.sheng_ji else (PRESET, 5)
+    systems: dict = {"BatchSim (Python)": PySim(args.py_envs, args.seed, *game)}
     for t in threads:
-        systems[f"engine aec, {t} thread(s)"] = Engine(args.envs, args.seed, t)
-    systems["vector python"] = Vector(args.py_envs, args.seed, "python")
+        systems[f"engine aec, {t} thread(s)"] = Engine(args.envs, args.seed, t, *game)
+    systems["vector python"] = Vector(args.py_envs, args.seed, "python", 1, *game)
     for t in threads:
-        systems[f"vector C, {t} thread(s)"] = Vector(args.envs, args.seed, "c", t)
+        systems[f"vector C, {t} thread(s)"] = Vector(args.envs, args.seed, "c", t, *game)
     for s in systems.values():
         s.run(0.1)                               # warm-up
     rates: dict[str, list[float]] = {k: [] for k in systems}
@@ -178,7 +186,8 @@ def main(argv=None) -> int:
             rates[k].append(d / dt)
             cpu[k].append(d / dc)
         print(f"  round {r + 1}/{rounds}", file=sys.stderr, flush=True)
-    lines = [f"pagat 5p; engine rows {args.envs}, Python rows {args.py_envs}; {rounds} rounds x "
+    title = "sheng-ji 4p" if args.sheng_ji else "pagat 5p"
+    lines = [f"{title}; engine rows {args.envs}, Python rows {args.py_envs}; {rounds} rounds x "
              f"{block:g} s; {os.cpu_count()} CPUs; load {load0} at the start, {loadavg()} at "
              "the end", "",
              "| system | decisions/s (median, min-max) | x the Python system | decisions per "
@@ -208,6 +217,8 @@ PRESETS = [("zheng-shangyou/pagat", 5, {}), ("zheng-shangyou/pagat", 3, {}),
            ("zheng-shangyou/winner", 4, {}), ("zheng-fen", 4, {}),
            ("zheng-shangyou/pagat", 5, TWO_PACKS), ("zheng-shangyou/pagat", 8, TWO_PACKS),
            ("zheng-shangyou/winner", 4, TWO_PACKS), ("zheng-shangyou/winner", 8, TWO_PACKS)]
+SHENG_JI_PRESETS = [("sheng-ji", 4, {}), ("sheng-ji", 6, {}), ("sheng-ji/single-deck", 4, {}),
+                    ("sheng-ji/zhao-pengyou", 5, {}), ("sheng-ji/zhao-pengyou", 7, {})]
 
 
 def _label(preset: str, n: int, options: dict) -> str:
@@ -220,7 +231,7 @@ def presets(args, rounds: int, block: float, load0: str) -> int:
              f"{block:g} s; load {load0} at the start, {{end}} at the end", "",
              "| preset | BatchSim decisions per CPU-second | engine | x |", "|---|---:|---:|---:|"]
     out: dict = {}
-    for preset, n, options in PRESETS:
+    for preset, n, options in (SHENG_JI_PRESETS if args.sheng_ji else PRESETS):
         label = _label(preset, n, options)
         if config(preset, n, **options) is None:
             print(f"  {label}: not played by this build", file=sys.stderr, flush=True)

@@ -46,6 +46,9 @@ process id a line) adds the CPU time of each of those processes and their childr
 (PostgreSQL's backends, a node's bot workers) during the measurement. ``--probe URL``
 (repeatable) asks ``URL/healthz`` twice a second from a thread of its own during the
 measurement, and reports how long the answers took (a node's event loop behind shows there).
+``--lobby-flood N`` has N clients ask the lobby's first page (``GET /api/tables``) again 10 ms
+after each answer during the measurement, from a process of their own, and reports how many
+pages they got (what a lobby flood does to the moves' latency).
 The figures say the machine's load average before and after. docs/benchmarks-cluster.md has
 the figures of the cluster.
 """
@@ -146,6 +149,59 @@ class Probe(threading.Thread):
                 self.failures += 1
 
 
+def _flood(url: str, clients: int, pause: float, stop, counts) -> None:
+    """In a process of its own: ``clients`` threads, each asking ``url`` on a keep-alive
+    connection, ``pause`` seconds after each answer, until ``stop`` is set; each thread's
+    answers (``counts[k]``: 2xx; ``counts[clients + k]``: other statuses or failures)."""
+    import http.client
+    import urllib.parse
+    u = urllib.parse.urlsplit(url)
+
+    def one(k: int) -> None:
+        conn = None
+        while not stop.is_set():
+            try:
+                if conn is None:
+                    conn = http.client.HTTPConnection(u.hostname, u.port or 80, timeout=60)
+                conn.request("GET", u.path + ("?" + u.query if u.query else ""))
+                r = conn.getresponse()
+                r.read()
+                counts[k if 200 <= r.status < 300 else clients + k] += 1
+            except (OSError, http.client.HTTPException):
+                counts[clients + k] += 1
+                conn = None
+            time.sleep(pause)
+    threads = [threading.Thread(target=one, args=(k,), daemon=True) for k in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+class LobbyFlood:
+    """``--lobby-flood N``: N clients asking the lobby's first page (``GET /api/tables``)
+    again 10 ms after each answer, during the measurement, from a process of their own (this
+    script's event loop and its clock stay apart; the process's CPU is not the cluster's)."""
+
+    def __init__(self, base: str, clients: int):
+        import multiprocessing
+        ctx = multiprocessing.get_context("spawn")
+        self.clients = clients
+        self.stop = ctx.Event()
+        self.counts = ctx.Array("l", 2 * clients, lock=False)
+        self.proc = ctx.Process(target=_flood, args=(base + "/api/tables", clients, 0.01,
+                                                     self.stop, self.counts), daemon=True)
+
+    def start(self) -> None:
+        self.proc.start()
+
+    def finish(self) -> tuple[int, int]:
+        """Stop it: the pages answered, and the requests that failed."""
+        self.stop.set()
+        self.proc.join(120)
+        return sum(self.counts[:self.clients]), sum(self.counts[self.clients:])
+
+
 async def set_up_all(tables: list[Table], concurrency: int, tries: int) -> None:
     """Every table set up, ``concurrency`` at a time, each tried up to ``tries`` times."""
     sem = asyncio.Semaphore(concurrency)
@@ -231,6 +287,9 @@ async def run(a, base: str, ws_base: str, db: str | None, watched: dict, pinned:
     probes = [Probe(u) for u in a.probe]
     for p in probes:
         p.start()
+    flood = LobbyFlood(base, a.lobby_flood) if a.lobby_flood else None
+    if flood is not None:
+        flood.start()
     start = time.perf_counter()
     cpu0 = {name: tree_cpu_seconds(pid) for name, pid in watched.items()}
     own0 = time.process_time()
@@ -247,6 +306,7 @@ async def run(a, base: str, ws_base: str, db: str | None, watched: dict, pinned:
     load_after = os.getloadavg()
     for p in probes:
         p.stop.set()
+    lobby = await asyncio.to_thread(flood.finish) if flood is not None else None
     # 4. drain: no new move; wait until every move sent is answered
     for t in playing:
         t.draining = True
@@ -261,11 +321,11 @@ async def run(a, base: str, ws_base: str, db: str | None, watched: dict, pinned:
     await asyncio.gather(*(t.close() for t in playing))
     return figures(a, tables, playing, elapsed, setup_s, drain_s, unanswered_open,
                    unanswered_closed, checked, cpus, cpu, own, lag, gcp, probes, pinned,
-                   (load_before, load_setup, load_after))
+                   (load_before, load_setup, load_after), lobby)
 
 
 def figures(a, tables, playing, elapsed, setup_s, drain_s, unanswered_open, unanswered_closed,
-            checked, cpus, cpu, own, lag, gcp, probes, pinned, loads) -> dict:
+            checked, cpus, cpu, own, lag, gcp, probes, pinned, loads, lobby=None) -> dict:
     lat = [x for t in playing for x in t.latencies]
     q = quantiles(lat)
     codes: dict = {}
@@ -313,7 +373,10 @@ def figures(a, tables, playing, elapsed, setup_s, drain_s, unanswered_open, unan
                                  "total_ms": round(1000 * sum(gcp.pauses)),
                                  "cpu_ms": round(1000 * gcp.cpu), **quantiles(gcp.pauses)},
             "probes_ms": {p.url: {**quantiles(p.times), "failed": p.failures} for p in probes},
-            "server_cpu_ms_per_move": round(1000 * cpu / max(1, served), 3)}
+            "server_cpu_ms_per_move": round(1000 * cpu / max(1, served), 3),
+            "lobby_flood": None if lobby is None else {
+                "clients": a.lobby_flood, "pages": lobby[0], "failed": lobby[1],
+                "pages_per_s": round(lobby[0] / elapsed, 1)}}
 
 
 def pin(server_pid: int) -> bool:
@@ -424,6 +487,9 @@ def main(argv=None) -> int:
     p.add_argument("--ping", type=float, default=None,
                    help="this script's sockets send keepalive pings this often and close a "
                    "socket whose pong is this late (default: none; they answer the server's)")
+    p.add_argument("--lobby-flood", type=int, default=0, metavar="N",
+                   help="N clients ask the lobby's first page again 10 ms after each answer "
+                   "during the measurement, from a process of their own (default 0: none)")
     p.add_argument("--gc", type=lambda x: tuple(int(v) for v in x.split(",")),
                    default=(50_000, 20, 20), help="the thresholds of Python's garbage collector "
                    "in this script once every table is set up (default 50000,20,20: a collection "

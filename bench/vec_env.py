@@ -14,7 +14,7 @@ decision is one learner step; the vector envs' autoreset steps (which play no id
 counted. ``--view`` plays the random level through its view, as every other level is
 played (a subclass of ``RandomBot``: the single env's shortcut for the random level, which
 draws from the game's listing, does not apply). Presets: pagat 5p and Sheng ji 4p.
-With random opponents the vector entry point plays pagat on the batch engine in C
+With random opponents the vector entry point plays both on the batch engine in C
 (``env/batch_engine.py``; bench/batch_engine.py measures it); ``--engine python`` keeps its
 Python rows, as before the engine.
 Everything runs in one process pinned to one core;

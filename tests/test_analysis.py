@@ -102,7 +102,6 @@ def test_no_analysis_where_there_is_no_play_to_weigh():
     ({"hand": "9X"}, "bad_cards"),
     ({"hand": ""}, "bad_hand"),
     ({"game": "chess"}, "bad_game"),
-    ({"game": "sheng-ji/zhao-pengyou", "players": 5}, "bad_game"),
     ({"players": 40}, "bad_options"),
     ({"counts": [2, 0, 14, 14], "played": [[2, EARLIER + " 5H 5S 8C 8D 8H 8S 10C 10D"]]},
      "bad_played"),
@@ -155,10 +154,94 @@ def test_a_sheng_ji_position_set_up_by_hand_is_analysed():
     ({"trick": [[0, "KH"], [1, "QH QH"]]}, "bad_trick"),  # plays of different sizes
     ({"trick": [[1, "KH AC"]]}, "bad_trick"),             # a throw is not set up
     ({"hand": "AH 3H 9C 4D 5S 6S 7S 8S 9S 10S JS QS JH QC", "played": ""}, "bad_hand"),
+    ({"calls": ["1 AH"]}, "bad_calls"),                  # fixed teams call no friend
 ])
 def test_a_sheng_ji_set_up_that_cannot_be_a_position_is_refused(change, code):
     with pytest.raises(BadPosition) as e:
         view_of({**SJ, **change})
+    assert e.value.code == code, str(e.value)
+
+
+# Zhao Pengyou, 5 players (two packs, one friend): the declarer (seat 0) called the first AH
+# and led the KH; seat 1 holds an AH and must follow hearts
+ZP = {"game": "sheng-ji/zhao-pengyou", "players": 5, "seat": 1, "declarer": 0, "level": "2",
+      "trump": "S", "hand": "AH 3H 5H 9C 9C 10C JC QC KC AC 3D 4D 6D 7D 8D JD QD KD AD 4S",
+      "trick": [[0, "KH"]], "played": "", "points": 0, "calls": ["1 AH"],
+      "call_results": [None]}
+
+
+def _zp_setup(v: dict) -> dict:
+    """A Zhao Pengyou view as the page's set-up words it (shengJiFrom in analysis.js)."""
+    level = v["level"]
+    return {"game": v["game"], "players": v["players"], "seat": v["seat"],
+            "declarer": v["declarer"], "level": level, "trump": v["trump"][len(level):] or None,
+            "hand": " ".join(v["hand"]), "trick": v["trick"],
+            "played": " ".join(c for tr in v["tricks"] for _, c in tr["plays"]),
+            "points": v["opponents_points"], "calls": v["calls"],
+            "call_results": v["call_results"]}
+
+
+def test_a_zhao_pengyou_position_set_up_by_hand_is_the_games_own():
+    """Six players, three packs, two calls: a real hand played by the bots up to a follow
+    after a friend showed; the set-up made of what the seat saw gives the game's legal plays,
+    the same friends, opponents' points and counts, and it is analysed."""
+    g = shangyou.new_game("sheng-ji/zhao-pengyou", players=6, seed=7)
+    bots = [make_bot("heuristic", s) for s in range(6)]
+    while True:
+        v = g.view(g.to_act)
+        if v["phase"] == "play" and v["friends"] and v["trick"] and len(v["legal_moves"]) > 1:
+            break
+        g.apply(bots[g.to_act].choose(v))
+    assert None in v["call_results"] and v["opponents_points"] > 0     # one call still open
+    view = view_of(_zp_setup(v))
+    assert view["legal_moves"] == v["legal_moves"]
+    assert view["friends"] == v["friends"] and view["calls"] == v["calls"]
+    assert view["call_results"] == v["call_results"]
+    assert view["opponents_points"] == v["opponents_points"] and view["counts"] == v["counts"]
+    a = analyse(view, seed=1, seconds=None, max_worlds=4)
+    assert a["worlds"] == 4 and set(_rows(a)) <= set(v["legal_moves"])
+
+
+def test_a_zhao_pengyou_call_answered_on_the_table():
+    view = view_of(ZP)
+    assert view["legal_moves"] == ["3H", "5H", "AH"] and view["friends"] == []
+    assert view["calls"] == ["1 AH"] and view["call_results"] == [None]
+    assert view["counts"] == [19, 20, 20, 20, 20]
+    # the declarer led the first AH itself: the call is answered, by it, and makes no friend
+    led = {**ZP, "hand": ZP["hand"].replace("AH", "KH"), "trick": [[0, "AH"]]}
+    assert view_of({**led, "call_results": [0]})["friends"] == []
+    # a friend shown by an earlier trick: its points are the declarers'
+    earlier = {**ZP, "hand": ZP["hand"].replace(" 4S", ""), "trick": [],
+               "played": "AH 10H 3S 4H 5C", "points": 0, "call_results": [2]}
+    shown = view_of(earlier)
+    assert shown["friends"] == [2] and shown["opponents_points"] == 0
+    assert len(shown["legal_moves"]) > 2                      # seat 1 leads
+    with pytest.raises(BadPosition) as e:
+        view_of({**earlier, "points": 20})           # the earlier cards hold 15 points
+    assert e.value.code == "bad_points"
+    assert view_of({**earlier, "points": 15, "call_results": [2]})["opponents_points"] == 15
+
+
+@pytest.mark.parametrize("change,code", [
+    ({"calls": []}, "bad_calls"),                      # five players: one call
+    ({"calls": ["1 AH", "1 KH"]}, "bad_calls"),
+    ({"calls": "1 AH"}, "bad_calls"),
+    ({"calls": ["3 AH"]}, "bad_calls"),                # two packs: a first or second copy
+    ({"calls": ["1 5S"]}, "bad_calls"),                # a trump
+    ({"calls": ["1 2H"]}, "bad_calls"),                # the level's rank is trump
+    ({"calls": ["1 BJ"]}, "bad_calls"),
+    ({"calls": ["1 XX"]}, "bad_calls"),
+    ({"calls": ["AH"]}, "bad_calls"),
+    ({"call_results": [None, None]}, "bad_calls"),
+    ({"call_results": [9]}, "bad_seat"),
+    ({"call_results": [2]}, "bad_calls"),              # no AH was played yet
+    ({"hand": ZP["hand"].replace("AH", "KH"), "trick": [[0, "AH"]]}, "bad_calls"),  # answered
+    ({"hand": ZP["hand"].replace("AH", "KH"), "trick": [[0, "AH"]], "call_results": [3]},
+     "bad_calls"),                                     # by seat 0, on the table
+])
+def test_a_zhao_pengyou_set_up_that_cannot_be_a_position_is_refused(change, code):
+    with pytest.raises(BadPosition) as e:
+        view_of({**ZP, **change})
     assert e.value.code == code, str(e.value)
 
 
@@ -182,6 +265,10 @@ def test_the_api_analyses_a_set_up_and_refuses_bad_ones_changing_nothing(client)
     r = client.post("/api/analysis", json={"position": SJ})
     assert r.status_code == 200, r.text
     assert sorted(_rows(r.json()["analysis"])) == ["3H", "AH"]
+    r = client.post("/api/analysis", json={"position": ZP})
+    assert r.status_code == 200, r.text
+    assert r.json()["view"]["calls"] == ["1 AH"]
+    assert sorted(_rows(r.json()["analysis"])) == ["3H", "5H", "AH"]
     later = EARLIER + " 5H 5S 7D 7C 8H 8S 8C 8D 9H 9D 10S 10H 10D 10C JS JH JD"
     for played in (later, [[1, later], [3, "QS"]]):     # long strings of cards are taken
         body = {**PAGAT, "counts": [2, 0, 10, 8 if isinstance(played, list) else 9],
@@ -203,6 +290,9 @@ def test_the_api_analyses_a_set_up_and_refuses_bad_ones_changing_nothing(client)
         ({"position": {**PAGAT, "hand": "8C 9S"}}, 422, "not_analysable"),
         ({"position": {**SJ, "points": 15}}, 422, "bad_points"),
         ({"position": {**SJ, "trick": [[1, "KH"]] * 17}}, 422, "bad_request"),
+        ({"position": {**ZP, "call_results": [2]}}, 422, "bad_calls"),
+        ({"position": {**ZP, "calls": ["1 AH"] * 5}}, 422, "bad_request"),
+        ({"position": {**ZP, "calls": ["1 AH" * 3]}}, 422, "bad_request"),
     ]
     for body, status, code in bad:
         r = client.post("/api/analysis", json=body)
@@ -300,7 +390,7 @@ _ANY = st.none() | st.booleans() | st.integers(-3, 30) | st.text(max_size=4) | _
 @given(st.fixed_dictionaries({}, optional={
     "game": st.sampled_from(["zheng-shangyou/pagat", "zheng-fen", "zheng-shangyou/owen",
                              "zheng-shangyou/winner", "sheng-ji", "sheng-ji/single-deck",
-                             "nope"]) | _ANY,
+                             "sheng-ji/zhao-pengyou", "nope"]) | _ANY,
     "players": st.integers(0, 9) | _ANY,
     "options": st.dictionaries(st.sampled_from(["decks", "target", "jokers", "x"]), _ANY,
                                max_size=2) | _ANY,
@@ -317,6 +407,9 @@ _ANY = st.none() | st.booleans() | st.integers(-3, 30) | st.text(max_size=4) | _
     "declarer": st.integers(-1, 5) | _ANY,
     "trick": st.lists(st.tuples(st.integers(-1, 5), _CARDS).map(list), max_size=3) | _ANY,
     "points": st.integers(-5, 200) | _ANY,
+    "calls": st.lists(st.sampled_from(["1 AH", "2 KC", "1 5S", "9 AH", "1", "1 BJ"]) | _ANY,
+                      max_size=3) | _ANY,
+    "call_results": st.lists(st.none() | st.integers(-1, 7) | _ANY, max_size=3) | _ANY,
 }))
 def test_a_hostile_set_up_is_a_view_or_a_bad_position_never_anything_else(setup):
     try:

@@ -248,14 +248,12 @@ def test_bad_input():
         eng.reset([2**64, 2, 3])
     # what the engine does not play: the Python path is used
     for preset, kw in (("zheng-shangyou/pagat", {"decks": 3, "players": 6}),
-                       ("zheng-shangyou/pagat", {"target": 5, "players": 2}), ("sheng-ji", {})):
+                       ("zheng-shangyou/pagat", {"target": 5, "players": 2})):
         assert batch_engine.config(preset, **kw) is None, preset
         with pytest.raises(ValueError, match="does not play"):
             BatchEngine(preset, n_envs=1, **kw)
     assert _vec("shangyou/pagat-v0", 2).engine is None               # greedy opponents
     assert _vec("shangyou/pagat-v0", 2, opponents="random", engine="python").engine is None
-    with pytest.raises(ValueError, match="does not play"):
-        _vec("shangyou/sheng-ji-v0", 2, opponents="random", engine="c")
     with pytest.raises(ValueError, match="does not play"):
         _vec("shangyou/pagat-v0", 2, opponents="random", engine="c", match=True)
     v = _vec("shangyou/pagat-v0", 2, opponents="random")

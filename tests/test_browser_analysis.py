@@ -158,3 +158,41 @@ def test_a_sheng_ji_position_set_up_by_hand(server, browser, errors):
     page.click("#analyse")
     page.wait_for_function("document.getElementById('alert').textContent.length > 0",
                            timeout=ANSWER_MS)
+    assert "points" in page.text_content("#alert")
+    page.close()
+
+
+def test_a_zhao_pengyou_position_set_up_by_hand(server, browser, errors):
+    """Five players, one friend call: the call typed, a select for who answered it; the
+    position analysed with the call open, then refused when the call is said answered by a
+    seat while no A♥ was played."""
+    page = _watch(browser.new_page(viewport=PHONE), errors)
+    page.goto(server + "/analysis")
+    page.wait_for_selector('#game option[value="sheng-ji/zhao-pengyou"]', state="attached")
+    page.select_option("#game", "sheng-ji/zhao-pengyou")
+    page.wait_for_selector("#zp-setup", state="visible")
+    assert page.eval_on_selector_all("#players option", "os => os.map(o => o.value)") == \
+        ["5", "6", "7"]
+    page.select_option("#seat", "1")
+    page.select_option("#sj-level", "2")
+    page.select_option("#sj-trump", "S")
+    page.select_option("#sj-declarer", "0")
+    page.fill("#sj-hand", "AH 3H 5H 9C 9C 10C JC QC KC AC 3D 4D 6D 7D 8D JD QD KD AD 4S")
+    page.fill("#sj-trick", "KH")
+    page.fill("#sj-played", "")
+    page.fill("#sj-points", "0")
+    page.fill("#zp-calls", "1 AH")
+    page.wait_for_selector("#zp-answer-0")
+    assert page.eval_on_selector("#zp-answer-0", "s => s.value") == ""     # nobody yet
+    page.click("#analyse")
+    page.wait_for_selector("#result-table:not([hidden]) #result-rows tr", timeout=ANSWER_MS)
+    assert sorted(_rows(page)) == ["3H", "5H", "AH"]      # must follow hearts
+    assert len(page.eval_on_selector_all("#hand .card", "cs => cs")) == 20
+    _no_horizontal_scroll(page)
+    _shot(page, "analysis-zhao-pengyou-phone.png")
+    page.select_option("#zp-answer-0", "3")               # answered, but no A♥ was played
+    page.click("#analyse")
+    page.wait_for_function("document.getElementById('alert').textContent.length > 0",
+                           timeout=ANSWER_MS)
+    assert "still open" in page.text_content("#alert")
+    page.close()

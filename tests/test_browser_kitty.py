@@ -243,7 +243,7 @@ def test_friend_call_picker_fits_a_phone_and_the_log_words_it(server, browser, e
     assert expected in page.text_content('#strip-list [data-fact="calls"]')
     # and in Chinese
     zh = page.evaluate("""() => import('/static/i18n.js').then(async (i) => {
-        const c = await import('/static/common.js');
+        const c = await import('/static/view.js');
         i.setLang('zh'); const out = [c.callWords('2 AH'), c.callsWords(['2 AH', '1 10S'])];
         i.setLang('en'); return out; })""")
     assert zh == ["第二张红桃A", "第二张红桃A和第一张黑桃10"]

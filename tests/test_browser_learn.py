@@ -107,3 +107,77 @@ def test_a_step_in_chinese_on_a_desktop(server, browser, errors):
     assert _verdict(page, "pairs") == "出得好！"
     _shot(page, "learn-desktop-zh.png")
     ctx.close()
+
+
+def test_finish_the_owen_course_on_a_phone_with_wrong_plays(server, browser, errors):
+    """Owen's rules (wild twos and jokers): a pass that is legal but not what the step asks
+    shows the step's hint; a pair made with a wild 2 that is too low, and a straight with a
+    wild 2 in it, are refused with the judge's words; each step passed by tapping its cards."""
+    from shangyou import lessons
+    steps = {s["id"]: s for s in lessons.load("owen")["steps"]}
+    ctx = browser.new_context(viewport=PHONE)
+    page = _watch(ctx.new_page(), errors)
+    page.goto(server + "/learn")
+    page.wait_for_function("document.body.dataset.ready === '1'")
+    page.click('.learn-course[data-course="owen"]')
+    page.wait_for_function("s => document.body.dataset.step === s", arg="wild")
+    assert page.text_content("#learn-task") == steps["wild"]["task_en"]
+    hand = page.eval_on_selector_all("#hand .card", "cs => cs.map(c => c.dataset.card)")
+    assert sorted(hand) == sorted(steps["wild"]["position"]["hand"].split())
+    assert not _axe(page), _axe(page)
+    # legal, not what the step asks: the hint
+    page.click("#learn-pass")
+    assert _verdict(page, "wild") == "Legal, but not what this step asks"
+    assert page.text_content("#learn-why") == steps["wild"]["hint_en"]
+    # a pair of fives made with the wild 2: a pair, but lower than the eights
+    _tap_and_play(page, ["5H", "2C"])
+    assert _verdict(page, "wild") == "Not allowed"
+    assert "it is lower" in page.text_content("#learn-why")
+    assert page.locator("#learn-next").count() == 0
+    for i, step in enumerate(lessons.load("owen")["steps"]):
+        page.wait_for_function("s => document.body.dataset.step === s", arg=step["id"])
+        if step["id"] == "straight":
+            # the 2 is wild, but never in a straight
+            _tap_and_play(page, ["6H", "7D", "8C", "9D", "2S"])
+            assert _verdict(page, "straight") == "Not allowed"
+            assert "may not be used in a straight" in page.text_content("#learn-why")
+        play = step["pass"]["examples"][0].split()
+        held = page.locator("#hand .card").count()
+        _tap_and_play(page, play)
+        assert _verdict(page, step["id"]) == "Well played!", (step["id"], page.text_content("#learn-why"))
+        assert page.text_content("#learn-why") == step["well_en"]
+        # the play left the hand and lies on the table
+        page.wait_for_function("n => document.querySelectorAll('#hand .card').length === n",
+                               arg=held - len(play))
+        if i == 0:
+            _no_horizontal_scroll(page)
+            _shot(page, "learn-owen-phone.png")
+        page.click("#learn-next")
+    page.wait_for_selector("#learn-complete")
+    assert page.text_content("#learn-progress") == f"{len(steps)} of {len(steps)} steps done"
+    _no_horizontal_scroll(page)
+    ctx.close()
+
+
+def test_the_winner_course_in_chinese_on_a_desktop(server, browser, errors):
+    """The "winner" rules' course in 中文: four of a kind alone refused with the rule of
+    these rules (a bomb needs a fifth card), then the bomb played; no English left."""
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = _watch(ctx.new_page(), errors)
+    page.goto(server + "/learn?course=winner&step=bomb")
+    page.wait_for_function("document.body.dataset.ready === '1'")
+    page.evaluate("localStorage.setItem('shangyou.lang', 'zh')")
+    page.reload()
+    page.wait_for_function("document.body.dataset.ready === '1'")
+    page.wait_for_function("s => document.body.dataset.step === s", arg="bomb")
+    assert page.text_content("#learn-task") == "桌上是一对A。用四个6再加一张牌炸掉它。"
+    assert not _latin_words(page), _latin_words(page)
+    _tap_and_play(page, ["6C", "6D", "6H", "6S"])
+    assert _verdict(page, "bomb") == "不能这样出"
+    assert "再带一张牌才是炸弹" in page.text_content("#learn-why")
+    _tap_and_play(page, ["6C", "6D", "6H", "6S", "9H"])
+    assert _verdict(page, "bomb") == "出得好！"
+    assert page.text_content("#learn-why") == "对：四张同点带一张就是炸弹。"
+    assert not _latin_words(page), _latin_words(page)
+    _shot(page, "learn-winner-desktop-zh.png")
+    ctx.close()

@@ -81,3 +81,30 @@ def test_solve_one_puzzle_and_fail_one(server, browser, errors, size, family):
     assert not missing, missing
     page.evaluate("window.__i18n.setLang('en')")
     page.close()
+
+
+def test_solve_a_sheng_ji_lead_puzzle_on_a_phone(server, browser, errors):
+    """The Sheng ji leads' theme (the lead pass's puzzles): a whole play led by tapping its
+    cards is judged right; another whole play of the lead, wrong."""
+    page = _watch(browser.new_page(viewport=PHONE), errors)
+    page.goto(f"{server}/puzzles?family=sheng-ji&theme=leading")
+    page.wait_for_function("document.body.dataset.ready && document.body.dataset.puzzle "
+                           "&& document.body.dataset.puzzle.startsWith('sheng-ji-')")
+    record = _puzzle(page)
+    assert record["lead"] is True and record["theme"] == "leading"
+    _answer(page, record["solution"])
+    assert "pz-right" in page.get_attribute("#pz-verdict", "class")
+    # every whole play of the lead has its value; none is a throw's step
+    assert page.locator(".pz-values tr").count() >= len(record["values"])
+    assert not any(m.startswith("throw ") for m in record["values"])
+    _no_horizontal_scroll(page)
+    first = page.evaluate("document.body.dataset.puzzle")
+    page.click("#pz-again")
+    page.wait_for_function("id => document.body.dataset.puzzle !== id", arg=first)
+    record = _puzzle(page)
+    assert record["lead"] is True
+    wrong = next(m for m in record["values"] if m != record["solution"])
+    _answer(page, wrong)
+    assert "pz-wrong" in page.get_attribute("#pz-verdict", "class")
+    _shot(page, "puzzles-sheng-ji-lead-390.png")
+    page.close()

@@ -13,11 +13,11 @@ no help from the test: while a node is down, paused or draining, and while Redis
 other node serves every table. At the end no move any client saw answered is missing from the
 database, and no match's stored log is shorter than what a client was shown.
 
-The clients reconnect as the page does (web/static/table.js): on a close, or when nothing was
-heard for a while although they ping (``{"type": "ping"}``), through nginx, with a jittered
-exponential backoff (at once after ``moved``; soon, without growing the backoff, after a silent
-server, naming the attempt ``?via=N`` so that the proxy's hash of the table may send it to
-another node), and say ``hello`` with ``since`` and ``match``.
+The clients reconnect as the page does (web/static/table-connection.js): on a close, or when
+nothing was heard for a while although they ping (``{"type": "ping"}``), through nginx, with a
+jittered exponential backoff (at once after ``moved``; soon, without growing the backoff, after
+a silent server, naming the attempt ``?via=N`` so that the proxy's hash of the table may send it
+to another node), and say ``hello`` with ``since`` and ``match``.
 Every wait is on a condition, with a generous overall bound; nothing is timed."""
 
 from __future__ import annotations
@@ -354,9 +354,11 @@ def test_every_table_plays_on_through_each_fault(site):
         log = site.logs("a")
         assert "tables handed on" in log and "drained in" in log, log[-3000:]
         took["a drained"] = playing_again(players, "a drained")
-        drained = [code for p in players for phase, code in p.closes if phase == "drain"]
+        drained = [(p.table_id, code) for p in players for phase, code in p.closes
+                   if phase == "drain"]
         # every socket of the draining node was closed by it, telling its client to move
-        assert all(code == 1012 for code in drained), drained
+        assert all(code == 1012 for _, code in drained), (drained, log[-3000:],
+                                                          site.logs("b")[-3000:])
         site.restart("a")
         took["a back after drain"] = playing_again(players, "a back after drain")
     finally:

@@ -26,6 +26,10 @@ def test_courses_cover_both_games_and_the_required_topics():
         # the first courses are full ones, the variants' (Owen's rules) short ones
         assert len(got) == len(set(got)) >= (4 if name == "owen" else 8), (name, got)
     assert {"wild", "natural", "straight", "bombs"} <= set(ids["owen"])
+    assert {"order", "suits", "pairs", "pair-run", "full-house", "straight", "low-straight",
+            "bomb", "straight-flush", "out"} <= set(ids["winner"])
+    assert {lessons.load(n)["preset"] for n in lessons.COURSES} >= {
+        "zheng-shangyou/pagat", "zheng-shangyou/owen", "zheng-shangyou/winner"}
     assert lessons.find_step("sheng-ji", "kitty")["pass"]["goal"] == "bury"
     assert {"order", "pairs", "sequence", "pass", "out"} <= set(ids["zheng-shangyou"])
     assert {"follow", "trumps", "level", "pairs", "tractor", "throw", "points", "levels",

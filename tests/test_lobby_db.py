@@ -148,3 +148,25 @@ def test_the_cache_and_the_bound(store):
     finally:
         release.set()
         lobby.close()
+
+
+def test_a_flood_of_one_page_is_read_and_encoded_once(store):
+    """Many requests for one page while it is kept: one read, one check and encoding of its
+    JSON (in the lobby's thread); every request gets the same bytes, the JSON that
+    ``GET /api/tables`` declares (schemas.TablePage) of the page read."""
+    from shangyou.server.schemas import TablePage
+    kinds = fill(store)
+    lobby = Lobby(store, Limits(lobby_cache_ms=3_600_000))
+
+    async def run():
+        first = await asyncio.gather(*(lobby.page_json(0, 10) for _ in range(50)))
+        again = [await lobby.page_json(0, 10) for _ in range(50)]
+        return first + again, await lobby.page(0, 10)
+    try:
+        answers, page = asyncio.run(run())
+    finally:
+        lobby.close()
+    assert lobby.reads == 1 and lobby.renders == 1
+    assert all(a is answers[0] for a in answers)          # the same bytes, not made again
+    assert TablePage.model_validate_json(answers[0]) == TablePage.model_validate(page)
+    assert [t["table_id"] for t in page["tables"]] == expected(kinds)[:10]

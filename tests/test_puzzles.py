@@ -41,6 +41,66 @@ def test_the_miner_is_deterministic_for_a_seed(family, seed):
         assert p["theme"] in pz.THEMES[family]
 
 
+def test_sheng_ji_leads_are_mined_in_their_own_pass():
+    """A seed's lead pass: deterministic, only leads, each judged among every whole play
+    (singles, pairs, tractors: the throws' steps left out), the solution no throw."""
+    from shangyou.puzzles.mine import whole_plays
+    a, b = mine_seed("sheng-ji", 2, leads=True), mine_seed("sheng-ji", 2, leads=True)
+    assert a, "this seed's hand has a lead puzzle"
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    for p in a:
+        assert p["lead"] is True
+        g = pz.rebuild(p)
+        raw = g.view(p["seat"])
+        assert raw["trick"] == [] and any(m.startswith("throw ") for m in raw["legal_moves"])
+        plays = whole_plays(raw)
+        assert set(p["values"]) == set(plays) == set(pz.seat_view(p)["legal_moves"])
+        assert p["moves"] == len(plays) and not p["solution"].startswith("throw ")
+        assert p["verify"]["lead"] >= p["margin"] and p["theme"] in pz.THEMES["sheng-ji"]
+
+
+def test_the_lead_pass_by_the_command_is_marked_apart_and_counted(tmp_path):
+    """``mine --leads`` marks its hands ``leads-SEED`` (the follow pass of the same seed is
+    still to do); ``stats`` counts the lead puzzles and the pass's hands apart; a climbing
+    family has no lead pass."""
+    from shangyou.cli.main import app
+    from shangyou.puzzles.mine import done_seeds
+    from typer.testing import CliRunner
+    run = CliRunner().invoke(app, ["puzzles", "mine", "--family", "sheng-ji", "--leads",
+                                   "--seeds", "2", "--out", str(tmp_path), "--quiet"])
+    assert run.exit_code == 0, run.output
+    assert list(done_seeds("sheng-ji", tmp_path)) == ["leads-2"]
+    stats = CliRunner().invoke(app, ["puzzles", "stats", "--out", str(tmp_path), "--json"])
+    got = json.loads(stats.output)["sheng-ji"]
+    shipped = pz.load("sheng-ji", tmp_path)
+    assert got["leads"] == got["puzzles"] == len(shipped) > 0
+    assert (got["seeds"], got["lead_passes"]) == (0, 1)
+    bad = CliRunner().invoke(app, ["puzzles", "mine", "--family", "climbing", "--leads",
+                                   "--out", str(tmp_path)])
+    assert bad.exit_code == 2 and "--leads is for --family sheng-ji" in bad.output
+
+
+def test_a_lead_with_a_safe_throw_weighs_the_throw_too():
+    """Where the heuristic holds a throw it calls safe, that throw is played out beside the
+    whole plays, in the same worlds."""
+    import shangyou
+    from shangyou.bots import make_bot
+    from shangyou.bots import sheng_ji_heuristic as heur
+    from shangyou.puzzles.mine import is_sheng_ji_lead, whole_plays
+    g = shangyou.new_game("sheng-ji", players=4, seed=0)
+    bots = [make_bot("heuristic", s) for s in range(4)]
+    while True:
+        v = g.view(g.to_act)
+        if is_sheng_ji_lead(v) and heur.throw_plan(heur.Knowledge(v)) is not None:
+            break
+        g.apply(bots[g.to_act].choose(v))
+    values = play_values(pz.position.listed(v), 4, random.Random(0))
+    throws = [m for m in values if m.startswith("throw ")]
+    assert len(throws) == 1 and len(throws[0].split()) >= 3       # two cards or more
+    assert set(values) - set(throws) == set(whole_plays(v))
+    assert all(len(x) == 4 for x in values.values())
+
+
 def test_the_miner_resumes_and_skips_seeds_done(tmp_path):
     from shangyou.puzzles.mine import done_seeds, mine
     first = mine("climbing", range(0, 3), tmp_path)

@@ -433,3 +433,33 @@ def test_bad_input_changes_nothing():
         m.bind(int, int, (), [], (), "play")
     with pytest.raises(TypeError):
         m.moves(g)
+
+
+@pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is not built")
+def test_friend_calls_and_last_tricks_made_in_c():
+    """A play that fulfils a friend call (the friend's event before the play's) and the hand's
+    last play (its trick's end and the scoring, by ``_end_hand``) are made by the core's
+    ``apply_listed`` (it answers True), and the game made with the Python code agrees."""
+    reveals = lasts = 0
+    for seed in range(8):
+        pair = Pair("sheng-ji/zhao-pengyou", {"players": 6}, seed, match=seed % 2 == 1)
+        rng = random.Random(seed)
+        hand = pair.b.hand_number
+        while not pair.b.over and pair.b.hand_number == hand:
+            la, lb = pair.listing()
+            i = rng.randrange(len(lb))
+            seat, friends, phase = pair.b.to_act, len(pair.b.friends), pair.b.phase
+            _on(True)
+            made = core.apply_listed(pair.a, la[i], seat)
+            if not made:
+                pair.a.apply(la[i], seat)
+            _on(False)
+            pair.b.apply(lb[i], seat)
+            if phase == "play" and len(pair.b.friends) > friends:
+                assert made and any(e["event"] == "friend" for e in pair.b.events[-6:])
+                reveals += 1
+            if pair.b.over or pair.b.hand_number != hand:
+                assert made and pair.b.history[-1]["hand"] == hand
+                lasts += 1
+            pair.check()
+    assert reveals >= 4 and lasts == 8

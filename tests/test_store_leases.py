@@ -13,6 +13,7 @@ import time
 
 import pytest
 from sqlalchemy import event, select
+from sqlalchemy.engine import Engine
 
 from shangyou.server.rows import NodeRow
 from shangyou.server.store import AsyncStore, EpochOver, Stale, Store
@@ -247,3 +248,82 @@ def test_tables_of_a_store_from_before_epochs_are_anybodys(db_url):
     assert b.orphans(10) == []
     again.close()
     b.close()
+
+
+def test_the_orphan_scan_reads_only_the_nodes_whose_state_changed(db_url):
+    """With ``clean`` kept from one scan to the next, a node whose scan found nothing is not
+    read again while its epoch and liveness stay; the heartbeat reads every node's state, so a
+    node whose every peer is so skips the scan (DbLease.tick); a node that stops renewing, or
+    starts again, is read again and its matches found."""
+    a, b = _node(db_url, "a"), _node(db_url, "b")
+    _table(a, "t0")
+    queries: list[str] = []
+
+    def record(conn, cursor, statement, params, context, executemany):
+        queries.append(" ".join(statement.split()).lower())
+
+    def table_reads() -> int:
+        return sum(" from tables" in q for q in queries)
+
+    clean: dict = {}
+    event.listen(Engine, "after_cursor_execute", record)      # every store's statements
+    again = None
+    try:
+        assert b.orphans(10, clean) == []
+        assert table_reads() == 2 and set(clean) == {"a", "b"}   # each node's index read once
+        assert b.beat(LONG) == (True, [])
+        assert b.nodes_seen == clean                  # DbLease.tick: no scan at all now
+        queries.clear()
+        assert b.orphans(10, clean) == []
+        assert table_reads() == 0                     # nothing changed: no table read
+        _lapse(a)                                     # a stops renewing: its matches are orphans
+        b.beat(LONG)
+        assert b.nodes_seen != clean
+        queries.clear()
+        assert b.orphans(10, clean) == ["t0"]
+        assert table_reads() == 1 and "a" not in clean   # a alone read, and read again next time
+        assert b.acquire("t0") == b.epoch
+        assert b.orphans(10, clean) == [] and "a" in clean
+        again = _node(db_url, "b")                    # b starts again: its old epoch's tables
+        queries.clear()
+        assert again.orphans(10, clean) == ["t0"]     # its changed state is read
+        assert table_reads() == 1
+    finally:
+        event.remove(Engine, "after_cursor_execute", record)
+    for st in (a, b, again):
+        if st is not None:
+            st.close()
+
+
+def test_a_pooled_connection_is_pinged_only_after_it_sat_unused(pg_url, monkeypatch):
+    """A busy store writes without a ``SELECT 1`` before each transaction; a connection that
+    sat unused for ``PING_IDLE_SECONDS`` is tested first, and one the database dropped
+    meanwhile is replaced before the write, which goes through."""
+    import psycopg
+
+    from shangyou.server import store as store_module
+    st = _node(pg_url, "a")
+    _table(st, "t0")
+    sent: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def recording(self, query, *args, **kwargs):
+        sent.append(str(query))
+        return execute(self, query, *args, **kwargs)
+    monkeypatch.setattr(psycopg.Cursor, "execute", recording)
+    st.add_move("t0", "mt0", 0, 0, "pass", 3)
+    sent.clear()
+    st.add_move("t0", "mt0", 1, 1, "pass", 4)            # the connection was just used
+    assert "SELECT 1" not in sent and len(sent) == 2, sent      # the fence and the insert
+    with st.engine.connect() as c:                        # the pool's most recent connection
+        pid = c.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+    other = Store(pg_url)
+    with other.engine.connect() as c:                     # the database drops it
+        assert c.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})").scalar()
+    time.sleep(store_module.PING_IDLE_SECONDS * 1.5)      # it sat unused past the limit
+    sent.clear()
+    st.add_move("t0", "mt0", 2, 0, "pass", 5)             # tested, replaced, written
+    assert sent.count("SELECT 1") == 1, sent
+    assert [m[0] for m in st.load_table("t0")["match"]["moves"]] == [0, 1, 0]   # seats
+    other.close()
+    st.close()

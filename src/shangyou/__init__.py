@@ -18,7 +18,7 @@ from .engine.moves import Move
 from .errors import IllegalMove, NotationError, UnknownOption
 from .games.climbing import explain
 from .games.climbing.combo import Combo
-from .registry import preset_info, preset_names
+from .registry import make_game as _make_game, preset_info, preset_names
 
 __all__ = ["Card", "Cards", "Combo", "IllegalMove", "Move", "NotationError", "UnknownOption",
            "new_game", "new_match", "parse", "preset_names", "preset_info", "replay", "rules"]
@@ -73,19 +73,17 @@ def new_game(name: str, players: int | None = None, seed: int | str | None = Non
     lowercase hex digits (:func:`shangyou.fairness.new_secret`) deals unpredictably (live
     play; see ``docs/fairness.md``); None picks a random int. Anything else: ValueError.
     """
-    from .registry import make_game
     if players is not None:
         options["players"] = players
-    return make_game(name, options, seed, match=False)
+    return _make_game(name, options, seed, match=False)
 
 
 def new_match(name: str, players: int | None = None, seed: int | str | None = None, **options):
     """A match: hands to the preset's target, with exchanges and scoring between hands.
     ``seed`` as for :func:`new_game`: one seed deals every hand of the match."""
-    from .registry import make_game
     if players is not None:
         options["players"] = players
-    return make_game(name, options, seed, match=True)
+    return _make_game(name, options, seed, match=True)
 
 
 def replay(log: dict):

@@ -26,8 +26,7 @@ A set-up is plain data, hostile until checked (it comes from a browser):
     optional: the seats out of cards, in the order they went out (default: those with
     ``counts`` 0, by seat number).
 
-Sheng ji (the presets with fixed teams, not Zhao Pengyou) takes other fields, see
-:func:`_sheng_ji_view`. :func:`view_of` answers the seat's view, the same as a game's view (the
+Sheng ji (Zhao Pengyou included) takes other fields, see :func:`_sheng_ji_view`. :func:`view_of` answers the seat's view, the same as a game's view (the
 world sampler of the search bots builds a world from it, whose own view is returned: so the
 legal plays are the game's), or raises :class:`BadPosition` with a code and a message.
 
@@ -240,6 +239,11 @@ def _sheng_ji_view(setup: dict, template) -> dict:
     ``trick`` (the plays on the table so far, ``[[seat, "cards"], ...]`` from the leader on;
     the seat after the last is ``seat``; empty or None: ``seat`` leads), ``played`` (every
     card of the earlier tricks, a string) and ``points`` (the points the opponents have won).
+    Zhao Pengyou also takes ``calls`` (the declarer's friend calls, ``["1 AS", "2 KH"]``: the
+    first ace of spades played, the second king of hearts; as many as the game calls) and
+    ``call_results`` (for each call the seat that played the called card, or None while the
+    call is open; a call the declarer answered itself makes no friend): the friends are the
+    seats that answered a call, the opponents the rest but the declarer.
 
     Approximations: the earlier tricks are made up (each seat one card a trick, point cards
     grouped so that the opponents' tricks hold ``points``), and no void or missing pair is
@@ -249,8 +253,6 @@ def _sheng_ji_view(setup: dict, template) -> dict:
     from .games.sheng_ji.scoring import points as card_points
     from .games.sheng_ji.worlds import WorldSampler
     n, rules = template.n, template.rules
-    if rules.teams is None:
-        raise BadPosition("bad_game", "Zhao Pengyou positions are opened from a replay step")
     seat = _seat(setup.get("seat"), n, "seat")
     declarer = _seat(setup.get("declarer"), n, "declarer")
     level = str(setup.get("level"))[:3].upper()
@@ -303,6 +305,16 @@ def _sheng_ji_view(setup: dict, template) -> dict:
         if k > pack[c]:
             raise BadPosition("duplicate_card", f"{CARD_TEXT[c]} is named {k} times; the "
                               f"packs of this game hold {pack[c]}")
+    calls: list[tuple[int, int]] = []
+    results: list[int | None] = []
+    if rules.teams is None:                     # Zhao Pengyou: the calls and the friends
+        calls, results = _calls(setup, rules, trump, n, Counter(played), trick)
+    elif setup.get("calls") or setup.get("call_results"):
+        raise BadPosition("bad_calls", "calls: only Zhao Pengyou calls friends")
+    friends: list[int] = []
+    for who in results:
+        if who is not None and who != declarer and who not in friends:
+            friends.append(who)
     opp = setup.get("points", 0)
     if not isinstance(opp, int) or isinstance(opp, bool) or opp < 0 or opp % 5:
         raise BadPosition("bad_points", "points: the opponents' points, a multiple of 5")
@@ -323,7 +335,10 @@ def _sheng_ji_view(setup: dict, template) -> dict:
         raise BadPosition("bad_points", "too few cards without points to make up the tricks")
     theirs += plain[:pad]
     plain = plain[pad:]
-    defenders = [s for s in range(n) if s % 2 != declarer % 2]
+    if rules.teams is None:
+        defenders = [s for s in range(n) if s != declarer and s not in friends]
+    else:
+        defenders = [s for s in range(n) if s % 2 != declarer % 2]
     tricks = []
     won = [0] * n
     for side, cards in ((defenders[0], theirs), (declarer, plain + ours)):
@@ -346,9 +361,62 @@ def _sheng_ji_view(setup: dict, template) -> dict:
         "tricks": tricks, "points_won": won, "opponents_points": opp, "history": [],
         "pending": [], "setup": True,
     })
+    if rules.teams is None:
+        view.update({"calls": [f"{o} {CARD_TEXT[c]}" for o, c in calls],
+                     "call_results": results, "friends": friends})
     try:
         world = WorldSampler(view, rules).sample(random.Random(0))
     except (ValueError, AssertionError) as e:
         raise BadPosition("bad_position", str(e)[:200]) from None
     view["legal_moves"] = world.view(seat)["legal_moves"]
     return view
+
+
+def _calls(setup: dict, rules, trump, n: int, played: Counter,
+           trick: list[tuple[int, list[int]]]) -> tuple[list[tuple[int, int]], list[int | None]]:
+    """Zhao Pengyou's friend calls of a set-up, checked: ``[(ordinal, card)]`` and who
+    answered each (None: open). A call names a plain card (no joker, no trump) and which of
+    its copies (1 up to the packs); an open call's copy has not been played yet (the copies
+    in the earlier tricks and on the table are fewer), an answered one's has, and where it
+    was played in the trick on the table, it was by the seat that answered."""
+    raw = setup.get("calls")
+    if not isinstance(raw, list) or len(raw) != rules.friends:
+        raise BadPosition("bad_calls", f"calls: the declarer's {rules.friends} friend "
+                          "call(s), like '1 AS' (the first ace of spades played)")
+    calls: list[tuple[int, int]] = []
+    for text in raw:
+        parts = text.split() if isinstance(text, str) and len(text) <= 8 else []
+        if len(parts) != 2 or parts[0] not in [str(o) for o in range(1, rules.decks + 1)]:
+            raise BadPosition("bad_calls", f"a call is a copy 1..{rules.decks} and a card, "
+                              "like '1 AS'")
+        try:
+            card = parse(parts[1])
+        except (NotationError, ValueError):
+            raise BadPosition("bad_calls", f"a call names a card: {parts[1][:8]!r}") from None
+        if len(card) != 1 or card[0] >= 52 or trump.is_trump(card[0]):
+            raise BadPosition("bad_calls", "a call names one plain card: no joker, no trump")
+        if (int(parts[0]), card[0]) in calls:
+            raise BadPosition("bad_calls", "the same card is called twice")
+        calls.append((int(parts[0]), card[0]))
+    got = setup.get("call_results")
+    results = [None] * len(calls) if got is None else got
+    if not isinstance(results, list) or len(results) != len(calls):
+        raise BadPosition("bad_calls", "call_results: for each call the seat that answered "
+                          "it, or null")
+    results = [None if r is None else _seat(r, n, "call_results") for r in results]
+    on_table = [(s, c) for s, cs in trick for c in cs]
+    for (o, c), who in zip(calls, results):
+        seen = played[c] + sum(1 for _, x in on_table if x == c)
+        name = CARD_TEXT[c]
+        if who is None and seen >= o:
+            raise BadPosition("bad_calls", f"{seen} {name} were played: the call '{o} "
+                              f"{name}' was answered (say by whom)")
+        if who is not None and seen < o:
+            raise BadPosition("bad_calls", f"only {seen} {name} were played: the call "
+                              f"'{o} {name}' is still open")
+        if who is not None and played[c] < o:       # the copy called is on the table
+            by = [s for s, x in on_table if x == c][o - played[c] - 1]
+            if by != who:
+                raise BadPosition("bad_calls", f"the call '{o} {name}' was answered on the "
+                                  f"table, by seat {by}")
+    return calls, results

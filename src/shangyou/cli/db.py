@@ -9,7 +9,7 @@ doing it beforehand, looking, rolling back, and writing a new revision.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -29,17 +29,41 @@ DataOption = Annotated[Path, typer.Option(
     "(or SHANGYOU_DATA).")]
 
 
-def _engine(db: str | None, data: Path, create: bool = False):
+def _migrations():
+    """The migrations module (it needs the web extra: without it, how to install it)."""
     try:
-        from sqlalchemy import create_engine
-
         from ..server import migrations
-        from ..server.store import database_url
     except ModuleNotFoundError as e:
         fail(f"{e.name} is missing: pip install 'shangyou[web]'")
+    return migrations
+
+
+def _engine(db: str | None, data: Path, create: bool = False):
+    migrations = _migrations()
+    from sqlalchemy import create_engine
+
+    from ..server.store import database_url
     if db is None and not create and not (data / "shangyou.db").exists():
         fail(f"no store in {data}/ (shangyou.db): give --data DIR or --db URL")
     return create_engine(database_url(db, data)), migrations
+
+
+def _move(db: str | None, data: Path, way: Literal["upgrade", "downgrade"],
+          revision: str) -> None:
+    """Upgrade or downgrade (``way``) the database to ``revision`` under the schema lock, and
+    print where it was and where it is now. Only an upgrade may make a new SQLite store."""
+    engine, migrations = _engine(db, data, create=way == "upgrade")
+    step = migrations.upgrade if way == "upgrade" else migrations.downgrade
+    try:
+        with migrations.schema_lock(engine) as conn:
+            before = migrations.current(conn)
+            step(conn, revision)
+            after = migrations.current(conn)
+    except (migrations.SchemaError, migrations.CommandError) as e:
+        fail(str(e), 1)
+    finally:
+        engine.dispose()
+    print(f"{_shown(before)} -> {_shown(after)}")
 
 
 def _shown(revs) -> str:
@@ -52,17 +76,7 @@ def upgrade(revision: Annotated[str, typer.Argument(help="Where to go (default h
             db: DbOption = None, data: DataOption = Path("data")) -> None:
     """Bring the database to REVISION (default: the newest, head), as a server does when it
     starts; a database an earlier version made is taken in with its data."""
-    engine, migrations = _engine(db, data, create=True)
-    try:
-        with migrations.schema_lock(engine) as conn:
-            before = migrations.current(conn)
-            migrations.upgrade(conn, revision)
-            after = migrations.current(conn)
-    except (migrations.SchemaError, migrations.CommandError) as e:
-        fail(str(e), 1)
-    finally:
-        engine.dispose()
-    print(f"{_shown(before)} -> {_shown(after)}")
+    _move(db, data, "upgrade", revision)
 
 
 @app.command()
@@ -76,17 +90,7 @@ def downgrade(revision: Annotated[str, typer.Argument(
     first: a server upgrades it again when it starts)."""
     if revision == "base" and not yes:
         fail("downgrade base drops every table and all its data: add --yes if you mean it")
-    engine, migrations = _engine(db, data)
-    try:
-        with migrations.schema_lock(engine) as conn:
-            before = migrations.current(conn)
-            migrations.downgrade(conn, revision)
-            after = migrations.current(conn)
-    except (migrations.SchemaError, migrations.CommandError) as e:
-        fail(str(e), 1)
-    finally:
-        engine.dispose()
-    print(f"{_shown(before)} -> {_shown(after)}")
+    _move(db, data, "downgrade", revision)
 
 
 @app.command()
@@ -105,10 +109,7 @@ def current(db: DbOption = None, data: DataOption = Path("data")) -> None:
 @app.command()
 def history() -> None:
     """Every revision this version knows, newest first."""
-    try:
-        from ..server import migrations
-    except ModuleNotFoundError as e:
-        fail(f"{e.name} is missing: pip install 'shangyou[web]'")
+    migrations = _migrations()
     for script in migrations.scripts().walk_revisions():
         mark = " (head)" if script.is_head else ""
         print(f"{script.revision}{mark}: {script.doc}")
@@ -123,8 +124,5 @@ def revision(message: Annotated[str, typer.Option("-m", "--message",
     """Write the next revision's script into the package's versions/ folder (in a source
     checkout): the differences between the rows (server/rows.py) and the schema at head, as
     Alembic's autogenerate sees them on a scratch SQLite database. Read and finish it."""
-    try:
-        from ..server import migrations
-    except ModuleNotFoundError as e:
-        fail(f"{e.name} is missing: pip install 'shangyou[web]'")
+    migrations = _migrations()
     print(f"wrote {migrations.new_revision(message, autogenerate=not empty)}")

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from ..puzzles.mine import done_seeds, mine
+from ..puzzles.mine import LEADS, done_seeds, mine
 from ..puzzles.position import FAMILIES, load
 from .common import fail
 
@@ -64,6 +64,9 @@ def mine_cmd(
     out: Annotated[Path | None, typer.Option(help="Directory of the JSON lines files "
                                             "(default: the package's data).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No line per seed.")] = False,
+    leads: Annotated[bool, typer.Option(
+        "--leads", help="Sheng ji: mine the hands' leads (a pass of its own, each game "
+                        "marked done as leads-SEED).")] = False,
 ) -> None:
     """Mine puzzles of one family; seeds done already are skipped."""
     if family not in FAMILIES:
@@ -72,10 +75,12 @@ def mine_cmd(
     def progress(key, n, cpu):
         if not quiet:
             typer.echo(f"{key}: {n} puzzles, {cpu:.2f} s CPU", err=True)
+    if leads and family != "sheng-ji":
+        fail("--leads is for --family sheng-ji (the climbing miner takes leads with the rest)")
     if log:
-        added = mine(family, (), out, progress, [g for p in log for g in _logs(p)])
+        added = mine(family, (), out, progress, [g for p in log for g in _logs(p)], leads)
     else:
-        added = mine(family, _seed_range(seeds), out, progress)
+        added = mine(family, _seed_range(seeds), out, progress, leads=leads)
     typer.echo(f"{added} puzzles added to {family}")
 
 
@@ -92,7 +97,14 @@ def stats_cmd(
         seeds = done_seeds(family, out)
         cpu = sum(c for _, c in seeds.values())
         report[family] = {
-            "puzzles": len(puzzles), "seeds": len(seeds), "cpu_s": round(cpu, 1),
+            "puzzles": len(puzzles),
+            "seeds": sum(1 for k in seeds if not k.startswith(LEADS)),
+            "lead_passes": sum(1 for k in seeds if k.startswith(LEADS)),
+            "leads": sum(1 for p in puzzles if p.get("lead")), "cpu_s": round(cpu, 1),
+            "lead_cpu_s": round(sum(c for k, (_, c) in seeds.items() if k.startswith(LEADS)),
+                                1),
+            "lead_themes": dict(Counter(p["theme"] for p in puzzles
+                                        if p.get("lead")).most_common()),
             "cpu_per_puzzle_s": round(cpu / len(puzzles), 3) if puzzles else None,
             "blunders": sum(1 for p in puzzles if p["blunder"]),
             "themes": dict(Counter(p["theme"] for p in puzzles).most_common()),
@@ -105,5 +117,9 @@ def stats_cmd(
         typer.echo(f"{family}: {r['puzzles']} puzzles from {r['seeds']} hands "
                    f"({r['blunders']} the bot's errors), {r['cpu_s']} s CPU, "
                    f"{r['cpu_per_puzzle_s']} s a puzzle")
+        if r["lead_passes"]:
+            typer.echo(f"  leads: {r['leads']} puzzles from {r['lead_passes']} hands' leads, "
+                       f"{r['lead_cpu_s']} s CPU (" + ", ".join(
+                           f"{k} {v}" for k, v in r["lead_themes"].items()) + ")")
         typer.echo("  themes: " + ", ".join(f"{k} {v}" for k, v in r["themes"].items()))
         typer.echo("  presets: " + ", ".join(f"{k} {v}" for k, v in r["presets"].items()))

@@ -92,7 +92,8 @@ class GameBase:
         """The game's random source (dealing). A clone shares it with its original until one
         of them draws: that one first takes a private copy, so both deal as they would have."""
         r = self._rng_obj
-        if r in _SHARED_RNGS:
+        # (no clone made yet: no Python call)
+        if _SHARED_RNGS.data and r in _SHARED_RNGS:  # type: ignore[attr-defined]
             self._rng_obj = r = _copy_rng(r)
         return r
 
@@ -100,10 +101,12 @@ class GameBase:
     def _rng(self, r: random.Random | DealRandom) -> None:
         self._rng_obj = r
 
-    def _dealt(self, hands, undealt) -> None:
-        """Record the shuffle just made: the cards each seat is dealt, and those none is."""
-        self.deals = self.deals + (Deal(self.hand_number, tuple(tuple(sorted(h)) for h in hands),
-                                        tuple(sorted(undealt))),)
+    def _dealt(self, hands, undealt, hands_sorted: bool = False) -> None:
+        """Record the shuffle just made: the cards each seat is dealt, and those none is
+        (``hands_sorted``: each hand is sorted already)."""
+        held = tuple(map(tuple, hands)) if hands_sorted else \
+            tuple(tuple(sorted(h)) for h in hands)
+        self.deals = self.deals + (Deal(self.hand_number, held, tuple(sorted(undealt))),)
 
     def _check_turn(self, seat: int | None) -> int:
         """The seat to act; IllegalMove if the game is over or ``seat`` is not that seat."""

@@ -1,4 +1,5 @@
-"""The batch engine: N hands of a climbing preset stepped in C, in one call per step.
+"""The batch engine: N hands of a climbing preset or of Sheng ji stepped in C, in one call per
+step.
 
 >>> from shangyou.env.batch_engine import BatchEngine, available
 >>> if available():
@@ -24,7 +25,14 @@ Supported: ``zheng-shangyou/pagat`` (3 to 8 players, one or two packs, either
 ``twos_in_sequences``), ``zheng-shangyou/pagat-teams`` (4 and 6 players),
 ``zheng-shangyou/owen`` (2, 3, 4, 6 players), ``zheng-shangyou/winner`` (one or two packs,
 every option) and ``zheng-fen`` (3 to 6 players), one hand per episode (:func:`config`
-answers None for anything else: matches, Sheng ji; the callers then use the Python path).
+answers None for anything else: matches; the callers then use the Python path).
+
+Sheng ji (``sheng-ji`` 4 and 6 players, ``sheng-ji/single-deck``, ``sheng-ji/zhao-pengyou``)
+has its own C code in its own core, ``games/sheng_ji/_core_batch.c`` (whole hands: the deal's
+bids, the bury, the calls of friends, the play),
+behind the same class: :mod:`~shangyou.env.sheng_ji_batch` says what it plays and makes the
+hand's result; both engines share the generator and the thread pool
+(``games/_batch_pool.h``). ``tests/test_batch_engine_sheng_ji.py`` compares it.
 """
 
 from __future__ import annotations
@@ -39,6 +47,8 @@ from ..games.climbing import core
 from .aec import DEFAULT_CANDIDATES, DEFAULT_MAX_STEPS, ShangyouAEC, check_max_steps
 from .encoding import _EXTRA, _KIND_AT, CAND_WIDTH
 from .climbing_encoding import ClimbingEncoder
+from . import sheng_ji_batch
+from .sheng_ji_encoding import ShengJiEncoder
 
 _Batch: Any = getattr(core._core, "Batch", None) if core.AVAILABLE else None
 
@@ -72,6 +82,9 @@ def config(preset: str, players: int | None = None, **options) -> dict | None:
         rules = module.build(key, opts)
     except (ValueError, TypeError, KeyError):
         return None
+    if key.startswith("sheng-ji"):             # the Sheng ji engine (sheng_ji_batch.py)
+        from . import sheng_ji_batch
+        return sheng_ji_batch.config(info["name"], rules)
     fam = rules.family
     kinds = {PagatFamily: 0, OwenFamily: 1, WinnerFamily: 2, ZhengFenFamily: 3}
     family = kinds.get(type(fam))
@@ -165,7 +178,10 @@ class BatchEngine:
         self.seat = seat
         self.max_candidates = k = max_candidates
         self.max_steps = check_max_steps(max_steps)
-        self.encoder = enc = ClimbingEncoder(n, k)
+        self._cfg = cfg
+        self._sheng_ji = cfg.get("sheng_ji", False)
+        enc: ShengJiEncoder | ClimbingEncoder
+        self.encoder = enc = ShengJiEncoder(n, k) if self._sheng_ji else ClimbingEncoder(n, k)
         self.observation_slices = dict(enc.slices)
         self.obs_size = enc.size
         self.obs = np.zeros((n_envs, enc.size), np.int8)
@@ -176,16 +192,23 @@ class BatchEngine:
         self.seats = np.zeros(n_envs, np.int64)
         self.illegal = np.zeros(n_envs, np.bool_)
         self._actions = np.zeros(n_envs, np.int64)
-        self._eng = _Batch(n_envs, n, cfg["seq_top"], cfg["teams"], k, _layout(enc),
-                           (self.obs, self.mask, self.rewards, self.terminated,
-                            self.truncated, self.seats, self.illegal),
-                           int(self.single), seat, self.max_steps or 0, bool(strict),
-                           float(illegal_reward), threads, _listing_limit, cfg["teams6"],
-                           cfg["random_card"], cfg["family"], cfg["dealt"], cfg["leader_card"],
-                           cfg["deck"], cfg["cards_left"], *cfg["wopts"], cfg["packs"])
+        arrays = (self.obs, self.mask, self.rewards, self.terminated, self.truncated,
+                  self.seats, self.illegal)
+        if isinstance(enc, ShengJiEncoder):
+            self._eng = sheng_ji_batch.Batch(
+                n_envs, n, k, sheng_ji_batch.layout(enc), arrays, int(self.single), seat,
+                self.max_steps or 0, bool(strict), float(illegal_reward), threads,
+                cfg["numbers"])
+        else:
+            self._eng = _Batch(n_envs, n, cfg["seq_top"], cfg["teams"], k, _layout(enc),
+                               arrays, int(self.single), seat, self.max_steps or 0,
+                               bool(strict), float(illegal_reward), threads, _listing_limit,
+                               cfg["teams6"], cfg["random_card"], cfg["family"], cfg["dealt"],
+                               cfg["leader_card"], cfg["deck"], cfg["cards_left"],
+                               *cfg["wopts"], cfg["packs"])
         self._threads = threads
-        self.teams = cfg["team_seats"]
-        self._trick_points = cfg["family"] == 3
+        self.teams = cfg.get("team_seats")
+        self._trick_points = cfg.get("family") == 3
         self._options = dict(options)
         #: aec mode: rows whose hand reached a decision of more than 4,096 plays (the env
         #: then lists one play per reading, which the engine does not), played by a
@@ -307,12 +330,15 @@ class BatchEngine:
 
     def hand(self, i: int) -> tuple:
         """``(order, points, to_act, steps, team points or None)`` of row ``i``'s hand
-        (to_act -1 once over)."""
+        (to_act -1 once over); Sheng ji: the numbers of its finished hand's scoring, or None
+        (:func:`~shangyou.env.sheng_ji_batch.result` reads them)."""
         return self._eng.hand(i)
 
     def result(self, i: int) -> dict:
         """The game's ``result`` of row ``i``'s finished hand (single mode: the hand that just
-        ended), as ``ClimbingGame`` makes it for one hand."""
+        ended), as ``ClimbingGame`` (or ``ShengJiGame``) makes it for one hand."""
+        if self._sheng_ji:
+            return sheng_ji_batch.result(self._eng, self._cfg, i)
         order, points, _, _, tp = self._eng.hand(i)
         res: dict[str, Any] = {"order": order, "points": points, "scores": list(points),
                                "hands": 1}

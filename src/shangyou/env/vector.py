@@ -21,8 +21,8 @@ class steps them in one loop, without the per-row checking wrappers and without
 the batch arrays.
 
 With random opponents on a preset the batch engine plays (``batch_engine.vector_config``:
-every climbing preset at one pack), the rows are played in C instead
-(:class:`~shangyou.env.batch_engine.BatchEngine`, ``mode="single"``): the same observations,
+every climbing preset at one pack, and every Sheng ji preset), the rows are played in C
+instead (:class:`~shangyou.env.batch_engine.BatchEngine`, ``mode="single"``): the same observations,
 masks, rewards, flags and infos (tested against the single envs), one C call per step.
 ``engine="python"`` keeps the Python rows; ``threads`` sets the engine's threads.
 """

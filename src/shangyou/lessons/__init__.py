@@ -31,7 +31,7 @@ from ..registry import build, resolve
 
 HERE = Path(__file__).parent
 #: the courses, in the order the page lists them
-COURSES = ("zheng-shangyou", "sheng-ji", "zheng-fen", "owen")
+COURSES = ("zheng-shangyou", "sheng-ji", "zheng-fen", "owen", "winner")
 #: what may pass a step: any legal play of cards, a pass, a play of one of these kinds, one of
 #: these plays (cards as a multiset), a play that takes the trick so far (Sheng ji), a whole
 #: bury of the kitty (Sheng ji: the cards buried one move each, none of the ``avoid`` kinds,
@@ -120,6 +120,8 @@ def position_view(step: dict) -> dict:
     others = [s for s in range(n) if s != seat]
     v.update(seat=seat, phase="play", to_act=seat, hand=pos["hand"].split(),
              trick=[[s, c] for s, c in trick], history=[])
+    # the template's seat may have been the one to act (its legal moves: not this position's)
+    v.pop("legal_moves", None)
     if "levels" in v:                                     # Sheng ji
         played = sum(len(_cards(c)) for _, c in trick)
         total = 54 * rules.decks - rules.kitty - len(hand) - played

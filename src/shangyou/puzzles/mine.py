@@ -18,6 +18,16 @@ that plays anything else loses at least that much on average. At most :data:`PER
 puzzles are kept per hand, the bot's own errors first (the play it made was not the
 solution), then the widest margins. Everything is seeded from the family, the seed and the
 move's index: a seed mines the same puzzles every time.
+
+Sheng ji leads are mined in a pass of their own (``leads=True``; a seed's lead pass is
+marked done as ``leads-SEED``): a lead lists every single, pair and tractor of the hand
+(up to :data:`LEAD_MAX_PLAYS`; more and the lead is skipped, which bounds a decision's cost
+at that many plays times the worlds of the three steps) and the first steps of throws. A
+throw is made card by card and the puzzle page takes whole plays, so the throws are judged
+through the one the heuristic calls safe (every unit of one plain suit boss, ``throw_plan``):
+when it has one, that throw is played out beside the whole plays in every world and the
+solution must beat it by the margin as well (it is kept in the record's ``throw``); a throw
+the seat cannot know to be safe may fail and is not judged.
 """
 
 from __future__ import annotations
@@ -35,10 +45,11 @@ from ..review import family_of
 from .position import DATA, FAMILIES, data_path, listed
 from .themes import theme_of
 
-VERSION = 1
+VERSION = 2             # 2: Sheng ji leads (a pass of their own)
 BOT = "heuristic"
 MIN_MOVES = 3           # decisions with fewer legal plays are no puzzle (a coin toss)
 MAX_MOVES = 20          # decisions with more legal plays are not screened
+LEAD_MAX_PLAYS = 40     # Sheng ji leads with more whole plays than this are not screened
 SCREEN_WORLDS = 8
 DEEP_WORLDS = 64
 VERIFY_WORLDS = 128
@@ -70,14 +81,54 @@ def _judge(view: dict, played: str, rng):
 def _goes_out(view: dict) -> bool:
     """A play that empties the hand is legal: going out is no puzzle."""
     n = len(view["hand"])
-    return any(m != "pass" and len(m.partition(" as ")[0].split()) == n
-               for m in view["legal_moves"])
+    return any(m != "pass" and not m.startswith("throw ")
+               and len(m.partition(" as ")[0].split()) == n for m in view["legal_moves"])
+
+
+def is_sheng_ji_lead(view: dict) -> bool:
+    """A Sheng ji lead of the play phase (the trick empty, no throw under way)."""
+    return (view["game"].startswith("sheng-ji") and view.get("phase") == "play"
+            and not view.get("trick") and not view.get("pending"))
+
+
+def whole_plays(view: dict) -> list[str]:
+    """A Sheng ji view's whole plays: its legal moves less the steps of a throw."""
+    return [m for m in view["legal_moves"]
+            if m != "play" and not m.startswith(("throw ", "pick "))]
+
+
+def _lead_judge(view: dict, rng):
+    """The review's Sheng ji judge for a lead, every whole play playable, and the safe throw
+    the heuristic would make, as ``"throw CARDS"`` (None: it has none, or it is one unit,
+    a whole play already)."""
+    from ..bots import sheng_ji_heuristic as heur
+    from ..cards import parse
+    plays = whole_plays(view)
+    judge = _sheng_ji_judge(dict(view, legal_moves=plays), plays[0], rng)
+    if judge is None or judge.play_of is None:
+        return None, None
+    for m in plays:
+        judge.play_of.setdefault(m, m)
+    plan = heur.throw_plan(heur.Knowledge(view))
+    throw = None
+    if plan is not None:
+        cards = str(parse(plan))
+        if not any(sorted(m.split()) == sorted(cards.split()) for m in plays):
+            throw = f"throw {cards}"
+            judge.play_of[throw] = cards
+    return judge, throw
 
 
 def play_values(view: dict, worlds: int, rng) -> dict[str, list[float]] | None:
-    """Every legal play of ``view`` played out in ``worlds`` worlds (the same for all)."""
-    moves = view["legal_moves"]
-    judge = _judge(view, moves[0], rng)
+    """Every legal play of ``view`` played out in ``worlds`` worlds (the same for all); a
+    Sheng ji lead: every whole play, and the heuristic's safe throw when it has one (under
+    its ``"throw CARDS"`` key)."""
+    if is_sheng_ji_lead(view):
+        judge, throw = _lead_judge(view, rng)
+        moves = whole_plays(view) + ([throw] if throw else [])
+    else:
+        moves = view["legal_moves"]
+        judge = _judge(view, moves[0], rng)
     if judge is None:
         return None
     out: dict[str, list[float]] = {m: [] for m in moves}
@@ -129,8 +180,9 @@ def _rng(family: str, key: str, index: int, step: str) -> random.Random:
     return random.Random(f"puzzles/{family}/{key}/{index}/{step}")
 
 
-def mine_seed(family: str, seed: int) -> list[dict]:
-    """The puzzles of one seed's hand, played by the bots (deterministic for the seed)."""
+def mine_seed(family: str, seed: int, leads: bool = False) -> list[dict]:
+    """The puzzles of one seed's hand, played by the bots (deterministic for the seed);
+    ``leads``: its Sheng ji leads instead (:func:`mine_log`)."""
     presets = FAMILIES[family]
     preset, players = presets[seed % len(presets)]
     g = shangyou.new_game(preset, players=players, seed=seed)
@@ -138,7 +190,7 @@ def mine_seed(family: str, seed: int) -> list[dict]:
     while not g.over:
         seat = g.to_act
         g.apply(bots[seat].choose(g.view(seat)))
-    return mine_log(g.log, family, str(seed))
+    return mine_log(g.log, family, str(seed), leads)
 
 
 def _replay(log: dict):
@@ -158,11 +210,29 @@ def log_key(log: dict) -> str:
     return f"log-{log['seed']}-{hashlib.sha256(moves.encode()).hexdigest()[:10]}"
 
 
-def mine_log(log: dict, family: str, key: str | None = None) -> list[dict]:
+def _screened(view: dict, move: str, leads: bool) -> str | None:
+    """The move made as the view lists it, where this decision is one the miner screens
+    (None: not one). ``leads``: the Sheng ji leads, else every other decision."""
+    if leads:
+        if not is_sheng_ji_lead(view) or move.startswith(("throw ", "pick ")) or move == "play":
+            return None     # the bot threw: the move made is no whole play (skipped)
+        plays = whole_plays(view)
+        if not MIN_MOVES <= len(plays) <= LEAD_MAX_PLAYS:
+            return None
+        return _as_listed(dict(view, legal_moves=plays), move)
+    if is_sheng_ji_lead(view) or not MIN_MOVES <= len(view["legal_moves"]) <= MAX_MOVES \
+            or move.startswith(("choose ", "pick ")):
+        return None
+    return _as_listed(view, move)
+
+
+def mine_log(log: dict, family: str, key: str | None = None,
+             leads: bool = False) -> list[dict]:
     """The puzzles of a finished game's log (``game.log``: a bot game, a saved game, a site's
     match), at most :data:`PER_HAND` of them; ``key`` names the game in the puzzles' ids and
     seeds their random numbers (by default :func:`log_key`). Decisions of another family (a
-    log of another game) are not taken."""
+    log of another game) are not taken. ``leads``: the Sheng ji leads (a pass of their own,
+    at most :data:`PER_HAND` more), else every other decision."""
     key = key if key is not None else log_key(log)
     g = _replay(log)
     margin = margin_of(family)
@@ -173,11 +243,11 @@ def mine_log(log: dict, family: str, key: str | None = None) -> list[dict]:
                              f"but seat {g.to_act} is to act")
         raw = g.view(seat)
         view = listed(raw) if raw.get("phase") == "play" else None
-        if view is not None and MIN_MOVES <= len(view["legal_moves"]) <= MAX_MOVES \
-                and not move.startswith(("choose ", "pick ")):
-            played = _as_listed(view, move)
+        played = _screened(view, move, leads) if view is not None else None
+        if view is not None and played is not None:
             fam = family_of(view["game"], getattr(g, "rules", None))
-            if fam == family and played in view["legal_moves"] and not _goes_out(view):
+            if fam == family and played in (whole_plays(view) if leads else
+                                             view["legal_moves"]) and not _goes_out(view):
                 vals = play_values(view, SCREEN_WORLDS, _rng(family, key, index, "screen"))
                 if vals is not None:
                     hit = clear_best(vals, margin, 0.0)
@@ -194,6 +264,8 @@ def mine_log(log: dict, family: str, key: str | None = None) -> list[dict]:
         if hit is None:
             continue
         best = hit[0]
+        if best.startswith("throw "):
+            continue            # the safe throw is best: the page takes no throws
         ver = play_values(view, VERIFY_WORLDS, _rng(family, key, index, "verify"))
         check = clear_best(ver, margin, LOSS_Z) if ver else None
         if check is None or check[0] != best:
@@ -216,11 +288,19 @@ def _kind_after(log: dict, index: int, move: str) -> str | None:
 
 def _record(family, key, log, index, seat, view, played, best, deep, ver, lead, margin):
     kind = None if family == "sheng-ji" else _kind_after(log, index, best)
+    throw = next((m for m in ver if m.startswith("throw ")), None)
+    throw_stats = None
+    if throw is not None:      # the safe throw of a lead: beside the plays, not one of them
+        throw_stats = {"cards": throw[6:], "value": _stats({throw: ver.pop(throw)})[throw],
+                       "deep": _stats({throw: deep.pop(throw)})[throw]}
+    seen = view                 # as the seat saw it (the heuristic's reason reads this)
+    if is_sheng_ji_lead(view):
+        view = dict(view, legal_moves=whole_plays(view))
     vals = _stats(ver)
     runner = played if played != best else max(
         (m for m in vals if m != best), key=lambda m: vals[m][0])
     gain = vals[best][0] - vals[runner][0]
-    reason = _best_reason(view, best, runner, gain, len(ver[best]), family)
+    reason = _best_reason(seen, best, runner, gain, len(ver[best]), family)
     moves = view["legal_moves"]
     options = {k: list(v) if isinstance(v, tuple) else v
                for k, v in (log.get("options") or {}).items() if k != "players"}
@@ -239,6 +319,10 @@ def _record(family, key, log, index, seat, view, played, best, deep, ver, lead, 
         "rating": rating_seed(len(moves), played != best, lead, margin),
         "miner": {"version": VERSION, "bot": BOT},
     }
+    if is_sheng_ji_lead(view):
+        out["lead"] = True          # mined in the lead pass
+        if throw_stats is not None:
+            out["throw"] = throw_stats
     if log.get("match"):
         out["match"] = True         # rebuilt with new_match: the prefix spans its hands
     if key.startswith("log-"):
@@ -259,14 +343,21 @@ def done_seeds(family: str, directory: Path | None = None) -> dict[str, tuple[in
     return out
 
 
+LEADS = "leads-"        # the key of a game's lead pass in the .seeds file: leads-SEED
+
+
 def mine(family: str, seeds=(), directory: Path | None = None, progress=None,
-         logs=()) -> int:
+         logs=(), leads: bool = False) -> int:
     """Mine ``seeds`` of ``family`` (bot games) and finished games' ``logs`` into the
     family's JSON lines file, skipping those done already (a log is known by
     :func:`log_key`); each game's puzzles are appended, then the game is marked done with its
-    CPU time. How many puzzles were added."""
+    CPU time. ``leads``: the Sheng ji lead pass (marked ``leads-KEY``). How many puzzles
+    were added."""
     if family not in FAMILIES:
         raise ValueError(f"unknown puzzle family {family!r}; known: {', '.join(FAMILIES)}")
+    if leads and family != "sheng-ji":
+        raise ValueError("the lead pass is Sheng ji's (the climbing miner takes leads "
+                         "with the rest)")
     directory = directory or DATA
     directory.mkdir(parents=True, exist_ok=True)
     done = done_seeds(family, directory)
@@ -274,8 +365,9 @@ def mine(family: str, seeds=(), directory: Path | None = None, progress=None,
     # a run stopped between its two writes left a seed's puzzles without its mark
     have = {json.loads(line)["id"] for line in path.open(encoding="utf-8")
             if line.endswith("\n")} if path.exists() else set()
-    jobs = [(str(s), lambda s=s: mine_seed(family, s)) for s in seeds]
-    jobs += [(log_key(g), lambda g=g: mine_log(g, family)) for g in logs]
+    pre = LEADS if leads else ""
+    jobs = [(pre + str(s), lambda s=s: mine_seed(family, s, leads)) for s in seeds]
+    jobs += [(pre + log_key(g), lambda g=g: mine_log(g, family, None, leads)) for g in logs]
     added = 0
     for key, job in jobs:
         if key in done:

@@ -56,6 +56,22 @@ def _sha(value: str) -> str:
     return hashlib.sha256(value.encode("utf-8")).hexdigest()
 
 
+SESSION_HASH = re.compile(r"[0-9a-f]{64}")
+
+
+def session_hash(ws) -> str | None:
+    """The hash of the session cookie a socket's handshake came with (None: none, or one
+    that cannot be a session's): what a gateway node sends the table's owner
+    (:mod:`shangyou.server.cluster`)."""
+    try:
+        cookie = ws.cookies.get(COOKIE)
+    except Exception:             # noqa: BLE001 - a cookie header that does not parse
+        return None
+    if not cookie or len(cookie) > 100:
+        return None
+    return _sha(cookie)
+
+
 def games() -> list[str]:
     """The games ratings are kept for (the presets' families)."""
     return sorted({db.game_of(p) for p in preset_names()})
@@ -219,8 +235,16 @@ class Accounts:
         return await self.store.call_with(db.session_account, _sha(cookie))
 
     async def account_of(self, conn) -> dict | None:
-        """The account whose session cookie came with a socket's handshake (None: a guest,
-        or a socket relayed from another node, whose cookies stay there)."""
+        """The account whose session cookie came with a socket's handshake (None: a guest).
+        A socket relayed from another node (:class:`~shangyou.server.relay.RemoteConn`) has
+        its cookie there: that node (its gateway) sends the cookie's hash, the key of the
+        session's row, and this node (the table's owner) looks the session up itself, so a
+        rated seat is taken on the node that runs the table, for a live session only."""
+        if getattr(conn, "remote", False):
+            session = getattr(conn, "session_hash", None)
+            if session is None:
+                return None
+            return await self.store.call_with(db.session_account, session)
         ws = getattr(conn, "ws", None)
         if ws is None:
             return None

@@ -62,6 +62,10 @@ class Position(BaseModel):
     declarer: StrictInt | None = Field(default=None, ge=0, le=15)
     trick: Annotated[list[tuple[StrictInt, CardText]], Field(max_length=16)] | None = None
     points: StrictInt = Field(default=0, ge=0, le=10_000)
+    # Zhao Pengyou: the friend calls ("1 AS") and who answered each (null: open)
+    calls: list[Annotated[StrictStr, Field(max_length=8)]] | None = Field(default=None,
+                                                                           max_length=4)
+    call_results: list[StrictInt | None] | None = Field(default=None, max_length=4)
 
 
 class AnalysisIn(BaseModel):

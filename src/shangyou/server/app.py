@@ -14,6 +14,7 @@ import anyio
 from fastapi import FastAPI, HTTPException, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect
 
@@ -87,17 +88,64 @@ DOCS_CDN = "https://cdn.jsdelivr.net"
 _INLINE_SCRIPT = re.compile(rb"<script>(.*?)</script>", re.S)
 
 
-async def _docs_with_policy(response: Response) -> Response:
-    """The docs page with a policy of its own: its inline scripts allowed by their SHA-256."""
-    body = b"".join([chunk async for chunk in response.body_iterator])   # type: ignore
+def _docs_policy(body: bytes) -> str:
+    """The docs page's policy of its own: its inline scripts allowed by their SHA-256."""
     hashes = " ".join("'sha256-" + base64.b64encode(hashlib.sha256(m).digest()).decode() + "'"
                       for m in _INLINE_SCRIPT.findall(body))
-    headers = {k: v for k, v in response.headers.items() if k.lower() != "content-length"}
-    headers["Content-Security-Policy"] = "; ".join((
+    return "; ".join((
         "default-src 'self'", f"script-src 'self' {DOCS_CDN} {hashes}",
         f"style-src 'self' {DOCS_CDN} 'unsafe-inline'", "img-src 'self' data: https:",
         "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'self'"))
-    return Response(body, status_code=response.status_code, headers=headers)
+
+
+class SecurityHeaders:
+    """ASGI middleware: :data:`SECURITY_HEADERS` on every HTTP answer that does not set them
+    itself; the API's docs page (``docs_url``) with its own policy (:func:`_docs_policy`).
+    A plain ASGI middleware: Starlette's ``BaseHTTPMiddleware`` (``@app.middleware``) ran each
+    request in a task of its own with streams between the two, about half of the event loop's
+    time for a small answer (a lobby page kept, ``/healthz``)."""
+
+    def __init__(self, app, docs_url: str | None) -> None:
+        self.app = app
+        self.docs_url = docs_url
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        if scope["path"] == self.docs_url:
+            return await self._docs(scope, receive, send)
+
+        async def with_headers(message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in SECURITY_HEADERS.items():
+                    headers.setdefault(name, value)
+            await send(message)
+        await self.app(scope, receive, with_headers)
+
+    async def _docs(self, scope, receive, send) -> None:
+        start: dict = {}
+        body: list[bytes] = []
+
+        async def whole(message) -> None:
+            if message["type"] == "http.response.start":
+                start.update(message)
+                return
+            if message["type"] != "http.response.body":
+                return await send(message)
+            body.append(message.get("body", b""))
+            if message.get("more_body"):
+                return
+            data = b"".join(body)
+            headers = MutableHeaders(scope=start)
+            if start["status"] == 200:
+                headers["Content-Security-Policy"] = _docs_policy(data)
+                headers["Content-Length"] = str(len(data))
+            for name, value in SECURITY_HEADERS.items():
+                headers.setdefault(name, value)
+            await send(start)
+            await send({"type": "http.response.body", "body": data})
+        await self.app(scope, receive, whole)
 
 
 _error = answers.error
@@ -191,14 +239,7 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
     async def _too_deep(request: Request, exc: RecursionError):
         return _error(422, "the request is nested too deeply")
 
-    @app.middleware("http")
-    async def _headers(request: Request, call_next):
-        response = await call_next(request)
-        if request.url.path == app.docs_url and response.status_code == 200:
-            response = await _docs_with_policy(response)
-        for name, value in SECURITY_HEADERS.items():
-            response.headers.setdefault(name, value)
-        return response
+    app.add_middleware(SecurityHeaders, docs_url=app.docs_url)
 
     # ------------------------------------------------------------------------------- pages
     def page(kind: str) -> Response:
@@ -282,8 +323,9 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
                           limit: int = Query(50, ge=1, le=page_max)):
         """One page of the open tables listed in the lobby."""
         if state["lobby"] is not None:        # several nodes: the database's (lobby.py)
-            try:
-                return await state["lobby"].page(offset, limit)
+            try:                              # its JSON, checked and encoded once a read
+                return Response(await state["lobby"].page_json(offset, limit),
+                                media_type="application/json")
             except LobbyBusy as e:
                 return _error(503, str(e), "busy")
         return state["manager"].page(offset, limit)

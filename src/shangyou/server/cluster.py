@@ -7,7 +7,9 @@ Nodes share one PostgreSQL database (the source of truth, and the leases:
 - the node whose lease covers the table (its *owner*) runs the table's pipeline, its bots (in
   that node's worker pool) and its timers, for every socket of the table wherever it is;
 - another node is that socket's *gateway*: it forwards the client's messages to the owner and
-  the owner's messages (built by the owner's views, one per seat) to the client;
+  the owner's messages (built by the owner's views, one per seat) to the client, and tells the
+  owner the hash of the client's session cookie, so that the owner looks the account up
+  itself (a rated seat is taken on the node that runs the table);
 - a table nobody runs (free, or its owner's lease ran out) is taken by the node a client opens
   it on. A client on the gateway of a table whose owner is gone (its heartbeat, and so its
   leases, ran out) or changed is told ``moved`` and its socket closes with 1012; it
@@ -42,6 +44,7 @@ from dataclasses import dataclass, field
 
 from starlette.websockets import WebSocketDisconnect
 
+from .accounts import SESSION_HASH, session_hash
 from .conn import FLOOD_CLOSE, Conn, answer_ping
 from .logs import bind_table
 from .relay import Relay, RemoteConn
@@ -162,14 +165,19 @@ class Node:
         # its lease was live just now: alive (for _check) until a later heartbeat says not
         self.relay.heard[owner] = max(self.relay.heard.get(owner, 0.0), time.monotonic())
         self.proxies[conn.id] = p
-        self.relay.post(owner, ["open", table_id, conn.id, address])
+        # the session cookie's hash: the owner looks the account up (a rated seat)
+        self.relay.post(owner, ["open", table_id, conn.id, address, session_hash(ws)])
         if manager.draining:                # the drain's round of proxies may be over
             self._moved(p)
         try:
-            while not conn.closed:
+            # read until the client is gone, even once this socket was told to close: leaving
+            # earlier would drop the connection before its close frame went out
+            while True:
                 msg = await ws.receive()
                 if msg["type"] == "websocket.disconnect":
                     break
+                if conn.closed:             # told to close (moved, flooding): nothing relayed
+                    continue
                 raw = msg.get("text")
                 if raw is None:
                     try:
@@ -184,7 +192,7 @@ class Node:
                     if conn.refused_in_a_row > FLOOD_CLOSE:
                         conn.error("rate_limited", "too many messages; closing")
                         conn.close(1008)
-                        break
+                        continue
                     conn.error("rate_limited", f"more than {manager.rate:g} messages per "
                                "second; this one was ignored")
                     continue
@@ -283,7 +291,8 @@ class Node:
                 if p is not None:
                     p.conn.close(int(item[2]))
             elif op == "open":
-                self._open(sender, str(item[1]), int(item[2]), item[3])
+                self._open(sender, str(item[1]), int(item[2]), item[3],
+                           item[4] if len(item) > 4 else None)
             elif op == "msg":
                 rc = self.remote.get((sender, item[2]))
                 if rc is not None:
@@ -326,13 +335,15 @@ class Node:
             p.conn.close(MOVED_CODE)
         return len(proxies)
 
-    def _open(self, sender: str, table_id: str, sid: int, address) -> None:
+    def _open(self, sender: str, table_id: str, sid: int, address, session=None) -> None:
         key = (sender, sid)
         if key in self.remote:
             return
         # the gateway keeps the client to its rate; bursts of the relay do not count twice
         rc = RemoteConn(self.relay, sender, sid, rate=self.manager.rate * 2,
                         address=address if isinstance(address, str) else None)
+        if isinstance(session, str) and SESSION_HASH.fullmatch(session):
+            rc.session_hash = session
         self.remote[key] = rc
         rc.task = asyncio.create_task(self._serve(rc, table_id), name=f"remote-{sender}-{sid}")
 

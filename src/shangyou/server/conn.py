@@ -13,6 +13,7 @@ log = logging.getLogger("shangyou.server")
 
 SEND_QUEUE = 1024          # messages waiting for one socket; a client that falls further behind
 #                            is disconnected (it reconnects and gets the whole state again)
+CLOSE_FLUSH_SECONDS = 5.0  # the most a gone socket's writer is given to send a close it was told
 FLOOD_CLOSE = 400          # refused messages in a row before a flooding socket is closed
 INBOX = 32                 # messages read from a socket and waiting to be handled; past this
 #                            the next ones are refused (rate_limited)
@@ -38,6 +39,7 @@ class Conn:
         self.name = ""
         self.said_hello = False
         self.closed = False
+        self.closing = False                    # close() queued its close frame
         self.close_code = 1000
         self.rate = rate
         self.tokens = float(rate)
@@ -100,6 +102,7 @@ class Conn:
         if self.closed:
             return
         self.closed = True
+        self.closing = True
         self.close_code = code
         try:
             self.queue.put_nowait(_CLOSE)
@@ -109,9 +112,17 @@ class Conn:
             self.queue.put_nowait(_CLOSE)
 
     async def finish(self) -> None:
-        """The socket is gone: stop the writer."""
+        """The socket is gone, or its reading is over: stop the writer. A close this socket
+        was told (``moved``, say) goes out first: a handler that returns before its close frame
+        was written has its connection dropped by the server without one, and the client
+        would not know it should move (it would back off instead)."""
         self.closed = True
         w = self.writer
+        if w is not None and not w.done() and self.closing:
+            try:
+                await asyncio.wait_for(asyncio.shield(w), CLOSE_FLUSH_SECONDS)
+            except (asyncio.TimeoutError, Exception):
+                pass
         if w is not None and not w.done():
             w.cancel()
             try:

@@ -21,7 +21,13 @@ read must not cost the moves anything:
 - **a cache of pages**: a page read is kept ``lobby_cache_ms`` (default 1 s) and every
   request for the same page meanwhile gets it; requests for a page being read wait for that
   read. At most ``lobby_reads_waiting`` different pages wait for the lobby's thread; more get
-  503 ``busy`` (a flood of different offsets queues on the lobby alone, and is cut off).
+  503 ``busy`` (a flood of different offsets queues on the lobby alone, and is cut off);
+- **kept as the answer's bytes**: the page is checked against the answer's schema
+  (:class:`~shangyou.server.schemas.TablePage`) and encoded as JSON once, in the lobby's
+  thread, when it is read; ``GET /api/tables`` answers those bytes as they are
+  (:meth:`Lobby.page_json`). A flood of requests for a kept page costs the event loop the
+  requests alone, not a validation and an encoding of 50 tables each (which took the event
+  loop, where the moves are handled, about a millisecond a request).
 
 So the lobby's pages are at most ``lobby_cache_ms`` old, its ``total`` at most
 ``lobby_count_ms``. It replaces one count and one sort of every
@@ -40,6 +46,7 @@ from concurrent.futures import ThreadPoolExecutor
 from sqlalchemy import and_, func, or_, select
 
 from .limits import Limits
+from .schemas import TablePage
 from .rows import SeatRow, TableRow, utcnow
 from .store import Store, StoreUnavailable, transient
 
@@ -124,21 +131,31 @@ class Lobby:
         self.bound = max(1, limits.lobby_reads_waiting)
         self.empty_for = limits.empty_listed_seconds
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="shangyou-lobby")
-        self._pages: OrderedDict[tuple[int, int], tuple[float, dict]] = OrderedDict()
+        # (offset, limit) -> (when it was read, the page, its JSON)
+        self._pages: OrderedDict[tuple[int, int], tuple[float, dict, bytes]] = OrderedDict()
         self._reading: dict[tuple[int, int], asyncio.Future] = {}
         # when the listed tables were last counted, and how many (waiting, running)
         self._counted: tuple[float, tuple[int, int]] | None = None
         self.reads = 0                  # pages read from the database
         self.counts = 0                 # times the listed tables were counted
+        self.renders = 0                # pages checked and encoded as JSON
 
     async def page(self, offset: int, limit: int) -> dict:
+        """One page of the lobby (a dict as ``GET /api/tables`` gives it)."""
+        return (await self._entry(offset, limit))[0]
+
+    async def page_json(self, offset: int, limit: int) -> bytes:
+        """The same page as the JSON of ``GET /api/tables``'s answer, encoded once a read."""
+        return (await self._entry(offset, limit))[1]
+
+    async def _entry(self, offset: int, limit: int) -> tuple[dict, bytes]:
         key = (offset, limit)
         loop = asyncio.get_running_loop()
         now = time.monotonic()
         hit = self._pages.get(key)
         if hit is not None and now - hit[0] < self.ttl:
             self._pages.move_to_end(key)
-            return hit[1]
+            return hit[1], hit[2]
         fut = self._reading.get(key)
         if fut is None:
             if len(self._reading) >= self.bound:
@@ -149,15 +166,15 @@ class Lobby:
             def done(f: asyncio.Future, key=key, started=now) -> None:
                 self._reading.pop(key, None)
                 if not f.cancelled() and f.exception() is None:
-                    self._pages[key] = (started, f.result())
+                    self._pages[key] = (started, *f.result())
                     self._pages.move_to_end(key)
                     while len(self._pages) > PAGES_KEPT:
                         self._pages.popitem(last=False)
             fut.add_done_callback(done)
         return await asyncio.shield(fut)
 
-    def _read(self, offset: int, limit: int) -> dict:
-        """In the lobby's thread."""
+    def _read(self, offset: int, limit: int) -> tuple[dict, bytes]:
+        """In the lobby's thread: the page, and its JSON (checked against the schema)."""
         quiet = utcnow() - dt.timedelta(seconds=self.empty_for)
         try:
             now = time.monotonic()
@@ -166,11 +183,13 @@ class Lobby:
                                        count(self.store, "playing", quiet)))
                 self.counts += 1
             self.reads += 1
-            return read_page(self.store, offset, limit, quiet, self._counted[1])
+            page = read_page(self.store, offset, limit, quiet, self._counted[1])
         except Exception as e:
             if transient(e):                # the client asks again (503 unavailable)
                 raise StoreUnavailable(f"the lobby: {e.__class__.__name__}") from e
             raise
+        self.renders += 1
+        return page, TablePage.model_validate(page).model_dump_json().encode()
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)

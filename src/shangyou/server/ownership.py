@@ -104,6 +104,9 @@ class DbLease:
         self._dead_at = 0.0                         # when the renewal that said so started
         self.renewed_at: float | None = None        # monotonic: the last renewal started
         self.renewals = self.renewal_failures = 0   # (metrics)
+        # node -> (epoch, alive) when its orphan scan last found nothing (Store.orphans)
+        self._clean: dict[str, tuple[int, bool]] = {}
+        self.scans_skipped = 0                      # orphan scans not needed (nothing changed)
 
     def fresh(self) -> bool:
         """The last successful renewal started less than a lease ago: this node's leases
@@ -286,7 +289,13 @@ class DbLease:
             self._released.difference_update(released)
         if not self.fresh():
             return                         # its own lease may have run out: it takes nothing
-        for table_id in await self.store.call("orphans", self.ORPHANS):
+        seen = self.store.store.nodes_seen
+        if seen and seen == self._clean:
+            # every node as it was when its scan found nothing (the heartbeat's reading,
+            # at most a quarter of a lease old): no orphan, and no query
+            self.scans_skipped += 1
+            return
+        for table_id in await self.store.call("orphans", self.ORPHANS, self._clean):
             if table_id not in manager.tables:
                 t = await manager.get(table_id)
                 if t is not None:

@@ -7,8 +7,10 @@ numbered message of a stream (:mod:`shangyou.server.links`: the receiver acknowl
 message it missed, because its subscription dropped, is sent again). The ops are
 
 - from the node that holds a client's socket (its *gateway*) to the node that runs the table
-  (its *owner*): ``["open", table, sid, address]``, ``["msg", table, sid, text]`` (the client's
-  message as it came), ``["bye", table, sid]`` (the socket closed);
+  (its *owner*): ``["open", table, sid, address, session]`` (``session``: the hash of the
+  client's session cookie, or null; the owner looks its account up itself, for a rated seat),
+  ``["msg", table, sid, text]`` (the client's message as it came), ``["bye", table, sid]``
+  (the socket closed);
 - from the owner to the gateway: ``["send", sid, text]`` (a message for that socket, built by
   the owner's views) and ``["close", sid, code]``.
 - with table affinity (:mod:`shangyou.server.cluster`): ``["yield", table]``, a node that gets
@@ -295,6 +297,7 @@ class RemoteConn(Conn):
         self.sid = sid                # the socket's number there
         self.inbox: asyncio.Queue = asyncio.Queue()
         self.task: asyncio.Task | None = None
+        self.session_hash: str | None = None    # the client's session cookie's (its gateway's)
 
     def start(self) -> None:          # no writer task: the relay sends
         pass

@@ -59,6 +59,37 @@ IDLE_IN_TRANSACTION_MS = 8000
 HINT_ACTORS = {"hint:s": "search", "hint:h": "heuristic"}   # a move that followed a hint
 
 
+PING_IDLE_SECONDS = 1.0    # a pooled connection unused this long is tested before use
+
+
+def _ping_idle_connections(engine) -> None:
+    """SQLAlchemy's ``pool_pre_ping`` (a ``SELECT 1`` before a pooled connection is handed
+    out; a dead one is replaced), for the connections unused for :data:`PING_IDLE_SECONDS`
+    only. The pre-ping of every checkout cost each group commit a round trip and a statement
+    more (with several nodes, each writing its own smaller transactions, a larger part of
+    every move). A connection used less than a second ago that the database dropped meanwhile
+    fails its first statement as one cut off in a transaction would: the pool is invalidated
+    and the call tried again (:class:`AsyncStore`'s retries)."""
+    @event.listens_for(engine, "checkin")
+    def _checkin(_dbapi_conn, record) -> None:
+        record.info["shangyou_idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _checkout(dbapi_conn, record, _proxy) -> None:
+        since = record.info.pop("shangyou_idle_since", None)
+        if since is None or time.monotonic() - since < PING_IDLE_SECONDS:
+            return                        # just made, or just used
+        try:
+            cur = dbapi_conn.cursor()
+            try:
+                cur.execute("SELECT 1")
+            finally:
+                cur.close()
+            dbapi_conn.rollback()
+        except Exception as e:            # noqa: BLE001 - the pool makes a new connection
+            raise DisconnectionError(f"a pooled connection is gone ({_short(e)})") from e
+
+
 class Stale(Exception):
     """A write refused: the table's version moved on, or another node owns the table now."""
 
@@ -118,6 +149,8 @@ class Store:
         self.url = url
         self.node = node          # this node's id when several share the database
         self.epoch: int | None = None   # its current epoch (:meth:`join`)
+        # every node's (epoch, alive) at the last heartbeat (:meth:`beat`)
+        self.nodes_seen: dict[str, tuple[int, bool]] = {}
         kwargs: dict[str, Any] = {}
         sqlite = url.startswith("sqlite")
         if sqlite:
@@ -125,8 +158,10 @@ class Store:
             if url in ("sqlite://", "sqlite:///:memory:"):
                 kwargs["poolclass"] = StaticPool
         else:
-            # a database server may restart or drop idle connections: test each before use
-            kwargs["pool_pre_ping"] = True
+            # a database server may restart or drop idle connections: a connection idle for
+            # a while is tested before use (_ping_idle_connections); the most recently used
+            # one is handed out first, so a busy store keeps using one that works
+            kwargs["pool_use_lifo"] = True
             if url.startswith("postgresql"):
                 args: dict = {}
                 if "connect_timeout" not in url:
@@ -140,6 +175,8 @@ class Store:
                 if args:
                     kwargs["connect_args"] = args
         self.engine = create_engine(url, **kwargs)
+        if not sqlite:
+            _ping_idle_connections(self.engine)
         if sqlite:
             @event.listens_for(self.engine, "connect")
             def _pragmas(conn, _record):   # durable against a killed process, and fast
@@ -404,8 +441,12 @@ class Store:
             if not kept:
                 self.join(lease_ms)
         with self.session() as s:
-            dead = list(s.scalars(select(NodeRow.id).where(NodeRow.alive_until < self.clock)))
-        return kept, dead
+            rows = s.execute(select(NodeRow.id, NodeRow.epoch,
+                                    (NodeRow.alive_until >= self.clock).label("alive"))).all()
+        # every node's epoch and whether it is alive: the orphan scan looks only at a node
+        # whose state changed since it found none of its matches (:meth:`orphans`)
+        self.nodes_seen = {n: (e, bool(a)) for n, e, a in rows}
+        return kept, [n for n, _, a in rows if not a]
 
     def leave(self) -> None:
         """This node stops: its epoch ends now (what it still owned may be taken at once)."""
@@ -462,23 +503,40 @@ class Store:
                     out[row.id] = row.owner if row.owner and row.alive else None
         return out
 
-    def orphans(self, limit: int) -> list[str]:
+    def orphans(self, limit: int, clean: dict | None = None) -> list[str]:
         """Matches being played whose owner's epoch is over (the node is gone, or started
         again). The few rows of ``nodes`` first, then, node by node, the index on ``(owner,
         owner_epoch)``: only the rows of a gone node, or of an earlier epoch, are read (one
         statement for all would let the planner scan the whole index). (A table whose owner
-        has no row in ``nodes`` at all is taken when it is opened.)"""
+        has no row in ``nodes`` at all is taken when it is opened.)
+
+        ``clean`` (node -> ``(epoch, alive)``, kept by the caller from one scan to the next):
+        a node whose scan found nothing is written there with its state, and not scanned again
+        while its state stays so. No orphan of such a node can appear meanwhile: a table
+        becomes ``playing`` only by a write fenced by its owner's live epoch, so the rows of
+        an ended epoch (or of a gone node) only ever leave. A node that dies or starts again
+        changes state, and is scanned."""
         out: list[str] = []
         with self.session() as s:
             nodes = s.execute(select(NodeRow.id, NodeRow.epoch,
                                      (NodeRow.alive_until >= self.clock).label("alive"))).all()
             for node, epoch, alive in nodes:
+                state = (epoch, bool(alive))
+                if clean is not None and clean.get(node) == state:
+                    continue
                 cond = TableRow.owner == node
                 if alive:
                     cond = and_(cond, or_(TableRow.owner_epoch < epoch,
                                           TableRow.owner_epoch.is_(None)))
-                out += s.scalars(select(TableRow.id).where(cond, TableRow.status == "playing")
-                                 .limit(limit - len(out)))
+                found = list(s.scalars(select(TableRow.id)
+                                       .where(cond, TableRow.status == "playing")
+                                       .limit(limit - len(out))))
+                if clean is not None:
+                    if found:
+                        clean.pop(node, None)
+                    else:
+                        clean[node] = state
+                out += found
                 if len(out) >= limit:
                     break
         return out

@@ -476,6 +476,11 @@ static PyMethodDef methods[] = {
     {"apply_listed", (PyCFunction)(void (*)(void))core_apply_listed, METH_FASTCALL,
      "apply_listed(game, move, seat): ClimbingGame.apply's fast path; False: not made, "
      "the Python code makes it."},
+    {"methods", (PyCFunction)(void (*)(void))core_methods, METH_FASTCALL,
+     "methods(cls, listing_limit, step_limit): ClimbingGame's legal_moves and apply as C "
+     "methods (_core_methods.c)."},
+    {"set_active", core_set_active, METH_O,
+     "set_active(flag): those methods act in C, or call the Python methods."},
     {"pagat_plays", (PyCFunction)(void (*)(void))pagat_plays, METH_FASTCALL,
      "pagat_plays(hand, seq_top, kind, a, b, c, d): the pagat plays as (code, cards)."},
     {"pagat_playout", (PyCFunction)(void (*)(void))core_pagat_playout, METH_FASTCALL,

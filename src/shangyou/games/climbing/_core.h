@@ -204,6 +204,8 @@ PyObject *core_plays_groups(PyObject *plays, PyObject *const *args, Py_ssize_t n
 /* _core_apply.c */
 PyObject *core_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_listed_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *core_methods(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *core_set_active(PyObject *self, PyObject *flag);
 
 /* the plays of a hand into g's output (set by core_gen_output): each family's generator
    behind its *_plays function, and the play to beat read from a Combo as core.py reads it

@@ -8,7 +8,7 @@
 
    - the deal of ClimbingGame._start_hand from the seeds of ShangyouAEC.reset (and, in the
      single-agent mode, of SingleAgentEnv._restart), with Python's Mersenne Twister
-     (random.Random(int): init_by_array, getrandbits, _randbelow) written out below;
+     (random.Random(int): init_by_array, getrandbits, _randbelow) of ../_batch_pool.h;
    - the legal plays from the core's own generators (pagat_generate, _core_pagat.c;
      core_owen_generate, _core_owen.c; core_winner_generate, _core_winner.c;
      core_zf_generate, _core_zf.c: the same code the game lists with), sorted into the
@@ -31,8 +31,7 @@
    and the candidates compare as sets. */
 
 #include "_core.h"
-#include <pthread.h>
-#include <stdatomic.h>
+#include "../_batch_pool.h"     /* the Mersenne Twister, the thread pool, the arrays */
 #include <stdint.h>
 #include <string.h>
 #include <stdlib.h>
@@ -41,116 +40,10 @@
                                    a scratch sink holds that many plays of N_CARDS cards each,
                                    and a play has at most 36 (two packs, three players) */
 #define STEP_LIMIT 400          /* steps.STEP_LIMIT: past it legal_moves offers steps */
-#define MAX_THREADS 8
-#define BLOCK 16                /* rows a thread takes at a time */
 #define FAM_PAGAT 0
 #define FAM_OWEN 1
 #define FAM_WINNER 2
 #define FAM_ZF 3
-
-/* ------------------------------------------------------------ Python's Mersenne Twister */
-typedef struct {
-    uint32_t mt[624];
-    int mti;                    /* the next word to draw (624: twist first) */
-    int tw;                     /* words 0 .. tw - 1 of this twist are twisted (mt_next) */
-} MT;
-
-static void
-mt_init_genrand(MT *s, uint32_t seed)
-{
-    s->mt[0] = seed;
-    for (int i = 1; i < 624; i++)
-        s->mt[i] = 1812433253U * (s->mt[i - 1] ^ (s->mt[i - 1] >> 30)) + (uint32_t)i;
-    s->mti = 624;
-    s->tw = 624;
-}
-
-/* init_by_array's starting state, init_genrand(19650218), the same for every seed: made once
-   (batch_new, with the GIL held) and copied */
-static MT mt_base;
-static int mt_base_made;
-
-/* random.Random(seed) for a whole number 0 <= seed < 2**64 (random_seed: the words of
-   abs(seed), least significant first, then init_by_array) */
-static void
-mt_seed(MT *s, uint64_t seed)
-{
-    uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
-    int len = key[1] ? 2 : 1;
-    *s = mt_base;
-    uint32_t *mt = s->mt;
-    int i = 1, j = 0;
-    for (int k = 624 > len ? 624 : len; k; k--) {
-        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j] + (uint32_t)j;
-        i++;
-        j++;
-        if (i >= 624) {
-            mt[0] = mt[623];
-            i = 1;
-        }
-        if (j >= len)
-            j = 0;
-    }
-    for (int k = 623; k; k--) {
-        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - (uint32_t)i;
-        i++;
-        if (i >= 624) {
-            mt[0] = mt[623];
-            i = 1;
-        }
-    }
-    mt[0] = 0x80000000U;
-}
-
-/* the next word of genrand_uint32. The state is twisted one word at a time as the words are
-   drawn (word kk's new value needs words kk + 1 and kk + 397 of the old state, or the new
-   word kk - 227: in order, each is there when needed), which gives the words of the whole
-   twist while a generator that draws a few dozen words (a deal, an opponent's hand) does not
-   pay for the other six hundred */
-static uint32_t
-mt_next(MT *s)
-{
-    static const uint32_t mag01[2] = {0x0U, 0x9908b0dfU};
-    if (s->mti >= 624)
-        s->mti = s->tw = 0;             /* a new twist begins */
-    uint32_t *mt = s->mt;
-    int kk = s->mti++;
-    uint32_t y;
-    if (kk < s->tw) {
-        /* twisted already (a state set from Python's getstate) */
-    } else if (kk < 624 - 397) {
-        y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
-        mt[kk] = mt[kk + 397] ^ (y >> 1) ^ mag01[y & 1U];
-    } else if (kk < 623) {
-        y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
-        mt[kk] = mt[kk + (397 - 624)] ^ (y >> 1) ^ mag01[y & 1U];
-    } else {
-        y = (mt[623] & 0x80000000U) | (mt[0] & 0x7fffffffU);
-        mt[623] = mt[396] ^ (y >> 1) ^ mag01[y & 1U];
-    }
-    if (kk >= s->tw)
-        s->tw = kk + 1;
-    y = mt[kk];
-    y ^= (y >> 11);
-    y ^= (y << 7) & 0x9d2c5680U;
-    y ^= (y << 15) & 0xefc60000U;
-    y ^= (y >> 18);
-    return y;
-}
-
-/* Random._randbelow_with_getrandbits(n), 1 <= n <= 2**31 (getrandbits(k), k <= 32) */
-static uint32_t
-mt_below(MT *s, uint32_t n)
-{
-    int k = 0;
-    while (k < 32 && ((uint64_t)n >> k) != 0)
-        k++;
-    uint32_t r;
-    do {
-        r = mt_next(s) >> (32 - k);
-    } while (r >= n);
-    return r;
-}
 
 /* ------------------------------------------------------------------ cards as sets */
 /* the cards of a hand, a play or a pile of one or two packs: ``one`` the cards there at least
@@ -272,17 +165,9 @@ typedef struct {
     Sink sink;
 } Scratch;
 
-typedef struct {
-    pthread_t th;
-    Batch *b;
-    int index;
-    long seen;                  /* the last generation of work it took */
-    Scratch *scratch;
-} Worker;
-
 struct Batch {
     PyObject_HEAD
-    int n_envs, players, seq_top, k, width, obs_size, single, seat, strict, threads;
+    int n_envs, players, seq_top, k, width, obs_size, single, seat, strict;
     int limit;                  /* the most plays a decision lists here (tests lower it) */
     long max_steps;
     double illegal_reward;
@@ -310,17 +195,7 @@ struct Batch {
     const int64_t *actions;     /* the step's actions (its buffer held by step) */
     int busy;                   /* a step runs (the GIL released): every other call refuses */
     uint64_t rand_state;        /* random_actions' own generator (splitmix64) */
-    /* the pool */
-    Worker workers[MAX_THREADS];
-    Scratch *scratch[MAX_THREADS];
-    int nworkers;
-    pthread_mutex_t mu;
-    pthread_cond_t go, done;
-    long generation;
-    int stop, pool_ok;
-    atomic_int next_block, done_blocks;     /* the step's blocks: handed out, finished */
-    int nblocks;
-    int job;                    /* 0: step, 1: reset rows flagged */
+    BatchPool pool;             /* _batch_pool.h */
 };
 
 /* the arrays a Batch writes, in the order Batch() takes them */
@@ -1167,9 +1042,12 @@ step_single(Batch *b, int i, int64_t a, Scratch *sc)
     return observe_single(b, r, i, sc);
 }
 
+/* the pool's ``run`` (_batch_pool.h): rows lo .. hi - 1 with a thread's scratch */
 static void
-run_rows(Batch *b, int lo, int hi, Scratch *sc)
+run_rows(void *owner, int lo, int hi, void *scratch)
 {
+    Batch *b = owner;
+    Scratch *sc = scratch;
     for (int i = lo; i < hi; i++) {
         Row *r = &b->rows[i];
         int rc = b->single ? step_single(b, i, b->actions[i], sc)
@@ -1181,75 +1059,8 @@ run_rows(Batch *b, int lo, int hi, Scratch *sc)
     }
 }
 
-/* blocks of rows until none is left: each thread (the caller's and the workers') takes the
-   next block, so a thread the system does not run for a while holds up at most the block it
-   has, and the others do the rest; a row's result does not depend on the thread */
-static void
-take_blocks(Batch *b, Scratch *sc)
-{
-    for (;;) {
-        int blk = atomic_fetch_add(&b->next_block, 1);
-        if (blk >= b->nblocks)
-            return;
-        int lo = blk * BLOCK, hi = lo + BLOCK < b->n_envs ? lo + BLOCK : b->n_envs;
-        run_rows(b, lo, hi, sc);
-        if (atomic_fetch_add(&b->done_blocks, 1) + 1 == b->nblocks) {
-            pthread_mutex_lock(&b->mu);
-            pthread_cond_signal(&b->done);
-            pthread_mutex_unlock(&b->mu);
-        }
-    }
-}
-
-static void *
-worker_main(void *arg)
-{
-    Worker *w = arg;
-    Batch *b = w->b;
-    long seen = w->seen;
-    for (;;) {
-        pthread_mutex_lock(&b->mu);
-        while (!b->stop && b->generation == seen)
-            pthread_cond_wait(&b->go, &b->mu);
-        if (b->stop) {
-            pthread_mutex_unlock(&b->mu);
-            return NULL;
-        }
-        seen = b->generation;
-        int take = w->index < b->threads;
-        pthread_mutex_unlock(&b->mu);
-        if (take)
-            take_blocks(b, w->scratch);
-    }
-}
-
-/* every row stepped: the workers woken, the calling thread takes blocks too, then waits for
-   the blocks others took */
-static void
-run_all(Batch *b)
-{
-    b->nblocks = (b->n_envs + BLOCK - 1) / BLOCK;
-    if (b->threads == 1 || b->nworkers == 0) {
-        /* no block is handed out (a worker still leaving the last step's loop finds none) */
-        atomic_store(&b->next_block, b->nblocks);
-        run_rows(b, 0, b->n_envs, b->scratch[0]);
-        return;
-    }
-    atomic_store(&b->done_blocks, 0);
-    atomic_store(&b->next_block, 0);
-    pthread_mutex_lock(&b->mu);
-    b->generation++;
-    pthread_cond_broadcast(&b->go);
-    pthread_mutex_unlock(&b->mu);
-    take_blocks(b, b->scratch[0]);
-    pthread_mutex_lock(&b->mu);
-    while (atomic_load(&b->done_blocks) < b->nblocks)
-        pthread_cond_wait(&b->done, &b->mu);
-    pthread_mutex_unlock(&b->mu);
-}
-
 /* ------------------------------------------------------------------------ Python */
-static Scratch *
+static void *
 scratch_new(void)
 {
     Scratch *sc = PyMem_RawCalloc(1, sizeof(Scratch));
@@ -1273,8 +1084,9 @@ scratch_new(void)
 }
 
 static void
-scratch_free(Scratch *sc)
+scratch_free(void *scratch)
 {
+    Scratch *sc = scratch;
     if (sc == NULL)
         return;
     PyMem_RawFree(sc->sink.plays);
@@ -1283,32 +1095,9 @@ scratch_free(Scratch *sc)
 }
 
 static void
-pool_stop(Batch *b)
-{
-    if (!b->pool_ok)
-        return;
-    pthread_mutex_lock(&b->mu);
-    b->stop = 1;
-    pthread_cond_broadcast(&b->go);
-    pthread_mutex_unlock(&b->mu);
-    for (int w = 0; w < b->nworkers; w++)
-        pthread_join(b->workers[w].th, NULL);
-    b->nworkers = 0;
-}
-
-static void
 batch_dealloc(Batch *b)
 {
-    Py_BEGIN_ALLOW_THREADS
-    pool_stop(b);
-    Py_END_ALLOW_THREADS
-    if (b->pool_ok) {
-        pthread_mutex_destroy(&b->mu);
-        pthread_cond_destroy(&b->go);
-        pthread_cond_destroy(&b->done);
-    }
-    for (int t = 0; t < MAX_THREADS; t++)
-        scratch_free(b->scratch[t]);
+    batch_pool_free(&b->pool);
     if (b->rows != NULL) {
         for (int i = 0; i < b->n_envs; i++) {
             free(b->rows[i].cand);
@@ -1327,48 +1116,6 @@ batch_dealloc(Batch *b)
     Py_TYPE(b)->tp_free((PyObject *)b);
 }
 
-static int
-get_buf(PyObject *o, Py_buffer *v, Py_ssize_t need, const char *what)
-{
-    if (PyObject_GetBuffer(o, v, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
-        return -1;
-    if (v->len != need) {
-        PyErr_Format(PyExc_ValueError, "%s: %zd bytes, not %zd", what, v->len, need);
-        PyBuffer_Release(v);
-        v->obj = NULL;
-        return -1;
-    }
-    return 0;
-}
-
-static int
-set_threads(Batch *b, long threads)
-{
-    if (threads < 1 || threads > MAX_THREADS) {
-        PyErr_Format(PyExc_ValueError, "threads must be 1 to %d", MAX_THREADS);
-        return -1;
-    }
-    for (int t = 0; t < threads; t++)
-        if (b->scratch[t] == NULL && (b->scratch[t] = scratch_new()) == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-    while (b->nworkers < threads - 1) {
-        Worker *w = &b->workers[b->nworkers];
-        w->b = b;
-        w->index = b->nworkers + 1;
-        w->scratch = b->scratch[w->index];
-        w->seen = b->generation;      /* a new worker takes only later work */
-        if (pthread_create(&w->th, NULL, worker_main, w) != 0) {
-            PyErr_SetString(PyExc_RuntimeError, "cannot start a thread");
-            return -1;
-        }
-        b->nworkers++;
-    }
-    b->threads = (int)threads;
-    return 0;
-}
-
 /* Batch(n_envs, players, seq_top, teams, k, layout, arrays, single, seat, max_steps, strict,
          illegal_reward, threads[, limit, teams6, random_card, family, dealt, leader_card,
          deck, cards_left, min_straight, rank_only, quad, packs]): ``limit`` (at most 4,096)
@@ -1381,10 +1128,7 @@ set_threads(Batch *b, long threads)
 static PyObject *
 batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
-    if (!mt_base_made) {
-        mt_init_genrand(&mt_base, 19650218U);
-        mt_base_made = 1;
-    }
+    mt_prepare();
     Batch *b = (Batch *)type->tp_alloc(type, 0);
     if (b == NULL)
         return NULL;
@@ -1478,7 +1222,7 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         arrays_of(b, bufs);
         b->have_bufs = 1;
         for (int j = 0; j < N_ARRAYS; j++)
-            if (get_buf(PyTuple_GET_ITEM(arrays, j), bufs[j], sizes[j], names[j]) < 0)
+            if (batch_get_buf(PyTuple_GET_ITEM(arrays, j), bufs[j], sizes[j], names[j]) < 0)
                 goto fail;
     }
     b->rows = PyMem_RawCalloc((size_t)n_envs, sizeof(Row));
@@ -1490,13 +1234,11 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     }
     for (int i = 0; i < n_envs; i++)
         b->rows[i].m = b->mts + (size_t)i * per_row;
-    if (pthread_mutex_init(&b->mu, NULL) != 0 || pthread_cond_init(&b->go, NULL) != 0
-            || pthread_cond_init(&b->done, NULL) != 0) {
-        PyErr_SetString(PyExc_RuntimeError, "cannot make the thread pool's lock");
-        goto fail;
-    }
-    b->pool_ok = 1;
-    if (set_threads(b, threads) < 0)
+    b->pool.owner = b;
+    b->pool.run = run_rows;
+    b->pool.make_scratch = scratch_new;
+    b->pool.free_scratch = scratch_free;
+    if (batch_pool_init(&b->pool, n_envs, threads) < 0)
         goto fail;
     return (PyObject *)b;
 bad:
@@ -1557,25 +1299,6 @@ any_error(Batch *b)
     return 0;
 }
 
-/* the ids of a step, or the array random_actions fills (``writable``): one int64 per row,
-   C-contiguous; 0, or -1 with an exception (``what``: the method) and no buffer held */
-static int
-ids_buffer(const Batch *b, PyObject *arg, Py_buffer *v, int writable, const char *what)
-{
-    if (PyObject_GetBuffer(arg, v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT
-                                   | (writable ? PyBUF_WRITABLE : 0)) < 0)
-        return -1;
-    const char *f = v->format;
-    if (v->len != (Py_ssize_t)b->n_envs * 8 || v->itemsize != 8 || f == NULL
-            || (strcmp(f, "l") != 0 && strcmp(f, "q") != 0 && strcmp(f, "=q") != 0
-                && strcmp(f, "<q") != 0 && strcmp(f, "=l") != 0 && strcmp(f, "<l") != 0)) {
-        PyBuffer_Release(v);
-        PyErr_Format(PyExc_ValueError, "%s: need an int64 array of %d ids", what, b->n_envs);
-        return -1;
-    }
-    return 0;
-}
-
 /* reset(seeds, rows): row rows[j] restarted from seeds[j] (0 <= seed < 2**64): the seed of
    ShangyouAEC.reset (aec) or SingleAgentEnv.reset (single); a seed None: the next hand of
    the row's seed stream (reset() without a seed) */
@@ -1611,12 +1334,12 @@ batch_reset(Batch *b, PyObject *const *args, Py_ssize_t nargs)
         int rc;
         r->escaped = r->escaped_now = 0;
         if (b->single) {
-            rc = single_begin(b, r, (int)i, b->scratch[0]);
+            rc = single_begin(b, r, (int)i, b->pool.scratch[0]);
             ((double *)b->reward.buf)[i] = 0;
             ((char *)b->illegal.buf)[i] = 0;
         } else {
             aec_next_hand(b, r);
-            rc = show_decision(b, r, (int)i, b->scratch[0]);
+            rc = show_decision(b, r, (int)i, b->pool.scratch[0]);
             for (int s = 0; s < b->players; s++)
                 ((double *)b->reward.buf)[i * b->players + s] = 0;
         }
@@ -1634,7 +1357,7 @@ static PyObject *
 batch_step(Batch *b, PyObject *arg)
 {
     Py_buffer v;
-    if (refuse_busy(b) || ids_buffer(b, arg, &v, 0, "step") < 0)
+    if (refuse_busy(b) || batch_get_actions(arg, &v, b->n_envs) < 0)
         return NULL;
     const int64_t *a = v.buf;
     if (!b->single || b->strict) {
@@ -1653,7 +1376,7 @@ batch_step(Batch *b, PyObject *arg)
     b->actions = a;
     b->busy = 1;
     Py_BEGIN_ALLOW_THREADS
-    run_all(b);
+    batch_pool_run(&b->pool);
     Py_END_ALLOW_THREADS
     b->busy = 0;
     b->actions = NULL;
@@ -1669,31 +1392,10 @@ batch_step(Batch *b, PyObject *arg)
 static PyObject *
 batch_random_actions(Batch *b, PyObject *arg)
 {
-    Py_buffer v;
-    if (refuse_busy(b) || ids_buffer(b, arg, &v, 1, "random_actions") < 0)
+    if (refuse_busy(b))
         return NULL;
-    int64_t *out = v.buf;
-    for (int i = 0; i < b->n_envs; i++) {
-        const unsigned char *m = (const unsigned char *)b->mask.buf + (size_t)i * b->k;
-        int len = 0;
-        for (int j = 0; j < b->k; j++)
-            len += m[j] != 0;
-        uint64_t z = (b->rand_state += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        z ^= z >> 31;
-        int64_t id = 0;
-        if (len > 0) {
-            int pick = (int)((z >> 11) % (uint64_t)len);
-            for (int j = 0; j < b->k; j++)
-                if (m[j] && pick-- == 0) {
-                    id = j;
-                    break;
-                }
-        }
-        out[i] = id;
-    }
-    PyBuffer_Release(&v);
+    if (batch_random_ids(arg, b->mask.buf, b->n_envs, b->k, &b->rand_state) < 0)
+        return NULL;
     Py_RETURN_NONE;
 }
 
@@ -1717,7 +1419,7 @@ batch_set_threads(Batch *b, PyObject *arg)
     long t = PyLong_AsLong(arg);
     if (t == -1 && PyErr_Occurred())
         return NULL;
-    if (set_threads(b, t) < 0)
+    if (batch_pool_set_threads(&b->pool, t) < 0)
         return NULL;
     Py_RETURN_NONE;
 }
@@ -1850,7 +1552,7 @@ batch_resume(Batch *b, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_NONE;
     }
     aec_next_hand(b, r);         /* aec: the next hand at once, as BatchSim deals it */
-    if (show_decision(b, r, i, b->scratch[0]) < 0)
+    if (show_decision(b, r, i, b->pool.scratch[0]) < 0)
         r->escaped = r->escaped_now = 1;
     Py_RETURN_NONE;
 }

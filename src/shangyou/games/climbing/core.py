@@ -77,7 +77,24 @@ def use(active: bool) -> bool:
     global ACTIVE
     prev = ACTIVE
     ACTIVE = bool(active) and AVAILABLE
+    if AVAILABLE:
+        _core.set_active(ACTIVE)
     return prev
+
+
+def install_methods(cls: type, listing_limit: int, step_limit: int) -> None:
+    """Make ``cls.legal_moves`` and ``cls.apply`` C methods (``_core_methods.c``,
+    ``games/_methods.h``) that do what the Python methods do with the core on, without their
+    Python frames; the Python methods stay as ``_legal_moves_py`` and ``_apply_py`` (the
+    reference, and what the C methods call with the core off). Without the module the class
+    keeps its Python methods."""
+    setattr(cls, "_legal_moves_py", cls.__dict__["legal_moves"])
+    setattr(cls, "_apply_py", cls.__dict__["apply"])
+    if AVAILABLE:
+        legal_moves, apply = _core.methods(cls, listing_limit, step_limit)
+        setattr(cls, "legal_moves", legal_moves)
+        setattr(cls, "apply", apply)
+        _core.set_active(ACTIVE)
 
 
 # ----------------------------------------------------------------------- pagat plays

@@ -119,14 +119,16 @@ class ClimbingGame(CompactView, GameBase):
             if listed and len(listed) <= STEP_LIMIT:
                 self._legal = listed   # the play phase listed in C in one call (core.md)
                 return listed
-            if self.phase == PHASE_PLAY:
-                moves = play_phase_moves(self, tok, listed)
-            elif self.phase == PHASE_EXCHANGE:
-                moves = self._exchange_moves()
-            else:
-                moves = []
-            self._legal = moves
+            moves = self._legal = self._legal_rest(tok, listed)
         return list(moves) if type(moves) is list else moves
+
+    def _legal_rest(self, tok: object, listed: Any) -> Sequence[Move]:
+        """The legal moves the core did not list (``listed``: what it gave, None or False)."""
+        if self.phase == PHASE_PLAY:
+            return play_phase_moves(self, tok, listed)
+        if self.phase == PHASE_EXCHANGE:
+            return self._exchange_moves()
+        return []
 
     def all_moves(self, limit: int | None = LISTING_LIMIT) -> list[Move]:
         """The legal moves in one list, without the steps of ``legal_moves`` (for the search's
@@ -148,6 +150,10 @@ class ClimbingGame(CompactView, GameBase):
         """Make a move for the seat to act (``seat``, if given, must be that seat)."""
         if core.ACTIVE and core.apply_listed(self, move, seat):
             return            # a listed play or a pass, nothing more after it: made in C
+        self._apply_rest(move, seat)
+
+    def _apply_rest(self, move: Move | str, seat: int | None) -> None:
+        """``apply`` past the core's fast path (it made nothing)."""
         tok = self._token                 # not None exactly when moves are listed
         if (seat is None or seat == self.to_act) and (
                 (tok is not None and getattr(move, "token", None) is tok)
@@ -196,7 +202,7 @@ class ClimbingGame(CompactView, GameBase):
         hands: list[list[int]] = [sorted(cards[(s - self.dealer) % n:dealt:n]) for s in range(n)]
         self.undealt: Sequence[int] = cards[dealt:]
         self.hands = hands
-        self._dealt(hands, self.undealt)
+        self._dealt(hands, self.undealt, hands_sorted=True)
         self.dealt_counts = [len(h) for h in hands]
         self.counts_at_first_out: list[int] | None = None
         self.order: list[int] = []
@@ -613,6 +619,11 @@ class ClimbingGame(CompactView, GameBase):
                 "moves": [(s, str(m)) for s, m in self.moves],
                 **({"choice": self.choice, "picked": list(self.picked)}
                    if self.choice is not None else {})}
+
+
+# legal_moves and apply without their Python frames where the core is built (the Python
+# methods above stay the reference: _legal_moves_py, _apply_py)
+core.install_methods(ClimbingGame, LISTING_LIMIT, STEP_LIMIT)
 
 
 def _play_text(combo: Combo) -> str:

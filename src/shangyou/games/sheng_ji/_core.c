@@ -81,7 +81,13 @@ sj_ctx_read(PyObject *trump)
 {
     static Ctx cache;
     static int cached = 0;
+    /* the Trump last read (a frozen dataclass: its fields never change), held so that its
+       address cannot be reused: the same object is the same context, without reading its
+       three attributes again (about 850 instructions, twice a move) */
+    static PyObject *cache_obj = NULL;
     int level, suit, red5;
+    if (cached && trump == cache_obj && trump != NULL)
+        return &cache;
     if (trump == NULL || trump == Py_None ||
         !small_attr(trump, S_level, 0, 12, -2, &level) ||
         !small_attr(trump, S_suit, 0, 3, -1, &suit) ||
@@ -91,6 +97,8 @@ sj_ctx_read(PyObject *trump)
         sj_ctx_make(&cache, level, suit, red5);
         cached = 1;
     }
+    Py_INCREF(trump);
+    Py_XSETREF(cache_obj, trump);
     return &cache;
 }
 
@@ -98,6 +106,18 @@ sj_ctx_read(PyObject *trump)
 int
 sj_card_of(PyObject *x)
 {
+#if PY_VERSION_HEX < 0x030C0000
+    /* CPython 3.11's int layout: a card is an exact int of at most one digit */
+    if (PyLong_CheckExact(x)) {
+        Py_ssize_t size = Py_SIZE(x);
+        if (size == 0)
+            return 0;
+        if (size != 1)
+            return -1;
+        digit v = ((PyLongObject *)x)->ob_digit[0];
+        return v < NCARD ? (int)v : -1;
+    }
+#endif
     if (!PyLong_Check(x) || Py_TYPE(x)->tp_richcompare != PyLong_Type.tp_richcompare)
         return -1;
     long v = PyLong_AsLong(x);
@@ -186,7 +206,7 @@ sj_sort_by_key(const Ctx *t, unsigned char *cards, int n)
 static void *
 copy_of(const void *p, size_t n)
 {
-    void *q = PyMem_Malloc(n ? n : 1);
+    void *q = PyMem_RawMalloc(n ? n : 1);
     if (q != NULL && n)
         memcpy(q, p, n);
     return q;
@@ -203,11 +223,11 @@ own(Sink *s)
     int *l = copy_of(s->len, (size_t)s->cap * sizeof *l);
     unsigned char *p = copy_of(s->pool, (size_t)s->pool_cap);
     if (k == NULL || o == NULL || l == NULL || p == NULL) {
-        PyMem_Free(k);
-        PyMem_Free(o);
-        PyMem_Free(l);
-        PyMem_Free(p);
-        PyErr_NoMemory();
+        PyMem_RawFree(k);
+        PyMem_RawFree(o);
+        PyMem_RawFree(l);
+        PyMem_RawFree(p);
+        sj_no_memory();
         return -1;
     }
     s->kind = k;
@@ -225,15 +245,15 @@ sj_sink_add(Sink *s, int kind, const unsigned char *cards, int n)
         if (own(s) < 0)
             return -1;
         Py_ssize_t cap = s->cap ? s->cap * 2 : 64;
-        unsigned char *k = PyMem_Realloc(s->kind, (size_t)cap);
+        unsigned char *k = PyMem_RawRealloc(s->kind, (size_t)cap);
         if (k == NULL)
             goto nomem;
         s->kind = k;
-        Py_ssize_t *o = PyMem_Realloc(s->off, (size_t)cap * sizeof *o);
+        Py_ssize_t *o = PyMem_RawRealloc(s->off, (size_t)cap * sizeof *o);
         if (o == NULL)
             goto nomem;
         s->off = o;
-        int *l = PyMem_Realloc(s->len, (size_t)cap * sizeof *l);
+        int *l = PyMem_RawRealloc(s->len, (size_t)cap * sizeof *l);
         if (l == NULL)
             goto nomem;
         s->len = l;
@@ -245,7 +265,7 @@ sj_sink_add(Sink *s, int kind, const unsigned char *cards, int n)
         Py_ssize_t cap = s->pool_cap ? s->pool_cap * 2 : 512;
         while (cap < s->pool_n + n)
             cap *= 2;
-        unsigned char *p = PyMem_Realloc(s->pool, (size_t)cap);
+        unsigned char *p = PyMem_RawRealloc(s->pool, (size_t)cap);
         if (p == NULL)
             goto nomem;
         s->pool = p;
@@ -260,7 +280,7 @@ sj_sink_add(Sink *s, int kind, const unsigned char *cards, int n)
     s->n++;
     return 0;
 nomem:
-    PyErr_NoMemory();
+    sj_no_memory();
     return -1;
 }
 
@@ -268,10 +288,10 @@ void
 sj_sink_free(Sink *s)
 {
     if (!s->fixed) {
-        PyMem_Free(s->kind);
-        PyMem_Free(s->off);
-        PyMem_Free(s->len);
-        PyMem_Free(s->pool);
+        PyMem_RawFree(s->kind);
+        PyMem_RawFree(s->off);
+        PyMem_RawFree(s->len);
+        PyMem_RawFree(s->pool);
     }
     memset(s, 0, sizeof *s);
 }
@@ -564,6 +584,10 @@ static PyMethodDef methods[] = {
      "None: the Python code lists them."},
     {"apply_listed", (PyCFunction)(void (*)(void))sj_apply_listed, METH_FASTCALL,
      "apply_listed(game, move, seat): ShengJiGame.apply's fast path; False: not made."},
+    {"methods", sj_methods, METH_O,
+     "methods(cls): ShengJiGame's legal_moves and apply as C methods (_core_methods.c)."},
+    {"set_active", sj_set_active, METH_O,
+     "set_active(flag): those methods act in C, or call the Python methods."},
     {"rollout", (PyCFunction)(void (*)(void))sj_rollout, METH_FASTCALL,
      "rollout(suit_of, pos, is_trump, hands, trick, to_act, declarers, won, calls, seen, "
      "declarer, random): the search's playout (Sim.run) to the hand's end; None: not covered."},
@@ -578,7 +602,7 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__core(void)
 {
-    if (PyType_Ready(&sj_moves_type) < 0)
+    if (PyType_Ready(&sj_moves_type) < 0 || PyType_Ready(&sj_batch_type) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
@@ -586,6 +610,12 @@ PyInit__core(void)
     Py_INCREF(&sj_moves_type);
     if (PyModule_AddObject(m, "Moves", (PyObject *)&sj_moves_type) < 0) {
         Py_DECREF(&sj_moves_type);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&sj_batch_type);
+    if (PyModule_AddObject(m, "Batch", (PyObject *)&sj_batch_type) < 0) {
+        Py_DECREF(&sj_batch_type);
         Py_DECREF(m);
         return NULL;
     }

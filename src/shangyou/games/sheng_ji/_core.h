@@ -61,6 +61,15 @@ extern Py_ssize_t sj_move_off[6];       /* its slots: kind, cards, combo, _text,
 #define M_TEXT 3
 #define M_TOKEN 5
 
+/* out of memory: the exception where the caller holds the GIL; the batch engine's rows run
+   without it (their memory is PyMem_Raw*, and a failure is reported by the row) */
+static inline void
+sj_no_memory(void)
+{
+    if (PyGILState_Check())
+        PyErr_NoMemory();
+}
+
 void sj_ctx_make(Ctx *t, int level, int suit, int red5);
 const Ctx *sj_ctx_read(PyObject *trump);          /* NULL: cannot (no exception) */
 int sj_card_of(PyObject *x);                       /* 0..53, or -1 (no exception) */
@@ -93,6 +102,8 @@ int sj_next_cards(const Ctx *t, const int *hand, const int *lead, int nlead,
 /* _core_moves.c, _core_apply.c */
 PyObject *sj_list_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *sj_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *sj_methods(PyObject *self, PyObject *cls);
+PyObject *sj_set_active(PyObject *self, PyObject *flag);
 PyObject *sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 int sj_names(void);
 
@@ -106,5 +117,8 @@ extern PyObject *S_phase, *S_to_act, *S_hands, *S_trick, *S_pending, *S_trump, *
     *S_card, *S_count, *S_event, *S_cards_key, *S_winner, *S_points, *S_plays, *S_tried,
     *S_forced, *S_ev_play, *S_ev_trick, *S_ev_failed, *S_space, *S_level, *S_suit,
     *S_red_five, *S_kitty_owner, *S_width, *S_length, *S_top;
+
+/* _core_batch.c: the batch engine (env/batch_engine.py) */
+extern PyTypeObject sj_batch_type;
 
 #endif

@@ -9,10 +9,14 @@
    to its winner (``won``, ``tricks``, the trick's event); a card buried while more are to be
    buried. The move is logged (``moves``) and the listing forgotten (``_legal``, ``_token``).
 
+   A play that fulfils a friend call (Zhao Pengyou) is made too, as _note_friends does it:
+   ``call_results``, ``friends`` and the "friend" event, before the play's event; so is the
+   hand's last trick, whose end then calls the game's ``_end_hand`` (the scoring, in Python)
+   as _end_trick does.
+
    It answers False, having changed nothing, for everything else, which the Python code then
    does: a text, a move of an earlier listing, another seat, another phase, the last card of
-   the bury, a play that reveals a friend (Zhao Pengyou), the last trick of the hand (the
-   scoring), a state it cannot read. */
+   the bury, a state it cannot read. */
 
 #include "_core.h"
 #include "../_dict_helpers.h"
@@ -118,9 +122,14 @@ done:
 }
 
 /* the play of ``seat`` after the checks; 0 or -1 */
+#define MAXREV 8                /* friend calls a play may fulfil (a hand has at most 3) */
+
 typedef struct {
     long seat, n, winner_seat, forced, penalty;
     int ncards, ntried, nu, end_trick, friends;
+    int nrev, rev_card[MAXREV];                 /* the calls fulfilled, in _note_friends' order */
+    long rev_call[MAXREV], rev_ordinal[MAXREV], declarer;
+    int last, winner_idx;                       /* the hand's last trick; the winning play */
     unsigned char cards[MAXH], tried[MAXH];
     SUnit units[MAXU];
     int winner_pts;
@@ -172,9 +181,41 @@ unit_list(const SUnit *units, int nu, PyObject **out)
     return 0;
 }
 
+static PyObject *S_ev_friend, *S_call_key, *S_end_hand;
+
+/* call ``j`` (``ordinal`` copy of ``card``) fulfilled by ``seat``: call_results[j] = seat; a
+   seat other than the declarer not yet a friend becomes one, with the "friend" event */
 static int
-make_play(PyObject *d, PyObject *move, Play *P, PyObject *hands, PyObject *trick,
-          PyObject *events, int leading)
+reveal(PyObject *d, PyObject *events, long seat, long declarer, long j, long ordinal, int card)
+{
+    PyObject *results = GET(d, S_call_results), *friends = GET(d, S_friends);
+    PyObject *key = PyLong_FromLong(j), *who = PyLong_FromLong(seat);
+    int rc = -1;
+    if (key == NULL || who == NULL || PyDict_SetItem(results, key, who) < 0)
+        goto done;
+    int in = seat == declarer ? 1 : PySequence_Contains(friends, who);
+    if (in < 0)
+        goto done;
+    if (!in) {
+        if (PyList_Append(friends, who) < 0)
+            goto done;
+        PyObject *keys[3] = {S_event, S_seat, S_call_key};
+        PyObject *vals[3] = {(Py_INCREF(S_ev_friend), S_ev_friend), Py_NewRef(who),
+                             PyUnicode_FromFormat("%ld %U", ordinal,
+                                                  PyList_GET_ITEM(sj_card_text, card))};
+        if (log_event(events, 3, keys, vals) < 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    Py_XDECREF(key);
+    Py_XDECREF(who);
+    return rc;
+}
+
+static int
+make_play(PyObject *game, PyObject *d, PyObject *move, Play *P, PyObject *hands,
+          PyObject *trick, PyObject *events, int leading)
 {
     long seat = P->seat;
     PyObject *cards = sj_cards_tuple(P->cards, P->ncards);
@@ -217,7 +258,7 @@ make_play(PyObject *d, PyObject *move, Play *P, PyObject *hands, PyObject *trick
             goto done;
     if (append_pair(trick, seat, cards) < 0)
         goto done;
-    if (P->friends) {                         /* _note_friends: no friend revealed */
+    if (P->friends) {                         /* _note_friends */
         PyObject *seen = GET(d, S_seen_counts);
         for (int i = 0; i < P->ncards; i++) {
             PyObject *c = PyTuple_GET_ITEM(cards, i);
@@ -226,6 +267,10 @@ make_play(PyObject *d, PyObject *move, Play *P, PyObject *hands, PyObject *trick
             if (PyErr_Occurred() || set_long(seen, c, k + 1) < 0)
                 goto done;
         }
+        for (int k = 0; k < P->nrev; k++)     /* the calls fulfilled, in order */
+            if (reveal(d, events, seat, P->declarer, P->rev_call[k], P->rev_ordinal[k],
+                       P->rev_card[k]) < 0)
+                goto done;
     }
     PyObject *keys[3] = {S_event, S_seat, S_cards_key};
     PyObject *vals[3] = {(Py_INCREF(S_ev_play), S_ev_play), PyLong_FromLong(seat),
@@ -253,13 +298,29 @@ make_play(PyObject *d, PyObject *move, Play *P, PyObject *hands, PyObject *trick
                               PyLong_FromLong(P->winner_seat), PyLong_FromLong(P->winner_pts)};
         if (log_event(events, 3, ekeys, evals) < 0)
             goto done;
+        /* the hand's last trick: _end_hand(winner, the lead's units, the winning play) */
+        PyObject *last_units = P->last ? Py_XNewRef(GET(d, S_lead_units)) : NULL;
+        PyObject *winning = P->last ? Py_NewRef(PyTuple_GET_ITEM(
+            PyList_GET_ITEM(trick, P->winner_idx), 1)) : NULL;
         PyObject *nt = PyList_New(0);
-        if (nt == NULL)
-            goto done;
-        r = PyDict_SetItem(d, S_trick, nt);
-        Py_DECREF(nt);
-        if (r < 0 || PyDict_SetItem(d, S_lead_units, Py_None) < 0 ||
-            set_long(d, S_to_act, P->winner_seat) < 0)
+        r = nt == NULL ? -1 : PyDict_SetItem(d, S_trick, nt);
+        Py_XDECREF(nt);
+        if (r == 0)
+            r = PyDict_SetItem(d, S_lead_units, Py_None);
+        if (r == 0 && !P->last)
+            r = set_long(d, S_to_act, P->winner_seat);
+        if (r == 0 && P->last) {
+            PyObject *w = PyLong_FromLong(P->winner_seat);
+            PyObject *call[4] = {game, w, last_units ? last_units : Py_None, winning};
+            PyObject *res = w == NULL ? NULL :
+                PyObject_VectorcallMethod(S_end_hand, call, 4, NULL);
+            Py_XDECREF(w);
+            r = res == NULL ? -1 : 0;
+            Py_XDECREF(res);
+        }
+        Py_XDECREF(last_units);
+        Py_XDECREF(winning);
+        if (r < 0)
             goto done;
     }
     rc = 0;
@@ -286,7 +347,7 @@ sort_cmp(const void *a, const void *b)
 
 /* 1 made, 0 left to Python (nothing changed), -1 error */
 static int
-apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
+apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
 {
     long n = small(d, S_n, MAXSEATS + 1);
     long seat = n > 0 ? small(d, S_to_act, n) : -1;
@@ -353,7 +414,7 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
     static Play play;                  /* the moves are made one at a time (the GIL) */
     Play *P = &play;
     P->forced = P->penalty = 0;
-    P->ncards = P->ntried = P->nu = P->end_trick = P->friends = 0;
+    P->ncards = P->ntried = P->nu = P->end_trick = P->friends = P->nrev = P->last = 0;
     int rc = 0;
     P->seat = seat;
     P->n = n;
@@ -511,8 +572,27 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
                 PyObject *key = PyLong_FromSsize_t(j);
                 int in = key == NULL ? -1 : PyDict_Contains(results, key);
                 Py_XDECREF(key);
-                if (in != 1)
-                    goto out;                 /* a call fulfilled: the Python code */
+                if (in < 0)
+                    goto out;
+                if (in == 0) {                /* a call fulfilled: made by reveal() */
+                    if (P->nrev >= MAXREV)
+                        goto out;
+                    P->rev_call[P->nrev] = (long)j;
+                    P->rev_ordinal[P->nrev] = o;
+                    P->rev_card[P->nrev++] = fc;
+                }
+            }
+        }
+        if (P->nrev) {
+            PyObject *friends = GET(d, S_friends);
+            P->declarer = small(d, S_declarer, n);
+            if (P->declarer < 0 || friends == NULL || !PyList_CheckExact(friends))
+                goto out;
+            if (S_ev_friend == NULL &&
+                ((S_ev_friend = PyUnicode_InternFromString("friend")) == NULL ||
+                 (S_call_key = PyUnicode_InternFromString("call")) == NULL)) {
+                rc = -1;
+                goto out;
             }
         }
         P->friends = 1;
@@ -526,8 +606,12 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
         for (long s = 0; s < n; s++)
             if (s != seat)
                 left += PyList_GET_SIZE(PyList_GET_ITEM(hands, s));
-        if (left == 0)
-            goto out;                         /* the last trick: scoring in Python */
+        P->last = left == 0;                  /* the last trick: then _end_hand */
+        if (P->last && S_end_hand == NULL &&
+            (S_end_hand = PyUnicode_InternFromString("_end_hand")) == NULL) {
+            rc = -1;
+            goto out;
+        }
         memcpy(tcnt[nt], pc, sizeof pc);
         memcpy(tcards[nt], P->cards, (size_t)P->ncards);
         tn[nt] = P->ncards;
@@ -535,6 +619,7 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
                                 (const unsigned char (*)[MAXH])tcards, tn);
         if (w < 0)
             goto out;
+        P->winner_idx = w;
         if (w == nt)
             P->winner_seat = seat;
         else {
@@ -552,7 +637,7 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
         P->winner_pts = pts;
         P->end_trick = 1;
     }
-    if (make_play(d, move, P, hands, trick, events, leading) < 0)
+    if (make_play(game, d, move, P, hands, trick, events, leading) < 0)
         rc = -1;
     else
         rc = log_move(d, seat, move);
@@ -574,7 +659,7 @@ sj_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_Clear();
         Py_RETURN_FALSE;
     }
-    int rc = PyDict_CheckExact(d) ? apply_listed(d, args[1], args[2]) : 0;
+    int rc = PyDict_CheckExact(d) ? apply_listed(args[0], d, args[1], args[2]) : 0;
     Py_DECREF(d);
     if (rc < 0)
         return NULL;

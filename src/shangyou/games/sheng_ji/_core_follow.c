@@ -135,9 +135,9 @@ emit_walk(Walk *W)
 {
     if (W->nfound == W->cap) {
         Py_ssize_t cap = W->cap ? W->cap * 2 : 64;
-        int *f = PyMem_Realloc(W->found, sizeof(int) * (size_t)cap * (size_t)W->T);
+        int *f = PyMem_RawRealloc(W->found, sizeof(int) * (size_t)cap * (size_t)W->T);
         if (f == NULL) {
-            PyErr_NoMemory();
+            sj_no_memory();
             return -1;
         }
         W->found = f;
@@ -200,7 +200,7 @@ walk(Walk *W, int i, int k, int pairs, int run, int last, int paired, int done)
     return 0;
 }
 
-static int walk_T;
+static _Thread_local int walk_T;      /* per thread: the batch engine lists on several */
 
 static int
 row_cmp(const void *a, const void *b)
@@ -217,9 +217,9 @@ static int
 suit_follows(const Ctx *t, const int *mine, int n, int need_pairs, int need_run, int limit,
              Sink *out)
 {
-    Walk *W = PyMem_Calloc(1, sizeof *W);
+    Walk *W = PyMem_RawCalloc(1, sizeof *W);
     if (W == NULL) {
-        PyErr_NoMemory();
+        sj_no_memory();
         return -1;
     }
     int T = 0;
@@ -291,8 +291,8 @@ suit_follows(const Ctx *t, const int *mine, int n, int need_pairs, int need_run,
                 rc = -1;
         }
     }
-    PyMem_Free(W->found);
-    PyMem_Free(W);
+    PyMem_RawFree(W->found);
+    PyMem_RawFree(W);
     return rc;
 }
 
@@ -305,9 +305,9 @@ sj_follows(const Ctx *t, const int *hand, const int *lead, int nlead, const SUni
     int mine[NCARD], suit, need_pairs, need_run;
     int m = needs(t, hand, lead, nlead, units, nu, mine, &suit, &need_pairs, &need_run);
     if (m <= nlead) {
-        Multi *M = PyMem_Calloc(1, sizeof *M);
+        Multi *M = PyMem_RawCalloc(1, sizeof *M);
         if (M == NULL) {
-            PyErr_NoMemory();
+            sj_no_memory();
             return -1;
         }
         for (int c = 0; c < NCARD; c++) {
@@ -324,7 +324,7 @@ sj_follows(const Ctx *t, const int *hand, const int *lead, int nlead, const SUni
         M->limit = limit;
         M->out = out;
         int r = multisets(M, nlead - m, 0);
-        PyMem_Free(M);
+        PyMem_RawFree(M);
         return r < 0 ? -1 : r > 0 ? 0 : 1;
     }
     return suit_follows(t, mine, nlead, need_pairs, need_run, limit, out);

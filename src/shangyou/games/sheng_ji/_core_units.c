@@ -142,7 +142,7 @@ candidates(const Ctx *t, const int *full, int w, int l, int *out_n)
             at[s][p][nat[s][p]++] = (unsigned char)c;
         }
     int cap = 64, n = 0;
-    Cand *out = PyMem_Malloc(sizeof(Cand) * (size_t)cap);
+    Cand *out = PyMem_RawMalloc(sizeof(Cand) * (size_t)cap);
     if (out == NULL || l > 17)
         goto fail;
     for (int s = 0; s < 5; s++)
@@ -166,7 +166,7 @@ candidates(const Ctx *t, const int *full, int w, int l, int *out_n)
             for (long k = 0; k < total; k++) {
                 if (n == cap) {
                     cap *= 2;
-                    Cand *o = PyMem_Realloc(out, sizeof(Cand) * (size_t)cap);
+                    Cand *o = PyMem_RawRealloc(out, sizeof(Cand) * (size_t)cap);
                     if (o == NULL)
                         goto fail;
                     out = o;
@@ -196,7 +196,7 @@ candidates(const Ctx *t, const int *full, int w, int l, int *out_n)
     *out_n = n;
     return out;
 fail:
-    PyMem_Free(out);
+    PyMem_RawFree(out);
     return NULL;
 }
 
@@ -291,7 +291,7 @@ sj_match_tops(const Ctx *t, const SUnit *units, int nu, const int *cnt, int *top
     m.tops = tops;
     int r = search(&m, 0, 0);
     for (int i = 0; i < MAXU; i++)
-        PyMem_Free(m.cands[i]);
+        PyMem_RawFree(m.cands[i]);
     if (r != 1)
         return r;
     /* the singles take the rest, highest (position, suit, card) first */
@@ -509,8 +509,8 @@ extend(Leads *L, int suit, int pos, int w, unsigned char *chain, int len)
     return 0;
 }
 
-static const Sink *sort_sink;
-static const int *sort_key;
+static _Thread_local const Sink *sort_sink;     /* per thread (the batch engine) */
+static _Thread_local const int *sort_key;
 
 static int
 unit_cmp(const void *pa, const void *pb)
@@ -534,11 +534,11 @@ sj_lead_units(const Ctx *t, const int *cnt, int decks, Sink *out)
 {
     Sink tmp;
     memset(&tmp, 0, sizeof tmp);
-    Leads *L = PyMem_Malloc(sizeof *L);
+    Leads *L = PyMem_RawMalloc(sizeof *L);
     Py_ssize_t *idx = NULL;
     int rc = -1;
     if (L == NULL) {
-        PyErr_NoMemory();
+        sj_no_memory();
         return -1;
     }
     L->t = t;
@@ -562,7 +562,7 @@ sj_lead_units(const Ctx *t, const int *cnt, int decks, Sink *out)
                 for (int w = 2; w <= decks; w++)
                     if (extend(L, s, p, w, chain, 0) < 0)
                         goto done;
-    idx = PyMem_Malloc(sizeof *idx * (size_t)(tmp.n ? tmp.n : 1));
+    idx = PyMem_RawMalloc(sizeof *idx * (size_t)(tmp.n ? tmp.n : 1));
     if (idx == NULL)
         goto done;
     for (Py_ssize_t i = 0; i < tmp.n; i++)
@@ -575,10 +575,10 @@ sj_lead_units(const Ctx *t, const int *cnt, int decks, Sink *out)
             goto done;
     rc = 0;
 done:
-    if (rc < 0 && !PyErr_Occurred())
-        PyErr_NoMemory();
-    PyMem_Free(idx);
-    PyMem_Free(L);
+    if (rc < 0)
+        sj_no_memory();
+    PyMem_RawFree(idx);
+    PyMem_RawFree(L);
     sj_sink_free(&tmp);
     return rc;
 }

@@ -22,6 +22,7 @@ Phases (each decision is a move; see docs/rules/sheng-ji.md for the rules and de
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -112,9 +113,9 @@ class ShengJiGame(GameBase):
         self._start_hand()
 
     # ------------------------------------------------------------------ public API
-    @property
-    def over(self) -> bool:
-        return self.phase == OVER
+    # ``over`` is a plain attribute (read on every step of every loop), True exactly when the
+    # phase is OVER: set with the phase in ``_end_hand``
+    over: bool = False
 
     def hand(self, seat: int) -> Cards:
         return Cards(sorted(self.hands[seat], key=self.sort_key))
@@ -144,13 +145,21 @@ class ShengJiGame(GameBase):
             if core.ACTIVE and self.phase in (PLAY, BURY):     # the core's Moves, or None
                 legal = core.list_moves(self, tok)
             if legal is None:
-                legal = self._list_moves()
+                legal = self._legal_rest(tok, None)
             self._legal = legal
         return list(legal) if type(legal) is list else legal   # Moves cannot be changed
+
+    def _legal_rest(self, tok: object, listed: None) -> Sequence[Move]:
+        """The legal moves the core did not list (the token ``tok`` is ``self._token``)."""
+        return self._list_moves()
 
     def apply(self, move: Move | str, seat: int | None = None) -> None:
         if core.ACTIVE and core.apply_listed(self, move, seat):
             return
+        self._apply_rest(move, seat)
+
+    def _apply_rest(self, move: Move | str, seat: int | None) -> None:
+        """``apply`` past the core's fast path (it made nothing)."""
         seat = self._check_turn(seat)
         if isinstance(move, Move) and self._listed(move):
             mv = move
@@ -302,7 +311,7 @@ class ShengJiGame(GameBase):
         self.to_act = seat
 
     # ------------------------------------------------------------------ move lists
-    def _list_moves(self) -> list[Move]:
+    def _list_moves(self) -> Sequence[Move]:
         tok = self._token
         seat = self.to_act
         if seat is None:                         # the game is over: nobody acts
@@ -321,21 +330,13 @@ class ShengJiGame(GameBase):
             return [Move(BURY_K, (c,), token=tok) for c in sorted(set(self.hands[seat]),
                                                                    key=self.sort_key)]
         if self.phase == CALL:
-            return [Move(CALL_K, (c,), None, f"call {o} {CARD_TEXT[c]}", token=tok)
-                    for c, o in self._callable()]
+            return CallMoves(_call_items(self._fixed_trump(), self.rules.decks), tok)
         if self.phase == PLAY:
             return self._play_moves(seat, tok)
         return []
 
     def _callable(self) -> list[tuple[int, int]]:
-        t = self._fixed_trump()
-        out = []
-        for c in range(52):
-            if t.is_trump(c):
-                continue
-            for o in range(1, self.rules.decks + 1):
-                out.append((c, o))
-        return out
+        return [(c, o) for c, o, _ in _call_items(self._fixed_trump(), self.rules.decks)]
 
     def _play_moves(self, seat: int, tok) -> list[Move]:
         hand = self.hands[seat]
@@ -660,6 +661,7 @@ class ShengJiGame(GameBase):
                 break
         if not self.match or won_game:
             self.phase = OVER
+            self.over = True
             self.to_act = None
             self.result = {"hands": self.hand_number, "levels": summary["levels"],
                            "last": summary,
@@ -735,6 +737,44 @@ class ShengJiGame(GameBase):
                 "trick": list(self.trick), "hand_number": self.hand_number,
                 "history": self.history, "result": self.result, "pending": list(self.pending),
                 "moves": [(s, str(m)) for s, m in self.moves]}
+
+
+# legal_moves and apply without their Python frames where the core is built (the Python
+# methods above stay the reference: _legal_moves_py, _apply_py)
+core.install_methods(ShengJiGame)
+
+
+@functools.lru_cache(maxsize=256)
+def _call_items(t: Trump, decks: int) -> tuple[tuple[int, int, str], ...]:
+    """(card, ordinal, text) of every call the declarer may make under trump ``t``: each
+    card that is not a trump, the first to the ``decks``-th copy played. The same for every
+    hand with this trump, so made once."""
+    return tuple((c, o, f"call {o} {CARD_TEXT[c]}") for c in range(52) if not t.is_trump(c)
+                 for o in range(1, decks + 1))
+
+
+class CallMoves(Sequence):
+    """The legal calls of the call phase, a read-only sequence whose Move is made when it is
+    asked for (a hand of three packs offers some 150 calls, and a random or searching player
+    looks at one or two of them)."""
+
+    __slots__ = ("_items", "_token")
+
+    def __init__(self, items: tuple[tuple[int, int, str], ...], token: object):
+        self._items = items
+        self._token = token
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self._items)))]
+        c, _, text = self._items[i]
+        return Move(CALL_K, (c,), None, text, token=self._token)
+
+    def __repr__(self) -> str:
+        return f"CallMoves({len(self._items)} calls)"
 
 
 def _bid_strength(card: int, count: int) -> tuple[int, int]:

@@ -1,14 +1,15 @@
 // The analysis board: a position (a finished match's step from the replay page,
 // /analysis?match=ID&step=K&seat=S, or one set up here) and the engine's list of its plays,
 // from POST /api/analysis (docs/protocol.md, "Analysis"). The position is drawn with the
-// components of the table and the replay (common.js renderSeats/renderTrick/renderInfo,
+// components of the table and the replay (view.js renderSeats/renderTrick/renderInfo,
 // table-hand.js drawHand, cards.js cardElement); there is no engine in the browser.
 
 import { cardElement, richText } from "./cards.js";
-import { api, gameFamily, gameTitle, h, renderInfo, renderSeats, renderTrick } from "./common.js";
+import { api, gameFamily, gameTitle, h } from "./common.js";
 import { t, translatePage } from "./i18n.js";
 import { mountSettings } from "./settings.js";
 import { drawHand } from "./table-hand.js";
+import { renderInfo, renderSeats, renderTrick } from "./view.js";
 
 const $ = (id) => document.getElementById(id);
 const RANKS = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2"];
@@ -51,8 +52,7 @@ function seatLabel(s) {
 // ------------------------------------------------------------------------------ set-up
 function fillSelects() {
   const games = $("game");
-  games.replaceChildren(...A.presets.filter((p) => !p.name.endsWith("zhao-pengyou"))
-    .map((p) => h("option", { value: p.name }, gameTitle(p.name))));
+  games.replaceChildren(...A.presets.map((p) => h("option", { value: p.name }, gameTitle(p.name))));
   games.value = A.game;
   $("players").replaceChildren(...preset().players.map((n) => h("option", { value: String(n) }, String(n))));
   $("players").value = String(A.players);
@@ -67,8 +67,11 @@ function fillSelects() {
 
 // Sheng ji is set up with words, not taps (two packs hold two of a card): the level, the
 // trump, the declarer, the hand, the trick so far (the plays from the leader: the seats
-// before yours), every card of the earlier tricks and the opponents' points.
+// before yours), every card of the earlier tricks and the opponents' points; Zhao Pengyou
+// also the declarer's friend calls and, for each, the seat that answered it (or none yet).
 const isShengJi = () => gameFamily(A.game) === "sheng-ji";
+const isZhaoPengyou = () => A.game.endsWith("zhao-pengyou");
+const callsOf = () => $("zp-calls").value.split(",").map((x) => x.trim()).filter(Boolean);
 const LEVELS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
 
 function fillShengJi(seats) {
@@ -85,6 +88,21 @@ function fillShengJi(seats) {
   const plays = $("sj-trick").value.split(",").filter((x) => x.trim()).length;
   $("sj-note").textContent = plays ? t("an.sj.led", { n: ((A.seat - plays) % A.players + A.players) % A.players + 1 })
     : t("an.sj.youLead");
+  $("zp-setup").hidden = !isZhaoPengyou();
+  fillAnswers(seats);
+}
+
+/** One select a friend call: who answered it (played the card called), or nobody yet. The
+ * choices made are kept while the calls are edited. */
+function fillAnswers(seats) {
+  const box = $("zp-answers");
+  const before = [...box.querySelectorAll("select")].map((el) => el.value);
+  box.replaceChildren(...callsOf().map((call, i) => {
+    const sel = h("select", { id: `zp-answer-${i}` }, h("option", { value: "" }, t("an.zp.open")),
+      ...seats.map((s) => h("option", { value: String(s) }, seatLabel(s))));
+    if (before[i] !== undefined && [...sel.options].some((o) => o.value === before[i])) sel.value = before[i];
+    return h("label", { class: "an-line" }, h("span", {}, t("an.zp.answered", { call })), " ", sel);
+  }));
 }
 
 /** Fill the Sheng ji set-up from a view (a replay step), to change and ask again. */
@@ -99,7 +117,12 @@ function shengJiFrom(view) {
   $("sj-trick").value = (view.trick || []).map(([, c]) => c).join(", ");
   $("sj-played").value = (view.tricks || []).flatMap((tr) => tr.plays.map(([, c]) => c)).join(" ");
   $("sj-points").value = String(view.opponents_points || 0);
+  $("zp-calls").value = (view.calls || []).join(", ");
   fillShengJi([...Array(A.players).keys()]);
+  (view.call_results || []).forEach((s, i) => {
+    const sel = $(`zp-answer-${i}`);
+    if (sel) sel.value = s === null || s === undefined ? "" : String(s);
+  });
 }
 
 function shengJiBody() {
@@ -111,6 +134,13 @@ function shengJiBody() {
     declarer: Number($("sj-declarer").value),
     trick: plays.map((cards, i) => [((A.seat - plays.length + i) % n + n) % n, cards]),
     played: $("sj-played").value.trim(), points: Number($("sj-points").value) || 0,
+    ...(isZhaoPengyou() ? {
+      calls: callsOf(),
+      call_results: callsOf().map((_, i) => {
+        const v = $(`zp-answer-${i}`)?.value ?? "";
+        return v === "" ? null : Number(v);
+      }),
+    } : {}),
   };
 }
 
@@ -191,7 +221,7 @@ function unplaced() {
 }
 
 function drawNote() {
-  const n = unplaced();
+  const n = isShengJi() ? 0 : unplaced();       // the pack's counts are the climbing games
   $("setup-note").textContent = n > 0 ? t("an.unplaced", { n }) : "";
 }
 
@@ -368,6 +398,7 @@ async function init() {
   });
   $("share").addEventListener("click", () => { shareCounts(); drawCounts(); drawNote(); });
   $("sj-trick").addEventListener("input", () => fillShengJi([...Array(A.players).keys()]));
+  $("zp-calls").addEventListener("input", () => fillAnswers([...Array(A.players).keys()]));
   $("clear").addEventListener("click", () => {
     A.where = new Map(); A.tableSeat = null; A.counts = []; changed(); showResult(null);
   });
@@ -384,7 +415,7 @@ async function init() {
     if (out && gameFamily(out.view.game) !== "sheng-ji") {
       setupFrom(out.view);
       drawSetup();
-    } else if (out && !out.view.game.endsWith("zhao-pengyou") && out.view.trump) {
+    } else if (out && out.view.trump) {
       shengJiFrom(out.view);
     } else if (out) {
       drawSetup();

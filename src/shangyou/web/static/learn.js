@@ -3,12 +3,13 @@
 // (GET /api/learn/{course}/{step}) and checks a play with the engine (POST .../check): an
 // illegal play comes back with the judge's explanation, a legal one that is not what the step
 // asks with the step's hint. The board is the table's own parts: the trick and the facts
-// (common.js), the hand (table-hand.js). Progress is kept in this browser (localStorage).
+// (view.js), the hand (table-hand.js). Progress is kept in this browser (localStorage).
 
-import { api, gameFamily, h, renderInfo, renderTrick } from "./common.js";
+import { api, gameFamily, h } from "./common.js";
 import { lang, t, translatePage } from "./i18n.js";
 import { mountSettings } from "./settings.js";
 import { drawHand } from "./table-hand.js";
+import { renderInfo, renderTrick } from "./view.js";
 
 const $ = (id) => document.getElementById(id);
 const DONE_KEY = "shangyou.learn.done";

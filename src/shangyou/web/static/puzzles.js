@@ -1,16 +1,17 @@
 // The puzzle page: a position cut from a bot game where one play is clearly best. The server
 // sends the seat's view of it (GET /api/puzzles/next) and checks the answer (POST
 // /api/puzzles/{id}/answer): the solution never reaches the page before. The board is the
-// table's own parts: the seats, the trick and the facts (common.js), the hand (table-hand.js),
+// table's own parts: the seats, the trick and the facts (view.js), the hand (table-hand.js),
 // the plays made of the picked cards (table-moves.js). A guest's puzzle rating and the puzzles
 // seen are kept in this browser (localStorage); an account's on the server.
 
 import { who } from "./account-link.js";
-import { api, gameTitle, h, renderInfo, renderSeats, renderTrick } from "./common.js";
+import { api, gameTitle, h } from "./common.js";
 import { lang, t, translatePage } from "./i18n.js";
 import { mountSettings } from "./settings.js";
 import { drawHand } from "./table-hand.js";
 import { moveText, playsMadeOf } from "./table-moves.js";
+import { renderInfo, renderSeats, renderTrick } from "./view.js";
 
 const $ = (id) => document.getElementById(id);
 const SEEN_MAX = 50;

@@ -4,14 +4,14 @@
 // in the browser. A match dealt from a published secret gets the "Fair deal" panel (fair.js).
 
 import { richText } from "./cards.js";
-import {
-  api, gameTitle, h, handRow, localName, renderInfo, renderResult, renderSeats, renderSummary, renderTrick,
-  seatName,
-} from "./common.js";
+import { api, gameTitle, h, localName } from "./common.js";
 import { fairPanel } from "./fair.js";
 import { mountReview, reviewNote } from "./review.js";
 import { t, translatePage } from "./i18n.js";
 import { mountSettings } from "./settings.js";
+import {
+  handRow, renderInfo, renderResult, renderSeats, renderSummary, renderTrick, seatName,
+} from "./view.js";
 
 const $ = (id) => document.getElementById(id);
 const matchId = decodeURIComponent(location.pathname.replace(/^\/replay\//, "").split("/")[0] || "");

@@ -3,11 +3,12 @@
 // It lies over the table (the cloth is empty while the declarer calls), so the page never
 // scrolls on that turn and the hand stays in view. A warning shows where the call can never
 // find a friend (the declarer holds or buried every copy that could be played, or fewer copies
-// will be played than the call counts). Calls are worded by common.js callWords.
+// will be played than the call counts). Calls are worded by view.js callWords.
 
 import { SUITS, parseCard } from "./cards.js";
-import { callWords, h } from "./common.js";
+import { h } from "./common.js";
 import { t } from "./i18n.js";
+import { callWords } from "./view.js";
 
 function parse(move) {
   const m = /^call (\d+) (\S+)$/.exec(move);

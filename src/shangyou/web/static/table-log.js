@@ -1,8 +1,9 @@
 // The game log and the chat of the table page: one line per event of the match, kept in the
 // tab's sessionStorage across reloads, and the chat lines with each speaker's role.
 
-import { eventText, gameFamily, h } from "./common.js";
+import { gameFamily, h } from "./common.js";
 import { t } from "./i18n.js";
+import { eventText } from "./view.js";
 
 const MAX_LINES = 400;
 const MAX_CHAT = 80;

@@ -8,9 +8,10 @@
 // The prompt, the strip and the turn timer name a seat with `seatLabel`, the name the seat
 // shows ("you" for the viewer's own seat), so a player finds the seat they read about.
 
-import { displayName, h, localName, seatFacts } from "./common.js";
+import { displayName, h, localName } from "./common.js";
 import { t } from "./i18n.js";
 import { relative } from "./table-layout.js";
+import { seatFacts } from "./view.js";
 
 /** The short name of a seat of `table.seats`: "Bot 3" for a bot, the person's name otherwise
  * (the seat box cuts a long one with an ellipsis). */

@@ -4,9 +4,10 @@
 // is in the side panel (renderInfo).
 
 import { trumpElement } from "./cards.js";
-import { callsWords, gameFamily, h } from "./common.js";
+import { gameFamily, h } from "./common.js";
 import { lang, t } from "./i18n.js";
 import { seatRef } from "./table-seats.js";
+import { callsWords } from "./view.js";
 
 export function renderStrip(view, ctx, options = {}) {
   const fam = gameFamily(view.game);

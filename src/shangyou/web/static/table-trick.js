@@ -3,9 +3,10 @@
 // is marked. The last trick opens on demand over the table.
 
 import { playElement } from "./cards.js";
-import { exchangeText, gameFamily, h, lastTrick, seatName, trickList } from "./common.js";
+import { gameFamily, h } from "./common.js";
 import { t } from "./i18n.js";
 import { relative } from "./table-layout.js";
+import { exchangeText, lastTrick, seatName, trickList } from "./view.js";
 
 export function renderTableTrick(view, ctx) {
   const fam = gameFamily(view.game);

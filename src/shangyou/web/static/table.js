@@ -1,5 +1,6 @@
-// The table page: one WebSocket to /ws/{table_id}; seats and start before the match, then the
-// game for every preset (climbing games and Sheng ji). See docs/protocol.md.
+// The table page: one WebSocket to /ws/{table_id} (table-connection.js: reconnects, pings, the
+// `?via=N` retry); seats and start before the match, then the game for every preset (climbing
+// games and Sheng ji). See docs/protocol.md.
 //
 // What a player gets here beyond the game itself: a seamless resume (the seat token in
 // localStorage, quick reconnects, a "Reconnecting…" banner), turn awareness (one active seat,
@@ -10,13 +11,11 @@
 // the ready check in table-ready.js, the rematch in table-rematch.js, the sounds in sound.js, the
 // chat badge in table-unread.js, the fair-deal record in fair.js; the prompt and controls in
 // table-prompt.js, Hint and Legal plays in table-hint.js, turn awareness in table-turn.js, the
-// banners in table-banners.js, the log in table-log.js, the layout, seats, trick, hand and strip
-// in their table-*.js modules.
+// banners in table-banners.js, the log in table-log.js, the selection and how it becomes a move
+// (and keyboard play) in table-compose.js, the seats before the match in table-waiting.js, the
+// layout, seats, trick, hand and strip in their table-*.js modules.
 
-import { sameCards, splitPlay } from "./cards.js";
-import {
-  api, displayName, gameFamily, gameTitle, h, lastTrick, renderInfo, renderResult, renderSummary,
-} from "./common.js";
+import { displayName, gameFamily, gameTitle, h } from "./common.js";
 import { noteDeal, sealLine } from "./fair.js";
 import * as Host from "./host.js";
 import { has, lang, t, translatePage } from "./i18n.js";
@@ -25,39 +24,27 @@ import { initShare, initSide } from "./table-dialogs.js";
 import { drawHand } from "./table-hand.js";
 import { direction, fitHand, placeTable } from "./table-layout.js";
 import { GameLog, addChat } from "./table-log.js";
-import { kindOf, playsMadeOf, trickKey } from "./table-moves.js";
+import { kindOf, trickKey } from "./table-moves.js";
 import { makeHints } from "./table-hint.js";
 import { makePrompt } from "./table-prompt.js";
 import { makeBanners } from "./table-banners.js";
 import { makeBury } from "./table-bury.js";
+import { makeCompose } from "./table-compose.js";
+import { makeConnection } from "./table-connection.js";
 import { makeTurn } from "./table-turn.js";
 import { makeReady } from "./table-ready.js";
 import { makeRematch } from "./table-rematch.js";
 import { makeUnread } from "./table-unread.js";
+import { makeWaiting } from "./table-waiting.js";
 import { stateSounds } from "./sound.js";
 import { closeSeatPop, placeSeatPop, renderTableSeats, shortName } from "./table-seats.js";
 import { renderStrip } from "./table-strip.js";
 import { moveLatest, renderLastTrickBox, renderTableTrick, sweepTrick } from "./table-trick.js";
+import { lastTrick, renderInfo, renderResult, renderSummary } from "./view.js";
 
 const tableId = decodeURIComponent(location.pathname.replace(/^\/t\//, "").split("/")[0] || "");
 const TOKEN_KEY = `shangyou.token.${tableId}`;
 const LOG_KEY = `shangyou.log.${tableId}`;
-const NAME_KEY = "shangyou.name";
-const BOTS_KEY = "shangyou.bots";
-// Reconnecting: exponential backoff with jitter (each delay drawn between half and all of
-// RETRY_BASE_MS * 2^tries, at most RETRY_MAX_MS), so that the clients of a server that went away
-// do not all come back at the same moment; a client told its table moved comes back at once.
-const RETRY_BASE_MS = 250;
-const RETRY_MAX_MS = 8000;
-const MOVED = 1012;         // the close code of a table another server runs now: reconnect
-// A silent server: a ping every PING_MS; nothing at all heard for PING_MS + PONG_MS (a socket
-// that opened and got no welcome: for OPEN_MS) and the socket is given up and made again.
-const PING_MS = 5000;
-const PONG_MS = 4000;
-const OPEN_MS = 6000;
-const SILENT = 0;           // the "close code" of a socket given up as silent
-const SILENT_JITTER_MS = 500;
-
 const $ = (id) => document.getElementById(id);
 
 const S = {
@@ -89,12 +76,37 @@ const S = {
   showLast: false,
 };
 
-const { openedElsewhere, tableClosed, kicked } = makeBanners({
-  S, $, connect, renderConn, render,
-  forgetToken: () => { if (!Host.H.me) localStorage.removeItem(TOKEN_KEY); },
+// the socket (table-connection.js); the closes that end it: the seat opened elsewhere (4001),
+// the table closed (4410), too many sockets (4429)
+const { connect, send, reconnectNow, renderConn } = makeConnection({
+  S, $, tableId, onMessage: handle, showAlert,
+  // the log asks for the events it lacks (all of them on a new device or tab)
+  hello: () => ({ type: "hello", token: localStorage.getItem(TOKEN_KEY) || null,
+                  name: Waiting.myName(), since: S.log.moves || 0,
+                  ...(S.log.match ? { match: S.log.match } : {}) }),
+  onDrop: () => { S.busy = false; Hints.clearHint(); },
+  onEnd: (code) => {
+    if (code === 4001) openedElsewhere();
+    else if (code === 4410) tableClosed();
+    else if (code === 4429) openedElsewhere("t.tooManySockets", "t.tryAgain");
+    else return false;
+    return true;
+  },
 });
+const {
+  seated, myTurn, legal, clickKind, cardPlays, playsOf, offers, selectedCards,
+  onCard, sendMove, onPlay, askWhy, onClear, maybeAutopass, onKey,
+} = makeCompose({
+  S, $, send, showAlert, renderHand, renderMoves: () => renderMoves(),
+  renderControls: () => renderControls(), playCheck: () => playCheck(),
+  hints: () => Hints, bury: () => Bury,
+});
+// the seat token, when the seat is left or taken away (the host's token stays the host's key)
+const forgetToken = () => { if (!Host.H.me) localStorage.removeItem(TOKEN_KEY); };
+const { openedElsewhere, tableClosed, kicked } = makeBanners({ S, $, connect, renderConn, render, forgetToken });
 const { renderTurn, tickTimer } = makeTurn({ S, $, myTurn, ctx });
 const Ready = makeReady({ S, $, send, isHost: () => Host.H.proto && Host.H.me });
+const Waiting = makeWaiting({ S, $, send, seated, render, forgetToken, mark: Ready.mark });
 const { renderPrompt, renderMoves, playCheck, renderControls } = makePrompt({
   S, $, myTurn, legal, seated, ctx, clickKind, offers, cardPlays, playsOf, kindOf,
   selectedCards, sendMove, renderHintButtons: (usable) => Hints.renderButtons(usable),
@@ -109,167 +121,15 @@ const Bury = makeBury({
   resync: () => { try { S.ws?.close(); } catch { /* the page reconnects and gets the state */ } },
 });
 
-// ---------------------------------------------------------------------- connection
-function wsUrl() {
-  const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  // after a silent server was given up, the attempt is named (?via=N): the proxy sends every
-  // socket of a table to one node by a hash of its id and this, so the next attempt may reach
-  // another node (a paused node accepts connections and answers none: docs/deploy.md)
-  const via = S.silentTries ? `?via=${S.silentTries}` : "";
-  return `${proto}//${location.host}/ws/${encodeURIComponent(tableId)}${via}`;
-}
-
-function myName() {
-  const v = ($("name").value || "").trim().slice(0, 24);
-  return v || localStorage.getItem(NAME_KEY) || "";
-}
-
-function connect() {
-  if (S.stopped || (S.ws && S.ws.readyState <= WebSocket.OPEN)) return;
-  clearTimeout(S.retryTimer);
-  setConn(false, S.everConnected ? "t.conn.reconnecting" : "t.conn.connecting");
-  let ws;
-  try {
-    ws = new WebSocket(wsUrl());
-  } catch (e) {
-    scheduleReconnect();
-    return;
-  }
-  S.ws = ws;
-  S.heardAt = Date.now();
-  S.welcomed = false;
-  watch(ws);
-  ws.addEventListener("open", () => {
-    S.kicked = false;
-    // the log asks for the events it lacks (all of them on a new device or tab)
-    send({ type: "hello", token: localStorage.getItem(TOKEN_KEY) || null, name: myName(),
-           since: S.log.moves || 0, ...(S.log.match ? { match: S.log.match } : {}) });
-  });
-  ws.addEventListener("message", (e) => {
-    if (S.ws !== ws) return;
-    S.heardAt = Date.now();
-    let msg;
-    try { msg = JSON.parse(e.data); } catch { return; }
-    handle(msg);
-  });
-  ws.addEventListener("close", (e) => { if (S.ws === ws) dropped(e.code); });
-  ws.addEventListener("error", () => { /* the close event follows */ });
-}
-
-/** The socket is gone (closed with ``code``, or given up: SILENT): reconnect as the code
- * says. */
-function dropped(code) {
-  clearInterval(S.pingTimer);
-  const wasConnected = S.connected;
-  S.ws = null;
-  S.busy = false;
-  S.connected = false;
-  Hints.clearHint();
-  S.droppedAt = performance.now();
-  S.resumedAt = null;
-  if (code === 4001) { openedElsewhere(); return; }
-  if (code === 4410) { tableClosed(); return; }
-  if (code === 4429) { openedElsewhere("t.tooManySockets", "t.tryAgain"); return; }
-  if (code === 4404) { S.stopped = true; }
-  // another server runs the table now (the server stops, or another node took it over):
-  // back at once, to any server (the servers spread these: a draining node hands its tables
-  // on one at a time); the usual backoff if that socket fails before its welcome
-  if (code === MOVED && wasConnected) { S.retry = 0; connect(); return; }
-  // a silent server given up: the attempt waited long already and the next one, named
-  // another way (wsUrl), may reach another node: again soon, without growing the backoff
-  if (code === SILENT) {
-    S.silentTries = (S.silentTries || 0) + 1;
-    renderConn();
-    clearTimeout(S.retryTimer);
-    S.retryTimer = setTimeout(connect, Math.random() * SILENT_JITTER_MS);
-    return;
-  }
-  scheduleReconnect();
-}
-
-/** Ping the server every PING_MS; give the socket up when nothing was heard for too long
- * (a paused or unreachable server, a half-open connection): its close may never come. */
-function watch(ws) {
-  // S.heardAt is Date.now() of the last message: a laptop that slept is past the deadline
-  // when it wakes (a fake clock of the tests moves it as it moves the timers)
-  clearInterval(S.pingTimer);
-  S.pingId = 0;
-  S.pingedAt = 0;
-  S.pingTimer = setInterval(() => {
-    if (S.ws !== ws) { clearInterval(S.pingTimer); return; }
-    const silent = Date.now() - S.heardAt;
-    if (silent > (S.welcomed ? PING_MS + PONG_MS : OPEN_MS)) {
-      S.ws = null;
-      try { ws.close(); } catch { /* closing a socket that never opened */ }
-      dropped(SILENT);
-      return;
-    }
-    if (ws.readyState === WebSocket.OPEN &&
-        Date.now() - Math.max(S.heardAt, S.pingedAt) >= PING_MS - 500) {
-      S.pingedAt = Date.now();          // one ping, then the next after PING_MS more
-      S.pingId += 1;
-      ws.send(JSON.stringify({ type: "ping", id: S.pingId }));
-    }
-  }, 1000);
-}
-
-function scheduleReconnect() {
-  renderConn();
-  if (S.stopped) return;
-  const ceiling = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.min(S.retry, 10));
-  const delay = ceiling / 2 + Math.random() * ceiling / 2;
-  S.retry += 1;
-  clearTimeout(S.retryTimer);
-  S.retryTimer = setTimeout(connect, delay);
-}
-
-function reconnectNow() {
-  if (!S.stopped && !S.ws) { S.retry = 0; connect(); }
-}
-
-function send(msg) {
-  if (S.stopped) return false;
-  if (!S.ws || S.ws.readyState !== WebSocket.OPEN) {
-    showAlert(t("t.notConnected"));
-    return false;
-  }
-  S.ws.send(JSON.stringify(msg));
-  return true;
-}
-
-function setConn(ok, key) {
-  S.connKey = key;
-  renderConn();
-}
-
-function renderConn() {
-  const c = $("conn");
-  const key = S.stopped && !S.connected ? "t.conn.disconnected"
-    : S.connected ? "t.conn.connected" : (S.connKey || "t.conn.connecting");
-  c.textContent = t(key);
-  c.classList.toggle("down", !S.connected);
-  // the banner: whenever this page is not attached to its table and is trying to be
-  $("reconnecting").hidden = S.connected || S.stopped;
-  document.body.dataset.connected = S.connected ? "1" : "";
-}
-
 // ------------------------------------------------------------------------ messages
 function handle(msg) {
   switch (msg.type) {
-    case "welcome":
-      S.connected = true;
-      S.everConnected = true;
-      S.welcomed = true;
-      S.retry = 0;          // attached again: the next drop starts the backoff over
-      S.silentTries = 0;    // ... and goes to the table's own node first
-      renderConn();
+    case "welcome":           // the connection's flags are set (table-connection.js)
       Host.onWelcome(msg);
       onSeat(msg);
       if (msg.table) S.table = msg.table;
       Host.onTable(S.table, S.mySeat);
-      if (S.table && S.table.bot_level && !localStorage.getItem(BOTS_KEY)) {
-        $("bot-level").value = S.table.bot_level;
-      }
+      Waiting.onWelcome();
       render();
       break;
     case "state":
@@ -309,7 +169,7 @@ function handle(msg) {
       if (msg.code === "closed") { tableClosed(); return; }
       if (msg.code === "kicked" || msg.code === "banned") { kicked(); return; }
       if (msg.code === "too_many_sockets") { openedElsewhere("t.tooManySockets", "t.tryAgain"); return; }
-      if (msg.code === "moved") return;     // its socket closes with MOVED: the page reconnects
+      if (msg.code === "moved") return;     // its socket closes with 1012: the page reconnects
       if (Hints.onError(msg)) return;
       Bury.onError(msg);
       showAlert(ERRORS[msg.code] ? t(ERRORS[msg.code]) : whyText(msg.why) || msg.message || msg.code || "error");
@@ -378,47 +238,6 @@ function ctx() {
   return { names, full, seats, mySeat: S.mySeat, host: S.table ? S.table.host ?? null : null };
 }
 
-function seated() {
-  return S.mySeat !== null && S.mySeat !== undefined;
-}
-
-function myTurn() {
-  const v = S.view;
-  return !!(v && !S.stopped && seated() && v.to_act === S.mySeat &&
-            Array.isArray(v.legal_moves) && v.legal_moves.length && v.phase !== "over" &&
-            !v.result);
-}
-
-function legal() {
-  return myTurn() ? S.view.legal_moves : [];
-}
-
-/** A kind of move made by clicking one card of the hand: "bury 3D", "give 2S", "pick 5C". */
-function clickKind() {
-  const moves = legal();
-  if (!moves.length) return null;
-  for (const k of ["give", "discard", "bury", "pick"]) {
-    if (moves.some((m) => m.startsWith(k + " "))) return k;
-  }
-  if (S.view.pending && S.view.pending.length && moves.some((m) => m.startsWith("throw "))) {
-    return "throw";
-  }
-  return null;
-}
-
-function cardPlays() {
-  return legal().filter((m) => splitPlay(m));
-}
-
-/** The legal plays made of exactly the selected cards (table-moves.js). */
-function playsOf(sel) {
-  return playsMadeOf(cardPlays(), sel, S.view.game);
-}
-
-function offers() {
-  return legal().filter((m) => m.startsWith("offer "));
-}
-
 // ------------------------------------------------------------------------- render
 function render() {
   const tb = S.table;
@@ -433,7 +252,7 @@ function render() {
     $("table-status").textContent = tb.status ? t(`status.${tb.status}`) : "";
   }
   const waiting = !tb || tb.status === "waiting" || !v;
-  renderWaiting(waiting);
+  Waiting.render(waiting);
   Ready.render();
   $("game").hidden = !v;
   $("info-panel").hidden = !v;
@@ -552,38 +371,6 @@ function renderRoom() {
   $("room-line").textContent = parts.join(" ");
 }
 
-function renderWaiting(show) {
-  const tb = S.table;
-  $("waiting").hidden = !(show && tb && tb.status === "waiting");
-  if (!tb || !tb.seats) return;
-  const list = $("seat-list");
-  const me = seated();
-  list.replaceChildren(...tb.seats.map((s) => {
-    const label = s.kind === "empty" ? t("t.empty") : `${displayName(s)}${s.kind === "bot" ? " " + t("t.botTag") : ""}` +
-      (s.kind === "human" && s.connected === false ? " " + t("t.awayTag") : "");
-    const li = h("li", { dataset: { seat: String(s.seat) } },
-      h("span", { class: "seat-label" }, t("t.seatN", { n: s.seat + 1 }), ": ", label,
-        s.seat === S.mySeat ? ` — ${t("t.you")}` : "",
-        s.kind === "human" && s.seat === tb.host ? [" ", h("span", { class: "tag host" }, t("t.hostTag"))] : null,
-        Ready.mark(s)));
-    if (s.kind === "empty" && !S.kicked) {
-      li.append(h("button", { type: "button", class: "sit", dataset: { seat: String(s.seat) },
-        onclick: () => sit(s.seat) }, me ? t("t.moveHere") : t("t.sitHere")));
-    }
-    if (s.seat === S.mySeat) {
-      li.append(h("button", { type: "button", class: "leave", onclick: leave }, t("t.leave")));
-    }
-    const acts = Host.seatActions(s);
-    if (acts.length) li.append(h("span", { class: "row host-acts" }, ...acts));
-    return li;
-  }));
-  const full = tb.seats.every((s) => s.kind !== "empty");
-  // the host sets the table up (an older server: a player, or anyone while nobody sits)
-  const mayAct = Host.H.proto ? Host.H.me : me || !tb.seats.some((s) => s.kind === "human");
-  $("start").disabled = !full || !mayAct || S.stopped;
-  $("fill-bots").disabled = full || !mayAct || S.stopped;
-}
-
 function renderHand() {
   const v = S.view;
   if (Array.isArray(v.hand)) S.focusIndex = Math.max(0, Math.min(S.focusIndex, v.hand.length - 1));
@@ -601,153 +388,6 @@ function renderLastTrick() {
   box.hidden = !S.showLast;
   if (!S.showLast || !S.view) return;
   renderLastTrickBox(box, S.view, ctx());
-}
-
-// ------------------------------------------------------------------------ actions
-function onCard(i) {
-  const v = S.view;
-  if (!v || !v.hand || S.busy || S.stopped) return;
-  S.focusIndex = i;
-  if (Bury.active()) { Bury.toggle(i); return; }     // chosen, sent on Confirm (table-bury.js)
-  const ck = clickKind();
-  if (ck && myTurn()) {
-    const want = `${ck} ${v.hand[i]}`.toUpperCase();
-    const m = legal().find((x) => x.toUpperCase() === want);
-    if (m) sendMove(m);
-    else showAlert(ck === "give" ? t("t.cannotGive", { card: v.hand[i] }) : t("t.cannot", { card: v.hand[i] }));
-    return;
-  }
-  if (S.selected.has(i)) S.selected.delete(i); else S.selected.add(i);
-  S.choices = null;
-  if (S.hintMove) {
-    const p = splitPlay(S.hintMove);
-    if (!p || !sameCards(p.cards, selectedCards())) S.hintMove = null;
-  }
-  renderMoves();
-  renderHand();
-  renderControls();
-  Hints.renderHint();
-}
-
-function selectedCards() {
-  const hand = (S.view && S.view.hand) || [];
-  return [...S.selected].sort((a, b) => a - b).map((i) => hand[i]).filter(Boolean);
-}
-
-function sendMove(move) {
-  if (S.busy || !myTurn()) return;
-  if (send({ type: "move", move, version: S.version })) {
-    S.busy = true;
-    S.choices = null;
-    Hints.clearHint();
-    if (move !== "pass") S.selected.clear();
-    renderControls();
-    setTimeout(() => { if (S.busy) { S.busy = false; renderControls(); } }, 6000);
-  }
-}
-
-function onPlay() {
-  const sel = selectedCards();
-  if (!sel.length || !playCheck().ok) return;
-  const offs = offers();
-  if (offs.length) {
-    if (sel.length !== 2) { showAlert(t("t.offerTwo")); return; }
-    const m = offs.find((o) => sameCards(o.split(" ").slice(1), sel));
-    if (m) sendMove(m); else sendMove(`offer ${sel.join(" ")}`);
-    return;
-  }
-  if (S.hintMove) {
-    const p = splitPlay(S.hintMove);
-    if (p && sameCards(p.cards, sel)) { sendMove(S.hintMove); return; }
-  }
-  const matches = playsOf(sel);
-  if (matches.length === 1) { sendMove(matches[0]); return; }
-  if (matches.length > 1) {
-    // the same cards read several ways (wild cards, throws): ask which one
-    S.choices = matches;
-    renderMoves();
-    renderControls();
-    $("moves").querySelector("button")?.focus();
-    return;
-  }
-  // not among the listed moves (e.g. a Sheng ji throw): the server judges it
-  sendMove(sel.join(" "));
-}
-
-/** Send the selected cards, which the page found no legal play, for the server to judge: it
- * refuses them with the rule they break (an `error` whose `why` the alert shows); the
- * selection stays. */
-function askWhy() {
-  const sel = selectedCards();
-  if (!sel.length || S.busy || !myTurn()) return;
-  if (send({ type: "move", move: sel.join(" "), version: S.version })) {
-    S.busy = true;
-    renderControls();
-    setTimeout(() => { if (S.busy) { S.busy = false; renderControls(); } }, 6000);
-  }
-}
-
-function onClear() {
-  S.selected.clear(); S.choices = null;
-  Hints.clearHint();
-  renderMoves(); renderHand(); renderControls(); Bury.render();
-}
-
-/** Auto-pass: while the toggle is on, pass at each turn of this trick where passing is legal. */
-function maybeAutopass() {
-  if (!$("autopass").checked || S.busy || !myTurn()) return;
-  if (legal().includes("pass")) sendMove("pass");
-}
-
-function sit(seat) {
-  const name = myName();
-  localStorage.setItem(NAME_KEY, name);
-  send({ type: "sit", seat, name });
-}
-
-function leave() {
-  send({ type: "leave" });
-  if (!Host.H.me) localStorage.removeItem(TOKEN_KEY);   // the host's token stays the host's
-  S.mySeat = null;
-  render();
-}
-
-// ------------------------------------------------------------------------ keyboard
-function onKey(e) {
-  if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
-  if (document.querySelector("dialog[open]")) return;
-  const tg = e.target;
-  const typing = tg && (tg.tagName === "INPUT" || tg.tagName === "SELECT" || tg.tagName === "TEXTAREA");
-  if (typing || !S.view) return;
-  const inHand = tg && tg.classList && tg.classList.contains("card") && $("hand").contains(tg);
-  const cards = [...$("hand").querySelectorAll(".card")];
-  if (inHand && (e.key === "ArrowRight" || e.key === "ArrowLeft" || e.key === "Home" || e.key === "End")) {
-    const i = cards.indexOf(tg);
-    let j = i;
-    if (e.key === "ArrowRight") j = Math.min(cards.length - 1, i + 1);
-    else if (e.key === "ArrowLeft") j = Math.max(0, i - 1);
-    else if (e.key === "Home") j = 0;
-    else j = cards.length - 1;
-    e.preventDefault();
-    S.focusIndex = j;
-    cards.forEach((c, k) => { c.tabIndex = k === j ? 0 : -1; });
-    cards[j].focus();
-    return;
-  }
-  const onButton = tg && tg.tagName === "BUTTON" && !inHand;
-  if (e.key === "Enter" && (inHand || !onButton) && !(tg && tg.tagName === "A")) {
-    if (!$("play").disabled) { e.preventDefault(); onPlay(); }
-    else if (Bury.ready()) { e.preventDefault(); Bury.confirm(); }     // the cards to bury
-    else if (inHand) e.preventDefault();      // Enter plays; Space selects
-    return;
-  }
-  if (onButton && e.key === " ") return;
-  const k = e.key.toLowerCase();
-  if (k === "h" && !$("hint").disabled) { e.preventDefault(); Hints.onHint(); }
-  else if (k === "l" && !$("legal").disabled) { e.preventDefault(); Hints.onLegal(); }
-  else if (k === "x" && !$("pass").disabled && !$("pass").hidden) { e.preventDefault(); sendMove("pass"); }
-  else if (k === "c" && !$("clear").disabled) { e.preventDefault(); onClear(); }
-  else if (k === "p" && !$("play").disabled) { e.preventDefault(); onPlay(); }
 }
 
 // --------------------------------------------------------------------------- setup
@@ -781,24 +421,7 @@ function init() {
       $("share-link").select();
     }
   });
-  $("name").value = localStorage.getItem(NAME_KEY) || "";
-  $("name").addEventListener("change", () => {
-    const v = $("name").value.trim().slice(0, 24);
-    if (v) localStorage.setItem(NAME_KEY, v);
-  });
-  const lvl = localStorage.getItem(BOTS_KEY);
-  const pick = () => {
-    if (lvl && [...$("bot-level").options].some((o) => o.value === lvl)) $("bot-level").value = lvl;
-  };
-  pick();
-  // levels of other installed packages (GET /api/bots) join the built-in ones
-  api("/api/bots").then(({ levels }) => {
-    const have = new Set([...$("bot-level").options].map((o) => o.value));
-    for (const l of levels) if (!have.has(l)) $("bot-level").append(h("option", { value: l }, l));
-    pick();
-  }).catch(() => {});
-  $("bot-level").addEventListener("change", () => localStorage.setItem(BOTS_KEY, $("bot-level").value));
-  $("fill-bots").addEventListener("click", () => send({ type: "bots", level: $("bot-level").value }));
+  Waiting.init();
   $("start").addEventListener("click", Ready.start);
   $("ready-check").addEventListener("click", Ready.ask);
   $("play").addEventListener("click", onPlay);
