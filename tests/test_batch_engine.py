@@ -39,6 +39,10 @@ PRESETS = [
                                "straight_needs_higher_rank": True, "jokers": True}),
     ("zheng-fen", {"players": 4}),                      # card points, tricks finished
     ("zheng-fen", {"players": 6}),
+    # two packs: a card held twice, plays of copies; every leader and scoring above
+    ("zheng-shangyou/pagat", {"players": 6, "decks": 2}),     # 18 cards each
+    ("zheng-shangyou/winner", {"players": 5, "decks": 2, "jokers": True}),
+    ("zheng-shangyou/winner", {"players": 8, "decks": 2, "bomb": "quad", "min_straight": 3}),
 ]
 
 
@@ -80,7 +84,7 @@ def test_aec_mode_equals_the_aec_env(preset, kw):
     """Every seat's observation, mask and seat, every reward and flag of random games equal
     the AEC env's over thousands of steps and many seeds (pages with a small K, truncation;
     hands handed to Python at decisions past a lowered listing limit, then back to C)."""
-    readings = escapes = 0
+    readings = escapes = copies = 0
     for k, max_steps, n, steps, seed, limit in ((128, None, 12, 400, 100, 4096),
                                                 (6, 30, 6, 300, 900, 4096),
                                                 (16, 25, 6, 200, 50, 8)):
@@ -100,6 +104,7 @@ def test_aec_mode_equals_the_aec_env(preset, kw):
             seen["pages"] += int(np.count_nonzero(obs[:, pages_at + 1] > 1))
             cand = obs[:, eng.observation_slices["candidates"]].reshape(n, k, -1)
             readings += int(np.count_nonzero(cand[:, :, -1]))     # the reading ordinal
+            copies += int(np.count_nonzero(obs[:, eng.observation_slices["hand"]] == 2))
             actions = _ids(rng, mask)
             _, _, _, rewards, done = eng.step(actions)
             for i, r in enumerate(ref):
@@ -118,6 +123,8 @@ def test_aec_mode_equals_the_aec_env(preset, kw):
         escapes += eng.escapes
     if preset == "zheng-shangyou/pagat" and kw["players"] == 3:
         assert readings > 0                        # plays of the same cards, by reading
+    if kw.get("decks") == 2:
+        assert copies > 0                          # a card held twice was seen
     if preset == "zheng-shangyou/owen" and kw["players"] == 2:
         # two-player Owen leads of more than 4,096 plays: listed in Python as the env lists
         # them (one play per reading), the rows back in C after those hands
@@ -138,6 +145,8 @@ def _vec(env_id, n, **kw):
     ("shangyou/owen-v0", {"opponents": "random", "max_candidates": 16}, 0.02),
     ("shangyou/winner-v0", {"opponents": "random", "seat": 2}, 0.0),
     ("shangyou/zheng-fen-v0", {"opponents": "random", "players": 5, "seat": 1}, 0.02),
+    ("shangyou/pagat-v0", {"opponents": "random", "players": 6, "decks": 2}, 0.02),
+    ("shangyou/winner-v0", {"opponents": "random", "players": 5, "decks": 2, "seat": 3}, 0.0),
 ])
 def test_vector_rows_equal_single_envs(env_id, kwargs, illegal):
     """The vector env on the engine: every row's observation, mask, reward, flags and info
@@ -238,8 +247,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="below 2\\*\\*64"):
         eng.reset([2**64, 2, 3])
     # what the engine does not play: the Python path is used
-    for preset, kw in (("zheng-shangyou/winner", {"decks": 2, "players": 5}),
-                       ("zheng-shangyou/pagat", {"decks": 2, "players": 6}),
+    for preset, kw in (("zheng-shangyou/pagat", {"decks": 3, "players": 6}),
                        ("zheng-shangyou/pagat", {"target": 5, "players": 2})):
         assert batch_engine.config(preset, **kw) is None, preset
         with pytest.raises(ValueError, match="does not play"):

@@ -21,11 +21,11 @@ candidates, plays the moves and writes the observations of
 released, the rows split over ``threads`` threads. The Python environments stay the
 reference: ``tests/test_batch_engine.py`` compares every observation, mask, reward and flag.
 
-Supported: ``zheng-shangyou/pagat`` (3 to 8 players, one pack, either ``twos_in_sequences``),
-``zheng-shangyou/pagat-teams`` (4 and 6 players), ``zheng-shangyou/owen`` (2, 3, 4, 6
-players), ``zheng-shangyou/winner`` (one pack, every option) and ``zheng-fen`` (3 to 6
-players), one hand per episode (:func:`config` answers None for anything else: two packs,
-matches; the callers then use the Python path).
+Supported: ``zheng-shangyou/pagat`` (3 to 8 players, one or two packs, either
+``twos_in_sequences``), ``zheng-shangyou/pagat-teams`` (4 and 6 players),
+``zheng-shangyou/owen`` (2, 3, 4, 6 players), ``zheng-shangyou/winner`` (one or two packs,
+every option) and ``zheng-fen`` (3 to 6 players), one hand per episode (:func:`config`
+answers None for anything else: matches; the callers then use the Python path).
 
 Sheng ji (``sheng-ji`` 4 and 6 players, ``sheng-ji/single-deck``, ``sheng-ji/zhao-pengyou``)
 has its own C code in its own core, ``games/sheng_ji/_core_batch.c`` (whole hands: the deal's
@@ -63,8 +63,8 @@ def available() -> bool:
 
 def config(preset: str, players: int | None = None, **options) -> dict | None:
     """What the engine needs to play ``preset`` with these options, or None where it does
-    not play it (another family, two packs, an exchange or a leader the engine does not deal,
-    another scoring) or is not :func:`available`."""
+    not play it (another family, two packs of Owen or Zheng Fen, an exchange or a leader the
+    engine does not deal, another scoring) or is not :func:`available`."""
     if not available():
         return None
     from ..cards import parse
@@ -88,12 +88,14 @@ def config(preset: str, players: int | None = None, **options) -> dict | None:
     fam = rules.family
     kinds = {PagatFamily: 0, OwenFamily: 1, WinnerFamily: 2, ZhengFenFamily: 3}
     family = kinds.get(type(fam))
-    if (family is None or rules.decks != 1 or (not rules.jokers and family != 2)
+    if (family is None or rules.decks not in (1, 2)
+            or (rules.decks == 2 and family not in (0, 2)) or (not rules.jokers and family != 2)
             or rules.finish_trick != (family == 3) or not 2 <= rules.players <= 8):
         return None
     n = rules.players
     deck = 54 if rules.jokers else 52
-    dealt = deck if rules.deal_count is None else min(deck, rules.deal_count * n)
+    total = deck * rules.decks
+    dealt = total if rules.deal_count is None else min(total, rules.deal_count * n)
     teams = tuple(map(tuple, rules.teams)) if rules.teams else None
     if teams is None and rules.scoring in ("places", "cards-left", "trick-points"):
         pass
@@ -115,7 +117,7 @@ def config(preset: str, players: int | None = None, **options) -> dict | None:
         wopts = (fam.min_straight, int(fam.straight_needs_higher_rank), int(fam.bomb == "quad"))
     return {"preset": info["name"], "players": rules.players,
             "seq_top": fam.seq_top if family == 0 else 11, "family": family,
-            "dealt": dealt, "leader_card": leader_card, "deck": deck,
+            "dealt": dealt, "leader_card": leader_card, "deck": deck, "packs": rules.decks,
             "cards_left": rules.scoring == "cards-left", "wopts": wopts,
             "teams": None if teams is None else tuple(s % 2 for s in range(rules.players)),
             "team_seats": teams, "teams6": rules.scoring == "teams6",
@@ -203,7 +205,7 @@ class BatchEngine:
                                bool(strict), float(illegal_reward), threads, _listing_limit,
                                cfg["teams6"], cfg["random_card"], cfg["family"], cfg["dealt"],
                                cfg["leader_card"], cfg["deck"], cfg["cards_left"],
-                               *cfg["wopts"])
+                               *cfg["wopts"], cfg["packs"])
         self._threads = threads
         self.teams = cfg.get("team_seats")
         self._trick_points = cfg.get("family") == 3

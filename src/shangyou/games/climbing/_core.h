@@ -262,6 +262,45 @@ PyObject *core_plan(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 /* _core_batch.c: the batch engine (env/batch_engine.py) */
 extern PyTypeObject core_batch_type;
 
+/* A hand's seats as the C games hold them (the batch engine, the playouts): ``size[s]``, the
+   cards seat s holds, of n seats. */
+
+/* ClimbingGame._next_with_cards: the first seat holding cards from ``seat`` on (``seat``
+   itself when ``include_self``, else the next one), ``seat`` when none does */
+static inline int
+core_next_with_cards(const int *size, int n, int seat, int include_self)
+{
+    int s = include_self ? seat : (seat + 1) % n;
+    for (int i = 0; i <= n; i++) {
+        if (size[s])
+            return s;
+        s = (s + 1) % n;
+    }
+    return seat;
+}
+
+/* how many seats hold cards; *holder: the last of them (-1: none) */
+static inline int
+core_holding(const int *size, int n, int *holder)
+{
+    int holding = 0;
+    *holder = -1;
+    for (int s = 0; s < n; s++)
+        if (size[s]) {
+            holding++;
+            *holder = s;
+        }
+    return holding;
+}
+
+/* ClimbingGame._do_play's pass: does it end the trick? Every seat still in the hand (n less
+   the ``out`` gone out) has passed but the one that played last, while that one holds cards */
+static inline int
+core_passes_end_trick(int passes, int n, int out, int last_holds)
+{
+    return passes >= n - out - (last_holds ? 1 : 0);
+}
+
 /* _core_owen.c, _core_zf.c, _core_winner.c */
 PyObject *core_owen_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_zf_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs);

@@ -25,9 +25,10 @@
      random.Random(seed).choice(game.legal_moves()) from the listing in the generator's order
      (the pass first when following), as SingleAgentEnv plays RandomBot.
 
-   A hand is held as a 64-bit set (one pack: each card at most once; gen_from_set gives the
-   generator its tables from it), so a play's cards are a set and the candidates compare as
-   sets. */
+   A hand, a play and the cards played are held as a Bag: two 64-bit sets, the cards there
+   at least once and those there twice (two packs: pagat and "winner"). With one pack the
+   second set stays empty, gen_from_set gives the pagat generator its tables from the first
+   and the candidates compare as sets. */
 
 #include "_core.h"
 #include "../_batch_pool.h"     /* the Mersenne Twister, the thread pool, the arrays */
@@ -35,18 +36,93 @@
 #include <string.h>
 #include <stdlib.h>
 
-#define BATCH_LIMIT 4096        /* steps.LISTING_LIMIT: past it the env lists one per code */
+#define BATCH_LIMIT 4096        /* steps.LISTING_LIMIT: past it the env lists one per code;
+                                   a scratch sink holds that many plays of N_CARDS cards each,
+                                   and a play has at most 36 (two packs, three players) */
 #define STEP_LIMIT 400          /* steps.STEP_LIMIT: past it legal_moves offers steps */
 #define FAM_PAGAT 0
 #define FAM_OWEN 1
 #define FAM_WINNER 2
 #define FAM_ZF 3
 
+/* ------------------------------------------------------------------ cards as sets */
+/* the cards of a hand, a play or a pile of one or two packs: ``one`` the cards there at least
+   once, ``two`` those there twice (two packs; a subset of ``one``) */
+typedef struct {
+    uint64_t one, two;
+} Bag;
+
+static inline int
+bag_eq(Bag x, Bag y)
+{
+    return x.one == y.one && x.two == y.two;
+}
+
+/* one more copy of card c */
+static inline void
+bag_put(Bag *x, int c)
+{
+    uint64_t m = 1ULL << c;
+    x->two |= x->one & m;
+    x->one |= m;
+}
+
+/* y's cards added to x (at most two copies of a card in all) */
+static inline void
+bag_add(Bag *x, Bag y)
+{
+    x->two |= y.two | (x->one & y.one);
+    x->one |= y.one;
+}
+
+/* y's cards taken from x (x holds them) */
+static inline void
+bag_take(Bag *x, Bag y)
+{
+    uint64_t once = y.one & ~y.two;
+    x->one &= ~(y.two | (once & ~x->two));
+    x->two &= ~(y.two | once);
+}
+
+/* sorted tuples of as many cards compare at their first difference: the pile holding more
+   copies of the lowest card whose copies differ is the lesser (one pack: the set holding the
+   lowest card of the two sets' difference) */
+static inline int
+bag_less(Bag x, Bag y)
+{
+    uint64_t d = (x.one ^ y.one) | (x.two ^ y.two), low = d & -d;
+    return ((x.one & low) != 0) + ((x.two & low) != 0)
+           > ((y.one & low) != 0) + ((y.two & low) != 0);
+}
+
+/* the 54 counts of a pile, for the generators that take counts */
+static inline void
+bag_counts(Bag x, unsigned char *count)
+{
+    memset(count, 0, N_CARDS);
+    for (uint64_t m = x.one; m; m &= m - 1)
+        count[__builtin_ctzll(m)] = 1;
+    for (uint64_t m = x.two; m; m &= m - 1)
+        count[__builtin_ctzll(m)] = 2;
+}
+
+/* the counts of a pile into an observation's 54 entries (zeros); ``two``: of two packs */
+static inline void
+bag_bytes(unsigned char *at, Bag x, int two)
+{
+    for (uint64_t m = x.one; m; m &= m - 1)
+        at[__builtin_ctzll(m)] = 1;
+    if (two)
+        for (uint64_t m = x.two; m; m &= m - 1)
+            at[__builtin_ctzll(m)] = 2;
+}
+
 /* ------------------------------------------------------------------------ the rows */
 typedef struct {
-    uint64_t cards;             /* the play's cards as a set (0 for the pass) */
-    long code;                  /* the play's code (_core.h); -1: the pass */
-    int n;                      /* its number of cards */
+    Bag cards;                  /* the play's cards (none for the pass) */
+    int32_t code;               /* the play's code (every family's is below 2**20); -1: the
+                                   pass */
+    int32_t n;                  /* its number of cards */
 } Cand;
 
 typedef struct {
@@ -55,13 +131,13 @@ typedef struct {
        m[1] its state at the episode's start (see ``start`` below), m[2 + s] the random
        opponent of seat s (single) */
     MT *m;
-    uint64_t hand[MAX_SEATS];
+    Bag hand[MAX_SEATS];
     int size[MAX_SEATS];
     int dealt_size[MAX_SEATS], first_out_size[MAX_SEATS];   /* cards-left scoring */
     int won[MAX_SEATS], table;  /* Zheng Fen: card points of the tricks won, of this trick */
     int to_act, last_seat, passes, has_last, over;
     long last_code;
-    uint64_t last_cards, played;
+    Bag last_cards, played;
     unsigned passed;            /* seats that passed since the play to beat */
     int order[MAX_SEATS], norder;
     long steps;                 /* steps of this episode, MORE included */
@@ -101,11 +177,12 @@ struct Batch {
     int family;                 /* FAM_*: which generator lists the plays */
     long wopts[3];              /* winner: min_straight, rank_only (straight_needs_higher_rank),
                                    quad (bomb "quad") */
-    int deck;                   /* cards in the pack: 54, or 52 without jokers */
+    int deck;                   /* cards in a pack: 54, or 52 without jokers */
+    int packs;                  /* 1 or 2 */
     int cards_left;             /* score_hand's "cards-left" (winner) */
     int points;                 /* Zheng Fen: "trick-points" scoring, finish_trick, the card
                                    points in the observation */
-    int dealt;                  /* cards dealt (deal_count * players; 54: the whole pack) */
+    int dealt;                  /* cards dealt (deal_count * players, or every card) */
     int leader_card;            /* first_leader "holder:<card>": that card's code; -1: none */
     /* layout: offsets into a row of the observation */
     int o_played, o_last, o_counts, o_finished, o_passed, o_last_seat, o_partners,
@@ -121,46 +198,49 @@ struct Batch {
     BatchPool pool;             /* _batch_pool.h */
 };
 
-/* ------------------------------------------------------------------------ the game */
-static int
-next_with_cards(const Batch *b, const Row *r, int seat, int include_self)
+/* the arrays a Batch writes, in the order Batch() takes them */
+#define N_ARRAYS 7
+static void
+arrays_of(Batch *b, Py_buffer **out)
 {
-    int n = b->players;
-    int s = include_self ? seat : (seat + 1) % n;
-    for (int i = 0; i <= n; i++) {
-        if (r->size[s])
-            return s;
-        s = (s + 1) % n;
-    }
-    return seat;
+    Py_buffer *bufs[N_ARRAYS] = {&b->obs, &b->mask, &b->reward, &b->term, &b->trunc,
+                                 &b->seat_buf, &b->illegal};
+    memcpy(out, bufs, sizeof bufs);
 }
 
-/* ClimbingGame.__init__ and _start_hand for one hand of pagat dealt from ``game_seed``:
-   the dealer drawn, the pack shuffled and dealt one card at a time from the dealer */
+/* ------------------------------------------------------------------------ the game */
+static inline int
+next_with_cards(const Batch *b, const Row *r, int seat, int include_self)
+{
+    return core_next_with_cards(r->size, b->players, seat, include_self);
+}
+
+/* ClimbingGame.__init__ and _start_hand for one hand dealt from ``game_seed``: the dealer
+   drawn, the packs (cards.deck: one pack's cards, then the next pack's) shuffled and dealt
+   one card at a time from the dealer */
 static void
 deal(const Batch *b, Row *r, uint32_t game_seed)
 {
     MT g;
     mt_seed(&g, game_seed);
-    int n = b->players;
+    int n = b->players, total = b->deck * b->packs;
     int dealer = (int)mt_below(&g, (uint32_t)n);
-    int cards[N_CARDS];
-    for (int i = 0; i < b->deck; i++)
-        cards[i] = i;
-    for (int i = b->deck - 1; i >= 1; i--) {          /* random.shuffle */
+    int cards[2 * N_CARDS];
+    for (int i = 0; i < total; i++)
+        cards[i] = i % b->deck;
+    for (int i = total - 1; i >= 1; i--) {            /* random.shuffle */
         int j = (int)mt_below(&g, (uint32_t)i + 1);
         int t = cards[i];
         cards[i] = cards[j];
         cards[j] = t;
     }
-    for (int s = 0; s < n; s++) {
-        r->hand[s] = 0;
-        r->size[s] = 0;
-    }
-    for (int k = 0; k < b->dealt; k++) {
-        int s = (dealer + k) % n;
-        r->hand[s] |= 1ULL << cards[k];
+    memset(r->hand, 0, sizeof r->hand);
+    memset(r->size, 0, sizeof r->size);
+    for (int k = 0, s = dealer; k < b->dealt; k++) {
+        bag_put(&r->hand[s], cards[k]);
         r->size[s]++;
+        if (++s == n)
+            s = 0;
     }
     for (int s = 0; s < n; s++)
         r->dealt_size[s] = r->size[s];
@@ -168,16 +248,17 @@ deal(const Batch *b, Row *r, uint32_t game_seed)
     memset(r->won, 0, sizeof r->won);
     r->table = 0;
     r->last_seat = -1;
-    r->last_cards = r->played = 0;
+    r->last_cards = r->played = (Bag){0, 0};
     r->passed = 0;
     r->steps = 0;
     r->listed = 0;
     int leader = dealer;                               /* first_leader "dealer" */
     if (b->leader_card >= 0) {
-        /* "holder:<card>": its holder leads; a card not dealt: the lowest card dealt */
+        /* "holder:<card>": the holder of its first copy dealt leads; a card not dealt: the
+           lowest card dealt */
         int wanted = b->leader_card, at = -1, low = N_CARDS, low_at = 0;
         for (int k = 0; k < b->dealt; k++) {
-            if (cards[k] == wanted)
+            if (cards[k] == wanted && at < 0)
                 at = k;
             if (cards[k] < low) {
                 low = cards[k];
@@ -187,8 +268,9 @@ deal(const Batch *b, Row *r, uint32_t game_seed)
         leader = (dealer + (at >= 0 ? at : low_at)) % n;
     }
     if (b->random_card) {
-        /* _choose_leader: a card drawn from the pack (rng.choice(deck)); its holder leads */
-        int drawn = (int)mt_below(&g, (uint32_t)b->deck);
+        /* _choose_leader: a card drawn from the packs (rng.choice(deck)); the holder of its
+           first copy dealt leads */
+        int drawn = (int)mt_below(&g, (uint32_t)total) % b->deck;
         for (int k = 0; k < b->dealt; k++)
             if (cards[k] == drawn) {
                 leader = (dealer + k) % n;
@@ -242,11 +324,12 @@ single_restart(const Batch *b, Row *r)
 /* Zheng Fen's card points (zheng_fen/family.py's points_of): each 5 scores 5, each 10 and
    K 10 */
 static inline int
-card_points(uint64_t cards)
+card_points(Bag cards)
 {
     const uint64_t fives = 0xFULL << (4 * 2), tens = 0xFULL << (4 * 7), kings = 0xFULL << (4 * 10);
-    return 5 * __builtin_popcountll(cards & fives)
-           + 10 * __builtin_popcountll(cards & (tens | kings));
+    return 5 * (__builtin_popcountll(cards.one & fives) + __builtin_popcountll(cards.two & fives))
+           + 10 * (__builtin_popcountll(cards.one & (tens | kings))
+                   + __builtin_popcountll(cards.two & (tens | kings)));
 }
 
 /* ClimbingGame._end_trick: the trick to its winner (its card points, Zheng Fen); the hand
@@ -278,14 +361,13 @@ end_trick(const Batch *b, Row *r)
 
 /* ClimbingGame._do_play for a single hand: ``code`` -1 for the pass */
 static void
-apply_play(const Batch *b, Row *r, long code, uint64_t cards, int ncards)
+apply_play(const Batch *b, Row *r, long code, Bag cards, int ncards)
 {
     int seat = r->to_act;
     if (code < 0) {
         r->passes++;
         r->passed |= 1u << seat;
-        int others = b->players - r->norder - (r->size[r->last_seat] ? 1 : 0);
-        if (r->passes >= others) {
+        if (core_passes_end_trick(r->passes, b->players, r->norder, r->size[r->last_seat])) {
             end_trick(b, r);
         } else {
             r->to_act = next_with_cards(b, r, seat, 0);
@@ -293,9 +375,9 @@ apply_play(const Batch *b, Row *r, long code, uint64_t cards, int ncards)
         r->listed = 0;
         return;
     }
-    r->hand[seat] &= ~cards;
+    bag_take(&r->hand[seat], cards);
     r->size[seat] -= ncards;
-    r->played |= cards;
+    bag_add(&r->played, cards);
     r->has_last = 1;
     r->last_code = code;
     r->last_cards = cards;
@@ -309,12 +391,7 @@ apply_play(const Batch *b, Row *r, long code, uint64_t cards, int ncards)
         if (r->norder == 0)                         /* counts_at_first_out */
             memcpy(r->first_out_size, r->size, sizeof r->size);
         r->order[r->norder++] = seat;
-        int holding = 0, holder = -1;
-        for (int s = 0; s < b->players; s++)
-            if (r->size[s]) {
-                holding++;
-                holder = s;
-            }
+        int holder, holding = core_holding(r->size, b->players, &holder);
         if (holding <= 1) {
             if (!b->points) {                       /* the hand ends now */
                 if (holding == 1)
@@ -444,24 +521,16 @@ list_plays(const Batch *b, Row *r, Scratch *sc)
     sc->gen.out = NULL;
     sc->gen.sink = s;
     int rc;
+    Bag hand = r->hand[r->to_act];
+    unsigned char count[N_CARDS];
+    if (b->family != FAM_PAGAT || hand.two)
+        bag_counts(hand, count);
     if (b->family == FAM_OWEN) {
-        unsigned char count[N_CARDS] = {0};
-        uint64_t m = r->hand[r->to_act];
-        while (m) {
-            count[__builtin_ctzll(m)] = 1;
-            m &= m - 1;
-        }
         int d[4] = {-1, 0, 0, 0};
         if (r->has_last)
             owen_desc(r->last_code, d);
         rc = core_owen_generate(count, d[0], d[1], d[2], d[3], &sc->gen);
     } else if (b->family == FAM_ZF) {
-        unsigned char count[N_CARDS] = {0};
-        uint64_t m = r->hand[r->to_act];
-        while (m) {
-            count[__builtin_ctzll(m)] = 1;
-            m &= m - 1;
-        }
         int kind = -1, b0 = 0, b1 = 0;
         if (r->has_last) {                  /* core.py's _zf_prev, from the code */
             long code = r->last_code;
@@ -472,12 +541,6 @@ list_plays(const Batch *b, Row *r, Scratch *sc)
         }
         rc = core_zf_generate(count, kind, b0, b1, &sc->gen);
     } else if (b->family == FAM_WINNER) {
-        unsigned char count[N_CARDS] = {0};
-        uint64_t m = r->hand[r->to_act];
-        while (m) {
-            count[__builtin_ctzll(m)] = 1;
-            m &= m - 1;
-        }
         long v[7] = {b->wopts[0], b->wopts[1], b->wopts[2], -1, 0, 0, 0};
         if (r->has_last) {                  /* core.py's _winner_prev, from the code */
             long code = r->last_code, k = code & 15;
@@ -488,7 +551,10 @@ list_plays(const Batch *b, Row *r, Scratch *sc)
         }
         rc = core_winner_generate(count, v, &sc->gen);
     } else {
-        gen_from_set(&sc->gen, r->hand[r->to_act], b->seq_top);
+        if (hand.two)
+            gen_from_counts(&sc->gen, count, b->seq_top);
+        else
+            gen_from_set(&sc->gen, hand.one, b->seq_top);
         rc = pagat_generate(&sc->gen, &prev);
     }
     if (rc < 0 || s->over || s->n > b->limit)
@@ -496,13 +562,19 @@ list_plays(const Batch *b, Row *r, Scratch *sc)
     return 0;
 }
 
-static inline uint64_t
-play_set(const Sink *s, Py_ssize_t j)
+/* the cards of the sink's play j (``two``: of two packs, a card may come twice) */
+static inline Bag
+play_set(const Sink *s, Py_ssize_t j, int two)
 {
     const Play *p = &s->plays[j];
-    uint64_t m = 0;
-    for (int i = 0; i < p->n; i++)
-        m |= 1ULL << s->pool[p->off + i];
+    const int *c = s->pool + p->off;
+    Bag m = {0, 0};
+    if (two)
+        for (int i = 0; i < p->n; i++)
+            bag_put(&m, c[i]);
+    else
+        for (int i = 0; i < p->n; i++)
+            m.one |= 1ULL << c[i];
     return m;
 }
 
@@ -587,26 +659,64 @@ reading_key(long code)
 }
 
 typedef struct {
-    uint64_t cards, reading;
+    Bag cards;
+    uint64_t reading;
     int n, idx;
 } SortKey;
 
 /* sort_moves' order: by number of cards, then the cards (sorted tuples compare at their first
-   difference: the set holding the lowest card of the two sets' difference is less), then
-   the reading, highest first, then the listing's order (a stable sort) */
+   difference: bag_less), then the reading, highest first, then the listing's order (a stable
+   sort); key_cmp_one for piles of one pack (the set holding the lowest card of the two sets'
+   difference is less), key_cmp for two */
+static inline int
+key_rest(const SortKey *a, const SortKey *b)
+{
+    if (a->reading != b->reading)
+        return a->reading > b->reading ? -1 : 1;
+    return a->idx < b->idx ? -1 : 1;
+}
+
+static int
+key_cmp_one(const void *pa, const void *pb)
+{
+    const SortKey *a = pa, *b = pb;
+    if (a->n != b->n)
+        return a->n < b->n ? -1 : 1;
+    if (a->cards.one != b->cards.one) {
+        uint64_t d = a->cards.one ^ b->cards.one;
+        return (a->cards.one & d & -d) ? -1 : 1;
+    }
+    return key_rest(a, b);
+}
+
 static int
 key_cmp(const void *pa, const void *pb)
 {
     const SortKey *a = pa, *b = pb;
     if (a->n != b->n)
         return a->n < b->n ? -1 : 1;
-    if (a->cards != b->cards) {
-        uint64_t d = a->cards ^ b->cards;
-        return (a->cards & d & -d) ? -1 : 1;
+    if (!bag_eq(a->cards, b->cards))
+        return bag_less(a->cards, b->cards) ? -1 : 1;
+    return key_rest(a, b);
+}
+
+/* the keys sorted: insertion sort for a few (most decisions), else qsort */
+static inline void
+sort_keys(SortKey *keys, int n, int (*cmp)(const void *, const void *))
+{
+    if (n > 16) {
+        qsort(keys, (size_t)n, sizeof(SortKey), cmp);
+        return;
     }
-    if (a->reading != b->reading)
-        return a->reading > b->reading ? -1 : 1;
-    return a->idx < b->idx ? -1 : 1;
+    for (int i = 1; i < n; i++) {
+        SortKey k = keys[i];
+        int j = i - 1;
+        while (j >= 0 && cmp(&keys[j], &k) > 0) {
+            keys[j + 1] = keys[j];
+            j--;
+        }
+        keys[j + 1] = k;
+    }
 }
 
 static int
@@ -637,12 +747,13 @@ make_decision(const Batch *b, Row *r, Scratch *sc)
         return -1;
     Cand *out = r->cand;
     if (pf) {
-        out[0].cards = 0;
+        out[0].cards = (Bag){0, 0};
         out[0].code = -1;
         out[0].n = 0;
     }
+    int two = b->packs == 2;
     if (n == 1) {
-        out[pf].cards = play_set(s, 0);
+        out[pf].cards = play_set(s, 0, two);
         out[pf].code = s->plays[0].code;
         out[pf].n = s->plays[0].n;
     } else if (n > 1) {
@@ -651,7 +762,7 @@ make_decision(const Batch *b, Row *r, Scratch *sc)
         if (keys == NULL)
             return -1;
         for (int j = 0; j < n; j++) {
-            keys[j].cards = play_set(s, j);
+            keys[j].cards = play_set(s, j, two);
             keys[j].n = s->plays[j].n;
             long code = s->plays[j].code;
             keys[j].reading = b->family == FAM_OWEN ? owen_reading_key(code)
@@ -660,19 +771,10 @@ make_decision(const Batch *b, Row *r, Scratch *sc)
                               : reading_key(code);
             keys[j].idx = j;
         }
-        if (n <= 16) {                                   /* insertion sort */
-            for (int i = 1; i < n; i++) {
-                SortKey k = keys[i];
-                int j = i - 1;
-                while (j >= 0 && key_cmp(&keys[j], &k) > 0) {
-                    keys[j + 1] = keys[j];
-                    j--;
-                }
-                keys[j + 1] = k;
-            }
-        } else {
-            qsort(keys, (size_t)n, sizeof(SortKey), key_cmp);
-        }
+        if (two)
+            sort_keys(keys, n, key_cmp);
+        else
+            sort_keys(keys, n, key_cmp_one);
         for (int j = 0; j < n; j++) {
             out[pf + j].cards = keys[j].cards;
             out[pf + j].code = s->plays[keys[j].idx].code;
@@ -695,19 +797,12 @@ make_decision(const Batch *b, Row *r, Scratch *sc)
 }
 
 /* ------------------------------------------------------------------- the observation */
-static inline void
-set_bytes(unsigned char *at, uint64_t m)
-{
-    while (m) {
-        at[__builtin_ctzll(m)] = 1;
-        m &= m - 1;
-    }
-}
 
 /* ClimbingEncoder.write for ``seat`` (with its decision when ``decision``) into row i of the
-   observations, and its mask */
-static void
-observe(const Batch *b, Row *r, int i, int seat, int decision)
+   observations, and its mask; ``two``: two packs (a constant where it is inlined, so that
+   the one-pack engine does not test for cards held twice) */
+static inline __attribute__((always_inline)) void
+observe_packs(const Batch *b, Row *r, int i, int seat, int decision, const int two)
 {
     unsigned char *o = (unsigned char *)b->obs.buf + (size_t)i * b->obs_size;
     int n = b->players;
@@ -715,10 +810,10 @@ observe(const Batch *b, Row *r, int i, int seat, int decision)
     memset(o, 0, (size_t)b->o_cand);
     if (r->used)
         memset(o + b->o_cand, 0, (size_t)r->used * b->width);
-    set_bytes(o, r->hand[seat]);
-    set_bytes(o + b->o_played, r->played);
+    bag_bytes(o, r->hand[seat], two);
+    bag_bytes(o + b->o_played, r->played, two);
     if (r->has_last) {
-        set_bytes(o + b->o_last, r->last_cards);
+        bag_bytes(o + b->o_last, r->last_cards, two);
         o[b->o_last_seat + (r->last_seat - seat + n) % n] = 1;
         unsigned p = r->passed;
         while (p) {
@@ -759,7 +854,7 @@ observe(const Batch *b, Row *r, int i, int seat, int decision)
     int start = r->page * r->per_page;
     int stop = start + r->per_page < r->ncand ? start + r->per_page : r->ncand;
     unsigned char *row = o + b->o_cand;
-    uint64_t prev = 0;
+    Bag prev = {0, 0};
     int ordinal = 0, have_prev = 0;
     for (int j = start; j < stop; j++, row += b->width) {
         const Cand *c = &r->cand[j];
@@ -767,9 +862,9 @@ observe(const Batch *b, Row *r, int i, int seat, int decision)
             row[b->pass_at] = 1;
             continue;
         }
-        set_bytes(row, c->cards);
+        bag_bytes(row, c->cards, two);
         row[b->play_at] = 1;
-        if (have_prev && c->cards == prev) {     /* readings of the same cards: 0, 1, 2 ... */
+        if (have_prev && c->cards.one == prev.one && (!two || c->cards.two == prev.two)) {     /* readings of the same cards: 0, 1, 2 ... */
             ordinal++;
             row[b->extra_at] = (unsigned char)ordinal;
         } else {
@@ -785,6 +880,15 @@ observe(const Batch *b, Row *r, int i, int seat, int decision)
         mask[b->k - 1] = 1;
         r->used = b->k;
     }
+}
+
+static void
+observe(const Batch *b, Row *r, int i, int seat, int decision)
+{
+    if (b->packs == 2)
+        observe_packs(b, r, i, seat, decision, 1);
+    else
+        observe_packs(b, r, i, seat, decision, 0);
 }
 
 /* ------------------------------------------------------------------------- stepping */
@@ -814,11 +918,40 @@ play_bots(const Batch *b, Row *r, Scratch *sc)
             return -1;                 /* legal_moves would offer the steps of a choice */
         Py_ssize_t j = mt_below(BOT(r, r->to_act), (uint32_t)n);
         if (j < pf)
-            apply_play(b, r, -1, 0, 0);
+            apply_play(b, r, -1, (Bag){0, 0}, 0);
         else
-            apply_play(b, r, sc->sink.plays[j - pf].code, play_set(&sc->sink, j - pf),
-                       sc->sink.plays[j - pf].n);
+            apply_play(b, r, sc->sink.plays[j - pf].code,
+                       play_set(&sc->sink, j - pf, b->packs == 2), sc->sink.plays[j - pf].n);
     }
+    return 0;
+}
+
+/* the id ``a`` (legal) for the decision now, counted and logged: MORE turns the page (0),
+   a candidate is played (1); -2 without memory for the log */
+static inline int
+take_id(const Batch *b, Row *r, int64_t a)
+{
+    r->steps++;
+    if (log_id(r, a) < 0)
+        return -2;
+    if (r->pages > 1 && a == b->k - 1) {
+        r->page = (r->page + 1) % r->pages;
+        return 0;
+    }
+    const Cand *c = &r->cand[r->page * r->per_page + a];
+    apply_play(b, r, c->code, c->cards, c->n);
+    return 1;
+}
+
+/* row i shows the decision of the seat to act (aec), listed first where it is not yet: -1
+   where the engine does not list it */
+static int
+show_decision(Batch *b, Row *r, int i, Scratch *sc)
+{
+    if (!r->listed && make_decision(b, r, sc) < 0)
+        return -1;
+    ((int64_t *)b->seat_buf.buf)[i] = r->to_act;
+    observe(b, r, i, r->to_act, 1);
     return 0;
 }
 
@@ -834,29 +967,19 @@ step_aec(Batch *b, int i, int64_t a, Scratch *sc)
     for (int s = 0; s < b->players; s++)
         rew[s] = 0;
     *term = *trunc = 0;
-    r->steps++;
-    if (log_id(r, a) < 0)
-        return -2;
-    if (r->pages > 1 && a == b->k - 1) {
-        r->page = (r->page + 1) % r->pages;
-    } else {
-        const Cand *c = &r->cand[r->page * r->per_page + a];
-        apply_play(b, r, c->code, c->cards, c->n);
-        if (r->over) {
-            hand_rewards(b, r, rew);
-            *term = 1;
-            aec_next_hand(b, r);
-        }
+    int rc = take_id(b, r, a);
+    if (rc < 0)
+        return rc;
+    if (rc == 1 && r->over) {
+        hand_rewards(b, r, rew);
+        *term = 1;
+        aec_next_hand(b, r);
     }
     if (b->max_steps > 0 && r->steps >= b->max_steps) {
         *term = *trunc = 1;
         aec_next_hand(b, r);
     }
-    if (!r->listed && make_decision(b, r, sc) < 0)
-        return -1;
-    ((int64_t *)b->seat_buf.buf)[i] = r->to_act;
-    observe(b, r, i, r->to_act, 1);
-    return 0;
+    return show_decision(b, r, i, sc);
 }
 
 /* the learner's observation (single-agent mode) */
@@ -868,6 +991,17 @@ observe_single(Batch *b, Row *r, int i, Scratch *sc)
         return -1;
     observe(b, r, i, b->seat, deciding);
     return 0;
+}
+
+/* a new episode of row i (single-agent mode): dealt, the opponents before the learner
+   played, the learner's observation */
+static int
+single_begin(Batch *b, Row *r, int i, Scratch *sc)
+{
+    single_restart(b, r);
+    if (play_bots(b, r, sc) < 0)
+        return -1;
+    return observe_single(b, r, i, sc);
 }
 
 /* ShangyouVectorEnv.step for row i: SingleAgentEnv._advance, or the next-step autoreset */
@@ -882,29 +1016,19 @@ step_single(Batch *b, int i, int64_t a, Scratch *sc)
         return 0;                   /* played in Python until its episode ends */
     *rew = 0;
     *term = *trunc = *ill = 0;
-    if (r->autoreset) {
-        single_restart(b, r);
-        if (play_bots(b, r, sc) < 0)
-            return -1;
-        return observe_single(b, r, i, sc);
-    }
+    if (r->autoreset)
+        return single_begin(b, r, i, sc);
     if (!legal(r, b->k, a)) {                /* strict mode checked every id beforehand */
         *rew = b->illegal_reward;
         *term = *ill = 1;
         r->autoreset = 1;
         return observe_single(b, r, i, sc);
     }
-    r->steps++;
-    if (log_id(r, a) < 0)
-        return -2;
-    if (r->pages > 1 && a == b->k - 1) {
-        r->page = (r->page + 1) % r->pages;
-    } else {
-        const Cand *c = &r->cand[r->page * r->per_page + a];
-        apply_play(b, r, c->code, c->cards, c->n);
-        if (play_bots(b, r, sc) < 0)
-            return -1;
-    }
+    int rc = take_id(b, r, a);
+    if (rc < 0)
+        return rc;
+    if (rc == 1 && play_bots(b, r, sc) < 0)
+        return -1;
     if (r->over) {
         double pts[MAX_SEATS];
         hand_rewards(b, r, pts);
@@ -983,9 +1107,9 @@ batch_dealloc(Batch *b)
     }
     PyMem_RawFree(b->mts);
     if (b->have_bufs) {
-        Py_buffer *bufs[7] = {&b->obs, &b->mask, &b->reward, &b->term, &b->trunc,
-                              &b->seat_buf, &b->illegal};
-        for (int j = 0; j < 7; j++)
+        Py_buffer *bufs[N_ARRAYS];
+        arrays_of(b, bufs);
+        for (int j = 0; j < N_ARRAYS; j++)
             if (bufs[j]->obj != NULL)
                 PyBuffer_Release(bufs[j]);
     }
@@ -993,63 +1117,58 @@ batch_dealloc(Batch *b)
 }
 
 /* Batch(n_envs, players, seq_top, teams, k, layout, arrays, single, seat, max_steps, strict,
-         illegal_reward, threads[, limit, teams6, random_card]): ``limit`` (at most 4,096)
+         illegal_reward, threads[, limit, teams6, random_card, family, dealt, leader_card,
+         deck, cards_left, min_straight, rank_only, quad, packs]): ``limit`` (at most 4,096)
    lowers the most plays a decision lists in C; past it the row goes to Python (the tests use
    it to play that path); ``teams6``: score_hand's "teams6"; ``random_card``: the first
-   leader holds a card drawn from the pack */
+   leader holds a card drawn from the pack; ``family``: FAM_*; ``dealt``: the cards dealt;
+   ``leader_card``: first_leader "holder:<card>" (-1: none); ``deck``: 54 or 52 cards a pack;
+   ``cards_left``: that scoring; the three "winner" options; ``packs``: 1, or 2 (pagat and
+   "winner") */
 static PyObject *
 batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
-    int n_envs, players, seq_top, k, single, seat, strict, threads, limit = BATCH_LIMIT;
-    int teams6 = 0, random_card = 0, family = FAM_PAGAT, dealt = N_CARDS, leader_card = -1;
-    int deck = N_CARDS, cards_left = 0;
-    long wopts[3] = {5, 0, 0};
-    long max_steps;
-    double illegal_reward;
-    PyObject *teams, *layout, *arrays;
-    if (!PyArg_ParseTuple(args, "iiiOiOOiilpdi|ippiiiiplpp", &n_envs, &players, &seq_top,
-                          &teams, &k, &layout, &arrays, &single, &seat, &max_steps, &strict,
-                          &illegal_reward, &threads, &limit, &teams6, &random_card, &family,
-                          &dealt, &leader_card, &deck, &cards_left, &wopts[0], &wopts[1],
-                          &wopts[2]))
-        return NULL;
-    if (family < FAM_PAGAT || family > FAM_ZF || (deck != N_CARDS && deck != 52)
-            || dealt < players || dealt > deck || leader_card < -1 || leader_card >= deck
-            || wopts[0] < 3 || wopts[0] > 13) {
-        PyErr_SetString(PyExc_ValueError, "Batch: bad family, deal or leader");
-        return NULL;
-    }
-    if (limit < 1 || limit > BATCH_LIMIT) {
-        PyErr_SetString(PyExc_ValueError, "Batch: bad listing limit");
-        return NULL;
-    }
-    if (n_envs < 1 || players < 2 || players > MAX_SEATS || (seq_top != ACE && seq_top != TWO)
-            || k < 2 || (single && (seat < 0 || seat >= players)) || max_steps < 0) {
-        PyErr_SetString(PyExc_ValueError, "Batch: bad arguments");
-        return NULL;
-    }
     mt_prepare();
     Batch *b = (Batch *)type->tp_alloc(type, 0);
     if (b == NULL)
         return NULL;
-    b->n_envs = n_envs;
-    b->limit = limit;
-    b->random_card = random_card;
-    b->family = family;
-    b->dealt = dealt;
-    b->deck = deck;
-    b->cards_left = cards_left;
+    /* the arguments go straight into the engine's fields, the optional ones' defaults first */
+    b->limit = BATCH_LIMIT;
+    b->family = FAM_PAGAT;
+    b->dealt = b->deck = N_CARDS;
+    b->leader_card = -1;
+    b->wopts[0] = 5;
+    b->packs = 1;
+    int threads;
+    PyObject *teams, *layout, *arrays;
+    if (!PyArg_ParseTuple(args, "iiiOiOOiilpdi|ippiiiiplppi", &b->n_envs, &b->players,
+                          &b->seq_top, &teams, &b->k, &layout, &arrays, &b->single, &b->seat,
+                          &b->max_steps, &b->strict, &b->illegal_reward, &threads, &b->limit,
+                          &b->teams6, &b->random_card, &b->family, &b->dealt, &b->leader_card,
+                          &b->deck, &b->cards_left, &b->wopts[0], &b->wopts[1], &b->wopts[2],
+                          &b->packs))
+        goto fail;
+    int n_envs = b->n_envs, players = b->players, k = b->k, single = b->single;
+    int family = b->family, deck = b->deck, packs = b->packs, seat = b->seat;
+    if (family < FAM_PAGAT || family > FAM_ZF || (deck != N_CARDS && deck != 52)
+            || packs < 1 || packs > 2 || (packs == 2 && family != FAM_PAGAT
+                                          && family != FAM_WINNER)
+            || b->dealt < players || b->dealt > deck * packs || b->leader_card < -1
+            || b->leader_card >= deck || b->wopts[0] < 3 || b->wopts[0] > 13) {
+        PyErr_SetString(PyExc_ValueError, "Batch: bad family, deal or leader");
+        goto fail;
+    }
+    if (b->limit < 1 || b->limit > BATCH_LIMIT) {
+        PyErr_SetString(PyExc_ValueError, "Batch: bad listing limit");
+        goto fail;
+    }
+    if (n_envs < 1 || players < 2 || players > MAX_SEATS
+            || (b->seq_top != ACE && b->seq_top != TWO) || k < 2
+            || (single && (seat < 0 || seat >= players)) || b->max_steps < 0) {
+        PyErr_SetString(PyExc_ValueError, "Batch: bad arguments");
+        goto fail;
+    }
     b->points = family == FAM_ZF;
-    memcpy(b->wopts, wopts, sizeof wopts);
-    b->leader_card = leader_card;
-    b->players = players;
-    b->seq_top = seq_top;
-    b->k = k;
-    b->single = single;
-    b->seat = seat;
-    b->max_steps = max_steps;
-    b->strict = strict;
-    b->illegal_reward = illegal_reward;
     if (teams != Py_None) {
         if (!PyTuple_Check(teams) || PyTuple_GET_SIZE(teams) != players)
             goto bad;
@@ -1061,14 +1180,13 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         }
         b->teams = 1;
     }
-    if (teams6) {                   /* two teams of three */
+    if (b->teams6) {                /* two teams of three */
         int count[2] = {0, 0};
         for (int s = 0; s < players && b->teams; s++)
             if (b->team[s] < 2)
                 count[b->team[s]]++;
         if (!b->teams || players != 6 || count[0] != 3 || count[1] != 3)
             goto bad;
-        b->teams6 = 1;
     }
     int *fields[19] = {&b->o_played, &b->o_last, &b->o_counts, &b->o_finished, &b->o_passed,
                        &b->o_last_seat, &b->o_partners, &b->o_leading, &b->o_phase,
@@ -1092,18 +1210,18 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
             || b->o_page + 2 > b->o_cand || b->o_won + players > b->o_cand
             || b->o_table >= b->o_cand)
         goto bad;
-    if (!PyTuple_Check(arrays) || PyTuple_GET_SIZE(arrays) != 7)
+    if (!PyTuple_Check(arrays) || PyTuple_GET_SIZE(arrays) != N_ARRAYS)
         goto bad;
     {
         Py_ssize_t n = n_envs;
-        Py_ssize_t sizes[7] = {n * b->obs_size, n * k, n * (single ? 1 : players) * 8, n, n,
-                               n * 8, n};
-        const char *names[7] = {"obs", "mask", "rewards", "terminated", "truncated", "seat",
-                                "illegal"};
-        Py_buffer *bufs[7] = {&b->obs, &b->mask, &b->reward, &b->term, &b->trunc,
-                              &b->seat_buf, &b->illegal};
+        Py_ssize_t sizes[N_ARRAYS] = {n * b->obs_size, n * k, n * (single ? 1 : players) * 8,
+                                      n, n, n * 8, n};
+        const char *names[N_ARRAYS] = {"obs", "mask", "rewards", "terminated", "truncated",
+                                       "seat", "illegal"};
+        Py_buffer *bufs[N_ARRAYS];
+        arrays_of(b, bufs);
         b->have_bufs = 1;
-        for (int j = 0; j < 7; j++)
+        for (int j = 0; j < N_ARRAYS; j++)
             if (batch_get_buf(PyTuple_GET_ITEM(arrays, j), bufs[j], sizes[j], names[j]) < 0)
                 goto fail;
     }
@@ -1141,6 +1259,23 @@ refuse_busy(const Batch *b)
         return 1;
     }
     return 0;
+}
+
+/* the row of an index 0 <= i < n_envs, else NULL with an exception (refused while a step
+   runs) */
+static Row *
+row_arg(Batch *b, PyObject *arg)
+{
+    if (refuse_busy(b))
+        return NULL;
+    long i = PyLong_AsLong(arg);
+    if (i == -1 && PyErr_Occurred())
+        return NULL;
+    if (i < 0 || i >= b->n_envs) {
+        PyErr_SetString(PyExc_IndexError, "no such row");
+        return NULL;
+    }
+    return &b->rows[i];
 }
 
 static PyObject *
@@ -1199,19 +1334,12 @@ batch_reset(Batch *b, PyObject *const *args, Py_ssize_t nargs)
         int rc;
         r->escaped = r->escaped_now = 0;
         if (b->single) {
-            single_restart(b, r);
-            rc = play_bots(b, r, b->pool.scratch[0]);
-            if (rc == 0)
-                rc = observe_single(b, r, (int)i, b->pool.scratch[0]);
+            rc = single_begin(b, r, (int)i, b->pool.scratch[0]);
             ((double *)b->reward.buf)[i] = 0;
             ((char *)b->illegal.buf)[i] = 0;
         } else {
             aec_next_hand(b, r);
-            rc = make_decision(b, r, b->pool.scratch[0]);
-            if (rc == 0) {
-                ((int64_t *)b->seat_buf.buf)[i] = r->to_act;
-                observe(b, r, (int)i, r->to_act, 1);
-            }
+            rc = show_decision(b, r, (int)i, b->pool.scratch[0]);
             for (int s = 0; s < b->players; s++)
                 ((double *)b->reward.buf)[i * b->players + s] = 0;
         }
@@ -1228,10 +1356,8 @@ batch_reset(Batch *b, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 batch_step(Batch *b, PyObject *arg)
 {
-    if (refuse_busy(b))
-        return NULL;
     Py_buffer v;
-    if (batch_get_actions(arg, &v, b->n_envs) < 0)
+    if (refuse_busy(b) || batch_get_actions(arg, &v, b->n_envs) < 0)
         return NULL;
     const int64_t *a = v.buf;
     if (!b->single || b->strict) {
@@ -1303,16 +1429,9 @@ batch_set_threads(Batch *b, PyObject *arg)
 static PyObject *
 batch_hand(Batch *b, PyObject *arg)
 {
-    if (refuse_busy(b))
+    const Row *r = row_arg(b, arg);
+    if (r == NULL)
         return NULL;
-    long i = PyLong_AsLong(arg);
-    if (i == -1 && PyErr_Occurred())
-        return NULL;
-    if (i < 0 || i >= b->n_envs) {
-        PyErr_SetString(PyExc_IndexError, "no such row");
-        return NULL;
-    }
-    const Row *r = &b->rows[i];
     int pts[MAX_SEATS], tp[MAX_SEATS];
     if (r->norder > 0)
         hand_points(b, r, pts, tp);
@@ -1359,30 +1478,14 @@ batch_take_escaped(Batch *b, PyObject *unused)
     return out;
 }
 
-static long
-row_arg(Batch *b, PyObject *arg)
-{
-    long i = PyLong_AsLong(arg);
-    if (i == -1 && PyErr_Occurred())
-        return -1;
-    if (i < 0 || i >= b->n_envs) {
-        PyErr_SetString(PyExc_IndexError, "no such row");
-        return -1;
-    }
-    return i;
-}
-
 /* escape_state(i) -> (state, ids): the row's seed stream at its episode's start as
    random.Random.getstate() gives it, and the learner's ids since */
 static PyObject *
 batch_escape_state(Batch *b, PyObject *arg)
 {
-    if (refuse_busy(b))
+    const Row *r = row_arg(b, arg);
+    if (r == NULL)
         return NULL;
-    long i = row_arg(b, arg);
-    if (i < 0)
-        return NULL;
-    const Row *r = &b->rows[i];
     /* Python's state holds the whole twist: the words not twisted yet are twisted on a copy
        (drawing them in order does it), its next word kept */
     MT st = *START(r);
@@ -1413,15 +1516,14 @@ batch_escape_state(Batch *b, PyObject *arg)
 static PyObject *
 batch_resume(Batch *b, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (refuse_busy(b))
-        return NULL;
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "resume(i, state)");
         return NULL;
     }
-    long i = row_arg(b, args[0]);
-    if (i < 0)
+    Row *r = row_arg(b, args[0]);
+    if (r == NULL)
         return NULL;
+    int i = (int)(r - b->rows);
     PyObject *st = args[1], *words;
     if (!PyTuple_Check(st) || PyTuple_GET_SIZE(st) != 3
             || !PyTuple_Check(words = PyTuple_GET_ITEM(st, 1)) || PyTuple_GET_SIZE(words) != 625) {
@@ -1442,7 +1544,6 @@ batch_resume(Batch *b, PyObject *const *args, Py_ssize_t nargs)
             m.mti = (int)v;
     }
     m.tw = 624;                  /* a state of Python's: every word twisted */
-    Row *r = &b->rows[i];
     *SEEDER(r) = m;
     r->used = b->k;              /* Python wrote the row: every candidate row is zeroed next */
     r->escaped = r->escaped_now = 0;
@@ -1451,12 +1552,8 @@ batch_resume(Batch *b, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_NONE;
     }
     aec_next_hand(b, r);         /* aec: the next hand at once, as BatchSim deals it */
-    if (make_decision(b, r, b->pool.scratch[0]) < 0) {
+    if (show_decision(b, r, i, b->pool.scratch[0]) < 0)
         r->escaped = r->escaped_now = 1;
-        Py_RETURN_NONE;
-    }
-    ((int64_t *)b->seat_buf.buf)[i] = r->to_act;
-    observe(b, r, (int)i, r->to_act, 1);
     Py_RETURN_NONE;
 }
 

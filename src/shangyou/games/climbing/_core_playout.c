@@ -443,16 +443,10 @@ policy(Game *G, Choice *ch)
 }
 
 /* ClimbingGame._next_with_cards */
-static int
+static inline int
 next_with_cards(const Game *G, int seat, int include_self)
 {
-    int s = include_self ? seat : (seat + 1) % G->n;
-    for (int i = 0; i <= G->n; i++) {
-        if (G->size[s])
-            return s;
-        s = (s + 1) % G->n;
-    }
-    return seat;
+    return core_next_with_cards(G->size, G->n, seat, include_self);
 }
 
 static int
@@ -485,8 +479,8 @@ apply(Game *G, const Choice *ch)
         return -1;
     if (ch->n < 0) {
         G->passes++;
-        int others = G->n - G->norder - (G->size[G->last_seat] ? 1 : 0);
-        if (G->passes >= others) {              /* _end_trick */
+        if (core_passes_end_trick(G->passes, G->n, G->norder, G->size[G->last_seat])) {
+            /* _end_trick */
             int winner = G->last_seat;
             G->has_last = 0;
             G->passes = 0;
@@ -514,12 +508,7 @@ apply(Game *G, const Choice *ch)
     G->passes = 0;
     if (!G->size[seat]) {
         G->order[G->norder++] = seat;
-        int holding = 0, holder = -1;
-        for (int s = 0; s < G->n; s++)
-            if (G->size[s]) {
-                holding++;
-                holder = s;
-            }
+        int holder, holding = core_holding(G->size, G->n, &holder);
         if (holding <= 1) {
             if (holding == 1)
                 G->order[G->norder++] = holder;
