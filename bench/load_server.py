@@ -2,7 +2,7 @@
 
     python bench/load_server.py [--tables 200] [--spectators 3] [--game zheng-shangyou/pagat]
                                 [--players 4] [--seconds 60] [--bot-delay 0.3] [--think 1.0]
-                                [--ws auto] [--drain 120]
+                                [--ws auto] [--drain 120] [--pace SECONDS] [--idle SECONDS]
 
 Starts ``python -m shangyou.server`` on a free port with a fresh data folder, its bots moving
 after ``--bot-delay`` seconds (0.3 is the server's default, the pace people watch; 0 floods the
@@ -85,9 +85,10 @@ def free_port() -> int:
 def quantiles(xs: list[float], scale: float = 1000.0) -> dict:
     """Median, p99 and max of ``xs`` (seconds) in milliseconds."""
     if not xs:
-        return {"median": None, "p99": None, "max": None}
+        return {"median": None, "p90": None, "p99": None, "max": None}
     xs = sorted(xs)
     return {"median": round(statistics.median(xs) * scale, 1),
+            "p90": round(xs[int(0.9 * (len(xs) - 1))] * scale, 1),
             "p99": round(xs[int(0.99 * (len(xs) - 1))] * scale, 1),
             "max": round(xs[-1] * scale, 1)}
 
@@ -265,8 +266,18 @@ async def run(a, base: str, ws_base: str, db: str | None, watched: dict, pinned:
     await asyncio.to_thread(wait_healthz, base)
     lag = LoopLag()
     lag_task = asyncio.create_task(lag.run())
+    idle = None
+    if a.idle:         # the cluster's CPU with no client at all, before any table
+        cpu0 = {name: tree_cpu_seconds(pid) for name, pid in watched.items()}
+        t0 = time.perf_counter()
+        await asyncio.sleep(a.idle)
+        el = time.perf_counter() - t0
+        idle = {"seconds": round(el, 1), "cpu_s_by_process": {
+            name: round(tree_cpu_seconds(pid) - cpu0[name], 2) for name, pid in watched.items()}}
+        idle["cpu_ms_per_s"] = round(1000 * sum(idle["cpu_s_by_process"].values()) / el, 1)
+        idle["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     tables = [Table(base, ws_base, a.game, a.players, a.spectators, a.think, a.step_timeout,
-                    a.ping) for _ in range(a.tables)]
+                    a.ping, a.pace) for _ in range(a.tables)]
     # 1. set up every table; none plays yet
     t0 = time.perf_counter()
     await set_up_all(tables, a.setup_concurrency, a.setup_tries)
@@ -321,11 +332,12 @@ async def run(a, base: str, ws_base: str, db: str | None, watched: dict, pinned:
     await asyncio.gather(*(t.close() for t in playing))
     return figures(a, tables, playing, elapsed, setup_s, drain_s, unanswered_open,
                    unanswered_closed, checked, cpus, cpu, own, lag, gcp, probes, pinned,
-                   (load_before, load_setup, load_after), lobby)
+                   (load_before, load_setup, load_after), lobby, idle)
 
 
 def figures(a, tables, playing, elapsed, setup_s, drain_s, unanswered_open, unanswered_closed,
-            checked, cpus, cpu, own, lag, gcp, probes, pinned, loads, lobby=None) -> dict:
+            checked, cpus, cpu, own, lag, gcp, probes, pinned, loads, lobby=None,
+            idle=None) -> dict:
     lat = [x for t in playing for x in t.latencies]
     q = quantiles(lat)
     codes: dict = {}
@@ -352,7 +364,10 @@ def figures(a, tables, playing, elapsed, setup_s, drain_s, unanswered_open, unan
                               for k in ("create", "connect", "hello", "sit", "bots")},
             "moves_served": served, "moves_per_s": round(served / elapsed, 1),
             "moves_sent": sent, "actions_measured": len(lat),
-            "latency_ms_median": q["median"], "latency_ms_p99": q["p99"],
+            "pace": a.pace, "moves_sent_on_pace": sum(t.on_pace for t in playing),
+            "idle": idle,
+            "latency_ms_median": q["median"], "latency_ms_p90": q["p90"],
+            "latency_ms_p99": q["p99"],
             "latency_ms_max": q["max"],
             "errors": sum(t.errors for t in tables), "error_codes": codes,
             "sockets_closed": closes,
@@ -452,6 +467,15 @@ def main(argv=None) -> int:
                    help="seconds the server's bots wait (0.3: the server's default; 0: flood)")
     p.add_argument("--think", type=float, default=1.0,
                    help="seconds the scripted player waits before each move")
+    p.add_argument("--pace", type=float, default=0.0, metavar="SECONDS",
+                   help="each table's player moves no sooner than SECONDS after its previous "
+                   "move (default 0: no pace): with a pace longer than the bots' turns, the "
+                   "moves asked a second no longer depend on how fast the server answers, so "
+                   "layouts that keep up serve the same load (moves_sent_on_pace says how many "
+                   "moves went at their paced time)")
+    p.add_argument("--idle", type=float, default=0.0, metavar="SECONDS",
+                   help="first measure the CPU of the --pids processes for SECONDS with no "
+                   "client (figures: idle)")
     p.add_argument("--ws", default="auto", help="uvicorn's WebSocket implementation")
     p.add_argument("--url", default=None,
                    help="drive the server (or proxy) at this URL instead of starting one, e.g. "

@@ -9,8 +9,9 @@ A table's life in the load script has three phases:
    an answer that does not come within ``step_timeout``) closes the sockets and raises
    :class:`SetupFailed`; the caller tries again with a new table.
 2. **Play** (:meth:`Table.begin`): ``start``; from then on the player's socket plays the first
-   legal move ``think`` seconds (±25%) after each state that gives it the turn, and starts a new
-   match when one is over. For every move sent, the latency is the time until **every** open
+   legal move ``think`` seconds (±25%) after each state that gives it the turn (and, with
+   ``pace``, no sooner than ``pace`` seconds after its previous move: a move sent at that
+   time, not later, is counted ``on_pace``), and starts a new match when one is over. For every move sent, the latency is the time until **every** open
    socket of the table has a state of a newer version.
 3. **Drain** (:attr:`Table.draining` set): no new move and no new match; the sockets go on
    listening until every move sent has been answered on every open socket.
@@ -69,10 +70,14 @@ def close_kind(e: websockets.ConnectionClosed) -> str:
 
 class Table:
     def __init__(self, base: str, ws_base: str, game: str, players: int, spectators: int,
-                 think: float = 0.0, step_timeout: float = 60.0, ping: float | None = None):
+                 think: float = 0.0, step_timeout: float = 60.0, ping: float | None = None,
+                 pace: float = 0.0):
         self.base, self.ws_base = base, ws_base
         self.game, self.players, self.spectators = game, players, spectators
         self.think = think
+        self.pace = pace                    # seconds at least between two moves of the player
+        self.last_move_at = float("-inf")
+        self.on_pace = 0                    # moves sent at their paced time, not later
         self.step_timeout = step_timeout
         self.ping = ping                    # this script's own keepalive pings (None: none)
         self.table_id: str | None = None
@@ -254,9 +259,16 @@ class Table:
         try:
             if self.think:     # people think for varying times (±25%)
                 await asyncio.sleep(self.think * random.uniform(0.75, 1.25))
+            if self.pace:      # a fixed pace: at most one move every ``pace`` seconds
+                wait = self.last_move_at + self.pace - time.perf_counter()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                    if self.measure_from <= time.perf_counter() < self.until:
+                        self.on_pace += 1
             if self.draining or v != self.last_version:
                 return         # the drain began (or the table moved on): not sent
             s = Sent(v, match_id, idx, text, time.perf_counter())
+            self.last_move_at = s.at
             self.pending[v] = s
             self.sent.append(s)
             await conn.send(json.dumps({"type": "move", "move": text, "version": v}))
