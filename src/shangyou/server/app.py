@@ -24,7 +24,7 @@ from shangyou.registry import aliases, preset_info, preset_names
 from . import accounts, analysis, answers, metrics, playnow, schemas, views
 from .budget import Busy
 from .conn import FLOOD_CLOSE, INBOX, answer_ping
-from .limits import BodyLimit, Limits, origin_allowed
+from .limits import BodyLimit, Buckets, Limits, origin_allowed
 from .replays import ReplayCache, ReplayEntry
 from .health import Readiness
 from .lobby import Lobby, LobbyBusy
@@ -318,10 +318,17 @@ def create_app(db_url: str | None = None, data_dir: str | Path = "data",
 
     page_max = limits.page_max
 
+    lobby_reads = Buckets(limits.lobby_reads_per_minute_address)
+
     @app.get("/api/tables", response_model=schemas.TablePage, responses=ERRORS)
-    async def list_tables(offset: int = Query(0, ge=0, le=1_000_000),
+    async def list_tables(request: Request, offset: int = Query(0, ge=0, le=1_000_000),
                           limit: int = Query(50, ge=1, le=page_max)):
         """One page of the open tables listed in the lobby."""
+        address = request.client.host if request.client else None
+        if not lobby_reads.take(address, state["manager"].clients.factor(address)):
+            # a flood of lobby reads is cut off before it costs the moves' event loop anything
+            return _error(429, f"at most {limits.lobby_reads_per_minute_address} lobby pages "
+                          "a minute from one address; try again shortly", "rate_limited")
         if state["lobby"] is not None:        # several nodes: the database's (lobby.py)
             try:                              # its JSON, checked and encoded once a read
                 return Response(await state["lobby"].page_json(offset, limit),

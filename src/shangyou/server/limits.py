@@ -89,6 +89,8 @@ class Limits:
     # puzzles
     puzzles_per_minute_address: int = 60  # puzzles asked by one address (429 rate_limited)
     puzzle_answers_per_minute_address: int = 30  # answers checked for one address (429)
+    # lobby
+    lobby_reads_per_minute_address: int = 120  # GETs of /api/tables by one address (429)
 
     def networks(self) -> list:
         return [ipaddress.ip_network(a, strict=False) for a in self.allowance]
