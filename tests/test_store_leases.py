@@ -296,9 +296,11 @@ def test_the_orphan_scan_reads_only_the_nodes_whose_state_changed(db_url):
 
 
 def test_a_pooled_connection_is_pinged_only_after_it_sat_unused(pg_url, monkeypatch):
-    """A busy store writes without a ``SELECT 1`` before each transaction; a connection that
-    sat unused for ``PING_IDLE_SECONDS`` is tested first, and one the database dropped
-    meanwhile is replaced before the write, which goes through."""
+    """A busy store writes without a ``SELECT 1`` before each transaction of a call the
+    AsyncStore runs (it tries such a call again if its connection was cut off); a connection
+    that sat unused for ``PING_IDLE_SECONDS`` is tested first, and one the database dropped
+    meanwhile is replaced before the write, which goes through. A direct call (no retry) is
+    always tested first."""
     import psycopg
 
     from shangyou.server import store as store_module
@@ -311,10 +313,15 @@ def test_a_pooled_connection_is_pinged_only_after_it_sat_unused(pg_url, monkeypa
         sent.append(str(query))
         return execute(self, query, *args, **kwargs)
     monkeypatch.setattr(psycopg.Cursor, "execute", recording)
-    st.add_move("t0", "mt0", 0, 0, "pass", 3)
+    def as_async_store(*args):                           # the path of AsyncStore's calls
+        return store_module._timed("add_move", st.add_move, args)
+    as_async_store("t0", "mt0", 0, 0, "pass", 3)
     sent.clear()
-    st.add_move("t0", "mt0", 1, 1, "pass", 4)            # the connection was just used
+    as_async_store("t0", "mt0", 1, 1, "pass", 4)          # the connection was just used
     assert "SELECT 1" not in sent and len(sent) == 2, sent      # the fence and the insert
+    sent.clear()
+    st.load_table("t0")                                    # a direct call: tested first
+    assert sent[0] == "SELECT 1", sent
     with st.engine.connect() as c:                        # the pool's most recent connection
         pid = c.exec_driver_sql("SELECT pg_backend_pid()").scalar()
     other = Store(pg_url)
@@ -322,7 +329,7 @@ def test_a_pooled_connection_is_pinged_only_after_it_sat_unused(pg_url, monkeypa
         assert c.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})").scalar()
     time.sleep(store_module.PING_IDLE_SECONDS * 1.5)      # it sat unused past the limit
     sent.clear()
-    st.add_move("t0", "mt0", 2, 0, "pass", 5)             # tested, replaced, written
+    as_async_store("t0", "mt0", 2, 0, "pass", 5)          # tested, replaced, written
     assert sent.count("SELECT 1") == 1, sent
     assert [m[0] for m in st.load_table("t0")["match"]["moves"]] == [0, 1, 0]   # seats
     other.close()

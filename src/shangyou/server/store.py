@@ -27,6 +27,7 @@ import contextvars
 import datetime as dt
 import logging
 import random
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -60,16 +61,18 @@ HINT_ACTORS = {"hint:s": "search", "hint:h": "heuristic"}   # a move that follow
 
 
 PING_IDLE_SECONDS = 1.0    # a pooled connection unused this long is tested before use
+_retried = threading.local()   # .on: a call of AsyncStore's runs (it is tried again if cut off)
 
 
 def _ping_idle_connections(engine) -> None:
     """SQLAlchemy's ``pool_pre_ping`` (a ``SELECT 1`` before a pooled connection is handed
-    out; a dead one is replaced), for the connections unused for :data:`PING_IDLE_SECONDS`
-    only. The pre-ping of every checkout cost each group commit a round trip and a statement
-    more (with several nodes, each writing its own smaller transactions, a larger part of
-    every move). A connection used less than a second ago that the database dropped meanwhile
-    fails its first statement as one cut off in a transaction would: the pool is invalidated
-    and the call tried again (:class:`AsyncStore`'s retries)."""
+    out; a dead one is replaced), except for a call :class:`AsyncStore` runs on a connection
+    used less than :data:`PING_IDLE_SECONDS` ago. The pre-ping of every checkout cost each
+    group commit a round trip and a statement more (with several nodes, each writing its own
+    smaller transactions, a larger part of every move). Such a call, on a connection the
+    database dropped meanwhile, fails its first statement as one cut off in a transaction
+    would: the pool is invalidated and AsyncStore tries the call again. A direct call (the
+    lobby's thread, the command line) has no such retry, so its connection is always tested."""
     @event.listens_for(engine, "checkin")
     def _checkin(_dbapi_conn, record) -> None:
         record.info["shangyou_idle_since"] = time.monotonic()
@@ -77,8 +80,10 @@ def _ping_idle_connections(engine) -> None:
     @event.listens_for(engine, "checkout")
     def _checkout(dbapi_conn, record, _proxy) -> None:
         since = record.info.pop("shangyou_idle_since", None)
-        if since is None or time.monotonic() - since < PING_IDLE_SECONDS:
-            return                        # just made, or just used
+        if since is None:
+            return                        # just made
+        if getattr(_retried, "on", False) and time.monotonic() - since < PING_IDLE_SECONDS:
+            return                        # just used, by a call that is tried again
         try:
             cur = dbapi_conn.cursor()
             try:
@@ -782,7 +787,9 @@ def _timed(call: str, fn, args: tuple):
     """In the store's thread: ``fn(*args)``, its time observed by ``call``
     (``shangyou_store_call_seconds``)."""
     t0 = time.perf_counter()
+    _retried.on = True
     try:
         return fn(*args)
     finally:
+        _retried.on = False
         STORE_SECONDS.labels(call).observe(time.perf_counter() - t0)
