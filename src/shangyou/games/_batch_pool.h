@@ -375,4 +375,54 @@ batch_random_ids(PyObject *out, const unsigned char *masks, int n_rows, int k, u
     return 0;
 }
 
+/* The methods every Batch type has alike, for a struct T with the fields ``busy``,
+   ``rand_state``, ``pool``, ``mask`` (its Py_buffer), ``n_envs`` and ``k``:
+   refuse_busy(b): a call while a step of another Python thread runs without the GIL is
+   refused; random_actions(out): one uniformly random id per row among those its mask allows
+   (0 for a row with no decision), from the engine's own generator (seed_actions);
+   seed_actions(seed); set_threads(n). */
+#define BATCH_COMMON_METHODS(T)                                                             \
+    static int                                                                              \
+    refuse_busy(const T *b)                                                                 \
+    {                                                                                       \
+        if (b->busy) {                                                                      \
+            PyErr_SetString(PyExc_RuntimeError,                                             \
+                            "the batch engine is stepping in another thread");              \
+            return 1;                                                                       \
+        }                                                                                   \
+        return 0;                                                                           \
+    }                                                                                       \
+    static PyObject *                                                                       \
+    batch_random_actions(T *b, PyObject *arg)                                               \
+    {                                                                                       \
+        if (refuse_busy(b))                                                                 \
+            return NULL;                                                                    \
+        if (batch_random_ids(arg, b->mask.buf, b->n_envs, b->k, &b->rand_state) < 0)       \
+            return NULL;                                                                    \
+        Py_RETURN_NONE;                                                                     \
+    }                                                                                       \
+    static PyObject *                                                                       \
+    batch_seed_actions(T *b, PyObject *arg)                                                 \
+    {                                                                                       \
+        if (refuse_busy(b))                                                                 \
+            return NULL;                                                                    \
+        unsigned long long s = PyLong_AsUnsignedLongLongMask(arg);                          \
+        if (s == (unsigned long long)-1 && PyErr_Occurred())                                \
+            return NULL;                                                                    \
+        b->rand_state = s;                                                                  \
+        Py_RETURN_NONE;                                                                     \
+    }                                                                                       \
+    static PyObject *                                                                       \
+    batch_set_threads(T *b, PyObject *arg)                                                  \
+    {                                                                                       \
+        if (refuse_busy(b))                                                                 \
+            return NULL;                                                                    \
+        long t = PyLong_AsLong(arg);                                                        \
+        if (t == -1 && PyErr_Occurred())                                                    \
+            return NULL;                                                                    \
+        if (batch_pool_set_threads(&b->pool, t) < 0)                                        \
+            return NULL;                                                                    \
+        Py_RETURN_NONE;                                                                     \
+    }
+
 #endif

@@ -1249,17 +1249,7 @@ fail:
     return NULL;
 }
 
-/* a call while a step of another Python thread runs without the GIL: refused */
-static int
-refuse_busy(const Batch *b)
-{
-    if (b->busy) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "the batch engine is stepping in another thread");
-        return 1;
-    }
-    return 0;
-}
+BATCH_COMMON_METHODS(Batch)
 
 /* the row of an index 0 <= i < n_envs, else NULL with an exception (refused while a step
    runs) */
@@ -1383,44 +1373,6 @@ batch_step(Batch *b, PyObject *arg)
     PyBuffer_Release(&v);
     if (any_error(b))
         return batch_error(b);
-    Py_RETURN_NONE;
-}
-
-/* random_actions(out): one uniformly random id per row among those its mask allows (MORE
-   counts as one; 0 for a row with no decision), from the engine's own generator
-   (seed_actions) */
-static PyObject *
-batch_random_actions(Batch *b, PyObject *arg)
-{
-    if (refuse_busy(b))
-        return NULL;
-    if (batch_random_ids(arg, b->mask.buf, b->n_envs, b->k, &b->rand_state) < 0)
-        return NULL;
-    Py_RETURN_NONE;
-}
-
-static PyObject *
-batch_seed_actions(Batch *b, PyObject *arg)
-{
-    if (refuse_busy(b))
-        return NULL;
-    unsigned long long s = PyLong_AsUnsignedLongLongMask(arg);
-    if (s == (unsigned long long)-1 && PyErr_Occurred())
-        return NULL;
-    b->rand_state = s;
-    Py_RETURN_NONE;
-}
-
-static PyObject *
-batch_set_threads(Batch *b, PyObject *arg)
-{
-    if (refuse_busy(b))
-        return NULL;
-    long t = PyLong_AsLong(arg);
-    if (t == -1 && PyErr_Occurred())
-        return NULL;
-    if (batch_pool_set_threads(&b->pool, t) < 0)
-        return NULL;
     Py_RETURN_NONE;
 }
 

@@ -1292,15 +1292,7 @@ fail:
     return NULL;
 }
 
-static int
-refuse_busy(const Batch *b)
-{
-    if (b->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "the batch engine is stepping in another thread");
-        return 1;
-    }
-    return 0;
-}
+BATCH_COMMON_METHODS(Batch)
 
 /* a row that failed (no memory, or a trick whose winner the core gave up on): an error */
 static PyObject *
@@ -1415,41 +1407,6 @@ batch_step(Batch *b, PyObject *arg)
     PyBuffer_Release(&v);
     if (any_error(b))
         return batch_error(b);
-    Py_RETURN_NONE;
-}
-
-static PyObject *
-batch_random_actions(Batch *b, PyObject *arg)
-{
-    if (refuse_busy(b))
-        return NULL;
-    if (batch_random_ids(arg, b->mask.buf, b->n_envs, b->k, &b->rand_state) < 0)
-        return NULL;
-    Py_RETURN_NONE;
-}
-
-static PyObject *
-batch_seed_actions(Batch *b, PyObject *arg)
-{
-    if (refuse_busy(b))
-        return NULL;
-    unsigned long long s = PyLong_AsUnsignedLongLongMask(arg);
-    if (s == (unsigned long long)-1 && PyErr_Occurred())
-        return NULL;
-    b->rand_state = s;
-    Py_RETURN_NONE;
-}
-
-static PyObject *
-batch_set_threads(Batch *b, PyObject *arg)
-{
-    if (refuse_busy(b))
-        return NULL;
-    long t = PyLong_AsLong(arg);
-    if (t == -1 && PyErr_Occurred())
-        return NULL;
-    if (batch_pool_set_threads(&b->pool, t) < 0)
-        return NULL;
     Py_RETURN_NONE;
 }
 
