@@ -271,7 +271,8 @@ batch_random_ids(PyObject *out, const unsigned char *masks, int n_rows, int k, u
 
 /* The fields every Batch type holds first (after PyObject_HEAD), for a row type ``Row`` the
    engine defines before: the table (n_envs rows of ``players`` seats, ``k`` ids a decision,
-   observations of obs_size bytes), the mode (``single``: the learner ``seat`` against random
+   observations of obs_size bytes: a head, then the page's k candidate rows of ``width``
+   bytes from o_cand), the mode (``single``: the learner ``seat`` against random
    opponents; ``strict``: an illegal id raises there too; ``max_steps`` (0: none), the reward
    of an illegal id), the rows and their generators, the arrays written (in the order Batch()
    takes them), the step's actions (their buffer held by step), ``busy`` (a step runs without
@@ -279,6 +280,7 @@ batch_random_ids(PyObject *out, const unsigned char *masks, int n_rows, int k, u
    pool. */
 #define BATCH_FIELDS                                                                        \
     int n_envs, players, k, obs_size, single, seat, strict;                                 \
+    int o_page, o_cand, width;  /* the observation's page, candidate rows and their width */ \
     long max_steps;                                                                         \
     double illegal_reward;                                                                  \
     Row *rows;                                                                              \

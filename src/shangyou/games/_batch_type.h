@@ -1,7 +1,8 @@
 /* The Python Batch type's plumbing, written once for both batch engines
    (climbing/_core_batch.c, sheng_ji/_core_batch.c): the arrays checked and held, the rows and
    their generators allocated, reset, step (the ids checked, the GIL released, the rows run
-   on the pool), the row's generic steps (a new single-agent episode, the decision shown),
+   on the pool), a row's step in either mode (BatchSim's, the vector env's: rewards, flags,
+   the next hand, the opponents, the observation),
    the methods every Batch has (BATCH_COMMON_DEFS), dealloc and the type object (BATCH_TYPE).
 
    An engine includes this file after it has defined:
@@ -9,7 +10,8 @@
    - ``Row``: a row, with the fields ``m`` (its generators: m[0] the seed stream), ``to_act``
      and ``over`` (the seat to act, the hand over), ``ncand``, ``page``, ``pages``,
      ``per_page`` (the decision's candidates and pages), ``listed`` (they are made),
-     ``autoreset`` (single mode: a new episode at the next step) and ``error``;
+     ``autoreset`` (single mode: a new episode at the next step), ``steps`` (of the episode)
+     and ``error``;
    - ``Batch``: PyObject_HEAD, BATCH_FIELDS (_batch_pool.h), then the engine's own fields;
    - ``Scratch``: a thread's scratch space;
    - BATCH_MAX_PLAYERS, BATCH_ERROR_TEXT (the MemoryError of a row that failed: "%d" its
@@ -17,7 +19,9 @@
 
    and declares (static, or in another file of the engine) its parts of a step:
 
-       void *scratch_new(void);  void scratch_free(void *scratch);
+       int scratch_open(Scratch *sc);  void scratch_close(Scratch *sc);
+           a thread's scratch space's buffers (PyMem_Raw: no GIL) made: 0, or -1 without
+           memory; freed (those made: the space was zeroed)
        void row_release(Row *r);                     the row's own buffers freed
        int make_decision(const Batch *b, Row *r, Scratch *sc);
            the candidates of the decision now, in the env's order, and page 0: -1 where the
@@ -29,9 +33,11 @@
        int play_bots(const Batch *b, Row *r, Scratch *sc);
            the random opponents of the single-agent mode, until the learner acts or the
            hand ends
-       int step_aec(Batch *b, int i, int64_t a, Scratch *sc);
-       int step_single(Batch *b, int i, int64_t a, Scratch *sc);
-           BatchSim.step and the vector env's step for row i: 0, or < 0 (row_failed)
+       int take_id(const Batch *b, Row *r, int64_t a);
+           the id ``a`` (legal) for the decision now, counted (r->steps): MORE turns the
+           page (0), a candidate is played (1); < 0 where that fails (row_failed)
+       void hand_rewards(const Batch *b, const Row *r, double *out);
+           the seats' rewards of the hand over (env/aec.py's rewards_of)
        int row_escaped(const Row *r);  void row_unescape(Row *r);
            a row played in Python (the climbing engine hands there a decision it does not
            list): none of step's checks; row_unescape brings it back at its reset
@@ -58,6 +64,50 @@ legal(const Row *r, int k, int64_t a)
         return a >= 0 && a < len;
     }
     return a >= 0 && a < r->ncand;
+}
+
+/* an observation's parts that both engines write alike (each engine's ``observe`` writes the
+   rest between them, inlined): row i of the observations, its head zeroed and the candidate
+   rows the last write used zeroed */
+static inline unsigned char *
+observe_begin(const Batch *b, Row *r, int i)
+{
+    unsigned char *o = (unsigned char *)b->obs.buf + (size_t)i * b->obs_size;
+    memset(o, 0, (size_t)b->o_cand);
+    if (r->used)
+        memset(o + b->o_cand, 0, (size_t)r->used * b->width);
+    return o;
+}
+
+/* row i's mask cleared; with a decision, the page's number and count at o_page, and its
+   candidates start .. *stop - 1 (start returned); without one, -1 */
+static inline int
+observe_page(const Batch *b, Row *r, int i, unsigned char *o, int decision, int *stop)
+{
+    memset((unsigned char *)b->mask.buf + (size_t)i * b->k, 0, (size_t)b->k);
+    r->used = 0;
+    if (!decision)
+        return -1;
+    o[b->o_page] = (unsigned char)(r->page < 127 ? r->page : 127);
+    o[b->o_page + 1] = (unsigned char)(r->pages < 127 ? r->pages : 127);
+    int start = r->page * r->per_page;
+    *stop = start + r->per_page < r->ncand ? start + r->per_page : r->ncand;
+    return start;
+}
+
+/* the page's candidates start .. stop - 1 written: their mask, and MORE (its kind entry at
+   ``more_at`` of the last row) where there are pages */
+static inline void
+observe_mask(const Batch *b, Row *r, int i, unsigned char *o, int start, int stop, int more_at)
+{
+    unsigned char *mask = (unsigned char *)b->mask.buf + (size_t)i * b->k;
+    memset(mask, 1, (size_t)(stop - start));
+    r->used = stop - start;
+    if (r->pages > 1) {
+        o[b->o_cand + (b->k - 1) * b->width + more_at] = 1;
+        mask[b->k - 1] = 1;
+        r->used = b->k;
+    }
 }
 
 /* row i shows the decision of the seat to act (aec), listed first where it is not yet */
@@ -93,6 +143,71 @@ single_begin(Batch *b, Row *r, int i, Scratch *sc)
     return observe_single(b, r, i, sc);
 }
 
+/* BatchSim.step for row i (every seat: the seat to act observes) */
+static int
+step_aec(Batch *b, int i, int64_t a, Scratch *sc)
+{
+    Row *r = &b->rows[i];
+    if (row_escaped(r))
+        return 0;                   /* played in Python until its hand ends */
+    double *rew = (double *)b->reward.buf + (size_t)i * b->players;
+    char *term = (char *)b->term.buf + i, *trunc = (char *)b->trunc.buf + i;
+    for (int s = 0; s < b->players; s++)
+        rew[s] = 0;
+    *term = *trunc = 0;
+    int rc = take_id(b, r, a);
+    if (rc < 0)
+        return rc;
+    if (rc == 1 && r->over) {
+        hand_rewards(b, r, rew);
+        *term = 1;
+        aec_next_hand(b, r);
+    }
+    if (b->max_steps > 0 && r->steps >= b->max_steps) {
+        *term = *trunc = 1;
+        aec_next_hand(b, r);
+    }
+    return show_decision(b, r, i, sc);
+}
+
+/* the vector env's step for row i: SingleAgentEnv._advance, or the next-step autoreset */
+static int
+step_single(Batch *b, int i, int64_t a, Scratch *sc)
+{
+    Row *r = &b->rows[i];
+    double *rew = (double *)b->reward.buf + i;
+    char *term = (char *)b->term.buf + i, *trunc = (char *)b->trunc.buf + i;
+    char *ill = (char *)b->illegal.buf + i;
+    if (row_escaped(r))
+        return 0;                   /* played in Python until its episode ends */
+    *rew = 0;
+    *term = *trunc = *ill = 0;
+    if (r->autoreset)
+        return single_begin(b, r, i, sc);
+    if (!legal(r, b->k, a)) {                /* strict mode checked every id beforehand */
+        *rew = b->illegal_reward;
+        *term = *ill = 1;
+        r->autoreset = 1;
+        return observe_single(b, r, i, sc);
+    }
+    int rc = take_id(b, r, a);
+    if (rc < 0)
+        return rc;
+    if (rc == 1 && play_bots(b, r, sc) < 0)
+        return -1;
+    if (r->over) {
+        double pts[BATCH_MAX_PLAYERS];
+        hand_rewards(b, r, pts);
+        *rew = pts[b->seat];
+        *term = 1;
+        r->autoreset = 1;
+    } else if (b->max_steps > 0 && r->steps >= b->max_steps) {
+        *trunc = 1;
+        r->autoreset = 1;
+    }
+    return observe_single(b, r, i, sc);
+}
+
 /* the pool's ``run`` (_batch_pool.h): rows lo .. hi - 1 with a thread's scratch */
 static void
 run_rows(void *owner, int lo, int hi, void *scratch)
@@ -105,6 +220,29 @@ run_rows(void *owner, int lo, int hi, void *scratch)
         if (rc < 0)
             row_failed(&b->rows[i], rc);
     }
+}
+
+/* a thread's scratch space (the pool's make_scratch and free_scratch): zeroed, then its
+   buffers opened by the engine's scratch_open; NULL without memory */
+static void *
+scratch_new(void)
+{
+    Scratch *sc = PyMem_RawCalloc(1, sizeof(Scratch));
+    if (sc != NULL && scratch_open(sc) < 0) {
+        scratch_close(sc);
+        PyMem_RawFree(sc);
+        return NULL;
+    }
+    return sc;
+}
+
+static void
+scratch_free(void *scratch)
+{
+    if (scratch == NULL)
+        return;
+    scratch_close(scratch);
+    PyMem_RawFree(scratch);
 }
 
 /* -------------------------------------------------------------------- construction */
@@ -181,6 +319,20 @@ batch_init(Batch *b, PyObject *arrays, int threads)
     b->pool.make_scratch = scratch_new;
     b->pool.free_scratch = scratch_free;
     return batch_pool_init(&b->pool, (int)n, threads);
+}
+
+/* the end of Batch(): where the engine's arguments passed its checks (``ok``), batch_init;
+   the object, or NULL with an exception (a ValueError ``bad`` where none is set) and the
+   object freed */
+static PyObject *
+batch_finish(Batch *b, int ok, PyObject *arrays, int threads, const char *bad)
+{
+    if (ok && batch_init(b, arrays, threads) == 0)
+        return (PyObject *)b;
+    if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, bad);
+    Py_DECREF(b);
+    return NULL;
 }
 
 static void

@@ -38,20 +38,25 @@
 #include "_core_batch.h"
 #include <stdlib.h>
 
-static void *scratch_new(void);
-static void scratch_free(void *scratch);
+static int scratch_open(Scratch *sc);
+static void scratch_close(Scratch *sc);
 static void row_release(Row *r);
 static void observe(const Batch *b, Row *r, int i, int seat, int decision);
 static void aec_next_hand(const Batch *b, Row *r);
 static void single_restart(const Batch *b, Row *r);
 static int play_bots(const Batch *b, Row *r, Scratch *sc);
-static int step_aec(Batch *b, int i, int64_t a, Scratch *sc);
-static int step_single(Batch *b, int i, int64_t a, Scratch *sc);
+static inline int take_id(const Batch *b, Row *r, int64_t a);
 
 static inline int
 make_decision(const Batch *b, Row *r, Scratch *sc)
 {
     return batch_make_decision(b, r, sc);
+}
+
+static inline void
+hand_rewards(const Batch *b, const Row *r, double *out)
+{
+    batch_hand_rewards(b, r, out);
 }
 
 /* single mode: a decision the engine does not list hands the row's episode to Python (-1);
@@ -132,12 +137,9 @@ single_restart(const Batch *b, Row *r)
 static inline __attribute__((always_inline)) void
 observe_packs(const Batch *b, Row *r, int i, int seat, int decision, const int two)
 {
-    unsigned char *o = (unsigned char *)b->obs.buf + (size_t)i * b->obs_size;
+    unsigned char *o = observe_begin(b, r, i);
     int n = b->players;
     /* the head, zeroed and written whole; the candidate rows the last write used, zeroed */
-    memset(o, 0, (size_t)b->o_cand);
-    if (r->used)
-        memset(o + b->o_cand, 0, (size_t)r->used * b->width);
     bag_bytes(o, r->hand[seat], two);
     bag_bytes(o + b->o_played, r->played, two);
     if (r->has_last) {
@@ -172,15 +174,9 @@ observe_packs(const Batch *b, Row *r, int i, int seat, int decision, const int t
         int t = r->table / 5;
         o[b->o_table] = (unsigned char)(t < 127 ? t : 127);
     }
-    unsigned char *mask = (unsigned char *)b->mask.buf + (size_t)i * b->k;
-    memset(mask, 0, (size_t)b->k);
-    r->used = 0;
-    if (!decision)
+    int stop, start = observe_page(b, r, i, o, decision, &stop);
+    if (start < 0)
         return;
-    o[b->o_page] = (unsigned char)(r->page < 127 ? r->page : 127);
-    o[b->o_page + 1] = (unsigned char)(r->pages < 127 ? r->pages : 127);
-    int start = r->page * r->per_page;
-    int stop = start + r->per_page < r->ncand ? start + r->per_page : r->ncand;
     unsigned char *row = o + b->o_cand;
     Bag prev = {0, 0};
     int ordinal = 0, have_prev = 0;
@@ -201,13 +197,7 @@ observe_packs(const Batch *b, Row *r, int i, int seat, int decision, const int t
             have_prev = 1;
         }
     }
-    memset(mask, 1, (size_t)(stop - start));
-    r->used = stop - start;
-    if (r->pages > 1) {
-        o[b->o_cand + (b->k - 1) * b->width + b->more_at] = 1;
-        mask[b->k - 1] = 1;
-        r->used = b->k;
-    }
+    observe_mask(b, r, i, o, start, stop, b->more_at);
 }
 
 static void
@@ -258,78 +248,10 @@ take_id(const Batch *b, Row *r, int64_t a)
     return 1;
 }
 
-/* BatchSim.step for row i (every seat: the seat to act observes) */
-static int
-step_aec(Batch *b, int i, int64_t a, Scratch *sc)
-{
-    Row *r = &b->rows[i];
-    if (r->escaped)
-        return 0;                   /* played in Python until its hand ends */
-    double *rew = (double *)b->reward.buf + (size_t)i * b->players;
-    char *term = (char *)b->term.buf + i, *trunc = (char *)b->trunc.buf + i;
-    for (int s = 0; s < b->players; s++)
-        rew[s] = 0;
-    *term = *trunc = 0;
-    int rc = take_id(b, r, a);
-    if (rc < 0)
-        return rc;
-    if (rc == 1 && r->over) {
-        batch_hand_rewards(b, r, rew);
-        *term = 1;
-        aec_next_hand(b, r);
-    }
-    if (b->max_steps > 0 && r->steps >= b->max_steps) {
-        *term = *trunc = 1;
-        aec_next_hand(b, r);
-    }
-    return show_decision(b, r, i, sc);
-}
-
-/* ShangyouVectorEnv.step for row i: SingleAgentEnv._advance, or the next-step autoreset */
-static int
-step_single(Batch *b, int i, int64_t a, Scratch *sc)
-{
-    Row *r = &b->rows[i];
-    double *rew = (double *)b->reward.buf + i;
-    char *term = (char *)b->term.buf + i, *trunc = (char *)b->trunc.buf + i;
-    char *ill = (char *)b->illegal.buf + i;
-    if (r->escaped)
-        return 0;                   /* played in Python until its episode ends */
-    *rew = 0;
-    *term = *trunc = *ill = 0;
-    if (r->autoreset)
-        return single_begin(b, r, i, sc);
-    if (!legal(r, b->k, a)) {                /* strict mode checked every id beforehand */
-        *rew = b->illegal_reward;
-        *term = *ill = 1;
-        r->autoreset = 1;
-        return observe_single(b, r, i, sc);
-    }
-    int rc = take_id(b, r, a);
-    if (rc < 0)
-        return rc;
-    if (rc == 1 && play_bots(b, r, sc) < 0)
-        return -1;
-    if (r->over) {
-        double pts[MAX_SEATS];
-        batch_hand_rewards(b, r, pts);
-        *rew = pts[b->seat];
-        *term = 1;
-        r->autoreset = 1;
-    } else if (b->max_steps > 0 && r->steps >= b->max_steps) {
-        *trunc = 1;
-        r->autoreset = 1;
-    }
-    return observe_single(b, r, i, sc);
-}
-
 /* ------------------------------------------------------------------------ Python */
-static void *
-scratch_new(void)
+static int
+scratch_open(Scratch *sc)
 {
-    Scratch *sc = PyMem_RawCalloc(1, sizeof(Scratch));
-    if (sc == NULL)
-        return NULL;
     /* fixed arrays large enough for every listing up to the limit: the sink never grows
        (growing would call the Python allocator, without the GIL) */
     sc->sink.cap = BATCH_LIMIT;
@@ -338,24 +260,14 @@ scratch_new(void)
     sc->sink.pool = PyMem_RawMalloc((size_t)sc->sink.pool_cap * sizeof(int));
     sc->sink.fixed = 1;
     sc->sink.limit = BATCH_LIMIT;
-    if (sc->sink.plays == NULL || sc->sink.pool == NULL) {
-        PyMem_RawFree(sc->sink.plays);
-        PyMem_RawFree(sc->sink.pool);
-        PyMem_RawFree(sc);
-        return NULL;
-    }
-    return sc;
+    return sc->sink.plays == NULL || sc->sink.pool == NULL ? -1 : 0;
 }
 
 static void
-scratch_free(void *scratch)
+scratch_close(Scratch *sc)
 {
-    Scratch *sc = scratch;
-    if (sc == NULL)
-        return;
     PyMem_RawFree(sc->sink.plays);
     PyMem_RawFree(sc->sink.pool);
-    PyMem_RawFree(sc);
 }
 
 static void
@@ -374,6 +286,8 @@ row_release(Row *r)
    ``leader_card``: first_leader "holder:<card>" (-1: none); ``deck``: 54 or 52 cards a pack;
    ``cards_left``: that scoring; the three "winner" options; ``packs``: 1, or 2 (pagat and
    "winner") */
+#define BAD "Batch: bad teams or layout"
+
 static PyObject *
 batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
@@ -387,15 +301,15 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     b->leader_card = -1;
     b->wopts[0] = 5;
     b->packs = 1;
-    int threads;
-    PyObject *teams, *layout, *arrays;
+    int threads = 1;
+    PyObject *teams, *layout, *arrays = NULL;
     if (!PyArg_ParseTuple(args, "iiiOiOOiilpdi|ippiiiiplppi", &b->n_envs, &b->players,
                           &b->seq_top, &teams, &b->k, &layout, &arrays, &b->single, &b->seat,
                           &b->max_steps, &b->strict, &b->illegal_reward, &threads, &b->limit,
                           &b->teams6, &b->random_card, &b->family, &b->dealt, &b->leader_card,
                           &b->deck, &b->cards_left, &b->wopts[0], &b->wopts[1], &b->wopts[2],
                           &b->packs))
-        goto fail;
+        goto bad;
     int players = b->players, k = b->k;
     int family = b->family, deck = b->deck, packs = b->packs;
     if (family < FAM_PAGAT || family > FAM_ZF || (deck != N_CARDS && deck != 52)
@@ -404,17 +318,17 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
             || b->dealt < players || b->dealt > deck * packs || b->leader_card < -1
             || b->leader_card >= deck || b->wopts[0] < 3 || b->wopts[0] > 13) {
         PyErr_SetString(PyExc_ValueError, "Batch: bad family, deal or leader");
-        goto fail;
+        goto bad;
     }
     if (b->limit < 1 || b->limit > BATCH_LIMIT) {
         PyErr_SetString(PyExc_ValueError, "Batch: bad listing limit");
-        goto fail;
+        goto bad;
     }
     if (batch_check_table(b) < 0)
-        goto fail;
+        goto bad;
     if (b->seq_top != ACE && b->seq_top != TWO) {
         PyErr_SetString(PyExc_ValueError, "Batch: bad arguments");
-        goto fail;
+        goto bad;
     }
     b->points = family == FAM_ZF;
     if (teams != Py_None) {
@@ -453,15 +367,9 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
             || b->o_page + 2 > b->o_cand || b->o_won + players > b->o_cand
             || b->o_table >= b->o_cand)
         goto bad;
-    if (batch_init(b, arrays, threads) < 0)
-        goto bad;
-    return (PyObject *)b;
+    return batch_finish(b, 1, arrays, threads, BAD);
 bad:
-    if (!PyErr_Occurred())
-        PyErr_SetString(PyExc_ValueError, "Batch: bad teams or layout");
-fail:
-    Py_DECREF(b);
-    return NULL;
+    return batch_finish(b, 0, arrays, threads, BAD);
 }
 
 /* hand(i) -> (order, points, to_act, steps, team points or None): a row's hand as it stands

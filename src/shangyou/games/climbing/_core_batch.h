@@ -158,7 +158,7 @@ typedef struct {
 struct Batch {
     PyObject_HEAD
     BATCH_FIELDS;               /* ../_batch_pool.h */
-    int seq_top, width;
+    int seq_top;
     int limit;                  /* the most plays a decision lists here (tests lower it) */
     int team[MAX_SEATS], teams;          /* teams: team of each seat (pagat-teams) */
     int teams6;                 /* score_hand's "teams6" (pagat-teams 6p), else "places" */
@@ -175,7 +175,7 @@ struct Batch {
     int leader_card;            /* first_leader "holder:<card>": that card's code; -1: none */
     /* layout: offsets into a row of the observation */
     int o_played, o_last, o_counts, o_finished, o_passed, o_last_seat, o_partners,
-        o_leading, o_phase, o_page, o_cand, pass_at, play_at, more_at, extra_at, o_won,
+        o_leading, o_phase, pass_at, play_at, more_at, extra_at, o_won,
         o_table;
 };
 

@@ -58,19 +58,19 @@ typedef struct {
     /* offsets into an observation (ShengJiEncoder's slices) */
     int o_hand, o_played, o_trick, o_lead, o_pending, o_buried, o_bid_cards, o_counts,
         o_trick_order, o_declarer, o_bidder, o_friends, o_partners, o_points_won, o_levels, o_level,
-        o_trump_suit, o_phase, o_opp_points, o_penalty, o_page, o_cand, width;
+        o_trump_suit, o_phase, o_opp_points, o_penalty;
 } Batch;
 
-static void *scratch_new(void);
-static void scratch_free(void *scratch);
+static int scratch_open(Scratch *sc);
+static void scratch_close(Scratch *sc);
 static void row_release(Row *r);
 static int make_decision(const Batch *b, Row *r, Scratch *sc);
 static void observe(const Batch *b, Row *r, int i, int seat, int decision);
 static void aec_next_hand(const Batch *b, Row *r);
 static void single_restart(const Batch *b, Row *r);
 static int play_bots(const Batch *b, Row *r, Scratch *sc);
-static int step_aec(Batch *b, int i, int64_t a, Scratch *sc);
-static int step_single(Batch *b, int i, int64_t a, Scratch *sc);
+static inline int take_id(const Batch *b, Row *r, int64_t a);
+static inline void hand_rewards(const Batch *b, const Row *r, double *out);
 static inline int row_escaped(const Row *r);
 static inline void row_unescape(Row *r);
 static inline int row_failed(Row *r, int rc);
@@ -207,11 +207,8 @@ put(unsigned char *o, int at, int v)
 static void
 observe(const Batch *b, Row *r, int i, int seat, int decision)
 {
-    unsigned char *o = (unsigned char *)b->obs.buf + (size_t)i * b->obs_size;
+    unsigned char *o = observe_begin(b, r, i);
     int n = b->players;
-    memset(o, 0, (size_t)b->o_cand);
-    if (r->used)
-        memset(o + b->o_cand, 0, (size_t)r->used * b->width);
     for (int c = 0; c < NCARD; c++) {
         o[b->o_hand + c] = (unsigned char)r->hand[seat][c];
         o[b->o_played + c] = (unsigned char)r->played[c];
@@ -263,15 +260,9 @@ observe(const Batch *b, Row *r, int i, int seat, int decision)
     o[b->o_phase + r->phase] = 1;
     put(o, b->o_opp_points, opp / 5);
     put(o, b->o_penalty, r->penalty < 0 ? 0 : r->penalty / 5);
-    unsigned char *mask = (unsigned char *)b->mask.buf + (size_t)i * b->k;
-    memset(mask, 0, (size_t)b->k);
-    r->used = 0;
-    if (!decision)
+    int stop, start = observe_page(b, r, i, o, decision, &stop);
+    if (start < 0)
         return;
-    o[b->o_page] = (unsigned char)(r->page < 127 ? r->page : 127);
-    o[b->o_page + 1] = (unsigned char)(r->pages < 127 ? r->pages : 127);
-    int start = r->page * r->per_page;
-    int stop = start + r->per_page < r->ncand ? start + r->per_page : r->ncand;
     unsigned char *row = o + b->o_cand;
     for (int j = start; j < stop; j++, row += b->width) {
         const Cand *c = &r->cand[j];
@@ -285,13 +276,7 @@ observe(const Batch *b, Row *r, int i, int seat, int decision)
         for (int x = 0; x < c->n; x++)
             row[cc[x]]++;
     }
-    memset(mask, 1, (size_t)(stop - start));
-    r->used = stop - start;
-    if (r->pages > 1) {
-        o[b->o_cand + (b->k - 1) * b->width + NCARD + E_MORE] = 1;
-        mask[b->k - 1] = 1;
-        r->used = b->k;
-    }
+    observe_mask(b, r, i, o, start, stop, NCARD + E_MORE);
 }
 
 /* ------------------------------------------------------------------------- stepping */
@@ -315,9 +300,12 @@ play_bots(const Batch *b, Row *r, Scratch *sc)
     return 0;
 }
 
-static int
-play_id(const Batch *b, Row *r, int64_t a)
+/* the id ``a`` (legal) for the decision now, counted: MORE turns the page (0), a candidate is
+   played (1); -1 where the core gave up on the trick's winner */
+static inline int
+take_id(const Batch *b, Row *r, int64_t a)
 {
+    r->steps++;
     if (r->pages > 1 && a == b->k - 1) {
         r->page = (r->page + 1) % r->pages;
         return 0;
@@ -325,75 +313,19 @@ play_id(const Batch *b, Row *r, int64_t a)
     const Cand *c = &r->cand[r->page * r->per_page + a];
     unsigned char mc[MAXH];
     memcpy(mc, r->pool + c->off, c->n);
-    return sj_row_apply(&b->rules, r, c->kind, mc, c->n);
+    return sj_row_apply(&b->rules, r, c->kind, mc, c->n) < 0 ? -1 : 1;
 }
 
-/* BatchSim.step for row i (every seat: the seat to act observes) */
-static int
-step_aec(Batch *b, int i, int64_t a, Scratch *sc)
+static inline void
+hand_rewards(const Batch *b, const Row *r, double *out)
 {
-    Row *r = &b->rows[i];
-    double *rew = (double *)b->reward.buf + (size_t)i * b->players;
-    char *term = (char *)b->term.buf + i, *trunc = (char *)b->trunc.buf + i;
-    for (int s = 0; s < b->players; s++)
-        rew[s] = 0;
-    *term = *trunc = 0;
-    r->steps++;
-    if (play_id(b, r, a) < 0)
-        return -1;
-    if (r->over) {
-        sj_row_rewards(&b->rules, r, rew);
-        *term = 1;
-        aec_next_hand(b, r);
-    }
-    if (b->max_steps > 0 && r->steps >= b->max_steps) {
-        *term = *trunc = 1;
-        aec_next_hand(b, r);
-    }
-    return show_decision(b, r, i, sc);
-}
-
-/* ShengJiVectorEnv.step for row i: SingleAgentEnv._advance, or the next-step autoreset */
-static int
-step_single(Batch *b, int i, int64_t a, Scratch *sc)
-{
-    Row *r = &b->rows[i];
-    double *rew = (double *)b->reward.buf + i;
-    char *term = (char *)b->term.buf + i, *trunc = (char *)b->trunc.buf + i;
-    char *ill = (char *)b->illegal.buf + i;
-    *rew = 0;
-    *term = *trunc = *ill = 0;
-    if (r->autoreset)
-        return single_begin(b, r, i, sc);
-    if (!legal(r, b->k, a)) {
-        *rew = b->illegal_reward;
-        *term = *ill = 1;
-        r->autoreset = 1;
-        return observe_single(b, r, i, sc);
-    }
-    r->steps++;
-    if (play_id(b, r, a) < 0 || play_bots(b, r, sc) < 0)
-        return -1;
-    if (r->over) {
-        double pts[MAXP];
-        sj_row_rewards(&b->rules, r, pts);
-        *rew = pts[b->seat];
-        *term = 1;
-        r->autoreset = 1;
-    } else if (b->max_steps > 0 && r->steps >= b->max_steps) {
-        *trunc = 1;
-        r->autoreset = 1;
-    }
-    return observe_single(b, r, i, sc);
+    sj_row_rewards(&b->rules, r, out);
 }
 
 /* ------------------------------------------------------------------------ Python */
-static void *
-scratch_new(void)
+static int
+scratch_open(Scratch *sc)
 {
-    Scratch *sc = PyMem_RawCalloc(1, sizeof(Scratch));
-    if (sc == NULL)
-        return NULL;
     /* its own buffers (PyMem_Raw: they grow without the GIL where a listing needs it) */
     sc->sink.cap = 1024;
     sc->sink.pool_cap = 1 << 16;
@@ -401,21 +333,14 @@ scratch_new(void)
     sc->sink.off = PyMem_RawMalloc((size_t)sc->sink.cap * sizeof(Py_ssize_t));
     sc->sink.len = PyMem_RawMalloc((size_t)sc->sink.cap * sizeof(int));
     sc->sink.pool = PyMem_RawMalloc((size_t)sc->sink.pool_cap);
-    if (sc->sink.kind == NULL || sc->sink.off == NULL || sc->sink.len == NULL
-            || sc->sink.pool == NULL) {
-        sj_sink_free(&sc->sink);
-        PyMem_RawFree(sc);
-        return NULL;
-    }
-    return sc;
+    return sc->sink.kind == NULL || sc->sink.off == NULL || sc->sink.len == NULL
+           || sc->sink.pool == NULL ? -1 : 0;
 }
 
 static void
-scratch_free(void *scratch)
+scratch_close(Scratch *sc)
 {
-    Scratch *sc = scratch;
     sj_sink_free(&sc->sink);
-    PyMem_RawFree(sc);
 }
 
 static void
@@ -429,19 +354,21 @@ row_release(Row *r)
          threads, rules): ``layout`` the observation's offsets (env/batch_engine.py),
    ``rules`` (decks, kitty, start_level, red_five, throw_penalty, no_bid, linear, jack_hook,
    must_play, friends, kitty_theft) as numbers */
+#define BAD "Batch: bad rules or layout"
+
 static PyObject *
 batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     Batch *b = (Batch *)type->tp_alloc(type, 0);
     if (b == NULL)
         return NULL;
-    int threads;
-    PyObject *layout, *arrays, *rules;
+    int threads = 1;
+    PyObject *layout, *arrays = NULL, *rules;
     if (!PyArg_ParseTuple(args, "iiiOOiilpdiO", &b->n_envs, &b->players, &b->k, &layout,
                           &arrays, &b->single, &b->seat, &b->max_steps, &b->strict,
                           &b->illegal_reward, &threads, &rules)
             || batch_check_table(b) < 0)
-        goto fail;
+        goto bad;
     SjRules *g = &b->rules;
     g->players = b->players;
     int *const rf[11] = {&g->decks, &g->kitty, &g->start_level, &g->red5, &g->throw_penalty,
@@ -463,15 +390,9 @@ batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     if (batch_read_ints(layout, fields, 24, 1L << 30) < 0 || b->obs_size < 1
             || b->width < NCARD + E_NKINDS || b->o_cand + (long)b->k * b->width != b->obs_size)
         goto bad;
-    if (batch_init(b, arrays, threads) < 0)
-        goto bad;
-    return (PyObject *)b;
+    return batch_finish(b, 1, arrays, threads, BAD);
 bad:
-    if (!PyErr_Occurred())
-        PyErr_SetString(PyExc_ValueError, "Batch: bad rules or layout");
-fail:
-    Py_DECREF(b);
-    return NULL;
+    return batch_finish(b, 0, arrays, threads, BAD);
 }
 
 /* hand(i) -> None while the hand goes on, else (declarer, trump suit or -1, opponents'
