@@ -8,7 +8,7 @@
 
    - the deal of ClimbingGame._start_hand from the seeds of ShangyouAEC.reset (and, in the
      single-agent mode, of SingleAgentEnv._restart), with Python's Mersenne Twister
-     (random.Random(int): init_by_array, getrandbits, _randbelow) of ../_batch_pool.h;
+     (random.Random(int): init_by_array, getrandbits, _randbelow) of ../_mt.h;
    - the legal plays from the core's own generators (pagat_generate, _core_pagat.c;
      core_owen_generate, _core_owen.c; core_winner_generate, _core_winner.c;
      core_zf_generate, _core_zf.c: the same code the game lists with), sorted into the

@@ -6,7 +6,7 @@
 #define SHANGYOU_CLIMBING_CORE_BATCH_H
 
 #include "_core.h"
-#include "../_batch_pool.h"     /* the Mersenne Twister, the thread pool, the arrays */
+#include "../_batch_pool.h"     /* the Mersenne Twister (../_mt.h), the pool, the arrays */
 #include <stdint.h>
 #include <string.h>
 
