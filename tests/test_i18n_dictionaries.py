@@ -66,4 +66,5 @@ def test_english_and_chinese_have_the_same_keys_in_the_same_order():
     assert set(en) == set(zh), f"only in English: {sorted(set(en) - set(zh))}; " \
                                f"only in 中文: {sorted(set(zh) - set(en))}"
     first = next((i for i, (a, b) in enumerate(zip(en, zh)) if a != b), None)
-    assert first is None, f"the order differs from entry {first}: en {en[first]!r}, zh {zh[first]!r}"
+    assert first is None, \
+        f"the order differs from entry {first}: en {en[first]!r}, zh {zh[first]!r}"
