@@ -6,6 +6,7 @@ two equal keys."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shutil
@@ -26,6 +27,7 @@ process.stdout.write(JSON.stringify(Object.entries(mod[name])));
 """
 
 
+@functools.cache
 def evaluated(name: str) -> list[tuple[str, object]]:
     """The dictionary's entries, in order, as node sees the module."""
     node = shutil.which("node")
