@@ -17,8 +17,9 @@ if TYPE_CHECKING:
 PHASE_EXCHANGE = "exchange"
 
 
-def begin(g: ClimbingGame) -> None:
-    """The exchange after a hand: who gives, who takes, and who acts first."""
+def begin(g: ClimbingGame, leader: int) -> None:
+    """The exchange after a hand: who gives, who takes, and who acts first (``leader``: who
+    leads the hand once it is over)."""
     order = g.prev_order
     assert order is not None    # an exchange follows a finished hand
     n = g.n
@@ -30,11 +31,11 @@ def begin(g: ClimbingGame) -> None:
         else:
             givers, takers = [last, order[-2]], [first, order[1]]
         g.exchange = {"kind": "pits", "givers": givers, "takers": takers,
-                      "shown": [], "discards": [], "step": "show"}
+                      "shown": [], "discards": [], "step": "show", "leader": leader}
         g.to_act = givers[0]
     else:  # "offer": the loser gives the highest card, the winner offers two, loser picks
         g.exchange = {"kind": "offer", "giver": order[-1], "taker": order[0],
-                      "shown": [], "offered": [], "step": "give"}
+                      "shown": [], "offered": [], "step": "give", "leader": leader}
         g.to_act = order[-1]
 
 
@@ -99,9 +100,9 @@ def make(g: ClimbingGame, seat: int, mv: Move) -> None:
     if ex["kind"] == "pits":
         if ex["step"] == "show":
             g.hands[seat].remove(c)
-            g.exchanged.append((seat, None, c))
+            _exchanged(g, (seat, None, c))
             ex["shown"].append(c)
-            g.events.append({"event": "show", "seat": seat, "card": CARD_TEXT[c]})
+            _event(g, {"event": "show", "seat": seat, "card": CARD_TEXT[c]})
             if len(ex["shown"]) < len(ex["givers"]):
                 g.to_act = ex["givers"][len(ex["shown"])]
             else:
@@ -116,9 +117,9 @@ def make(g: ClimbingGame, seat: int, mv: Move) -> None:
             g.to_act = ex["takers"][0]
         elif ex["step"] == "discard":
             g.hands[seat].remove(c)
-            g.exchanged.append((seat, None, c))
+            _exchanged(g, (seat, None, c))
             ex["discards"].append(c)
-            g.events.append({"event": "discard", "seat": seat, "card": CARD_TEXT[c]})
+            _event(g, {"event": "discard", "seat": seat, "card": CARD_TEXT[c]})
             if len(ex["discards"]) < len(ex["takers"]):
                 g.to_act = ex["takers"][len(ex["discards"])]
             else:
@@ -131,29 +132,38 @@ def make(g: ClimbingGame, seat: int, mv: Move) -> None:
             receive(g, seat, c)
             if ex["pool"]:
                 receive(g, ex["givers"][0], ex["pool"].pop())
-            g._begin_play()
+            g._begin_play(ex["leader"])
     else:
         if ex["step"] == "give":
             g.hands[seat].remove(c)
-            g.exchanged.append((seat, None, c))
-            g.events.append({"event": "give", "seat": seat, "card": CARD_TEXT[c]})
+            _exchanged(g, (seat, None, c))
+            _event(g, {"event": "give", "seat": seat, "card": CARD_TEXT[c]})
             receive(g, ex["taker"], c)
             ex["step"] = "offer"
             g.to_act = ex["taker"]
         elif ex["step"] == "offer":
             ex["pool"] = list(mv.cards)
-            g.events.append({"event": "offer", "seat": seat, "cards": str(Cards(mv.cards))})
+            _event(g, {"event": "offer", "seat": seat, "cards": str(Cards(mv.cards))})
             ex["step"] = "take"
             g.to_act = ex["giver"]
         else:
             g.hands[ex["taker"]].remove(c)
-            g.exchanged.append((ex["taker"], None, c))
+            _exchanged(g, (ex["taker"], None, c))
             receive(g, seat, c)
-            g._begin_play()
+            g._begin_play(ex["leader"])
 
 
 def receive(g: ClimbingGame, seat: int, c: int) -> None:
-    g.exchanged.append((None, seat, c))
+    _exchanged(g, (None, seat, c))
     g.hands[seat].append(c)
     g.hands[seat].sort()
-    g.events.append({"event": "receive", "seat": seat, "card": CARD_TEXT[c]})
+    _event(g, {"event": "receive", "seat": seat, "card": CARD_TEXT[c]})
+
+
+# the log of the exchange and the events: replaced, never changed in place (a clone shares them)
+def _exchanged(g: ClimbingGame, what: tuple) -> None:
+    g.exchanged = g.exchanged + (what,)
+
+
+def _event(g: ClimbingGame, event: dict) -> None:
+    g.events = g.events + [event]

@@ -15,6 +15,7 @@ game as it was.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -30,6 +31,7 @@ from .core import shuffle
 from .exchange import PHASE_EXCHANGE
 from .family import Family, PointFamily
 from .observe import CompactView
+from .rare import rare_attributes
 from .steps import (
     LISTING_LIMIT,
     STEP_LIMIT,
@@ -70,26 +72,39 @@ class Rulebook:
         return self.family.sort_key(card)
 
 
+@rare_attributes
 class ClimbingGame(CompactView, GameBase):
     """One hand (``match=False``) or a whole match of a climbing preset."""
 
     PRIVATE_VIEW_KEYS = ("hand", "legal_moves", "choice", "picked")
     # see GameBase.clone; tricks: a finished trick's list never changes again; the full listing
-    # of plays and the grouping of the steps go with the listed moves (replaced, never changed)
-    CLONE_SHARED = GameBase.CLONE_SHARED | {"last", "_plays", "_grouping", "picked"}
-    CLONE_FLAT = GameBase.CLONE_FLAT | {
-        "scores", "team_totals", "prev_order", "dealt_counts", "counts_at_first_out", "order",
-        "trick", "tricks", "undealt", "exchanged"}
+    # of plays and the grouping of the steps go with the listed moves (replaced, never changed);
+    # the finishing order and the events are replaced when they grow; ``_rare``: the record of the attributes
+    # that change a few times a hand (rare.py), replaced on change (its exchange is copied:
+    # ``clone``); ``_memo``: derived facts for the views (observe.py)
+    CLONE_SHARED = GameBase.CLONE_SHARED | {"last", "_plays", "_grouping", "picked", "order",
+                                            "events", "_rare"}
+    CLONE_FLAT = frozenset({"moves", "trick", "tricks"})
     CLONE_NESTED = frozenset({"hands", "won"})
-    CLONE_DROP = frozenset({"_played_cache", "_played_now", "_played_counts_cache"})
+    CLONE_DROP = frozenset({"_memo"})
+
+    # seed, match, result, scores, history, team_totals, prev_order, dealt_counts, undealt,
+    # counts_at_first_out, exchange and exchanged are properties kept in ``_rare`` (rare.py)
 
     def __init__(self, rules: Rulebook, seed: int | None = None, match: bool = True):
         super().__init__(rules, seed, match)
         self.scores = [0] * self.n
-        self.team_totals = [0] * len(rules.teams) if rules.teams else []
-        self.prev_order: list[int] | None = None
+        if rules.teams:
+            self.team_totals = [0] * len(rules.teams)
         self.dealer = self._rng.randrange(self.n)
         self._start_hand()
+
+    def clone(self) -> ClimbingGame:
+        new = super().clone()
+        ex = self.exchange
+        if ex is not None:            # the exchange's dict changes in place: a copy of its own
+            new.exchange = copy.deepcopy(ex)
+        return new
 
     # ------------------------------------------------------------------ public API
     # ``over`` is a plain attribute (read on every step of every loop), True exactly when the
@@ -200,11 +215,14 @@ class ClimbingGame(CompactView, GameBase):
         # (dealer + k) % n, so seat s gets every n-th card from position (s - dealer) % n
         dealt = len(cards) if r.deal_count is None else min(len(cards), r.deal_count * n)
         hands: list[list[int]] = [sorted(cards[(s - self.dealer) % n:dealt:n]) for s in range(n)]
-        self.undealt: Sequence[int] = cards[dealt:]
+        undealt = cards[dealt:]
         self.hands = hands
-        self._dealt(hands, self.undealt, hands_sorted=True)
-        self.dealt_counts = [len(h) for h in hands]
-        self.counts_at_first_out: list[int] | None = None
+        self._dealt(hands, undealt, hands_sorted=True)
+        # the deal's record, unchanged through the hand: the cards nobody was dealt, how many
+        # each seat was dealt (the exchange and the first player out are set as they happen)
+        self.undealt, self.dealt_counts = undealt, [len(h) for h in hands]
+        self.counts_at_first_out = self.exchange = None
+        self.exchanged = ()
         self.order: list[int] = []
         self.trick: list[tuple[int, Combo | None]] = []
         self.tricks: list[list[tuple[int, Combo | None]]] = []
@@ -212,15 +230,13 @@ class ClimbingGame(CompactView, GameBase):
         self.last: Combo | None = None
         self.last_seat: int | None = None
         self.passes = 0
-        self.leader = self._choose_leader(cards, dealt)
-        self.exchange: dict[str, Any] | None = None
-        # cards that changed hands in this hand's exchange, all face up: (from, to, card),
-        # from/to None for the cards on offer in between
-        self.exchanged: list[tuple[int | None, int | None, int]] = []
-        if self.hand_number > 1 and r.exchange and self.prev_order:
-            self._begin_exchange()
+        leader = self._choose_leader(cards, dealt)
+        # ``exchanged``: cards that changed hands in this hand's exchange, all face up: (from,
+        # to, card), from/to None for the cards on offer in between (a tuple, replaced)
+        if self.hand_number > 1 and self.rules.exchange and self.prev_order:
+            self._begin_exchange(leader)
         else:
-            self._begin_play()
+            self._begin_play(leader)
 
     def _choose_leader(self, cards: Sequence[int], dealt: int) -> int:
         """The seat to lead the hand; the first ``dealt`` of ``cards`` were dealt, in order."""
@@ -237,7 +253,7 @@ class ClimbingGame(CompactView, GameBase):
                 first_seen.setdefault(cards[k], (self.dealer + k) % self.n)
             # a card is drawn from the pack before the deal and put back; its holder leads
             drawn = self._rng.choice(deck(r.decks, r.jokers))
-            self.events.append({"event": "drawn card", "card": CARD_TEXT[drawn]})
+            self.events = self.events + [{"event": "drawn card", "card": CARD_TEXT[drawn]}]
             return first_seen[drawn]
         if how.startswith("holder:"):
             wanted = parse(how[7:])[0]
@@ -249,15 +265,16 @@ class ClimbingGame(CompactView, GameBase):
             return (self.dealer + dealt_cards.index(wanted)) % self.n
         raise ValueError(f"unknown leader rule {how!r}")
 
-    def _begin_play(self) -> None:
+    def _begin_play(self, leader: int) -> None:
         self.phase = PHASE_PLAY
-        self.exchange = None
-        self.to_act = self._next_with_cards(self.leader, include_self=True)
+        if self.exchange is not None:
+            self.exchange = None
+        self.to_act = self._next_with_cards(leader, include_self=True)
 
     # -------------------------------------------------------------------- exchange
     # the exchange of cards between hands (pagat's pits, Owen's offer): exchange.py
-    def _begin_exchange(self) -> None:
-        exchange.begin(self)
+    def _begin_exchange(self, leader: int) -> None:
+        exchange.begin(self, leader)
 
     def _exchange_moves(self) -> list[Move]:
         return exchange.moves(self)
@@ -413,13 +430,13 @@ class ClimbingGame(CompactView, GameBase):
         self.last_seat = seat
         self.passes = 0
         if not hand:
-            self.order.append(seat)
+            self.order = self.order + [seat]      # replaced, never changed: clones share it
             if self.counts_at_first_out is None:
                 self.counts_at_first_out = [len(h) for h in self.hands]
             holding = [s for s in range(self.n) if self.hands[s]]
             if len(holding) <= 1:
                 if not self.rules.finish_trick:
-                    self.order.extend(holding)
+                    self.order = self.order + holding
                     self.tricks.append(self.trick)
                     self.trick = []
                     self._end_hand()
@@ -447,7 +464,7 @@ class ClimbingGame(CompactView, GameBase):
         self.last_seat = None
         if self.n - len(self.order) <= 1:   # only reached when the rules finish the trick
             holding = [s for s in range(self.n) if self.hands[s]]
-            self.order.extend(s for s in holding if s not in self.order)
+            self.order = self.order + [s for s in holding if s not in self.order]
             self._end_hand()
             return
         self.to_act = self._next_with_cards(winner, include_self=True)
@@ -456,18 +473,17 @@ class ClimbingGame(CompactView, GameBase):
     def _end_hand(self) -> None:
         points, team_points = score_hand(self.rules, self.order, self.counts_at_first_out,
                                          self.dealt_counts, self.won, self.hands)
-        for s in range(self.n):
-            self.scores[s] += points[s]
+        # scores, totals, history, events: replaced, never changed in place (clones share them)
+        self.scores = [a + b for a, b in zip(self.scores, points)]
         summary = {"hand": self.hand_number, "order": list(self.order), "points": points,
                    "scores": list(self.scores)}
         if self.rules.teams:
             assert team_points is not None
-            for i, p in enumerate(team_points):
-                self.team_totals[i] += p
+            self.team_totals = [a + b for a, b in zip(self.team_totals, team_points)]
             summary["team_points"] = team_points
             summary["team_scores"] = self.team_scores()
-        self.history.append(summary)
-        self.events.append({"event": "hand over", **summary})
+        self.history = self.history + [summary]
+        self.events = self.events + [{"event": "hand over", **summary}]
         self.prev_order = list(self.order)
         winner = self._match_winner() if self.match else None
         if not self.match or winner is not None:
@@ -582,10 +598,11 @@ class ClimbingGame(CompactView, GameBase):
     def _played_texts(self) -> list:
         """(seat, text) of every finished trick of this hand; a trick's texts are made once
         (finished tricks never change), so a view costs little late in a hand."""
-        owner, cache = self.__dict__.get("_played_cache", (None, None))
+        memo = self._memos()
+        owner, cache = memo[0] or (None, None)
         if owner is not self.tricks:          # a new hand (a new list of tricks) began
             cache = []
-            self._played_cache = (self.tricks, cache)
+            memo[0] = (self.tricks, cache)
         for t in self.tricks[len(cache):]:
             cache.append([(s, "pass" if c is None else _play_text(c)) for s, c in t])
         return cache
