@@ -5,6 +5,7 @@ game, called by :class:`~shangyou.games.climbing.game.ClimbingGame`'s exchange m
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ...cards import CARD_TEXT, Cards, parse
@@ -13,6 +14,15 @@ from ...errors import IllegalMove, NotationError
 
 if TYPE_CHECKING:
     from .game import ClimbingGame
+
+
+def without(hand: Sequence[int], cards: Sequence[int]) -> tuple[int, ...]:
+    """``hand`` less ``cards`` (each held), a new tuple: hands are replaced, never changed in
+    place, so a clone shares them (the first copy of a card held twice goes, as list.remove)."""
+    rest = list(hand)
+    for c in cards:
+        rest.remove(c)
+    return tuple(rest)
 
 PHASE_EXCHANGE = "exchange"
 
@@ -99,7 +109,7 @@ def make(g: ClimbingGame, seat: int, mv: Move) -> None:
     c: int = mv.cards[0]                         # every exchange move names its cards
     if ex["kind"] == "pits":
         if ex["step"] == "show":
-            g.hands[seat].remove(c)
+            _take(g, seat, c)
             _exchanged(g, (seat, None, c))
             ex["shown"].append(c)
             _event(g, {"event": "show", "seat": seat, "card": CARD_TEXT[c]})
@@ -116,7 +126,7 @@ def make(g: ClimbingGame, seat: int, mv: Move) -> None:
             ex["step"] = "discard"
             g.to_act = ex["takers"][0]
         elif ex["step"] == "discard":
-            g.hands[seat].remove(c)
+            _take(g, seat, c)
             _exchanged(g, (seat, None, c))
             ex["discards"].append(c)
             _event(g, {"event": "discard", "seat": seat, "card": CARD_TEXT[c]})
@@ -135,7 +145,7 @@ def make(g: ClimbingGame, seat: int, mv: Move) -> None:
             g._begin_play(ex["leader"])
     else:
         if ex["step"] == "give":
-            g.hands[seat].remove(c)
+            _take(g, seat, c)
             _exchanged(g, (seat, None, c))
             _event(g, {"event": "give", "seat": seat, "card": CARD_TEXT[c]})
             receive(g, ex["taker"], c)
@@ -147,7 +157,7 @@ def make(g: ClimbingGame, seat: int, mv: Move) -> None:
             ex["step"] = "take"
             g.to_act = ex["giver"]
         else:
-            g.hands[ex["taker"]].remove(c)
+            _take(g, ex["taker"], c)
             _exchanged(g, (ex["taker"], None, c))
             receive(g, seat, c)
             g._begin_play(ex["leader"])
@@ -155,8 +165,7 @@ def make(g: ClimbingGame, seat: int, mv: Move) -> None:
 
 def receive(g: ClimbingGame, seat: int, c: int) -> None:
     _exchanged(g, (None, seat, c))
-    g.hands[seat].append(c)
-    g.hands[seat].sort()
+    g.hands[seat] = tuple(sorted((*g.hands[seat], c)))
     _event(g, {"event": "receive", "seat": seat, "card": CARD_TEXT[c]})
 
 
@@ -167,3 +176,8 @@ def _exchanged(g: ClimbingGame, what: tuple) -> None:
 
 def _event(g: ClimbingGame, event: dict) -> None:
     g.events = g.events + [event]
+
+
+def _take(g: ClimbingGame, seat: int, c: int) -> None:
+    """The card leaves the seat's hand (a new tuple: hands are never changed in place)."""
+    g.hands[seat] = without(g.hands[seat], (c,))

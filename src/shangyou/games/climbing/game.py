@@ -28,7 +28,7 @@ from ..why import Why
 from . import core, exchange, explain
 from .combo import Combo
 from .core import shuffle
-from .exchange import PHASE_EXCHANGE
+from .exchange import PHASE_EXCHANGE, without
 from .family import Family, PointFamily
 from .observe import CompactView
 from .rare import rare_attributes
@@ -79,13 +79,14 @@ class ClimbingGame(CompactView, GameBase):
     PRIVATE_VIEW_KEYS = ("hand", "legal_moves", "choice", "picked")
     # see GameBase.clone; tricks: a finished trick's list never changes again; the full listing
     # of plays and the grouping of the steps go with the listed moves (replaced, never changed);
-    # the finishing order and the events are replaced when they grow; ``_rare``: the record of the attributes
-    # that change a few times a hand (rare.py), replaced on change (its exchange is copied:
-    # ``clone``); ``_memo``: derived facts for the views (observe.py)
+    # the finishing order and the events are replaced when they grow; each hand and each seat's
+    # cards won are tuples replaced on change (``hands``, ``won``: lists of them); ``_rare``:
+    # the record of the attributes that change a few times a hand (rare.py), replaced on change
+    # (its exchange is copied: ``clone``); ``_memo``: derived facts for the views (observe.py);
+    # the log: ``moves``
     CLONE_SHARED = GameBase.CLONE_SHARED | {"last", "_plays", "_grouping", "picked", "order",
-                                            "events", "_rare"}
-    CLONE_FLAT = frozenset({"moves", "trick", "tricks"})
-    CLONE_NESTED = frozenset({"hands", "won"})
+                                            "events", "_rare", "_log_chunks"}
+    CLONE_FLAT = frozenset({"_log", "trick", "tricks", "hands", "won"})
     CLONE_DROP = frozenset({"_memo"})
 
     # seed, match, result, scores, history, team_totals, prev_order, dealt_counts, undealt,
@@ -100,6 +101,10 @@ class ClimbingGame(CompactView, GameBase):
         self._start_hand()
 
     def clone(self) -> ClimbingGame:
+        tail = self._log
+        if tail:                      # the log so far becomes a chunk both games share
+            self._log_chunks = self._log_chunks + (tuple(tail),)
+            self._log = []
         new = super().clone()
         ex = self.exchange
         if ex is not None:            # the exchange's dict changes in place: a copy of its own
@@ -107,6 +112,33 @@ class ClimbingGame(CompactView, GameBase):
         return new
 
     # ------------------------------------------------------------------ public API
+    #: the log's chunks shared with clones (tuples), before this game's own ``_log``
+    _log_chunks: tuple[tuple[tuple[int, Move], ...], ...] = ()
+    _log: list[tuple[int, Move]]
+
+    @property
+    def moves(self) -> list[tuple[int, Move]]:
+        """The log: (seat, move) of every move made, in order (a new list). Kept as the chunks
+        a clone shares with its original (``_log_chunks``: the log as it was at each clone)
+        and this game's own moves since (``_log``, which each move appends to, in C too), so a
+        clone copies no part of it."""
+        chunks = self._log_chunks
+        if not chunks:
+            return list(self._log)
+        out = [m for chunk in chunks for m in chunk]
+        out += self._log
+        return out
+
+    @moves.setter
+    def moves(self, moves: Sequence[tuple[int, Move]]) -> None:
+        self._log_chunks = ()
+        self._log = list(moves)
+
+    def _moved(self, seat: int, move) -> None:
+        self._log.append((seat, move))
+        self._legal = None
+        self._token = None
+
     # ``over`` is a plain attribute (read on every step of every loop), True exactly when the
     # phase is PHASE_OVER: set with the phase in ``_start_hand`` and ``_end_hand``.
     over: bool = False
@@ -184,7 +216,7 @@ class ClimbingGame(CompactView, GameBase):
                     self._do_play(seat, move)
             else:
                 self._do_exchange(seat, move)
-            self.moves.append((seat, move))
+            self._log.append((seat, move))
             self._legal = self._token = None
             return
         seat = self._check_turn(seat)
@@ -214,7 +246,9 @@ class ClimbingGame(CompactView, GameBase):
         # one card at a time round the table from the dealer: the k-th card dealt goes to seat
         # (dealer + k) % n, so seat s gets every n-th card from position (s - dealer) % n
         dealt = len(cards) if r.deal_count is None else min(len(cards), r.deal_count * n)
-        hands: list[list[int]] = [sorted(cards[(s - self.dealer) % n:dealt:n]) for s in range(n)]
+        # each hand a sorted tuple, replaced when it changes (clones share it)
+        hands: list[tuple[int, ...]] = [tuple(sorted(cards[(s - self.dealer) % n:dealt:n]))
+                                        for s in range(n)]
         undealt = cards[dealt:]
         self.hands = hands
         self._dealt(hands, undealt, hands_sorted=True)
@@ -226,7 +260,8 @@ class ClimbingGame(CompactView, GameBase):
         self.order: list[int] = []
         self.trick: list[tuple[int, Combo | None]] = []
         self.tricks: list[list[tuple[int, Combo | None]]] = []
-        self.won: list[list[int]] = [[] for _ in range(self.n)]   # cards of the tricks won
+        # the cards of the tricks won by each seat, a tuple replaced when it grows
+        self.won: list[tuple[int, ...]] = [()] * self.n
         self.last: Combo | None = None
         self.last_seat: int | None = None
         self.passes = 0
@@ -422,9 +457,7 @@ class ClimbingGame(CompactView, GameBase):
             else:
                 self.to_act = self._next_with_cards(seat)
             return
-        hand = self.hands[seat]
-        for c in mv.cards:
-            hand.remove(c)
+        self.hands[seat] = hand = without(self.hands[seat], mv.cards)
         self.trick.append((seat, mv.combo))
         self.last = mv.combo
         self.last_seat = seat
@@ -454,10 +487,8 @@ class ClimbingGame(CompactView, GameBase):
         winner = self.last_seat
         assert winner is not None                    # a trick ends with a play
         self.tricks.append(self.trick)
-        won = self.won[winner]
-        for _, combo in self.trick:
-            if combo is not None:
-                won.extend(combo.cards)
+        self.won[winner] += tuple(c for _, combo in self.trick if combo is not None
+                                  for c in combo.cards)
         self.trick = []
         self.last = None
         self.passes = 0
@@ -637,6 +668,22 @@ class ClimbingGame(CompactView, GameBase):
                 **({"choice": self.choice, "picked": list(self.picked)}
                    if self.choice is not None else {})}
 
+
+# Every attribute name a game's __dict__ may hold, in one order. CPython (3.11) keeps the
+# attributes of a class's instances in one key table shared by all of them (8 bytes a value an
+# instance) only for the names the table holds, at most 30, and lets the table take a new name
+# less and less readily as instances are made: a name first set late in a process (a choice in
+# steps, say, after thousands of clones) makes that instance's dict a full one of its own
+# (1.6 KB). So the names go into the table now, once, before any game exists.
+INSTANCE_KEYS = (
+    "rules", "n", "_rare", "_rng_obj", "deals", "hand_number", "_log_chunks", "_log", "events",
+    "_legal", "_token", "dealer", "hands", "order", "trick", "tricks", "won", "last",
+    "last_seat", "passes", "phase", "to_act", "over", "_memo", "_plays", "_grouping", "choice",
+    "picked")
+_probe = object.__new__(ClimbingGame)
+for _name in INSTANCE_KEYS:
+    object.__setattr__(_probe, _name, None)
+del _probe, _name
 
 # legal_moves and apply without their Python frames where the core is built (the Python
 # methods above stay the reference: _legal_moves_py, _apply_py)
