@@ -103,15 +103,16 @@ def resolve(g: ClimbingGame, move: Move | str) -> Move:
 
 
 def make(g: ClimbingGame, seat: int, mv: Move) -> None:
-    """Make the exchange move ``mv`` of ``seat`` (already checked legal)."""
-    ex = g.exchange
-    assert ex is not None                        # the exchange phase
+    """Make the exchange move ``mv`` of ``seat`` (already checked legal). The exchange's dict
+    is replaced, not changed (a clone shares it): a copy is changed, its lists replaced."""
+    assert g.exchange is not None                # the exchange phase
+    ex = g.exchange = dict(g.exchange)
     c: int = mv.cards[0]                         # every exchange move names its cards
     if ex["kind"] == "pits":
         if ex["step"] == "show":
             _take(g, seat, c)
             _exchanged(g, (seat, None, c))
-            ex["shown"].append(c)
+            ex["shown"] = [*ex["shown"], c]
             _event(g, {"event": "show", "seat": seat, "card": CARD_TEXT[c]})
             if len(ex["shown"]) < len(ex["givers"]):
                 g.to_act = ex["givers"][len(ex["shown"])]
@@ -119,7 +120,7 @@ def make(g: ClimbingGame, seat: int, mv: Move) -> None:
                 ex["step"], ex["pool"] = "take", list(ex["shown"])
                 g.to_act = ex["takers"][0]
         elif ex["step"] == "take" and "discarded" not in ex:
-            ex["pool"].remove(c)
+            ex["pool"] = list(without(ex["pool"], (c,)))
             receive(g, seat, c)
             if ex["pool"]:  # the second taker gets the other card
                 receive(g, ex["takers"][1], ex["pool"].pop())
@@ -128,7 +129,7 @@ def make(g: ClimbingGame, seat: int, mv: Move) -> None:
         elif ex["step"] == "discard":
             _take(g, seat, c)
             _exchanged(g, (seat, None, c))
-            ex["discards"].append(c)
+            ex["discards"] = [*ex["discards"], c]
             _event(g, {"event": "discard", "seat": seat, "card": CARD_TEXT[c]})
             if len(ex["discards"]) < len(ex["takers"]):
                 g.to_act = ex["takers"][len(ex["discards"])]
@@ -138,7 +139,7 @@ def make(g: ClimbingGame, seat: int, mv: Move) -> None:
                 # the next-to-last chooses first, the last gets the other
                 g.to_act = ex["givers"][-1]
         else:  # taking a discard
-            ex["pool"].remove(c)
+            ex["pool"] = list(without(ex["pool"], (c,)))
             receive(g, seat, c)
             if ex["pool"]:
                 receive(g, ex["givers"][0], ex["pool"].pop())

@@ -15,7 +15,6 @@ game as it was.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -31,7 +30,7 @@ from .core import shuffle
 from .exchange import PHASE_EXCHANGE, without
 from .family import Family, PointFamily
 from .observe import CompactView
-from .rare import rare_attributes
+from .rare import rare_attributes, set_rare
 from .steps import (
     LISTING_LIMIT,
     STEP_LIMIT,
@@ -82,7 +81,7 @@ class ClimbingGame(CompactView, GameBase):
     # the finishing order and the events are replaced when they grow; each hand and each seat's
     # cards won are tuples replaced on change (``hands``, ``won``: lists of them); ``_rare``:
     # the record of the attributes that change a few times a hand (rare.py), replaced on change
-    # (its exchange is copied: ``clone``); ``_memo``: derived facts for the views (observe.py);
+    # (the exchange's dict too: exchange.make); ``_memo``: derived facts for the views (observe.py);
     # the log: ``moves``
     CLONE_SHARED = GameBase.CLONE_SHARED | {"last", "_plays", "_grouping", "picked", "order",
                                             "events", "_rare", "_log_chunks"}
@@ -105,11 +104,7 @@ class ClimbingGame(CompactView, GameBase):
         if tail:                      # the log so far becomes a chunk both games share
             self._log_chunks = self._log_chunks + (tuple(tail),)
             self._log = []
-        new = super().clone()
-        ex = self.exchange
-        if ex is not None:            # the exchange's dict changes in place: a copy of its own
-            new.exchange = copy.deepcopy(ex)
-        return new
+        return super().clone()
 
     # ------------------------------------------------------------------ public API
     #: the log's chunks shared with clones (tuples), before this game's own ``_log``
@@ -254,9 +249,8 @@ class ClimbingGame(CompactView, GameBase):
         self._dealt(hands, undealt, hands_sorted=True)
         # the deal's record, unchanged through the hand: the cards nobody was dealt, how many
         # each seat was dealt (the exchange and the first player out are set as they happen)
-        self.undealt, self.dealt_counts = undealt, [len(h) for h in hands]
-        self.counts_at_first_out = self.exchange = None
-        self.exchanged = ()
+        set_rare(self, undealt=undealt, dealt_counts=[len(h) for h in hands],
+                 counts_at_first_out=None, exchange=None, exchanged=())
         self.order: list[int] = []
         self.trick: list[tuple[int, Combo | None]] = []
         self.tricks: list[list[tuple[int, Combo | None]]] = []
@@ -504,18 +498,20 @@ class ClimbingGame(CompactView, GameBase):
     def _end_hand(self) -> None:
         points, team_points = score_hand(self.rules, self.order, self.counts_at_first_out,
                                          self.dealt_counts, self.won, self.hands)
-        # scores, totals, history, events: replaced, never changed in place (clones share them)
-        self.scores = [a + b for a, b in zip(self.scores, points)]
+        # scores, totals, history, events: replaced, never changed in place (clones share them),
+        # the first three in the record of rare attributes (set at once: rare.py)
+        scores = [a + b for a, b in zip(self.scores, points)]
         summary = {"hand": self.hand_number, "order": list(self.order), "points": points,
-                   "scores": list(self.scores)}
+                   "scores": list(scores)}
         if self.rules.teams:
             assert team_points is not None
-            self.team_totals = [a + b for a, b in zip(self.team_totals, team_points)]
+            totals = [a + b for a, b in zip(self.team_totals, team_points)]
             summary["team_points"] = team_points
-            summary["team_scores"] = self.team_scores()
-        self.history = self.history + [summary]
+            summary["team_scores"] = list(totals)
+            set_rare(self, team_totals=totals)
+        set_rare(self, scores=scores, history=self.history + [summary],
+                 prev_order=list(self.order))
         self.events = self.events + [{"event": "hand over", **summary}]
-        self.prev_order = list(self.order)
         winner = self._match_winner() if self.match else None
         if not self.match or winner is not None:
             self.phase = PHASE_OVER

@@ -9,8 +9,8 @@ change at most a few times a hand (the seed, the scores, the exchange, the resul
 tuple, ``_rare``, replaced whenever one of them changes: the names stay attributes of the
 game (properties made by :func:`rare_attributes`), a clone shares the tuple, and the dict
 keeps its other ~22 names (those a move changes, which the compiled core reads from the
-dict). The values in the record are never changed in place (lists are replaced), except
-the exchange's dict, which a clone copies (``ClimbingGame.clone``).
+dict). The values in the record are never changed in place: lists are replaced, and so is
+the exchange's dict (``exchange.make`` changes a copy).
 """
 
 from __future__ import annotations
@@ -45,3 +45,11 @@ def rare_attributes(cls: type) -> type:
     for name, i in INDEX.items():
         setattr(cls, name, _field(i, name))
     return cls
+
+
+def set_rare(game: Any, **fields: Any) -> None:
+    """Set several fields of ``game``'s record at once (one new tuple)."""
+    r = list(game._rare)
+    for name, value in fields.items():
+        r[INDEX[name]] = value
+    game._rare = tuple(r)
