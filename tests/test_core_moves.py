@@ -10,7 +10,6 @@ that nothing of it is used).
 
 from __future__ import annotations
 
-import collections
 import copy
 import pickle
 import random
@@ -193,7 +192,7 @@ def test_the_play_phase_is_listed_in_c_where_python_would_list_it():
         assert core.listed_moves(g, tok) is None
     finally:
         fam._core_spec = spec
-    g.hands[g.to_act] = [*g.hands[g.to_act], 600]          # a card the core refuses
+    g.hands[g.to_act] = g.hands[g.to_act] + [600]          # a card the core refuses
     assert core.listed_moves(g, tok) is None
     with pytest.raises(TypeError):
         core.listed_moves(g)
@@ -266,8 +265,8 @@ def test_apply_listed_makes_plain_moves_and_leaves_the_rest():
 
 
 def test_a_broken_state_is_left_to_the_python_code():
-    """State the core cannot read (a seat out of range, a hand that is neither a tuple nor a
-    list, a card that is no int): apply_listed answers False and changes nothing."""
+    """State the core cannot read (a seat out of range, a hand that is no list, a card that
+    is no int): apply_listed answers False and changes nothing."""
     if not core.AVAILABLE:
         return
     for spoil in ("to_act", "hands", "trick", "card"):
@@ -276,7 +275,7 @@ def test_a_broken_state_is_left_to_the_python_code():
         if spoil == "to_act":
             g.to_act = g.n + 3
         elif spoil == "hands":
-            g.hands[g.to_act] = collections.deque(g.hands[g.to_act])
+            g.hands[g.to_act] = tuple(g.hands[g.to_act])
         elif spoil == "trick":
             g.trick = tuple(g.trick)
         else:

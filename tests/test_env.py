@@ -307,10 +307,10 @@ def test_observation_hides_other_hands(name):
             continue
         before = env.observe(env.agent_selection)["observation"].copy()
         twin = g.clone()
-        ha, hb = list(twin.hands[a]), list(twin.hands[b])   # hands are tuples, replaced
+        ha, hb = list(twin.hands[a]), list(twin.hands[b])   # new lists: a clone shares hands
         ha.remove(ca)
         hb.remove(cb)
-        twin.hands[a], twin.hands[b] = tuple(sorted(ha + [cb])), tuple(sorted(hb + [ca]))
+        twin.hands[a], twin.hands[b] = sorted(ha + [cb]), sorted(hb + [ca])
         e2 = sy_env.raw_env(name)
         e2.reset(seed=0)
         e2.game = twin

@@ -349,11 +349,11 @@ fo_observe_game(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     for (Py_ssize_t i = 0; i < n; i++) {                         /* counts */
         PyObject *h = PyList_GET_ITEM(hands, i);
-        if (!PyList_Check(h) && !PyTuple_Check(h)) {
-            PyErr_SetString(PyExc_TypeError, "a hand must be a tuple or a list");
+        if (!PyList_Check(h)) {
+            PyErr_SetString(PyExc_TypeError, "a hand must be a list");
             goto end;
         }
-        Py_ssize_t v = Py_SIZE(h);
+        Py_ssize_t v = PyList_GET_SIZE(h);
         p[c[C_COUNTS] + (i - seat + n) % n] = (unsigned char)(v > 127 ? 127 : v);
     }
     /* played: finished tricks (counted once, kept in ``cache``), then the trick now */

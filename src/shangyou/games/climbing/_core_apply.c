@@ -3,10 +3,12 @@
    It makes a move the game has just listed (the token of its legal moves) or a pass when
    there is a play to beat, in the play phase, as ClimbingGame.apply / _do_play / _end_trick /
    _next_with_cards (games/climbing/game.py) do, on the same attributes of the game: the
-   hand (a tuple) is replaced by one without the play's cards, the trick, the last play, the
-   passes and the seat to act move on, a trick that every other player passed goes to its
-   winner (``tricks``; ``won``, a tuple per seat, replaced), and the move is logged (``_log``,
-   the game's own part of ``moves``) and the listing forgotten (``_legal``, ``_token``).
+   hand loses the play's cards, the trick, the last play, the passes and the seat to act move
+   on, a trick that every other player passed goes to its winner (``tricks``, ``won``), and
+   the move is logged (``_log``, the game's own part of ``moves``) and the listing forgotten
+   (``_legal``, ``_token``). A hand or a seat's cards won that a clone shares (the clone
+   copies only the outer lists) is replaced by a changed copy, never changed in place:
+   own_list.
 
    It answers False, having changed nothing, for everything else, which the Python code then
    does: a move that is not one of those, another phase, a play that empties the hand (a
@@ -65,11 +67,28 @@ next_with_cards(PyObject *hands, long n, long seat, int include_self)
 {
     long s = include_self ? seat : (seat + 1) % n;
     for (long k = 0; k < n; k++) {
-        if (Py_SIZE(PyList_GET_ITEM(hands, s)))      /* a tuple (or a list) of cards */
+        if (PyList_GET_SIZE(PyList_GET_ITEM(hands, s)))
             return s;
         s = (s + 1) % n;
     }
     return seat;
+}
+
+/* lists[i] as a list this game alone holds, to change in place: the list itself where its
+   only reference is ``lists``'s, else (a clone shares it: ClimbingGame.clone copies only the
+   outer lists of ``hands`` and ``won``) a copy put in its place.
+   Borrowed; NULL with an exception. */
+static PyObject *
+own_list(PyObject *lists, Py_ssize_t i)
+{
+    PyObject *x = PyList_GET_ITEM(lists, i);
+    if (Py_REFCNT(x) == 1)
+        return x;
+    PyObject *copy = PyList_GetSlice(x, 0, PyList_GET_SIZE(x));
+    if (copy == NULL)
+        return NULL;
+    PyList_SetItem(lists, i, copy);                       /* steals ``copy`` */
+    return copy;
 }
 
 /* an int, or an int subclass that compares as one (cards.Card): what list.remove compares */
@@ -96,32 +115,21 @@ make(PyObject *d, PyObject *move, int is_pass, long n, long seat, PyObject *hand
         } else {                                   /* _end_trick */
             PyObject *tricks = GET(d, S_tricks);
             PyObject *won_all = GET(d, S_won);
-            PyObject *won = PyList_GET_ITEM(won_all, end_trick_for);
             if (PyList_Append(tricks, trick) < 0)
                 return -1;
-            /* won[winner] = won[winner] + the cards of the trick's plays (a new tuple) */
-            Py_ssize_t total = Py_SIZE(won);
-            for (Py_ssize_t i = 0; i < PyList_GET_SIZE(trick); i++) {
-                PyObject *combo = PyTuple_GET_ITEM(PyList_GET_ITEM(trick, i), 1);
-                if (combo != Py_None)
-                    total += PyTuple_GET_SIZE(SLOT(combo, core_combo_off[COMBO_CARDS]));
-            }
-            PyObject *grown = PyTuple_New(total);
-            if (grown == NULL)
+            /* won[winner] += the cards of the trick's plays: in place where no other game
+               holds the list (see own_list), else in a new list */
+            PyObject *mine = own_list(won_all, end_trick_for);
+            if (mine == NULL)
                 return -1;
-            PyObject **was = PySequence_Fast_ITEMS(won);
-            Py_ssize_t at = 0;
-            for (; at < Py_SIZE(won); at++)
-                PyTuple_SET_ITEM(grown, at, Py_NewRef(was[at]));
             for (Py_ssize_t i = 0; i < PyList_GET_SIZE(trick); i++) {
                 PyObject *combo = PyTuple_GET_ITEM(PyList_GET_ITEM(trick, i), 1);
                 if (combo == Py_None)
                     continue;
-                PyObject *cards = SLOT(combo, core_combo_off[COMBO_CARDS]);
-                for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(cards); j++)
-                    PyTuple_SET_ITEM(grown, at++, Py_NewRef(PyTuple_GET_ITEM(cards, j)));
+                Py_ssize_t end = PyList_GET_SIZE(mine);
+                if (PyList_SetSlice(mine, end, end, SLOT(combo, core_combo_off[COMBO_CARDS])) < 0)
+                    return -1;
             }
-            PyList_SetItem(won_all, end_trick_for, grown);       /* steals ``grown`` */
             PyObject *fresh = PyList_New(0);
             if (fresh == NULL)
                 return -1;
@@ -132,22 +140,15 @@ make(PyObject *d, PyObject *move, int is_pass, long n, long seat, PyObject *hand
                 return -1;
         }
     } else {
-        PyObject *hand = PyList_GET_ITEM(hands, seat);
         PyObject *combo = SLOT(move, core_move_off[MOVE_COMBO]);
-        /* the hand without the play's cards, a new tuple (hands are replaced, never changed in
-           place, so clones share them): list.remove of each card takes its first occurrence
-           not taken by an earlier card */
-        Py_ssize_t size = Py_SIZE(hand), kept = 0;
-        for (Py_ssize_t i = 0; i < size; i++)
-            kept += !taken[i];
-        PyObject *rest = PyTuple_New(kept);
-        if (rest == NULL)
+        /* hand.remove(c) for each card (the first occurrences not taken by an earlier card),
+           in place where no other game holds the hand (see own_list) */
+        PyObject *hand = own_list(hands, seat);
+        if (hand == NULL)
             return -1;
-        PyObject **items = PySequence_Fast_ITEMS(hand);
-        for (Py_ssize_t i = 0, j = 0; i < size; i++)
-            if (!taken[i])
-                PyTuple_SET_ITEM(rest, j++, Py_NewRef(items[i]));
-        PyList_SetItem(hands, seat, rest);                    /* steals ``rest`` */
+        for (Py_ssize_t i = PyList_GET_SIZE(hand) - 1; i >= 0; i--)
+            if (taken[i] && PyList_SetSlice(hand, i, i + 1, NULL) < 0)
+                return -1;
         PyObject *s = PyLong_FromLong(seat);
         if (s == NULL)
             return -1;
@@ -195,11 +196,9 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
         !PyList_CheckExact(hands) || PyList_GET_SIZE(hands) != n || !PyList_CheckExact(trick) ||
         !PyList_CheckExact(order) || !PyList_CheckExact(log))
         return 0;
-    for (long s = 0; s < n; s++) {
-        PyObject *h = PyList_GET_ITEM(hands, s);
-        if (!PyTuple_CheckExact(h) && !PyList_CheckExact(h))
+    for (long s = 0; s < n; s++)
+        if (!PyList_CheckExact(PyList_GET_ITEM(hands, s)))
             return 0;
-    }
     long done = PyList_GET_SIZE(order);
     unsigned char taken[MAX_HAND * 2];
     int is_pass = move == core_move_pass;
@@ -211,14 +210,13 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
         long passes = small(d, S_passes, 1L << 30);
         if (last_seat < 0 || passes < 0)
             return 0;
-        long others = n - done - (Py_SIZE(PyList_GET_ITEM(hands, last_seat)) ? 1 : 0);
+        long others = n - done - (PyList_GET_SIZE(PyList_GET_ITEM(hands, last_seat)) ? 1 : 0);
         if (passes + 1 >= others) {            /* the trick ends: _end_trick */
             PyObject *tricks = GET(d, S_tricks);
             PyObject *won = GET(d, S_won);
             if (n - done <= 1 || tricks == NULL || won == NULL || !PyList_CheckExact(tricks) ||
                 !PyList_CheckExact(won) || PyList_GET_SIZE(won) != n ||
-                !(PyTuple_CheckExact(PyList_GET_ITEM(won, last_seat)) ||
-                  PyList_CheckExact(PyList_GET_ITEM(won, last_seat))))
+                !PyList_CheckExact(PyList_GET_ITEM(won, last_seat)))
                 return 0;
             for (Py_ssize_t i = 0; i < PyList_GET_SIZE(trick); i++) {
                 PyObject *t = PyList_GET_ITEM(trick, i);
@@ -248,15 +246,14 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
                                         PyUnicode_Compare(kind, core_move_play) != 0)))
             return 0;
         PyObject *hand = PyList_GET_ITEM(hands, seat);
-        Py_ssize_t k = PyTuple_GET_SIZE(cards), size = Py_SIZE(hand);
-        PyObject **items = PySequence_Fast_ITEMS(hand);       /* a tuple or a list */
+        Py_ssize_t k = PyTuple_GET_SIZE(cards), size = PyList_GET_SIZE(hand);
         if (k == 0 || k >= size || size > (Py_ssize_t)sizeof taken)
             return 0;                          /* the player goes out: the Python code */
         /* every card is held (as many times as played): mark the positions list.remove
            takes, the first occurrence not taken by an earlier card */
         long held[sizeof taken];
         for (Py_ssize_t i = 0; i < size; i++) {
-            PyObject *x = items[i];
+            PyObject *x = PyList_GET_ITEM(hand, i);
             if (!plain_int(x) || ((held[i] = PyLong_AsLong(x)) == -1 && PyErr_Occurred()))
                 return PyErr_Occurred() ? (PyErr_Clear(), 0) : 0;
         }
@@ -294,7 +291,7 @@ apply_listed(PyObject *d, PyObject *move, PyObject *seat_arg)
         if (finish) {                          /* someone else must still hold cards */
             int others = 0;
             for (long s = 0; s < n; s++)
-                if (s != seat && Py_SIZE(PyList_GET_ITEM(hands, s)))
+                if (s != seat && PyList_GET_SIZE(PyList_GET_ITEM(hands, s)))
                     others = 1;
             if (!others)
                 return 0;

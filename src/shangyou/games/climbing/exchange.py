@@ -16,13 +16,14 @@ if TYPE_CHECKING:
     from .game import ClimbingGame
 
 
-def without(hand: Sequence[int], cards: Sequence[int]) -> tuple[int, ...]:
-    """``hand`` less ``cards`` (each held), a new tuple: hands are replaced, never changed in
-    place, so a clone shares them (the first copy of a card held twice goes, as list.remove)."""
+def without(hand: Sequence[int], cards: Sequence[int]) -> list[int]:
+    """``hand`` less ``cards`` (each held), a new list: the Python code replaces a hand rather
+    than change it, since a clone may share it (the first copy of a card held twice goes, as
+    list.remove)."""
     rest = list(hand)
     for c in cards:
         rest.remove(c)
-    return tuple(rest)
+    return rest
 
 PHASE_EXCHANGE = "exchange"
 
@@ -166,7 +167,7 @@ def make(g: ClimbingGame, seat: int, mv: Move) -> None:
 
 def receive(g: ClimbingGame, seat: int, c: int) -> None:
     _exchanged(g, (None, seat, c))
-    g.hands[seat] = tuple(sorted((*g.hands[seat], c)))
+    g.hands[seat] = sorted((*g.hands[seat], c))
     _event(g, {"event": "receive", "seat": seat, "card": CARD_TEXT[c]})
 
 
@@ -180,5 +181,5 @@ def _event(g: ClimbingGame, event: dict) -> None:
 
 
 def _take(g: ClimbingGame, seat: int, c: int) -> None:
-    """The card leaves the seat's hand (a new tuple: hands are never changed in place)."""
+    """The card leaves the seat's hand (a new list: a clone may share the old one)."""
     g.hands[seat] = without(g.hands[seat], (c,))

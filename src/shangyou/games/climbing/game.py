@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ...cards import CARD_TEXT, Cards, deck, parse
 from ...engine.base import GameBase
@@ -30,7 +30,9 @@ from .core import shuffle
 from .exchange import PHASE_EXCHANGE, without
 from .family import Family, PointFamily
 from .observe import CompactView
-from .rare import rare_attributes, set_rare
+from .rare import (
+    COUNTS_AT_FIRST_OUT, DEALT_COUNTS, EXCHANGE, MATCH, PREV_ORDER, SCORES, TEAM_TOTALS,
+    rare_attributes, set_rare)
 from .steps import (
     LISTING_LIMIT,
     STEP_LIMIT,
@@ -78,8 +80,10 @@ class ClimbingGame(CompactView, GameBase):
     PRIVATE_VIEW_KEYS = ("hand", "legal_moves", "choice", "picked")
     # see GameBase.clone; tricks: a finished trick's list never changes again; the full listing
     # of plays and the grouping of the steps go with the listed moves (replaced, never changed);
-    # the finishing order and the events are replaced when they grow; each hand and each seat's
-    # cards won are tuples replaced on change (``hands``, ``won``: lists of them); ``_rare``:
+    # the finishing order and the events are replaced when they grow; a clone shares each hand
+    # and each seat's cards won (``hands``, ``won``: it copies the outer lists), which the Python
+    # code replaces rather than changes, and the compiled core changes in place only where no
+    # other game holds them (_core_apply.c, own_list); ``_rare``:
     # the record of the attributes that change a few times a hand (rare.py), replaced on change
     # (the exchange's dict too: exchange.make); ``_memo``: derived facts for the views (observe.py);
     # the log: ``moves``
@@ -90,6 +94,18 @@ class ClimbingGame(CompactView, GameBase):
 
     # seed, match, result, scores, history, team_totals, prev_order, dealt_counts, undealt,
     # counts_at_first_out, exchange and exchanged are properties kept in ``_rare`` (rare.py)
+    _rare: tuple
+    if TYPE_CHECKING:
+        scores: list[int]
+        team_totals: Sequence[int]
+        prev_order: list[int] | None
+        dealt_counts: list[int]
+        undealt: Sequence[int]
+        counts_at_first_out: list[int] | None
+        exchange: dict[str, Any] | None
+        # cards that changed hands in this hand's exchange, all face up: (from, to, card),
+        # from/to None for the cards on offer in between
+        exchanged: tuple[tuple[int | None, int | None, int], ...]
 
     def __init__(self, rules: Rulebook, seed: int | None = None, match: bool = True):
         super().__init__(rules, seed, match)
@@ -241,9 +257,7 @@ class ClimbingGame(CompactView, GameBase):
         # one card at a time round the table from the dealer: the k-th card dealt goes to seat
         # (dealer + k) % n, so seat s gets every n-th card from position (s - dealer) % n
         dealt = len(cards) if r.deal_count is None else min(len(cards), r.deal_count * n)
-        # each hand a sorted tuple, replaced when it changes (clones share it)
-        hands: list[tuple[int, ...]] = [tuple(sorted(cards[(s - self.dealer) % n:dealt:n]))
-                                        for s in range(n)]
+        hands: list[list[int]] = [sorted(cards[(s - self.dealer) % n:dealt:n]) for s in range(n)]
         undealt = cards[dealt:]
         self.hands = hands
         self._dealt(hands, undealt, hands_sorted=True)
@@ -254,15 +268,14 @@ class ClimbingGame(CompactView, GameBase):
         self.order: list[int] = []
         self.trick: list[tuple[int, Combo | None]] = []
         self.tricks: list[list[tuple[int, Combo | None]]] = []
-        # the cards of the tricks won by each seat, a tuple replaced when it grows
-        self.won: list[tuple[int, ...]] = [()] * self.n
+        self.won: list[list[int]] = [[] for _ in range(self.n)]   # cards of the tricks won
         self.last: Combo | None = None
         self.last_seat: int | None = None
         self.passes = 0
         leader = self._choose_leader(cards, dealt)
         # ``exchanged``: cards that changed hands in this hand's exchange, all face up: (from,
         # to, card), from/to None for the cards on offer in between (a tuple, replaced)
-        if self.hand_number > 1 and self.rules.exchange and self.prev_order:
+        if self.hand_number > 1 and self.rules.exchange and self._rare[PREV_ORDER]:
             self._begin_exchange(leader)
         else:
             self._begin_play(leader)
@@ -296,7 +309,7 @@ class ClimbingGame(CompactView, GameBase):
 
     def _begin_play(self, leader: int) -> None:
         self.phase = PHASE_PLAY
-        if self.exchange is not None:
+        if self._rare[EXCHANGE] is not None:
             self.exchange = None
         self.to_act = self._next_with_cards(leader, include_self=True)
 
@@ -458,8 +471,8 @@ class ClimbingGame(CompactView, GameBase):
         self.passes = 0
         if not hand:
             self.order = self.order + [seat]      # replaced, never changed: clones share it
-            if self.counts_at_first_out is None:
-                self.counts_at_first_out = [len(h) for h in self.hands]
+            if self._rare[COUNTS_AT_FIRST_OUT] is None:
+                set_rare(self, counts_at_first_out=[len(h) for h in self.hands])
             holding = [s for s in range(self.n) if self.hands[s]]
             if len(holding) <= 1:
                 if not self.rules.finish_trick:
@@ -481,8 +494,11 @@ class ClimbingGame(CompactView, GameBase):
         winner = self.last_seat
         assert winner is not None                    # a trick ends with a play
         self.tricks.append(self.trick)
-        self.won[winner] += tuple(c for _, combo in self.trick if combo is not None
-                                  for c in combo.cards)
+        won = list(self.won[winner])          # a new list: a clone may share the old one
+        for _, combo in self.trick:
+            if combo is not None:
+                won.extend(combo.cards)
+        self.won[winner] = won
         self.trick = []
         self.last = None
         self.passes = 0
@@ -496,24 +512,26 @@ class ClimbingGame(CompactView, GameBase):
 
     # --------------------------------------------------------------------- scoring
     def _end_hand(self) -> None:
-        points, team_points = score_hand(self.rules, self.order, self.counts_at_first_out,
-                                         self.dealt_counts, self.won, self.hands)
+        r = self._rare
+        points, team_points = score_hand(self.rules, self.order, r[COUNTS_AT_FIRST_OUT],
+                                         r[DEALT_COUNTS], self.won, self.hands)
         # scores, totals, history, events: replaced, never changed in place (clones share them),
         # the first three in the record of rare attributes (set at once: rare.py)
-        scores = [a + b for a, b in zip(self.scores, points)]
+        scores = [a + b for a, b in zip(r[SCORES], points)]
         summary = {"hand": self.hand_number, "order": list(self.order), "points": points,
                    "scores": list(scores)}
         if self.rules.teams:
             assert team_points is not None
-            totals = [a + b for a, b in zip(self.team_totals, team_points)]
+            totals = [a + b for a, b in zip(r[TEAM_TOTALS], team_points)]
             summary["team_points"] = team_points
             summary["team_scores"] = list(totals)
             set_rare(self, team_totals=totals)
         set_rare(self, scores=scores, history=self.history + [summary],
                  prev_order=list(self.order))
         self.events = self.events + [{"event": "hand over", **summary}]
-        winner = self._match_winner() if self.match else None
-        if not self.match or winner is not None:
+        match = r[MATCH]
+        winner = self._match_winner() if match else None
+        if not match or winner is not None:
             self.phase = PHASE_OVER
             self.over = True
             self.to_act = None
@@ -626,10 +644,13 @@ class ClimbingGame(CompactView, GameBase):
         """(seat, text) of every finished trick of this hand; a trick's texts are made once
         (finished tricks never change), so a view costs little late in a hand."""
         memo = self._memos()
-        owner, cache = memo[0] or (None, None)
-        if owner is not self.tricks:          # a new hand (a new list of tricks) began
+        got = memo[0]
+        cache: list
+        if got is None or got[0] is not self.tricks:   # a new hand (a new list of tricks)
             cache = []
             memo[0] = (self.tricks, cache)
+        else:
+            cache = got[1]
         for t in self.tricks[len(cache):]:
             cache.append([(s, "pass" if c is None else _play_text(c)) for s, c in t])
         return cache

@@ -26,6 +26,11 @@ RARE: dict[str, Any] = {
 #: the position of each field in the record
 INDEX = {name: i for i, name in enumerate(RARE)}
 DEFAULTS = tuple(RARE.values())
+# the positions, for the game's own code where a hand starts and ends (a property is a Python
+# call; ``game._rare[SCORES]`` is not)
+(SEED, MATCH, RESULT, SCORES, HISTORY, TEAM_TOTALS, PREV_ORDER, DEALT_COUNTS, UNDEALT,
+ COUNTS_AT_FIRST_OUT, EXCHANGE, EXCHANGED) = range(len(RARE))
+assert INDEX["exchanged"] == EXCHANGED and INDEX["scores"] == SCORES
 
 
 def _field(i: int, name: str) -> property:

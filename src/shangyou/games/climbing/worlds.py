@@ -200,7 +200,7 @@ class WorldSampler:
             g.team_totals = list(v["team_scores"])
         g.prev_order = list(v["previous_order"]) if v["previous_order"] else None
         g.dealer = v["dealer"]
-        g.hands = [tuple(h) for h in hands]
+        g.hands = [list(h) for h in hands]
         g.undealt = list(undealt)
         g.dealt_counts = list(self.dealt_counts)
         g.counts_at_first_out = list(self.counts_at_first_out) \
@@ -208,7 +208,7 @@ class WorldSampler:
         g.order = list(v["finished"])
         g.trick = list(self.trick)
         g.tricks = [list(t) for t in self.tricks]
-        g.won = [tuple(w) for w in self.won]
+        g.won = [list(w) for w in self.won]
         g.last = self.last
         g.last_seat = self.last_seat
         g.passes = self.passes
