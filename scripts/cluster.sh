@@ -222,7 +222,7 @@ done
 # a % in a value would be read by supervisord as an expansion
 programs="${programs//%/%%}"
 
-# the lobby's reads limited per client address at the proxy (docs/deploy.md, *Lobby reads at
+# the lobby's reads limited per client address at the proxy (docs/security.md, *Lobby reads at
 # the proxy*): past the burst, nginx itself answers 429 with the server's JSON error, so a
 # flood never reaches a node's event loop; in each server that proxies
 lobby_limit=$(cat <<'LIMIT'
