@@ -222,9 +222,24 @@ done
 # a % in a value would be read by supervisord as an expansion
 programs="${programs//%/%%}"
 
+# the lobby's reads limited per client address at the proxy (docs/security.md, *Lobby reads at
+# the proxy*): past the burst, nginx itself answers 429 with the server's JSON error, so a
+# flood never reaches a node's event loop; in each server that proxies
+lobby_limit=$(cat <<'LIMIT'
+        limit_req zone=shangyou_lobby burst=40 nodelay;
+        limit_req_status 429;
+        limit_req_log_level info;
+        error_page 429 = @shangyou_rate_limited;
+        location @shangyou_rate_limited {
+            default_type application/json;
+            return 429 '{"code":"rate_limited","detail":"too many lobby reads from your address; try again shortly","message":"too many lobby reads from your address; try again shortly"}';
+        }
+LIMIT
+)
 # the proxy's own answers: /metrics is for each node's scraper, never for the public; with
 # TLS, the plain port sends every request to HTTPS, and HTTPS serves what the plain port did
-plain_extra="        location = /metrics { return 404; }"
+plain_extra="$lobby_limit
+        location = /metrics { return 404; }"
 tls_server=""
 if [ -n "$TLS_PORT" ]; then
     plain_extra="        return 301 https://\$host:$TLS_PORT\$request_uri;"
@@ -237,6 +252,7 @@ if [ -n "$TLS_PORT" ]; then
         ssl_session_cache shared:tls:10m;
         ssl_session_timeout 1h;
         add_header Strict-Transport-Security \"max-age=63072000\" always;
+$lobby_limit
         location = /metrics { return 404; }
         location / {
             proxy_pass http://shangyou;
@@ -273,6 +289,14 @@ http {
         hash \$shangyou_table\$arg_via consistent;
 $upstream    }
     map \$http_upgrade \$connection_upgrade { default upgrade; '' close; }
+    # lobby reads (what the lobby page polls: GET /api/tables and /api/matches) counted per
+    # client address: 4 a second (the server's 120 pages a minute, and as many match lists),
+    # bursts of 40; every other request has no key and is not counted
+    map "\$request_method \$uri" \$shangyou_lobby {
+        "~^(?:GET|HEAD) /api/(?:tables|matches)\$" \$binary_remote_addr;
+        default "";
+    }
+    limit_req_zone \$shangyou_lobby zone=shangyou_lobby:10m rate=4r/s;
     server {
         listen 127.0.0.1:$PORT;
 $plain_extra

@@ -4,7 +4,8 @@
 upgrades, the proxy settings of ``scripts/cluster.sh``, its table affinity included: every
 request of one table, ``/ws/ID`` and ``/t/ID``, goes to one node by a consistent hash of the
 id and the attempt a page names after a silent node, ``?via=N``; the next node of the ring
-when that one is down) into a fresh temporary folder and runs
+when that one is down; the lobby's reads limited per client address, nginx answering 429
+``rate_limited`` past the burst) into a fresh temporary folder and runs
 the machine's own ``nginx`` in the foreground, in a process group of its own (so that a test can
 kill it whole, master and workers, as a crash would) on a free port of 127.0.0.1. nginx is
 found on the ``PATH`` or in ``/usr/sbin`` (Debian's ``nginx`` package); without it the tests
@@ -43,8 +44,21 @@ http {{
         hash $shangyou_table$arg_via consistent;
 {servers}    }}
     map $http_upgrade $connection_upgrade {{ default upgrade; '' close; }}
+    map "$request_method $uri" $shangyou_lobby {{
+        "~^(?:GET|HEAD) /api/(?:tables|matches)$" $binary_remote_addr;
+        default "";
+    }}
+    limit_req_zone $shangyou_lobby zone=shangyou_lobby:10m rate=4r/s;
     server {{
         listen 127.0.0.1:{port};
+        limit_req zone=shangyou_lobby burst=40 nodelay;
+        limit_req_status 429;
+        limit_req_log_level info;
+        error_page 429 = @shangyou_rate_limited;
+        location @shangyou_rate_limited {{
+            default_type application/json;
+            return 429 '{{"code":"rate_limited","detail":"too many lobby reads from your address; try again shortly","message":"too many lobby reads from your address; try again shortly"}}';
+        }}
         location / {{
             proxy_pass http://shangyou;
             proxy_http_version 1.1;

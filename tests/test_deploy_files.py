@@ -2,11 +2,13 @@
 ``scripts/cluster.sh``, which the tests run: the node's systemd unit gives a node the options
 the script gives it (from the environment) with the same stop signal and timeout; the proxy's
 site file has the script's proxying, TLS and ``/metrics`` lines; Redis's file the script's
-settings. Each file is also checked by its own program: ``systemd-analyze verify``, ``nginx
+settings; the proxy's limit of the lobby's reads is the same in the script, the site file and
+the tests' nginx. Each file is also checked by its own program: ``systemd-analyze verify``, ``nginx
 -t`` (with a certificate made here by ``openssl``), ``redis-server`` started on it."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -18,6 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
+from nginx_server import CONF as NGINX_CONF
 from nginx_server import find_nginx
 from redis_server import find_redis_server
 from test_cluster import WAIT, free_port
@@ -125,7 +128,8 @@ def test_the_proxy_site_file_proxies_as_the_script_does(tmp_path):
     want = [ln.strip().replace("\\$", "$") for ln in
             plain.split("location / {", 1)[1].split("}", 1)[0].splitlines() if ln.strip()]
     assert block(site, "location / {") == want
-    tls = script_lines("ssl_certificate_key $TLS_KEY;", "location = /metrics")
+    tls = [ln for ln in script_lines("ssl_certificate_key $TLS_KEY;", "location = /metrics")
+           if ln != "$lobby_limit"]            # (the next test compares the lobby's limit)
     assert tls and all(ln in site for ln in tls), tls
     assert site.count("location = /metrics { return 404; }") == 1
     assert "return 301 https://$host$request_uri;" in site
@@ -155,6 +159,44 @@ def test_the_proxy_site_file_proxies_as_the_script_does(tmp_path):
                           str(tmp_path / "error.log"), "-c", str(tmp_path / "nginx.conf")],
                          capture_output=True, text=True, timeout=WAIT)
     assert out.returncode == 0 and "test is successful" in out.stderr, out.stderr
+
+
+def stripped(text: str) -> list[str]:
+    return [ln.strip() for ln in text.splitlines() if ln.strip()]
+
+
+def holds(lines: list[str], run: list[str]) -> bool:
+    """``run`` appears in ``lines``, its lines one after the other."""
+    return any(lines[i:i + len(run)] == run for i in range(len(lines) - len(run) + 1))
+
+
+def test_the_lobby_limit_is_the_scripts_in_the_site_file_and_the_test_proxy():
+    """The lobby's reads limited per address at the proxy (docs/deploy.md): the same zone
+    (its map of the lobby's requests to the client's address) and the same limit with its
+    JSON refusal in the script's proxy, the site file and tests/nginx_server.py."""
+    plain = SCRIPT.replace("\\$", "$").replace('\\"', '"')
+    head = 'map "$request_method $uri" $shangyou_lobby {'
+    zone = [head] + stripped(plain.split(head, 1)[1].split("server {", 1)[0])
+    limit = stripped(SCRIPT.split("lobby_limit=$(cat <<'LIMIT'", 1)[1].split("\nLIMIT\n", 1)[0])
+    assert zone[0] == 'map "$request_method $uri" $shangyou_lobby {', zone
+    assert zone[-1].startswith("limit_req_zone $shangyou_lobby zone=shangyou_lobby:"), zone
+    assert limit[0].startswith("limit_req zone=shangyou_lobby burst="), limit
+    assert "limit_req_status 429;" in limit
+    refusal = limit[-2]
+    assert refusal.startswith("return 429 '") and refusal.endswith("';"), limit
+    body = json.loads(refusal[len("return 429 '"):-2])
+    assert body["code"] == "rate_limited" and body["detail"] == body["message"]
+    # the script puts the limit in each server that proxies: the plain one, and with TLS the
+    # HTTPS one (its plain port then only redirects)
+    assert "$lobby_limit" in script_lines("ssl_certificate_key $TLS_KEY;", "location / {")
+    assert 'plain_extra="$lobby_limit\n' in SCRIPT
+    site = stripped((DEPLOY / "nginx/shangyou.conf").read_text())
+    fixture = stripped(NGINX_CONF.replace("{{", "{").replace("}}", "}"))
+    for lines in (site, fixture):
+        assert holds(lines, zone) and holds(lines, limit)
+    # in the site file, in the server that proxies (not the one that redirects)
+    https = site[site.index("listen 443 ssl;"):]
+    assert holds(https, limit) and "location / {" in https[https.index(limit[-1]):]
 
 
 def test_redis_file_has_the_scripts_settings_and_redis_takes_it(tmp_path):
