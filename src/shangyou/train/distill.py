@@ -23,6 +23,7 @@ it gave: ``docs/training.md``.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import time
@@ -57,10 +58,55 @@ def gains(values: dict, cands: list[str]) -> tuple[list[float], list[int]]:
     return out, counts
 
 
-def label_hand(game: str, players: int, seed: int, iterations: int | None) -> list[tuple]:
+def refine(view: dict, info: dict, rng: random.Random, worlds: int, top: int) -> dict:
+    """Sheng ji: the heuristic's move and the search's ``top`` best others weighed again on
+    ``worlds`` fresh worlds (common random numbers), the other candidates keeping the search's
+    values. Fresh worlds, not the search's: the candidates were picked on those, and their
+    values there flatter them (the winner's curse)."""
+    from ..bots.sheng_ji_search import playout
+    from ..games.sheng_ji.worlds import WorldSampler
+    values, plays = info["values"], info["plays"]
+    cands = list(values)
+    gain, _ = gains(values, cands)
+    keep = [0] + sorted(range(1, len(cands)), key=lambda i: -gain[i])[:top]
+    sampler = WorldSampler(view)
+    seat = view["seat"]
+    rows = []
+    for _ in range(worlds):
+        parts = sampler.deal(rng)
+        seed = rng.randrange(2**31)
+        rows.append([playout(sampler, parts, plays[cands[i]], seat, seed) for i in keep])
+    fresh = {cands[i]: [r[j] for r in rows] for j, i in enumerate(keep)}
+    return {"fresh": fresh, "search": values, "keep": [cands[i] for i in keep]}
+
+
+def refined_labels(r: dict, cands: list[str]) -> tuple[list[float], list[int], int]:
+    """Each candidate's gain over the heuristic's move (the refined worlds for the kept
+    candidates, the search's for the others), its worlds, and the candidate the refined worlds
+    choose (:func:`shangyou.bots.sheng_ji_search.pick_best`, one standard error: the
+    heuristic's move unless another beats it clearly) as a classification target."""
+    from ..bots.sheng_ji_search import pick_best
+    fresh, keep = r["fresh"], r["keep"]
+    sg, sc = gains(r["search"], cands)
+    fg, fc = gains({m: fresh[m] for m in keep}, keep)
+    gain, count = list(sg), list(sc)
+    for m, g, c in zip(keep, fg, fc):
+        gain[cands.index(m)] = g
+        count[cands.index(m)] = c
+    rows = [[fresh[m][w] for m in keep] for w in range(len(fresh[keep[0]]))]
+    choice = cands.index(keep[pick_best(rows, 1.0)]) if len(rows) > 1 else 0
+    return gain, count, choice
+
+
+def label_hand(game: str, players: int, seed: int, iterations: int | None,
+               worlds: int = 0, top: int = 2) -> list[tuple]:
     """Play one hand with heuristic bots; label each play decision of every seat (the
     search's candidates: the heuristic's move first, in Sheng ji and in the climbing games but
-    pagat, where the search puts its playout policy's move first)."""
+    pagat, where the search puts its playout policy's move first). With ``worlds`` (Sheng ji),
+    the heuristic's move and the search's ``top`` best others are weighed again on that many
+    fresh worlds (:func:`refine`). Each sample: position, candidates' rows, gains, worlds, the
+    refined choice (0 without ``worlds``), and the view and candidates as JSON (so that inputs
+    added later are computed from the positions themselves)."""
     g = deal(game, players, seed)
     rng = random.Random(seed ^ 0x5EA5C4)
     bots = [make_bot("heuristic", seed=rng.getrandbits(32)) for _ in range(players)]
@@ -74,26 +120,35 @@ def label_hand(game: str, players: int, seed: int, iterations: int | None) -> li
                         info=info)
             cands = list(info.get("values") or ())      # the heuristic's move first
             if len(cands) >= 2:
-                gain, count = gains(info["values"], cands)
-                state, rows = features(whole_plays(view), cands)
+                choice = 0
+                if worlds and "plays" in info:
+                    r = refine(view, info, random.Random(rng.getrandbits(32)), worlds, top)
+                    gain, count, choice = refined_labels(r, cands)
+                else:
+                    gain, count = gains(info["values"], cands)
+                wv = whole_plays(view)
+                state, rows = features(wv, cands)
                 out.append((state, rows, np.array(gain, np.float32),
-                            np.array(count, np.int16)))
+                            np.array(count, np.int16), choice,
+                            json.dumps({"view": wv, "cands": cands})))
         g.apply(bots[seat].choose(view))
     return out
 
 
 def write_shard(path: Path, samples: list[tuple], meta: dict) -> None:
     """One shard: the positions, the candidates' rows (concatenated), their gains, worlds and
-    each position's first row."""
-    states = np.stack([s for s, _, _, _ in samples]) if samples else np.zeros((0, 1), np.float32)
-    rows = np.concatenate([r for _, r, _, _ in samples]) if samples else np.zeros((0, 1))
-    gain = np.concatenate([x for _, _, x, _ in samples]) if samples else np.zeros(0)
-    count = np.concatenate([c for _, _, _, c in samples]) if samples else np.zeros(0)
-    start = np.cumsum([0] + [len(r) for _, r, _, _ in samples]).astype(np.int32)
+    each position's first row; each position's refined choice and its view as JSON."""
+    states = np.stack([x[0] for x in samples]) if samples else np.zeros((0, 1), np.float32)
+    rows = np.concatenate([x[1] for x in samples]) if samples else np.zeros((0, 1))
+    gain = np.concatenate([x[2] for x in samples]) if samples else np.zeros(0)
+    count = np.concatenate([x[3] for x in samples]) if samples else np.zeros(0)
+    start = np.cumsum([0] + [len(x[1]) for x in samples]).astype(np.int32)
     tmp = path.with_suffix(".tmp.npz")
     np.savez_compressed(tmp, states=states.astype(np.float16), rows=rows.astype(np.float16),
                         gain=gain.astype(np.float32), worlds=count.astype(np.int16),
-                        start=start, meta=np.array(repr(meta)))
+                        start=start, meta=np.array(repr(meta)),
+                        choice=np.array([x[4] for x in samples], np.int16),
+                        views=np.array([x[5] for x in samples], dtype=np.str_))
     tmp.replace(path)
 
 
@@ -109,9 +164,10 @@ def label(args) -> None:
         samples = []
         for h in range(args.hands):
             samples += label_hand(args.game, args.players, 1_000_003 * s + h + 7_777,
-                                  args.iterations)
+                                  args.iterations, args.worlds, args.top)
         write_shard(path, samples, {"game": args.game, "players": args.players, "seed": s,
-                                    "hands": args.hands, "iterations": args.iterations})
+                                    "hands": args.hands, "iterations": args.iterations,
+                                    "worlds": args.worlds, "top": args.top})
         print(f"shard {s}: {len(samples)} positions, {time.process_time() - t0:.0f} s CPU",
               flush=True)
 
@@ -262,6 +318,10 @@ def parser() -> argparse.ArgumentParser:
     a.add_argument("--hands", type=int, default=4, help="hands a shard")
     a.add_argument("--iterations", type=int, default=None,
                    help="the search's playouts a decision (default: its default budget)")
+    a.add_argument("--worlds", type=int, default=0,
+                   help="Sheng ji: weigh the heuristic's move and the search's --top best "
+                        "others again on this many fresh worlds (0: the search's values)")
+    a.add_argument("--top", type=int, default=2, help="candidates weighed again (--worlds)")
     f = sub.add_parser("fit", help="train the re-ranker on labelled shards")
     f.add_argument("--data", required=True)
     f.add_argument("--out", required=True)
