@@ -172,9 +172,11 @@ def label(args) -> None:
               flush=True)
 
 
-def load(folder: Path):
-    """Every shard of a folder: positions, rows, gains, worlds, and each row's position."""
-    S, R, G, W, P = [], [], [], [], []
+def load(folder: Path, extra: bool = False):
+    """Every shard of a folder: positions, rows, gains, worlds, and each row's position; with
+    ``extra``, each position's refined choice (0 where the shard has none) and its view and
+    candidates as JSON (None where the shard predates them)."""
+    S, R, G, W, P, C, V = [], [], [], [], [], [], []
     base = 0
     for path in sorted(Path(folder).glob("shard-*.npz"),
                        key=lambda p: int(p.stem.split("-")[1])):
@@ -188,8 +190,29 @@ def load(folder: Path):
             W.append(d["worlds"].astype(np.float32))
             P.append(np.repeat(np.arange(len(start) - 1), np.diff(start)) + base)
             base += len(start) - 1
-    return (np.concatenate(S), np.concatenate(R), np.concatenate(G), np.concatenate(W),
-            np.concatenate(P))
+            n = len(start) - 1
+            C.append(d["choice"].astype(np.int64) if "choice" in d else np.zeros(n, np.int64))
+            V.append(list(d["views"]) if "views" in d else [None] * n)
+    out = (np.concatenate(S), np.concatenate(R), np.concatenate(G), np.concatenate(W),
+           np.concatenate(P))
+    if extra:
+        return out + (np.concatenate(C), [v for vs in V for v in vs])
+    return out
+
+
+def with_inputs(views: list, inputs: str) -> tuple[np.ndarray, np.ndarray]:
+    """Positions and candidates' rows made again from the labelled views by the bot's own
+    function (:func:`shangyou.bots.learned.rerank_features`), with ``inputs`` added."""
+    from ..bots.learned import rerank_features
+    S, R = [], []
+    for text in views:
+        if text is None:
+            raise SystemExit("--inputs needs shards that keep their views (label them again)")
+        d = json.loads(str(text))
+        state, rows = rerank_features(d["view"], d["cands"], inputs)
+        S.append(state)
+        R.append(rows)
+    return np.stack(S), np.concatenate(R)
 
 
 def fit(args) -> list[float]:
@@ -198,7 +221,9 @@ def fit(args) -> list[float]:
     import torch
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
-    states, rows, gain, worlds, pos = load(Path(args.data))
+    states, rows, gain, worlds, pos, choice, views = load(Path(args.data), extra=True)
+    if args.inputs:
+        states, rows = with_inputs(views, args.inputs)
     n_pos = len(states)
     rng = np.random.default_rng(args.seed)
     order = rng.permutation(n_pos)
@@ -206,7 +231,10 @@ def fit(args) -> list[float]:
     val = np.zeros(n_pos, bool)
     val[order[:n_val]] = True
     family = family_of(args.game)
-    sd, md = dims(family)
+    sd, md = sd_md = dims(family)
+    if args.inputs:
+        from ..bots.learned import extra_dims
+        sd, md = (a + b for a, b in zip(sd_md, extra_dims(args.inputs)))
     md *= 2                     # each row and its difference from the heuristic's move
     hidden = args.hidden
     net = torch.nn.ModuleDict({
@@ -237,6 +265,23 @@ def fit(args) -> list[float]:
         """Weighted squared error of the predicted gain over the heuristic's move."""
         return Wt[idx] * (q(idx) - q(head[idx]) - G[idx]) ** 2
 
+    # the refined choice as a classification target: a softmax over each position's
+    # candidates (padded to the most any position has), cross-entropy on the chosen one
+    starts = np.flatnonzero(first)
+    sizes = np.diff(np.r_[starts, len(pos)])
+    grid = np.full((n_pos, int(sizes.max())), -1, np.int64)
+    for k, (a, m) in enumerate(zip(starts, sizes)):
+        grid[k, :m] = np.arange(a, a + m)
+    Grid = torch.tensor(grid)
+    Choice = torch.tensor(choice)
+
+    def xent(ps):
+        cells = Grid[ps]
+        live = cells >= 0
+        qs = q(cells.clamp(min=0).reshape(-1)).reshape(cells.shape)
+        qs = qs.masked_fill(~live, -1e9)
+        return torch.nn.functional.cross_entropy(qs, Choice[ps], reduction="none")
+
     challengers = torch.tensor(~first)
     train_rows = torch.nonzero(~is_val & challengers).squeeze(-1)
     val_rows = torch.nonzero(is_val & challengers).squeeze(-1)
@@ -244,19 +289,23 @@ def fit(args) -> list[float]:
     print(f"{n_pos} positions, {len(rows)} candidates ({n_val} positions held out)", flush=True)
     history: list[float] = []
     best, best_state = -np.inf, None
+    choose = args.target == "choice"
+    train_pos = torch.tensor(np.flatnonzero(~val))
     for epoch in range(args.epochs):
-        perm = train_rows[torch.randperm(len(train_rows))]
+        units = train_pos if choose else train_rows
+        perm = units[torch.randperm(len(units))]
         tot = 0.0
         for i in range(0, len(perm), args.batch):
             idx = perm[i:i + args.batch]
-            loss = err(idx).mean()
+            loss = xent(idx).mean() if choose else err(idx).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
             tot += float(loss.detach()) * len(idx)
-        history.append(tot / len(train_rows))
+        history.append(tot / len(units))
         with torch.no_grad():
-            vl = float(err(val_rows).mean())
+            vl = float(xent(torch.tensor(np.flatnonzero(val))).mean() if choose
+                       else err(val_rows).mean())
             vq = q(val_all).numpy()
         got = reranked(vq, val_all.numpy(), pos, gain, args.margin)
         print(f"epoch {epoch + 1}: train {history[-1]:.4f}, held out {vl:.4f}; held-out gain "
@@ -299,9 +348,12 @@ def export(net, args, family: str) -> None:
                "w2": t["l2.weight"].T, "b2": t["l2.bias"], "w3": t["l3.weight"].T,
                "b3": t["l3.bias"], "w4": t["l4.weight"][0], "b4": t["l4.bias"][0]}
     meta = {"features": "env-1", "family": family, "games": args.games.split(","),
+            "target": args.target,
             "phases": ["play"], "mode": "rerank", "margin": args.margin,
             "players": [int(n) for n in args.players.split(",")],
             "trained": f"search distillation, {args.data}"}
+    if args.inputs:
+        meta["inputs"] = args.inputs
     Network(weights, meta).save(args.out)
     print(f"wrote {args.out}")
 
@@ -339,6 +391,11 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--margin", type=float, default=0.05)
     f.add_argument("--val", type=float, default=0.15)
     f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--target", choices=("value", "choice"), default="value",
+                   help="value: each candidate's gain over the heuristic's move (squared "
+                        "error); choice: the refined worlds' chosen candidate (cross-entropy)")
+    f.add_argument("--inputs", default=None, choices=("sj-search-1",),
+                   help="add what the search weighs (Sheng ji), computed from the views")
     f.add_argument("--keep-best", action="store_true",
                    help="export the epoch of best held-out gain, not the last")
     return ap
