@@ -80,22 +80,41 @@ def refine(view: dict, info: dict, rng: random.Random, worlds: int, top: int) ->
     return {"fresh": fresh, "search": values, "keep": [cands[i] for i in keep]}
 
 
-def refined_labels(r: dict, cands: list[str]) -> tuple[list[float], list[int], int]:
+def refined_labels(r: dict, cands: list[str]) -> tuple[list[float], list[int], list[float]]:
     """Each candidate's gain over the heuristic's move (the refined worlds for the kept
-    candidates, the search's for the others), its worlds, and the candidate the refined worlds
-    choose (:func:`shangyou.bots.sheng_ji_search.pick_best`, one standard error: the
-    heuristic's move unless another beats it clearly) as a classification target."""
-    from ..bots.sheng_ji_search import pick_best
+    candidates, the search's for the others), its worlds, and the standard error of the gain
+    over the refined worlds (-1 for a candidate not weighed again, 0 for the heuristic's
+    move): :func:`choices` makes classification targets of them."""
     fresh, keep = r["fresh"], r["keep"]
-    sg, sc = gains(r["search"], cands)
-    fg, fc = gains({m: fresh[m] for m in keep}, keep)
-    gain, count = list(sg), list(sc)
-    for m, g, c in zip(keep, fg, fc):
-        gain[cands.index(m)] = g
-        count[cands.index(m)] = c
-    rows = [[fresh[m][w] for m in keep] for w in range(len(fresh[keep[0]]))]
-    choice = cands.index(keep[pick_best(rows, 1.0)]) if len(rows) > 1 else 0
-    return gain, count, choice
+    gain, count = gains(r["search"], cands)
+    se = [-1.0] * len(cands)
+    se[0] = 0.0
+    base = fresh[keep[0]]
+    for m in keep[1:]:
+        diffs = [v - b for v, b in zip(fresh[m], base)]
+        n = len(diffs)
+        mean = sum(diffs) / n
+        var = sum((d - mean) ** 2 for d in diffs) / max(1, n - 1)
+        i = cands.index(m)
+        gain[i], count[i], se[i] = mean, n, (var / n) ** 0.5
+    return gain, count, se
+
+
+def choices(gain, se, pos, z: float) -> np.ndarray:
+    """Each position's chosen candidate, as the search chooses
+    (:func:`shangyou.bots.sheng_ji_search.pick_best`): of the candidates weighed again, the
+    best whose gain over the heuristic's move passes ``z`` standard errors; else the
+    heuristic's move (index 0 of the position)."""
+    n_pos = int(pos[-1]) + 1 if len(pos) else 0
+    out = np.zeros(n_pos, np.int64)
+    best = np.zeros(n_pos)
+    first = np.r_[True, pos[1:] != pos[:-1]]
+    start = np.maximum.accumulate(np.where(first, np.arange(len(pos)), 0))
+    for i in np.flatnonzero((se > 0) & (gain > z * se)):
+        p = pos[i]
+        if gain[i] > best[p]:
+            best[p], out[p] = gain[i], i - start[i]
+    return out
 
 
 def label_hand(game: str, players: int, seed: int, iterations: int | None,
@@ -105,7 +124,7 @@ def label_hand(game: str, players: int, seed: int, iterations: int | None,
     pagat, where the search puts its playout policy's move first). With ``worlds`` (Sheng ji),
     the heuristic's move and the search's ``top`` best others are weighed again on that many
     fresh worlds (:func:`refine`). Each sample: position, candidates' rows, gains, worlds, the
-    refined choice (0 without ``worlds``), and the view and candidates as JSON (so that inputs
+    standard errors of the refined gains (-1: not weighed again), and the view and candidates as JSON (so that inputs
     added later are computed from the positions themselves)."""
     g = deal(game, players, seed)
     rng = random.Random(seed ^ 0x5EA5C4)
@@ -120,16 +139,16 @@ def label_hand(game: str, players: int, seed: int, iterations: int | None,
                         info=info)
             cands = list(info.get("values") or ())      # the heuristic's move first
             if len(cands) >= 2:
-                choice = 0
+                se = [-1.0] * len(cands)
                 if worlds and "plays" in info:
                     r = refine(view, info, random.Random(rng.getrandbits(32)), worlds, top)
-                    gain, count, choice = refined_labels(r, cands)
+                    gain, count, se = refined_labels(r, cands)
                 else:
                     gain, count = gains(info["values"], cands)
                 wv = whole_plays(view)
                 state, rows = features(wv, cands)
                 out.append((state, rows, np.array(gain, np.float32),
-                            np.array(count, np.int16), choice,
+                            np.array(count, np.int16), np.array(se, np.float32),
                             json.dumps({"view": wv, "cands": cands})))
         g.apply(bots[seat].choose(view))
     return out
@@ -137,7 +156,7 @@ def label_hand(game: str, players: int, seed: int, iterations: int | None,
 
 def write_shard(path: Path, samples: list[tuple], meta: dict) -> None:
     """One shard: the positions, the candidates' rows (concatenated), their gains, worlds and
-    each position's first row; each position's refined choice and its view as JSON."""
+    each position's first row; the refined gains' standard errors and each view as JSON."""
     states = np.stack([x[0] for x in samples]) if samples else np.zeros((0, 1), np.float32)
     rows = np.concatenate([x[1] for x in samples]) if samples else np.zeros((0, 1))
     gain = np.concatenate([x[2] for x in samples]) if samples else np.zeros(0)
@@ -147,7 +166,8 @@ def write_shard(path: Path, samples: list[tuple], meta: dict) -> None:
     np.savez_compressed(tmp, states=states.astype(np.float16), rows=rows.astype(np.float16),
                         gain=gain.astype(np.float32), worlds=count.astype(np.int16),
                         start=start, meta=np.array(repr(meta)),
-                        choice=np.array([x[4] for x in samples], np.int16),
+                        se=(np.concatenate([x[4] for x in samples]) if samples
+                            else np.zeros(0)).astype(np.float32),
                         views=np.array([x[5] for x in samples], dtype=np.str_))
     tmp.replace(path)
 
@@ -174,8 +194,8 @@ def label(args) -> None:
 
 def load(folder: Path, extra: bool = False):
     """Every shard of a folder: positions, rows, gains, worlds, and each row's position; with
-    ``extra``, each position's refined choice (0 where the shard has none) and its view and
-    candidates as JSON (None where the shard predates them)."""
+    ``extra``, each row's refined standard error (-1 where it was not weighed again) and each
+    position's view and candidates as JSON (None where the shard predates them)."""
     S, R, G, W, P, C, V = [], [], [], [], [], [], []
     base = 0
     for path in sorted(Path(folder).glob("shard-*.npz"),
@@ -191,7 +211,7 @@ def load(folder: Path, extra: bool = False):
             P.append(np.repeat(np.arange(len(start) - 1), np.diff(start)) + base)
             base += len(start) - 1
             n = len(start) - 1
-            C.append(d["choice"].astype(np.int64) if "choice" in d else np.zeros(n, np.int64))
+            C.append(d["se"] if "se" in d else np.full(len(d["gain"]), -1.0, np.float32))
             V.append(list(d["views"]) if "views" in d else [None] * n)
     out = (np.concatenate(S), np.concatenate(R), np.concatenate(G), np.concatenate(W),
            np.concatenate(P))
@@ -221,7 +241,8 @@ def fit(args) -> list[float]:
     import torch
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
-    states, rows, gain, worlds, pos, choice, views = load(Path(args.data), extra=True)
+    states, rows, gain, worlds, pos, se, views = load(Path(args.data), extra=True)
+    choice = choices(gain, se, pos, args.choice_z)
     if args.inputs:
         states, rows = with_inputs(views, args.inputs)
     n_pos = len(states)
@@ -394,6 +415,9 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--target", choices=("value", "choice"), default="value",
                    help="value: each candidate's gain over the heuristic's move (squared "
                         "error); choice: the refined worlds' chosen candidate (cross-entropy)")
+    f.add_argument("--choice-z", type=float, default=2.0,
+                   help="--target choice: a candidate is the choice when its refined gain "
+                        "passes this many standard errors (else the heuristic's move)")
     f.add_argument("--inputs", default=None, choices=("sj-search-1",),
                    help="add what the search weighs (Sheng ji), computed from the views")
     f.add_argument("--keep-best", action="store_true",
