@@ -18,6 +18,14 @@ run that stops loses at most the shard it was writing, and the same command resu
 already there are skipped. ``python -m shangyou.train.distill label --out DIR --seeds 0-9``
 makes them; ``... fit --data DIR --out model.npz`` trains the network. What was tried and what
 it gave: ``docs/training.md``.
+
+Sheng ji options: ``label --worlds W --top K`` weighs the heuristic's move and the search's K
+best other candidates again on W fresh worlds (labels with less noise where it matters, and a
+standard error for each); ``fit --target choice`` learns the candidate those worlds choose
+(cross-entropy; ``--choice-z``: how clearly it must beat the heuristic's move) instead of the
+gains; ``fit --inputs sj-search-1`` adds what the search weighs
+(:mod:`shangyou.bots.sheng_ji_inputs`), computed from the views the shards keep by the bot's
+own function.
 """
 
 from __future__ import annotations
