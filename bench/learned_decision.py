@@ -3,6 +3,10 @@ file's size: a network of the trainer's layout (random weights, the width given)
 whole hands, ``time.process_time`` around each ``choose`` that the network makes.
 
     PYTHONPATH=src python bench/learned_decision.py [--hidden 128] [--hands 4]
+
+With ``--model PATH`` (a model file, a re-ranker of ``shangyou.train.distill`` among them): that
+model in every seat, on the games and table sizes its metadata names (a re-ranker's decisions
+include the heuristic's move and the search's candidates it weighs).
 """
 
 from __future__ import annotations
@@ -37,11 +41,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hidden", type=int, default=128)
     ap.add_argument("--hands", type=int, default=4)
+    ap.add_argument("--model", type=Path, help="a model file instead of random weights")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     print(f"hidden {args.hidden}; CPU ms per decision the network makes: mean, 99th pct, max")
-    for family, game, sizes in CASES:
-        net = model(family, game, args.hidden, rng)
+    cases = CASES
+    if args.model:
+        loaded = Network.load(args.model)
+        cases = tuple((loaded.meta["family"], g, tuple(loaded.meta.get("players") or (4,)))
+                      for g in loaded.meta["games"])
+    for family, game, sizes in cases:
+        net = loaded if args.model else model(family, game, args.hidden, rng)
         with tempfile.TemporaryDirectory() as d:
             path = Path(d) / "m.npz"
             net.save(path)

@@ -88,3 +88,75 @@ def test_fit_and_play(shards, tmp_path):
     net.meta["margin"] = 1e9
     mine, heur = play(LearnedBot(network=net), game, seed=12)
     assert mine == heur
+
+
+# ------------------------------------------------- refined labels, choice target, search inputs
+@pytest.fixture(scope="module")
+def refined(tmp_path_factory):
+    out = tmp_path_factory.mktemp("refined")
+    label(parser().parse_args(["label", "--out", str(out), "--seeds", "4", "--hands", "1",
+                               "--iterations", "40", "--worlds", "8", "--top", "1"]))
+    return out
+
+
+def test_refined_labels(refined):
+    from shangyou.train.distill import choices
+    states, rows, gain, worlds, pos, se, views = load(refined, extra=True)
+    first = np.r_[True, pos[1:] != pos[:-1]]
+    assert np.all(gain[first] == 0) and np.all(se[first] == 0)
+    # at most --top candidates a position weighed again, each on the 8 fresh worlds
+    again = se >= 0
+    again[first] = False
+    assert np.all(np.bincount(pos[again], minlength=len(states)) <= 1)
+    assert np.any(again) and np.all(worlds[again] == 8)
+    assert len(views) == len(states) and all(v is not None for v in views)
+    # the choice: the heuristic's move unless a weighed candidate's gain passes z errors
+    for z in (0.0, 1.0, 1e9):
+        c = choices(gain, se, pos, z)
+        assert c.shape == (len(states),)
+        starts = np.flatnonzero(first)
+        for p in np.flatnonzero(c):
+            i = starts[p] + c[p]
+            assert pos[i] == p and se[i] > 0 and gain[i] > z * se[i]
+    assert not np.any(choices(gain, se, pos, 1e9))
+    assert np.any(choices(gain, se, pos, 0.0))
+
+
+def test_search_inputs_one_pipeline(refined):
+    """The fit's inputs come from the labelled views through the bot's own function: the env's
+    part equals what the labeller stored; the additions read the trick as the rules do."""
+    from shangyou.bots.learned import rerank_features
+    from shangyou.bots.sheng_ji_inputs import CAND, POS
+    from shangyou.train.distill import with_inputs
+    states, rows, _, _, pos, _, views = load(refined, extra=True)
+    s2, r2 = with_inputs(views, "sj-search-1")
+    assert s2.shape == (len(states), states.shape[1] + POS)
+    assert r2.shape == (len(rows), rows.shape[1] + CAND)
+    assert np.allclose(s2[:, :-POS], states, atol=1e-2)
+    assert np.allclose(r2[:, :-CAND], rows, atol=1e-2)
+    import json
+    for text in views:
+        d = json.loads(str(text))
+        _, extra = rerank_features(d["view"], d["cands"], "sj-search-1")
+        extra = extra[:, -CAND:]
+        assert np.all(extra[:, 1] <= extra[:, 0])        # keeps the trick only if it wins it
+        if not d["view"]["trick"]:
+            assert np.all(extra[:, 0] == 1)             # a lead wins the trick so far
+    with pytest.raises(ValueError):
+        rerank_features(d["view"], d["cands"], "no-such-inputs")
+
+
+def test_fit_choice_with_inputs(refined, tmp_path):
+    model = tmp_path / "c.npz"
+    losses = fit_model(parser().parse_args([
+        "fit", "--data", str(refined), "--out", str(model), "--hidden", "16", "--epochs", "5",
+        "--batch", "8", "--val", "0.1", "--margin", "0", "--target", "choice",
+        "--choice-z", "0", "--inputs", "sj-search-1"]))
+    assert losses[-1] < losses[0]
+    net = Network.load(model)
+    assert net.meta["inputs"] == "sj-search-1" and net.meta["target"] == "choice"
+    mine, _ = play(LearnedBot(network=net), "sheng-ji", seed=14)
+    assert len(mine) >= 5
+    net.meta["margin"] = 1e9
+    mine, heur = play(LearnedBot(network=net), "sheng-ji", seed=15)
+    assert mine == heur

@@ -106,6 +106,9 @@ def input_dims(meta: dict) -> tuple[int, int]:
         if family not in FAMILIES:
             raise ValueError(f"a model of an unknown family {family!r}")
         state_dim, move_dim = dims(family)
+        if meta.get("inputs"):      # what the search weighs (a re-ranker's additions)
+            extra_state, extra_move = extra_dims(meta["inputs"])
+            state_dim, move_dim = state_dim + extra_state, move_dim + extra_move
         # a re-ranker reads each candidate's row and its difference from the heuristic's move
         return state_dim, move_dim * (2 if meta.get("mode") == "rerank" else 1)
     if meta.get("features") not in (None, "learned-1"):
@@ -193,12 +196,13 @@ class LearnedBot(Bot):
         else:
             from .learned_features import features, whole_plays
         view = whole_plays(view)
-        state, rows = features(view)
         if net.meta.get("mode") == "rerank":
             # a re-ranker values a move by its gain over the heuristic's: 0 for that move
             base = view["legal_moves"].index(self._heuristic_move(view))
+            state, rows = rerank_features(view, view["legal_moves"], net.meta.get("inputs"))
             q = net.q(state, rerank_rows(rows, base))
             return [float(x) for x in q - q[base]]
+        state, rows = features(view)
         return [float(x) for x in net.q(state, rows)]
 
     def _heuristic_move(self, view: dict) -> str:
@@ -231,7 +235,6 @@ class LearnedBot(Bot):
     def _rerank(self, net: Network, view: dict) -> str:
         """A model of ``mode: rerank`` (:mod:`shangyou.train.distill`): the heuristic's move,
         unless the network values another of the search's candidates more by ``margin``."""
-        from ..env.features import features
         moves = view["legal_moves"]
         if is_sheng_ji(view):
             from . import sheng_ji_search as search
@@ -246,10 +249,35 @@ class LearnedBot(Bot):
             cands = [base] + [m for m in cands if m != base]
         if len(cands) < 2:
             return base
-        state, rows = features(view, cands)
+        state, rows = rerank_features(view, cands, net.meta.get("inputs"))
         q = net.q(state, rerank_rows(rows))
         best = int(q.argmax())
         return cands[best] if q[best] - q[0] > float(net.meta.get("margin", 0.0)) else base
+
+
+def extra_dims(inputs: str) -> tuple[int, int]:
+    """The widths a re-ranker's ``inputs`` add to the position and to each candidate."""
+    if inputs == "sj-search-1":
+        from . import sheng_ji_inputs
+        return sheng_ji_inputs.POS, sheng_ji_inputs.CAND
+    raise ValueError(f"a model of unknown inputs {inputs!r}")
+
+
+def rerank_features(view: dict, cands: list[str], inputs: str | None = None):
+    """A re-ranker's position and candidates' rows: the env's features, then, where the model
+    names ``inputs``, what the search weighs (:mod:`shangyou.bots.sheng_ji_inputs`). The
+    distillation's fit computes them with this function from the labelled views, the bot in
+    play: one pipeline."""
+    np = _numpy()
+    from ..env.features import features
+    state, rows = features(view, cands)
+    if not inputs:
+        return state, rows
+    extra_dims(inputs)
+    from .sheng_ji_inputs import search_inputs
+    pos, extra = search_inputs(view, cands)
+    return (np.concatenate([state, pos]).astype(np.float32),
+            np.concatenate([rows, extra], axis=1).astype(np.float32))
 
 
 def rerank_rows(rows, base: int = 0):

@@ -18,11 +18,20 @@ run that stops loses at most the shard it was writing, and the same command resu
 already there are skipped. ``python -m shangyou.train.distill label --out DIR --seeds 0-9``
 makes them; ``... fit --data DIR --out model.npz`` trains the network. What was tried and what
 it gave: ``docs/training.md``.
+
+Sheng ji options: ``label --worlds W --top K`` weighs the heuristic's move and the search's K
+best other candidates again on W fresh worlds (labels with less noise where it matters, and a
+standard error for each); ``fit --target choice`` learns the candidate those worlds choose
+(cross-entropy; ``--choice-z``: how clearly it must beat the heuristic's move) instead of the
+gains; ``fit --inputs sj-search-1`` adds what the search weighs
+(:mod:`shangyou.bots.sheng_ji_inputs`), computed from the views the shards keep by the bot's
+own function.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import time
@@ -57,10 +66,74 @@ def gains(values: dict, cands: list[str]) -> tuple[list[float], list[int]]:
     return out, counts
 
 
-def label_hand(game: str, players: int, seed: int, iterations: int | None) -> list[tuple]:
+def refine(view: dict, info: dict, rng: random.Random, worlds: int, top: int) -> dict:
+    """Sheng ji: the heuristic's move and the search's ``top`` best others weighed again on
+    ``worlds`` fresh worlds (common random numbers), the other candidates keeping the search's
+    values. Fresh worlds, not the search's: the candidates were picked on those, and their
+    values there flatter them (the winner's curse)."""
+    from ..bots.sheng_ji_search import playout
+    from ..games.sheng_ji.worlds import WorldSampler
+    values, plays = info["values"], info["plays"]
+    cands = list(values)
+    gain, _ = gains(values, cands)
+    keep = [0] + sorted(range(1, len(cands)), key=lambda i: -gain[i])[:top]
+    sampler = WorldSampler(view)
+    seat = view["seat"]
+    rows = []
+    for _ in range(worlds):
+        parts = sampler.deal(rng)
+        seed = rng.randrange(2**31)
+        rows.append([playout(sampler, parts, plays[cands[i]], seat, seed) for i in keep])
+    fresh = {cands[i]: [r[j] for r in rows] for j, i in enumerate(keep)}
+    return {"fresh": fresh, "search": values, "keep": [cands[i] for i in keep]}
+
+
+def refined_labels(r: dict, cands: list[str]) -> tuple[list[float], list[int], list[float]]:
+    """Each candidate's gain over the heuristic's move (the refined worlds for the kept
+    candidates, the search's for the others), its worlds, and the standard error of the gain
+    over the refined worlds (-1 for a candidate not weighed again, 0 for the heuristic's
+    move): :func:`choices` makes classification targets of them."""
+    fresh, keep = r["fresh"], r["keep"]
+    gain, count = gains(r["search"], cands)
+    se = [-1.0] * len(cands)
+    se[0] = 0.0
+    base = fresh[keep[0]]
+    for m in keep[1:]:
+        diffs = [v - b for v, b in zip(fresh[m], base)]
+        n = len(diffs)
+        mean = sum(diffs) / n
+        var = sum((d - mean) ** 2 for d in diffs) / max(1, n - 1)
+        i = cands.index(m)
+        gain[i], count[i], se[i] = mean, n, (var / n) ** 0.5
+    return gain, count, se
+
+
+def choices(gain, se, pos, z: float) -> np.ndarray:
+    """Each position's chosen candidate, as the search chooses
+    (:func:`shangyou.bots.sheng_ji_search.pick_best`): of the candidates weighed again, the
+    best whose gain over the heuristic's move passes ``z`` standard errors; else the
+    heuristic's move (index 0 of the position)."""
+    n_pos = int(pos[-1]) + 1 if len(pos) else 0
+    out = np.zeros(n_pos, np.int64)
+    best = np.zeros(n_pos)
+    first = np.r_[True, pos[1:] != pos[:-1]]
+    start = np.maximum.accumulate(np.where(first, np.arange(len(pos)), 0))
+    for i in np.flatnonzero((se > 0) & (gain > z * se)):
+        p = pos[i]
+        if gain[i] > best[p]:
+            best[p], out[p] = gain[i], i - start[i]
+    return out
+
+
+def label_hand(game: str, players: int, seed: int, iterations: int | None,
+               worlds: int = 0, top: int = 2) -> list[tuple]:
     """Play one hand with heuristic bots; label each play decision of every seat (the
     search's candidates: the heuristic's move first, in Sheng ji and in the climbing games but
-    pagat, where the search puts its playout policy's move first)."""
+    pagat, where the search puts its playout policy's move first). With ``worlds`` (Sheng ji),
+    the heuristic's move and the search's ``top`` best others are weighed again on that many
+    fresh worlds (:func:`refine`). Each sample: position, candidates' rows, gains, worlds, the
+    standard errors of the refined gains (-1: not weighed again), and the view and candidates as JSON (so that inputs
+    added later are computed from the positions themselves)."""
     g = deal(game, players, seed)
     rng = random.Random(seed ^ 0x5EA5C4)
     bots = [make_bot("heuristic", seed=rng.getrandbits(32)) for _ in range(players)]
@@ -74,26 +147,36 @@ def label_hand(game: str, players: int, seed: int, iterations: int | None) -> li
                         info=info)
             cands = list(info.get("values") or ())      # the heuristic's move first
             if len(cands) >= 2:
-                gain, count = gains(info["values"], cands)
-                state, rows = features(whole_plays(view), cands)
+                se = [-1.0] * len(cands)
+                if worlds and "plays" in info:
+                    r = refine(view, info, random.Random(rng.getrandbits(32)), worlds, top)
+                    gain, count, se = refined_labels(r, cands)
+                else:
+                    gain, count = gains(info["values"], cands)
+                wv = whole_plays(view)
+                state, rows = features(wv, cands)
                 out.append((state, rows, np.array(gain, np.float32),
-                            np.array(count, np.int16)))
+                            np.array(count, np.int16), np.array(se, np.float32),
+                            json.dumps({"view": wv, "cands": cands})))
         g.apply(bots[seat].choose(view))
     return out
 
 
 def write_shard(path: Path, samples: list[tuple], meta: dict) -> None:
     """One shard: the positions, the candidates' rows (concatenated), their gains, worlds and
-    each position's first row."""
-    states = np.stack([s for s, _, _, _ in samples]) if samples else np.zeros((0, 1), np.float32)
-    rows = np.concatenate([r for _, r, _, _ in samples]) if samples else np.zeros((0, 1))
-    gain = np.concatenate([x for _, _, x, _ in samples]) if samples else np.zeros(0)
-    count = np.concatenate([c for _, _, _, c in samples]) if samples else np.zeros(0)
-    start = np.cumsum([0] + [len(r) for _, r, _, _ in samples]).astype(np.int32)
+    each position's first row; the refined gains' standard errors and each view as JSON."""
+    states = np.stack([x[0] for x in samples]) if samples else np.zeros((0, 1), np.float32)
+    rows = np.concatenate([x[1] for x in samples]) if samples else np.zeros((0, 1))
+    gain = np.concatenate([x[2] for x in samples]) if samples else np.zeros(0)
+    count = np.concatenate([x[3] for x in samples]) if samples else np.zeros(0)
+    start = np.cumsum([0] + [len(x[1]) for x in samples]).astype(np.int32)
     tmp = path.with_suffix(".tmp.npz")
     np.savez_compressed(tmp, states=states.astype(np.float16), rows=rows.astype(np.float16),
                         gain=gain.astype(np.float32), worlds=count.astype(np.int16),
-                        start=start, meta=np.array(repr(meta)))
+                        start=start, meta=np.array(repr(meta)),
+                        se=(np.concatenate([x[4] for x in samples]) if samples
+                            else np.zeros(0)).astype(np.float32),
+                        views=np.array([x[5] for x in samples], dtype=np.str_))
     tmp.replace(path)
 
 
@@ -109,16 +192,19 @@ def label(args) -> None:
         samples = []
         for h in range(args.hands):
             samples += label_hand(args.game, args.players, 1_000_003 * s + h + 7_777,
-                                  args.iterations)
+                                  args.iterations, args.worlds, args.top)
         write_shard(path, samples, {"game": args.game, "players": args.players, "seed": s,
-                                    "hands": args.hands, "iterations": args.iterations})
+                                    "hands": args.hands, "iterations": args.iterations,
+                                    "worlds": args.worlds, "top": args.top})
         print(f"shard {s}: {len(samples)} positions, {time.process_time() - t0:.0f} s CPU",
               flush=True)
 
 
-def load(folder: Path):
-    """Every shard of a folder: positions, rows, gains, worlds, and each row's position."""
-    S, R, G, W, P = [], [], [], [], []
+def load(folder: Path, extra: bool = False):
+    """Every shard of a folder: positions, rows, gains, worlds, and each row's position; with
+    ``extra``, each row's refined standard error (-1 where it was not weighed again) and each
+    position's view and candidates as JSON (None where the shard predates them)."""
+    S, R, G, W, P, C, V = [], [], [], [], [], [], []
     base = 0
     for path in sorted(Path(folder).glob("shard-*.npz"),
                        key=lambda p: int(p.stem.split("-")[1])):
@@ -132,8 +218,29 @@ def load(folder: Path):
             W.append(d["worlds"].astype(np.float32))
             P.append(np.repeat(np.arange(len(start) - 1), np.diff(start)) + base)
             base += len(start) - 1
-    return (np.concatenate(S), np.concatenate(R), np.concatenate(G), np.concatenate(W),
-            np.concatenate(P))
+            n = len(start) - 1
+            C.append(d["se"] if "se" in d else np.full(len(d["gain"]), -1.0, np.float32))
+            V.append(list(d["views"]) if "views" in d else [None] * n)
+    out = (np.concatenate(S), np.concatenate(R), np.concatenate(G), np.concatenate(W),
+           np.concatenate(P))
+    if extra:
+        return out + (np.concatenate(C), [v for vs in V for v in vs])
+    return out
+
+
+def with_inputs(views: list, inputs: str) -> tuple[np.ndarray, np.ndarray]:
+    """Positions and candidates' rows made again from the labelled views by the bot's own
+    function (:func:`shangyou.bots.learned.rerank_features`), with ``inputs`` added."""
+    from ..bots.learned import rerank_features
+    S, R = [], []
+    for text in views:
+        if text is None:
+            raise SystemExit("--inputs needs shards that keep their views (label them again)")
+        d = json.loads(str(text))
+        state, rows = rerank_features(d["view"], d["cands"], inputs)
+        S.append(state)
+        R.append(rows)
+    return np.stack(S), np.concatenate(R)
 
 
 def fit(args) -> list[float]:
@@ -142,7 +249,10 @@ def fit(args) -> list[float]:
     import torch
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
-    states, rows, gain, worlds, pos = load(Path(args.data))
+    states, rows, gain, worlds, pos, se, views = load(Path(args.data), extra=True)
+    choice = choices(gain, se, pos, args.choice_z)
+    if args.inputs:
+        states, rows = with_inputs(views, args.inputs)
     n_pos = len(states)
     rng = np.random.default_rng(args.seed)
     order = rng.permutation(n_pos)
@@ -150,7 +260,10 @@ def fit(args) -> list[float]:
     val = np.zeros(n_pos, bool)
     val[order[:n_val]] = True
     family = family_of(args.game)
-    sd, md = dims(family)
+    sd, md = sd_md = dims(family)
+    if args.inputs:
+        from ..bots.learned import extra_dims
+        sd, md = (a + b for a, b in zip(sd_md, extra_dims(args.inputs)))
     md *= 2                     # each row and its difference from the heuristic's move
     hidden = args.hidden
     net = torch.nn.ModuleDict({
@@ -181,6 +294,23 @@ def fit(args) -> list[float]:
         """Weighted squared error of the predicted gain over the heuristic's move."""
         return Wt[idx] * (q(idx) - q(head[idx]) - G[idx]) ** 2
 
+    # the refined choice as a classification target: a softmax over each position's
+    # candidates (padded to the most any position has), cross-entropy on the chosen one
+    starts = np.flatnonzero(first)
+    sizes = np.diff(np.r_[starts, len(pos)])
+    grid = np.full((n_pos, int(sizes.max())), -1, np.int64)
+    for k, (a, m) in enumerate(zip(starts, sizes)):
+        grid[k, :m] = np.arange(a, a + m)
+    Grid = torch.tensor(grid)
+    Choice = torch.tensor(choice)
+
+    def xent(ps):
+        cells = Grid[ps]
+        live = cells >= 0
+        qs = q(cells.clamp(min=0).reshape(-1)).reshape(cells.shape)
+        qs = qs.masked_fill(~live, -1e9)
+        return torch.nn.functional.cross_entropy(qs, Choice[ps], reduction="none")
+
     challengers = torch.tensor(~first)
     train_rows = torch.nonzero(~is_val & challengers).squeeze(-1)
     val_rows = torch.nonzero(is_val & challengers).squeeze(-1)
@@ -188,19 +318,23 @@ def fit(args) -> list[float]:
     print(f"{n_pos} positions, {len(rows)} candidates ({n_val} positions held out)", flush=True)
     history: list[float] = []
     best, best_state = -np.inf, None
+    choose = args.target == "choice"
+    train_pos = torch.tensor(np.flatnonzero(~val))
     for epoch in range(args.epochs):
-        perm = train_rows[torch.randperm(len(train_rows))]
+        units = train_pos if choose else train_rows
+        perm = units[torch.randperm(len(units))]
         tot = 0.0
         for i in range(0, len(perm), args.batch):
             idx = perm[i:i + args.batch]
-            loss = err(idx).mean()
+            loss = xent(idx).mean() if choose else err(idx).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
             tot += float(loss.detach()) * len(idx)
-        history.append(tot / len(train_rows))
+        history.append(tot / len(units))
         with torch.no_grad():
-            vl = float(err(val_rows).mean())
+            vl = float(xent(torch.tensor(np.flatnonzero(val))).mean() if choose
+                       else err(val_rows).mean())
             vq = q(val_all).numpy()
         got = reranked(vq, val_all.numpy(), pos, gain, args.margin)
         print(f"epoch {epoch + 1}: train {history[-1]:.4f}, held out {vl:.4f}; held-out gain "
@@ -243,9 +377,12 @@ def export(net, args, family: str) -> None:
                "w2": t["l2.weight"].T, "b2": t["l2.bias"], "w3": t["l3.weight"].T,
                "b3": t["l3.bias"], "w4": t["l4.weight"][0], "b4": t["l4.bias"][0]}
     meta = {"features": "env-1", "family": family, "games": args.games.split(","),
+            "target": args.target,
             "phases": ["play"], "mode": "rerank", "margin": args.margin,
             "players": [int(n) for n in args.players.split(",")],
             "trained": f"search distillation, {args.data}"}
+    if args.inputs:
+        meta["inputs"] = args.inputs
     Network(weights, meta).save(args.out)
     print(f"wrote {args.out}")
 
@@ -262,6 +399,10 @@ def parser() -> argparse.ArgumentParser:
     a.add_argument("--hands", type=int, default=4, help="hands a shard")
     a.add_argument("--iterations", type=int, default=None,
                    help="the search's playouts a decision (default: its default budget)")
+    a.add_argument("--worlds", type=int, default=0,
+                   help="Sheng ji: weigh the heuristic's move and the search's --top best "
+                        "others again on this many fresh worlds (0: the search's values)")
+    a.add_argument("--top", type=int, default=2, help="candidates weighed again (--worlds)")
     f = sub.add_parser("fit", help="train the re-ranker on labelled shards")
     f.add_argument("--data", required=True)
     f.add_argument("--out", required=True)
@@ -279,6 +420,14 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--margin", type=float, default=0.05)
     f.add_argument("--val", type=float, default=0.15)
     f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--target", choices=("value", "choice"), default="value",
+                   help="value: each candidate's gain over the heuristic's move (squared "
+                        "error); choice: the refined worlds' chosen candidate (cross-entropy)")
+    f.add_argument("--choice-z", type=float, default=2.0,
+                   help="--target choice: a candidate is the choice when its refined gain "
+                        "passes this many standard errors (else the heuristic's move)")
+    f.add_argument("--inputs", default=None, choices=("sj-search-1",),
+                   help="add what the search weighs (Sheng ji), computed from the views")
     f.add_argument("--keep-best", action="store_true",
                    help="export the epoch of best held-out gain, not the last")
     return ap
