@@ -224,14 +224,15 @@ class Store:
         """The table goes to ``version`` from ``first - 1`` (default ``version - 1``), with
         ``values``, only if it is at that version (and, for a node, owned by it); else Stale."""
         expected = (version if first is None else first) - 1
-        cond = [TableRow.id == table_id, TableRow.version == expected]
+        t = cast(SqlTable, TableRow.__table__)
+        cond = [t.c.id == table_id, t.c.version == expected]
         if self.node is not None:
             cond += self._fence()
-        # an UPDATE's result is a CursorResult (Session.execute is typed for any statement)
-        done = cast(CursorResult, s.execute(update(TableRow).where(*cond)
-                                            .values(version=version, touched_at=utcnow(),
-                                                    **values)
-                                            .execution_options(synchronize_session=False)))
+        # a Core UPDATE on the session's connection, as _fence_many: the ORM's bulk-update
+        # path (its compile state, its session synchronisation) cost a node about a sixth of
+        # its group commits' CPU (docs/benchmarks-cluster-profile.md)
+        done = s.connection().execute(update(t).where(*cond)
+                                      .values(version=version, touched_at=utcnow(), **values))
         if done.rowcount != 1:
             raise Stale(f"table {table_id}: not at version {expected}"
                         + (f" or not owned by {self.node} in its live epoch {self.epoch}"
