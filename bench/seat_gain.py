@@ -8,7 +8,9 @@ compares the tested seat with the level itself: were the tested seat a heuristic
 every deal, played in every rotation with the same random numbers, would give the first bot
 its share, the table's mean, exactly (an all-heuristic run of the same seed does: the check
 is kept as ``--check``). So the first bot's points less the table's mean, over deals of the
-means over their rotations, is its gain over the heuristic in that seat, paired by deal.
+means over their rotations, is its gain over the heuristic in that seat, paired by deal. The
+same pairing is printed for its place (negative: it finishes earlier) and its rate of going out
+first (positive: more often), whatever the game's scoring.
 
     PYTHONPATH=src python bench/seat_gain.py FOLDER [--check BASELINE_FOLDER]
 """
@@ -23,15 +25,15 @@ import json
 from shangyou.tournament.stats import mean_ci
 
 
-def first_bot_points(folder: Path) -> tuple[dict, dict[int, float]]:
-    """The run's configuration and, per finished deal, the first bot's points less the
-    table's mean, averaged over the deal's rotations."""
+def first_bot_points(folder: Path, key: str = "score") -> tuple[dict, dict[int, float]]:
+    """The run's configuration and, per finished deal, the first bot's ``key`` (``score``;
+    ``place``; ``win``: out first) less the table's mean, averaged over the deal's rotations."""
     lines = (Path(folder) / "deals.jsonl").read_text().splitlines()
     config = json.loads(lines[0])["config"]
     per_deal = {}
     for line in lines[1:]:
         rec = json.loads(line)
-        gains = [h["score"][h["seats"].index(0)] - sum(h["score"]) / len(h["score"])
+        gains = [h[key][h["seats"].index(0)] - sum(h[key]) / len(h[key])
                  for h in rec["hands"]]              # seats: seat -> bot
         per_deal[rec["deal"]] = sum(gains) / len(gains)
     return config, per_deal
@@ -46,6 +48,14 @@ def main() -> None:
     m, lo, hi = mean_ci(list(per_deal.values()))
     print(f"{config['game']} {config['bots']} seed {config['seed']}: {len(per_deal)} deals, "
           f"first bot over the table's mean {m:+.3f} [{lo:+.3f}, {hi:+.3f}] a hand")
+    # the same pairing for the place (lower is better) and for going out first
+    for key, what in (("place", "place"), ("win", "out-first rate")):
+        try:
+            _, per = first_bot_points(args.folder, key)
+        except KeyError:                    # a run that does not record it
+            continue
+        m, lo, hi = mean_ci(list(per.values()))
+        print(f"  its {what} over the table's mean: {m:+.4f} [{lo:+.4f}, {hi:+.4f}]")
     if args.check:
         _, base = first_bot_points(args.check)
         print(f"baseline {args.check}: {len(base)} deals, first bot's points over the table's mean per deal "

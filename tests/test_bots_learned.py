@@ -244,3 +244,18 @@ def test_a_level_keeps_the_case_of_its_parameter():
     assert parse_bots(f"LEARNED:{path}", [1, 2]) == {1: f"learned:{path}", 2: f"learned:{path}"}
     assert make_config(PAGAT, f"Learned:{path},Random,random,random", seed=1).bots[:2] == (
         f"learned:{path}", "random")
+
+
+def test_the_shipped_owen_model_plays_only_owen_at_four_players():
+    """models/owen.npz (a re-ranker distilled from the search, ``"players": [4]``) plays Owen
+    at 4 players; at 3 and 6, and in "winner" and pagat, the heuristic level decides."""
+    from shangyou.bots.learned import MODELS, shipped_models
+    assert shipped_models()["zheng-shangyou/owen"] == str(MODELS / "owen.npz")
+    learned = make_bot("learned", seed=1)
+    tables = (("zheng-shangyou/owen", 4, True), ("zheng-shangyou/owen", 3, False),
+              ("zheng-shangyou/owen", 6, False), ("zheng-shangyou/winner", 4, False))
+    for game, players, plays in tables:
+        g = shangyou.new_game(game, players=players, seed=5)
+        view = g.view(g.to_act)
+        assert learned.plays(view) == plays, (game, players)
+        assert learned.choose(view) in view["legal_moves"]

@@ -1,8 +1,9 @@
-"""Distillation of the search (shangyou.train.distill), Sheng ji and Zheng Fen: a labelled hand
-gives each
-candidate's gain over the heuristic's move (the heuristic's own is 0), the re-ranker's loss falls
-on those labels, and the model it writes loads in the numpy bot and plays legal moves through a
-whole hand; with a margin no value can pass it plays exactly the heuristic's moves."""
+"""Distillation of the search (shangyou.train.distill), Sheng ji, Zheng Fen and the climbing
+presets Owen and "winner": a labelled hand gives each candidate's gain over the heuristic's move
+(the heuristic's own is 0), the re-ranker's loss falls on those labels, and the model it writes
+loads in the numpy bot and plays legal moves through a whole hand; with a margin no value can
+pass it plays exactly the heuristic's moves. A model plays only the presets and table sizes its
+metadata names: the heuristic level decides the others."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from shangyou.train.distill import fit as fit_model  # noqa: E402
 from shangyou.train.league import deal  # noqa: E402
 
 
-@pytest.fixture(scope="module", params=["sheng-ji", "zheng-fen"])
+@pytest.fixture(scope="module", params=["sheng-ji", "zheng-fen", "zheng-shangyou/owen",
+                                                "zheng-shangyou/winner"])
 def shards(request, tmp_path_factory):
     out = tmp_path_factory.mktemp("distill")
     label(parser().parse_args(["label", "--out", str(out), "--game", request.param,
@@ -160,3 +162,27 @@ def test_fit_choice_with_inputs(refined, tmp_path):
     net.meta["margin"] = 1e9
     mine, heur = play(LearnedBot(network=net), "sheng-ji", seed=15)
     assert mine == heur
+
+def test_a_model_plays_only_its_presets_and_table_sizes(shards, tmp_path):
+    game, data = shards
+    model = tmp_path / "m.npz"
+    fit_model(parser().parse_args([
+        "fit", "--data", str(data), "--out", str(model), "--game", game, "--games", game,
+        "--hidden", "16", "--epochs", "1", "--batch", "16", "--val", "0.1", "--margin", "0"]))
+    net = Network.load(model)
+    assert net.meta["players"] == [4]
+    bot = LearnedBot(network=net, seed=5)
+    others = [g for g in ("zheng-shangyou/pagat", "zheng-shangyou/winner", "zheng-fen")
+              if g != game]
+    tables = [(game, 4, True)] + [(g, 4, False) for g in others]
+    if game != "sheng-ji":                   # Sheng ji has four seats only (Owen: 2, 3, 4, 6)
+        tables.append((game, 3, False))
+    for name, players, plays in tables:
+        g = deal(name, players, 21)
+        while not g.over:
+            view = whole_plays(g.view(g.to_act))
+            if view["phase"] == "play" and len(view["legal_moves"]) > 1:
+                break
+            g.apply(make_bot("heuristic", seed=3).choose(view))
+        assert bot.plays(view) == plays, (name, players)
+        assert bot.choose(view) in view["legal_moves"]

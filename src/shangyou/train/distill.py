@@ -4,8 +4,9 @@ candidates, and a network trained to re-rank the heuristic's candidates by them.
 Expert iteration's first step (Anthony et al., 2017), cut to what one CPU affords. Hands are
 played by the ``heuristic`` level; at each play decision the search level weighs its candidates
 on sampled worlds (Sheng ji: :func:`shangyou.bots.sheng_ji_search.candidates`, the heuristic's
-move first, then one representative per kind of play; the climbing games but pagat, Zheng Fen
-among them: :class:`shangyou.bots.climbing_search.Search`'s, the heuristic's move first). Each
+move first, then one representative per kind of play; the climbing games but pagat (Zheng Fen,
+Owen, "winner"): :class:`shangyou.bots.climbing_search.Search`'s, the heuristic's move first;
+``--game`` names the preset, ``zheng-shangyou/owen``). Each
 candidate's label is its mean gain over the heuristic's move, paired world by world, in the
 search's own worth (a candidate the search's racing dropped early has fewer worlds, and its
 label weighs less). The network (:class:`shangyou.bots.learned.Network`; each candidate's input
@@ -162,6 +163,16 @@ def label_hand(game: str, players: int, seed: int, iterations: int | None,
     return out
 
 
+def label_scale(game: str) -> float:
+    """What labels are multiplied by for learning, to a few units: the search's worth is card
+    points in Zheng Fen (gains of tens: 1/20) and cards left in "winner" (the winner takes
+    every loser's count: gains of several, 1/5); Owen's places and Sheng ji's levels are small
+    already (1)."""
+    if game == "zheng-shangyou/winner":
+        return 0.2
+    return reward_scale(game)
+
+
 def write_shard(path: Path, samples: list[tuple], meta: dict) -> None:
     """One shard: the positions, the candidates' rows (concatenated), their gains, worlds and
     each position's first row; the refined gains' standard errors and each view as JSON."""
@@ -275,7 +286,7 @@ def fit(args) -> list[float]:
     first = np.r_[True, pos[1:] != pos[:-1]]           # each position's heuristic row
     head_np = np.maximum.accumulate(np.where(first, np.arange(len(pos)), 0))
     Rw = torch.tensor(np.concatenate([rows, rows - rows[head_np]], axis=1))
-    scale = reward_scale(args.game) if args.scale is None else args.scale
+    scale = label_scale(args.game) if args.scale is None else args.scale
     gain = gain * scale
     G = torch.tensor(np.clip(gain, -args.clip, args.clip))
     # a label from few worlds is noisy: weigh it by its worlds, up to 32
@@ -416,7 +427,7 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--wd", type=float, default=1e-5)
     f.add_argument("--clip", type=float, default=3.0, help="labels clipped to this (scaled)")
     f.add_argument("--scale", type=float, default=None,
-                   help="labels multiplied by this (default: 1, Zheng Fen 1/20)")
+                   help="labels multiplied by this (default: 1, Zheng Fen 1/20, winner 1/5)")
     f.add_argument("--margin", type=float, default=0.05)
     f.add_argument("--val", type=float, default=0.15)
     f.add_argument("--seed", type=int, default=0)
