@@ -3,6 +3,7 @@
 Rule sources: seed 003_0367b52b0c4da365.txt and RULES.md; decisions in docs/rules/sheng-ji.md.
 """
 
+import copy
 import json
 import random
 from collections import Counter
@@ -391,3 +392,38 @@ def test_redeal_policy_deals_again():
         g.apply("pass")
     assert any(e["event"] == "redeal" for e in g.events)
     assert g.hand_number == 1
+
+
+@pytest.mark.parametrize("name,options", [("sheng-ji", {}), ("sheng-ji/zhao-pengyou", {}),
+                                          ("sheng-ji", {"kitty_theft": True})])
+def test_clone_in_every_phase_keeps_the_slots_apart(name, options):
+    """The deal's record and the levels are slots (``ShengJiGame.__slots__``), which a clone
+    copies while dealing and burying and shares afterwards: clones made in every phase of a
+    match, each played on to the match's end with its own random moves, leave the original,
+    every slot included, as a deep copy of it, and a clone and a deep copy played alike end
+    alike, slot for slot."""
+    rng = random.Random(7)
+    g = shangyou.new_match(name, players=4 if name == "sheng-ji" else 5, seed=3, **options)
+    phases = Counter()
+    for _ in range(700):
+        if g.over:
+            break
+        if phases[g.phase] < 3 and rng.random() < 0.2:
+            phases[g.phase] += 1
+            before = copy.deepcopy(g)
+            c, d = g.clone(), copy.deepcopy(g)
+            for k in type(g).__slots__:
+                assert getattr(c, k, None) == getattr(g, k, None), k
+            steps = 0
+            while not c.over and steps < 400:
+                i = rng.randrange(len(c.legal_moves()))
+                c.apply(c.legal_moves()[i])
+                d.apply(d.legal_moves()[i])
+                steps += 1
+            assert c == d and c.log == d.log
+            for k in type(g).__slots__:
+                assert getattr(c, k, None) == getattr(d, k, None), k
+                assert getattr(g, k, None) == getattr(before, k, None), k
+            assert g == before and g.view(g.to_act or 0) == before.view(g.to_act or 0)
+        g.apply(rng.choice(g.legal_moves()))
+    assert {"deal", "bury", "play"} <= set(phases), phases

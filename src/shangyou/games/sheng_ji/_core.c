@@ -419,6 +419,27 @@ dict_long(PyObject *d, PyObject *key, int *ok)
     return x;
 }
 
+/* the attribute ``key`` of the game (a slot: ShengJiGame.__slots__) as dict_long reads one */
+static long
+attr_long(PyObject *game, PyObject *key, int *ok)
+{
+    PyObject *v = PyObject_GetAttr(game, key);
+    long x = 0;
+    if (v == NULL || !PyLong_Check(v) ||
+        Py_TYPE(v)->tp_richcompare != PyLong_Type.tp_richcompare) {
+        PyErr_Clear();
+        *ok = 0;
+    } else {
+        x = PyLong_AsLong(v);
+        if (x == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            *ok = 0;
+        }
+    }
+    Py_XDECREF(v);
+    return x;
+}
+
 /* draw(game): the draws of ShengJiGame._advance_deal while the stock lasts: each card to
    the next seat (_draw), stopping at a seat that has a bid to make (then ``to_act``); True
    when it stopped there, False when the stock ran out (or the state could not be read:
@@ -440,11 +461,12 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     PyObject *res = NULL;
     int ok = PyDict_CheckExact(d);
     long n = ok ? dict_long(d, S_n, &ok) : 0;
-    long level = ok ? dict_long(d, S_level_rank, &ok) : 0;
-    long next = ok ? dict_long(d, S_next_draw, &ok) : 0;
+    /* the deal's record is in slots (ShengJiGame.__slots__), the rest in the dict */
+    long level = ok ? attr_long(args[0], S_level_rank, &ok) : 0;
+    long next = ok ? attr_long(args[0], S_next_draw, &ok) : 0;
     PyObject *hands = ok ? PyDict_GetItemWithError(d, S_hands) : NULL;
-    PyObject *stock = ok ? PyDict_GetItemWithError(d, S_stock) : NULL;
-    PyObject *bid = ok ? PyDict_GetItemWithError(d, S_bid) : NULL;
+    PyObject *stock = ok ? PyObject_GetAttr(args[0], S_stock) : NULL;
+    PyObject *bid = ok && stock != NULL ? PyObject_GetAttr(args[0], S_bid) : NULL;
     ok = ok && n >= 1 && n <= MAXSEATS && level >= 0 && level <= 12 && next >= 0 &&
          next < n && hands != NULL && PyList_CheckExact(hands) &&
          PyList_GET_SIZE(hands) == n && stock != NULL && PyList_CheckExact(stock) &&
@@ -467,6 +489,8 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         ok = sj_read_cards(PyList_GET_ITEM(hands, s), NULL, NULL, 1 << 20) >= 0;
     if (!ok) {
         PyErr_Clear();
+        Py_XDECREF(stock);
+        Py_XDECREF(bid);
         Py_DECREF(d);
         Py_RETURN_FALSE;
     }
@@ -502,8 +526,8 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     if (drawn) {
         PyObject *a = PyLong_FromLong(next), *b = PyLong_FromLong(seat);
-        int rc = a == NULL || b == NULL || PyDict_SetItem(d, S_next_draw, a) < 0 ||
-                 PyDict_SetItem(d, S_drawn_by, b) < 0 ||
+        int rc = a == NULL || b == NULL || PyObject_SetAttr(args[0], S_next_draw, a) < 0 ||
+                 PyObject_SetAttr(args[0], S_drawn_by, b) < 0 ||
                  (stopped && PyDict_SetItem(d, S_to_act, b) < 0);
         Py_XDECREF(a);
         Py_XDECREF(b);
@@ -512,6 +536,8 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     res = PyBool_FromLong(stopped);
 done:
+    Py_DECREF(stock);
+    Py_DECREF(bid);
     Py_DECREF(d);
     return res;
 }
