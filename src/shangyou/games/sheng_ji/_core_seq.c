@@ -12,8 +12,8 @@
 
 #include "_core.h"
 
-#define SMALL 48                /* most listings: in the object itself, no other allocation */
-#define SMALL_POOL 320
+#define SMALL 96                /* most listings (a lead's units and throws too): in the */
+#define SMALL_POOL 640          /* object itself, no other allocation */
 
 typedef struct {
     PyObject_HEAD
