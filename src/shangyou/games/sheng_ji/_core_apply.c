@@ -357,6 +357,8 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
                                  PyLong_AsLong(seat_arg) == seat))
         return 0;
     PyObject *tok = GET(d, S_token), *legal = GET(d, S_legal);
+    if (GET(d, S_lazy) != NULL)         /* a clone's packed attributes (clone.py): Python */
+        return 0;
     if (tok == NULL || tok == Py_None || legal == NULL || legal == Py_None ||
         sj_move_type == NULL || !Py_IS_TYPE(move, sj_move_type) ||
         SLOT(move, sj_move_off[M_TOKEN]) != tok)
@@ -385,10 +387,12 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
     if (nh < 0 || nm < 0)
         return 0;
     if (phase == S_bury || PyUnicode_Compare(phase, S_bury) == 0) {
-        /* buried and to_bury are slots (ShengJiGame.__slots__) */
-        PyObject *theft = GET(d, S_theft_round);
-        if (kind != K_BURY || nm != 1 || (theft != NULL && theft != Py_None) ||
-            !hcnt[mlist[0]])
+        /* theft_round, buried and to_bury are slots (ShengJiGame.__slots__) */
+        PyObject *theft = PyObject_GetAttr(game, S_theft_round);
+        int stealing = theft == NULL || theft != Py_None;
+        Py_XDECREF(theft);
+        PyErr_Clear();
+        if (kind != K_BURY || nm != 1 || stealing || !hcnt[mlist[0]])
             return 0;
         PyObject *buried = PyObject_GetAttr(game, S_buried);
         PyObject *tb = buried == NULL ? NULL : PyObject_GetAttr(game, S_to_bury);

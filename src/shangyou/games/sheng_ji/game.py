@@ -26,10 +26,11 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any
 
 from ...cards import BJ_CODE, CARD_TEXT, RJ_CODE, Cards, deck, parse
 from ...engine.base import GameBase
+from .clone import ShengJiClone
 from ...engine.moves import Move
 from ...errors import IllegalMove, NotationError
 from . import core
@@ -90,54 +91,39 @@ class _FamilyShim:
         return c
 
 
-class ShengJiGame(GameBase):
+class ShengJiGame(ShengJiClone):
     """One hand (``match=False``) or a match to A of a Sheng ji preset."""
 
     PRIVATE_VIEW_KEYS = ("hand", "legal_moves", "pending", "buried", "kitty_taken")
     # The hand's deal and kitty record and the levels are slots beside the instance dict: the
     # dict keeps 28 keys, under CPython's 30 for a dict that shares its keys with the class,
     # so a clone's dict is 8 bytes a value instead of a 1.6 KB table (docs/benchmarks-single.md)
+    # (``over``, ``theft_round`` and the views' memo too, so that no game's dict grows past
+    # 29 keys: a clone's ``_lazy`` is the 29th)
     __slots__ = ("levels", "starter", "level_rank", "_kitty_as_dealt", "kitty", "stock", "bid",
                  "bid_log", "next_draw", "_drawn_by", "final_round", "buried", "kitty_owner",
-                 "kitty_taken", "to_bury", "leader")
-    # see GameBase.clone; tricks: a finished trick's record never changes again
-    CLONE_SHARED = GameBase.CLONE_SHARED | {"trump"}
-    CLONE_FLAT = GameBase.CLONE_FLAT | {
+                 "kitty_taken", "to_bury", "leader", "over", "theft_round", "_tricks_cache")
+    # see GameBase.clone; tricks: a finished trick's record never changes again; the hands,
+    # the cards won, the log and the events go into ``_lazy`` (see clone)
+    CLONE_SHARED = GameBase.CLONE_SHARED | {"trump", "_lazy"}
+    CLONE_FLAT = (GameBase.CLONE_FLAT - {"moves", "events"}) | {
         "calls", "friends", "lead_units", "pending", "trick", "tricks"}
-    CLONE_NESTED = frozenset({"hands", "won"})
-    CLONE_DICTS = frozenset({"call_results", "seen_counts"})
-    CLONE_DROP = frozenset({"_tricks_cache"})
+    CLONE_DICTS = frozenset({"call_results"})
+    CLONE_DROP = frozenset({"hands", "won", "moves", "events", "seen_counts"})
 
     def __init__(self, rules: ShengJiRules, seed: int | None = None, match: bool = True):
         super().__init__(rules, seed, match)
+        self.over = False
+        self.theft_round = None
         self.levels = [rules.start_level] * self.n      # per player (teams move together)
         self.declarer: int | None = None                # None until the first hand's bidding
         self.starter = self._rng.randrange(self.n)      # first to draw in the first hand
         self._start_hand()
 
-    def clone(self) -> Self:
-        """GameBase.clone, and the slots: the deal's lists (the stock, the bids, the burial,
-        the kitty) change only while dealing and burying, so past that a clone shares them
-        (``_start_hand`` makes new ones); the levels change at every hand's end: copied."""
-        new = super().clone()
-        early = self.phase in (DEAL, BURY)
-        for name, slot in _SLOTS:
-            try:
-                v = slot.__get__(self)
-            except AttributeError:           # not set yet (e.g. ``leader`` before the play)
-                continue
-            if early or name == "levels":
-                if type(v) is list:
-                    v = v[:]
-                elif type(v) is dict:
-                    v = v.copy()
-            slot.__set__(new, v)
-        return new
-
     # ------------------------------------------------------------------ public API
     # ``over`` is a plain attribute (read on every step of every loop), True exactly when the
     # phase is OVER: set with the phase in ``_end_hand``
-    over: bool = False
+    over: bool
 
     def hand(self, seat: int) -> Cards:
         return Cards(sorted(self.hands[seat], key=self.sort_key))
@@ -507,7 +493,7 @@ class ShengJiGame(GameBase):
             return
         self._after_kitty()
 
-    theft_round: list[int] | None = None
+    theft_round: list[int] | None
 
     def _next_thief(self) -> None:
         while self.theft_round:
@@ -742,7 +728,7 @@ class ShengJiGame(GameBase):
     def _trick_texts(self) -> list:
         """(plays as (seat, text), winner) of every finished trick of this hand, each made
         once (finished tricks never change)."""
-        owner, cache = self.__dict__.get("_tricks_cache", (None, None))
+        owner, cache = getattr(self, "_tricks_cache", (None, None))
         if owner is not self.tricks:          # a new hand (a new list of tricks) began
             cache = []
             self._tricks_cache = (self.tricks, cache)
@@ -760,9 +746,6 @@ class ShengJiGame(GameBase):
                 "history": self.history, "result": self.result, "pending": list(self.pending),
                 "moves": [(s, str(m)) for s, m in self.moves]}
 
-
-# (name, member descriptor) of each slot, for the clone
-_SLOTS = tuple((name, ShengJiGame.__dict__[name]) for name in ShengJiGame.__slots__)
 
 # legal_moves and apply without their Python frames where the core is built (the Python
 # methods above stay the reference: _legal_moves_py, _apply_py)

@@ -1,0 +1,120 @@
+"""A Sheng ji game's clone (``ShengJiGame.clone``): the slots, and what a move changes most
+packed until it is asked for."""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import chain
+from typing import Any, Self
+
+from ...cards import CARDS
+from ...engine.base import GameBase
+
+_LAZY = frozenset({"hands", "won", "moves", "events", "seen_counts"})
+
+
+class ShengJiClone(GameBase):
+    """The clone of :class:`~.game.ShengJiGame` (its base class)."""
+
+    def clone(self) -> Self:
+        """GameBase.clone, and the slots: the deal's lists (the stock, the bids, the burial,
+        the kitty) change only while dealing and burying, so past that a clone shares them
+        (``_start_hand`` makes new ones); the levels change at every hand's end: copied.
+
+        The hands, the cards won, the log, the events and the cards seen are what a move
+        changes most: the clone holds them packed (``_lazy``: the cards as bytes, the log and
+        the events as the original's lists and their lengths, which only ever grow) and
+        makes them when one is first asked for (``_Packed``), so a clone kept but not
+        played costs a few hundred bytes. The core reads the game's dict and leaves a clone
+        with ``_lazy`` to the Python code, which asks for them."""
+        d = self.__dict__
+        if "_lazy" in d and not _LAZY.isdisjoint(d):
+            self._unpack()               # (some were set since it was cloned)
+        new = super().clone()            # a clone not yet asked: its _lazy is shared
+        if "_lazy" not in d:
+            hands, won, seen = d["hands"], d["won"], d["seen_counts"]
+            moves, events = d["moves"], d["events"]
+            # one bytes: each hand's length, each seat's cards won's, the hands' cards, the
+            # cards won, then (card, count) of the cards seen (a seat holds or wins at most
+            # the 216 cards of four packs: each length fits a byte); set as an attribute:
+            # CPython then keeps the dict in the class's key-sharing layout
+            object.__setattr__(new, "_lazy", (
+                bytes(chain(map(len, hands), map(len, won), chain.from_iterable(hands),
+                            chain.from_iterable(won), chain.from_iterable(seen.items()))),
+                moves, len(moves), events, len(events)))
+        early = self.phase in ("deal", "bury")
+        for name, slot in _slots(type(self)):
+            if name == "_tricks_cache":
+                continue
+            try:
+                v = slot.__get__(self)
+            except AttributeError:           # not set yet (e.g. ``leader`` before the play)
+                continue
+            if early or name == "levels":
+                if type(v) is list:
+                    v = v[:]
+                elif type(v) is dict:
+                    v = v.copy()
+            slot.__set__(new, v)
+        return new
+
+    def _unpack(self) -> None:
+        """A clone's packed attributes made (those set since are kept)."""
+        d = self.__dict__
+        packed, moves, nm, events, ne = d["_lazy"]
+        object.__delattr__(self, "_lazy")
+        n = self.n
+        nh, nw = packed[:n], packed[n:2 * n]
+        at = 2 * n + sum(nh)
+        end = at + sum(nw)
+        seen = packed[end:]
+        seen_counts = Counter(dict(zip(map(CARDS.__getitem__, seen[::2]), seen[1::2])))
+        for name, value in (("hands", _lists(packed[2 * n:at], nh)),
+                            ("won", _lists(packed[at:end], nw)), ("moves", moves[:nm]),
+                            ("events", events[:ne]), ("seen_counts", seen_counts)):
+            if name not in d:
+                object.__setattr__(self, name, value)
+
+
+class _Packed:
+    """A class attribute for each packed name: the instance's own value (in its dict) comes
+    first, as for any method; only where it has none (a clone not yet asked) is this asked,
+    and it unpacks the clone. (A non-data descriptor: unlike ``__getattr__`` on the class, it
+    leaves every other attribute's lookup as fast as before.)"""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __get__(self, obj: Any, cls: type | None = None) -> Any:
+        if obj is None:
+            return self
+        d = obj.__dict__
+        if "_lazy" not in d:
+            raise AttributeError(f"{type(obj).__name__!r} object has no attribute {self.name!r}")
+        obj._unpack()
+        return d[self.name]
+
+
+for _name in _LAZY:         # (set here, out of the type checker's sight: the games assign lists)
+    setattr(ShengJiClone, _name, _Packed(_name))
+
+
+def _slots(cls: type) -> tuple:
+    """(name, member descriptor) of each slot of ``cls``, found once."""
+    got = cls.__dict__.get("_slot_descriptors")
+    if got is None:
+        got = tuple((name, cls.__dict__[name]) for name in cls.__dict__["__slots__"])
+        setattr(cls, "_slot_descriptors", got)
+    return got
+
+
+def _lists(cards: bytes, lengths: bytes) -> list[list[int]]:
+    """The lists of cards (``cards.CARDS`` items) packed as ``cards`` with these lengths."""
+    flat = list(map(CARDS.__getitem__, cards))
+    out, i = [], 0
+    for n in lengths:
+        out.append(flat[i:i + n])
+        i += n
+    return out
