@@ -11,15 +11,21 @@ from ...cards import CARDS
 from ...engine.base import GameBase
 
 _LAZY = frozenset({"hands", "won", "moves", "events", "seen_counts"})
+# the slots' lists each phase changes in place (a clone copies them); every other list in a
+# slot is replaced when it changes (``kitty``, ``kitty_taken``), and ``bid`` is a new dict
+_LEVELS = frozenset({"levels"})
+_CHANGING = {"deal": _LEVELS | {"stock", "bid_log", "final_round"},
+             "bury": _LEVELS | {"buried", "bid_log", "theft_round"}}
 
 
 class ShengJiClone(GameBase):
     """The clone of :class:`~.game.ShengJiGame` (its base class)."""
 
     def clone(self) -> Self:
-        """GameBase.clone, and the slots: the deal's lists (the stock, the bids, the burial,
-        the kitty) change only while dealing and burying, so past that a clone shares them
-        (``_start_hand`` makes new ones); the levels change at every hand's end: copied.
+        """GameBase.clone, and the slots: the lists a phase changes in place are copied (the
+        stock, the bids and the last round of bids while dealing; the burial, the bids and the
+        round of thieves while burying; the levels at every hand's end), the others shared:
+        they are replaced, never changed (``_start_hand`` makes new ones).
 
         The hands, the cards won, the log, the events and the cards seen are what a move
         changes most: the clone holds them packed (``_lazy``: the cards as bytes, the log and
@@ -42,7 +48,7 @@ class ShengJiClone(GameBase):
                 bytes(chain(map(len, hands), map(len, won), chain.from_iterable(hands),
                             chain.from_iterable(won), chain.from_iterable(seen.items()))),
                 moves, len(moves), events, len(events)))
-        early = self.phase in ("deal", "bury")
+        changing = _CHANGING.get(self.phase, _LEVELS)
         for name, slot in _slots(type(self)):
             if name == "_tricks_cache":
                 continue
@@ -50,11 +56,8 @@ class ShengJiClone(GameBase):
                 v = slot.__get__(self)
             except AttributeError:           # not set yet (e.g. ``leader`` before the play)
                 continue
-            if early or name == "levels":
-                if type(v) is list:
-                    v = v[:]
-                elif type(v) is dict:
-                    v = v.copy()
+            if name in changing and type(v) is list:
+                v = v[:]
             slot.__set__(new, v)
         return new
 

@@ -105,7 +105,8 @@ class ShengJiGame(ShengJiClone):
                  "kitty_taken", "to_bury", "leader", "over", "theft_round", "_tricks_cache")
     # see GameBase.clone; tricks: a finished trick's record never changes again; the hands,
     # the cards won, the log and the events go into ``_lazy`` (see clone)
-    CLONE_SHARED = GameBase.CLONE_SHARED | {"trump", "_lazy"}
+    # (``result``: made whole when the game ends, which nothing changes after)
+    CLONE_SHARED = GameBase.CLONE_SHARED | {"trump", "_lazy", "result"}
     CLONE_FLAT = (GameBase.CLONE_FLAT - {"moves", "events"}) | {
         "calls", "friends", "lead_units", "pending", "trick", "tricks"}
     CLONE_DICTS = frozenset({"call_results"})
