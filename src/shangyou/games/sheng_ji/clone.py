@@ -48,7 +48,7 @@ class ShengJiClone(GameBase):
                 bytes(chain(map(len, hands), map(len, won), chain.from_iterable(hands),
                             chain.from_iterable(won), chain.from_iterable(seen.items()))),
                 moves, len(moves), events, len(events)))
-        changing = _CHANGING.get(self.phase, _LEVELS)
+        changing = _CHANGING.get(d["phase"], _LEVELS)
         for name, slot in _slots(type(self)):
             if name == "_tricks_cache":
                 continue
@@ -115,7 +115,7 @@ def _slots(cls: type) -> tuple:
 
 def _lists(cards: bytes, lengths: bytes) -> list[list[int]]:
     """The lists of cards (``cards.CARDS`` items) packed as ``cards`` with these lengths."""
-    flat = list(map(CARDS.__getitem__, cards))
+    flat: list[int] = list(map(CARDS.__getitem__, cards))
     out, i = [], 0
     for n in lengths:
         out.append(flat[i:i + n])

@@ -495,6 +495,7 @@ class ShengJiGame(ShengJiClone):
         self._after_kitty()
 
     theft_round: list[int] | None
+    _tricks_cache: tuple[list, list]       # (the tricks list, their texts): _trick_texts
 
     def _next_thief(self) -> None:
         while self.theft_round:
@@ -729,7 +730,9 @@ class ShengJiGame(ShengJiClone):
     def _trick_texts(self) -> list:
         """(plays as (seat, text), winner) of every finished trick of this hand, each made
         once (finished tricks never change)."""
-        owner, cache = getattr(self, "_tricks_cache", (None, None))
+        owner: list | None
+        cache: list
+        owner, cache = getattr(self, "_tricks_cache", (None, []))
         if owner is not self.tricks:          # a new hand (a new list of tricks) began
             cache = []
             self._tricks_cache = (self.tricks, cache)
