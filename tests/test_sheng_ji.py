@@ -14,6 +14,7 @@ import shangyou
 from shangyou import IllegalMove
 from shangyou.cards import BJ_CODE, RJ_CODE, deck, parse
 from shangyou.games.sheng_ji.follow import check_follow, legal_follows
+from shangyou.games.sheng_ji import core
 from shangyou.games.sheng_ji.game import ShengJiGame
 from shangyou.games.sheng_ji.order import Trump, decompose
 from shangyou.games.sheng_ji.scoring import points
@@ -395,15 +396,25 @@ def test_redeal_policy_deals_again():
     assert g.hand_number == 1
 
 
+@pytest.mark.parametrize("core_on", [True, False])
 @pytest.mark.parametrize("name,options", [("sheng-ji", {}), ("sheng-ji/zhao-pengyou", {}),
                                           ("sheng-ji", {"kitty_theft": True})])
-def test_clone_in_every_phase_keeps_the_slots_apart(name, options):
+def test_clone_in_every_phase_keeps_the_slots_apart(name, options, core_on):
     """The deal's record and the levels are slots (``ShengJiGame.__slots__``), which a clone
     copies while dealing and burying and shares afterwards, and a clone holds the hands, the
     cards won, the log and the events packed until asked for: clones made in every phase of
     a match (and clones of them) equal the original, and each, played on to the match's end
     with its own random moves, leaves the original, every slot included, as a deep copy of
-    it, and a clone and a deep copy played alike end alike, slot for slot."""
+    it, and a clone and a deep copy played alike end alike, slot for slot. With the compiled
+    core (which unpacks a clone before it reads it) and without."""
+    prev = core.use(core_on)
+    try:
+        _clones_in_every_phase(name, options)
+    finally:
+        core.use(prev)
+
+
+def _clones_in_every_phase(name, options):
     rng = random.Random(7)
     slots = [k for k in ShengJiGame.__slots__ if k != "_tricks_cache"]     # (a views' memo)
     g = shangyou.new_match(name, players=4 if name == "sheng-ji" else 5, seed=3, **options)

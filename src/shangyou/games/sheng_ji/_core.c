@@ -458,10 +458,15 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_Clear();
         Py_RETURN_FALSE;
     }
+    if (PyDict_CheckExact(d) && sj_unpacked(args[0], d) < 0) {
+        Py_DECREF(d);
+        return NULL;
+    }
     PyObject *res = NULL;
     int ok = PyDict_CheckExact(d);
     long n = ok ? dict_long(d, S_n, &ok) : 0;
-    /* the deal's record is in slots (ShengJiGame.__slots__), the rest in the dict */
+    /* next_draw, level_rank and bid are slots (ShengJiGame.__slots__); the stock, in the
+       dict, is read as an attribute too (a clone not yet asked holds it packed) */
     long level = ok ? attr_long(args[0], S_level_rank, &ok) : 0;
     long next = ok ? attr_long(args[0], S_next_draw, &ok) : 0;
     PyObject *hands = ok ? PyDict_GetItemWithError(d, S_hands) : NULL;
@@ -595,8 +600,63 @@ bids(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
+/* card_lists(packed, start, lengths): the lists of cards (cards.CARDS items) a clone packed
+   (clone.py, ShengJiClone._unpack): lengths[i] cards each, from packed[start:] on */
+static PyObject *
+card_lists(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyBytes_Check(args[0]) || !PyLong_Check(args[1]) ||
+        !PyBytes_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "card_lists(packed, start, lengths)");
+        return NULL;
+    }
+    if (sj_cards == NULL || !PyTuple_Check(sj_cards) || PyTuple_GET_SIZE(sj_cards) != NCARD) {
+        PyErr_SetString(PyExc_RuntimeError, "the core is not bound");
+        return NULL;
+    }
+    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    const unsigned char *len = (const unsigned char *)PyBytes_AS_STRING(args[2]);
+    Py_ssize_t size = PyBytes_GET_SIZE(args[0]), nl = PyBytes_GET_SIZE(args[2]);
+    Py_ssize_t at = PyLong_AsSsize_t(args[1]);
+    if (at < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "card_lists: a negative start");
+        return NULL;
+    }
+    PyObject *out = PyList_New(nl);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < nl; i++) {
+        Py_ssize_t m = len[i];
+        PyObject *l = at + m <= size ? PyList_New(m) : NULL;
+        if (l == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "card_lists: past the end");
+            Py_DECREF(out);
+            return NULL;
+        }
+        for (Py_ssize_t j = 0; j < m; j++) {
+            int c = p[at + j];
+            if (c >= NCARD) {
+                Py_DECREF(l);
+                Py_DECREF(out);
+                PyErr_SetString(PyExc_ValueError, "card_lists: not a card");
+                return NULL;
+            }
+            PyObject *card = PyTuple_GET_ITEM(sj_cards, c);
+            Py_INCREF(card);
+            PyList_SET_ITEM(l, j, card);
+        }
+        PyList_SET_ITEM(out, i, l);
+        at += m;
+    }
+    return out;
+}
+
 /* ---------------------------------------------------------------------- the module */
 static PyMethodDef methods[] = {
+    {"card_lists", (PyCFunction)(void (*)(void))card_lists, METH_FASTCALL,
+     "card_lists(packed, start, lengths): the lists of cards a clone packed."},
     {"bind", (PyCFunction)(void (*)(void))bind, METH_FASTCALL,
      "bind(Move, Unit, CARDS, CARD_TEXT, kinds, commit_text): the classes and objects used."},
     {"shuffle", (PyCFunction)(void (*)(void))core_shuffle, METH_FASTCALL,

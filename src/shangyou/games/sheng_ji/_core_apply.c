@@ -357,8 +357,6 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
                                  PyLong_AsLong(seat_arg) == seat))
         return 0;
     PyObject *tok = GET(d, S_token), *legal = GET(d, S_legal);
-    if (GET(d, S_lazy) != NULL)         /* a clone's packed attributes (clone.py): Python */
-        return 0;
     if (tok == NULL || tok == Py_None || legal == NULL || legal == Py_None ||
         sj_move_type == NULL || !Py_IS_TYPE(move, sj_move_type) ||
         SLOT(move, sj_move_off[M_TOKEN]) != tok)
@@ -673,7 +671,8 @@ sj_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_Clear();
         Py_RETURN_FALSE;
     }
-    int rc = PyDict_CheckExact(d) ? apply_listed(args[0], d, args[1], args[2]) : 0;
+    int rc = !PyDict_CheckExact(d) ? 0 : sj_unpacked(args[0], d) < 0 ? -1 :
+             apply_listed(args[0], d, args[1], args[2]);
     Py_DECREF(d);
     if (rc < 0)
         return NULL;

@@ -10,7 +10,7 @@
 #define FOLLOW_LIMIT 400
 
 PyObject *S_phase, *S_to_act, *S_hands, *S_trick, *S_pending, *S_trump, *S_rules, *S_token,
-    *S_legal, *S_moves, *S_events, *S_won, *S_tricks, *S_lead_units, *S_n, *S_theft_round, *S_lazy,
+    *S_legal, *S_moves, *S_events, *S_won, *S_tricks, *S_lead_units, *S_n, *S_theft_round, *S_lazy, *S_unpack,
     *S_declarer, *S_friends, *S_seen_counts, *S_calls, *S_call_results, *S_penalty_points,
     *S_decks, *S_teams, *S_throw_penalty, *S_play, *S_bury, *S_buried, *S_to_bury, *S_stock,
     *S_next_draw, *S_drawn_by, *S_bid, *S_level_rank, *S_seat, *S_card, *S_count, *S_event,
@@ -41,6 +41,7 @@ sj_names(void)
     NAME(S_n, "n");
     NAME(S_theft_round, "theft_round");
     NAME(S_lazy, "_lazy");
+    NAME(S_unpack, "_unpack");
     NAME(S_declarer, "declarer");
     NAME(S_friends, "friends");
     NAME(S_seen_counts, "seen_counts");
@@ -212,6 +213,20 @@ list_bury(PyObject *game, PyObject *d, long seat, PyObject *token)
     return out;
 }
 
+/* a clone still holding its packed attributes (clone.py, ``_lazy``) has them made now (its
+   ``_unpack``), so that the core reads them as any game's; 0, or -1 with an exception */
+int
+sj_unpacked(PyObject *game, PyObject *d)
+{
+    if (PyDict_GetItemWithError(d, S_lazy) == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    PyObject *r = PyObject_CallMethodNoArgs(game, S_unpack);
+    if (r == NULL)
+        return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
 PyObject *
 sj_list_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -227,6 +242,10 @@ sj_list_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (d == NULL) {
         PyErr_Clear();
         Py_RETURN_NONE;
+    }
+    if (PyDict_CheckExact(d) && sj_unpacked(args[0], d) < 0) {
+        Py_DECREF(d);
+        return NULL;
     }
     PyObject *out = Py_None;
     long seat = PyDict_CheckExact(d) ? small(d, S_to_act, MAXSEATS) : -1;

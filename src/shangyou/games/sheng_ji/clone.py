@@ -9,12 +9,13 @@ from typing import Any, Self
 
 from ...cards import CARDS
 from ...engine.base import GameBase
+from . import core
 
-_LAZY = frozenset({"hands", "won", "moves", "events", "seen_counts"})
+_LAZY = frozenset({"hands", "won", "moves", "events", "seen_counts", "stock"})
 # the slots' lists each phase changes in place (a clone copies them); every other list in a
 # slot is replaced when it changes (``kitty``, ``kitty_taken``), and ``bid`` is a new dict
 _LEVELS = frozenset({"levels"})
-_CHANGING = {"deal": _LEVELS | {"stock", "bid_log", "final_round"},
+_CHANGING = {"deal": _LEVELS | {"bid_log", "final_round"},
              "bury": _LEVELS | {"buried", "bid_log", "theft_round"}}
 
 
@@ -23,14 +24,14 @@ class ShengJiClone(GameBase):
 
     def clone(self) -> Self:
         """GameBase.clone, and the slots: the lists a phase changes in place are copied (the
-        stock, the bids and the last round of bids while dealing; the burial, the bids and the
-        round of thieves while burying; the levels at every hand's end), the others shared:
-        they are replaced, never changed (``_start_hand`` makes new ones).
+        bids and the last round of bids while dealing; the burial, the bids and the round of
+        thieves while burying; the levels at every hand's end), the others shared: they are
+        replaced, never changed (``_start_hand`` makes new ones).
 
-        The hands, the cards won, the log, the events and the cards seen are what a move
-        changes most: the clone holds them packed (``_lazy``: the cards as bytes, the log and
-        the events as the original's lists and their lengths, which only ever grow) and
-        makes them when one is first asked for (``_Packed``), so a clone kept but not
+        The hands, the cards won, the stock, the log, the events and the cards seen are what
+        a move changes most: the clone holds them packed (``_lazy``: the cards as bytes, the
+        log and the events as the original's lists and their lengths, which only ever grow)
+        and makes them when one is first asked for (``_Packed``), so a clone kept but not
         played costs a few hundred bytes. The core reads the game's dict and leaves a clone
         with ``_lazy`` to the Python code, which asks for them."""
         d = self.__dict__
@@ -39,14 +40,16 @@ class ShengJiClone(GameBase):
         new = super().clone()            # a clone not yet asked: its _lazy is shared
         if "_lazy" not in d:
             hands, won, seen = d["hands"], d["won"], d["seen_counts"]
-            moves, events = d["moves"], d["events"]
-            # one bytes: each hand's length, each seat's cards won's, the hands' cards, the
-            # cards won, then (card, count) of the cards seen (a seat holds or wins at most
-            # the 216 cards of four packs: each length fits a byte); set as an attribute:
-            # CPython then keeps the dict in the class's key-sharing layout
+            moves, events, stock = d["moves"], d["events"], d["stock"]
+            # one bytes: each hand's length, each seat's cards won's, the stock's, the hands'
+            # cards, the cards won, the stock, then (card, count) of the cards seen (a seat
+            # holds or wins at most the 216 cards of four packs: each length fits a byte);
+            # set as an attribute: CPython then keeps the dict in the class's key-sharing
+            # layout
             object.__setattr__(new, "_lazy", (
-                bytes(chain(map(len, hands), map(len, won), chain.from_iterable(hands),
-                            chain.from_iterable(won), chain.from_iterable(seen.items()))),
+                bytes(chain(map(len, hands), map(len, won), (len(stock),),
+                            chain.from_iterable(hands), chain.from_iterable(won), stock,
+                            chain.from_iterable(seen.items()))),
                 moves, len(moves), events, len(events)))
         changing = _CHANGING.get(d["phase"], _LEVELS)
         for name, slot in _slots(type(self)):
@@ -68,13 +71,23 @@ class ShengJiClone(GameBase):
         object.__delattr__(self, "_lazy")
         n = self.n
         nh, nw = packed[:n], packed[n:2 * n]
-        at = 2 * n + sum(nh)
+        at = 2 * n + 1 + sum(nh)
         end = at + sum(nw)
-        seen = packed[end:]
-        seen_counts = Counter(dict(zip(map(CARDS.__getitem__, seen[::2]), seen[1::2])))
-        for name, value in (("hands", _lists(packed[2 * n:at], nh)),
-                            ("won", _lists(packed[at:end], nw)), ("moves", moves[:nm]),
-                            ("events", events[:ne]), ("seen_counts", seen_counts)):
+        stock_end = end + packed[2 * n]
+        seen = packed[stock_end:]
+        seen_counts: Counter = Counter()
+        if seen:
+            seen_counts.update(dict(zip([CARDS[c] for c in seen[::2]], seen[1::2])))
+        if core.ACTIVE:                      # the lists made in C
+            hands, won, (stock,) = (core.card_lists(packed, 2 * n + 1, nh),
+                                    core.card_lists(packed, at, nw),
+                                    core.card_lists(packed, end, packed[2 * n:2 * n + 1]))
+        else:
+            hands, won, stock = (_lists(packed[2 * n + 1:at], nh), _lists(packed[at:end], nw),
+                                 [CARDS[c] for c in packed[end:stock_end]])
+        for name, value in (("hands", hands), ("won", won), ("stock", stock),
+                            ("moves", moves[:nm]), ("events", events[:ne]),
+                            ("seen_counts", seen_counts)):
             if name not in d:
                 object.__setattr__(self, name, value)
 
@@ -115,7 +128,7 @@ def _slots(cls: type) -> tuple:
 
 def _lists(cards: bytes, lengths: bytes) -> list[list[int]]:
     """The lists of cards (``cards.CARDS`` items) packed as ``cards`` with these lengths."""
-    flat: list[int] = list(map(CARDS.__getitem__, cards))
+    flat: list[int] = [CARDS[c] for c in cards]
     out, i = [], 0
     for n in lengths:
         out.append(flat[i:i + n])

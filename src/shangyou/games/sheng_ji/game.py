@@ -100,17 +100,21 @@ class ShengJiGame(ShengJiClone):
     # so a clone's dict is 8 bytes a value instead of a 1.6 KB table (docs/benchmarks-single.md)
     # (``over``, ``theft_round`` and the views' memo too, so that no game's dict grows past
     # 29 keys: a clone's ``_lazy`` is the 29th)
-    __slots__ = ("levels", "starter", "level_rank", "_kitty_as_dealt", "kitty", "stock", "bid",
-                 "bid_log", "next_draw", "_drawn_by", "final_round", "buried", "kitty_owner",
-                 "kitty_taken", "to_bury", "leader", "over", "theft_round", "_tricks_cache")
+    # (``seed`` and ``match``, set by GameBase, too: their dict keys go to ``stock``, which a
+    # clone packs, and ``_lazy``)
+    __slots__ = ("seed", "match", "levels", "starter", "level_rank", "_kitty_as_dealt", "kitty",
+                 "bid", "bid_log", "next_draw", "_drawn_by", "final_round", "buried",
+                 "kitty_owner", "kitty_taken", "to_bury", "leader", "over", "theft_round",
+                 "_tricks_cache")
     # see GameBase.clone; tricks: a finished trick's record never changes again; the hands,
     # the cards won, the log and the events go into ``_lazy`` (see clone)
-    # (``result``: made whole when the game ends, which nothing changes after)
-    CLONE_SHARED = GameBase.CLONE_SHARED | {"trump", "_lazy", "result"}
-    CLONE_FLAT = (GameBase.CLONE_FLAT - {"moves", "events"}) | {
-        "calls", "friends", "lead_units", "pending", "trick", "tricks"}
+    # (``result``: made whole when the game ends, which nothing changes after; ``calls`` and
+    # ``history``: replaced when they grow)
+    CLONE_SHARED = GameBase.CLONE_SHARED | {"trump", "_lazy", "result", "calls", "history"}
+    CLONE_FLAT = (GameBase.CLONE_FLAT - {"moves", "events", "history"}) | {
+        "friends", "lead_units", "pending", "trick", "tricks"}
     CLONE_DICTS = frozenset({"call_results"})
-    CLONE_DROP = frozenset({"hands", "won", "moves", "events", "seen_counts"})
+    CLONE_DROP = frozenset({"hands", "won", "moves", "events", "seen_counts", "stock"})
 
     def __init__(self, rules: ShengJiRules, seed: int | None = None, match: bool = True):
         super().__init__(rules, seed, match)
@@ -453,7 +457,8 @@ class ShengJiGame(ShengJiClone):
         elif self.phase == BURY:
             self._do_bury(seat, mv)
         elif self.phase == CALL:
-            self.calls.append((int(str(mv).split()[1]), mv.cards[0]))
+            # (replaced, not changed: clones share the list)
+            self.calls = self.calls + [(int(str(mv).split()[1]), mv.cards[0])]
             self.events.append({"event": "call", "seat": seat, "call": str(mv)[5:]})
             if len(self.calls) >= self.rules.friends:
                 self._begin_play()
@@ -660,7 +665,7 @@ class ShengJiGame(ShengJiClone):
                    "levels_before": [LEVELS[SJ_RANK[x]] for x in old_levels],
                    "levels": [LEVELS[SJ_RANK[x]] for x in self.levels],
                    "kitty": str(Cards(self.kitty)), "friends": list(self.friends)}
-        self.history.append(summary)
+        self.history = self.history + [summary]     # (replaced: clones share the list)
         self.events.append({"event": "hand over", **summary})
         # next declarer: the next seat after the declarer on the winning side
         nxt = declarer
