@@ -653,8 +653,75 @@ card_lists(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
+/* pack_clone(hands, won, stock, seen): the bytes a clone packs (clone.py, ShengJiClone.clone):
+   each hand's length, each seat's cards won's, the stock's, the hands' cards, the cards won,
+   the stock, then (card, count) of each card seen; None where a list or the dict holds
+   something else or a length passes 255 (the Python code packs it then) */
+static PyObject *
+pack_clone(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "pack_clone(hands, won, stock, seen)");
+        return NULL;
+    }
+    PyObject *hands = args[0], *won = args[1], *stock = args[2], *seen = args[3];
+    if (!PyList_CheckExact(hands) || !PyList_CheckExact(won) || !PyList_CheckExact(stock) ||
+        !PyDict_Check(seen) || PyList_GET_SIZE(hands) > 255 || PyList_GET_SIZE(won) > 255)
+        Py_RETURN_NONE;
+    PyObject *lists[2] = {hands, won};
+    Py_ssize_t total = 1, nseen = PyDict_GET_SIZE(seen);
+    for (int k = 0; k < 2; k++)
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lists[k]); i++) {
+            PyObject *l = PyList_GET_ITEM(lists[k], i);
+            if (!PyList_CheckExact(l) || PyList_GET_SIZE(l) > 255)
+                Py_RETURN_NONE;
+            total += 1 + PyList_GET_SIZE(l);
+        }
+    if (PyList_GET_SIZE(stock) > 255)
+        Py_RETURN_NONE;
+    total += PyList_GET_SIZE(stock) + 2 * nseen;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, total);
+    if (out == NULL)
+        return NULL;
+    unsigned char *p = (unsigned char *)PyBytes_AS_STRING(out);
+    for (int k = 0; k < 2; k++)
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lists[k]); i++)
+            *p++ = (unsigned char)PyList_GET_SIZE(PyList_GET_ITEM(lists[k], i));
+    *p++ = (unsigned char)PyList_GET_SIZE(stock);
+    for (int k = 0; k < 3; k++) {
+        Py_ssize_t nl = k < 2 ? PyList_GET_SIZE(lists[k]) : 1;
+        for (Py_ssize_t i = 0; i < nl; i++) {
+            PyObject *l = k < 2 ? PyList_GET_ITEM(lists[k], i) : stock;
+            for (Py_ssize_t j = 0; j < PyList_GET_SIZE(l); j++) {
+                int c = sj_card_of(PyList_GET_ITEM(l, j));
+                if (c < 0)
+                    goto other;
+                *p++ = (unsigned char)c;
+            }
+        }
+    }
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(seen, &pos, &key, &value)) {
+        int c = sj_card_of(key);
+        long v = PyLong_CheckExact(value) ? PyLong_AsLong(value) : -1;
+        if (c < 0 || v < 0 || v > 255) {
+            PyErr_Clear();
+            goto other;
+        }
+        *p++ = (unsigned char)c;
+        *p++ = (unsigned char)v;
+    }
+    return out;
+other:
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+}
+
 /* ---------------------------------------------------------------------- the module */
 static PyMethodDef methods[] = {
+    {"pack_clone", (PyCFunction)(void (*)(void))pack_clone, METH_FASTCALL,
+     "pack_clone(hands, won, stock, seen): the bytes a clone packs, or None."},
     {"card_lists", (PyCFunction)(void (*)(void))card_lists, METH_FASTCALL,
      "card_lists(packed, start, lengths): the lists of cards a clone packed."},
     {"bind", (PyCFunction)(void (*)(void))bind, METH_FASTCALL,

@@ -46,11 +46,12 @@ class ShengJiClone(GameBase):
             # holds or wins at most the 216 cards of four packs: each length fits a byte);
             # set as an attribute: CPython then keeps the dict in the class's key-sharing
             # layout
-            object.__setattr__(new, "_lazy", (
-                bytes(chain(map(len, hands), map(len, won), (len(stock),),
-                            chain.from_iterable(hands), chain.from_iterable(won), stock,
-                            chain.from_iterable(seen.items()))),
-                moves, len(moves), events, len(events)))
+            packed = core.pack_clone(hands, won, stock, seen) if core.ACTIVE else None
+            if packed is None:
+                packed = bytes(chain(map(len, hands), map(len, won), (len(stock),),
+                                     chain.from_iterable(hands), chain.from_iterable(won), stock,
+                                     chain.from_iterable(seen.items())))
+            object.__setattr__(new, "_lazy", (packed, moves, len(moves), events, len(events)))
         changing = _CHANGING.get(d["phase"], _LEVELS)
         for name, slot in _slots(type(self)):
             if name == "_tricks_cache":
