@@ -7,10 +7,12 @@ from setuptools import Extension, setup
 
 CORE = ("_core", "_core_pagat", "_core_owen", "_core_zf", "_core_winner", "_core_plan",
         "_core_playout", "_core_steps", "_core_pagat_steps", "_core_moves", "_core_groups",
-        "_core_apply", "_core_batch", "_core_methods")
+        "_core_apply", "_core_batch_rules", "_core_batch", "_core_methods")
 # the compiled core of Sheng ji (docs/core-sheng-ji.md)
 SHENG_JI = ("_core", "_core_seq", "_core_units", "_core_follow", "_core_moves", "_core_apply",
-            "_core_rollout", "_core_batch", "_core_methods")
+            "_core_rollout", "_core_row", "_core_batch", "_core_methods")
+# what both batch engines include (the generator, the thread pool, the Batch type's plumbing)
+BATCH_H = [f"src/shangyou/games/{h}.h" for h in ("_mt", "_batch_pool", "_batch_type")]
 
 setup(ext_modules=[
     Extension("shangyou.env._fastobs",
@@ -18,9 +20,10 @@ setup(ext_modules=[
               depends=["src/shangyou/env/_fastobs.h"], optional=True),
     Extension("shangyou.games.climbing._core",
               [f"src/shangyou/games/climbing/{f}.c" for f in CORE],
-              depends=[f"src/shangyou/games/climbing/{h}.h" for h in ("_core", "_core_plan")]
+              depends=[f"src/shangyou/games/climbing/{h}.h" for h in ("_core", "_core_plan",
+                                                                        "_core_batch")]
               + ["src/shangyou/games/_shuffle.h", "src/shangyou/games/_dict_helpers.h",
-                 "src/shangyou/games/_batch_pool.h", "src/shangyou/games/_methods.h"],
+                 "src/shangyou/games/_methods.h"] + BATCH_H,
               optional=True,
               # the playout policy's plan costs must add up exactly as in Python; the
               # batch engine's thread pool (_core_batch.c) needs POSIX threads
@@ -28,9 +31,10 @@ setup(ext_modules=[
               extra_link_args=["-pthread"]),
     Extension("shangyou.games.sheng_ji._core",
               [f"src/shangyou/games/sheng_ji/{f}.c" for f in SHENG_JI],
-              depends=["src/shangyou/games/sheng_ji/_core.h", "src/shangyou/games/_shuffle.h",
-                       "src/shangyou/games/_dict_helpers.h", "src/shangyou/games/_batch_pool.h",
-                       "src/shangyou/games/_methods.h"],
+              depends=["src/shangyou/games/sheng_ji/_core.h",
+                       "src/shangyou/games/sheng_ji/_core_row.h", "src/shangyou/games/_shuffle.h",
+                       "src/shangyou/games/_dict_helpers.h", "src/shangyou/games/_methods.h"]
+              + BATCH_H,
               optional=True,
               # the search's playout adds its lead scores exactly as in Python; the batch
               # engine's thread pool (_core_batch.c, ../_batch_pool.h) needs POSIX threads

@@ -196,3 +196,110 @@ def test_a_zhao_pengyou_position_set_up_by_hand(server, browser, errors):
                            timeout=ANSWER_MS)
     assert "still open" in page.text_content("#alert")
     page.close()
+
+
+
+def _finished_match(server, browser, errors, **table) -> str:
+    """The id of a match of bots in every seat, played to its end."""
+    url = _table(server, **table)
+    table_id = url.rsplit("/t/", 1)[1]
+    host = _watch(browser.new_page(viewport=DESKTOP), errors)
+    _as_host(host, url)
+    host.goto(url)
+    host.click("#fill-bots")
+    host.wait_for_selector("#start:not([disabled])")
+    host.click("#start")
+    deadline = time.monotonic() + 180
+    while True:
+        done = [m for m in _get_json(server + "/api/matches") if m["table_id"] == table_id]
+        if done:
+            break
+        assert time.monotonic() < deadline, f"the bots' {table['game']} match did not finish"
+        time.sleep(0.3)
+    host.close()
+    return done[0]["match_id"]
+
+
+def _fact(page, label: str) -> str:
+    """The text of one fact of the replay's game panel (renderInfo), by its label."""
+    return page.evaluate("""label => {
+        const f = [...document.querySelectorAll('#info-panel .fact')]
+            .find(d => d.querySelector('dt').textContent === label);
+        return f ? f.querySelector('dd').textContent : null;
+    }""", label)
+
+
+@pytest.mark.timeout(400)
+def test_a_zhao_pengyou_replay_step_opens_with_its_calls_in_the_set_up(server, browser, errors):
+    """A finished six-player Zhao Pengyou match (two friend calls), its replay at a play after
+    a call was answered, "Analyse": the set-up holds the calls the replay shows and, for each,
+    the seat that answered it (the replay's friends), or none while it is open."""
+    # at level A the declarers' first win ends the match: a hand or a few
+    match_id = _finished_match(server, browser, errors, game="sheng-ji/zhao-pengyou", players=6,
+                               options={"start_level": "A"})
+    log = _get_json(f"{server}/api/matches/{match_id}")["log"]
+    g = shangyou.replay({**log, "moves": []})
+    found = None
+    for k, (seat, text) in enumerate(log["moves"]):
+        v = g.view(seat)
+        # a follow with a choice (a throw's steps and a lone play are not analysed)
+        plays = [m for m in v.get("legal_moves") or [] if not m.startswith(("throw ", "pick "))]
+        if (v["phase"] == "play" and v["trick"] and not v.get("pending") and len(plays) > 1
+                and any(r is not None for r in v["call_results"])):
+            found = k, seat, v      # the first: the other call is still open, mostly
+            break
+        g.apply(text)
+    assert found, "no call was answered in the match"
+    k, seat, v = found
+    assert len(v["calls"]) == 2 and v["declarer"] is not None
+
+    # the replay at that step, from the seat to play
+    page = _watch(browser.new_page(viewport=DESKTOP), errors)
+    page.goto(f"{server}/replay/{match_id}#k={k}&seat={seat}")
+    t = page.evaluate("l => window.__i18n.STRINGS[l]", "en")
+    # the step drawn: its number on the slider, its calls in the game panel, the seat to play
+    page.wait_for_function("""([k, s, label]) =>
+        document.getElementById('slider').value === String(k)
+        && [...document.querySelectorAll('#info-panel dt')].some(d => d.textContent === label)
+        && document.querySelector('#seat-boxes .seat-box.to-act')?.dataset.seat === String(s)""",
+                           arg=[k, seat, t["f.calls"]])
+    shown_calls = _fact(page, t["f.calls"])
+    friends_shown = sorted(int(s) for s in page.eval_on_selector_all(
+        "#seat-boxes .seat-box:has(.friend)", "bs => bs.map(b => b.dataset.seat)"))
+    declarer_shown = page.eval_on_selector_all("#seat-boxes .seat-box:has(.declarer)",
+                                               "bs => bs.map(b => Number(b.dataset.seat))")
+    assert friends_shown == sorted(v["friends"]) and declarer_shown == [v["declarer"]]
+    link = page.locator("#analyse")
+    assert link.get_attribute("href") == f"/analysis?match={match_id}&step={k}&seat={seat}"
+    link.click()
+
+    # the analysis board: analysed, and its set-up filled from the same view
+    page.wait_for_url("**/analysis?*")
+    page.wait_for_selector("#result-table:not([hidden]) #result-rows tr", timeout=ANSWER_MS)
+    page.wait_for_selector("#zp-setup", state="visible")
+    calls = [c.strip() for c in page.input_value("#zp-calls").split(",")]
+    assert calls == v["calls"]
+    # the same calls, in the same words as the replay's
+    words = page.evaluate("cs => import('/static/view.js').then(m => m.callsWords(cs))", calls)
+    assert words == shown_calls, (words, shown_calls)
+    answers = [page.input_value(f"#zp-answer-{i}") for i in range(len(calls))]
+    assert answers == ["" if r is None else str(r) for r in v["call_results"]]
+    assert page.locator("#zp-answers select").count() == len(calls)
+    # who answered: the friends the replay marks (a call the declarer answered makes none)
+    declarer = int(page.input_value("#sj-declarer"))
+    assert declarer == v["declarer"]
+    assert sorted({int(a) for a in answers if a} - {declarer}) == friends_shown
+    # an open call is said so in the set-up
+    for i, a in enumerate(answers):
+        label = page.eval_on_selector(f"#zp-answer-{i}", "s => s.selectedOptions[0].textContent")
+        assert (label == t["an.zp.open"]) == (a == "")
+    # the board's seats: the step's seat is "you", as in the set-up
+    names = page.eval_on_selector_all("#seats-panel .seat-box .name",
+                                      "ns => ns.map(n => n.textContent)")
+    assert names == [t["an.seatYou" if s == seat else "an.seatN"].replace("{n}", str(s + 1))
+                     for s in range(6)]
+    assert page.input_value("#seat") == str(seat)
+    assert page.evaluate("[...window.__i18n.missing]") == []
+    _no_horizontal_scroll(page)
+    _shot(page, "analysis-zhao-pengyou-from-replay.png")
+    page.close()

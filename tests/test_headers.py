@@ -12,7 +12,7 @@ from test_server import app, client, new_table  # noqa: F401  (fixtures)
 
 def test_every_response_has_the_headers(client):  # noqa: F811
     tid = new_table(client)
-    for path, status in (("/", 200), (f"/t/{tid}", 200), ("/static/style.css", 200),
+    for path, status in (("/", 200), (f"/t/{tid}", 200), ("/static/base.css", 200),
                          ("/api/tables", 200), ("/api/matches/nope", 404), ("/healthz", 200),
                          ("/static/../app.py", 404)):
         r = client.get(path)

@@ -28,11 +28,12 @@ every option) and ``zheng-fen`` (3 to 6 players), one hand per episode (:func:`c
 answers None for anything else: matches; the callers then use the Python path).
 
 Sheng ji (``sheng-ji`` 4 and 6 players, ``sheng-ji/single-deck``, ``sheng-ji/zhao-pengyou``)
-has its own C code in its own core, ``games/sheng_ji/_core_batch.c`` (whole hands: the deal's
-bids, the bury, the calls of friends, the play),
+has its own C code in its own core, ``games/sheng_ji/_core_batch.c`` and ``_core_row.c``
+(whole hands: the deal's bids, the bury, the calls of friends, the play),
 behind the same class: :mod:`~shangyou.env.sheng_ji_batch` says what it plays and makes the
 hand's result; both engines share the generator and the thread pool
-(``games/_batch_pool.h``). ``tests/test_batch_engine_sheng_ji.py`` compares it.
+(``games/_batch_pool.h``) and the ``Batch`` type's plumbing (``games/_batch_type.h``).
+``tests/test_batch_engine_sheng_ji.py`` compares it.
 """
 
 from __future__ import annotations

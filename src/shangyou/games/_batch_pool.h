@@ -1,14 +1,16 @@
 /* What the batch engines of both compiled cores share (climbing/_core_batch.c,
-   sheng_ji/_core_batch.c include it; docs/env.md, "Batch engine (C)"):
+   sheng_ji/_core_batch.c include it, through ../_batch_type.h; docs/env.md, "Batch engine
+   (C)"):
 
-   - Python's Mersenne Twister (random.Random(int): init_by_array, getrandbits,
-     _randbelow), written out so that a row deals and draws as the Python environments do
-     without the GIL;
+   - Python's Mersenne Twister (_mt.h), so that a row deals and draws as the Python
+     environments do without the GIL;
    - the thread pool: the rows of a step cut into blocks of BATCH_BLOCK, taken in turn by the
      calling thread and up to BATCH_MAX_THREADS - 1 workers, the owner's ``run`` called on
      each block with the taking thread's scratch space;
    - the buffers of the Python arrays (checked sizes), the step's int64 actions, and
-     random_actions' draw from the mask (splitmix64).
+     random_actions' draw from the mask (splitmix64);
+   - BATCH_FIELDS, the fields every Batch type begins with (_batch_type.h writes the Python
+     type's plumbing on them once for both engines).
 
    Everything here is static: each extension compiles its own copy of one source. */
 #ifndef SHANGYOU_BATCH_POOL_H
@@ -20,121 +22,13 @@
 #include <stdint.h>
 #include <string.h>
 
+/* static, and no warning in a file that uses only some of it */
+#define BATCH_STATIC static __attribute__((unused))
+
 #define BATCH_MAX_THREADS 8
 #define BATCH_BLOCK 16          /* rows a thread takes at a time */
 
-/* ------------------------------------------------------------ Python's Mersenne Twister */
-typedef struct {
-    uint32_t mt[624];
-    int mti;                    /* the next word to draw (624: twist first) */
-    int tw;                     /* words 0 .. tw - 1 of this twist are twisted (mt_next) */
-} MT;
-
-static void
-mt_init_genrand(MT *s, uint32_t seed)
-{
-    s->mt[0] = seed;
-    for (int i = 1; i < 624; i++)
-        s->mt[i] = 1812433253U * (s->mt[i - 1] ^ (s->mt[i - 1] >> 30)) + (uint32_t)i;
-    s->mti = 624;
-    s->tw = 624;
-}
-
-/* init_by_array's starting state, init_genrand(19650218), the same for every seed: made once
-   (mt_prepare, with the GIL held, before any row is seeded) and copied */
-static MT mt_base;
-static int mt_base_made;
-
-static void
-mt_prepare(void)
-{
-    if (!mt_base_made) {
-        mt_init_genrand(&mt_base, 19650218U);
-        mt_base_made = 1;
-    }
-}
-
-/* random.Random(seed) for a whole number 0 <= seed < 2**64 (random_seed: the words of
-   abs(seed), least significant first, then init_by_array) */
-static void
-mt_seed(MT *s, uint64_t seed)
-{
-    uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
-    int len = key[1] ? 2 : 1;
-    *s = mt_base;
-    uint32_t *mt = s->mt;
-    int i = 1, j = 0;
-    for (int k = 624 > len ? 624 : len; k; k--) {
-        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j] + (uint32_t)j;
-        i++;
-        j++;
-        if (i >= 624) {
-            mt[0] = mt[623];
-            i = 1;
-        }
-        if (j >= len)
-            j = 0;
-    }
-    for (int k = 623; k; k--) {
-        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - (uint32_t)i;
-        i++;
-        if (i >= 624) {
-            mt[0] = mt[623];
-            i = 1;
-        }
-    }
-    mt[0] = 0x80000000U;
-}
-
-/* the next word of genrand_uint32. The state is twisted one word at a time as the words are
-   drawn (word kk's new value needs words kk + 1 and kk + 397 of the old state, or the new
-   word kk - 227: in order, each is there when needed), which gives the words of the whole
-   twist while a generator that draws a few dozen words (a deal, an opponent's hand) does not
-   pay for the other six hundred */
-static uint32_t
-mt_next(MT *s)
-{
-    static const uint32_t mag01[2] = {0x0U, 0x9908b0dfU};
-    if (s->mti >= 624)
-        s->mti = s->tw = 0;             /* a new twist begins */
-    uint32_t *mt = s->mt;
-    int kk = s->mti++;
-    uint32_t y;
-    if (kk < s->tw) {
-        /* twisted already (a state set from Python's getstate) */
-    } else if (kk < 624 - 397) {
-        y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
-        mt[kk] = mt[kk + 397] ^ (y >> 1) ^ mag01[y & 1U];
-    } else if (kk < 623) {
-        y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
-        mt[kk] = mt[kk + (397 - 624)] ^ (y >> 1) ^ mag01[y & 1U];
-    } else {
-        y = (mt[623] & 0x80000000U) | (mt[0] & 0x7fffffffU);
-        mt[623] = mt[396] ^ (y >> 1) ^ mag01[y & 1U];
-    }
-    if (kk >= s->tw)
-        s->tw = kk + 1;
-    y = mt[kk];
-    y ^= (y >> 11);
-    y ^= (y << 7) & 0x9d2c5680U;
-    y ^= (y << 15) & 0xefc60000U;
-    y ^= (y >> 18);
-    return y;
-}
-
-/* Random._randbelow_with_getrandbits(n), 1 <= n <= 2**31 (getrandbits(k), k <= 32) */
-static uint32_t
-mt_below(MT *s, uint32_t n)
-{
-    int k = 0;
-    while (k < 32 && ((uint64_t)n >> k) != 0)
-        k++;
-    uint32_t r;
-    do {
-        r = mt_next(s) >> (32 - k);
-    } while (r >= n);
-    return r;
-}
+#include "_mt.h"               /* Python's Mersenne Twister */
 
 /* ------------------------------------------------------------------------ the pool */
 typedef struct BatchPool BatchPool;
@@ -168,7 +62,7 @@ struct BatchPool {
 /* blocks of rows until none is left: each thread (the caller's and the workers') takes the
    next block, so a thread the system does not run for a while holds up at most the block it
    has, and the others do the rest; a row's result does not depend on the thread */
-static void
+BATCH_STATIC void
 batch_pool_take(BatchPool *p, void *scratch)
 {
     for (;;) {
@@ -186,7 +80,7 @@ batch_pool_take(BatchPool *p, void *scratch)
     }
 }
 
-static void *
+BATCH_STATIC void *
 batch_pool_worker(void *arg)
 {
     BatchWorker *w = arg;
@@ -210,7 +104,7 @@ batch_pool_worker(void *arg)
 
 /* every row run (called without the GIL): the workers woken, the calling thread takes blocks
    too, then waits for the blocks others took */
-static void
+BATCH_STATIC void
 batch_pool_run(BatchPool *p)
 {
     p->nblocks = (p->n_rows + BATCH_BLOCK - 1) / BATCH_BLOCK;
@@ -235,7 +129,7 @@ batch_pool_run(BatchPool *p)
 
 /* threads (the caller's and threads - 1 workers, started once and kept): 0, or -1 with an
    exception (the GIL held) */
-static int
+BATCH_STATIC int
 batch_pool_set_threads(BatchPool *p, long threads)
 {
     if (threads < 1 || threads > BATCH_MAX_THREADS) {
@@ -263,7 +157,7 @@ batch_pool_set_threads(BatchPool *p, long threads)
 }
 
 /* the lock and the first threads: 0, or -1 with an exception */
-static int
+BATCH_STATIC int
 batch_pool_init(BatchPool *p, int n_rows, long threads)
 {
     p->n_rows = n_rows;
@@ -278,7 +172,7 @@ batch_pool_init(BatchPool *p, int n_rows, long threads)
 
 /* the workers stopped and joined, the lock and the scratch spaces freed (the GIL released
    around the joins) */
-static void
+BATCH_STATIC void
 batch_pool_free(BatchPool *p)
 {
     if (p->ok) {
@@ -305,7 +199,7 @@ batch_pool_free(BatchPool *p)
 
 /* ---------------------------------------------------------------- the Python arrays */
 /* a writable C-contiguous buffer of exactly ``need`` bytes: 0, or -1 with an exception */
-static int
+BATCH_STATIC int
 batch_get_buf(PyObject *o, Py_buffer *v, Py_ssize_t need, const char *what)
 {
     if (PyObject_GetBuffer(o, v, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
@@ -320,7 +214,7 @@ batch_get_buf(PyObject *o, Py_buffer *v, Py_ssize_t need, const char *what)
 }
 
 /* the step's actions: ``n`` int64 ids, C-contiguous (the buffer held: release it) */
-static int
+BATCH_STATIC int
 batch_get_actions(PyObject *arg, Py_buffer *v, int n)
 {
     if (PyObject_GetBuffer(arg, v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
@@ -339,7 +233,7 @@ batch_get_actions(PyObject *arg, Py_buffer *v, int n)
 /* random_actions: into ``out`` (an int64 array of n_rows), one uniformly random id per row
    among those the row's mask (k bytes) allows, 0 for a row with none; the generator is
    splitmix64 on *state. 0, or -1 with an exception */
-static int
+BATCH_STATIC int
 batch_random_ids(PyObject *out, const unsigned char *masks, int n_rows, int k, uint64_t *state)
 {
     Py_buffer v;
@@ -375,54 +269,27 @@ batch_random_ids(PyObject *out, const unsigned char *masks, int n_rows, int k, u
     return 0;
 }
 
-/* The methods every Batch type has alike, for a struct T with the fields ``busy``,
-   ``rand_state``, ``pool``, ``mask`` (its Py_buffer), ``n_envs`` and ``k``:
-   refuse_busy(b): a call while a step of another Python thread runs without the GIL is
-   refused; random_actions(out): one uniformly random id per row among those its mask allows
-   (0 for a row with no decision), from the engine's own generator (seed_actions);
-   seed_actions(seed); set_threads(n). */
-#define BATCH_COMMON_METHODS(T)                                                             \
-    static int                                                                              \
-    refuse_busy(const T *b)                                                                 \
-    {                                                                                       \
-        if (b->busy) {                                                                      \
-            PyErr_SetString(PyExc_RuntimeError,                                             \
-                            "the batch engine is stepping in another thread");              \
-            return 1;                                                                       \
-        }                                                                                   \
-        return 0;                                                                           \
-    }                                                                                       \
-    static PyObject *                                                                       \
-    batch_random_actions(T *b, PyObject *arg)                                               \
-    {                                                                                       \
-        if (refuse_busy(b))                                                                 \
-            return NULL;                                                                    \
-        if (batch_random_ids(arg, b->mask.buf, b->n_envs, b->k, &b->rand_state) < 0)       \
-            return NULL;                                                                    \
-        Py_RETURN_NONE;                                                                     \
-    }                                                                                       \
-    static PyObject *                                                                       \
-    batch_seed_actions(T *b, PyObject *arg)                                                 \
-    {                                                                                       \
-        if (refuse_busy(b))                                                                 \
-            return NULL;                                                                    \
-        unsigned long long s = PyLong_AsUnsignedLongLongMask(arg);                          \
-        if (s == (unsigned long long)-1 && PyErr_Occurred())                                \
-            return NULL;                                                                    \
-        b->rand_state = s;                                                                  \
-        Py_RETURN_NONE;                                                                     \
-    }                                                                                       \
-    static PyObject *                                                                       \
-    batch_set_threads(T *b, PyObject *arg)                                                  \
-    {                                                                                       \
-        if (refuse_busy(b))                                                                 \
-            return NULL;                                                                    \
-        long t = PyLong_AsLong(arg);                                                        \
-        if (t == -1 && PyErr_Occurred())                                                    \
-            return NULL;                                                                    \
-        if (batch_pool_set_threads(&b->pool, t) < 0)                                        \
-            return NULL;                                                                    \
-        Py_RETURN_NONE;                                                                     \
-    }
+/* The fields every Batch type holds first (after PyObject_HEAD), for a row type ``Row`` the
+   engine defines before: the table (n_envs rows of ``players`` seats, ``k`` ids a decision,
+   observations of obs_size bytes: a head, then the page's k candidate rows of ``width``
+   bytes from o_cand), the mode (``single``: the learner ``seat`` against random
+   opponents; ``strict``: an illegal id raises there too; ``max_steps`` (0: none), the reward
+   of an illegal id), the rows and their generators, the arrays written (in the order Batch()
+   takes them), the step's actions (their buffer held by step), ``busy`` (a step runs without
+   the GIL: every other call refuses), random_actions' own generator (splitmix64) and the
+   pool. */
+#define BATCH_FIELDS                                                                        \
+    int n_envs, players, k, obs_size, single, seat, strict;                                 \
+    int o_page, o_cand, width;  /* the observation's page, candidate rows and their width */ \
+    long max_steps;                                                                         \
+    double illegal_reward;                                                                  \
+    Row *rows;                                                                              \
+    MT *mts;                    /* every row's generators (Row.m) */                        \
+    Py_buffer obs, mask, reward, term, trunc, seat_buf, illegal;                            \
+    int have_bufs;                                                                          \
+    const int64_t *actions;                                                                 \
+    int busy;                                                                               \
+    uint64_t rand_state;                                                                    \
+    BatchPool pool
 
 #endif

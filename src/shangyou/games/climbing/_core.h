@@ -259,7 +259,7 @@ int core_multi_counted(Gen *g, Multi *w, int pure_ok, int impure_ok);
 PyObject *core_pagat_playout(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_plan(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
-/* _core_batch.c: the batch engine (env/batch_engine.py) */
+/* _core_batch.c, _core_batch_rules.c: the batch engine (env/batch_engine.py) */
 extern PyTypeObject core_batch_type;
 
 /* A hand's seats as the C games hold them (the batch engine, the playouts): ``size[s]``, the

@@ -119,7 +119,7 @@ extern PyObject *S_phase, *S_to_act, *S_hands, *S_trick, *S_pending, *S_trump, *
     *S_forced, *S_ev_play, *S_ev_trick, *S_ev_failed, *S_space, *S_level, *S_suit,
     *S_red_five, *S_kitty_owner, *S_width, *S_length, *S_top;
 
-/* _core_batch.c: the batch engine (env/batch_engine.py) */
+/* _core_batch.c (and _core_row.c, a row's rules): the batch engine (env/batch_engine.py) */
 extern PyTypeObject sj_batch_type;
 
 #endif

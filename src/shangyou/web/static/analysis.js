@@ -45,8 +45,8 @@ function deal() {
 
 const dealsAll = () => !A.game.endsWith("/owen");
 
-function seatLabel(s) {
-  return s === A.seat ? t("an.seatYou", { n: s + 1 }) : t("an.seatN", { n: s + 1 });
+function seatLabel(s, me = A.seat) {
+  return s === me ? t("an.seatYou", { n: s + 1 }) : t("an.seatN", { n: s + 1 });
 }
 
 // ------------------------------------------------------------------------------ set-up
@@ -288,7 +288,8 @@ function drawBoard(view) {
     trick: cardsOf("table").length && A.tableSeat !== null ? [[A.tableSeat, cardsOf("table").join(" ")]] : [],
     played: [], finished: [], scores: Array(A.players).fill(0),
   };
-  const ctx = { names: [...Array(shown.players).keys()].map((s) => seatLabel(s)), seats: null,
+  // the view's own seat is "you" (a replay step's view comes before the set-up takes its seat)
+  const ctx = { names: [...Array(shown.players).keys()].map((s) => seatLabel(s, shown.seat)), seats: null,
                 mySeat: shown.seat, replay: true };
   $("seats-panel").replaceChildren(renderSeats(shown, ctx));
   $("trick-panel").replaceChildren(renderTrick(shown, ctx));

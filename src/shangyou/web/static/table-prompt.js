@@ -220,7 +220,7 @@ export function makePrompt(P) {
     const lt = $("last-trick-btn");
     lt.querySelector(".lbl-long").textContent = S.showLast ? t("t.hideLastTrick") : t("t.lastTrick");
     lt.querySelector(".lbl-short").textContent = S.showLast ? t("t.hideLastShort") : t("t.lastShort");
-    // a spectator has no player controls: only the last trick (style.css hides the others)
+    // a spectator has no player controls: only the last trick (table.css hides the others)
     document.body.classList.toggle("spectator", !seated());
     for (const b of document.querySelectorAll("#moves button")) b.disabled = !mine;
     for (const b of document.querySelectorAll("#hand .card")) b.setAttribute("aria-disabled", String(S.busy || S.stopped));

@@ -1,0 +1,125 @@
+/* Python's Mersenne Twister (random.Random(int): init_by_array, getrandbits, _randbelow),
+   written out so that a row of a batch engine (or any C code of a core) deals and draws as
+   the Python games and environments do, without the GIL. Shared by the batch engines
+   (_batch_pool.h includes it) and the row rules they step (sheng_ji/_core_row.c).
+
+   Everything here is static: each file that includes it has its own copy (the functions are
+   inline, so a file that uses only some of them gets no warning). */
+#ifndef SHANGYOU_MT_H
+#define SHANGYOU_MT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+typedef struct {
+    uint32_t mt[624];
+    int mti;                    /* the next word to draw (624: twist first) */
+    int tw;                     /* words 0 .. tw - 1 of this twist are twisted (mt_next) */
+} MT;
+
+static inline void
+mt_init_genrand(MT *s, uint32_t seed)
+{
+    s->mt[0] = seed;
+    for (int i = 1; i < 624; i++)
+        s->mt[i] = 1812433253U * (s->mt[i - 1] ^ (s->mt[i - 1] >> 30)) + (uint32_t)i;
+    s->mti = 624;
+    s->tw = 624;
+}
+
+/* init_by_array's starting state, init_genrand(19650218), the same for every seed: made once
+   (by the first mt_seed of the process's copy of this file, whichever thread runs it) and
+   copied */
+static MT mt_base;
+static pthread_once_t mt_base_once = PTHREAD_ONCE_INIT;
+
+static void
+mt_make_base(void)
+{
+    mt_init_genrand(&mt_base, 19650218U);
+}
+
+/* random.Random(seed) for a whole number 0 <= seed < 2**64 (random_seed: the words of
+   abs(seed), least significant first, then init_by_array) */
+static inline void
+mt_seed(MT *s, uint64_t seed)
+{
+    uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+    int len = key[1] ? 2 : 1;
+    pthread_once(&mt_base_once, mt_make_base);
+    *s = mt_base;
+    uint32_t *mt = s->mt;
+    int i = 1, j = 0;
+    for (int k = 624 > len ? 624 : len; k; k--) {
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j] + (uint32_t)j;
+        i++;
+        j++;
+        if (i >= 624) {
+            mt[0] = mt[623];
+            i = 1;
+        }
+        if (j >= len)
+            j = 0;
+    }
+    for (int k = 623; k; k--) {
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - (uint32_t)i;
+        i++;
+        if (i >= 624) {
+            mt[0] = mt[623];
+            i = 1;
+        }
+    }
+    mt[0] = 0x80000000U;
+}
+
+/* the next word of genrand_uint32. The state is twisted one word at a time as the words are
+   drawn (word kk's new value needs words kk + 1 and kk + 397 of the old state, or the new
+   word kk - 227: in order, each is there when needed), which gives the words of the whole
+   twist while a generator that draws a few dozen words (a deal, an opponent's hand) does not
+   pay for the other six hundred */
+static inline uint32_t
+mt_next(MT *s)
+{
+    static const uint32_t mag01[2] = {0x0U, 0x9908b0dfU};
+    if (s->mti >= 624)
+        s->mti = s->tw = 0;             /* a new twist begins */
+    uint32_t *mt = s->mt;
+    int kk = s->mti++;
+    uint32_t y;
+    if (kk < s->tw) {
+        /* twisted already (a state set from Python's getstate) */
+    } else if (kk < 624 - 397) {
+        y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
+        mt[kk] = mt[kk + 397] ^ (y >> 1) ^ mag01[y & 1U];
+    } else if (kk < 623) {
+        y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
+        mt[kk] = mt[kk + (397 - 624)] ^ (y >> 1) ^ mag01[y & 1U];
+    } else {
+        y = (mt[623] & 0x80000000U) | (mt[0] & 0x7fffffffU);
+        mt[623] = mt[396] ^ (y >> 1) ^ mag01[y & 1U];
+    }
+    if (kk >= s->tw)
+        s->tw = kk + 1;
+    y = mt[kk];
+    y ^= (y >> 11);
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    y ^= (y >> 18);
+    return y;
+}
+
+/* Random._randbelow_with_getrandbits(n), 1 <= n <= 2**31 (getrandbits(k), k <= 32) */
+static inline uint32_t
+mt_below(MT *s, uint32_t n)
+{
+    int k = 0;
+    while (k < 32 && ((uint64_t)n >> k) != 0)
+        k++;
+    uint32_t r;
+    do {
+        r = mt_next(s) >> (32 - k);
+    } while (r >= n);
+    return r;
+}
+
+#endif
