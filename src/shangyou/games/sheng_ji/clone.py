@@ -32,8 +32,8 @@ class ShengJiClone(GameBase):
         a move changes most: the clone holds them packed (``_lazy``: the cards as bytes, the
         log and the events as the original's lists and their lengths, which only ever grow)
         and makes them when one is first asked for (``_Packed``), so a clone kept but not
-        played costs a few hundred bytes. The core reads the game's dict and leaves a clone
-        with ``_lazy`` to the Python code, which asks for them."""
+        played costs a few hundred bytes. The core, which reads the game's dict, has a packed
+        clone unpacked first (``sj_unpacked``)."""
         d = self.__dict__
         if "_lazy" in d and not _LAZY.isdisjoint(d):
             self._unpack()               # (some were set since it was cloned)
