@@ -11,7 +11,7 @@ from ...cards import CARDS
 from ...engine.base import GameBase
 from . import core
 
-_LAZY = frozenset({"hands", "won", "moves", "events", "seen_counts", "stock"})
+_LAZY = frozenset({"hands", "won", "moves", "events", "tricks", "seen_counts", "stock"})
 # the slots' lists each phase changes in place (a clone copies them); every other list in a
 # slot is replaced when it changes (``kitty``, ``kitty_taken``), and ``bid`` is a new dict
 _LEVELS = frozenset({"levels"})
@@ -28,9 +28,10 @@ class ShengJiClone(GameBase):
         thieves while burying; the levels at every hand's end), the others shared: they are
         replaced, never changed (``_start_hand`` makes new ones).
 
-        The hands, the cards won, the stock, the log, the events and the cards seen are what
-        a move changes most: the clone holds them packed (``_lazy``: the cards as bytes, the
-        log and the events as the original's lists and their lengths, which only ever grow)
+        The hands, the cards won, the stock, the log, the events, the tricks and the cards
+        seen are what a move changes most: the clone holds them packed (``_lazy``: the cards
+        as bytes, the log, the events and the tricks as the original's lists and their
+        lengths, which only ever grow)
         and makes them when one is first asked for (``_Packed``), so a clone kept but not
         played costs a few hundred bytes. The core, which reads the game's dict, has a packed
         clone unpacked first (``sj_unpacked``)."""
@@ -40,7 +41,7 @@ class ShengJiClone(GameBase):
         new = super().clone()            # a clone not yet asked: its _lazy is shared
         if "_lazy" not in d:
             hands, won, seen = d["hands"], d["won"], d["seen_counts"]
-            moves, events, stock = d["moves"], d["events"], d["stock"]
+            moves, events, tricks, stock = d["moves"], d["events"], d["tricks"], d["stock"]
             # one bytes: each hand's length, each seat's cards won's, the stock's, the hands'
             # cards, the cards won, the stock, then (card, count) of the cards seen (a seat
             # holds or wins at most the 216 cards of four packs: each length fits a byte);
@@ -51,7 +52,8 @@ class ShengJiClone(GameBase):
                 packed = bytes(chain(map(len, hands), map(len, won), (len(stock),),
                                      chain.from_iterable(hands), chain.from_iterable(won), stock,
                                      chain.from_iterable(seen.items())))
-            object.__setattr__(new, "_lazy", (packed, moves, len(moves), events, len(events)))
+            object.__setattr__(new, "_lazy", (packed, moves, len(moves), events, len(events),
+                                              tricks, len(tricks)))
         changing = _CHANGING.get(d["phase"], _LEVELS)
         for name, slot in _slots(type(self)):
             if name == "_tricks_cache":
@@ -68,7 +70,7 @@ class ShengJiClone(GameBase):
     def _unpack(self) -> None:
         """A clone's packed attributes made (those set since are kept)."""
         d = self.__dict__
-        packed, moves, nm, events, ne = d["_lazy"]
+        packed, moves, nm, events, ne, tricks, nt = d["_lazy"]
         object.__delattr__(self, "_lazy")
         n = self.n
         nh, nw = packed[:n], packed[n:2 * n]
@@ -88,6 +90,7 @@ class ShengJiClone(GameBase):
                                  [CARDS[c] for c in packed[end:stock_end]])
         for name, value in (("hands", hands), ("won", won), ("stock", stock),
                             ("moves", moves[:nm]), ("events", events[:ne]),
+                            ("tricks", tricks[:nt]),
                             ("seen_counts", seen_counts)):
             if name not in d:
                 object.__setattr__(self, name, value)

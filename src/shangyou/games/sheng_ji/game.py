@@ -95,26 +95,25 @@ class ShengJiGame(ShengJiClone):
     """One hand (``match=False``) or a match to A of a Sheng ji preset."""
 
     PRIVATE_VIEW_KEYS = ("hand", "legal_moves", "pending", "buried", "kitty_taken")
-    # The hand's deal and kitty record and the levels are slots beside the instance dict: the
-    # dict keeps 28 keys, under CPython's 30 for a dict that shares its keys with the class,
-    # so a clone's dict is 8 bytes a value instead of a 1.6 KB table (docs/benchmarks-single.md)
-    # (``over``, ``theft_round`` and the views' memo too, so that no game's dict grows past
-    # 29 keys: a clone's ``_lazy`` is the 29th)
-    # (``seed`` and ``match``, set by GameBase, too: their dict keys go to ``stock``, which a
-    # clone packs, and ``_lazy``)
+    # The hand's deal and kitty record, the levels, ``seed``, ``match`` (set by GameBase),
+    # ``over``, ``theft_round`` and the views' memo are slots beside the instance dict: the
+    # dict keeps 27 keys (a clone's ``_lazy`` the 28th), under CPython's 30 for a dict that
+    # shares its keys with the class, so a clone's dict is 8 bytes a value instead of a
+    # 1.6 KB table (docs/benchmarks-single.md)
     __slots__ = ("seed", "match", "levels", "starter", "level_rank", "_kitty_as_dealt", "kitty",
                  "bid", "bid_log", "next_draw", "_drawn_by", "final_round", "buried",
                  "kitty_owner", "kitty_taken", "to_bury", "leader", "over", "theft_round",
                  "_tricks_cache")
-    # see GameBase.clone; tricks: a finished trick's record never changes again; the hands,
-    # the cards won, the log and the events go into ``_lazy`` (see clone)
+    # see GameBase.clone; the hands, the cards won, the stock, the cards seen, the log, the
+    # events and the tricks go into ``_lazy`` (see clone)
     # (``result``: made whole when the game ends, which nothing changes after; ``calls`` and
     # ``history``: replaced when they grow)
     CLONE_SHARED = GameBase.CLONE_SHARED | {"trump", "_lazy", "result", "calls", "history"}
     CLONE_FLAT = (GameBase.CLONE_FLAT - {"moves", "events", "history"}) | {
-        "friends", "lead_units", "pending", "trick", "tricks"}
+        "friends", "lead_units", "pending", "trick"}
     CLONE_DICTS = frozenset({"call_results"})
-    CLONE_DROP = frozenset({"hands", "won", "moves", "events", "seen_counts", "stock"})
+    CLONE_DROP = frozenset({"hands", "won", "moves", "events", "tricks", "seen_counts",
+                            "stock"})
 
     def __init__(self, rules: ShengJiRules, seed: int | None = None, match: bool = True):
         super().__init__(rules, seed, match)
