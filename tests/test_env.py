@@ -307,12 +307,10 @@ def test_observation_hides_other_hands(name):
             continue
         before = env.observe(env.agent_selection)["observation"].copy()
         twin = g.clone()
-        twin.hands[a].remove(ca)
-        twin.hands[b].remove(cb)
-        twin.hands[a].append(cb)
-        twin.hands[b].append(ca)
-        twin.hands[a].sort()
-        twin.hands[b].sort()
+        ha, hb = list(twin.hands[a]), list(twin.hands[b])   # new lists: a clone shares hands
+        ha.remove(ca)
+        hb.remove(cb)
+        twin.hands[a], twin.hands[b] = sorted(ha + [cb]), sorted(hb + [ca])
         e2 = sy_env.raw_env(name)
         e2.reset(seed=0)
         e2.game = twin

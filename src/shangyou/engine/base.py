@@ -166,24 +166,27 @@ class GameBase:
         than ``copy.deepcopy`` (which gives the same game: tests compare them), since it copies
         only the containers a move can change (see ``CLONE_*``)."""
         new = object.__new__(type(self))
-        d = new.__dict__
+        # set as attributes, not through ``new.__dict__``: CPython then keeps the values in the
+        # class's key-sharing layout whatever their order (a dict item set out of the class's
+        # key order makes a full dict of the instance's own, ~1.6 KB)
+        put = object.__setattr__
         shared, flat, nested, dicts, drop = (self.CLONE_SHARED, self.CLONE_FLAT,
                                              self.CLONE_NESTED, self.CLONE_DICTS, self.CLONE_DROP)
         memo: dict = {}
         for k, v in self.__dict__.items():
             if isinstance(v, _ATOMIC) or k in shared:
-                d[k] = v
+                put(new, k, v)
             elif k in flat:
-                d[k] = v[:]
+                put(new, k, v[:])
             elif k in nested:
-                d[k] = [x[:] for x in v]
+                put(new, k, [x[:] for x in v])
             elif k in dicts:
-                d[k] = v.copy()
+                put(new, k, v.copy())
             elif k in drop:
                 continue
             elif k == "_rng_obj":        # shared until either game draws from it (see _rng)
-                d[k] = v
+                put(new, k, v)
                 _SHARED_RNGS.add(v)
             else:
-                d[k] = copy.deepcopy(v, memo)
+                put(new, k, copy.deepcopy(v, memo))
         return new

@@ -5,7 +5,10 @@
    _next_with_cards (games/climbing/game.py) do, on the same attributes of the game: the
    hand loses the play's cards, the trick, the last play, the passes and the seat to act move
    on, a trick that every other player passed goes to its winner (``tricks``, ``won``), and
-   the move is logged (``moves``) and the listing forgotten (``_legal``, ``_token``).
+   the move is logged (``_log``, the game's own part of ``moves``) and the listing forgotten
+   (``_legal``, ``_token``). A hand or a seat's cards won that a clone shares (the clone
+   copies only the outer lists) is replaced by a changed copy, never changed in place:
+   own_list.
 
    It answers False, having changed nothing, for everything else, which the Python code then
    does: a move that is not one of those, another phase, a play that empties the hand (a
@@ -42,7 +45,7 @@ intern_names(void)
     NAME(S_won, "won");
     NAME(S_order, "order");
     NAME(S_n, "n");
-    NAME(S_moves, "moves");
+    NAME(S_moves, "_log");                /* the game's own part of the log (game.py) */
     NAME(S_legal, "_legal");
     NAME(S_rules, "rules");
     NAME(S_finish_trick, "finish_trick");
@@ -71,6 +74,23 @@ next_with_cards(PyObject *hands, long n, long seat, int include_self)
     return seat;
 }
 
+/* lists[i] as a list this game alone holds, to change in place: the list itself where its
+   only reference is ``lists``'s, else (a clone shares it: ClimbingGame.clone copies only the
+   outer lists of ``hands`` and ``won``) a copy put in its place.
+   Borrowed; NULL with an exception. */
+static PyObject *
+own_list(PyObject *lists, Py_ssize_t i)
+{
+    PyObject *x = PyList_GET_ITEM(lists, i);
+    if (Py_REFCNT(x) == 1)
+        return x;
+    PyObject *copy = PyList_GetSlice(x, 0, PyList_GET_SIZE(x));
+    if (copy == NULL)
+        return NULL;
+    PyList_SetItem(lists, i, copy);                       /* steals ``copy`` */
+    return copy;
+}
+
 /* an int, or an int subclass that compares as one (cards.Card): what list.remove compares */
 static int
 plain_int(PyObject *x)
@@ -94,15 +114,20 @@ make(PyObject *d, PyObject *move, int is_pass, long n, long seat, PyObject *hand
                 return -1;
         } else {                                   /* _end_trick */
             PyObject *tricks = GET(d, S_tricks);
-            PyObject *won = PyList_GET_ITEM(GET(d, S_won), end_trick_for);
+            PyObject *won_all = GET(d, S_won);
             if (PyList_Append(tricks, trick) < 0)
+                return -1;
+            /* won[winner] += the cards of the trick's plays: in place where no other game
+               holds the list (see own_list), else in a new list */
+            PyObject *mine = own_list(won_all, end_trick_for);
+            if (mine == NULL)
                 return -1;
             for (Py_ssize_t i = 0; i < PyList_GET_SIZE(trick); i++) {
                 PyObject *combo = PyTuple_GET_ITEM(PyList_GET_ITEM(trick, i), 1);
                 if (combo == Py_None)
                     continue;
-                Py_ssize_t end = PyList_GET_SIZE(won);        /* won.extend(combo.cards) */
-                if (PyList_SetSlice(won, end, end, SLOT(combo, core_combo_off[COMBO_CARDS])) < 0)
+                Py_ssize_t end = PyList_GET_SIZE(mine);
+                if (PyList_SetSlice(mine, end, end, SLOT(combo, core_combo_off[COMBO_CARDS])) < 0)
                     return -1;
             }
             PyObject *fresh = PyList_New(0);
@@ -115,9 +140,12 @@ make(PyObject *d, PyObject *move, int is_pass, long n, long seat, PyObject *hand
                 return -1;
         }
     } else {
-        PyObject *hand = PyList_GET_ITEM(hands, seat);
         PyObject *combo = SLOT(move, core_move_off[MOVE_COMBO]);
-        /* hand.remove(c) for each card: the first occurrences not taken by an earlier card */
+        /* hand.remove(c) for each card (the first occurrences not taken by an earlier card),
+           in place where no other game holds the hand (see own_list) */
+        PyObject *hand = own_list(hands, seat);
+        if (hand == NULL)
+            return -1;
         for (Py_ssize_t i = PyList_GET_SIZE(hand) - 1; i >= 0; i--)
             if (taken[i] && PyList_SetSlice(hand, i, i + 1, NULL) < 0)
                 return -1;

@@ -5,6 +5,7 @@ game, called by :class:`~shangyou.games.climbing.game.ClimbingGame`'s exchange m
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ...cards import CARD_TEXT, Cards, parse
@@ -14,11 +15,22 @@ from ...errors import IllegalMove, NotationError
 if TYPE_CHECKING:
     from .game import ClimbingGame
 
+
+def without(hand: Sequence[int], cards: Sequence[int]) -> list[int]:
+    """``hand`` less ``cards`` (each held), a new list: the Python code replaces a hand rather
+    than change it, since a clone may share it (the first copy of a card held twice goes, as
+    list.remove)."""
+    rest = list(hand)
+    for c in cards:
+        rest.remove(c)
+    return rest
+
 PHASE_EXCHANGE = "exchange"
 
 
-def begin(g: ClimbingGame) -> None:
-    """The exchange after a hand: who gives, who takes, and who acts first."""
+def begin(g: ClimbingGame, leader: int) -> None:
+    """The exchange after a hand: who gives, who takes, and who acts first (``leader``: who
+    leads the hand once it is over)."""
     order = g.prev_order
     assert order is not None    # an exchange follows a finished hand
     n = g.n
@@ -30,11 +42,11 @@ def begin(g: ClimbingGame) -> None:
         else:
             givers, takers = [last, order[-2]], [first, order[1]]
         g.exchange = {"kind": "pits", "givers": givers, "takers": takers,
-                      "shown": [], "discards": [], "step": "show"}
+                      "shown": [], "discards": [], "step": "show", "leader": leader}
         g.to_act = givers[0]
     else:  # "offer": the loser gives the highest card, the winner offers two, loser picks
         g.exchange = {"kind": "offer", "giver": order[-1], "taker": order[0],
-                      "shown": [], "offered": [], "step": "give"}
+                      "shown": [], "offered": [], "step": "give", "leader": leader}
         g.to_act = order[-1]
 
 
@@ -92,33 +104,34 @@ def resolve(g: ClimbingGame, move: Move | str) -> Move:
 
 
 def make(g: ClimbingGame, seat: int, mv: Move) -> None:
-    """Make the exchange move ``mv`` of ``seat`` (already checked legal)."""
-    ex = g.exchange
-    assert ex is not None                        # the exchange phase
+    """Make the exchange move ``mv`` of ``seat`` (already checked legal). The exchange's dict
+    is replaced, not changed (a clone shares it): a copy is changed, its lists replaced."""
+    assert g.exchange is not None                # the exchange phase
+    ex = g.exchange = dict(g.exchange)
     c: int = mv.cards[0]                         # every exchange move names its cards
     if ex["kind"] == "pits":
         if ex["step"] == "show":
-            g.hands[seat].remove(c)
-            g.exchanged.append((seat, None, c))
-            ex["shown"].append(c)
-            g.events.append({"event": "show", "seat": seat, "card": CARD_TEXT[c]})
+            _take(g, seat, c)
+            _exchanged(g, (seat, None, c))
+            ex["shown"] = [*ex["shown"], c]
+            _event(g, {"event": "show", "seat": seat, "card": CARD_TEXT[c]})
             if len(ex["shown"]) < len(ex["givers"]):
                 g.to_act = ex["givers"][len(ex["shown"])]
             else:
                 ex["step"], ex["pool"] = "take", list(ex["shown"])
                 g.to_act = ex["takers"][0]
         elif ex["step"] == "take" and "discarded" not in ex:
-            ex["pool"].remove(c)
+            ex["pool"] = list(without(ex["pool"], (c,)))
             receive(g, seat, c)
             if ex["pool"]:  # the second taker gets the other card
                 receive(g, ex["takers"][1], ex["pool"].pop())
             ex["step"] = "discard"
             g.to_act = ex["takers"][0]
         elif ex["step"] == "discard":
-            g.hands[seat].remove(c)
-            g.exchanged.append((seat, None, c))
-            ex["discards"].append(c)
-            g.events.append({"event": "discard", "seat": seat, "card": CARD_TEXT[c]})
+            _take(g, seat, c)
+            _exchanged(g, (seat, None, c))
+            ex["discards"] = [*ex["discards"], c]
+            _event(g, {"event": "discard", "seat": seat, "card": CARD_TEXT[c]})
             if len(ex["discards"]) < len(ex["takers"]):
                 g.to_act = ex["takers"][len(ex["discards"])]
             else:
@@ -127,33 +140,46 @@ def make(g: ClimbingGame, seat: int, mv: Move) -> None:
                 # the next-to-last chooses first, the last gets the other
                 g.to_act = ex["givers"][-1]
         else:  # taking a discard
-            ex["pool"].remove(c)
+            ex["pool"] = list(without(ex["pool"], (c,)))
             receive(g, seat, c)
             if ex["pool"]:
                 receive(g, ex["givers"][0], ex["pool"].pop())
-            g._begin_play()
+            g._begin_play(ex["leader"])
     else:
         if ex["step"] == "give":
-            g.hands[seat].remove(c)
-            g.exchanged.append((seat, None, c))
-            g.events.append({"event": "give", "seat": seat, "card": CARD_TEXT[c]})
+            _take(g, seat, c)
+            _exchanged(g, (seat, None, c))
+            _event(g, {"event": "give", "seat": seat, "card": CARD_TEXT[c]})
             receive(g, ex["taker"], c)
             ex["step"] = "offer"
             g.to_act = ex["taker"]
         elif ex["step"] == "offer":
             ex["pool"] = list(mv.cards)
-            g.events.append({"event": "offer", "seat": seat, "cards": str(Cards(mv.cards))})
+            _event(g, {"event": "offer", "seat": seat, "cards": str(Cards(mv.cards))})
             ex["step"] = "take"
             g.to_act = ex["giver"]
         else:
-            g.hands[ex["taker"]].remove(c)
-            g.exchanged.append((ex["taker"], None, c))
+            _take(g, ex["taker"], c)
+            _exchanged(g, (ex["taker"], None, c))
             receive(g, seat, c)
-            g._begin_play()
+            g._begin_play(ex["leader"])
 
 
 def receive(g: ClimbingGame, seat: int, c: int) -> None:
-    g.exchanged.append((None, seat, c))
-    g.hands[seat].append(c)
-    g.hands[seat].sort()
-    g.events.append({"event": "receive", "seat": seat, "card": CARD_TEXT[c]})
+    _exchanged(g, (None, seat, c))
+    g.hands[seat] = sorted((*g.hands[seat], c))
+    _event(g, {"event": "receive", "seat": seat, "card": CARD_TEXT[c]})
+
+
+# the log of the exchange and the events: replaced, never changed in place (a clone shares them)
+def _exchanged(g: ClimbingGame, what: tuple) -> None:
+    g.exchanged = g.exchanged + (what,)
+
+
+def _event(g: ClimbingGame, event: dict) -> None:
+    g.events = g.events + [event]
+
+
+def _take(g: ClimbingGame, seat: int, c: int) -> None:
+    """The card leaves the seat's hand (a new list: a clone may share the old one)."""
+    g.hands[seat] = without(g.hands[seat], (c,))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ...cards import CARD_TEXT, Cards, deck, parse
 from ...engine.base import GameBase
@@ -27,9 +27,12 @@ from ..why import Why
 from . import core, exchange, explain
 from .combo import Combo
 from .core import shuffle
-from .exchange import PHASE_EXCHANGE
+from .exchange import PHASE_EXCHANGE, without
 from .family import Family, PointFamily
 from .observe import CompactView
+from .rare import (
+    COUNTS_AT_FIRST_OUT, DEALT_COUNTS, EXCHANGE, MATCH, PREV_ORDER, SCORES, TEAM_TOTALS,
+    rare_attributes, set_rare)
 from .steps import (
     LISTING_LIMIT,
     STEP_LIMIT,
@@ -70,28 +73,83 @@ class Rulebook:
         return self.family.sort_key(card)
 
 
+@rare_attributes
 class ClimbingGame(CompactView, GameBase):
     """One hand (``match=False``) or a whole match of a climbing preset."""
 
     PRIVATE_VIEW_KEYS = ("hand", "legal_moves", "choice", "picked")
     # see GameBase.clone; tricks: a finished trick's list never changes again; the full listing
-    # of plays and the grouping of the steps go with the listed moves (replaced, never changed)
-    CLONE_SHARED = GameBase.CLONE_SHARED | {"last", "_plays", "_grouping", "picked"}
-    CLONE_FLAT = GameBase.CLONE_FLAT | {
-        "scores", "team_totals", "prev_order", "dealt_counts", "counts_at_first_out", "order",
-        "trick", "tricks", "undealt", "exchanged"}
-    CLONE_NESTED = frozenset({"hands", "won"})
-    CLONE_DROP = frozenset({"_played_cache", "_played_now", "_played_counts_cache"})
+    # of plays and the grouping of the steps go with the listed moves (replaced, never changed);
+    # the finishing order and the events are replaced when they grow; a clone shares each hand
+    # and each seat's cards won (``hands``, ``won``: it copies the outer lists), which the Python
+    # code replaces rather than changes, and the compiled core changes in place only where no
+    # other game holds them (_core_apply.c, own_list); ``_rare``:
+    # the record of the attributes that change a few times a hand (rare.py), replaced on change
+    # (the exchange's dict too: exchange.make); ``_memo``: derived facts for the views (observe.py);
+    # the log: ``moves``
+    CLONE_SHARED = GameBase.CLONE_SHARED | {"last", "_plays", "_grouping", "picked", "order",
+                                            "events", "_rare", "_log_chunks"}
+    CLONE_FLAT = frozenset({"_log", "trick", "tricks", "hands", "won"})
+    CLONE_DROP = frozenset({"_memo"})
+
+    # seed, match, result, scores, history, team_totals, prev_order, dealt_counts, undealt,
+    # counts_at_first_out, exchange and exchanged are properties kept in ``_rare`` (rare.py)
+    _rare: tuple
+    if TYPE_CHECKING:
+        scores: list[int]
+        team_totals: Sequence[int]
+        prev_order: list[int] | None
+        dealt_counts: list[int]
+        undealt: Sequence[int]
+        counts_at_first_out: list[int] | None
+        exchange: dict[str, Any] | None
+        # cards that changed hands in this hand's exchange, all face up: (from, to, card),
+        # from/to None for the cards on offer in between
+        exchanged: tuple[tuple[int | None, int | None, int], ...]
 
     def __init__(self, rules: Rulebook, seed: int | None = None, match: bool = True):
         super().__init__(rules, seed, match)
         self.scores = [0] * self.n
-        self.team_totals = [0] * len(rules.teams) if rules.teams else []
-        self.prev_order: list[int] | None = None
+        if rules.teams:
+            self.team_totals = [0] * len(rules.teams)
         self.dealer = self._rng.randrange(self.n)
         self._start_hand()
 
+    def clone(self) -> ClimbingGame:
+        tail = self._log
+        if tail:                      # the log so far becomes a chunk both games share
+            self._log_chunks = self._log_chunks + (tuple(tail),)
+            self._log = []
+        return super().clone()
+
     # ------------------------------------------------------------------ public API
+    #: the log's chunks shared with clones (tuples), before this game's own ``_log``
+    _log_chunks: tuple[tuple[tuple[int, Move], ...], ...] = ()
+    _log: list[tuple[int, Move]]
+
+    @property
+    def moves(self) -> list[tuple[int, Move]]:
+        """The log: (seat, move) of every move made, in order (a new list). Kept as the chunks
+        a clone shares with its original (``_log_chunks``: the log as it was at each clone)
+        and this game's own moves since (``_log``, which each move appends to, in C too), so a
+        clone copies no part of it."""
+        chunks = self._log_chunks
+        if not chunks:
+            return list(self._log)
+        out = [m for chunk in chunks for m in chunk]
+        out += self._log
+        return out
+
+    @moves.setter
+    def moves(self, moves: Sequence[tuple[int, Move]]) -> None:
+        self._log_chunks = ()
+        self._log = list(moves)
+
+    def _moved(self, seat: int, move) -> None:
+        self._log.append((seat, move))
+        self._legal = None
+        self._token = None
+
     # ``over`` is a plain attribute (read on every step of every loop), True exactly when the
     # phase is PHASE_OVER: set with the phase in ``_start_hand`` and ``_end_hand``.
     over: bool = False
@@ -169,7 +227,7 @@ class ClimbingGame(CompactView, GameBase):
                     self._do_play(seat, move)
             else:
                 self._do_exchange(seat, move)
-            self.moves.append((seat, move))
+            self._log.append((seat, move))
             self._legal = self._token = None
             return
         seat = self._check_turn(seat)
@@ -200,11 +258,13 @@ class ClimbingGame(CompactView, GameBase):
         # (dealer + k) % n, so seat s gets every n-th card from position (s - dealer) % n
         dealt = len(cards) if r.deal_count is None else min(len(cards), r.deal_count * n)
         hands: list[list[int]] = [sorted(cards[(s - self.dealer) % n:dealt:n]) for s in range(n)]
-        self.undealt: Sequence[int] = cards[dealt:]
+        undealt = cards[dealt:]
         self.hands = hands
-        self._dealt(hands, self.undealt, hands_sorted=True)
-        self.dealt_counts = [len(h) for h in hands]
-        self.counts_at_first_out: list[int] | None = None
+        self._dealt(hands, undealt, hands_sorted=True)
+        # the deal's record, unchanged through the hand: the cards nobody was dealt, how many
+        # each seat was dealt (the exchange and the first player out are set as they happen)
+        set_rare(self, undealt=undealt, dealt_counts=[len(h) for h in hands],
+                 counts_at_first_out=None, exchange=None, exchanged=())
         self.order: list[int] = []
         self.trick: list[tuple[int, Combo | None]] = []
         self.tricks: list[list[tuple[int, Combo | None]]] = []
@@ -212,15 +272,13 @@ class ClimbingGame(CompactView, GameBase):
         self.last: Combo | None = None
         self.last_seat: int | None = None
         self.passes = 0
-        self.leader = self._choose_leader(cards, dealt)
-        self.exchange: dict[str, Any] | None = None
-        # cards that changed hands in this hand's exchange, all face up: (from, to, card),
-        # from/to None for the cards on offer in between
-        self.exchanged: list[tuple[int | None, int | None, int]] = []
-        if self.hand_number > 1 and r.exchange and self.prev_order:
-            self._begin_exchange()
+        leader = self._choose_leader(cards, dealt)
+        # ``exchanged``: cards that changed hands in this hand's exchange, all face up: (from,
+        # to, card), from/to None for the cards on offer in between (a tuple, replaced)
+        if self.hand_number > 1 and self.rules.exchange and self._rare[PREV_ORDER]:
+            self._begin_exchange(leader)
         else:
-            self._begin_play()
+            self._begin_play(leader)
 
     def _choose_leader(self, cards: Sequence[int], dealt: int) -> int:
         """The seat to lead the hand; the first ``dealt`` of ``cards`` were dealt, in order."""
@@ -237,7 +295,7 @@ class ClimbingGame(CompactView, GameBase):
                 first_seen.setdefault(cards[k], (self.dealer + k) % self.n)
             # a card is drawn from the pack before the deal and put back; its holder leads
             drawn = self._rng.choice(deck(r.decks, r.jokers))
-            self.events.append({"event": "drawn card", "card": CARD_TEXT[drawn]})
+            self.events = self.events + [{"event": "drawn card", "card": CARD_TEXT[drawn]}]
             return first_seen[drawn]
         if how.startswith("holder:"):
             wanted = parse(how[7:])[0]
@@ -249,15 +307,16 @@ class ClimbingGame(CompactView, GameBase):
             return (self.dealer + dealt_cards.index(wanted)) % self.n
         raise ValueError(f"unknown leader rule {how!r}")
 
-    def _begin_play(self) -> None:
+    def _begin_play(self, leader: int) -> None:
         self.phase = PHASE_PLAY
-        self.exchange = None
-        self.to_act = self._next_with_cards(self.leader, include_self=True)
+        if self._rare[EXCHANGE] is not None:
+            self.exchange = None
+        self.to_act = self._next_with_cards(leader, include_self=True)
 
     # -------------------------------------------------------------------- exchange
     # the exchange of cards between hands (pagat's pits, Owen's offer): exchange.py
-    def _begin_exchange(self) -> None:
-        exchange.begin(self)
+    def _begin_exchange(self, leader: int) -> None:
+        exchange.begin(self, leader)
 
     def _exchange_moves(self) -> list[Move]:
         return exchange.moves(self)
@@ -405,21 +464,19 @@ class ClimbingGame(CompactView, GameBase):
             else:
                 self.to_act = self._next_with_cards(seat)
             return
-        hand = self.hands[seat]
-        for c in mv.cards:
-            hand.remove(c)
+        self.hands[seat] = hand = without(self.hands[seat], mv.cards)
         self.trick.append((seat, mv.combo))
         self.last = mv.combo
         self.last_seat = seat
         self.passes = 0
         if not hand:
-            self.order.append(seat)
-            if self.counts_at_first_out is None:
-                self.counts_at_first_out = [len(h) for h in self.hands]
+            self.order = self.order + [seat]      # replaced, never changed: clones share it
+            if self._rare[COUNTS_AT_FIRST_OUT] is None:
+                set_rare(self, counts_at_first_out=[len(h) for h in self.hands])
             holding = [s for s in range(self.n) if self.hands[s]]
             if len(holding) <= 1:
                 if not self.rules.finish_trick:
-                    self.order.extend(holding)
+                    self.order = self.order + holding
                     self.tricks.append(self.trick)
                     self.trick = []
                     self._end_hand()
@@ -437,40 +494,44 @@ class ClimbingGame(CompactView, GameBase):
         winner = self.last_seat
         assert winner is not None                    # a trick ends with a play
         self.tricks.append(self.trick)
-        won = self.won[winner]
+        won = list(self.won[winner])          # a new list: a clone may share the old one
         for _, combo in self.trick:
             if combo is not None:
                 won.extend(combo.cards)
+        self.won[winner] = won
         self.trick = []
         self.last = None
         self.passes = 0
         self.last_seat = None
         if self.n - len(self.order) <= 1:   # only reached when the rules finish the trick
             holding = [s for s in range(self.n) if self.hands[s]]
-            self.order.extend(s for s in holding if s not in self.order)
+            self.order = self.order + [s for s in holding if s not in self.order]
             self._end_hand()
             return
         self.to_act = self._next_with_cards(winner, include_self=True)
 
     # --------------------------------------------------------------------- scoring
     def _end_hand(self) -> None:
-        points, team_points = score_hand(self.rules, self.order, self.counts_at_first_out,
-                                         self.dealt_counts, self.won, self.hands)
-        for s in range(self.n):
-            self.scores[s] += points[s]
+        r = self._rare
+        points, team_points = score_hand(self.rules, self.order, r[COUNTS_AT_FIRST_OUT],
+                                         r[DEALT_COUNTS], self.won, self.hands)
+        # scores, totals, history, events: replaced, never changed in place (clones share them),
+        # the first three in the record of rare attributes (set at once: rare.py)
+        scores = [a + b for a, b in zip(r[SCORES], points)]
         summary = {"hand": self.hand_number, "order": list(self.order), "points": points,
-                   "scores": list(self.scores)}
+                   "scores": list(scores)}
         if self.rules.teams:
             assert team_points is not None
-            for i, p in enumerate(team_points):
-                self.team_totals[i] += p
+            totals = [a + b for a, b in zip(r[TEAM_TOTALS], team_points)]
             summary["team_points"] = team_points
-            summary["team_scores"] = self.team_scores()
-        self.history.append(summary)
-        self.events.append({"event": "hand over", **summary})
-        self.prev_order = list(self.order)
-        winner = self._match_winner() if self.match else None
-        if not self.match or winner is not None:
+            summary["team_scores"] = list(totals)
+            set_rare(self, team_totals=totals)
+        set_rare(self, scores=scores, history=self.history + [summary],
+                 prev_order=list(self.order))
+        self.events = self.events + [{"event": "hand over", **summary}]
+        match = r[MATCH]
+        winner = self._match_winner() if match else None
+        if not match or winner is not None:
             self.phase = PHASE_OVER
             self.over = True
             self.to_act = None
@@ -582,10 +643,14 @@ class ClimbingGame(CompactView, GameBase):
     def _played_texts(self) -> list:
         """(seat, text) of every finished trick of this hand; a trick's texts are made once
         (finished tricks never change), so a view costs little late in a hand."""
-        owner, cache = self.__dict__.get("_played_cache", (None, None))
-        if owner is not self.tricks:          # a new hand (a new list of tricks) began
+        memo = self._memos()
+        got = memo[0]
+        cache: list
+        if got is None or got[0] is not self.tricks:   # a new hand (a new list of tricks)
             cache = []
-            self._played_cache = (self.tricks, cache)
+            memo[0] = (self.tricks, cache)
+        else:
+            cache = got[1]
         for t in self.tricks[len(cache):]:
             cache.append([(s, "pass" if c is None else _play_text(c)) for s, c in t])
         return cache
@@ -620,6 +685,22 @@ class ClimbingGame(CompactView, GameBase):
                 **({"choice": self.choice, "picked": list(self.picked)}
                    if self.choice is not None else {})}
 
+
+# Every attribute name a game's __dict__ may hold, in one order. CPython (3.11) keeps the
+# attributes of a class's instances in one key table shared by all of them (8 bytes a value an
+# instance) only for the names the table holds, at most 30, and lets the table take a new name
+# less and less readily as instances are made: a name first set late in a process (a choice in
+# steps, say, after thousands of clones) makes that instance's dict a full one of its own
+# (1.6 KB). So the names go into the table now, once, before any game exists.
+INSTANCE_KEYS = (
+    "rules", "n", "_rare", "_rng_obj", "deals", "hand_number", "_log_chunks", "_log", "events",
+    "_legal", "_token", "dealer", "hands", "order", "trick", "tricks", "won", "last",
+    "last_seat", "passes", "phase", "to_act", "over", "_memo", "_plays", "_grouping", "choice",
+    "picked")
+_probe = object.__new__(ClimbingGame)
+for _name in INSTANCE_KEYS:
+    object.__setattr__(_probe, _name, None)
+del _probe, _name
 
 # legal_moves and apply without their Python frames where the core is built (the Python
 # methods above stay the reference: _legal_moves_py, _apply_py)

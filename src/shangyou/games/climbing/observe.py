@@ -40,6 +40,15 @@ class CompactView:
     COMPACT_FIELDS = ("seat", "phase", "hand", "counts", "played", "last", "last_seat",
                       "passed", "finished", "teams", "won_points", "table_points", "exchange")
 
+    def _memos(self) -> list:
+        """The memo of derived facts the views keep (one attribute, made on first use; a clone
+        leaves it out): [the texts of the finished tricks (``ClimbingGame._played_texts``),
+        the cards played now, the cards of the finished tricks (``_played_counts``)]."""
+        memo = self.__dict__.get("_memo")
+        if memo is None:
+            memo = self._memo = [None, None, None]
+        return memo
+
     def compact_view(self, seat: int) -> tuple:
         """The seat's knowledge as numbers (card codes and seat numbers, see ``cards.py``): a
         tuple in the order of ``COMPACT_FIELDS`` (a tuple, not a dict: it is made at every step
@@ -66,11 +75,12 @@ class CompactView:
         # the cards played, current trick included, change only with a play: kept for the
         # passes that follow (same list of tricks, as many finished tricks, same play to beat;
         # a trick never holds the same play object twice, since each play beats the last)
-        now = self.__dict__.get("_played_now")
+        memo = self._memos()
+        now = memo[1]
         if now is not None and now[0] is tricks and now[1] == len(tricks) and now[2] is last:
             played = now[3]
         else:
-            cache = self.__dict__.get("_played_counts_cache")
+            cache = memo[2]
             if cache is not None and cache[0] is tricks and cache[1] == len(tricks):
                 played = cache[2]
             else:
@@ -82,7 +92,7 @@ class CompactView:
                         for card in c.cards:
                             played[card] += 1
                 played = bytes(played)
-            self._played_now = (tricks, len(tricks), last, played)
+            memo[1] = (tricks, len(tricks), last, played)
         rules = self.rules
         ex = self.exchange
         won, table = None, 0
@@ -108,7 +118,8 @@ class CompactView:
     def _played_counts(self) -> bytes:
         """Copies of each card in this hand's finished tricks; a trick is counted once (finished
         tricks never change), so the cost per call does not grow with the hand."""
-        owner, done, counts = self.__dict__.get("_played_counts_cache", (None, 0, _NO_CARDS))
+        memo = self._memos()
+        owner, done, counts = memo[2] or (None, 0, _NO_CARDS)
         tricks = self.tricks
         if owner is not tricks:               # a new hand (a new list of tricks) began
             done, counts = 0, _NO_CARDS
@@ -121,5 +132,5 @@ class CompactView:
                             acc[card] += 1
             counts = bytes(acc)
             done = len(tricks)
-        self._played_counts_cache = (tricks, done, counts)
+        memo[2] = (tricks, done, counts)
         return counts

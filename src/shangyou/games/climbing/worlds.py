@@ -196,7 +196,8 @@ class WorldSampler:
         g.result = None
         g._legal = g._token = None
         g.scores = list(v["scores"])
-        g.team_totals = list(v["team_scores"]) if v.get("team_scores") else []
+        if v.get("team_scores"):
+            g.team_totals = list(v["team_scores"])
         g.prev_order = list(v["previous_order"]) if v["previous_order"] else None
         g.dealer = v["dealer"]
         g.hands = [list(h) for h in hands]
@@ -211,9 +212,11 @@ class WorldSampler:
         g.last = self.last
         g.last_seat = self.last_seat
         g.passes = self.passes
-        g.leader = v["to_act"] if v["to_act"] is not None else v["dealer"]
-        g.exchanged = list(self.exchanged)
-        g.exchange = _copy_exchange(self.exchange)
+        g.exchanged = tuple(self.exchanged)
+        ex = _copy_exchange(self.exchange)
+        if ex is not None:          # who leads once the exchange is over
+            ex["leader"] = v["to_act"] if v["to_act"] is not None else v["dealer"]
+        g.exchange = ex
         g.phase = v["phase"]
         g.over = g.phase == "over"
         g.to_act = v["to_act"]
