@@ -3,6 +3,7 @@
 Rule sources: seed 003_0367b52b0c4da365.txt and RULES.md; decisions in docs/rules/sheng-ji.md.
 """
 
+import copy
 import json
 import random
 from collections import Counter
@@ -13,6 +14,8 @@ import shangyou
 from shangyou import IllegalMove
 from shangyou.cards import BJ_CODE, RJ_CODE, deck, parse
 from shangyou.games.sheng_ji.follow import check_follow, legal_follows
+from shangyou.games.sheng_ji import core
+from shangyou.games.sheng_ji.game import ShengJiGame
 from shangyou.games.sheng_ji.order import Trump, decompose
 from shangyou.games.sheng_ji.scoring import points
 
@@ -391,3 +394,56 @@ def test_redeal_policy_deals_again():
         g.apply("pass")
     assert any(e["event"] == "redeal" for e in g.events)
     assert g.hand_number == 1
+
+
+@pytest.mark.parametrize("core_on", [True, False])
+@pytest.mark.parametrize("name,options", [("sheng-ji", {}), ("sheng-ji/zhao-pengyou", {}),
+                                          ("sheng-ji", {"kitty_theft": True})])
+def test_clone_in_every_phase_keeps_the_slots_apart(name, options, core_on):
+    """The deal's record and the levels are slots (``ShengJiGame.__slots__``), which a clone
+    copies while dealing and burying and shares afterwards, and a clone holds the hands, the
+    cards won, the log and the events packed until asked for: clones made in every phase of
+    a match (and clones of them) equal the original, and each, played on to the match's end
+    with its own random moves, leaves the original, every slot included, as a deep copy of
+    it, and a clone and a deep copy played alike end alike, slot for slot. With the compiled
+    core (which unpacks a clone before it reads it) and without."""
+    prev = core.use(core_on)
+    try:
+        _clones_in_every_phase(name, options)
+    finally:
+        core.use(prev)
+
+
+def _clones_in_every_phase(name, options):
+    rng = random.Random(7)
+    slots = [k for k in ShengJiGame.__slots__ if k != "_tricks_cache"]     # (a views' memo)
+    g = shangyou.new_match(name, players=4 if name == "sheng-ji" else 5, seed=3, **options)
+    phases = Counter()
+    for _ in range(700):
+        if g.over:
+            break
+        if phases[g.phase] < 3 and rng.random() < 0.2:
+            phases[g.phase] += 1
+            before = copy.deepcopy(g)
+            c, d = g.clone(), copy.deepcopy(g)
+            assert "_lazy" in c.__dict__ and "hands" not in c.__dict__   # packed until asked
+            cc = c.clone()                   # a clone of a clone not yet asked: shares it
+            assert cc.__dict__["_lazy"] is c.__dict__["_lazy"]
+            for k in slots:
+                assert getattr(c, k, None) == getattr(g, k, None), k
+            assert c.hands == g.hands and c.won == g.won and c.moves == g.moves
+            assert c.events == g.events and c.seen_counts == g.seen_counts
+            assert "_lazy" not in c.__dict__ and cc == g and cc.log == g.log
+            steps = 0
+            while not c.over and steps < 400:
+                i = rng.randrange(len(c.legal_moves()))
+                c.apply(c.legal_moves()[i])
+                d.apply(d.legal_moves()[i])
+                steps += 1
+            assert c == d and c.log == d.log
+            for k in slots:
+                assert getattr(c, k, None) == getattr(d, k, None), k
+                assert getattr(g, k, None) == getattr(before, k, None), k
+            assert g == before and g.view(g.to_act or 0) == before.view(g.to_act or 0)
+        g.apply(rng.choice(g.legal_moves()))
+    assert {"deal", "bury", "play"} <= set(phases), phases

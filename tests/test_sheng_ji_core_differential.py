@@ -107,6 +107,8 @@ class Pair:
         assert da.keys() == db.keys()
         for k in db:
             assert da[k] == db[k], (k, da[k], db[k])
+        for k in type(b).__slots__:          # the deal's record and the levels (slots)
+            assert getattr(a, k, None) == getattr(b, k, None), k
         # the logs only grow: compare what is new
         for k in ("moves", "events", "tricks"):
             xa, xb = getattr(a, k), getattr(b, k)

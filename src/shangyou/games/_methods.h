@@ -52,7 +52,8 @@ fm_legal_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                                        : Py_NewRef(legal);
         goto done;
     }
-    tok = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type);
+    /* a new object(): what object.__new__ makes, without the call's argument checks */
+    tok = PyBaseObject_Type.tp_alloc(&PyBaseObject_Type, 0);
     if (tok == NULL || PyDict_SetItem(d, fm_S_token, tok) < 0)
         goto done;
     int accepted = 0;

@@ -419,6 +419,27 @@ dict_long(PyObject *d, PyObject *key, int *ok)
     return x;
 }
 
+/* the attribute ``key`` of the game (a slot: ShengJiGame.__slots__) as dict_long reads one */
+static long
+attr_long(PyObject *game, PyObject *key, int *ok)
+{
+    PyObject *v = PyObject_GetAttr(game, key);
+    long x = 0;
+    if (v == NULL || !PyLong_Check(v) ||
+        Py_TYPE(v)->tp_richcompare != PyLong_Type.tp_richcompare) {
+        PyErr_Clear();
+        *ok = 0;
+    } else {
+        x = PyLong_AsLong(v);
+        if (x == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            *ok = 0;
+        }
+    }
+    Py_XDECREF(v);
+    return x;
+}
+
 /* draw(game): the draws of ShengJiGame._advance_deal while the stock lasts: each card to
    the next seat (_draw), stopping at a seat that has a bid to make (then ``to_act``); True
    when it stopped there, False when the stock ran out (or the state could not be read:
@@ -437,14 +458,20 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_Clear();
         Py_RETURN_FALSE;
     }
+    if (PyDict_CheckExact(d) && sj_unpacked(args[0], d) < 0) {
+        Py_DECREF(d);
+        return NULL;
+    }
     PyObject *res = NULL;
     int ok = PyDict_CheckExact(d);
     long n = ok ? dict_long(d, S_n, &ok) : 0;
-    long level = ok ? dict_long(d, S_level_rank, &ok) : 0;
-    long next = ok ? dict_long(d, S_next_draw, &ok) : 0;
+    /* next_draw, level_rank and bid are slots (ShengJiGame.__slots__); the stock, in the
+       dict, is read as an attribute too (a clone not yet asked holds it packed) */
+    long level = ok ? attr_long(args[0], S_level_rank, &ok) : 0;
+    long next = ok ? attr_long(args[0], S_next_draw, &ok) : 0;
     PyObject *hands = ok ? PyDict_GetItemWithError(d, S_hands) : NULL;
-    PyObject *stock = ok ? PyDict_GetItemWithError(d, S_stock) : NULL;
-    PyObject *bid = ok ? PyDict_GetItemWithError(d, S_bid) : NULL;
+    PyObject *stock = ok ? PyObject_GetAttr(args[0], S_stock) : NULL;
+    PyObject *bid = ok && stock != NULL ? PyObject_GetAttr(args[0], S_bid) : NULL;
     ok = ok && n >= 1 && n <= MAXSEATS && level >= 0 && level <= 12 && next >= 0 &&
          next < n && hands != NULL && PyList_CheckExact(hands) &&
          PyList_GET_SIZE(hands) == n && stock != NULL && PyList_CheckExact(stock) &&
@@ -467,6 +494,8 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         ok = sj_read_cards(PyList_GET_ITEM(hands, s), NULL, NULL, 1 << 20) >= 0;
     if (!ok) {
         PyErr_Clear();
+        Py_XDECREF(stock);
+        Py_XDECREF(bid);
         Py_DECREF(d);
         Py_RETURN_FALSE;
     }
@@ -502,8 +531,8 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     if (drawn) {
         PyObject *a = PyLong_FromLong(next), *b = PyLong_FromLong(seat);
-        int rc = a == NULL || b == NULL || PyDict_SetItem(d, S_next_draw, a) < 0 ||
-                 PyDict_SetItem(d, S_drawn_by, b) < 0 ||
+        int rc = a == NULL || b == NULL || PyObject_SetAttr(args[0], S_next_draw, a) < 0 ||
+                 PyObject_SetAttr(args[0], S_drawn_by, b) < 0 ||
                  (stopped && PyDict_SetItem(d, S_to_act, b) < 0);
         Py_XDECREF(a);
         Py_XDECREF(b);
@@ -512,6 +541,8 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     res = PyBool_FromLong(stopped);
 done:
+    Py_DECREF(stock);
+    Py_DECREF(bid);
     Py_DECREF(d);
     return res;
 }
@@ -569,8 +600,130 @@ bids(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
+/* card_lists(packed, start, lengths): the lists of cards (cards.CARDS items) a clone packed
+   (clone.py, ShengJiClone._unpack): lengths[i] cards each, from packed[start:] on */
+static PyObject *
+card_lists(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyBytes_Check(args[0]) || !PyLong_Check(args[1]) ||
+        !PyBytes_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "card_lists(packed, start, lengths)");
+        return NULL;
+    }
+    if (sj_cards == NULL || !PyTuple_Check(sj_cards) || PyTuple_GET_SIZE(sj_cards) != NCARD) {
+        PyErr_SetString(PyExc_RuntimeError, "the core is not bound");
+        return NULL;
+    }
+    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    const unsigned char *len = (const unsigned char *)PyBytes_AS_STRING(args[2]);
+    Py_ssize_t size = PyBytes_GET_SIZE(args[0]), nl = PyBytes_GET_SIZE(args[2]);
+    Py_ssize_t at = PyLong_AsSsize_t(args[1]);
+    if (at < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "card_lists: a negative start");
+        return NULL;
+    }
+    PyObject *out = PyList_New(nl);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < nl; i++) {
+        Py_ssize_t m = len[i];
+        PyObject *l = at + m <= size ? PyList_New(m) : NULL;
+        if (l == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "card_lists: past the end");
+            Py_DECREF(out);
+            return NULL;
+        }
+        for (Py_ssize_t j = 0; j < m; j++) {
+            int c = p[at + j];
+            if (c >= NCARD) {
+                Py_DECREF(l);
+                Py_DECREF(out);
+                PyErr_SetString(PyExc_ValueError, "card_lists: not a card");
+                return NULL;
+            }
+            PyObject *card = PyTuple_GET_ITEM(sj_cards, c);
+            Py_INCREF(card);
+            PyList_SET_ITEM(l, j, card);
+        }
+        PyList_SET_ITEM(out, i, l);
+        at += m;
+    }
+    return out;
+}
+
+/* pack_clone(hands, won, stock, seen): the bytes a clone packs (clone.py, ShengJiClone.clone):
+   each hand's length, each seat's cards won's, the stock's, the hands' cards, the cards won,
+   the stock, then (card, count) of each card seen; None where a list or the dict holds
+   something else or a length passes 255 (the Python code packs it then) */
+static PyObject *
+pack_clone(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "pack_clone(hands, won, stock, seen)");
+        return NULL;
+    }
+    PyObject *hands = args[0], *won = args[1], *stock = args[2], *seen = args[3];
+    if (!PyList_CheckExact(hands) || !PyList_CheckExact(won) || !PyList_CheckExact(stock) ||
+        !PyDict_Check(seen) || PyList_GET_SIZE(hands) > 255 || PyList_GET_SIZE(won) > 255)
+        Py_RETURN_NONE;
+    PyObject *lists[2] = {hands, won};
+    Py_ssize_t total = 1, nseen = PyDict_GET_SIZE(seen);
+    for (int k = 0; k < 2; k++)
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lists[k]); i++) {
+            PyObject *l = PyList_GET_ITEM(lists[k], i);
+            if (!PyList_CheckExact(l) || PyList_GET_SIZE(l) > 255)
+                Py_RETURN_NONE;
+            total += 1 + PyList_GET_SIZE(l);
+        }
+    if (PyList_GET_SIZE(stock) > 255)
+        Py_RETURN_NONE;
+    total += PyList_GET_SIZE(stock) + 2 * nseen;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, total);
+    if (out == NULL)
+        return NULL;
+    unsigned char *p = (unsigned char *)PyBytes_AS_STRING(out);
+    for (int k = 0; k < 2; k++)
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lists[k]); i++)
+            *p++ = (unsigned char)PyList_GET_SIZE(PyList_GET_ITEM(lists[k], i));
+    *p++ = (unsigned char)PyList_GET_SIZE(stock);
+    for (int k = 0; k < 3; k++) {
+        Py_ssize_t nl = k < 2 ? PyList_GET_SIZE(lists[k]) : 1;
+        for (Py_ssize_t i = 0; i < nl; i++) {
+            PyObject *l = k < 2 ? PyList_GET_ITEM(lists[k], i) : stock;
+            for (Py_ssize_t j = 0; j < PyList_GET_SIZE(l); j++) {
+                int c = sj_card_of(PyList_GET_ITEM(l, j));
+                if (c < 0)
+                    goto other;
+                *p++ = (unsigned char)c;
+            }
+        }
+    }
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(seen, &pos, &key, &value)) {
+        int c = sj_card_of(key);
+        long v = PyLong_CheckExact(value) ? PyLong_AsLong(value) : -1;
+        if (c < 0 || v < 0 || v > 255) {
+            PyErr_Clear();
+            goto other;
+        }
+        *p++ = (unsigned char)c;
+        *p++ = (unsigned char)v;
+    }
+    return out;
+other:
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+}
+
 /* ---------------------------------------------------------------------- the module */
 static PyMethodDef methods[] = {
+    {"pack_clone", (PyCFunction)(void (*)(void))pack_clone, METH_FASTCALL,
+     "pack_clone(hands, won, stock, seen): the bytes a clone packs, or None."},
+    {"card_lists", (PyCFunction)(void (*)(void))card_lists, METH_FASTCALL,
+     "card_lists(packed, start, lengths): the lists of cards a clone packed."},
     {"bind", (PyCFunction)(void (*)(void))bind, METH_FASTCALL,
      "bind(Move, Unit, CARDS, CARD_TEXT, kinds, commit_text): the classes and objects used."},
     {"shuffle", (PyCFunction)(void (*)(void))core_shuffle, METH_FASTCALL,

@@ -106,12 +106,13 @@ PyObject *sj_methods(PyObject *self, PyObject *cls);
 PyObject *sj_set_active(PyObject *self, PyObject *flag);
 PyObject *sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 int sj_names(void);
+int sj_unpacked(PyObject *game, PyObject *d);
 
 /* _core_rollout.c: the search's playout (bots/sheng_ji_search.py, Sim.run) */
 PyObject *sj_rollout(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 extern PyObject *S_phase, *S_to_act, *S_hands, *S_trick, *S_pending, *S_trump, *S_rules,
     *S_token, *S_legal, *S_moves, *S_events, *S_won, *S_tricks, *S_lead_units, *S_n,
-    *S_theft_round, *S_declarer, *S_friends, *S_seen_counts, *S_calls, *S_call_results,
+    *S_theft_round, *S_lazy, *S_unpack, *S_declarer, *S_friends, *S_seen_counts, *S_calls, *S_call_results,
     *S_penalty_points, *S_decks, *S_teams, *S_throw_penalty, *S_play, *S_bury, *S_buried,
     *S_to_bury, *S_stock, *S_next_draw, *S_drawn_by, *S_bid, *S_level_rank, *S_seat,
     *S_card, *S_count, *S_event, *S_cards_key, *S_winner, *S_points, *S_plays, *S_tried,

@@ -385,16 +385,28 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
     if (nh < 0 || nm < 0)
         return 0;
     if (phase == S_bury || PyUnicode_Compare(phase, S_bury) == 0) {
-        PyObject *theft = GET(d, S_theft_round), *buried = GET(d, S_buried);
-        long to_bury = small(d, S_to_bury, 1L << 20);
-        if (kind != K_BURY || nm != 1 || (theft != NULL && theft != Py_None) ||
-            buried == NULL || !PyList_CheckExact(buried) ||
-            PyList_GET_SIZE(buried) + 1 >= to_bury || !hcnt[mlist[0]])
+        /* theft_round, buried and to_bury are slots (ShengJiGame.__slots__) */
+        PyObject *theft = PyObject_GetAttr(game, S_theft_round);
+        int stealing = theft == NULL || theft != Py_None;
+        Py_XDECREF(theft);
+        PyErr_Clear();
+        if (kind != K_BURY || nm != 1 || stealing || !hcnt[mlist[0]])
             return 0;
-        if (remove_card(hand, mlist[0]) < 0 ||
-            PyList_Append(buried, PyTuple_GET_ITEM(mcards, 0)) < 0)
-            return -1;
-        return log_move(d, seat, move);
+        PyObject *buried = PyObject_GetAttr(game, S_buried);
+        PyObject *tb = buried == NULL ? NULL : PyObject_GetAttr(game, S_to_bury);
+        long to_bury = tb != NULL && PyLong_CheckExact(tb) ? PyLong_AsLong(tb) : -1;
+        int fits = tb != NULL && PyList_CheckExact(buried) && to_bury >= 0 &&
+                   PyList_GET_SIZE(buried) + 1 < to_bury;
+        Py_XDECREF(tb);
+        if (!fits) {
+            Py_XDECREF(buried);
+            PyErr_Clear();
+            return 0;
+        }
+        int rc = remove_card(hand, mlist[0]) < 0 ||
+                 PyList_Append(buried, PyTuple_GET_ITEM(mcards, 0)) < 0 ? -1 : 0;
+        Py_DECREF(buried);
+        return rc < 0 ? -1 : log_move(d, seat, move);
     }
     if (phase != S_play && PyUnicode_Compare(phase, S_play) != 0)
         return 0;
@@ -659,7 +671,8 @@ sj_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_Clear();
         Py_RETURN_FALSE;
     }
-    int rc = PyDict_CheckExact(d) ? apply_listed(args[0], d, args[1], args[2]) : 0;
+    int rc = !PyDict_CheckExact(d) ? 0 : sj_unpacked(args[0], d) < 0 ? -1 :
+             apply_listed(args[0], d, args[1], args[2]);
     Py_DECREF(d);
     if (rc < 0)
         return NULL;

@@ -81,16 +81,21 @@ typedef struct {
 static int
 emit_short(Multi *M)
 {
-    int cnt[NCARD] = {0};
-    for (int i = 0; i < M->nbase; i++)
-        cnt[M->base[i]]++;
-    for (int i = 0; i < M->ntypes; i++)
-        cnt[M->card[i]] += M->take[i];
+    /* the play sorted by card: the suit's cards (sorted) merged with the cards taken (in
+       card order, none of the suit) */
     unsigned char play[MAXH];
-    int n = 0;
-    for (int c = 0; c < NCARD; c++)
-        for (int k = 0; k < cnt[c]; k++)
+    int n = 0, b = 0;
+    for (int i = 0; i < M->ntypes; i++) {
+        int k = M->take[i], c = M->card[i];
+        if (!k)
+            continue;
+        while (b < M->nbase && M->base[b] < c)
+            play[n++] = M->base[b++];
+        while (k--)
             play[n++] = (unsigned char)c;
+    }
+    while (b < M->nbase)
+        play[n++] = M->base[b++];
     if (sj_sink_add(M->out, K_PLAY, play, n) < 0)
         return -1;
     return ++M->found > M->limit ? 1 : 0;
@@ -305,11 +310,8 @@ sj_follows(const Ctx *t, const int *hand, const int *lead, int nlead, const SUni
     int mine[NCARD], suit, need_pairs, need_run;
     int m = needs(t, hand, lead, nlead, units, nu, mine, &suit, &need_pairs, &need_run);
     if (m <= nlead) {
-        Multi *M = PyMem_RawCalloc(1, sizeof *M);
-        if (M == NULL) {
-            sj_no_memory();
-            return -1;
-        }
+        Multi multi, *M = &multi;       /* on the stack: its arrays are filled as used */
+        M->ntypes = M->nbase = M->found = 0;
         for (int c = 0; c < NCARD; c++) {
             for (int k = 0; k < mine[c]; k++)
                 M->base[M->nbase++] = (unsigned char)c;
@@ -324,7 +326,6 @@ sj_follows(const Ctx *t, const int *hand, const int *lead, int nlead, const SUni
         M->limit = limit;
         M->out = out;
         int r = multisets(M, nlead - m, 0);
-        PyMem_RawFree(M);
         return r < 0 ? -1 : r > 0 ? 0 : 1;
     }
     return suit_follows(t, mine, nlead, need_pairs, need_run, limit, out);

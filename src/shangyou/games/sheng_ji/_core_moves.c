@@ -10,7 +10,7 @@
 #define FOLLOW_LIMIT 400
 
 PyObject *S_phase, *S_to_act, *S_hands, *S_trick, *S_pending, *S_trump, *S_rules, *S_token,
-    *S_legal, *S_moves, *S_events, *S_won, *S_tricks, *S_lead_units, *S_n, *S_theft_round,
+    *S_legal, *S_moves, *S_events, *S_won, *S_tricks, *S_lead_units, *S_n, *S_theft_round, *S_lazy, *S_unpack,
     *S_declarer, *S_friends, *S_seen_counts, *S_calls, *S_call_results, *S_penalty_points,
     *S_decks, *S_teams, *S_throw_penalty, *S_play, *S_bury, *S_buried, *S_to_bury, *S_stock,
     *S_next_draw, *S_drawn_by, *S_bid, *S_level_rank, *S_seat, *S_card, *S_count, *S_event,
@@ -40,6 +40,8 @@ sj_names(void)
     NAME(S_lead_units, "lead_units");
     NAME(S_n, "n");
     NAME(S_theft_round, "theft_round");
+    NAME(S_lazy, "_lazy");
+    NAME(S_unpack, "_unpack");
     NAME(S_declarer, "declarer");
     NAME(S_friends, "friends");
     NAME(S_seen_counts, "seen_counts");
@@ -179,11 +181,15 @@ fail:
 }
 
 static PyObject *
-list_bury(PyObject *d, long seat, PyObject *token)
+list_bury(PyObject *game, PyObject *d, long seat, PyObject *token)
 {
-    PyObject *theft = GET(d, S_theft_round), *hands = GET(d, S_hands);
+    PyObject *theft = PyObject_GetAttr(game, S_theft_round);      /* a slot */
+    int stealing = theft == NULL || theft != Py_None;
+    Py_XDECREF(theft);
+    PyErr_Clear();
+    PyObject *hands = GET(d, S_hands);
     const Ctx *t;
-    if ((theft != NULL && theft != Py_None) || hands == NULL || !PyList_CheckExact(hands) ||
+    if (stealing || hands == NULL || !PyList_CheckExact(hands) ||
         seat >= PyList_GET_SIZE(hands) || (t = sj_ctx_read(GET(d, S_trump))) == NULL)
         Py_RETURN_NONE;
     int hand[NCARD] = {0};
@@ -207,6 +213,20 @@ list_bury(PyObject *d, long seat, PyObject *token)
     return out;
 }
 
+/* a clone still holding its packed attributes (clone.py, ``_lazy``) has them made now (its
+   ``_unpack``), so that the core reads them as any game's; 0, or -1 with an exception */
+int
+sj_unpacked(PyObject *game, PyObject *d)
+{
+    if (PyDict_GetItemWithError(d, S_lazy) == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    PyObject *r = PyObject_CallMethodNoArgs(game, S_unpack);
+    if (r == NULL)
+        return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
 PyObject *
 sj_list_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -223,13 +243,17 @@ sj_list_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_Clear();
         Py_RETURN_NONE;
     }
+    if (PyDict_CheckExact(d) && sj_unpacked(args[0], d) < 0) {
+        Py_DECREF(d);
+        return NULL;
+    }
     PyObject *out = Py_None;
     long seat = PyDict_CheckExact(d) ? small(d, S_to_act, MAXSEATS) : -1;
     PyObject *phase = seat >= 0 ? GET(d, S_phase) : NULL;
     if (is_str(phase, S_play))
         out = list_play(d, seat, args[1]);
     else if (is_str(phase, S_bury))
-        out = list_bury(d, seat, args[1]);
+        out = list_bury(args[0], d, seat, args[1]);
     else
         Py_INCREF(out);
     Py_DECREF(d);

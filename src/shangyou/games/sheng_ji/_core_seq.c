@@ -12,8 +12,8 @@
 
 #include "_core.h"
 
-#define SMALL 48                /* most listings: in the object itself, no other allocation */
-#define SMALL_POOL 320
+#define SMALL 96                /* most listings (a lead's units and throws too): in the */
+#define SMALL_POOL 640          /* object itself, no other allocation */
 
 typedef struct {
     PyObject_HEAD
@@ -27,13 +27,21 @@ typedef struct {
     PyObject *small_items[SMALL];
 } Moves;
 
+/* the memory of the last Moves freed, kept for the next (a game lists one state at a time:
+   this saves a large allocation and its release a move); the GIL guards it */
+static Moves *spare;
+
 /* a new, empty Moves of the listing ``token``; *sink: its sink, which the caller fills */
 PyObject *
 sj_moves_new(PyObject *token, Sink **sink)
 {
-    Moves *p = PyObject_New(Moves, &sj_moves_type);
-    if (p == NULL)
+    Moves *p = spare;
+    if (p != NULL) {
+        spare = NULL;
+        (void)PyObject_Init((PyObject *)p, &sj_moves_type);
+    } else if ((p = PyObject_New(Moves, &sj_moves_type)) == NULL) {
         return NULL;
+    }
     memset(&p->sink, 0, sizeof p->sink);
     p->sink.fixed = 1;
     p->sink.kind = p->small_kind;
@@ -60,7 +68,10 @@ moves_dealloc(Moves *p)
     }
     sj_sink_free(&p->sink);
     Py_XDECREF(p->token);
-    PyObject_Free(p);
+    if (spare == NULL && Py_IS_TYPE(p, &sj_moves_type))
+        spare = p;
+    else
+        PyObject_Free(p);
 }
 
 static Py_ssize_t

@@ -532,15 +532,24 @@ unit_cmp(const void *pa, const void *pb)
 int
 sj_lead_units(const Ctx *t, const int *cnt, int decks, Sink *out)
 {
+    /* the units first go to a sink on the stack (it copies itself to the heap only past
+       TMP_N units), then in order to ``out``; a hand's units are some 20 to 60 */
+    enum { TMP_N = 256, TMP_POOL = 2048 };
+    unsigned char tmp_kind[TMP_N], tmp_pool[TMP_POOL];
+    Py_ssize_t tmp_off[TMP_N], idx_small[TMP_N];
+    int tmp_len[TMP_N];
     Sink tmp;
     memset(&tmp, 0, sizeof tmp);
-    Leads *L = PyMem_RawMalloc(sizeof *L);
+    tmp.fixed = 1;
+    tmp.kind = tmp_kind;
+    tmp.off = tmp_off;
+    tmp.len = tmp_len;
+    tmp.pool = tmp_pool;
+    tmp.cap = TMP_N;
+    tmp.pool_cap = TMP_POOL;
+    Leads leads, *L = &leads;
     Py_ssize_t *idx = NULL;
     int rc = -1;
-    if (L == NULL) {
-        sj_no_memory();
-        return -1;
-    }
     L->t = t;
     L->cnt = cnt;
     L->tmp = &tmp;
@@ -562,7 +571,7 @@ sj_lead_units(const Ctx *t, const int *cnt, int decks, Sink *out)
                 for (int w = 2; w <= decks; w++)
                     if (extend(L, s, p, w, chain, 0) < 0)
                         goto done;
-    idx = PyMem_RawMalloc(sizeof *idx * (size_t)(tmp.n ? tmp.n : 1));
+    idx = tmp.n <= TMP_N ? idx_small : PyMem_RawMalloc(sizeof *idx * (size_t)tmp.n);
     if (idx == NULL)
         goto done;
     for (Py_ssize_t i = 0; i < tmp.n; i++)
@@ -577,8 +586,8 @@ sj_lead_units(const Ctx *t, const int *cnt, int decks, Sink *out)
 done:
     if (rc < 0)
         sj_no_memory();
-    PyMem_RawFree(idx);
-    PyMem_RawFree(L);
+    if (idx != idx_small)
+        PyMem_RawFree(idx);
     sj_sink_free(&tmp);
     return rc;
 }

@@ -54,6 +54,10 @@ list_moves: Callable[..., Any] = _core.moves if AVAILABLE else _not_built
 draw: Callable[..., Any] = _core.draw if AVAILABLE else _not_built
 # ShengJiGame._bids_for: bids(hand, level_rank, bid, seat) -> [(card, count)] or None
 bids: Callable[..., Any] = _core.bids if AVAILABLE else _not_built
+# a clone's packing (clone.py): pack_clone(hands, won, stock, seen) -> bytes or None, and
+# its lists of cards: card_lists(packed, start, lengths)
+pack_clone: Callable[..., Any] = _core.pack_clone if AVAILABLE else _not_built
+card_lists: Callable[..., Any] = _core.card_lists if AVAILABLE else _not_built
 # the search's playout, Sim.run of bots/sheng_ji_search.py (``_core_rollout.c``): the state at
 # the hand's end, or None where the Python code plays it
 rollout: Callable[..., Any] = _core.rollout if AVAILABLE else _not_built

@@ -22,7 +22,6 @@ Phases (each decision is a move; see docs/rules/sheng-ji.md for the rules and de
 
 from __future__ import annotations
 
-import functools
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -31,19 +30,19 @@ from typing import Any
 
 from ...cards import BJ_CODE, CARD_TEXT, RJ_CODE, Cards, deck, parse
 from ...engine.base import GameBase
+from .clone import ShengJiClone
 from ...engine.moves import Move
 from ...errors import IllegalMove, NotationError
 from . import core
 from ..why import SUIT_WORDS, SUIT_ZH, refuse
 from .follow import legal_follows, next_cards, why_not_follow
+from .listing import (BID, BURY_K, CALL_K, COMMIT, FOLLOW_LIMIT, PASS, PICK, PLAY_K, THROW,
+                      CallMoves, call_items, lead_units)
 from .order import LEVELS, SJ_RANK, Trump, Unit, decompose, red_five_code
 from .scoring import level_change, next_level, points
 from .tricks import kitty_multiplier, lead_suit, throw_check, trick_winner
 
 DEAL, BURY, CALL, PLAY, OVER = "deal", "bury", "call", "play", "over"
-BID, PASS, BURY_K, CALL_K, PLAY_K, THROW, COMMIT, PICK = ("bid", "pass", "bury", "call", "play",
-                                                         "throw", "commit", "pick")
-FOLLOW_LIMIT = 400     # more legal follows than this: the cards are picked one at a time
 ACE_RANK = 11
 
 
@@ -92,21 +91,34 @@ class _FamilyShim:
         return c
 
 
-class ShengJiGame(GameBase):
+class ShengJiGame(ShengJiClone):
     """One hand (``match=False``) or a match to A of a Sheng ji preset."""
 
     PRIVATE_VIEW_KEYS = ("hand", "legal_moves", "pending", "buried", "kitty_taken")
-    # see GameBase.clone; tricks: a finished trick's record never changes again
-    CLONE_SHARED = GameBase.CLONE_SHARED | {"trump", "_kitty_as_dealt"}
-    CLONE_FLAT = GameBase.CLONE_FLAT | {
-        "levels", "bid_log", "buried", "calls", "final_round", "friends", "kitty", "kitty_taken",
-        "lead_units", "pending", "stock", "trick", "tricks"}
-    CLONE_NESTED = frozenset({"hands", "won"})
-    CLONE_DICTS = frozenset({"bid", "call_results", "seen_counts"})
-    CLONE_DROP = frozenset({"_tricks_cache"})
+    # The hand's deal and kitty record, the levels, ``seed``, ``match`` (set by GameBase),
+    # ``over``, ``theft_round`` and the views' memo are slots beside the instance dict: the
+    # dict keeps 27 keys (a clone's ``_lazy`` the 28th), under CPython's 30 for a dict that
+    # shares its keys with the class, so a clone's dict is 8 bytes a value instead of a
+    # 1.6 KB table (docs/benchmarks-single.md)
+    __slots__ = ("seed", "match", "levels", "starter", "level_rank", "_kitty_as_dealt", "kitty",
+                 "bid", "bid_log", "next_draw", "_drawn_by", "final_round", "buried",
+                 "kitty_owner", "kitty_taken", "to_bury", "leader", "over", "theft_round",
+                 "_tricks_cache")
+    # see GameBase.clone; the hands, the cards won, the stock, the cards seen, the log, the
+    # events and the tricks go into ``_lazy`` (see clone)
+    # (``result``: made whole when the game ends, which nothing changes after; ``calls`` and
+    # ``history``: replaced when they grow)
+    CLONE_SHARED = GameBase.CLONE_SHARED | {"trump", "_lazy", "result", "calls", "history"}
+    CLONE_FLAT = (GameBase.CLONE_FLAT - {"moves", "events", "history"}) | {
+        "friends", "lead_units", "pending", "trick"}
+    CLONE_DICTS = frozenset({"call_results"})
+    CLONE_DROP = frozenset({"hands", "won", "moves", "events", "tricks", "seen_counts",
+                            "stock"})
 
     def __init__(self, rules: ShengJiRules, seed: int | None = None, match: bool = True):
         super().__init__(rules, seed, match)
+        self.over = False
+        self.theft_round = None
         self.levels = [rules.start_level] * self.n      # per player (teams move together)
         self.declarer: int | None = None                # None until the first hand's bidding
         self.starter = self._rng.randrange(self.n)      # first to draw in the first hand
@@ -115,7 +127,7 @@ class ShengJiGame(GameBase):
     # ------------------------------------------------------------------ public API
     # ``over`` is a plain attribute (read on every step of every loop), True exactly when the
     # phase is OVER: set with the phase in ``_end_hand``
-    over: bool = False
+    over: bool
 
     def hand(self, seat: int) -> Cards:
         return Cards(sorted(self.hands[seat], key=self.sort_key))
@@ -330,13 +342,13 @@ class ShengJiGame(GameBase):
             return [Move(BURY_K, (c,), token=tok) for c in sorted(set(self.hands[seat]),
                                                                    key=self.sort_key)]
         if self.phase == CALL:
-            return CallMoves(_call_items(self._fixed_trump(), self.rules.decks), tok)
+            return CallMoves(call_items(self._fixed_trump(), self.rules.decks), tok)
         if self.phase == PLAY:
             return self._play_moves(seat, tok)
         return []
 
     def _callable(self) -> list[tuple[int, int]]:
-        return [(c, o) for c, o, _ in _call_items(self._fixed_trump(), self.rules.decks)]
+        return [(c, o) for c, o, _ in call_items(self._fixed_trump(), self.rules.decks)]
 
     def _play_moves(self, seat: int, tok) -> list[Move]:
         hand = self.hands[seat]
@@ -444,7 +456,8 @@ class ShengJiGame(GameBase):
         elif self.phase == BURY:
             self._do_bury(seat, mv)
         elif self.phase == CALL:
-            self.calls.append((int(str(mv).split()[1]), mv.cards[0]))
+            # (replaced, not changed: clones share the list)
+            self.calls = self.calls + [(int(str(mv).split()[1]), mv.cards[0])]
             self.events.append({"event": "call", "seat": seat, "call": str(mv)[5:]})
             if len(self.calls) >= self.rules.friends:
                 self._begin_play()
@@ -485,7 +498,8 @@ class ShengJiGame(GameBase):
             return
         self._after_kitty()
 
-    theft_round: list[int] | None = None
+    theft_round: list[int] | None
+    _tricks_cache: tuple[list, list]       # (the tricks list, their texts): _trick_texts
 
     def _next_thief(self) -> None:
         while self.theft_round:
@@ -650,7 +664,7 @@ class ShengJiGame(GameBase):
                    "levels_before": [LEVELS[SJ_RANK[x]] for x in old_levels],
                    "levels": [LEVELS[SJ_RANK[x]] for x in self.levels],
                    "kitty": str(Cards(self.kitty)), "friends": list(self.friends)}
-        self.history.append(summary)
+        self.history = self.history + [summary]     # (replaced: clones share the list)
         self.events.append({"event": "hand over", **summary})
         # next declarer: the next seat after the declarer on the winning side
         nxt = declarer
@@ -720,7 +734,9 @@ class ShengJiGame(GameBase):
     def _trick_texts(self) -> list:
         """(plays as (seat, text), winner) of every finished trick of this hand, each made
         once (finished tricks never change)."""
-        owner, cache = self.__dict__.get("_tricks_cache", (None, None))
+        owner: list | None
+        cache: list
+        owner, cache = getattr(self, "_tricks_cache", (None, []))
         if owner is not self.tricks:          # a new hand (a new list of tricks) began
             cache = []
             self._tricks_cache = (self.tricks, cache)
@@ -744,70 +760,7 @@ class ShengJiGame(GameBase):
 core.install_methods(ShengJiGame)
 
 
-@functools.lru_cache(maxsize=256)
-def _call_items(t: Trump, decks: int) -> tuple[tuple[int, int, str], ...]:
-    """(card, ordinal, text) of every call the declarer may make under trump ``t``: each
-    card that is not a trump, the first to the ``decks``-th copy played. The same for every
-    hand with this trump, so made once."""
-    return tuple((c, o, f"call {o} {CARD_TEXT[c]}") for c in range(52) if not t.is_trump(c)
-                 for o in range(1, decks + 1))
-
-
-class CallMoves(Sequence):
-    """The legal calls of the call phase, a read-only sequence whose Move is made when it is
-    asked for (a hand of three packs offers some 150 calls, and a random or searching player
-    looks at one or two of them)."""
-
-    __slots__ = ("_items", "_token")
-
-    def __init__(self, items: tuple[tuple[int, int, str], ...], token: object):
-        self._items = items
-        self._token = token
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self._items)))]
-        c, _, text = self._items[i]
-        return Move(CALL_K, (c,), None, text, token=self._token)
-
-    def __repr__(self) -> str:
-        return f"CallMoves({len(self._items)} calls)"
-
-
 def _bid_strength(card: int, count: int) -> tuple[int, int]:
     """More cards win; at equal count jokers beat suits and RJ beats BJ."""
     tier = 2 if card == RJ_CODE else 1 if card == BJ_CODE else 0
     return (count, tier)
-
-
-
-def lead_units(trump: Trump, hand, decks: int) -> set[tuple]:
-    """Every single, tuple and tractor the hand can lead (each multiset once)."""
-    counts = Counter(hand)
-    out: set[tuple] = set()
-    for c, k in counts.items():
-        for w in range(1, k + 1):
-            out.add((c,) * w)
-    # tractors: runs of consecutive positions with identical cards of width >= 2
-    by_suit: dict[int, dict[int, list[int]]] = {}
-    for c, k in counts.items():
-        if k >= 2:
-            by_suit.setdefault(trump.suit_of(c), {}).setdefault(trump.position(c), []).append(c)
-    for positions in by_suit.values():
-        for start in positions:
-            for w in range(2, decks + 1):
-                _extend_tractors(positions, counts, start, w, [], out)
-    return out
-
-
-def _extend_tractors(positions, counts, pos, w, chain, out) -> None:
-    for c in positions.get(pos, []):
-        if counts[c] < w:
-            continue
-        nxt = chain + [c]
-        if len(nxt) >= 2:
-            out.add(tuple(sorted(x for x in nxt for _ in range(w))))
-        _extend_tractors(positions, counts, pos + 1, w, nxt, out)

@@ -332,6 +332,7 @@ class WorldSampler:
         g.n = n
         g.seed = rng.randrange(2**31)
         g.match = False
+        g.over = False
         g._rng = random.Random(g.seed)
         v = self.view
         g.hand_number = v.get("hand_number", 1)
