@@ -79,6 +79,8 @@ PyObject *sj_cards_text(const unsigned char *cards, int n);
 int sj_sink_add(Sink *s, int kind, const unsigned char *cards, int n);
 void sj_sink_free(Sink *s);
 void sj_sort_by_key(const Ctx *t, unsigned char *cards, int n);
+/* the n codes sorted in place, ascending (_core_row.c); n */
+int sj_sort_codes(unsigned char *a, int n);
 
 /* _core_seq.c */
 extern PyTypeObject sj_moves_type;

@@ -67,15 +67,7 @@ first_kitty_card(const SjRow *r)
             plain[np++] = r->kitty[i];
     if (np == 0)
         return -1;
-    for (int i = 1; i < np; i++) {                /* sorted */
-        unsigned char x = plain[i];
-        int j = i - 1;
-        while (j >= 0 && plain[j] > x) {
-            plain[j + 1] = plain[j];
-            j--;
-        }
-        plain[j + 1] = x;
-    }
+    sj_sort_codes(plain, np);
     MT g;
     mt_seed(&g, (uint64_t)r->game_seed * 7 + 1);
     for (int i = np - 1; i >= 1; i--) {

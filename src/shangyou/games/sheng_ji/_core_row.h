@@ -126,7 +126,6 @@ int sj_row_list(const SjRules *g, const SjRow *r, Sink *s);
 int sj_row_apply(const SjRules *g, SjRow *r, int kind, const unsigned char *mc, int nm);
 /* rewards_of at the end of the hand: each seat's side's levels, plus or minus */
 void sj_row_rewards(const SjRules *g, const SjRow *r, double *out);
-/* the n codes sorted in place; n */
-int sj_sort_codes(unsigned char *a, int n);
+/* sj_sort_codes (the n codes sorted in place) is declared in _core.h */
 
 #endif

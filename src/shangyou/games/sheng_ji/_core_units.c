@@ -487,15 +487,7 @@ extend(Leads *L, int suit, int pos, int w, unsigned char *chain, int len)
         if (len + 1 >= 2) {
             unsigned char sorted[NCARD], out[MAXH];
             memcpy(sorted, chain, (size_t)(len + 1));
-            for (int a = 1; a <= len; a++) {
-                unsigned char x = sorted[a];
-                int b = a - 1;
-                while (b >= 0 && sorted[b] > x) {
-                    sorted[b + 1] = sorted[b];
-                    b--;
-                }
-                sorted[b + 1] = x;
-            }
+            sj_sort_codes(sorted, len + 1);
             int n = 0;
             for (int a = 0; a <= len; a++)
                 for (int k = 0; k < w; k++)
