@@ -48,7 +48,8 @@ process id a line) adds the CPU time of each of those processes and their childr
 measurement, and reports how long the answers took (a node's event loop behind shows there).
 ``--lobby-flood N`` has N clients ask the lobby's first page (``GET /api/tables``) again 10 ms
 after each answer during the measurement, from a process of their own, and reports how many
-pages they got (what a lobby flood does to the moves' latency).
+pages they got and the CPU seconds that process spent (what a lobby flood does to the moves'
+latency); ``--flood-nice 19`` runs that process at the lowest priority.
 The figures say the machine's load average before and after. docs/benchmarks-cluster.md has
 the figures of the cluster.
 """
@@ -150,12 +151,16 @@ class Probe(threading.Thread):
                 self.failures += 1
 
 
-def _flood(url: str, clients: int, pause: float, stop, counts) -> None:
-    """In a process of its own: ``clients`` threads, each asking ``url`` on a keep-alive
-    connection, ``pause`` seconds after each answer, until ``stop`` is set; each thread's
-    answers (``counts[k]``: 2xx; ``counts[clients + k]``: other statuses or failures)."""
+def _flood(url: str, clients: int, pause: float, stop, counts, nice, cpu) -> None:
+    """In a process of its own (at niceness ``nice`` where not None): ``clients`` threads, each
+    asking ``url`` on a keep-alive connection, ``pause`` seconds after each answer, until
+    ``stop`` is set; each thread's answers (``counts[k]``: 2xx; ``counts[clients + k]``: other
+    statuses or failures), and the CPU seconds the process spent asking (``cpu.value``)."""
     import http.client
     import urllib.parse
+    if nice is not None:
+        os.setpriority(os.PRIO_PROCESS, 0, nice)
+    cpu0 = time.process_time()
     u = urllib.parse.urlsplit(url)
 
     def one(k: int) -> None:
@@ -177,6 +182,7 @@ def _flood(url: str, clients: int, pause: float, stop, counts) -> None:
         t.start()
     for t in threads:
         t.join()
+    cpu.value = time.process_time() - cpu0
 
 
 class LobbyFlood:
@@ -184,23 +190,27 @@ class LobbyFlood:
     again 10 ms after each answer, during the measurement, from a process of their own (this
     script's event loop and its clock stay apart; the process's CPU is not the cluster's)."""
 
-    def __init__(self, base: str, clients: int):
+    def __init__(self, base: str, clients: int, nice: int | None = None):
         import multiprocessing
         ctx = multiprocessing.get_context("spawn")
         self.clients = clients
         self.stop = ctx.Event()
         self.counts = ctx.Array("l", 2 * clients, lock=False)
+        self.cpu = ctx.Value("d", 0.0, lock=False)
         self.proc = ctx.Process(target=_flood, args=(base + "/api/tables", clients, 0.01,
-                                                     self.stop, self.counts), daemon=True)
+                                                     self.stop, self.counts, nice, self.cpu),
+                                daemon=True)
 
     def start(self) -> None:
         self.proc.start()
 
-    def finish(self) -> tuple[int, int]:
-        """Stop it: the pages answered, and the requests that failed."""
+    def finish(self) -> tuple[int, int, float]:
+        """Stop it: the pages answered, the requests that failed, and the CPU seconds its
+        process spent asking."""
         self.stop.set()
         self.proc.join(120)
-        return sum(self.counts[:self.clients]), sum(self.counts[self.clients:])
+        return (sum(self.counts[:self.clients]), sum(self.counts[self.clients:]),
+                self.cpu.value)
 
 
 async def set_up_all(tables: list[Table], concurrency: int, tries: int) -> None:
@@ -298,7 +308,7 @@ async def run(a, base: str, ws_base: str, db: str | None, watched: dict, pinned:
     probes = [Probe(u) for u in a.probe]
     for p in probes:
         p.start()
-    flood = LobbyFlood(base, a.lobby_flood) if a.lobby_flood else None
+    flood = LobbyFlood(base, a.lobby_flood, a.flood_nice) if a.lobby_flood else None
     if flood is not None:
         flood.start()
     start = time.perf_counter()
@@ -391,7 +401,8 @@ def figures(a, tables, playing, elapsed, setup_s, drain_s, unanswered_open, unan
             "server_cpu_ms_per_move": round(1000 * cpu / max(1, served), 3),
             "lobby_flood": None if lobby is None else {
                 "clients": a.lobby_flood, "pages": lobby[0], "failed": lobby[1],
-                "pages_per_s": round(lobby[0] / elapsed, 1)}}
+                "pages_per_s": round(lobby[0] / elapsed, 1), "nice": a.flood_nice,
+                "cpu_s": round(lobby[2], 1)}}
 
 
 def pin(server_pid: int) -> bool:
@@ -514,6 +525,9 @@ def main(argv=None) -> int:
     p.add_argument("--lobby-flood", type=int, default=0, metavar="N",
                    help="N clients ask the lobby's first page again 10 ms after each answer "
                    "during the measurement, from a process of their own (default 0: none)")
+    p.add_argument("--flood-nice", type=int, default=None, metavar="NICE",
+                   help="the lobby flood's process runs at this niceness (e.g. 19: the lowest "
+                   "priority; default: this script's)")
     p.add_argument("--gc", type=lambda x: tuple(int(v) for v in x.split(",")),
                    default=(50_000, 20, 20), help="the thresholds of Python's garbage collector "
                    "in this script once every table is set up (default 50000,20,20: a collection "
