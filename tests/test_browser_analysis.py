@@ -85,19 +85,8 @@ def test_set_up_analyse_change_a_card_and_open_a_replay_step(server, browser, er
     page.close()
 
     # ---- a finished match (bots in every seat), its replay, "Analyse" on a desktop
-    url = _table(server, game="zheng-shangyou/owen", players=2, options={"target": 1})
-    host = _watch(browser.new_page(viewport=DESKTOP), errors)
-    _as_host(host, url)
-    host.goto(url)
-    host.click("#fill-bots")
-    host.wait_for_selector("#start:not([disabled])")
-    host.click("#start")
-    deadline = time.monotonic() + 120
-    while not _get_json(server + "/api/matches"):
-        assert time.monotonic() < deadline, "the bots' match did not finish"
-        time.sleep(0.3)
-    match_id = _get_json(server + "/api/matches")[0]["match_id"]
-    host.close()
+    match_id = _finished_match(server, browser, errors, game="zheng-shangyou/owen", players=2,
+                               options={"target": 1})
     log = _get_json(f"{server}/api/matches/{match_id}")["log"]
     g = shangyou.replay({**log, "moves": []})
     for k, (seat, text) in enumerate(log["moves"]):       # a step with a choice to weigh
