@@ -20,12 +20,26 @@
      static PyObject *FM_LIST(PyObject *game, PyObject *token, int *accepted);
         a new reference: the moves listed in C (*accepted = 1), or what the Python rest is
         given as ``listed`` (*accepted = 0); NULL with an exception on error;
-     static int FM_APPLY(PyObject *game, PyObject *move, PyObject *seat);
-        1 made, 0 not made (nothing changed), -1 an exception. */
+     #define FM_APPLY_LISTED f
+        f(NULL, {game, move, seat}, 3), the core's ``apply_listed``: True made, False not
+        made (nothing changed), NULL an exception. */
 #ifndef SHANGYOU_METHODS_H
 #define SHANGYOU_METHODS_H
 
 #include <Python.h>
+
+/* the family's fast path: 1 made, 0 not made (nothing changed), -1 an exception */
+static int
+FM_APPLY(PyObject *game, PyObject *move, PyObject *seat)
+{
+    PyObject *call[3] = {game, move, seat};
+    PyObject *r = FM_APPLY_LISTED(NULL, call, 3);
+    if (r == NULL)
+        return -1;
+    int made = r == Py_True;
+    Py_DECREF(r);
+    return made;
+}
 
 static int fm_active = 1;
 static PyObject *fm_legal_py, *fm_apply_py, *fm_legal_rest, *fm_apply_rest;

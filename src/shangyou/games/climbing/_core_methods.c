@@ -29,18 +29,7 @@ FM_LIST(PyObject *game, PyObject *token, int *accepted)
     return listed;
 }
 
-static int
-FM_APPLY(PyObject *game, PyObject *move, PyObject *seat)
-{
-    PyObject *call[3] = {game, move, seat};
-    PyObject *r = core_apply_listed(NULL, call, 3);
-    if (r == NULL)
-        return -1;
-    int made = r == Py_True;
-    Py_DECREF(r);
-    return made;
-}
-
+#define FM_APPLY_LISTED core_apply_listed
 #include "../_methods.h"
 
 /* methods(cls, listing_limit, step_limit) -> (legal_moves, apply) */
