@@ -21,8 +21,10 @@
 #define GROUP_CODES 8192        /* the most distinct codes: OverflowError past them */
 
 /* per call of groups: code -> group, and group text -> group, by open addressing; a slot is
-   in use when its gen is the call's (so nothing is cleared between calls) */
-static struct {
+   in use when its gen is the call's (so nothing is cleared between calls). One set is kept
+   for every call; a call made while another is under way (text_of is Python code: another
+   thread, or text_of itself, may list and group meanwhile) takes a zeroed set of its own. */
+typedef struct {
     struct {
         long code;
         int group;
@@ -35,7 +37,10 @@ static struct {
         unsigned gen;
     } t[GROUP_SLOTS];                       /* by text */
     unsigned cur;
-} G;
+} GroupTables;
+
+static GroupTables G;
+static int G_busy;              /* a call is using G (the GIL guards the flag) */
 
 /* one group: the index of its first play (in plays->sink), how many plays it has, its
    choose text and its choose move (NULL until made) */
@@ -193,8 +198,9 @@ text_of_code(Steps *st, long code, Py_ssize_t j, PyObject *texts, PyObject *text
         Py_DECREF(text);
         return NULL;
     }
-    if (T.owner == texts) {        /* (text_of may have passed another dict to groups) */
-        slot = text_slot(code);
+    /* text_of may have run groups meanwhile (in this thread or another): with another dict,
+       or putting this code in already */
+    if (T.owner == texts && T.used < TEXT_MOST && T.s[slot = text_slot(code)].text == NULL) {
         Py_INCREF(text);
         T.s[slot].code = code;
         T.s[slot].text = text;
@@ -205,19 +211,20 @@ text_of_code(Steps *st, long code, Py_ssize_t j, PyObject *texts, PyObject *text
 }
 
 static int
-group_of_code(Steps *st, long code, Py_ssize_t j, PyObject *texts, PyObject *text_of)
+group_of_code(GroupTables *gt, Steps *st, long code, Py_ssize_t j, PyObject *texts,
+              PyObject *text_of)
 {
     Py_hash_t h;
     PyObject *text = text_of_code(st, code, j, texts, text_of, &h);
     if (text == NULL)
         return -1;
     size_t i = (size_t)((unsigned long)h * 0x9E3779B97F4A7C15UL >> 40) & (GROUP_SLOTS - 1);
-    while (G.t[i].gen == G.cur) {
-        if (G.t[i].hash == h) {
-            int eq = G.t[i].text == text ? 1 : PyUnicode_Compare(G.t[i].text, text) == 0;
+    while (gt->t[i].gen == gt->cur) {
+        if (gt->t[i].hash == h) {
+            int eq = gt->t[i].text == text ? 1 : PyUnicode_Compare(gt->t[i].text, text) == 0;
             if (eq) {
                 Py_DECREF(text);
-                return G.t[i].group;
+                return gt->t[i].group;
             }
             if (PyErr_Occurred()) {
                 Py_DECREF(text);
@@ -243,12 +250,15 @@ group_of_code(Steps *st, long code, Py_ssize_t j, PyObject *texts, PyObject *tex
     st->grp[g].first = j;
     st->grp[g].count = 0;
     st->ngroups = g + 1;
-    G.t[i].text = text;
-    G.t[i].hash = h;
-    G.t[i].group = (int)g;
-    G.t[i].gen = G.cur;
+    gt->t[i].text = text;
+    gt->t[i].hash = h;
+    gt->t[i].group = (int)g;
+    gt->t[i].gen = gt->cur;
     return (int)g;
 }
+
+static PyObject *groups_fill(GroupTables *gt, Steps *st, Plays *p, PyObject *texts,
+                             PyObject *text_of);
 
 PyObject *
 core_plays_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -282,10 +292,33 @@ core_plays_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_DECREF(st);
         return PyErr_NoMemory();
     }
-    if (++G.cur == 0) {                    /* once in 2**32 calls: free every slot */
+    GroupTables *gt = &G;
+    if (G_busy) {                          /* G is another call's: a set of our own */
+        if ((gt = PyMem_Calloc(1, sizeof(GroupTables))) == NULL) {
+            Py_DECREF(st);
+            return PyErr_NoMemory();
+        }
+    } else {
+        G_busy = 1;
+    }
+    PyObject *out = groups_fill(gt, st, p, texts, text_of);
+    if (gt == &G)
+        G_busy = 0;
+    else
+        PyMem_Free(gt);
+    return out;
+}
+
+/* groups' pass over the plays with the tables ``gt``: the Steps, or NULL (it is released)
+   with an exception */
+static PyObject *
+groups_fill(GroupTables *gt, Steps *st, Plays *p, PyObject *texts, PyObject *text_of)
+{
+    Py_ssize_t n = p->sink.n;
+    if (++gt->cur == 0) {                    /* once in 2**32 calls: free every slot */
         for (size_t i = 0; i < GROUP_SLOTS; i++)
-            G.c[i].gen = G.t[i].gen = 0;
-        G.cur = 1;
+            gt->c[i].gen = gt->t[i].gen = 0;
+        gt->cur = 1;
     }
     long last_code = 0;
     int last_group = -1;
@@ -296,9 +329,9 @@ core_plays_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             unsigned long h = (unsigned long)code * 0x9E3779B97F4A7C15UL;
             size_t i = (size_t)(h >> 40) & (GROUP_SLOTS - 1);
             int g = -1;
-            while (G.c[i].gen == G.cur) {
-                if (G.c[i].code == code) {
-                    g = G.c[i].group;
+            while (gt->c[i].gen == gt->cur) {
+                if (gt->c[i].code == code) {
+                    g = gt->c[i].group;
                     break;
                 }
                 i = (i + 1) & (GROUP_SLOTS - 1);
@@ -309,14 +342,14 @@ core_plays_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                     Py_DECREF(st);
                     return NULL;
                 }
-                g = group_of_code(st, code, j, texts, text_of);
+                g = group_of_code(gt, st, code, j, texts, text_of);
                 if (g < 0) {
                     Py_DECREF(st);
                     return NULL;
                 }
-                G.c[i].code = code;
-                G.c[i].group = g;
-                G.c[i].gen = G.cur;
+                gt->c[i].code = code;
+                gt->c[i].group = g;
+                gt->c[i].gen = gt->cur;
                 ncodes++;
             }
             last_code = code;
