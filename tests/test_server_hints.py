@@ -214,7 +214,7 @@ def test_a_finished_match_is_reviewed_once_in_the_background(client):
     assert first["status"] in ("running", "done")
     while first["status"] == "running":        # (the test's timeout bounds the wait)
         assert 0 <= first["done"] <= first["total"]
-        time.sleep(0.2)
+        time.sleep(1.0)     # as the page polls: within 120 review requests a minute
         first = client.get(f"/api/matches/{mid}/review?seat=1").json()
     assert first["status"] == "done", first
     review = first["review"]
@@ -250,7 +250,8 @@ def test_a_hint_while_burying_is_for_the_card_after_those_chosen(client):
         if ps["view"]["phase"] == "bury":
             break
         p.send({"type": "move", "move": bot.choose(ps["view"]), "version": ps["version"]})
-        assert p.next("state", "error")["type"] == "state"
+        got = p.next("state", "error")
+        assert got["type"] == "state", got
         people[0].at_version(p.state["version"])
     hand = ps["view"]["hand"]
     first = ask(p)["move"]                   # with nothing chosen

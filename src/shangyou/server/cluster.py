@@ -239,11 +239,22 @@ class Node:
                                  if now - v < self.config.lease_seconds}
         return bool(ok)
 
-    def _yield(self, sender: str, table_id: str) -> None:
+    def _yield(self, sender: str, table_id: str, waited: bool = False) -> None:
         """``sender`` gets this table's sockets from the proxy: hand the table over (unless
         it came here by a hand-over less than a lease ago: then ``sender`` relays)."""
         manager = self.manager
         t = manager.tables.get(table_id)
+        if t is None and not waited and manager.loading():
+            # a table being taken over here (a socket's, or the orphan scan's) is not in
+            # ``tables`` until it is loaded: answered once the load is done, else ``sender``
+            # would read "not here" while the store still names this node, and relay
+            async def after_load() -> None:
+                await manager.loaded()
+                self._yield(sender, table_id, waited=True)
+            task = asyncio.create_task(after_load(), name=f"yield-{table_id}")
+            self._giving.add(task)
+            task.add_done_callback(self._giving.discard)
+            return
         if t is None:                       # not here (any more): the store says whose
             self.relay.post(sender, ["yielded", table_id, True])
             return

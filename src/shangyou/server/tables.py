@@ -304,6 +304,16 @@ class TableManager(Autoplay, HostActions, ReadyChecks, Rematches):
         self._kick_bots(t)
         return t
 
+    def loading(self) -> bool:
+        """Whether a table is being loaded (taken over) at the moment."""
+        return self._loading is not None and self._loading.locked()
+
+    async def loaded(self) -> None:
+        """Once the table being loaded, if any, is in ``tables`` (or was given up)."""
+        if self._loading is not None:
+            async with self._loading:
+                pass
+
     async def get(self, table_id: str) -> Table | None:
         t = self.tables.get(table_id)
         if t is not None:
