@@ -92,6 +92,24 @@ class ClimbingGame(CompactView, GameBase):
     CLONE_FLAT = frozenset({"_log", "trick", "tricks", "hands", "won"})
     CLONE_DROP = frozenset({"_memo"})
 
+    # What a move reads and changes is held in slots, not in the instance dict: the compiled
+    # core reads and writes them at their offsets (``_core_apply.c``) where a dict costs a
+    # lookup each (about a tenth of a move), and Python reads a slot on its fastest path. The
+    # dict keeps the rest (INSTANCE_KEYS), ``_legal`` and ``_token`` among them (the shared
+    # ``games/_methods.h`` reads them there). ``over``, ``choice``, ``picked`` and
+    # ``_grouping`` start set (``__new__``).
+    __slots__ = ("rules", "n", "to_act", "phase", "last", "last_seat", "passes", "hands",
+                 "trick", "tricks", "won", "order", "_log", "_grouping", "choice", "picked",
+                 "over")
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> ClimbingGame:
+        self = object.__new__(cls)
+        self.over = False
+        self.choice = None
+        self.picked = ()
+        self._grouping = None
+        return self
+
     # seed, match, result, scores, history, team_totals, prev_order, dealt_counts, undealt,
     # counts_at_first_out, exchange and exchanged are properties kept in ``_rare`` (rare.py)
     _rare: tuple
@@ -120,7 +138,14 @@ class ClimbingGame(CompactView, GameBase):
         if tail:                      # the log so far becomes a chunk both games share
             self._log_chunks = self._log_chunks + (tuple(tail),)
             self._log = []
-        return super().clone()
+        new = super().clone()         # the instance dict; then the slots, by the same rules
+        for slot, flat in _SLOT_COPY:
+            try:
+                v = slot.__get__(self)
+            except AttributeError:    # not set (deleted): left unset in the clone too
+                continue
+            slot.__set__(new, v[:] if flat else v)
+        return new
 
     # ------------------------------------------------------------------ public API
     #: the log's chunks shared with clones (tuples), before this game's own ``_log``
@@ -150,18 +175,18 @@ class ClimbingGame(CompactView, GameBase):
         self._legal = None
         self._token = None
 
-    # ``over`` is a plain attribute (read on every step of every loop), True exactly when the
-    # phase is PHASE_OVER: set with the phase in ``_start_hand`` and ``_end_hand``.
-    over: bool = False
+    # ``over`` is a plain attribute (read on every step of every loop: a slot), True exactly
+    # when the phase is PHASE_OVER: False from ``__new__``, set in ``_end_hand``.
+    over: bool
     #: the group of plays chosen (its ``choose`` text) and the cards picked so far, while a
-    #: play is chosen in steps (``steps.py``); None and () otherwise
-    choice: str | None = None
-    picked: tuple = ()
+    #: play is chosen in steps (``steps.py``); None and () otherwise (slots)
+    choice: str | None
+    picked: tuple
     #: (token, every legal move of the play phase) where the moves listed with that token are
     #: steps of a choice (otherwise the moves listed are every legal move)
     _plays: tuple | None = None
-    #: (seat, hand, play to beat, steps.Grouping) while the play is chosen in steps
-    _grouping: tuple | None = None
+    #: (seat, hand, play to beat, steps.Grouping) while the play is chosen in steps (a slot)
+    _grouping: tuple | None
 
     def hand(self, seat: int) -> Cards:
         return Cards(self.hands[seat])
@@ -692,15 +717,19 @@ class ClimbingGame(CompactView, GameBase):
 # less and less readily as instances are made: a name first set late in a process (a choice in
 # steps, say, after thousands of clones) makes that instance's dict a full one of its own
 # (1.6 KB). So the names go into the table now, once, before any game exists.
+# The slots hold the rest (``ClimbingGame.__slots__``).
 INSTANCE_KEYS = (
-    "rules", "n", "_rare", "_rng_obj", "deals", "hand_number", "_log_chunks", "_log", "events",
-    "_legal", "_token", "dealer", "hands", "order", "trick", "tricks", "won", "last",
-    "last_seat", "passes", "phase", "to_act", "over", "_memo", "_plays", "_grouping", "choice",
-    "picked")
+    "_rare", "_rng_obj", "deals", "hand_number", "_log_chunks", "events", "_legal", "_token",
+    "dealer", "_memo", "_plays")
 _probe = object.__new__(ClimbingGame)
 for _name in INSTANCE_KEYS:
     object.__setattr__(_probe, _name, None)
 del _probe, _name
+# (slot, copied as a flat list?) for ClimbingGame.clone: a slot in CLONE_FLAT gets a new list
+# of the same items; every other is shared (numbers, strings, None, and values replaced,
+# never changed in place: see CLONE_SHARED)
+_SLOT_COPY = tuple((ClimbingGame.__dict__[name], name in ClimbingGame.CLONE_FLAT)
+                   for name in ClimbingGame.__slots__)
 
 # legal_moves and apply without their Python frames where the core is built (the Python
 # methods above stay the reference: _legal_moves_py, _apply_py)
