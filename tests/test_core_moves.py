@@ -222,13 +222,14 @@ def test_a_listed_move_is_made_and_logged_as_before():
 
 
 def test_apply_listed_makes_plain_moves_and_leaves_the_rest():
-    """In C: a listed play that leaves cards in the hand, a pass (ending the trick or not).
-    Left to the Python code, changing nothing: a play that empties the hand, a move not just
-    listed, another seat, a text, the exchange, the end of the game."""
+    """In C: a listed play that leaves cards in the hand, a pass (ending the trick or not), a
+    play that empties the hand while the hand goes on (the seat joins the finishing order).
+    Left to the Python code, changing nothing: a player out that ends the hand, a move not
+    just listed, another seat, a text, the exchange, the end of the game."""
     if not core.AVAILABLE:
         return
     apply_listed = core.apply_listed
-    made = {"play": 0, "pass": 0, "end of trick": 0}
+    made = {"play": 0, "pass": 0, "end of trick": 0, "out": 0}
     left = 0
     rng = random.Random(4)
     for seed in range(30):
@@ -240,19 +241,27 @@ def test_apply_listed_makes_plain_moves_and_leaves_the_rest():
             assert not apply_listed(g, str(m), None)        # texts: the Python code
             assert not apply_listed(g, m, (g.to_act + 1) % g.n)
             assert (g.snapshot(), g.passes, g.last_seat, len(g.tricks)) == before
-            out = not m.is_pass and len(m.cards) == len(g.hands[g.to_act])
+            seat = g.to_act
+            out = not m.is_pass and len(m.cards) == len(g.hands[seat])
+            ends = out and sum(1 for s in range(g.n) if s != seat and g.hands[s]) <= 1
+            first_out = g.counts_at_first_out is None
             tricks = len(g.tricks)
-            if apply_listed(g, m, g.to_act):
-                assert not out
+            if apply_listed(g, m, seat):
+                assert not ends
                 made["pass" if m.is_pass else "play"] += 1
                 made["end of trick"] += len(g.tricks) > tricks
                 assert g.moves[-1][1] is m and g._legal is None
+                if out:
+                    made["out"] += 1
+                    assert g.hands[seat] == [] and g.order[-1] == seat and g.to_act != seat
+                    assert (g.counts_at_first_out == [len(h) for h in g.hands]) if first_out \
+                        else g.counts_at_first_out[seat] > 0
             else:
-                assert out and (g.snapshot(), g.passes) == before[:2]
+                assert ends and (g.snapshot(), g.passes) == before[:2]
                 left += 1
                 g.apply(m)
         assert not apply_listed(g, PASS_MOVE, None)         # over
-    assert min(made.values()) > 100 and left >= 30
+    assert min(made.values()) > 60 and left == 30
     # a move of an earlier listing, the exchange, objects that are no game
     g = following_state()
     old = g.legal_moves()[1]

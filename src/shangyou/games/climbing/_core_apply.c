@@ -10,10 +10,12 @@
    copies only the outer lists) is replaced by a changed copy, never changed in place:
    own_list.
 
+   A play that empties the hand is made here too while the hand goes on (the finishing
+   order, and the counts of the hands at the first player out in the record ``_rare``).
    It answers False, having changed nothing, for everything else, which the Python code then
-   does: a move that is not one of those, another phase, a play that empties the hand (a
-   player goes out: finishing order, end of the hand), the end of a trick with nobody left to
-   lead, a trick that the rules finish early (``finish_trick``), a state it cannot read. The
+   does: a move that is not one of those, another phase, a player out that ends the hand (its
+   scoring), the end of a trick with nobody left to lead, a trick that the rules finish early
+   (``finish_trick``), a state it cannot read. The
    Python code stays the reference (the move that ends a choice made in steps, steps.py, is
    made here too: ``_grouping``, ``choice`` and ``picked`` are cleared first, as _do_play
    does): tests/test_core_differential.py plays games with and
@@ -40,6 +42,10 @@ static const char *GAME_SLOTS[G_COUNT] = {
     "tricks", "won", "order", "_log", "_grouping", "choice", "picked"};
 static PyTypeObject *game_type;          /* ClimbingGame, once bound */
 static Py_ssize_t game_off[G_COUNT];
+/* the game's record of rare attributes (``_rare``, rare.py, in the dict): its length and the
+   index of ``counts_at_first_out``, from the class's ``_core_rare`` (bound with the slots) */
+static Py_ssize_t rare_len = -1, rare_first_out = -1;
+static PyObject *S_rare;
 
 #define G(game, i) SLOT(game, game_off[i])  /* borrowed; NULL where not set */
 
@@ -104,6 +110,24 @@ core_bind_game(PyObject *cls)
             return -1;
         }
     }
+    PyObject *shape = PyObject_GetAttrString(cls, "_core_rare");
+    if (shape == NULL)
+        return -1;
+    Py_ssize_t len = -1, first = -1;
+    if (PyTuple_CheckExact(shape) && PyTuple_GET_SIZE(shape) == 2) {
+        len = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, 0));
+        first = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, 1));
+    }
+    Py_DECREF(shape);
+    if (len <= 0 || first < 0 || first >= len) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "_core_rare: (record length, index)");
+        return -1;
+    }
+    if (S_rare == NULL && (S_rare = PyUnicode_InternFromString("_rare")) == NULL)
+        return -1;
+    rare_len = len;
+    rare_first_out = first;
     memcpy(game_off, off, sizeof off);
     Py_INCREF(cls);
     Py_XSETREF(game_type, (PyTypeObject *)cls);
@@ -173,11 +197,57 @@ plain_int(PyObject *x)
 }
 
 
+/* ``seat`` has gone out (its hand is empty now): order = order + [seat]; where the record's
+   counts at the first player out are None, the counts of the hands now. 0, or -1 */
+static int
+go_out(PyObject *g, PyObject *d, PyObject *hands, long seat)
+{
+    PyObject *order = G(g, G_ORDER);
+    Py_ssize_t done = PyList_GET_SIZE(order);
+    PyObject *longer = PyList_New(done + 1), *s = PyLong_FromLong(seat);
+    if (longer == NULL || s == NULL) {
+        Py_XDECREF(longer);
+        Py_XDECREF(s);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < done; i++)
+        PyList_SET_ITEM(longer, i, Py_NewRef(PyList_GET_ITEM(order, i)));
+    PyList_SET_ITEM(longer, done, s);
+    G(g, G_ORDER) = longer;
+    Py_DECREF(order);
+    PyObject *rare = GET(d, S_rare);          /* checked by apply_listed */
+    if (PyTuple_GET_ITEM(rare, rare_first_out) != Py_None)
+        return 0;
+    Py_ssize_t n = PyList_GET_SIZE(hands);
+    PyObject *counts = PyList_New(n);
+    if (counts == NULL)
+        return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *c = PyLong_FromSsize_t(PyList_GET_SIZE(PyList_GET_ITEM(hands, i)));
+        if (c == NULL) {
+            Py_DECREF(counts);
+            return -1;
+        }
+        PyList_SET_ITEM(counts, i, c);
+    }
+    PyObject *record = PyTuple_New(rare_len);
+    if (record == NULL) {
+        Py_DECREF(counts);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < rare_len; i++)
+        PyTuple_SET_ITEM(record, i, i == rare_first_out ? counts
+                                                        : Py_NewRef(PyTuple_GET_ITEM(rare, i)));
+    int rc = PyDict_SetItem(d, S_rare, record);
+    Py_DECREF(record);
+    return rc;
+}
+
 /* do the move (known to be one apply_listed makes; for a play, ``taken`` marks the
    positions of its cards in the hand); 0, or -1 with an exception */
 static int
 make(PyObject *g, PyObject *d, PyObject *move, int is_pass, long seat, PyObject *hands,
-     PyObject *trick, long end_trick_for, long next, const unsigned char *taken)
+     PyObject *trick, long end_trick_for, long next, const unsigned char *taken, int out)
 {
     if (is_pass) {
         if (append_pair(trick, seat, Py_None) < 0)
@@ -217,14 +287,26 @@ make(PyObject *g, PyObject *d, PyObject *move, int is_pass, long seat, PyObject 
         }
     } else {
         PyObject *combo = SLOT(move, core_move_off[MOVE_COMBO]);
-        /* hand.remove(c) for each card (the first occurrences not taken by an earlier card),
-           in place where no other game holds the hand (see own_list) */
-        PyObject *hand = own_list(hands, seat);
-        if (hand == NULL)
-            return -1;
-        for (Py_ssize_t i = PyList_GET_SIZE(hand) - 1; i >= 0; i--)
-            if (taken[i] && PyList_SetSlice(hand, i, i + 1, NULL) < 0)
+        if (out) {
+            /* the player goes out (_do_play): an empty hand (a new list), the seat at the end
+               of the finishing order (a new list: clones share the old one), and the counts
+               of the hands at the first player out kept in the record ``_rare`` */
+            PyObject *empty = PyList_New(0);
+            if (empty == NULL)
                 return -1;
+            PyList_SetItem(hands, seat, empty);               /* steals ``empty`` */
+            if (go_out(g, d, hands, seat) < 0)
+                return -1;
+        } else {
+            /* hand.remove(c) for each card (the first occurrences not taken by an earlier
+               card), in place where no other game holds the hand (see own_list) */
+            PyObject *hand = own_list(hands, seat);
+            if (hand == NULL)
+                return -1;
+            for (Py_ssize_t i = PyList_GET_SIZE(hand) - 1; i >= 0; i--)
+                if (taken[i] && PyList_SetSlice(hand, i, i + 1, NULL) < 0)
+                    return -1;
+        }
         if (append_pair(trick, seat, combo) < 0 || gset_long(g, G_LAST_SEAT, seat) < 0 ||
             gset_long(g, G_PASSES, 0) < 0)
             return -1;
@@ -269,7 +351,7 @@ apply_listed(PyObject *g, PyObject *d, PyObject *move, PyObject *seat_arg)
             return 0;
     long done = PyList_GET_SIZE(order);
     unsigned char taken[MAX_HAND * 2];
-    int is_pass = move == core_move_pass;
+    int is_pass = move == core_move_pass, out = 0;
     long end_trick_for = -1, next;
     if (is_pass) {
         if (last == Py_None)
@@ -315,8 +397,9 @@ apply_listed(PyObject *g, PyObject *d, PyObject *move, PyObject *seat_arg)
             return 0;
         PyObject *hand = PyList_GET_ITEM(hands, seat);
         Py_ssize_t k = PyTuple_GET_SIZE(cards), size = PyList_GET_SIZE(hand);
-        if (k == 0 || k >= size || size > (Py_ssize_t)sizeof taken)
-            return 0;                          /* the player goes out: the Python code */
+        if (k == 0 || k > size || size > (Py_ssize_t)sizeof taken)
+            return 0;
+        out = k == size;                       /* the player goes out */
         /* every card is held (as many times as played): mark the positions list.remove
            takes, the first occurrence not taken by an earlier card */
         long held[sizeof taken];
@@ -356,13 +439,20 @@ apply_listed(PyObject *g, PyObject *d, PyObject *move, PyObject *seat_arg)
             PyErr_Clear();
             return 0;
         }
-        if (finish) {                          /* someone else must still hold cards */
-            int others = 0;
-            for (long s = 0; s < n; s++)
-                if (s != seat && PyList_GET_SIZE(PyList_GET_ITEM(hands, s)))
-                    others = 1;
-            if (!others)
+        long holding = 0;                      /* the other seats holding cards */
+        for (long s = 0; s < n; s++)
+            if (s != seat && PyList_GET_SIZE(PyList_GET_ITEM(hands, s)))
+                holding++;
+        if (out) {
+            /* the hand ends (one holder left, or, where the rules finish the trick, none):
+               the Python code ends it and scores it */
+            if (holding <= 1 && (!finish || holding == 0))
                 return 0;
+            PyObject *rare = GET(d, S_rare);
+            if (rare == NULL || !PyTuple_CheckExact(rare) || PyTuple_GET_SIZE(rare) != rare_len)
+                return 0;
+        } else if (finish && holding == 0) {
+            return 0;                          /* nobody is left to answer: _end_trick */
         }
         next = next_with_cards(hands, n, seat, 0);
     }
@@ -371,7 +461,7 @@ apply_listed(PyObject *g, PyObject *d, PyObject *move, PyObject *seat_arg)
         gset(g, G_CHOICE, Py_None);
         gset(g, G_PICKED, S_empty);
     }
-    return make(g, d, move, is_pass, seat, hands, trick, end_trick_for, next, taken) < 0 ?
+    return make(g, d, move, is_pass, seat, hands, trick, end_trick_for, next, taken, out) < 0 ?
            -1 : 1;
 }
 

@@ -31,7 +31,7 @@ from .exchange import PHASE_EXCHANGE, without
 from .family import Family, PointFamily
 from .observe import CompactView
 from .rare import (
-    COUNTS_AT_FIRST_OUT, DEALT_COUNTS, EXCHANGE, MATCH, PREV_ORDER, SCORES, TEAM_TOTALS,
+    COUNTS_AT_FIRST_OUT, DEFAULTS, DEALT_COUNTS, EXCHANGE, MATCH, PREV_ORDER, SCORES, TEAM_TOTALS,
     rare_attributes, set_rare)
 from .steps import (
     LISTING_LIMIT,
@@ -101,6 +101,10 @@ class ClimbingGame(CompactView, GameBase):
     __slots__ = ("rules", "n", "to_act", "phase", "last", "last_seat", "passes", "hands",
                  "trick", "tricks", "won", "order", "_log", "_grouping", "choice", "picked",
                  "over")
+
+    #: the record's length and where it keeps ``counts_at_first_out``: the compiled core sets
+    #: it when a player goes out (``_core_apply.c``)
+    _core_rare = (len(DEFAULTS), COUNTS_AT_FIRST_OUT)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> ClimbingGame:
         self = object.__new__(cls)
