@@ -406,3 +406,27 @@ def test_bad_input_to_moves_is_refused():
     with pytest.raises(ValueError):                      # one pack: no card twice
         moves(spec, fam, (1, 1, 2), None, tok)
     assert len(moves(spec, fam, hand, None, tok)) == len(fam.leads_py(hand))
+
+
+def test_the_deal_in_c_is_the_python_deal():
+    """core.deal_hands deals as ClimbingGame._start_hand's Python code: the same hands, each
+    sorted, holding the same card objects, for 1-3 packs, 2-8 seats, any dealer and count;
+    anything but a list of cards is refused."""
+    if not core.AVAILABLE:
+        return
+    rng = random.Random(5)
+    for _ in range(500):
+        cards = deck(rng.randint(1, 3), rng.random() < 0.5)
+        rng.shuffle(cards)
+        n = rng.randint(2, 8)
+        first, dealt = rng.randrange(n), rng.randint(0, len(cards))
+        got = core.deal_hands(cards, n, first, dealt)
+        want = [sorted(cards[(s - first) % n:dealt:n]) for s in range(n)]
+        assert got == want
+        assert all(a is b for h, w in zip(got, want) for a, b in zip(h, w))
+    for bad in (([1, 2, 54], 2, 0, 3), ([1, "2"], 2, 0, 2), ((1, 2), 2, 0, 2)):
+        with pytest.raises(TypeError):
+            core.deal_hands(*bad)
+    for bad in (([1, 2], 2, 2, 2), ([1, 2], 9, 0, 2), ([1, 2], 2, 0, 3)):
+        with pytest.raises(ValueError):
+            core.deal_hands(*bad)

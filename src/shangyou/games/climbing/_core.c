@@ -476,6 +476,8 @@ static PyMethodDef methods[] = {
     {"apply_listed", (PyCFunction)(void (*)(void))core_apply_listed, METH_FASTCALL,
      "apply_listed(game, move, seat): ClimbingGame.apply's fast path; False: not made, "
      "the Python code makes it."},
+    {"deal_hands", (PyCFunction)(void (*)(void))core_deal_hands, METH_FASTCALL,
+     "deal_hands(cards, n, first, dealt): the deal's hands, each sorted (_core_apply.c)."},
     {"methods", (PyCFunction)(void (*)(void))core_methods, METH_FASTCALL,
      "methods(cls, listing_limit, step_limit): ClimbingGame's legal_moves and apply as C "
      "methods (_core_methods.c)."},

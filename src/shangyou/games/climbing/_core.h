@@ -207,6 +207,7 @@ PyObject *core_listed_moves(PyObject *self, PyObject *const *args, Py_ssize_t na
 PyObject *core_methods(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_set_active(PyObject *self, PyObject *flag);
 int core_bind_game(PyObject *cls);   /* the offsets of ClimbingGame's slots */
+PyObject *core_deal_hands(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 /* the plays of a hand into g's output (set by core_gen_output): each family's generator
    behind its *_plays function, and the play to beat read from a Combo as core.py reads it

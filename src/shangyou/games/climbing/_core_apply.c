@@ -36,10 +36,12 @@ static PyObject *S_token, *S_legal, *S_finish_trick, *S_play, *S_empty, *S_famil
    NULL reads as unset, as None). The offsets never change once bound (no state in use
    across a call back into Python). */
 enum { G_RULES, G_N, G_TO_ACT, G_PHASE, G_LAST, G_LAST_SEAT, G_PASSES, G_HANDS, G_TRICK,
-       G_TRICKS, G_WON, G_ORDER, G_LOG, G_GROUPING, G_CHOICE, G_PICKED, G_COUNT };
+       G_TRICKS, G_WON, G_ORDER, G_LOG, G_GROUPING, G_CHOICE, G_PICKED, G_FAMILY, G_FINISH,
+       G_COUNT };
 static const char *GAME_SLOTS[G_COUNT] = {
     "rules", "n", "to_act", "phase", "last", "last_seat", "passes", "hands", "trick",
-    "tricks", "won", "order", "_log", "_grouping", "choice", "picked"};
+    "tricks", "won", "order", "_log", "_grouping", "choice", "picked",
+    "_family", "_finish_trick"};     /* the last two: rules.family, rules.finish_trick */
 static PyTypeObject *game_type;          /* ClimbingGame, once bound */
 static Py_ssize_t game_off[G_COUNT];
 /* the game's record of rare attributes (``_rare``, rare.py, in the dict): its length and the
@@ -425,11 +427,12 @@ apply_listed(PyObject *g, PyObject *d, PyObject *move, PyObject *seat_arg)
                 return 0;                      /* not held: the Python code says so */
             taken[i] = 1;
         }
-        PyObject *rules = G(g, G_RULES);
+        PyObject *rules = G(g, G_RULES), *ft = G(g, G_FINISH);
         if (rules == NULL)
             return 0;
-        PyObject *ft = PyObject_GetAttr(rules, S_finish_trick);
-        if (ft == NULL) {
+        if (ft != NULL)
+            Py_INCREF(ft);
+        else if ((ft = PyObject_GetAttr(rules, S_finish_trick)) == NULL) {
             PyErr_Clear();
             return 0;
         }
@@ -523,7 +526,8 @@ core_listed_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         last == NULL || rules == NULL || !PyList_CheckExact(hands) ||
         PyList_GET_SIZE(hands) != n)
         goto none;
-    family = PyObject_GetAttr(rules, S_family);
+    family = G(g, G_FAMILY);
+    family = family != NULL ? Py_NewRef(family) : PyObject_GetAttr(rules, S_family);
     fd = family == NULL ? NULL : PyObject_GenericGetDict(family, NULL);
     PyObject *spec = fd == NULL || !PyDict_CheckExact(fd) ? NULL : GET(fd, S_core_spec);
     if (spec == NULL)
@@ -541,4 +545,63 @@ none:
     Py_XDECREF(family);
     PyErr_Clear();
     Py_RETURN_NONE;
+}
+
+/* deal_hands(cards, n, first, dealt) -> [hand, ...]: the hands of a deal, one card at a time
+   round the table, as ClimbingGame._start_hand deals them: seat s gets every n-th of the first
+   ``dealt`` cards from position (s - first) % n, each hand a new list sorted by card code (a
+   counting sort over the 54 codes; of equal cards, each hand holds the first object dealt of
+   that code: the deck's one object per card). TypeError for anything but a list of ints in
+   0..53; the Python code (``sorted``) is the reference. */
+PyObject *
+core_deal_hands(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    long n, first, dealt;
+    if (nargs != 4 || !PyList_CheckExact(args[0]) ||
+        (n = PyLong_AsLong(args[1])) == -1 || (first = PyLong_AsLong(args[2])) == -1 ||
+        (dealt = PyLong_AsLong(args[3])) == -1) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "deal_hands(cards, n, first, dealt)");
+        return NULL;
+    }
+    PyObject *cards = args[0];
+    if (n < 1 || n > MAX_SEATS || first < 0 || first >= n || dealt < 0 ||
+        dealt > PyList_GET_SIZE(cards)) {
+        PyErr_SetString(PyExc_ValueError, "deal_hands: a seat, or a count, out of range");
+        return NULL;
+    }
+    unsigned short count[MAX_SEATS][54];
+    PyObject *rep[54] = {NULL};
+    memset(count, 0, sizeof count);
+    for (long k = 0; k < dealt; k++) {
+        PyObject *c = PyList_GET_ITEM(cards, k);
+        long v = PyLong_Check(c) ? PyLong_AsLong(c) : -1;
+        if (v < 0 || v >= 54) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "deal_hands: a card is an int in 0..53");
+            return NULL;
+        }
+        if (rep[v] == NULL)
+            rep[v] = c;
+        count[(first + k) % n][v]++;
+    }
+    PyObject *hands = PyList_New(n);
+    if (hands == NULL)
+        return NULL;
+    for (long s = 0; s < n; s++) {
+        Py_ssize_t size = 0;
+        for (int v = 0; v < 54; v++)
+            size += count[s][v];
+        PyObject *hand = PyList_New(size);
+        if (hand == NULL) {
+            Py_DECREF(hands);
+            return NULL;
+        }
+        Py_ssize_t i = 0;
+        for (int v = 0; v < 54; v++)
+            for (int j = 0; j < count[s][v]; j++)
+                PyList_SET_ITEM(hand, i++, Py_NewRef(rep[v]));
+        PyList_SET_ITEM(hands, s, hand);
+    }
+    return hands;
 }

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from ...cards import CARD_TEXT, Cards, deck, parse
-from ...engine.base import GameBase
+from ...engine.base import GameBase, new_seed
+from ...engine.deal import check_seed, random_source
 from ...engine.moves import CHOOSE, PASS, PASS_MOVE, PICK, PLAY, Move
 from ...errors import IllegalMove, NotationError
 from ..why import Why
@@ -32,7 +33,7 @@ from .family import Family, PointFamily
 from .observe import CompactView
 from .rare import (
     COUNTS_AT_FIRST_OUT, DEFAULTS, DEALT_COUNTS, EXCHANGE, MATCH, PREV_ORDER, SCORES, TEAM_TOTALS,
-    rare_attributes, set_rare)
+    rare_attributes, rare_record, set_rare)
 from .steps import (
     LISTING_LIMIT,
     STEP_LIMIT,
@@ -97,10 +98,11 @@ class ClimbingGame(CompactView, GameBase):
     # lookup each (about a tenth of a move), and Python reads a slot on its fastest path. The
     # dict keeps the rest (INSTANCE_KEYS), ``_legal`` and ``_token`` among them (the shared
     # ``games/_methods.h`` reads them there). ``over``, ``choice``, ``picked`` and
-    # ``_grouping`` start set (``__new__``).
+    # ``_grouping`` start set (``__new__``); ``_family`` and ``_finish_trick`` are the rules'
+    # (``__init__``), which the core reads at every listing and play.
     __slots__ = ("rules", "n", "to_act", "phase", "last", "last_seat", "passes", "hands",
                  "trick", "tricks", "won", "order", "_log", "_grouping", "choice", "picked",
-                 "over")
+                 "over", "_family", "_finish_trick")
 
     #: the record's length and where it keeps ``counts_at_first_out``: the compiled core sets
     #: it when a player goes out (``_core_apply.c``)
@@ -130,11 +132,25 @@ class ClimbingGame(CompactView, GameBase):
         exchanged: tuple[tuple[int | None, int | None, int], ...]
 
     def __init__(self, rules: Rulebook, seed: int | None = None, match: bool = True):
-        super().__init__(rules, seed, match)
-        self.scores = [0] * self.n
-        if rules.teams:
-            self.team_totals = [0] * len(rules.teams)
-        self.dealer = self._rng.randrange(self.n)
+        # what GameBase.__init__ sets, with the record's fields (seed, match, history, result,
+        # scores, team totals) made as one tuple rather than set one property call at a time
+        self.rules = rules
+        self.n = n = rules.players
+        seed = new_seed() if seed is None else check_seed(seed)
+        self._rare = rare_record(
+            seed=seed, match=match, history=[], result=None, scores=[0] * n,
+            team_totals=[0] * len(rules.teams) if rules.teams else DEFAULTS[TEAM_TOTALS])
+        self._rng_obj = random_source(seed)
+        self.deals = ()
+        self.hand_number = 0
+        self._log_chunks = ()
+        self._log = []
+        self.events = []
+        self._legal = None
+        self._token = None
+        self._family = rules.family
+        self._finish_trick = rules.finish_trick
+        self.dealer = self._rng.randrange(n)
         self._start_hand()
 
     def clone(self) -> ClimbingGame:
@@ -286,7 +302,8 @@ class ClimbingGame(CompactView, GameBase):
         # one card at a time round the table from the dealer: the k-th card dealt goes to seat
         # (dealer + k) % n, so seat s gets every n-th card from position (s - dealer) % n
         dealt = len(cards) if r.deal_count is None else min(len(cards), r.deal_count * n)
-        hands: list[list[int]] = [sorted(cards[(s - self.dealer) % n:dealt:n]) for s in range(n)]
+        hands: list[list[int]] = core.deal_hands(cards, n, self.dealer, dealt) if core.ACTIVE \
+            else [sorted(cards[(s - self.dealer) % n:dealt:n]) for s in range(n)]
         undealt = cards[dealt:]
         self.hands = hands
         self._dealt(hands, undealt, hands_sorted=True)
@@ -327,7 +344,9 @@ class ClimbingGame(CompactView, GameBase):
             self.events = self.events + [{"event": "drawn card", "card": CARD_TEXT[drawn]}]
             return first_seen[drawn]
         if how.startswith("holder:"):
-            wanted = parse(how[7:])[0]
+            wanted = _HOLDER_CARD.get(how)
+            if wanted is None:
+                wanted = _HOLDER_CARD[how] = parse(how[7:])[0]
             dealt_cards = cards[:dealt]
             if wanted not in dealt_cards:
                 # the card was not dealt: the holder of the lowest dealt card leads
@@ -750,6 +769,7 @@ def _play_text(combo: Combo) -> str:
 
 
 _TEXTS: dict[tuple, str] = {}     # the notation of a play's cards, memoised
+_HOLDER_CARD: dict[str, int] = {}  # "holder:<card>" -> the card (a rule's text, memoised)
 
 
 def score_hand(rules: Rulebook, order: list[int], counts_at_first_out: list[int] | None,

@@ -58,3 +58,11 @@ def set_rare(game: Any, **fields: Any) -> None:
     for name, value in fields.items():
         r[INDEX[name]] = value
     game._rare = tuple(r)
+
+
+def rare_record(**fields: Any) -> tuple:
+    """A record with ``fields`` set and the rest at their defaults (a new game's)."""
+    r = list(DEFAULTS)
+    for name, value in fields.items():
+        r[INDEX[name]] = value
+    return tuple(r)
