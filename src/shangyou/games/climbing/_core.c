@@ -235,6 +235,11 @@ core_small_int(PyObject *x, long *out)
 {
     if (!PyLong_Check(x))
         return 0;
+    long d = core_digit_int(x);
+    if (d >= 0 && d <= (1L << 20)) {
+        *out = d;
+        return 1;
+    }
     int overflow;
     long v = PyLong_AsLongAndOverflow(x, &overflow);
     if (overflow || v < -(1L << 20) || v > (1L << 20)) {
@@ -375,7 +380,9 @@ core_read_hand(PyObject *hand, unsigned char *count, int max_copies)
     PyObject **items = PySequence_Fast_ITEMS(seq);
     memset(count, 0, N_CARDS);
     for (Py_ssize_t i = 0; i < n; i++) {
-        long c = PyLong_AsLong(items[i]);
+        long c = PyLong_Check(items[i]) ? core_digit_int(items[i]) : -1;
+        if (c < 0)
+            c = PyLong_AsLong(items[i]);
         if (c == -1 && PyErr_Occurred()) {
             Py_DECREF(seq);
             return -1;

@@ -80,7 +80,9 @@ gsmall(PyObject *game, int i, long below)
     PyObject *v = G(game, i);
     if (v == NULL || !PyLong_CheckExact(v))
         return -1;
-    long x = PyLong_AsLong(v);
+    long x = core_digit_int(v);
+    if (x < 0)
+        x = PyLong_AsLong(v);
     if (x < 0 || x >= below) {
         PyErr_Clear();
         return -1;
@@ -407,15 +409,22 @@ apply_listed(PyObject *g, PyObject *d, PyObject *move, PyObject *seat_arg)
         long held[sizeof taken];
         for (Py_ssize_t i = 0; i < size; i++) {
             PyObject *x = PyList_GET_ITEM(hand, i);
-            if (!plain_int(x) || ((held[i] = PyLong_AsLong(x)) == -1 && PyErr_Occurred()))
-                return PyErr_Occurred() ? (PyErr_Clear(), 0) : 0;
+            if (!plain_int(x))
+                return 0;
+            if ((held[i] = core_digit_int(x)) < 0 &&
+                (held[i] = PyLong_AsLong(x)) == -1 && PyErr_Occurred()) {
+                PyErr_Clear();
+                return 0;
+            }
         }
         memset(taken, 0, (size_t)size);
         for (Py_ssize_t j = 0; j < k; j++) {
             PyObject *c = PyTuple_GET_ITEM(cards, j);
             if (!plain_int(c))
                 return 0;
-            long v = PyLong_AsLong(c);
+            long v = core_digit_int(c);
+            if (v < 0)
+                v = PyLong_AsLong(c);
             if (v == -1 && PyErr_Occurred()) {
                 PyErr_Clear();
                 return 0;
