@@ -39,6 +39,11 @@ def fields(m) -> tuple:
             (c.kind, c.cls, c.key, tuple(c.cards), c.tier, c.label))
 
 
+def _state(g) -> str:
+    """The game's whole state as text: its instance dict and its slots (``__slots__``)."""
+    return repr((g.__dict__, [getattr(g, name, "<unset>") for name in type(g).__slots__]))
+
+
 def following_state(name: str = "zheng-shangyou/pagat", players: int = 4, seed: int = 2):
     """A game whose seat to act has a play to beat and several ways to beat it."""
     rng = random.Random(seed)
@@ -217,13 +222,14 @@ def test_a_listed_move_is_made_and_logged_as_before():
 
 
 def test_apply_listed_makes_plain_moves_and_leaves_the_rest():
-    """In C: a listed play that leaves cards in the hand, a pass (ending the trick or not).
-    Left to the Python code, changing nothing: a play that empties the hand, a move not just
-    listed, another seat, a text, the exchange, the end of the game."""
+    """In C: a listed play that leaves cards in the hand, a pass (ending the trick or not), a
+    play that empties the hand while the hand goes on (the seat joins the finishing order).
+    Left to the Python code, changing nothing: a player out that ends the hand, a move not
+    just listed, another seat, a text, the exchange, the end of the game."""
     if not core.AVAILABLE:
         return
     apply_listed = core.apply_listed
-    made = {"play": 0, "pass": 0, "end of trick": 0}
+    made = {"play": 0, "pass": 0, "end of trick": 0, "out": 0}
     left = 0
     rng = random.Random(4)
     for seed in range(30):
@@ -235,19 +241,27 @@ def test_apply_listed_makes_plain_moves_and_leaves_the_rest():
             assert not apply_listed(g, str(m), None)        # texts: the Python code
             assert not apply_listed(g, m, (g.to_act + 1) % g.n)
             assert (g.snapshot(), g.passes, g.last_seat, len(g.tricks)) == before
-            out = not m.is_pass and len(m.cards) == len(g.hands[g.to_act])
+            seat = g.to_act
+            out = not m.is_pass and len(m.cards) == len(g.hands[seat])
+            ends = out and sum(1 for s in range(g.n) if s != seat and g.hands[s]) <= 1
+            first_out = g.counts_at_first_out is None
             tricks = len(g.tricks)
-            if apply_listed(g, m, g.to_act):
-                assert not out
+            if apply_listed(g, m, seat):
+                assert not ends
                 made["pass" if m.is_pass else "play"] += 1
                 made["end of trick"] += len(g.tricks) > tricks
                 assert g.moves[-1][1] is m and g._legal is None
+                if out:
+                    made["out"] += 1
+                    assert g.hands[seat] == [] and g.order[-1] == seat and g.to_act != seat
+                    assert (g.counts_at_first_out == [len(h) for h in g.hands]) if first_out \
+                        else g.counts_at_first_out[seat] > 0
             else:
-                assert out and (g.snapshot(), g.passes) == before[:2]
+                assert ends and (g.snapshot(), g.passes) == before[:2]
                 left += 1
                 g.apply(m)
         assert not apply_listed(g, PASS_MOVE, None)         # over
-    assert min(made.values()) > 100 and left >= 30
+    assert min(made.values()) > 60 and left == 30
     # a move of an earlier listing, the exchange, objects that are no game
     g = following_state()
     old = g.legal_moves()[1]
@@ -280,9 +294,9 @@ def test_a_broken_state_is_left_to_the_python_code():
             g.trick = tuple(g.trick)
         else:
             g.hands[g.to_act] = [str(c) for c in g.hands[g.to_act]]
-        before = repr(g.__dict__)
+        before = _state(g)
         assert not core.apply_listed(g, m, None)
-        assert repr(g.__dict__) == before
+        assert _state(g) == before
 
 
 # the play to beat, read in C (core_*_prev) where core.py reads it in Python
@@ -392,3 +406,27 @@ def test_bad_input_to_moves_is_refused():
     with pytest.raises(ValueError):                      # one pack: no card twice
         moves(spec, fam, (1, 1, 2), None, tok)
     assert len(moves(spec, fam, hand, None, tok)) == len(fam.leads_py(hand))
+
+
+def test_the_deal_in_c_is_the_python_deal():
+    """core.deal_hands deals as ClimbingGame._start_hand's Python code: the same hands, each
+    sorted, holding the same card objects, for 1-3 packs, 2-8 seats, any dealer and count;
+    anything but a list of cards is refused."""
+    if not core.AVAILABLE:
+        return
+    rng = random.Random(5)
+    for _ in range(500):
+        cards = deck(rng.randint(1, 3), rng.random() < 0.5)
+        rng.shuffle(cards)
+        n = rng.randint(2, 8)
+        first, dealt = rng.randrange(n), rng.randint(0, len(cards))
+        got = core.deal_hands(cards, n, first, dealt)
+        want = [sorted(cards[(s - first) % n:dealt:n]) for s in range(n)]
+        assert got == want
+        assert all(a is b for h, w in zip(got, want) for a, b in zip(h, w))
+    for bad in (([1, 2, 54], 2, 0, 3), ([1, "2"], 2, 0, 2), ((1, 2), 2, 0, 2)):
+        with pytest.raises(TypeError):
+            core.deal_hands(*bad)
+    for bad in (([1, 2], 2, 2, 2), ([1, 2], 9, 0, 2), ([1, 2], 2, 0, 3)):
+        with pytest.raises(ValueError):
+            core.deal_hands(*bad)

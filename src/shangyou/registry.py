@@ -69,10 +69,17 @@ def make_rules(name: str, options: dict):
 def make_game(name: str, options: dict, seed, match: bool):
     key, g = resolve(name)
     rulebook = g.build(key, options)
-    if hasattr(g, "new_game"):
-        return g.new_game(rulebook, seed, match)
+    maker = _MAKERS.get(g, _UNKNOWN)
+    if maker is _UNKNOWN:     # asked once per game module (a failed hasattr formats an error)
+        maker = _MAKERS[g] = getattr(g, "new_game", None)
+    if maker is not None:
+        return maker(rulebook, seed, match)
     cls = _CLIMBING[0] if _CLIMBING else _climbing_game()
     return cls(rulebook, seed=seed, match=match)
+
+
+_UNKNOWN = object()
+_MAKERS: dict = {}        # game module -> its new_game, or None (the climbing game's class)
 
 
 _CLIMBING: list = []      # ClimbingGame once imported (an import statement a deal cost more)

@@ -41,6 +41,12 @@ def _copy_rng(r: random.Random | DealRandom) -> random.Random | DealRandom:
     return new
 
 
+def new_seed() -> int:
+    """A random int seed for a game given none (below 2**31, so predictable: live play passes
+    a secret)."""
+    return random.randrange(2**31)
+
+
 class GameBase:
     PRIVATE_VIEW_KEYS: tuple[str, ...] = ("hand", "legal_moves")
 
@@ -75,7 +81,7 @@ class GameBase:
         self.rules = rules
         self.n = rules.players
         # None: a random int seed (below 2**31, so predictable); live play passes a secret
-        self.seed = random.randrange(2**31) if seed is None else check_seed(seed)
+        self.seed = new_seed() if seed is None else check_seed(seed)
         self.match = match
         self._rng = random_source(self.seed)
         self.deals = ()

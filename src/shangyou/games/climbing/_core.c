@@ -235,6 +235,11 @@ core_small_int(PyObject *x, long *out)
 {
     if (!PyLong_Check(x))
         return 0;
+    long d = core_digit_int(x);
+    if (d >= 0 && d <= (1L << 20)) {
+        *out = d;
+        return 1;
+    }
     int overflow;
     long v = PyLong_AsLongAndOverflow(x, &overflow);
     if (overflow || v < -(1L << 20) || v > (1L << 20)) {
@@ -375,7 +380,9 @@ core_read_hand(PyObject *hand, unsigned char *count, int max_copies)
     PyObject **items = PySequence_Fast_ITEMS(seq);
     memset(count, 0, N_CARDS);
     for (Py_ssize_t i = 0; i < n; i++) {
-        long c = PyLong_AsLong(items[i]);
+        long c = PyLong_Check(items[i]) ? core_digit_int(items[i]) : -1;
+        if (c < 0)
+            c = PyLong_AsLong(items[i]);
         if (c == -1 && PyErr_Occurred()) {
             Py_DECREF(seq);
             return -1;
@@ -476,6 +483,8 @@ static PyMethodDef methods[] = {
     {"apply_listed", (PyCFunction)(void (*)(void))core_apply_listed, METH_FASTCALL,
      "apply_listed(game, move, seat): ClimbingGame.apply's fast path; False: not made, "
      "the Python code makes it."},
+    {"deal_hands", (PyCFunction)(void (*)(void))core_deal_hands, METH_FASTCALL,
+     "deal_hands(cards, n, first, dealt): the deal's hands, each sorted (_core_apply.c)."},
     {"methods", (PyCFunction)(void (*)(void))core_methods, METH_FASTCALL,
      "methods(cls, listing_limit, step_limit): ClimbingGame's legal_moves and apply as C "
      "methods (_core_methods.c)."},

@@ -132,6 +132,22 @@ extern PyObject *core_move_play, *core_move_pass;       /* the PLAY kind, PASS_M
 #define MOVE_COMBO 2
 #define MOVE_TOKEN 5
 int core_read_hand(PyObject *hand, unsigned char *count, int max_copies);
+
+/* an int's value when it is 0 or a single digit (CPython 3.11's layout; an int subclass such
+   as cards.Card keeps it): a card code read without PyLong_AsLong; -1 for any other int
+   (then the caller reads it the long way) */
+static inline long
+core_digit_int(PyObject *x)
+{
+#if PY_VERSION_HEX < 0x030C0000
+    Py_ssize_t size = Py_SIZE(x);
+    if (size == 0)
+        return 0;
+    if (size == 1)
+        return (long)((PyLongObject *)x)->ob_digit[0];
+#endif
+    return -1;
+}
 PyObject *core_combo(PyObject *meta, PyObject *cards);  /* a new Combo, or NULL */
 PyObject *core_move(Gen *g, PyObject *combo);           /* steals combo; a new Move or NULL */
 /* Move(PLAY, combo.cards, combo, None, family, token); steals combo; a new Move or NULL */
@@ -206,6 +222,8 @@ PyObject *core_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t na
 PyObject *core_listed_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_methods(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_set_active(PyObject *self, PyObject *flag);
+int core_bind_game(PyObject *cls);   /* the offsets of ClimbingGame's slots */
+PyObject *core_deal_hands(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 /* the plays of a hand into g's output (set by core_gen_output): each family's generator
    behind its *_plays function, and the play to beat read from a Combo as core.py reads it

@@ -32,7 +32,7 @@ FM_LIST(PyObject *game, PyObject *token, int *accepted)
 #define FM_APPLY_LISTED core_apply_listed
 #include "../_methods.h"
 
-/* methods(cls, listing_limit, step_limit) -> (legal_moves, apply) */
+/* methods(cls, listing_limit, step_limit) -> (legal_moves, apply); binds cls's slots */
 PyObject *
 core_methods(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -42,6 +42,8 @@ core_methods(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     Py_ssize_t s = PyLong_AsSsize_t(args[2]);
     if (s == -1 && PyErr_Occurred())
+        return NULL;
+    if (core_bind_game(args[0]) < 0)      /* the slots the fast paths read (_core_apply.c) */
         return NULL;
     Py_XSETREF(listing_limit, Py_NewRef(args[1]));
     step_limit = s;

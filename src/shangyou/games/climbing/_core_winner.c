@@ -317,9 +317,11 @@ flushes(Win *h, int length, int has_above, int a0, int a1)
 {
     int mn = h->min_straight, need = length ? length : mn;
     for (int suit = 0; suit < 4; suit++) {
-        int has[14];
+        int has[14], held = 0;
         for (int p = 0; p <= TOP_POSITION; p++)
-            has[p] = h->cnt[POSITION_RANK[p] * 4 + suit] > 0;
+            held += has[p] = h->cnt[POSITION_RANK[p] * 4 + suit] > 0;
+        if (held < need)
+            continue;               /* fewer positions of the suit than a flush needs */
         for (int s = 0; s < TOP_POSITION + 2 - need; s++) {
             if (!has[s])
                 continue;

@@ -58,6 +58,9 @@ apply_listed: Callable[..., Any] = _core.apply_listed if AVAILABLE else _not_bui
 # play phase's legal moves as CompiledFamily.play_moves lists them (no choice in steps under
 # way), or None: the Python code lists them
 listed_moves: Callable[..., Any] = _core.listed_moves if AVAILABLE else _not_built
+# ClimbingGame._start_hand's deal in C (``_core_apply.c``): deal_hands(cards, n, first, dealt),
+# the hands dealt one card at a time round the table from seat ``first``, each sorted
+deal_hands: Callable[..., Any] = _core.deal_hands if AVAILABLE else _not_built
 # the game's legal moves in one call, a ``Plays`` sequence (``_core_moves.c``):
 # family_moves(spec, family, hand, last, token), ``spec`` from the family's ``core_spec``
 family_moves: Callable[..., Any] = _core.moves if AVAILABLE else _not_built

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from ...cards import CARD_TEXT, Cards, deck, parse
-from ...engine.base import GameBase
+from ...engine.base import GameBase, new_seed
+from ...engine.deal import check_seed, random_source
 from ...engine.moves import CHOOSE, PASS, PASS_MOVE, PICK, PLAY, Move
 from ...errors import IllegalMove, NotationError
 from ..why import Why
@@ -31,8 +32,9 @@ from .exchange import PHASE_EXCHANGE, without
 from .family import Family, PointFamily
 from .observe import CompactView
 from .rare import (
-    COUNTS_AT_FIRST_OUT, DEALT_COUNTS, EXCHANGE, MATCH, PREV_ORDER, SCORES, TEAM_TOTALS,
-    rare_attributes, set_rare)
+    COUNTS_AT_FIRST_OUT, DEFAULTS, DEALT_COUNTS, EXCHANGE, MATCH, PREV_ORDER, SCORES, TEAM_TOTALS,
+    rare_attributes, rare_record, set_rare)
+from .scoring import score_hand
 from .steps import (
     LISTING_LIMIT,
     STEP_LIMIT,
@@ -92,6 +94,29 @@ class ClimbingGame(CompactView, GameBase):
     CLONE_FLAT = frozenset({"_log", "trick", "tricks", "hands", "won"})
     CLONE_DROP = frozenset({"_memo"})
 
+    # What a move reads and changes is held in slots, not in the instance dict: the compiled
+    # core reads and writes them at their offsets (``_core_apply.c``) where a dict costs a
+    # lookup each (about a tenth of a move), and Python reads a slot on its fastest path. The
+    # dict keeps the rest (INSTANCE_KEYS), ``_legal`` and ``_token`` among them (the shared
+    # ``games/_methods.h`` reads them there). ``over``, ``choice``, ``picked`` and
+    # ``_grouping`` start set (``__new__``); ``_family`` and ``_finish_trick`` are the rules'
+    # (``__init__``), which the core reads at every listing and play.
+    __slots__ = ("rules", "n", "to_act", "phase", "last", "last_seat", "passes", "hands",
+                 "trick", "tricks", "won", "order", "_log", "_grouping", "choice", "picked",
+                 "over", "_family", "_finish_trick")
+
+    #: the record's length and where it keeps ``counts_at_first_out``: the compiled core sets
+    #: it when a player goes out (``_core_apply.c``)
+    _core_rare = (len(DEFAULTS), COUNTS_AT_FIRST_OUT)
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> ClimbingGame:
+        self = object.__new__(cls)
+        self.over = False
+        self.choice = None
+        self.picked = ()
+        self._grouping = None
+        return self
+
     # seed, match, result, scores, history, team_totals, prev_order, dealt_counts, undealt,
     # counts_at_first_out, exchange and exchanged are properties kept in ``_rare`` (rare.py)
     _rare: tuple
@@ -107,12 +132,26 @@ class ClimbingGame(CompactView, GameBase):
         # from/to None for the cards on offer in between
         exchanged: tuple[tuple[int | None, int | None, int], ...]
 
-    def __init__(self, rules: Rulebook, seed: int | None = None, match: bool = True):
-        super().__init__(rules, seed, match)
-        self.scores = [0] * self.n
-        if rules.teams:
-            self.team_totals = [0] * len(rules.teams)
-        self.dealer = self._rng.randrange(self.n)
+    def __init__(self, rules: Rulebook, seed: int | str | None = None, match: bool = True):
+        # what GameBase.__init__ sets, with the record's fields (seed, match, history, result,
+        # scores, team totals) made as one tuple rather than set one property call at a time
+        self.rules = rules
+        self.n = n = rules.players
+        checked = new_seed() if seed is None else check_seed(seed)
+        self._rare = rare_record(
+            seed=checked, match=match, history=[], result=None, scores=[0] * n,
+            team_totals=[0] * len(rules.teams) if rules.teams else DEFAULTS[TEAM_TOTALS])
+        self._rng_obj = random_source(checked)
+        self.deals = ()
+        self.hand_number = 0
+        self._log_chunks = ()
+        self._log = []
+        self.events = []
+        self._legal = None
+        self._token = None
+        self._family = rules.family
+        self._finish_trick = rules.finish_trick
+        self.dealer = self._rng.randrange(n)
         self._start_hand()
 
     def clone(self) -> ClimbingGame:
@@ -120,7 +159,14 @@ class ClimbingGame(CompactView, GameBase):
         if tail:                      # the log so far becomes a chunk both games share
             self._log_chunks = self._log_chunks + (tuple(tail),)
             self._log = []
-        return super().clone()
+        new = super().clone()         # the instance dict; then the slots, by the same rules
+        for slot, flat in _SLOT_COPY:
+            try:
+                v = slot.__get__(self)
+            except AttributeError:    # not set (deleted): left unset in the clone too
+                continue
+            slot.__set__(new, v[:] if flat else v)
+        return new
 
     # ------------------------------------------------------------------ public API
     #: the log's chunks shared with clones (tuples), before this game's own ``_log``
@@ -150,18 +196,18 @@ class ClimbingGame(CompactView, GameBase):
         self._legal = None
         self._token = None
 
-    # ``over`` is a plain attribute (read on every step of every loop), True exactly when the
-    # phase is PHASE_OVER: set with the phase in ``_start_hand`` and ``_end_hand``.
-    over: bool = False
+    # ``over`` is a plain attribute (read on every step of every loop: a slot), True exactly
+    # when the phase is PHASE_OVER: False from ``__new__``, set in ``_end_hand``.
+    over: bool
     #: the group of plays chosen (its ``choose`` text) and the cards picked so far, while a
-    #: play is chosen in steps (``steps.py``); None and () otherwise
-    choice: str | None = None
-    picked: tuple = ()
+    #: play is chosen in steps (``steps.py``); None and () otherwise (slots)
+    choice: str | None
+    picked: tuple
     #: (token, every legal move of the play phase) where the moves listed with that token are
     #: steps of a choice (otherwise the moves listed are every legal move)
     _plays: tuple | None = None
-    #: (seat, hand, play to beat, steps.Grouping) while the play is chosen in steps
-    _grouping: tuple | None = None
+    #: (seat, hand, play to beat, steps.Grouping) while the play is chosen in steps (a slot)
+    _grouping: tuple | None
 
     def hand(self, seat: int) -> Cards:
         return Cards(self.hands[seat])
@@ -257,7 +303,8 @@ class ClimbingGame(CompactView, GameBase):
         # one card at a time round the table from the dealer: the k-th card dealt goes to seat
         # (dealer + k) % n, so seat s gets every n-th card from position (s - dealer) % n
         dealt = len(cards) if r.deal_count is None else min(len(cards), r.deal_count * n)
-        hands: list[list[int]] = [sorted(cards[(s - self.dealer) % n:dealt:n]) for s in range(n)]
+        hands: list[list[int]] = core.deal_hands(cards, n, self.dealer, dealt) if core.ACTIVE \
+            else [sorted(cards[(s - self.dealer) % n:dealt:n]) for s in range(n)]
         undealt = cards[dealt:]
         self.hands = hands
         self._dealt(hands, undealt, hands_sorted=True)
@@ -298,7 +345,9 @@ class ClimbingGame(CompactView, GameBase):
             self.events = self.events + [{"event": "drawn card", "card": CARD_TEXT[drawn]}]
             return first_seen[drawn]
         if how.startswith("holder:"):
-            wanted = parse(how[7:])[0]
+            wanted = _HOLDER_CARD.get(how)
+            if wanted is None:
+                wanted = _HOLDER_CARD[how] = parse(how[7:])[0]
             dealt_cards = cards[:dealt]
             if wanted not in dealt_cards:
                 # the card was not dealt: the holder of the lowest dealt card leads
@@ -692,15 +741,19 @@ class ClimbingGame(CompactView, GameBase):
 # less and less readily as instances are made: a name first set late in a process (a choice in
 # steps, say, after thousands of clones) makes that instance's dict a full one of its own
 # (1.6 KB). So the names go into the table now, once, before any game exists.
+# The slots hold the rest (``ClimbingGame.__slots__``).
 INSTANCE_KEYS = (
-    "rules", "n", "_rare", "_rng_obj", "deals", "hand_number", "_log_chunks", "_log", "events",
-    "_legal", "_token", "dealer", "hands", "order", "trick", "tricks", "won", "last",
-    "last_seat", "passes", "phase", "to_act", "over", "_memo", "_plays", "_grouping", "choice",
-    "picked")
+    "_rare", "_rng_obj", "deals", "hand_number", "_log_chunks", "events", "_legal", "_token",
+    "dealer", "_memo", "_plays")
 _probe = object.__new__(ClimbingGame)
 for _name in INSTANCE_KEYS:
     object.__setattr__(_probe, _name, None)
 del _probe, _name
+# (slot, copied as a flat list?) for ClimbingGame.clone: a slot in CLONE_FLAT gets a new list
+# of the same items; every other is shared (numbers, strings, None, and values replaced,
+# never changed in place: see CLONE_SHARED)
+_SLOT_COPY = tuple((ClimbingGame.__dict__[name], name in ClimbingGame.CLONE_FLAT)
+                   for name in ClimbingGame.__slots__)
 
 # legal_moves and apply without their Python frames where the core is built (the Python
 # methods above stay the reference: _legal_moves_py, _apply_py)
@@ -717,67 +770,4 @@ def _play_text(combo: Combo) -> str:
 
 
 _TEXTS: dict[tuple, str] = {}     # the notation of a play's cards, memoised
-
-
-def score_hand(rules: Rulebook, order: list[int], counts_at_first_out: list[int] | None,
-               dealt: list[int] | None, won: list[list[int]] | None = None,
-               hands: list[list[int]] | None = None) -> tuple[list[int], list[int] | None]:
-    """Points of one hand: (per seat, per team or None). See docs/rules/zheng-shangyou.md and
-    docs/rules/zheng-fen.md."""
-    n = rules.players
-    pts = [0] * n
-    if rules.scoring == "places":
-        for place, seat in enumerate(order):
-            if place < len(rules.place_points):
-                pts[seat] = rules.place_points[place]
-    elif rules.scoring == "teams6":
-        assert rules.teams is not None
-        team_of = {s: i for i, t in enumerate(rules.teams) for s in t}
-        t1, t2 = team_of[order[0]], team_of[order[1]]
-        team_pts = [0, 0]
-        if t1 == t2:
-            pos3 = [p for p in range(2, 6) if team_of[order[p]] == t1][0]
-            if pos3 == 2:
-                team_pts[t1] = 10
-            elif pos3 in (3, 4):
-                team_pts[t1] = 5
-            else:
-                team_pts[t1] = 5
-                team_pts[1 - t1] = 2
-        else:
-            team_pts[t1] += 3
-            team_pts[t2] += 2
-            team_pts[1 - team_of[order[-1]]] += 2
-        return pts, team_pts  # only team scores count in this game
-    elif rules.scoring == "cards-left":
-        counts = counts_at_first_out
-        assert counts is not None and dealt is not None
-        winner = order[0]
-        total = 0
-        for s in range(n):
-            if s == winner:
-                continue
-            left = counts[s]
-            if left == dealt[s]:
-                mult = 3
-            elif n == 3:
-                mult = 3 if left >= 17 else 2 if left >= 12 else 1
-            else:
-                mult = 2 if left >= 10 else 1
-            pts[s] = -left * mult
-            total += left * mult
-        pts[winner] = total
-    elif rules.scoring == "trick-points":
-        # the last player's tricks and the cards left in their hand go to the first player out
-        points = cast(PointFamily, rules.family).points   # a point game's family
-        assert won is not None and hands is not None
-        first, last = order[0], order[-1]
-        for s in range(n):
-            pts[s] = points(won[s])
-        pts[first] += pts[last] + points(hands[last])
-        if last != first:
-            pts[last] = 0
-    else:
-        raise ValueError(f"unknown scoring {rules.scoring!r}")
-    per_team = [sum(pts[s] for s in t) for t in rules.teams] if rules.teams else None
-    return pts, per_team
+_HOLDER_CARD: dict[str, int] = {}  # "holder:<card>" -> the card (a rule's text, memoised)

@@ -8,8 +8,8 @@ that, each instance's dict is a full table of its own: a clone of 33 attributes 
 change at most a few times a hand (the seed, the scores, the exchange, the result...) in one
 tuple, ``_rare``, replaced whenever one of them changes: the names stay attributes of the
 game (properties made by :func:`rare_attributes`), a clone shares the tuple, and the dict
-keeps its other ~22 names (those a move changes, which the compiled core reads from the
-dict). The values in the record are never changed in place: lists are replaced, and so is
+keeps its few other names (what a move changes is in the game's slots, ``__slots__``, where
+the compiled core reads it). The values in the record are never changed in place: lists are replaced, and so is
 the exchange's dict (``exchange.make`` changes a copy).
 """
 
@@ -58,3 +58,11 @@ def set_rare(game: Any, **fields: Any) -> None:
     for name, value in fields.items():
         r[INDEX[name]] = value
     game._rare = tuple(r)
+
+
+def rare_record(**fields: Any) -> tuple:
+    """A record with ``fields`` set and the rest at their defaults (a new game's)."""
+    r = list(DEFAULTS)
+    for name, value in fields.items():
+        r[INDEX[name]] = value
+    return tuple(r)

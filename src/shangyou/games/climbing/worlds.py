@@ -186,6 +186,7 @@ class WorldSampler:
         v = self.view
         g = ClimbingGame.__new__(ClimbingGame)
         g.rules = self.rules
+        g._family, g._finish_trick = self.rules.family, self.rules.finish_trick
         g.n = self.n
         g.seed = seed
         g.match = False
