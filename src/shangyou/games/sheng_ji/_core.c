@@ -10,6 +10,7 @@
 
 PyObject *sj_kind[NKINDS];
 PyObject *sj_commit_text, *sj_cards, *sj_card_text, *sj_unit_type;
+PyTypeObject *sj_card_type;
 PyTypeObject *sj_move_type;
 Py_ssize_t sj_move_off[6];
 
@@ -107,8 +108,9 @@ int
 sj_card_of(PyObject *x)
 {
 #if PY_VERSION_HEX < 0x030C0000
-    /* CPython 3.11's int layout: a card is an exact int of at most one digit */
-    if (PyLong_CheckExact(x)) {
+    /* CPython 3.11's int layout: a card is an exact int or a cards.Card (an int subclass
+       with no slots of its own and int's comparisons, checked at bind) of at most one digit */
+    if (PyLong_CheckExact(x) || Py_TYPE(x) == sj_card_type) {
         Py_ssize_t size = Py_SIZE(x);
         if (size == 0)
             return 0;
@@ -362,6 +364,17 @@ bind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_XSETREF(sj_unit_type, args[1]);
     Py_INCREF(args[2]);
     Py_XSETREF(sj_cards, args[2]);
+    {   /* the cards' class, read as an int by sj_card_of where it is one in layout and
+           comparisons (cards.Card); none (NULL) otherwise */
+        PyTypeObject *ct = Py_TYPE(PyTuple_GET_ITEM(args[2], 0));
+        int fits = PyType_IsSubtype(ct, &PyLong_Type) && ct->tp_richcompare ==
+                   PyLong_Type.tp_richcompare && ct->tp_basicsize == PyLong_Type.tp_basicsize &&
+                   ct->tp_itemsize == PyLong_Type.tp_itemsize;
+        for (int c = 0; fits && c < NCARD; c++)
+            fits = Py_IS_TYPE(PyTuple_GET_ITEM(args[2], c), ct);
+        Py_XDECREF(sj_card_type);
+        sj_card_type = fits ? (PyTypeObject *)Py_NewRef(ct) : NULL;
+    }
     Py_INCREF(args[3]);
     Py_XSETREF(sj_card_text, args[3]);
     for (int k = 0; k < NKINDS; k++) {

@@ -51,6 +51,7 @@ typedef struct {
 extern PyObject *sj_kind[NKINDS];       /* the kind strings of game.py */
 extern PyObject *sj_commit_text;        /* "play" */
 extern PyObject *sj_cards;              /* cards.CARDS: the 54 Card objects */
+extern PyTypeObject *sj_card_type;      /* their class when read as an int (cards.Card) */
 extern PyObject *sj_card_text;          /* cards.CARD_TEXT */
 extern PyObject *sj_unit_type;          /* order.Unit */
 extern PyTypeObject *sj_move_type;      /* engine.moves.Move */

@@ -384,7 +384,8 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
     int nm = sj_read_cards(mcards, mcnt, mlist, MAXH);
     if (nh < 0 || nm < 0)
         return 0;
-    if (phase == S_bury || PyUnicode_Compare(phase, S_bury) == 0) {
+    int playing = phase == S_play;
+    if (!playing && (phase == S_bury || PyUnicode_Compare(phase, S_bury) == 0)) {
         /* theft_round, buried and to_bury are slots (ShengJiGame.__slots__) */
         PyObject *theft = PyObject_GetAttr(game, S_theft_round);
         int stealing = theft == NULL || theft != Py_None;
@@ -408,7 +409,7 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
         Py_DECREF(buried);
         return rc < 0 ? -1 : log_move(d, seat, move);
     }
-    if (phase != S_play && PyUnicode_Compare(phase, S_play) != 0)
+    if (!playing && PyUnicode_Compare(phase, S_play) != 0)
         return 0;
     PyObject *trick = GET(d, S_trick), *pending = GET(d, S_pending);
     PyObject *events = GET(d, S_events), *rules = GET(d, S_rules);
@@ -423,7 +424,9 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
     Py_ssize_t nt = PyList_GET_SIZE(trick);
     if (np < 0 || nt >= n)
         return 0;
-    static Play play;                  /* the moves are made one at a time (the GIL) */
+    /* on the stack: make_play calls Python (the scoring), which may let another thread
+       make a move of its own game */
+    Play play;
     Play *P = &play;
     P->forced = P->penalty = 0;
     P->ncards = P->ntried = P->nu = P->end_trick = P->friends = P->nrev = P->last = 0;
@@ -431,9 +434,9 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
     P->seat = seat;
     P->n = n;
     /* the trick so far (its plays' cards), for a follow and the trick's end */
-    static int tcnt[MAXSEATS][NCARD];
-    static unsigned char tcards[MAXSEATS][MAXH];
-    static int tn[MAXSEATS];
+    int tcnt[MAXSEATS][NCARD];
+    unsigned char tcards[MAXSEATS][MAXH];
+    int tn[MAXSEATS];
     int leadn = 0;
     for (Py_ssize_t i = 0; i < nt; i++) {
         PyObject *it = PyList_GET_ITEM(trick, i);
@@ -501,7 +504,7 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
         if (P->nu <= 0)
             goto out;
         if (P->nu > 1) {
-            static int others[MAXSEATS][NCARD];
+            int others[MAXSEATS][NCARD];
             int no = 0;
             for (long s = 0; s < n; s++) {
                 if (s == seat)
