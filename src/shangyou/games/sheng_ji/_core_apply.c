@@ -245,13 +245,19 @@ make_play(PyObject *game, PyObject *d, PyObject *move, Play *P, PyObject *hands,
         if (r < 0)
             goto done;
     }
-    PyObject *fresh = PyList_New(0);
-    if (fresh == NULL)
-        goto done;
-    int r = PyDict_SetItem(d, S_pending, fresh);
-    Py_DECREF(fresh);
-    if (r < 0)
-        goto done;
+    /* ``self.pending = []``: an empty list stays (the Python code changes it in place too) */
+    PyObject *old_pending = GET(d, S_pending);
+    int r = 0;
+    if (old_pending == NULL || !PyList_CheckExact(old_pending) ||
+        PyList_GET_SIZE(old_pending) != 0) {
+        PyObject *fresh = PyList_New(0);
+        if (fresh == NULL)
+            goto done;
+        r = PyDict_SetItem(d, S_pending, fresh);
+        Py_DECREF(fresh);
+        if (r < 0)
+            goto done;
+    }
     PyObject *hand = PyList_GET_ITEM(hands, seat);
     for (int i = 0; i < P->ncards; i++)
         if (remove_card(hand, P->cards[i]) < 0)

@@ -529,6 +529,19 @@ class ShengJiGame(ShengJiClone):
             return "declarers" if seat in team else "opponents"
         return "declarers" if seat == self.declarer or seat in self.friends else "opponents"
 
+    def _sides(self) -> tuple[list[int], list[int]]:
+        """The seats of the declarers and of the opponents (each ascending), as ``team_of``
+        says, asked once."""
+        if self.rules.teams:
+            inside = [t for t in self.rules.teams if self.declarer in t][0]
+        else:
+            inside = {self.declarer, *self.friends}
+        decl: list[int] = []
+        opp: list[int] = []
+        for s in range(self.n):
+            (decl if s in inside else opp).append(s)
+        return decl, opp
+
     def _do_play(self, seat: int, mv: Move) -> None:
         t = self._fixed_trump()
         if mv.kind == THROW:
@@ -626,8 +639,7 @@ class ShengJiGame(ShengJiClone):
         t = self._fixed_trump()
         declarer = self.declarer
         assert declarer is not None, "a hand is played once its declarer is known"
-        opp = [s for s in range(self.n) if self.team_of(s) == "opponents"]
-        decl = [s for s in range(self.n) if self.team_of(s) == "declarers"]
+        decl, opp = self._sides()
         won = sum(points(self.won[s]) for s in opp)
         kitty_pts = points(self.kitty)
         bonus = 0
