@@ -743,6 +743,8 @@ static PyMethodDef methods[] = {
      "shuffle(getrandbits, list): random.Random.shuffle of the list."},
     {"bids", (PyCFunction)(void (*)(void))bids, METH_FASTCALL,
      "bids(hand, level_rank, bid, seat): the legal bids as (card, count) pairs, or None."},
+    {"dealt", (PyCFunction)(void (*)(void))sj_dealt, METH_FASTCALL,
+     "dealt(stock, n, first): each seat's cards of the deal, sorted; or None."},
     {"draw", (PyCFunction)(void (*)(void))sj_draw, METH_FASTCALL,
      "draw(game): the deal's draws up to a seat with a bid (True) or the stock's end."},
     {"moves", (PyCFunction)(void (*)(void))sj_list_moves, METH_FASTCALL,

@@ -108,6 +108,7 @@ PyObject *sj_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t narg
 PyObject *sj_methods(PyObject *self, PyObject *cls);
 PyObject *sj_set_active(PyObject *self, PyObject *flag);
 PyObject *sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *sj_dealt(PyObject *self, PyObject *const *args, Py_ssize_t nargs);   /* _core_deal.c */
 int sj_names(void);
 int sj_unpacked(PyObject *game, PyObject *d);
 

@@ -198,9 +198,14 @@ class ShengJiGame(ShengJiClone):
         self.next_draw = self.starter if self.declarer is None else self.declarer
         # the draw order is fixed now (bids never change who draws next): the k-th card drawn,
         # stock[-1 - k], goes to seat (next_draw + k) % n, so the deal is recorded at once
-        order = self.stock[::-1]
         first = self.next_draw
-        self._dealt([order[(s - first) % self.n::self.n] for s in range(self.n)], self.kitty)
+        held = core.dealt(self.stock, self.n, first) if core.ACTIVE else None
+        if held is not None:                 # (each hand sorted, in C)
+            self._dealt(held, self.kitty, hands_sorted=True)
+        else:
+            order = self.stock[::-1]
+            self._dealt([order[(s - first) % self.n::self.n] for s in range(self.n)],
+                        self.kitty)
         self.final_round: list[int] | None = None
         self.buried: list[int] = []
         self.kitty_owner: int | None = None
