@@ -108,7 +108,10 @@ PyObject *sj_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t narg
 PyObject *sj_methods(PyObject *self, PyObject *cls);
 PyObject *sj_set_active(PyObject *self, PyObject *flag);
 PyObject *sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
-PyObject *sj_dealt(PyObject *self, PyObject *const *args, Py_ssize_t nargs);   /* _core_deal.c */
+/* _core_records.c: the deal's record, a clone's packing */
+PyObject *sj_dealt(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *sj_pack_clone(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *sj_card_lists(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 int sj_names(void);
 int sj_unpacked(PyObject *game, PyObject *d);
 
