@@ -215,7 +215,7 @@ done:
 
 static int
 make_play(PyObject *game, PyObject *d, PyObject *move, Play *P, PyObject *hands,
-          PyObject *trick, PyObject *events, int leading)
+          PyObject *trick, PyObject *pending, PyObject *events, int leading)
 {
     long seat = P->seat;
     PyObject *cards = sj_cards_tuple(P->cards, P->ncards);
@@ -246,10 +246,8 @@ make_play(PyObject *game, PyObject *d, PyObject *move, Play *P, PyObject *hands,
             goto done;
     }
     /* ``self.pending = []``: an empty list stays (the Python code changes it in place too) */
-    PyObject *old_pending = GET(d, S_pending);
     int r = 0;
-    if (old_pending == NULL || !PyList_CheckExact(old_pending) ||
-        PyList_GET_SIZE(old_pending) != 0) {
+    if (PyList_GET_SIZE(pending) != 0) {
         PyObject *fresh = PyList_New(0);
         if (fresh == NULL)
             goto done;
@@ -336,9 +334,15 @@ done:
 }
 
 static int
-log_move(PyObject *d, long seat, PyObject *move)
+log_move(PyObject *d, PyObject *log, long seat, PyObject *move)
 {
-    PyObject *log = GET(d, S_moves);
+    if (log == NULL)            /* (read again: the scoring, in Python, ran since) */
+        log = GET(d, S_moves);
+    if (log == NULL || !PyList_Check(log)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_RuntimeError, "the game's log is gone");
+        return -1;
+    }
     if (append_pair(log, seat, move) < 0 || PyDict_SetItem(d, S_legal, Py_None) < 0 ||
         PyDict_SetItem(d, S_token, Py_None) < 0)
         return -1;
@@ -413,7 +417,7 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
         int rc = remove_card(hand, mlist[0]) < 0 ||
                  PyList_Append(buried, PyTuple_GET_ITEM(mcards, 0)) < 0 ? -1 : 0;
         Py_DECREF(buried);
-        return rc < 0 ? -1 : log_move(d, seat, move);
+        return rc < 0 ? -1 : log_move(d, log, seat, move);
     }
     if (!playing && PyUnicode_Compare(phase, S_play) != 0)
         return 0;
@@ -482,7 +486,7 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
             if (PyList_Append(pending, PyTuple_GET_ITEM(mcards, 0)) < 0)
                 rc = -1;
             else
-                rc = log_move(d, seat, move);
+                rc = log_move(d, log, seat, move);
             goto out;
         }
     } else if (kind == K_COMMIT || kind == K_PLAY) {
@@ -658,10 +662,10 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
         P->winner_pts = pts;
         P->end_trick = 1;
     }
-    if (make_play(game, d, move, P, hands, trick, events, leading) < 0)
+    if (make_play(game, d, move, P, hands, trick, pending, events, leading) < 0)
         rc = -1;
     else
-        rc = log_move(d, seat, move);
+        rc = log_move(d, P->last ? NULL : log, seat, move);
 out:
     return rc;
 }
