@@ -51,6 +51,14 @@ sj_ctx_make(Ctx *t, int level, int suit, int red5)
         t->pos[c] = pos;
         t->key[c] = (t->eff[c] * 32 + pos) * 64 + c;
     }
+    for (int c = 0; c < NCARD; c++) {       /* by_key: an insertion sort (keys are unique) */
+        int j = c;
+        while (j > 0 && t->key[t->by_key[j - 1]] > t->key[c]) {
+            t->by_key[j] = t->by_key[j - 1];
+            j--;
+        }
+        t->by_key[j] = (unsigned char)c;
+    }
 }
 
 static int

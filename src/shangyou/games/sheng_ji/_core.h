@@ -26,6 +26,7 @@
 typedef struct {
     int level, suit, red5;      /* suit -1: no trump */
     int eff[NCARD], pos[NCARD], key[NCARD];
+    unsigned char by_key[NCARD];    /* the cards in the order of their keys */
 } Ctx;
 
 /* a unit (order.Unit): width, length, top, its cards (sorted by card) */
