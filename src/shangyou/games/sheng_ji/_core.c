@@ -546,9 +546,11 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     int cnt[MAXSEATS][NCARD];
     char counted[MAXSEATS] = {0};
-    int stopped = 0, drawn = 0;
+    int stopped = 0, drawn = 0, failed = 0;
     long seat = next;
-    while (PyList_GET_SIZE(stock) > 0) {
+    /* the cards drawn are taken from the stock's end in one cut, at the end (below) */
+    Py_ssize_t top = PyList_GET_SIZE(stock), ndrawn = 0;
+    while (ndrawn < top) {
         seat = next;
         PyObject *hand = PyList_GET_ITEM(hands, seat);
         if (!counted[seat]) {
@@ -558,15 +560,13 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 cnt[seat][sj_card_of(PyList_GET_ITEM(hand, i))]++;
             counted[seat] = 1;
         }
-        Py_ssize_t last = PyList_GET_SIZE(stock) - 1;
-        PyObject *card = PyList_GET_ITEM(stock, last);
-        Py_INCREF(card);
-        if (PyList_SetSlice(stock, last, last + 1, NULL) < 0 || PyList_Append(hand, card) < 0) {
-            Py_DECREF(card);
-            goto done;
+        PyObject *card = PyList_GET_ITEM(stock, top - 1 - ndrawn);
+        if (PyList_Append(hand, card) < 0) {
+            failed = 1;
+            break;
         }
+        ndrawn++;
         cnt[seat][sj_card_of(card)]++;
-        Py_DECREF(card);
         drawn = 1;
         next = (seat + 1) % n;
         if (has_bid(cnt[seat], (int)level, (int)seat, cur_seat, cur_card, cur_count)) {
@@ -574,6 +574,10 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             break;
         }
     }
+    if (ndrawn && PyList_SetSlice(stock, top - ndrawn, top, NULL) < 0)
+        goto done;
+    if (failed)
+        goto done;
     if (drawn) {
         PyObject *a = PyLong_FromLong(next), *b = PyLong_FromLong(seat);
         int rc = a == NULL || b == NULL || PyObject_SetAttr(args[0], S_next_draw, a) < 0 ||
