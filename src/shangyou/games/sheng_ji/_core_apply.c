@@ -349,12 +349,6 @@ log_move(PyObject *d, PyObject *log, long seat, PyObject *move)
     return 1;
 }
 
-static int
-sort_cmp(const void *a, const void *b)
-{
-    return (int)*(const unsigned char *)a - (int)*(const unsigned char *)b;
-}
-
 /* 1 made, 0 left to Python (nothing changed), -1 error */
 static int
 apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
@@ -455,7 +449,7 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
             (tn[i] = sj_read_cards(PyTuple_GET_ITEM(it, 1), tcnt[i], tcards[i], MAXH)) <= 0 ||
             !PyLong_CheckExact(PyTuple_GET_ITEM(it, 0)))
             goto out;
-        qsort(tcards[i], (size_t)tn[i], 1, sort_cmp);
+        sj_sort_codes(tcards[i], tn[i]);      /* (sorted already: the game keeps them so) */
     }
     if (nt)
         leadn = tn[0];
@@ -500,7 +494,7 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
     }
     if (P->ncards == 0 || P->ncards > MAXH || (nt > 0 && P->ncards != leadn))
         goto out;
-    qsort(P->cards, (size_t)P->ncards, 1, sort_cmp);
+    sj_sort_codes(P->cards, P->ncards);
     int pc[NCARD] = {0};
     for (int i = 0; i < P->ncards; i++)
         pc[P->cards[i]]++;
@@ -555,8 +549,8 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
             }
         }
     }
-    for (int c = 0; c < NCARD; c++)
-        if (pc[c] > hcnt[c])
+    for (int i = 0; i < P->ncards; i++)
+        if (pc[P->cards[i]] > hcnt[P->cards[i]])
             goto out;                         /* not held: the Python code says so */
     /* _note_friends: a friend revealed is left to the Python code */
     PyObject *fr = PyObject_GetAttr(rules, S_friends);
