@@ -465,3 +465,27 @@ def test_friend_calls_and_last_tricks_made_in_c():
                 lasts += 1
             pair.check()
     assert reveals >= 4 and lasts == 8
+
+
+@pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is not built")
+def test_deal_record_made_in_c():
+    """``core.dealt`` (the deal's record: what each seat draws from the stock's end, in turn
+    from ``first``, sorted) gives the cards the Python slicing and ``sorted`` give, for
+    ``Card`` objects and plain ints alike; a stock holding something that is no card is left
+    to the Python code (None)."""
+    from shangyou.cards import CARDS, deck
+    rng = random.Random(5)
+    for packs in (1, 2, 4):
+        for n in (3, 4, 5, 6, 7):
+            stock = deck(packs)[:rng.randrange(40, 54 * packs)]
+            rng.shuffle(stock)
+            first = rng.randrange(n)
+            order = stock[::-1]
+            want = tuple(tuple(sorted(order[(s - first) % n::n])) for s in range(n))
+            got = core.dealt(stock, n, first)
+            assert got == want
+            assert all(type(c) is type(CARDS[0]) for h in got for c in h)
+            assert core.dealt([int(c) for c in stock], n, first) == want
+    assert core.dealt([CARDS[3], 54], 2, 0) is None
+    assert core.dealt([CARDS[3], "3C"], 2, 0) is None
+    assert core.dealt((CARDS[3],), 2, 0) is None          # (a list only)

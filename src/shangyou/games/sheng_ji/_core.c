@@ -10,6 +10,7 @@
 
 PyObject *sj_kind[NKINDS];
 PyObject *sj_commit_text, *sj_cards, *sj_card_text, *sj_unit_type;
+PyTypeObject *sj_card_type;
 PyTypeObject *sj_move_type;
 Py_ssize_t sj_move_off[6];
 
@@ -49,6 +50,14 @@ sj_ctx_make(Ctx *t, int level, int suit, int red5)
         t->eff[c] = trump ? TRUMP : (c & 3);
         t->pos[c] = pos;
         t->key[c] = (t->eff[c] * 32 + pos) * 64 + c;
+    }
+    for (int c = 0; c < NCARD; c++) {       /* by_key: an insertion sort (keys are unique) */
+        int j = c;
+        while (j > 0 && t->key[t->by_key[j - 1]] > t->key[c]) {
+            t->by_key[j] = t->by_key[j - 1];
+            j--;
+        }
+        t->by_key[j] = (unsigned char)c;
     }
 }
 
@@ -107,8 +116,9 @@ int
 sj_card_of(PyObject *x)
 {
 #if PY_VERSION_HEX < 0x030C0000
-    /* CPython 3.11's int layout: a card is an exact int of at most one digit */
-    if (PyLong_CheckExact(x)) {
+    /* CPython 3.11's int layout: a card is an exact int or a cards.Card (an int subclass
+       with no slots of its own and int's comparisons, checked at bind) of at most one digit */
+    if (PyLong_CheckExact(x) || Py_TYPE(x) == sj_card_type) {
         Py_ssize_t size = Py_SIZE(x);
         if (size == 0)
             return 0;
@@ -169,6 +179,30 @@ sj_cards_tuple(const unsigned char *cards, int n)
 PyObject *
 sj_cards_text(const unsigned char *cards, int n)
 {
+    if (n == 1)
+        return Py_NewRef(PyList_GET_ITEM(sj_card_text, cards[0]));
+    /* the texts are ASCII (as CARD_TEXT's are): written into one new string */
+    Py_ssize_t len = n > 0 ? n - 1 : 0;
+    int ascii = 1;
+    for (int i = 0; i < n && ascii; i++) {
+        PyObject *t = PyList_GET_ITEM(sj_card_text, cards[i]);
+        ascii = PyUnicode_IS_ASCII(t);
+        len += PyUnicode_GET_LENGTH(t);
+    }
+    if (ascii) {
+        PyObject *out = PyUnicode_New(len, 127);
+        if (out == NULL)
+            return NULL;
+        Py_UCS1 *w = PyUnicode_1BYTE_DATA(out);
+        for (int i = 0; i < n; i++) {
+            PyObject *t = PyList_GET_ITEM(sj_card_text, cards[i]);
+            if (i)
+                *w++ = ' ';
+            memcpy(w, PyUnicode_1BYTE_DATA(t), (size_t)PyUnicode_GET_LENGTH(t));
+            w += PyUnicode_GET_LENGTH(t);
+        }
+        return out;
+    }
     PyObject *l = PyList_New(n);
     if (l == NULL)
         return NULL;
@@ -362,6 +396,17 @@ bind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_XSETREF(sj_unit_type, args[1]);
     Py_INCREF(args[2]);
     Py_XSETREF(sj_cards, args[2]);
+    {   /* the cards' class, read as an int by sj_card_of where it is one in layout and
+           comparisons (cards.Card); none (NULL) otherwise */
+        PyTypeObject *ct = Py_TYPE(PyTuple_GET_ITEM(args[2], 0));
+        int fits = PyType_IsSubtype(ct, &PyLong_Type) && ct->tp_richcompare ==
+                   PyLong_Type.tp_richcompare && ct->tp_basicsize == PyLong_Type.tp_basicsize &&
+                   ct->tp_itemsize == PyLong_Type.tp_itemsize;
+        for (int c = 0; fits && c < NCARD; c++)
+            fits = Py_IS_TYPE(PyTuple_GET_ITEM(args[2], c), ct);
+        Py_XDECREF(sj_card_type);
+        sj_card_type = fits ? (PyTypeObject *)Py_NewRef(ct) : NULL;
+    }
     Py_INCREF(args[3]);
     Py_XSETREF(sj_card_text, args[3]);
     for (int k = 0; k < NKINDS; k++) {
@@ -501,9 +546,11 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     int cnt[MAXSEATS][NCARD];
     char counted[MAXSEATS] = {0};
-    int stopped = 0, drawn = 0;
+    int stopped = 0, drawn = 0, failed = 0;
     long seat = next;
-    while (PyList_GET_SIZE(stock) > 0) {
+    /* the cards drawn are taken from the stock's end in one cut, at the end (below) */
+    Py_ssize_t top = PyList_GET_SIZE(stock), ndrawn = 0;
+    while (ndrawn < top) {
         seat = next;
         PyObject *hand = PyList_GET_ITEM(hands, seat);
         if (!counted[seat]) {
@@ -513,15 +560,13 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 cnt[seat][sj_card_of(PyList_GET_ITEM(hand, i))]++;
             counted[seat] = 1;
         }
-        Py_ssize_t last = PyList_GET_SIZE(stock) - 1;
-        PyObject *card = PyList_GET_ITEM(stock, last);
-        Py_INCREF(card);
-        if (PyList_SetSlice(stock, last, last + 1, NULL) < 0 || PyList_Append(hand, card) < 0) {
-            Py_DECREF(card);
-            goto done;
+        PyObject *card = PyList_GET_ITEM(stock, top - 1 - ndrawn);
+        if (PyList_Append(hand, card) < 0) {
+            failed = 1;
+            break;
         }
+        ndrawn++;
         cnt[seat][sj_card_of(card)]++;
-        Py_DECREF(card);
         drawn = 1;
         next = (seat + 1) % n;
         if (has_bid(cnt[seat], (int)level, (int)seat, cur_seat, cur_card, cur_count)) {
@@ -529,6 +574,10 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             break;
         }
     }
+    if (ndrawn && PyList_SetSlice(stock, top - ndrawn, top, NULL) < 0)
+        goto done;
+    if (failed)
+        goto done;
     if (drawn) {
         PyObject *a = PyLong_FromLong(next), *b = PyLong_FromLong(seat);
         int rc = a == NULL || b == NULL || PyObject_SetAttr(args[0], S_next_draw, a) < 0 ||
@@ -600,129 +649,10 @@ bids(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
-/* card_lists(packed, start, lengths): the lists of cards (cards.CARDS items) a clone packed
-   (clone.py, ShengJiClone._unpack): lengths[i] cards each, from packed[start:] on */
-static PyObject *
-card_lists(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 3 || !PyBytes_Check(args[0]) || !PyLong_Check(args[1]) ||
-        !PyBytes_Check(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "card_lists(packed, start, lengths)");
-        return NULL;
-    }
-    if (sj_cards == NULL || !PyTuple_Check(sj_cards) || PyTuple_GET_SIZE(sj_cards) != NCARD) {
-        PyErr_SetString(PyExc_RuntimeError, "the core is not bound");
-        return NULL;
-    }
-    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(args[0]);
-    const unsigned char *len = (const unsigned char *)PyBytes_AS_STRING(args[2]);
-    Py_ssize_t size = PyBytes_GET_SIZE(args[0]), nl = PyBytes_GET_SIZE(args[2]);
-    Py_ssize_t at = PyLong_AsSsize_t(args[1]);
-    if (at < 0) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "card_lists: a negative start");
-        return NULL;
-    }
-    PyObject *out = PyList_New(nl);
-    if (out == NULL)
-        return NULL;
-    for (Py_ssize_t i = 0; i < nl; i++) {
-        Py_ssize_t m = len[i];
-        PyObject *l = at + m <= size ? PyList_New(m) : NULL;
-        if (l == NULL) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "card_lists: past the end");
-            Py_DECREF(out);
-            return NULL;
-        }
-        for (Py_ssize_t j = 0; j < m; j++) {
-            int c = p[at + j];
-            if (c >= NCARD) {
-                Py_DECREF(l);
-                Py_DECREF(out);
-                PyErr_SetString(PyExc_ValueError, "card_lists: not a card");
-                return NULL;
-            }
-            PyObject *card = PyTuple_GET_ITEM(sj_cards, c);
-            Py_INCREF(card);
-            PyList_SET_ITEM(l, j, card);
-        }
-        PyList_SET_ITEM(out, i, l);
-        at += m;
-    }
-    return out;
-}
-
-/* pack_clone(hands, won, stock, seen): the bytes a clone packs (clone.py, ShengJiClone.clone):
-   each hand's length, each seat's cards won's, the stock's, the hands' cards, the cards won,
-   the stock, then (card, count) of each card seen; None where a list or the dict holds
-   something else or a length passes 255 (the Python code packs it then) */
-static PyObject *
-pack_clone(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "pack_clone(hands, won, stock, seen)");
-        return NULL;
-    }
-    PyObject *hands = args[0], *won = args[1], *stock = args[2], *seen = args[3];
-    if (!PyList_CheckExact(hands) || !PyList_CheckExact(won) || !PyList_CheckExact(stock) ||
-        !PyDict_Check(seen) || PyList_GET_SIZE(hands) > 255 || PyList_GET_SIZE(won) > 255)
-        Py_RETURN_NONE;
-    PyObject *lists[2] = {hands, won};
-    Py_ssize_t total = 1, nseen = PyDict_GET_SIZE(seen);
-    for (int k = 0; k < 2; k++)
-        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lists[k]); i++) {
-            PyObject *l = PyList_GET_ITEM(lists[k], i);
-            if (!PyList_CheckExact(l) || PyList_GET_SIZE(l) > 255)
-                Py_RETURN_NONE;
-            total += 1 + PyList_GET_SIZE(l);
-        }
-    if (PyList_GET_SIZE(stock) > 255)
-        Py_RETURN_NONE;
-    total += PyList_GET_SIZE(stock) + 2 * nseen;
-    PyObject *out = PyBytes_FromStringAndSize(NULL, total);
-    if (out == NULL)
-        return NULL;
-    unsigned char *p = (unsigned char *)PyBytes_AS_STRING(out);
-    for (int k = 0; k < 2; k++)
-        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lists[k]); i++)
-            *p++ = (unsigned char)PyList_GET_SIZE(PyList_GET_ITEM(lists[k], i));
-    *p++ = (unsigned char)PyList_GET_SIZE(stock);
-    for (int k = 0; k < 3; k++) {
-        Py_ssize_t nl = k < 2 ? PyList_GET_SIZE(lists[k]) : 1;
-        for (Py_ssize_t i = 0; i < nl; i++) {
-            PyObject *l = k < 2 ? PyList_GET_ITEM(lists[k], i) : stock;
-            for (Py_ssize_t j = 0; j < PyList_GET_SIZE(l); j++) {
-                int c = sj_card_of(PyList_GET_ITEM(l, j));
-                if (c < 0)
-                    goto other;
-                *p++ = (unsigned char)c;
-            }
-        }
-    }
-    Py_ssize_t pos = 0;
-    PyObject *key, *value;
-    while (PyDict_Next(seen, &pos, &key, &value)) {
-        int c = sj_card_of(key);
-        long v = PyLong_CheckExact(value) ? PyLong_AsLong(value) : -1;
-        if (c < 0 || v < 0 || v > 255) {
-            PyErr_Clear();
-            goto other;
-        }
-        *p++ = (unsigned char)c;
-        *p++ = (unsigned char)v;
-    }
-    return out;
-other:
-    Py_DECREF(out);
-    Py_RETURN_NONE;
-}
-
-/* ---------------------------------------------------------------------- the module */
 static PyMethodDef methods[] = {
-    {"pack_clone", (PyCFunction)(void (*)(void))pack_clone, METH_FASTCALL,
+    {"pack_clone", (PyCFunction)(void (*)(void))sj_pack_clone, METH_FASTCALL,
      "pack_clone(hands, won, stock, seen): the bytes a clone packs, or None."},
-    {"card_lists", (PyCFunction)(void (*)(void))card_lists, METH_FASTCALL,
+    {"card_lists", (PyCFunction)(void (*)(void))sj_card_lists, METH_FASTCALL,
      "card_lists(packed, start, lengths): the lists of cards a clone packed."},
     {"bind", (PyCFunction)(void (*)(void))bind, METH_FASTCALL,
      "bind(Move, Unit, CARDS, CARD_TEXT, kinds, commit_text): the classes and objects used."},
@@ -730,6 +660,8 @@ static PyMethodDef methods[] = {
      "shuffle(getrandbits, list): random.Random.shuffle of the list."},
     {"bids", (PyCFunction)(void (*)(void))bids, METH_FASTCALL,
      "bids(hand, level_rank, bid, seat): the legal bids as (card, count) pairs, or None."},
+    {"dealt", (PyCFunction)(void (*)(void))sj_dealt, METH_FASTCALL,
+     "dealt(stock, n, first): each seat's cards of the deal, sorted; or None."},
     {"draw", (PyCFunction)(void (*)(void))sj_draw, METH_FASTCALL,
      "draw(game): the deal's draws up to a seat with a bid (True) or the stock's end."},
     {"moves", (PyCFunction)(void (*)(void))sj_list_moves, METH_FASTCALL,

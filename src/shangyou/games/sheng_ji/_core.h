@@ -26,6 +26,7 @@
 typedef struct {
     int level, suit, red5;      /* suit -1: no trump */
     int eff[NCARD], pos[NCARD], key[NCARD];
+    unsigned char by_key[NCARD];    /* the cards in the order of their keys */
 } Ctx;
 
 /* a unit (order.Unit): width, length, top, its cards (sorted by card) */
@@ -51,6 +52,7 @@ typedef struct {
 extern PyObject *sj_kind[NKINDS];       /* the kind strings of game.py */
 extern PyObject *sj_commit_text;        /* "play" */
 extern PyObject *sj_cards;              /* cards.CARDS: the 54 Card objects */
+extern PyTypeObject *sj_card_type;      /* their class when read as an int (cards.Card) */
 extern PyObject *sj_card_text;          /* cards.CARD_TEXT */
 extern PyObject *sj_unit_type;          /* order.Unit */
 extern PyTypeObject *sj_move_type;      /* engine.moves.Move */
@@ -107,6 +109,10 @@ PyObject *sj_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t narg
 PyObject *sj_methods(PyObject *self, PyObject *cls);
 PyObject *sj_set_active(PyObject *self, PyObject *flag);
 PyObject *sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+/* _core_records.c: the deal's record, a clone's packing */
+PyObject *sj_dealt(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *sj_pack_clone(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *sj_card_lists(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 int sj_names(void);
 int sj_unpacked(PyObject *game, PyObject *d);
 

@@ -215,7 +215,7 @@ done:
 
 static int
 make_play(PyObject *game, PyObject *d, PyObject *move, Play *P, PyObject *hands,
-          PyObject *trick, PyObject *events, int leading)
+          PyObject *trick, PyObject *pending, PyObject *events, int leading)
 {
     long seat = P->seat;
     PyObject *cards = sj_cards_tuple(P->cards, P->ncards);
@@ -245,13 +245,17 @@ make_play(PyObject *game, PyObject *d, PyObject *move, Play *P, PyObject *hands,
         if (r < 0)
             goto done;
     }
-    PyObject *fresh = PyList_New(0);
-    if (fresh == NULL)
-        goto done;
-    int r = PyDict_SetItem(d, S_pending, fresh);
-    Py_DECREF(fresh);
-    if (r < 0)
-        goto done;
+    /* ``self.pending = []``: an empty list stays (the Python code changes it in place too) */
+    int r = 0;
+    if (PyList_GET_SIZE(pending) != 0) {
+        PyObject *fresh = PyList_New(0);
+        if (fresh == NULL)
+            goto done;
+        r = PyDict_SetItem(d, S_pending, fresh);
+        Py_DECREF(fresh);
+        if (r < 0)
+            goto done;
+    }
     PyObject *hand = PyList_GET_ITEM(hands, seat);
     for (int i = 0; i < P->ncards; i++)
         if (remove_card(hand, P->cards[i]) < 0)
@@ -330,19 +334,19 @@ done:
 }
 
 static int
-log_move(PyObject *d, long seat, PyObject *move)
+log_move(PyObject *d, PyObject *log, long seat, PyObject *move)
 {
-    PyObject *log = GET(d, S_moves);
+    if (log == NULL)            /* (read again: the scoring, in Python, ran since) */
+        log = GET(d, S_moves);
+    if (log == NULL || !PyList_Check(log)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_RuntimeError, "the game's log is gone");
+        return -1;
+    }
     if (append_pair(log, seat, move) < 0 || PyDict_SetItem(d, S_legal, Py_None) < 0 ||
         PyDict_SetItem(d, S_token, Py_None) < 0)
         return -1;
     return 1;
-}
-
-static int
-sort_cmp(const void *a, const void *b)
-{
-    return (int)*(const unsigned char *)a - (int)*(const unsigned char *)b;
 }
 
 /* 1 made, 0 left to Python (nothing changed), -1 error */
@@ -384,7 +388,8 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
     int nm = sj_read_cards(mcards, mcnt, mlist, MAXH);
     if (nh < 0 || nm < 0)
         return 0;
-    if (phase == S_bury || PyUnicode_Compare(phase, S_bury) == 0) {
+    int playing = phase == S_play;
+    if (!playing && (phase == S_bury || PyUnicode_Compare(phase, S_bury) == 0)) {
         /* theft_round, buried and to_bury are slots (ShengJiGame.__slots__) */
         PyObject *theft = PyObject_GetAttr(game, S_theft_round);
         int stealing = theft == NULL || theft != Py_None;
@@ -406,9 +411,9 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
         int rc = remove_card(hand, mlist[0]) < 0 ||
                  PyList_Append(buried, PyTuple_GET_ITEM(mcards, 0)) < 0 ? -1 : 0;
         Py_DECREF(buried);
-        return rc < 0 ? -1 : log_move(d, seat, move);
+        return rc < 0 ? -1 : log_move(d, log, seat, move);
     }
-    if (phase != S_play && PyUnicode_Compare(phase, S_play) != 0)
+    if (!playing && PyUnicode_Compare(phase, S_play) != 0)
         return 0;
     PyObject *trick = GET(d, S_trick), *pending = GET(d, S_pending);
     PyObject *events = GET(d, S_events), *rules = GET(d, S_rules);
@@ -423,7 +428,9 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
     Py_ssize_t nt = PyList_GET_SIZE(trick);
     if (np < 0 || nt >= n)
         return 0;
-    static Play play;                  /* the moves are made one at a time (the GIL) */
+    /* on the stack: make_play calls Python (the scoring), which may let another thread
+       make a move of its own game */
+    Play play;
     Play *P = &play;
     P->forced = P->penalty = 0;
     P->ncards = P->ntried = P->nu = P->end_trick = P->friends = P->nrev = P->last = 0;
@@ -431,9 +438,9 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
     P->seat = seat;
     P->n = n;
     /* the trick so far (its plays' cards), for a follow and the trick's end */
-    static int tcnt[MAXSEATS][NCARD];
-    static unsigned char tcards[MAXSEATS][MAXH];
-    static int tn[MAXSEATS];
+    int tcnt[MAXSEATS][NCARD];
+    unsigned char tcards[MAXSEATS][MAXH];
+    int tn[MAXSEATS];
     int leadn = 0;
     for (Py_ssize_t i = 0; i < nt; i++) {
         PyObject *it = PyList_GET_ITEM(trick, i);
@@ -442,7 +449,7 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
             (tn[i] = sj_read_cards(PyTuple_GET_ITEM(it, 1), tcnt[i], tcards[i], MAXH)) <= 0 ||
             !PyLong_CheckExact(PyTuple_GET_ITEM(it, 0)))
             goto out;
-        qsort(tcards[i], (size_t)tn[i], 1, sort_cmp);
+        sj_sort_codes(tcards[i], tn[i]);      /* (sorted already: the game keeps them so) */
     }
     if (nt)
         leadn = tn[0];
@@ -473,7 +480,7 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
             if (PyList_Append(pending, PyTuple_GET_ITEM(mcards, 0)) < 0)
                 rc = -1;
             else
-                rc = log_move(d, seat, move);
+                rc = log_move(d, log, seat, move);
             goto out;
         }
     } else if (kind == K_COMMIT || kind == K_PLAY) {
@@ -487,7 +494,7 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
     }
     if (P->ncards == 0 || P->ncards > MAXH || (nt > 0 && P->ncards != leadn))
         goto out;
-    qsort(P->cards, (size_t)P->ncards, 1, sort_cmp);
+    sj_sort_codes(P->cards, P->ncards);
     int pc[NCARD] = {0};
     for (int i = 0; i < P->ncards; i++)
         pc[P->cards[i]]++;
@@ -501,7 +508,7 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
         if (P->nu <= 0)
             goto out;
         if (P->nu > 1) {
-            static int others[MAXSEATS][NCARD];
+            int others[MAXSEATS][NCARD];
             int no = 0;
             for (long s = 0; s < n; s++) {
                 if (s == seat)
@@ -542,8 +549,8 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
             }
         }
     }
-    for (int c = 0; c < NCARD; c++)
-        if (pc[c] > hcnt[c])
+    for (int i = 0; i < P->ncards; i++)
+        if (pc[P->cards[i]] > hcnt[P->cards[i]])
             goto out;                         /* not held: the Python code says so */
     /* _note_friends: a friend revealed is left to the Python code */
     PyObject *fr = PyObject_GetAttr(rules, S_friends);
@@ -649,10 +656,10 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
         P->winner_pts = pts;
         P->end_trick = 1;
     }
-    if (make_play(game, d, move, P, hands, trick, events, leading) < 0)
+    if (make_play(game, d, move, P, hands, trick, pending, events, leading) < 0)
         rc = -1;
     else
-        rc = log_move(d, seat, move);
+        rc = log_move(d, P->last ? NULL : log, seat, move);
 out:
     return rc;
 }

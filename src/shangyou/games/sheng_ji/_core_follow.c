@@ -222,11 +222,8 @@ static int
 suit_follows(const Ctx *t, const int *mine, int n, int need_pairs, int need_run, int limit,
              Sink *out)
 {
-    Walk *W = PyMem_RawCalloc(1, sizeof *W);
-    if (W == NULL) {
-        sj_no_memory();
-        return -1;
-    }
+    Walk walk_state, *W = &walk_state;          /* on the stack; found on the heap */
+    memset(W, 0, sizeof *W);
     int T = 0;
     for (int c = 0; c < NCARD; c++)
         if (mine[c])
@@ -283,7 +280,12 @@ suit_follows(const Ctx *t, const int *mine, int n, int need_pairs, int need_run,
     int rc = r < 0 ? -1 : r > 0 ? 0 : 1;
     if (rc == 1) {
         walk_T = T;
-        if (W->nfound > 1)
+        /* the walk finds the follows in (position, card) order, more of a type first: in
+           card order too where the two orders agree (a plain suit), then already sorted */
+        int sorted = 1;
+        for (Py_ssize_t f = 1; f < W->nfound && sorted; f++)
+            sorted = row_cmp(W->found + (f - 1) * T, W->found + f * T) < 0;
+        if (!sorted)
             qsort(W->found, (size_t)W->nfound, sizeof(int) * (size_t)T, row_cmp);
         unsigned char play[MAXH];
         for (Py_ssize_t f = 0; f < W->nfound && rc == 1; f++) {
@@ -297,7 +299,6 @@ suit_follows(const Ctx *t, const int *mine, int n, int need_pairs, int need_run,
         }
     }
     PyMem_RawFree(W->found);
-    PyMem_RawFree(W);
     return rc;
 }
 

@@ -3,24 +3,11 @@
    Python methods call them. */
 #include "_core.h"
 
-static PyObject *S_phase_m, *S_play_m, *S_bury_m;
-
+/* the listing of the play phase and the bury (sj_list_moves checks the phase: None in the
+   others, which the Python code lists) */
 static PyObject *
 FM_LIST(PyObject *game, PyObject *token, int *accepted)
 {
-    PyObject *d = PyObject_GenericGetDict(game, NULL);
-    if (d == NULL)
-        return NULL;
-    PyObject *phase = PyDict_GetItemWithError(d, S_phase_m);
-    Py_DECREF(d);               /* the game holds its dict and the phase */
-    if (phase == NULL && PyErr_Occurred())
-        return NULL;
-    int listable = 0;
-    if (phase != NULL && PyUnicode_CheckExact(phase))
-        listable = PyUnicode_Compare(phase, S_play_m) == 0 ||
-                   PyUnicode_Compare(phase, S_bury_m) == 0;
-    if (!listable)
-        Py_RETURN_NONE;
     PyObject *call[2] = {game, token};
     PyObject *listed = sj_list_moves(NULL, call, 2);
     if (listed != NULL && listed != Py_None)
@@ -35,10 +22,6 @@ FM_LIST(PyObject *game, PyObject *token, int *accepted)
 PyObject *
 sj_methods(PyObject *self, PyObject *cls)
 {
-    if ((S_phase_m == NULL && (S_phase_m = PyUnicode_InternFromString("phase")) == NULL) ||
-        (S_play_m == NULL && (S_play_m = PyUnicode_InternFromString("play")) == NULL) ||
-        (S_bury_m == NULL && (S_bury_m = PyUnicode_InternFromString("bury")) == NULL))
-        return NULL;
     return fm_methods(self, cls);
 }
 

@@ -108,7 +108,7 @@ item(Moves *p, Py_ssize_t i)
 {
     if (p->items == NULL) {
         if (p->sink.n <= SMALL) {
-            memset(p->small_items, 0, sizeof p->small_items);
+            memset(p->small_items, 0, sizeof(PyObject *) * (size_t)p->sink.n);   /* (n <= SMALL) */
             p->items = p->small_items;
         } else if ((p->items = PyMem_Calloc((size_t)p->sink.n, sizeof(PyObject *))) == NULL) {
             return PyErr_NoMemory();

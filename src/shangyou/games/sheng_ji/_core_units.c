@@ -501,21 +501,14 @@ extend(Leads *L, int suit, int pos, int w, unsigned char *chain, int len)
     return 0;
 }
 
-static _Thread_local const Sink *sort_sink;     /* per thread (the batch engine) */
-static _Thread_local const int *sort_key;
-
+/* a < b in the order of ShengJiGame._lead_units for units of the same size: the first card
+   (each unit's cards sorted by code) whose keys differ decides */
 static int
-unit_cmp(const void *pa, const void *pb)
+cards_less(const Ctx *t, const unsigned char *x, const unsigned char *y, int n)
 {
-    Py_ssize_t a = *(const Py_ssize_t *)pa, b = *(const Py_ssize_t *)pb;
-    int la = sort_sink->len[a], lb = sort_sink->len[b];
-    if (la != lb)
-        return la < lb ? -1 : 1;
-    const unsigned char *x = sort_sink->pool + sort_sink->off[a];
-    const unsigned char *y = sort_sink->pool + sort_sink->off[b];
-    for (int i = 0; i < la; i++)
+    for (int i = 0; i < n; i++)
         if (x[i] != y[i])
-            return sort_key[x[i]] < sort_key[y[i]] ? -1 : 1;
+            return t->key[x[i]] < t->key[y[i]];
     return 0;
 }
 
@@ -524,8 +517,11 @@ unit_cmp(const void *pa, const void *pb)
 int
 sj_lead_units(const Ctx *t, const int *cnt, int decks, Sink *out)
 {
-    /* the units first go to a sink on the stack (it copies itself to the heap only past
-       TMP_N units), then in order to ``out``; a hand's units are some 20 to 60 */
+    /* The units of one card (a single, a pair, ...: the card w times) come, for each size,
+       in the cards' key order (t->by_key); the tractors (some cards' pairs or more in a
+       run, at least 4 cards) are found first, into a sink on the stack (copied to the heap
+       only past TMP_N), sorted among themselves (they are few) and merged in by size, then
+       by their cards' keys. */
     enum { TMP_N = 256, TMP_POOL = 2048 };
     unsigned char tmp_kind[TMP_N], tmp_pool[TMP_POOL];
     Py_ssize_t tmp_off[TMP_N], idx_small[TMP_N];
@@ -541,18 +537,15 @@ sj_lead_units(const Ctx *t, const int *cnt, int decks, Sink *out)
     tmp.pool_cap = TMP_POOL;
     Leads leads, *L = &leads;
     Py_ssize_t *idx = NULL;
-    int rc = -1;
+    int rc = -1, most = 0;
     L->t = t;
     L->cnt = cnt;
     L->tmp = &tmp;
     memset(L->nids, 0, sizeof L->nids);
-    unsigned char one[8];
     for (int c = 0; c < NCARD; c++) {
-        for (int w = 1; w <= cnt[c] && w <= 8; w++) {
-            one[w - 1] = (unsigned char)c;
-            if (sj_sink_add(&tmp, K_PLAY, one, w) < 0)
-                goto done;
-        }
+        int w = cnt[c] < 8 ? cnt[c] : 8;
+        if (w > most)
+            most = w;
         if (cnt[c] >= 2)
             L->ids[t->eff[c]][t->pos[c]][L->nids[t->eff[c]][t->pos[c]]++] = (unsigned char)c;
     }
@@ -566,14 +559,43 @@ sj_lead_units(const Ctx *t, const int *cnt, int decks, Sink *out)
     idx = tmp.n <= TMP_N ? idx_small : PyMem_RawMalloc(sizeof *idx * (size_t)tmp.n);
     if (idx == NULL)
         goto done;
-    for (Py_ssize_t i = 0; i < tmp.n; i++)
-        idx[i] = i;
-    sort_sink = &tmp;
-    sort_key = t->key;
-    qsort(idx, (size_t)tmp.n, sizeof *idx, unit_cmp);
-    for (Py_ssize_t i = 0; i < tmp.n; i++)
-        if (sj_sink_add(out, K_PLAY, tmp.pool + tmp.off[idx[i]], tmp.len[idx[i]]) < 0)
-            goto done;
+    for (Py_ssize_t i = 0; i < tmp.n; i++) {      /* the tractors by size, then cards */
+        Py_ssize_t j = i;
+        int li = tmp.len[i];
+        const unsigned char *xi = tmp.pool + tmp.off[i];
+        while (j > 0) {
+            Py_ssize_t k = idx[j - 1];
+            if (tmp.len[k] < li || (tmp.len[k] == li &&
+                                    !cards_less(t, xi, tmp.pool + tmp.off[k], li)))
+                break;
+            idx[j] = k;
+            j--;
+        }
+        idx[j] = i;
+        if (li > most)
+            most = li;
+    }
+    Py_ssize_t next = 0;                             /* the next tractor */
+    unsigned char same[8];
+    for (int n = 1; n <= most; n++) {
+        for (int i = 0; i < NCARD; i++) {
+            int c = t->by_key[i];
+            if (n > 8 || cnt[c] < n)
+                continue;
+            memset(same, c, (size_t)n);
+            while (next < tmp.n && tmp.len[idx[next]] == n &&
+                   cards_less(t, tmp.pool + tmp.off[idx[next]], same, n)) {
+                if (sj_sink_add(out, K_PLAY, tmp.pool + tmp.off[idx[next]], n) < 0)
+                    goto done;
+                next++;
+            }
+            if (sj_sink_add(out, K_PLAY, same, n) < 0)
+                goto done;
+        }
+        for (; next < tmp.n && tmp.len[idx[next]] == n; next++)
+            if (sj_sink_add(out, K_PLAY, tmp.pool + tmp.off[idx[next]], n) < 0)
+                goto done;
+    }
     rc = 0;
 done:
     if (rc < 0)

@@ -52,6 +52,9 @@ apply_listed: Callable[..., Any] = _core.apply_listed if AVAILABLE else _not_bui
 list_moves: Callable[..., Any] = _core.moves if AVAILABLE else _not_built
 # the deal's draws up to a seat with a bid (True) or to the end of the stock (False)
 draw: Callable[..., Any] = _core.draw if AVAILABLE else _not_built
+# the deal's record (ShengJiGame._start_hand): dealt(stock, n, first) -> each seat's cards
+# sorted (a tuple of tuples), or None where the Python code records it
+dealt: Callable[..., Any] = _core.dealt if AVAILABLE else _not_built
 # ShengJiGame._bids_for: bids(hand, level_rank, bid, seat) -> [(card, count)] or None
 bids: Callable[..., Any] = _core.bids if AVAILABLE else _not_built
 # a clone's packing (clone.py): pack_clone(hands, won, stock, seen) -> bytes or None, and

@@ -198,9 +198,14 @@ class ShengJiGame(ShengJiClone):
         self.next_draw = self.starter if self.declarer is None else self.declarer
         # the draw order is fixed now (bids never change who draws next): the k-th card drawn,
         # stock[-1 - k], goes to seat (next_draw + k) % n, so the deal is recorded at once
-        order = self.stock[::-1]
         first = self.next_draw
-        self._dealt([order[(s - first) % self.n::self.n] for s in range(self.n)], self.kitty)
+        held = core.dealt(self.stock, self.n, first) if core.ACTIVE else None
+        if held is not None:                 # (each hand sorted, in C)
+            self._dealt(held, self.kitty, hands_sorted=True)
+        else:
+            order = self.stock[::-1]
+            self._dealt([order[(s - first) % self.n::self.n] for s in range(self.n)],
+                        self.kitty)
         self.final_round: list[int] | None = None
         self.buried: list[int] = []
         self.kitty_owner: int | None = None
@@ -529,6 +534,19 @@ class ShengJiGame(ShengJiClone):
             return "declarers" if seat in team else "opponents"
         return "declarers" if seat == self.declarer or seat in self.friends else "opponents"
 
+    def _sides(self) -> tuple[list[int], list[int]]:
+        """The seats of the declarers and of the opponents (each ascending), as ``team_of``
+        says, asked once."""
+        if self.rules.teams:
+            inside = [t for t in self.rules.teams if self.declarer in t][0]
+        else:
+            inside = {self.declarer, *self.friends}
+        decl: list[int] = []
+        opp: list[int] = []
+        for s in range(self.n):
+            (decl if s in inside else opp).append(s)
+        return decl, opp
+
     def _do_play(self, seat: int, mv: Move) -> None:
         t = self._fixed_trump()
         if mv.kind == THROW:
@@ -626,8 +644,7 @@ class ShengJiGame(ShengJiClone):
         t = self._fixed_trump()
         declarer = self.declarer
         assert declarer is not None, "a hand is played once its declarer is known"
-        opp = [s for s in range(self.n) if self.team_of(s) == "opponents"]
-        decl = [s for s in range(self.n) if self.team_of(s) == "declarers"]
+        decl, opp = self._sides()
         won = sum(points(self.won[s]) for s in opp)
         kitty_pts = points(self.kitty)
         bonus = 0

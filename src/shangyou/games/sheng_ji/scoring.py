@@ -25,9 +25,14 @@ _LEVEL_INDEX = {r: i for i, r in enumerate(LEVEL_ORDER)}
 ACE_LEVEL = LEVEL_ORDER[-1]
 
 
+# the points of each card code (0..53), read without a Python frame a card
+_POINT_OF: tuple[int, ...] = tuple(POINTS.get(c >> 2, 0) if c < BJ_CODE else 0
+                                   for c in range(BJ_CODE + 2))
+
+
 def points(cards: Iterable[int]) -> int:
-    """Card points: 5s count 5, 10s and Ks 10."""
-    return sum(POINTS.get(c >> 2, 0) for c in cards if c < BJ_CODE)
+    """Card points (of card codes 0..53): 5s count 5, 10s and Ks 10."""
+    return sum(map(_POINT_OF.__getitem__, cards))
 
 
 def level_step(decks: int = 2) -> int:
