@@ -67,3 +67,48 @@ def test_listings_in_several_threads_match_those_made_alone():
     assert not failures, failures
     for s in seeds:
         assert got[s] == alone[s], f"seed {s}: a listing differs when made beside others"
+
+
+def sheng_ji_trace(seed: int) -> list:
+    """A seeded random Sheng ji (or Zhao Pengyou) hand: each decision's listing and the move."""
+    name, players = (("sheng-ji", 4), ("sheng-ji/zhao-pengyou", 6))[seed % 2]
+    g = shangyou.new_match(name, players=players, seed=seed)
+    rng = random.Random(seed)
+    out = []
+    for _ in range(600):
+        if g.over:
+            break
+        moves = [str(m) for m in g.legal_moves()]
+        out.append(moves)
+        g.apply(moves[rng.randrange(len(moves))])
+    return out
+
+
+def test_sheng_ji_games_in_several_threads_play_as_alone():
+    """The Sheng ji core's listing and apply (which calls the Python scoring at a hand's end)
+    keep no state across a call back into Python: games played in threads at once list and
+    play what they do alone."""
+    seeds = list(range(6))
+    alone = {s: sheng_ji_trace(s) for s in seeds}
+    got: dict[int, list] = {}
+    failures: list[BaseException] = []
+
+    def run(s: int) -> None:
+        try:
+            got[s] = sheng_ji_trace(s)
+        except BaseException as e:      # noqa: BLE001 - reported below
+            failures.append(e)
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=run, args=(s,)) for s in seeds]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not failures, failures
+    for s in seeds:
+        assert got[s] == alone[s], f"seed {s}: a game differs when played beside others"
