@@ -334,3 +334,34 @@ def test_a_pooled_connection_is_pinged_only_after_it_sat_unused(pg_url, monkeypa
     assert [m[0] for m in st.load_table("t0")["match"]["moves"]] == [0, 1, 0]   # seats
     other.close()
     st.close()
+
+
+def test_a_heartbeat_sends_no_ping_and_renews_on_a_new_connection(pg_url, monkeypatch):
+    """The heartbeat (four times a lease, busy or idle) is one transaction, its UPDATE and the
+    read of the nodes, without a ``SELECT 1`` first; a connection the database dropped between
+    two beats fails the UPDATE, and the beat is made again on a new connection: the lease is
+    renewed all the same, the epoch kept."""
+    import psycopg
+    st = _node(pg_url, "a")
+    sent: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def recording(self, query, *args, **kwargs):
+        sent.append(" ".join(str(query).split()).upper())
+        return execute(self, query, *args, **kwargs)
+    monkeypatch.setattr(psycopg.Cursor, "execute", recording)
+    assert st.beat(LONG) == (True, [])
+    assert len(sent) == 2 and sent[0].startswith("UPDATE NODES") \
+        and sent[1].startswith("SELECT NODES.ID"), sent
+    with st.engine.connect() as c:                        # the pool's connection
+        pid = c.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+    other = Store(pg_url)
+    with other.engine.connect() as c:                     # the database drops it
+        assert c.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})").scalar()
+    epoch = st.epoch
+    assert st.beat(LONG) == (True, [])                    # renewed, on a new connection
+    assert st.epoch == epoch and _alive(st)
+    with st.engine.connect() as c:
+        assert c.exec_driver_sql("SELECT pg_backend_pid()").scalar() != pid
+    other.close()
+    st.close()
