@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from sqlalchemy import (ColumnClause, CursorResult, and_, bindparam, case, create_engine, event,
-                        func, insert, literal_column, or_, select, text, update)
+                        exists, func, insert, literal_column, or_, select, text, update)
 from sqlalchemy import Connection
 from sqlalchemy import Table as SqlTable
 from sqlalchemy.exc import DBAPIError, DisconnectionError, IntegrityError
@@ -214,7 +214,22 @@ class Store:
         self._fence_stmt = (update(t).where(*fence)
                             .values(version=bindparam("f_version"),
                                     touched_at=bindparam("f_now")))
-        self._insert_moves = insert(cast(SqlTable, MoveRow.__table__))
+        m = cast(SqlTable, MoveRow.__table__)
+        self._insert_moves = insert(m)
+        # PostgreSQL: a commit of one move (the usual one at a player's pace, a node's moves
+        # coming slower than its commits) is one statement in one round trip, the fence a
+        # common table expression of the INSERT, which adds the move only where the fence
+        # updated its table: atomic as any statement, so run in autocommit (no BEGIN, no
+        # COMMIT round trip); the fence refused, nothing is written (Stale)
+        self._one_move: Any = None
+        if self.engine.dialect.name == "postgresql":
+            fence = self._fence_stmt.returning(t.c.id).cte("fence")
+            cols = ("match_id", "idx", "seat", "text", "actor")
+            self._one_move = insert(m).from_select(
+                cols, select(*(bindparam("m_" + c, type_=m.c[c].type) for c in cols))
+                .where(exists(select(fence.c.id)))).execution_options(preserve_rowcount=True)
+            self._autocommit = create_engine(url, isolation_level="AUTOCOMMIT", **kwargs)
+            _ping_idle_connections(self._autocommit)
         n = cast(SqlTable, NodeRow.__table__)
         self._renew_stmt = (update(n).where(n.c.id == node, n.c.epoch == bindparam("b_epoch"),
                                             n.c.alive_until >= self.clock)
@@ -224,6 +239,8 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
+        if self._one_move is not None:
+            self._autocommit.dispose()
 
     def ping(self) -> None:
         """One round trip to the database (``SELECT 1``): it raises unless it is reachable."""
@@ -387,6 +404,9 @@ class Store:
         none. Each table's version is fenced (:class:`Stale` for the whole batch)."""
         if not batch:
             return
+        if len(batch) == 1 and self._one_move is not None and batch[0][6] is None:
+            self._add_one_move(batch[0])
+            return
         versions: dict[str, tuple[int, int]] = {}
         for tid, _, _, _, _, version, *_ in batch:
             lo, hi = versions.get(tid, (version, version))
@@ -404,6 +424,21 @@ class Store:
                                  .values(result=result, finished_at=now))
                     conn.execute(update(TableRow).where(TableRow.id == tid)
                                  .values(status="over"))
+
+    def _add_one_move(self, row: tuple) -> None:
+        """:meth:`add_moves` of one move that ends no match, on PostgreSQL: one statement."""
+        tid, match_id, idx, seat, text_, version = row[:6]
+        with self._autocommit.connect() as conn:
+            done = conn.execute(self._one_move, {
+                "f_id": tid, "f_expected": version - 1, "f_version": version,
+                "f_now": utcnow(), "f_epoch": self.epoch, "m_match_id": match_id,
+                "m_idx": idx, "m_seat": seat, "m_text": text_,
+                "m_actor": row[7] if len(row) > 7 else None})
+            written = done.rowcount
+        if written != 1:
+            raise Stale(f"table {tid}: not at version {version - 1}"
+                        + (f" or not owned by {self.node} in its live epoch {self.epoch}"
+                           if self.node else ""))
 
     # ------------------------------------------------------------------------------ leases
     _CHUNK = 2000          # ids in one statement
