@@ -223,11 +223,11 @@ class Store:
         # COMMIT round trip); the fence refused, nothing is written (Stale)
         self._one_move: Any = None
         if self.engine.dialect.name == "postgresql":
-            fence = self._fence_stmt.returning(t.c.id).cte("fence")
+            fenced = self._fence_stmt.returning(t.c.id).cte("fence")
             cols = ("match_id", "idx", "seat", "text", "actor")
             self._one_move = insert(m).from_select(
                 cols, select(*(bindparam("m_" + c, type_=m.c[c].type) for c in cols))
-                .where(exists(select(fence.c.id)))).execution_options(preserve_rowcount=True)
+                .where(exists(select(fenced.c.id)))).execution_options(preserve_rowcount=True)
             self._autocommit = create_engine(url, isolation_level="AUTOCOMMIT", **kwargs)
             _ping_idle_connections(self._autocommit)
         n = cast(SqlTable, NodeRow.__table__)
