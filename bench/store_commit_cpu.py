@@ -1,13 +1,15 @@
 """The CPU a node's process spends on one group commit of one table's move (its store thread's
 share of a move when the moves come slower than the commits: each batch one table):
 
-    python bench/store_commit_cpu.py [--commits 2000] [--src DIR]
+    python bench/store_commit_cpu.py [--commits 2000] [--src DIR] [--beat]
 
 On a private PostgreSQL (the tests' server, tests/pg_server.py): a node's ``Store`` (joined, a
 table started), then ``--commits`` calls of ``add_moves`` with one move each, timed by this
 process's CPU clock (``time.process_time``: the Python, SQLAlchemy and psycopg work, not the
 server's), then 100 more with the Python function calls counted (``sys.setprofile``: a count
-the machine's load does not change). ``--src`` imports ``shangyou`` from another checkout's ``src`` (a tree before a
+the machine's load does not change). ``--beat``: the same for the node's heartbeat
+(``Store.beat``, what its lease thread does four times a lease, busy or idle, two nodes in
+the database) instead of the commit. ``--src`` imports ``shangyou`` from another checkout's ``src`` (a tree before a
 change). Prints JSON (docs/benchmarks-cluster-profile.md).
 """
 
@@ -27,6 +29,8 @@ def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--commits", type=int, default=2000)
     p.add_argument("--src", default=str(ROOT / "src"))
+    p.add_argument("--beat", action="store_true",
+                   help="time the node's heartbeat (Store.beat), not the group commit")
     a = p.parse_args()
     sys.path[:0] = [a.src, str(ROOT / "tests")]
     import pg_server
@@ -45,6 +49,12 @@ def main() -> int:
             nonlocal version
             version += 1
             store.add_moves([("t0", "m0", version, 0, "x", version, None)])
+        if a.beat:
+            Store(store.url, node="b").join(600_000)     # another node in the database
+
+            def commit() -> None:                      # noqa: F811 - what --beat times
+                kept, dead = store.beat(600_000)
+                assert kept and not dead
         for _ in range(200):                       # warm the statement caches
             commit()
         cpu, wall = time.process_time(), time.perf_counter()
@@ -63,7 +73,7 @@ def main() -> int:
         store.close()
     finally:
         pg.stop()
-    print(json.dumps({"src": a.src, "commits": a.commits,
+    print(json.dumps({"src": a.src, "commits": a.commits, "timed": "beat" if a.beat else "commit",
                       "cpu_ms_per_commit": round(1000 * cpu / a.commits, 3),
                       "wall_ms_per_commit": round(1000 * wall / a.commits, 3),
                       "python_calls_per_commit": calls / 100,

@@ -318,19 +318,52 @@ def test_a_pooled_connection_is_pinged_only_after_it_sat_unused(pg_url, monkeypa
     as_async_store("t0", "mt0", 0, 0, "pass", 3)
     sent.clear()
     as_async_store("t0", "mt0", 1, 1, "pass", 4)          # the connection was just used
-    assert "SELECT 1" not in sent and len(sent) == 2, sent      # the fence and the insert
+    # one statement: the insert, with the fence as its common table expression
+    assert "SELECT 1" not in sent and len(sent) == 1, sent
+    assert sent[0].lstrip().upper().startswith("WITH FENCE AS"), sent
     sent.clear()
     st.load_table("t0")                                    # a direct call: tested first
     assert sent[0] == "SELECT 1", sent
-    with st.engine.connect() as c:                        # the pool's most recent connection
-        pid = c.exec_driver_sql("SELECT pg_backend_pid()").scalar()
     other = Store(pg_url)
-    with other.engine.connect() as c:                     # the database drops it
-        assert c.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})").scalar()
-    time.sleep(store_module.PING_IDLE_SECONDS * 1.5)      # it sat unused past the limit
+    with other.engine.connect() as c:                     # the database drops st's connections
+        assert c.exec_driver_sql(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = "
+            "current_database() AND pid <> pg_backend_pid()").scalar() >= 1
+    time.sleep(store_module.PING_IDLE_SECONDS * 1.5)      # they sat unused past the limit
     sent.clear()
     as_async_store("t0", "mt0", 2, 0, "pass", 5)          # tested, replaced, written
     assert sent.count("SELECT 1") == 1, sent
     assert [m[0] for m in st.load_table("t0")["match"]["moves"]] == [0, 1, 0]   # seats
+    other.close()
+    st.close()
+
+
+def test_a_heartbeat_sends_no_ping_and_renews_on_a_new_connection(pg_url, monkeypatch):
+    """The heartbeat (four times a lease, busy or idle) is one transaction, its UPDATE and the
+    read of the nodes, without a ``SELECT 1`` first; a connection the database dropped between
+    two beats fails the UPDATE, and the beat is made again on a new connection: the lease is
+    renewed all the same, the epoch kept."""
+    import psycopg
+    st = _node(pg_url, "a")
+    sent: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def recording(self, query, *args, **kwargs):
+        sent.append(" ".join(str(query).split()).upper())
+        return execute(self, query, *args, **kwargs)
+    monkeypatch.setattr(psycopg.Cursor, "execute", recording)
+    assert st.beat(LONG) == (True, [])
+    assert len(sent) == 2 and sent[0].startswith("UPDATE NODES") \
+        and sent[1].startswith("SELECT NODES.ID"), sent
+    with st.engine.connect() as c:                        # the pool's connection
+        pid = c.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+    other = Store(pg_url)
+    with other.engine.connect() as c:                     # the database drops it
+        assert c.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})").scalar()
+    epoch = st.epoch
+    assert st.beat(LONG) == (True, [])                    # renewed, on a new connection
+    assert st.epoch == epoch and _alive(st)
+    with st.engine.connect() as c:
+        assert c.exec_driver_sql("SELECT pg_backend_pid()").scalar() != pid
     other.close()
     st.close()

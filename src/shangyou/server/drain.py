@@ -35,6 +35,7 @@ import uvicorn
 log = logging.getLogger("shangyou.server")
 
 SOCKETS_CLOSE_SECONDS = 3.0     # the least a drain gives its sockets' close handshakes
+TICK_SECONDS = 1.0              # uvicorn's main loop: how often it dates its answers
 
 
 class DrainingServer(uvicorn.Server):
@@ -49,6 +50,40 @@ class DrainingServer(uvicorn.Server):
         self.draining = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task | None = None
+        self._wake: asyncio.Future | None = None
+
+    # uvicorn's main loop wakes ten times a second to see whether it should stop, and dates
+    # its answers once a second of those: each wake-up of an idle node costs CPU, paid once
+    # for each node of a cluster (docs/benchmarks-cluster-pace.md). Here it wakes once a
+    # second, and at once when told to stop.
+    @property
+    def should_exit(self) -> bool:
+        return self._should_exit
+
+    @should_exit.setter
+    def should_exit(self, value: bool) -> None:
+        self._should_exit = value
+        wake = getattr(self, "_wake", None)
+        if value and wake is not None:
+            # from uvicorn's signal handler too: through the loop, as a signal may come
+            # between any two steps of it
+            wake.get_loop().call_soon_threadsafe(_wake_up, wake)
+
+    async def main_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        counter = 0
+        should_exit = await self.on_tick(counter)
+        while not should_exit:
+            counter = (counter + 10) % 864000      # on_tick dates the answers at multiples of 10
+            self._wake = wake = loop.create_future()
+            timer = loop.call_later(TICK_SECONDS, _wake_up, wake)
+            try:
+                if not self._should_exit:          # (told to stop before the future existed)
+                    await wake
+            finally:
+                timer.cancel()
+                self._wake = None
+            should_exit = await self.on_tick(counter)
 
     async def startup(self, sockets=None) -> None:
         self._loop = asyncio.get_running_loop()
@@ -89,6 +124,11 @@ class DrainingServer(uvicorn.Server):
             log.exception("draining failed: stopping")
         log.warning("drained in %.2f s; stopping", time.monotonic() - started)
         self.should_exit = True
+
+
+def _wake_up(fut: asyncio.Future) -> None:
+    if not fut.done():
+        fut.set_result(None)
 
 
 def _open_socket(connection: object) -> bool:

@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from sqlalchemy import (ColumnClause, CursorResult, and_, bindparam, case, create_engine, event,
-                        func, insert, literal_column, or_, select, text, update)
+                        exists, func, insert, literal_column, or_, select, text, update)
+from sqlalchemy import Connection
 from sqlalchemy import Table as SqlTable
 from sqlalchemy.exc import DBAPIError, DisconnectionError, IntegrityError
 from sqlalchemy.exc import InterfaceError as SaInterfaceError
@@ -82,8 +83,10 @@ def _ping_idle_connections(engine) -> None:
         since = record.info.pop("shangyou_idle_since", None)
         if since is None:
             return                        # just made
-        if getattr(_retried, "on", False) and time.monotonic() - since < PING_IDLE_SECONDS:
-            return                        # just used, by a call that is tried again
+        if getattr(_retried, "unpinged", False) or (
+                getattr(_retried, "on", False) and time.monotonic() - since < PING_IDLE_SECONDS):
+            return                        # just used, by a call that is tried again (or a
+                                          # heartbeat, which tries again on a new connection)
         try:
             cur = dbapi_conn.cursor()
             try:
@@ -200,8 +203,44 @@ class Store:
             if self.engine.dialect.name == "postgresql"
             else "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)")
 
+        # the statements of a group commit and of the heartbeat, built once: each commit or
+        # beat runs them with its values (SQLAlchemy keeps their compiled form), on a
+        # connection of its own rather than a session (docs/benchmarks-cluster-pace.md)
+        t = cast(SqlTable, TableRow.__table__)
+        fence = [t.c.id == bindparam("f_id"), t.c.version == bindparam("f_expected")]
+        if node is not None:
+            fence += [t.c.owner == node, t.c.owner_epoch == bindparam("f_epoch"),
+                      self._live(node, bindparam("f_epoch"))]
+        self._fence_stmt = (update(t).where(*fence)
+                            .values(version=bindparam("f_version"),
+                                    touched_at=bindparam("f_now")))
+        m = cast(SqlTable, MoveRow.__table__)
+        self._insert_moves = insert(m)
+        # PostgreSQL: a commit of one move (the usual one at a player's pace, a node's moves
+        # coming slower than its commits) is one statement in one round trip, the fence a
+        # common table expression of the INSERT, which adds the move only where the fence
+        # updated its table: atomic as any statement, so run in autocommit (no BEGIN, no
+        # COMMIT round trip); the fence refused, nothing is written (Stale)
+        self._one_move: Any = None
+        if self.engine.dialect.name == "postgresql":
+            fenced = self._fence_stmt.returning(t.c.id).cte("fence")
+            cols = ("match_id", "idx", "seat", "text", "actor")
+            self._one_move = insert(m).from_select(
+                cols, select(*(bindparam("m_" + c, type_=m.c[c].type) for c in cols))
+                .where(exists(select(fenced.c.id)))).execution_options(preserve_rowcount=True)
+            self._autocommit = create_engine(url, isolation_level="AUTOCOMMIT", **kwargs)
+            _ping_idle_connections(self._autocommit)
+        n = cast(SqlTable, NodeRow.__table__)
+        self._renew_stmt = (update(n).where(n.c.id == node, n.c.epoch == bindparam("b_epoch"),
+                                            n.c.alive_until >= self.clock)
+                            .values(alive_until=self.clock + bindparam("b_lease")))
+        self._nodes_stmt = select(n.c.id, n.c.epoch, (n.c.alive_until >= self.clock)
+                                  .label("alive"))
+
     def close(self) -> None:
         self.engine.dispose()
+        if self._one_move is not None:
+            self._autocommit.dispose()
 
     def ping(self) -> None:
         """One round trip to the database (``SELECT 1``): it raises unless it is reachable."""
@@ -244,20 +283,16 @@ class Store:
         return [TableRow.owner == self.node, TableRow.owner_epoch == self.epoch,
                 self._live(self.node, self.epoch)]
 
-    def _fence_many(self, s: Session, versions: dict[str, tuple[int, int]]) -> None:
+    def _fence_many(self, conn: Connection, versions: dict[str, tuple[int, int]]) -> None:
         """:meth:`_fenced` for many tables at once (``id -> (first, version)``), as one
         statement run for each table in a single round trip (the rows locked in id order):
         Stale, writing nothing, unless every one of them was at its expected version (and
         owned by this node)."""
-        t = cast(SqlTable, TableRow.__table__)
-        cond = [t.c.id == bindparam("f_id"), t.c.version == bindparam("f_expected")]
-        if self.node is not None:
-            cond += self._fence()
-        now = utcnow()
-        done = s.connection().execute(
-            update(t).where(*cond).values(version=bindparam("f_version"), touched_at=now),
-            [{"f_id": tid, "f_expected": lo - 1, "f_version": hi}
-             for tid, (lo, hi) in sorted(versions.items())])
+        now, epoch = utcnow(), self.epoch
+        params = [{"f_id": tid, "f_expected": lo - 1, "f_version": hi, "f_now": now,
+                   "f_epoch": epoch} for tid, (lo, hi) in sorted(versions.items())]
+        # one table (a commit at a slow pace): a plain execute, not an executemany
+        done = conn.execute(self._fence_stmt, params[0] if len(params) == 1 else params)
         if done.rowcount != len(versions):
             raise Stale(f"{len(versions) - done.rowcount} of {len(versions)} tables: not at "
                         "their expected version" + (f" or not owned by {self.node} in its "
@@ -369,26 +404,41 @@ class Store:
         none. Each table's version is fenced (:class:`Stale` for the whole batch)."""
         if not batch:
             return
-        with self.session.begin() as s:
-            versions: dict[str, tuple[int, int]] = {}
-            for tid, _, _, _, _, version, *_ in batch:
-                lo, hi = versions.get(tid, (version, version))
-                versions[tid] = (min(lo, version), max(hi, version))
-            if len(versions) == 1:
-                (tid, (lo, hi)), = versions.items()
-                self._fenced(s, tid, hi, first=lo)
-            else:
-                self._fence_many(s, versions)
-            s.execute(insert(cast(SqlTable, MoveRow.__table__)),
-                      [{"match_id": row[1], "idx": row[2], "seat": row[3], "text": row[4],
-                        "actor": row[7] if len(row) > 7 else None} for row in batch])
+        if len(batch) == 1 and self._one_move is not None and batch[0][6] is None:
+            self._add_one_move(batch[0])
+            return
+        versions: dict[str, tuple[int, int]] = {}
+        for tid, _, _, _, _, version, *_ in batch:
+            lo, hi = versions.get(tid, (version, version))
+            versions[tid] = (min(lo, version), max(hi, version))
+        moves = [{"match_id": row[1], "idx": row[2], "seat": row[3], "text": row[4],
+                  "actor": row[7] if len(row) > 7 else None} for row in batch]
+        # Core statements built once, on a connection (no session: a commit writes no object)
+        with self.engine.begin() as conn:
+            self._fence_many(conn, versions)
+            conn.execute(self._insert_moves, moves[0] if len(moves) == 1 else moves)
             now = utcnow()
             for tid, m, _, _, _, _, result, *_ in batch:
                 if result is not None:
-                    s.execute(update(MatchRow).where(MatchRow.id == m)
-                              .values(result=result, finished_at=now))
-                    s.execute(update(TableRow).where(TableRow.id == tid)
-                              .values(status="over"))
+                    conn.execute(update(MatchRow).where(MatchRow.id == m)
+                                 .values(result=result, finished_at=now))
+                    conn.execute(update(TableRow).where(TableRow.id == tid)
+                                 .values(status="over"))
+
+    def _add_one_move(self, row: tuple) -> None:
+        """:meth:`add_moves` of one move that ends no match, on PostgreSQL: one statement."""
+        tid, match_id, idx, seat, text_, version = row[:6]
+        with self._autocommit.connect() as conn:
+            done = conn.execute(self._one_move, {
+                "f_id": tid, "f_expected": version - 1, "f_version": version,
+                "f_now": utcnow(), "f_epoch": self.epoch, "m_match_id": match_id,
+                "m_idx": idx, "m_seat": seat, "m_text": text_,
+                "m_actor": row[7] if len(row) > 7 else None})
+            written = done.rowcount
+        if written != 1:
+            raise Stale(f"table {tid}: not at version {version - 1}"
+                        + (f" or not owned by {self.node} in its live epoch {self.epoch}"
+                           if self.node else ""))
 
     # ------------------------------------------------------------------------------ leases
     _CHUNK = 2000          # ids in one statement
@@ -433,26 +483,38 @@ class Store:
         is alive: one whose lease ran out never comes back. Then the node takes a new epoch
         (:meth:`join`), and the tables of the old one are no longer its own. Whether the epoch
         lived on, and the nodes whose leases ran out."""
-        if self.epoch is None:
+        kept = False
+        if self.epoch is not None:
+            # one transaction on one connection, not tested first (the renewal comes every
+            # quarter of a lease, so the pool's connection always sat unused for a while): a
+            # connection the database dropped meanwhile fails the UPDATE, which is then tried
+            # once more on a new one (the pool replaced every connection of before)
+            try:
+                _retried.unpinged = True
+                try:
+                    kept, rows = self._renew(lease_ms)
+                finally:
+                    _retried.unpinged = False
+            except DBAPIError as e:
+                if not e.connection_invalidated:
+                    raise
+                kept, rows = self._renew(lease_ms)
+        if not kept:
             self.join(lease_ms)
-            kept = False
-        else:
-            with self.session.begin() as s:
-                done = cast(CursorResult, s.execute(
-                    update(NodeRow).where(NodeRow.id == self.node, NodeRow.epoch == self.epoch,
-                                          NodeRow.alive_until >= self.clock)
-                    .values(alive_until=self.clock + lease_ms)
-                    .execution_options(synchronize_session=False)))
-                kept = done.rowcount == 1
-            if not kept:
-                self.join(lease_ms)
-        with self.session() as s:
-            rows = s.execute(select(NodeRow.id, NodeRow.epoch,
-                                    (NodeRow.alive_until >= self.clock).label("alive"))).all()
+            with self.engine.connect() as conn:
+                rows = list(conn.execute(self._nodes_stmt))
         # every node's epoch and whether it is alive: the orphan scan looks only at a node
         # whose state changed since it found none of its matches (:meth:`orphans`)
         self.nodes_seen = {n: (e, bool(a)) for n, e, a in rows}
         return kept, [n for n, _, a in rows if not a]
+
+    def _renew(self, lease_ms: int) -> tuple[bool, list]:
+        """The heartbeat's one transaction: this node's row renewed while its epoch lives
+        (one ``UPDATE``), then every node's state read."""
+        with self.engine.begin() as conn:
+            done = conn.execute(self._renew_stmt, {"b_epoch": self.epoch, "b_lease": lease_ms})
+            kept = done.rowcount == 1
+            return kept, list(conn.execute(self._nodes_stmt)) if kept else []
 
     def leave(self) -> None:
         """This node stops: its epoch ends now (what it still owned may be taken at once)."""
