@@ -303,7 +303,8 @@ def test_a_pooled_connection_is_pinged_only_after_it_sat_unused(pg_url, monkeypa
     always tested first."""
     import psycopg
 
-    from shangyou.server import store as store_module
+    from shangyou.server import store
+    from shangyou.server import store_async as store_module
     st = _node(pg_url, "a")
     _table(st, "t0")
     sent: list[str] = []
@@ -329,7 +330,7 @@ def test_a_pooled_connection_is_pinged_only_after_it_sat_unused(pg_url, monkeypa
         assert c.exec_driver_sql(
             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = "
             "current_database() AND pid <> pg_backend_pid()").scalar() >= 1
-    time.sleep(store_module.PING_IDLE_SECONDS * 1.5)      # they sat unused past the limit
+    time.sleep(store.PING_IDLE_SECONDS * 1.5)      # they sat unused past the limit
     sent.clear()
     as_async_store("t0", "mt0", 2, 0, "pass", 5)          # tested, replaced, written
     assert sent.count("SELECT 1") == 1, sent
