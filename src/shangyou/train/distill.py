@@ -421,7 +421,7 @@ def fit(args) -> list[float]:
         pl = reranked(vq, val_all.numpy(), pos, place, args.margin, gain)
         print(f"epoch {epoch + 1}: train {history[-1]:.4f}, held out {vl:.4f}; held-out gain "
               f"{got[0]:+.4f} a decision (switches {got[1]:.1%}; best candidate {got[2]:+.4f}"
-              f"; place value {pl[0]:+.4f})"
+              + (f"; place value {pl[0]:+.4f}" if place.any() else "") + ")"
               + "".join(f"; margin {m}: {reranked(vq, val_all.numpy(), pos, gain, m)[0]:+.4f}"
                         for m in (0.0, 0.1, 0.2)), flush=True)
         if got[0] > best:
