@@ -49,10 +49,11 @@ def main() -> None:
     print(f"{config['game']} {config['bots']} seed {config['seed']}: {len(per_deal)} deals, "
           f"first bot over the table's mean {m:+.3f} [{lo:+.3f}, {hi:+.3f}] a hand")
     # the same pairing for the place (lower is better) and for going out first
-    for key, what in (("place", "place"), ("win", "out-first rate")):
+    for key, what in (("place", "place"),
+                      ("win", "win rate (out first; Sheng ji: its side wins the hand)")):
         try:
             _, per = first_bot_points(args.folder, key)
-        except KeyError:                    # a run that does not record it
+        except (KeyError, TypeError):       # a run that does not record it (Sheng ji: no place)
             continue
         m, lo, hi = mean_ci(list(per.values()))
         print(f"  its {what} over the table's mean: {m:+.4f} [{lo:+.4f}, {hi:+.4f}]")

@@ -74,8 +74,12 @@ def test_each_game_is_played_by_its_shipped_model_or_the_heuristic_level():
     learned = make_bot("learned", seed=1)
     for game in shangyou.preset_names():
         g = shangyou.new_game(game, seed=3)
-        while len(g.view(g.to_act)["legal_moves"]) == 1:
-            g.apply(g.view(g.to_act)["legal_moves"][0])
+        # the first play with a choice (the models decide plays; Sheng ji's bids and burying,
+        # before it, are the heuristic's)
+        heuristic = make_bot("heuristic", seed=2)
+        while (len(g.view(g.to_act)["legal_moves"]) == 1
+               or g.view(g.to_act).get("phase") != "play"):
+            g.apply(heuristic.choose(g.view(g.to_act)))
         view = g.view(g.to_act)
         assert learned.plays(view) == (game in shipped), game
         assert learned.choose(view) in view["legal_moves"]
@@ -257,5 +261,31 @@ def test_the_shipped_owen_model_plays_only_owen_at_four_players():
     for game, players, plays in tables:
         g = shangyou.new_game(game, players=players, seed=5)
         view = g.view(g.to_act)
+        assert learned.plays(view) == plays, (game, players)
+        assert learned.choose(view) in view["legal_moves"]
+
+
+def test_the_shipped_sheng_ji_model_plays_only_sheng_ji_at_four_players():
+    """models/sheng-ji.npz (a re-ranker with a choice target, ``"players": [4]``) plays whole
+    hands of Sheng ji with legal moves; single deck and Zhao Pengyou are the heuristic's."""
+    from shangyou.bots.learned import MODELS, shipped_models
+    path = MODELS / "sheng-ji.npz"
+    assert shipped_models()["sheng-ji"] == str(path)
+    assert path.stat().st_size <= 20 * 1024 * 1024
+    net = load_model(str(path))
+    assert net.meta["mode"] == "rerank" and net.meta["inputs"] == "sj-search-1"
+    g = shangyou.new_game("sheng-ji", players=4, seed=7)
+    bots = [Checked(make_bot("learned", seed=s)) for s in range(4)]
+    play_out(g, bots)
+    assert g.over and sum(b.decisions for b in bots) == len(g.moves)
+    learned = make_bot("learned", seed=1)
+    for game, players, plays in (("sheng-ji", 4, True), ("sheng-ji/single-deck", 4, False),
+                                 ("sheng-ji/zhao-pengyou", 5, False)):
+        g = shangyou.new_game(game, players=players, seed=5)
+        while not g.over:
+            view = g.view(g.to_act)
+            if view["phase"] == "play":
+                break
+            g.apply(make_bot("heuristic", seed=3).choose(view))
         assert learned.plays(view) == plays, (game, players)
         assert learned.choose(view) in view["legal_moves"]

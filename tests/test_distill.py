@@ -63,6 +63,28 @@ def test_labels(shards):
     assert np.any(gain != 0)
 
 
+def test_place_labels(shards, tmp_path):
+    """Climbing labels keep each candidate's gain in place value (1 a hand from last to first)
+    beside its gain in the search's worth; a fit can weigh it (``--place-weight``)."""
+    from shangyou.train.distill import load_place
+    game, data = shards
+    _, _, gain, _, pos = load(data)
+    place = load_place(data)
+    assert place.shape == gain.shape
+    first = np.r_[True, pos[1:] != pos[:-1]]
+    assert np.all(place[first] == 0)
+    if game == "sheng-ji":
+        assert not np.any(place)
+        return
+    assert np.all(np.abs(place) <= 1) and np.any(place != 0)
+    model = tmp_path / "p.npz"
+    fit_model(parser().parse_args([
+        "fit", "--data", str(data), "--out", str(model), "--game", game, "--games", game,
+        "--hidden", "16", "--epochs", "1", "--batch", "16", "--val", "0.1",
+        "--place-weight", "2"]))
+    assert Network.load(model).meta["place_weight"] == 2
+
+
 def test_fit_and_play(shards, tmp_path):
     game, data = shards
     model = tmp_path / "m.npz"

@@ -126,15 +126,56 @@ def choices(gain, se, pos, z: float) -> np.ndarray:
     return out
 
 
+class Placed(float):
+    """A climbing playout's worth for the searching seat (a float the search adds and
+    compares as before) that also carries the seat's place in that playout, as a value: 1 out
+    first, 0 last (:func:`climbing_values`)."""
+
+    place: float = 0.0
+
+
+def climbing_values(view: dict, rng: random.Random, iterations: int | None,
+                    place_bonus: float | None) -> dict:
+    """The climbing search's ``info`` for ``view`` (as :func:`search_move` fills it), each
+    playout's worth a :class:`Placed`: the seat's place is kept beside the points, so a fit
+    can weigh the place as it likes (``fit --place-weight``). ``place_bonus``, when given,
+    replaces the search's own bonus for an earlier place (``PLACE_BONUS``, 0.25 a hand from
+    last to first) in the worth, which the search's racing reads too: a larger one keeps
+    candidates that win places in the race."""
+    from ..bots import climbing_search as cs
+    from ..bots.climbing_heuristic import rules_for_view
+    from ..games.climbing.steps import every_play, in_steps
+
+    class PlaceSearch(cs.Search):
+        def score(self, order, points, team_points) -> float:
+            worth = super().score(order, points, team_points)
+            place = (self.n - 1 - order.index(self.seat)) / (self.n - 1)
+            if place_bonus is not None:
+                worth += (place_bonus - cs.PLACE_BONUS) * place
+            out = Placed(worth)
+            out.place = place
+            return out
+
+    if in_steps(view["legal_moves"]):
+        view = every_play(view, rules_for_view(view).family)
+    info: dict = {}
+    search = PlaceSearch(view, rng)
+    search.info = info
+    search.run(iterations, None)
+    return info
+
+
 def label_hand(game: str, players: int, seed: int, iterations: int | None,
-               worlds: int = 0, top: int = 2) -> list[tuple]:
+               worlds: int = 0, top: int = 2, place_bonus: float | None = None) -> list[tuple]:
     """Play one hand with heuristic bots; label each play decision of every seat (the
     search's candidates: the heuristic's move first, in Sheng ji and in the climbing games but
     pagat, where the search puts its playout policy's move first). With ``worlds`` (Sheng ji),
     the heuristic's move and the search's ``top`` best others are weighed again on that many
     fresh worlds (:func:`refine`). Each sample: position, candidates' rows, gains, worlds, the
-    standard errors of the refined gains (-1: not weighed again), and the view and candidates as JSON (so that inputs
-    added later are computed from the positions themselves)."""
+    standard errors of the refined gains (-1: not weighed again), the view and candidates as
+    JSON (so that inputs added later are computed from the positions themselves) and, in the
+    climbing games, each candidate's gain in place value over the heuristic's move (1 a hand
+    from last to first; 0 in Sheng ji), from the same playouts."""
     g = deal(game, players, seed)
     rng = random.Random(seed ^ 0x5EA5C4)
     bots = [make_bot("heuristic", seed=rng.getrandbits(32)) for _ in range(players)]
@@ -144,8 +185,11 @@ def label_hand(game: str, players: int, seed: int, iterations: int | None,
         view = g.view(seat)
         if decides(view):
             info: dict = {}
-            search_move(view, random.Random(rng.getrandbits(32)), iterations=iterations,
-                        info=info)
+            srng = random.Random(rng.getrandbits(32))
+            if family_of(game) == "sheng-ji":
+                search_move(view, srng, iterations=iterations, info=info)
+            else:
+                info = climbing_values(view, srng, iterations, place_bonus)
             cands = list(info.get("values") or ())      # the heuristic's move first
             if len(cands) >= 2:
                 se = [-1.0] * len(cands)
@@ -154,11 +198,16 @@ def label_hand(game: str, players: int, seed: int, iterations: int | None,
                     gain, count, se = refined_labels(r, cands)
                 else:
                     gain, count = gains(info["values"], cands)
+                places = {m: [getattr(v, "place", None) for v in vs]
+                          for m, vs in info["values"].items()}
+                place = (gains(places, cands)[0] if family_of(game) != "sheng-ji"
+                         else [0.0] * len(cands))
                 wv = whole_plays(view)
                 state, rows = features(wv, cands)
                 out.append((state, rows, np.array(gain, np.float32),
                             np.array(count, np.int16), np.array(se, np.float32),
-                            json.dumps({"view": wv, "cands": cands})))
+                            json.dumps({"view": wv, "cands": cands}),
+                            np.array(place, np.float32)))
         g.apply(bots[seat].choose(view))
     return out
 
@@ -187,7 +236,9 @@ def write_shard(path: Path, samples: list[tuple], meta: dict) -> None:
                         start=start, meta=np.array(repr(meta)),
                         se=(np.concatenate([x[4] for x in samples]) if samples
                             else np.zeros(0)).astype(np.float32),
-                        views=np.array([x[5] for x in samples], dtype=np.str_))
+                        views=np.array([x[5] for x in samples], dtype=np.str_),
+                        place=(np.concatenate([x[6] for x in samples]) if samples
+                               else np.zeros(0)).astype(np.float32))
     tmp.replace(path)
 
 
@@ -203,10 +254,11 @@ def label(args) -> None:
         samples = []
         for h in range(args.hands):
             samples += label_hand(args.game, args.players, 1_000_003 * s + h + 7_777,
-                                  args.iterations, args.worlds, args.top)
+                                  args.iterations, args.worlds, args.top, args.place_bonus)
         write_shard(path, samples, {"game": args.game, "players": args.players, "seed": s,
                                     "hands": args.hands, "iterations": args.iterations,
-                                    "worlds": args.worlds, "top": args.top})
+                                    "worlds": args.worlds, "top": args.top,
+                                    "place_bonus": args.place_bonus})
         print(f"shard {s}: {len(samples)} positions, {time.process_time() - t0:.0f} s CPU",
               flush=True)
 
@@ -239,6 +291,18 @@ def load(folder: Path, extra: bool = False):
     return out
 
 
+def load_place(folder: Path) -> np.ndarray:
+    """Each candidate's gain in place value over the heuristic's move, in :func:`load`'s order
+    (0 where a shard predates it, and in Sheng ji)."""
+    out = []
+    for path in sorted(Path(folder).glob("shard-*.npz"),
+                       key=lambda p: int(p.stem.split("-")[1])):
+        with np.load(path, allow_pickle=False) as d:
+            if len(d["gain"]):
+                out.append(d["place"] if "place" in d else np.zeros(len(d["gain"]), np.float32))
+    return np.concatenate(out)
+
+
 def with_inputs(views: list, inputs: str) -> tuple[np.ndarray, np.ndarray]:
     """Positions and candidates' rows made again from the labelled views by the bot's own
     function (:func:`shangyou.bots.learned.rerank_features`), with ``inputs`` added."""
@@ -261,6 +325,12 @@ def fit(args) -> list[float]:
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
     states, rows, gain, worlds, pos, se, views = load(Path(args.data), extra=True)
+    place = load_place(Path(args.data))
+    if args.place_weight:
+        # the target weighs the place more than the search's worth does: its labelled gain
+        # (scaled below) plus place_weight / scale times the gain in place value
+        gain = gain + args.place_weight / (label_scale(args.game) if args.scale is None
+                                           else args.scale) * place
     choice = choices(gain, se, pos, args.choice_z)
     if args.inputs:
         states, rows = with_inputs(views, args.inputs)
@@ -348,8 +418,10 @@ def fit(args) -> list[float]:
                        else err(val_rows).mean())
             vq = q(val_all).numpy()
         got = reranked(vq, val_all.numpy(), pos, gain, args.margin)
+        pl = reranked(vq, val_all.numpy(), pos, place, args.margin, gain)
         print(f"epoch {epoch + 1}: train {history[-1]:.4f}, held out {vl:.4f}; held-out gain "
-              f"{got[0]:+.4f} a decision (switches {got[1]:.1%}; best candidate {got[2]:+.4f})"
+              f"{got[0]:+.4f} a decision (switches {got[1]:.1%}; best candidate {got[2]:+.4f}"
+              + (f"; place value {pl[0]:+.4f}" if place.any() else "") + ")"
               + "".join(f"; margin {m}: {reranked(vq, val_all.numpy(), pos, gain, m)[0]:+.4f}"
                         for m in (0.0, 0.1, 0.2)), flush=True)
         if got[0] > best:
@@ -362,10 +434,11 @@ def fit(args) -> list[float]:
     return history
 
 
-def reranked(vq, idx, pos, gain, margin) -> tuple[float, float, float]:
+def reranked(vq, idx, pos, gain, margin, best_by=None) -> tuple[float, float, float]:
     """On held-out positions (rows ``idx``, their values ``vq``): the mean search gain of the
     move the re-ranker plays (0 for the heuristic's move), the share of decisions where it
-    leaves the heuristic's move, and the mean gain of the best candidate."""
+    leaves the heuristic's move, and the mean gain of the best candidate (best by
+    ``best_by`` when given: the place value of the candidates the target ranks first)."""
     p = pos[idx]
     got, best, switch = [], [], 0
     for k in np.unique(p):
@@ -377,7 +450,7 @@ def reranked(vq, idx, pos, gain, margin) -> tuple[float, float, float]:
         else:
             switch += 1
         got.append(gain[sel[j]])
-        best.append(gain[sel].max())
+        best.append(gain[sel].max() if best_by is None else gain[sel[np.argmax(best_by[sel])]])
     return float(np.mean(got)), switch / len(got), float(np.mean(best))
 
 
@@ -392,6 +465,8 @@ def export(net, args, family: str) -> None:
             "phases": ["play"], "mode": "rerank", "margin": args.margin,
             "players": [int(n) for n in args.players.split(",")],
             "trained": f"search distillation, {args.data}"}
+    if args.place_weight:
+        meta["place_weight"] = args.place_weight
     if args.inputs:
         meta["inputs"] = args.inputs
     Network(weights, meta).save(args.out)
@@ -414,6 +489,10 @@ def parser() -> argparse.ArgumentParser:
                    help="Sheng ji: weigh the heuristic's move and the search's --top best "
                         "others again on this many fresh worlds (0: the search's values)")
     a.add_argument("--top", type=int, default=2, help="candidates weighed again (--worlds)")
+    a.add_argument("--place-bonus", type=float, default=None,
+                   help="climbing games: the search's worth for going out first rather than "
+                        "last, in points, in place of its own 0.25 (each candidate's gain in "
+                        "place is stored beside its gain in worth, whatever this is)")
     f = sub.add_parser("fit", help="train the re-ranker on labelled shards")
     f.add_argument("--data", required=True)
     f.add_argument("--out", required=True)
@@ -439,6 +518,9 @@ def parser() -> argparse.ArgumentParser:
                         "passes this many standard errors (else the heuristic's move)")
     f.add_argument("--inputs", default=None, choices=("sj-search-1",),
                    help="add what the search weighs (Sheng ji), computed from the views")
+    f.add_argument("--place-weight", type=float, default=0.0,
+                   help="climbing games: add this many (scaled) units a hand from last place "
+                        "to first to each label: a target that weighs the place more")
     f.add_argument("--keep-best", action="store_true",
                    help="export the epoch of best held-out gain, not the last")
     return ap
