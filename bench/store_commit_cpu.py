@@ -19,11 +19,21 @@ import argparse
 import json
 import os
 import sys
+import subprocess
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
+
+
+def _tree(src: str) -> str:
+    """The commit of the checkout ``src`` belongs to (no machine's path in the results)."""
+    try:
+        return subprocess.run(["git", "-C", src, "rev-parse", "--short", "HEAD"], check=True,
+                              capture_output=True, text=True).stdout.strip() or "unknown"
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
 
 def main() -> int:
     p = argparse.ArgumentParser()
@@ -73,7 +83,7 @@ def main() -> int:
         store.close()
     finally:
         pg.stop()
-    print(json.dumps({"src": a.src, "commits": a.commits, "timed": "beat" if a.beat else "commit",
+    print(json.dumps({"src": _tree(a.src), "commits": a.commits, "timed": "beat" if a.beat else "commit",
                       "cpu_ms_per_commit": round(1000 * cpu / a.commits, 3),
                       "wall_ms_per_commit": round(1000 * wall / a.commits, 3),
                       "python_calls_per_commit": calls / 100,
