@@ -42,20 +42,20 @@ def trace(seed: int, hands: int = 2) -> list:
     return out
 
 
-def test_listings_in_several_threads_match_those_made_alone():
-    seeds = list(range(6))
-    alone = {s: trace(s) for s in seeds}
+def in_threads(fn, seeds: list[int]) -> dict[int, list]:
+    """``fn(seed)`` for every seed, each in a thread of its own, all at once, the interpreter
+    switching threads as often as it can; the results by seed (an error in any is raised)."""
     got: dict[int, list] = {}
     failures: list[BaseException] = []
 
     def run(s: int) -> None:
         try:
-            got[s] = trace(s)
+            got[s] = fn(s)
         except BaseException as e:      # noqa: BLE001 - reported below
             failures.append(e)
 
     old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)         # switch threads as often as the interpreter can
+    sys.setswitchinterval(1e-6)
     try:
         threads = [threading.Thread(target=run, args=(s,)) for s in seeds]
         for t in threads:
@@ -65,12 +65,20 @@ def test_listings_in_several_threads_match_those_made_alone():
     finally:
         sys.setswitchinterval(old)
     assert not failures, failures
+    return got
+
+
+def test_listings_in_several_threads_match_those_made_alone():
+    seeds = list(range(6))
+    alone = {s: trace(s) for s in seeds}
+    got = in_threads(trace, seeds)
     for s in seeds:
         assert got[s] == alone[s], f"seed {s}: a listing differs when made beside others"
 
 
 def sheng_ji_trace(seed: int) -> list:
-    """A seeded random Sheng ji (or Zhao Pengyou) hand: each decision's listing and the move."""
+    """The first 600 decisions of a seeded random Sheng ji (or Zhao Pengyou) match: each
+    decision's listing and the move."""
     name, players = (("sheng-ji", 4), ("sheng-ji/zhao-pengyou", 6))[seed % 2]
     g = shangyou.new_match(name, players=players, seed=seed)
     rng = random.Random(seed)
@@ -90,25 +98,6 @@ def test_sheng_ji_games_in_several_threads_play_as_alone():
     play what they do alone."""
     seeds = list(range(6))
     alone = {s: sheng_ji_trace(s) for s in seeds}
-    got: dict[int, list] = {}
-    failures: list[BaseException] = []
-
-    def run(s: int) -> None:
-        try:
-            got[s] = sheng_ji_trace(s)
-        except BaseException as e:      # noqa: BLE001 - reported below
-            failures.append(e)
-
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=run, args=(s,)) for s in seeds]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old)
-    assert not failures, failures
+    got = in_threads(sheng_ji_trace, seeds)
     for s in seeds:
         assert got[s] == alone[s], f"seed {s}: a game differs when played beside others"
