@@ -23,7 +23,7 @@ setup(ext_modules=[
               depends=[f"src/shangyou/games/climbing/{h}.h" for h in ("_core", "_core_plan",
                                                                         "_core_batch")]
               + ["src/shangyou/games/_shuffle.h", "src/shangyou/games/_dict_helpers.h",
-                 "src/shangyou/games/_methods.h"] + BATCH_H,
+                 "src/shangyou/games/_methods.h", "src/shangyou/games/_slots.h"] + BATCH_H,
               optional=True,
               # the playout policy's plan costs must add up exactly as in Python; the
               # batch engine's thread pool (_core_batch.c) needs POSIX threads
@@ -33,7 +33,8 @@ setup(ext_modules=[
               [f"src/shangyou/games/sheng_ji/{f}.c" for f in SHENG_JI],
               depends=["src/shangyou/games/sheng_ji/_core.h",
                        "src/shangyou/games/sheng_ji/_core_row.h", "src/shangyou/games/_shuffle.h",
-                       "src/shangyou/games/_dict_helpers.h", "src/shangyou/games/_methods.h"]
+                       "src/shangyou/games/_dict_helpers.h", "src/shangyou/games/_methods.h",
+                       "src/shangyou/games/_slots.h"]
               + BATCH_H,
               optional=True,
               # the search's playout adds its lead scores exactly as in Python; the batch

@@ -40,52 +40,20 @@
 
 #include "_core.h"
 #include "../_shuffle.h"
-#include "structmember.h"
+#include "../_slots.h"
 
 /* ------------------------------------------------------------------ Combo objects */
 /* The Combo class (combo.py) bound by core.py: its type and the offsets of its six slots,
    so that a combo is made here without running its __init__ (the same six fields). */
-static const char *COMBO_SLOTS[6] = {"kind", "cls", "key", "cards", "tier", "label"};
+static const char *const COMBO_SLOTS[6] = {"kind", "cls", "key", "cards", "tier", "label"};
 PyTypeObject *core_combo_type;
 Py_ssize_t core_combo_off[6];
-
-static int
-slot_offsets(PyObject *cls, const char **names, Py_ssize_t *off)
-{
-    if (!PyType_Check(cls)) {
-        PyErr_SetString(PyExc_TypeError, "a class is needed");
-        return -1;
-    }
-    PyTypeObject *type = (PyTypeObject *)cls;
-    for (int i = 0; i < 6; i++) {
-        PyObject *d = PyObject_GetAttrString(cls, names[i]);
-        if (d == NULL) {
-            PyErr_Format(PyExc_TypeError, "the class has no slot %s", names[i]);
-            return -1;
-        }
-        int ok = Py_IS_TYPE(d, &PyMemberDescr_Type) &&
-                 ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX &&
-                 ((PyMemberDescrObject *)d)->d_common.d_type == type;
-        if (ok)
-            off[i] = ((PyMemberDescrObject *)d)->d_member->offset;
-        Py_DECREF(d);
-        if (!ok) {
-            PyErr_Format(PyExc_TypeError, "%s is not a slot of the class", names[i]);
-            return -1;
-        }
-    }
-    if (type->tp_dictoffset != 0) {
-        PyErr_SetString(PyExc_TypeError, "the class must have slots only");
-        return -1;
-    }
-    return 0;
-}
 
 static PyObject *
 bind(PyObject *self, PyObject *cls)
 {
     Py_ssize_t off[6];
-    if (slot_offsets(cls, COMBO_SLOTS, off) < 0)
+    if (slot_offsets(cls, COMBO_SLOTS, 6, 1, 1, off) < 0)
         return NULL;
     Py_INCREF(cls);
     Py_XSETREF(core_combo_type, (PyTypeObject *)cls);
@@ -125,7 +93,7 @@ core_combo(PyObject *meta, PyObject *cards)
 
 /* The Move class (engine/moves.py), bound likewise: a listed play is Move(PLAY, combo.cards,
    combo, None, family, token). */
-static const char *MOVE_SLOTS[6] = {"kind", "cards", "combo", "_text", "family", "token"};
+static const char *const MOVE_SLOTS[6] = {"kind", "cards", "combo", "_text", "family", "token"};
 PyTypeObject *core_move_type;
 Py_ssize_t core_move_off[6];
 PyObject *core_move_play, *core_move_pass;      /* the PLAY kind, PASS_MOVE */
@@ -138,7 +106,7 @@ bind_move(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "bind_move(Move, PLAY, PASS_MOVE)");
         return NULL;
     }
-    if (slot_offsets(args[0], MOVE_SLOTS, off) < 0)
+    if (slot_offsets(args[0], MOVE_SLOTS, 6, 1, 1, off) < 0)
         return NULL;
     if (!PyUnicode_Check(args[1]) || !PyObject_TypeCheck(args[2], (PyTypeObject *)args[0])) {
         PyErr_SetString(PyExc_TypeError, "PLAY must be a str, PASS_MOVE a Move");

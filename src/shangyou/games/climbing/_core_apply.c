@@ -22,7 +22,7 @@
    without the core and compares every state. */
 
 #include "_core.h"
-#include <structmember.h>        /* PyMemberDescrObject, T_OBJECT_EX: the slots' offsets */
+#include "../_slots.h"           /* the slots' offsets */
 #include "../_dict_helpers.h"     /* GET: an attribute of the game from its dict (borrowed) */
 
 static PyObject *S_token, *S_legal, *S_finish_trick, *S_play, *S_empty, *S_family,
@@ -38,7 +38,7 @@ static PyObject *S_token, *S_legal, *S_finish_trick, *S_play, *S_empty, *S_famil
 enum { G_RULES, G_N, G_TO_ACT, G_PHASE, G_LAST, G_LAST_SEAT, G_PASSES, G_HANDS, G_TRICK,
        G_TRICKS, G_WON, G_ORDER, G_LOG, G_GROUPING, G_CHOICE, G_PICKED, G_FAMILY, G_FINISH,
        G_COUNT };
-static const char *GAME_SLOTS[G_COUNT] = {
+static const char *const GAME_SLOTS[G_COUNT] = {
     "rules", "n", "to_act", "phase", "last", "last_seat", "passes", "hands", "trick",
     "tricks", "won", "order", "_log", "_grouping", "choice", "picked",
     "_family", "_finish_trick"};     /* the last two: rules.family, rules.finish_trick */
@@ -94,26 +94,9 @@ gsmall(PyObject *game, int i, long below)
 int
 core_bind_game(PyObject *cls)
 {
-    if (!PyType_Check(cls)) {
-        PyErr_SetString(PyExc_TypeError, "a class is needed");
-        return -1;
-    }
     Py_ssize_t off[G_COUNT];
-    for (int i = 0; i < G_COUNT; i++) {
-        PyObject *d = PyObject_GetAttrString(cls, GAME_SLOTS[i]);
-        if (d == NULL)
-            return -1;
-        int ok = Py_IS_TYPE(d, &PyMemberDescr_Type) &&
-                 ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX &&
-                 PyType_IsSubtype((PyTypeObject *)cls, ((PyMemberDescrObject *)d)->d_common.d_type);
-        if (ok)
-            off[i] = ((PyMemberDescrObject *)d)->d_member->offset;
-        Py_DECREF(d);
-        if (!ok) {
-            PyErr_Format(PyExc_TypeError, "%s is not a slot of the class", GAME_SLOTS[i]);
-            return -1;
-        }
-    }
+    if (slot_offsets(cls, GAME_SLOTS, G_COUNT, 0, 0, off) < 0)    /* (some in its base) */
+        return -1;
     PyObject *shape = PyObject_GetAttrString(cls, "_core_rare");
     if (shape == NULL)
         return -1;

@@ -7,6 +7,7 @@
 
 #include "_core.h"
 #include "../_shuffle.h"
+#include "../_slots.h"
 
 PyObject *sj_kind[NKINDS];
 PyObject *sj_commit_text, *sj_cards, *sj_card_text, *sj_unit_type;
@@ -14,7 +15,7 @@ PyTypeObject *sj_card_type;
 PyTypeObject *sj_move_type;
 Py_ssize_t sj_move_off[6];
 
-static const char *MOVE_SLOTS[6] = {"kind", "cards", "combo", "_text", "family", "token"};
+static const char *const MOVE_SLOTS[6] = {"kind", "cards", "combo", "_text", "family", "token"};
 
 /* ---------------------------------------------------------------- the trump context */
 void
@@ -331,37 +332,6 @@ sj_sink_free(Sink *s)
 }
 
 /* ---------------------------------------------------------------------- binding */
-static int
-slot_offsets(PyObject *cls, Py_ssize_t *off)
-{
-    if (!PyType_Check(cls)) {
-        PyErr_SetString(PyExc_TypeError, "a class is needed");
-        return -1;
-    }
-    for (int i = 0; i < 6; i++) {
-        PyObject *d = PyObject_GetAttrString(cls, MOVE_SLOTS[i]);
-        if (d == NULL) {
-            PyErr_Format(PyExc_TypeError, "the class has no slot %s", MOVE_SLOTS[i]);
-            return -1;
-        }
-        int ok = Py_IS_TYPE(d, &PyMemberDescr_Type) &&
-                 ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX &&
-                 ((PyMemberDescrObject *)d)->d_common.d_type == (PyTypeObject *)cls;
-        if (ok)
-            off[i] = ((PyMemberDescrObject *)d)->d_member->offset;
-        Py_DECREF(d);
-        if (!ok) {
-            PyErr_Format(PyExc_TypeError, "%s is not a slot of the class", MOVE_SLOTS[i]);
-            return -1;
-        }
-    }
-    if (((PyTypeObject *)cls)->tp_dictoffset != 0) {
-        PyErr_SetString(PyExc_TypeError, "the class must have slots only");
-        return -1;
-    }
-    return 0;
-}
-
 /* bind(Move, Unit, CARDS, CARD_TEXT, kinds, commit_text) */
 static PyObject *
 bind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -372,7 +342,7 @@ bind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                         "bind(Move, Unit, CARDS, CARD_TEXT, kinds, commit_text)");
         return NULL;
     }
-    if (slot_offsets(args[0], off) < 0)
+    if (slot_offsets(args[0], MOVE_SLOTS, 6, 1, 1, off) < 0)
         return NULL;
     if (!PyType_Check(args[1]) || !PyTuple_CheckExact(args[2]) ||
         PyTuple_GET_SIZE(args[2]) != NCARD || !PyList_CheckExact(args[3]) ||
