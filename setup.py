@@ -23,7 +23,8 @@ setup(ext_modules=[
               depends=[f"src/shangyou/games/climbing/{h}.h" for h in ("_core", "_core_plan",
                                                                         "_core_batch")]
               + ["src/shangyou/games/_shuffle.h", "src/shangyou/games/_dict_helpers.h",
-                 "src/shangyou/games/_methods.h", "src/shangyou/games/_slots.h"] + BATCH_H,
+                 "src/shangyou/games/_methods.h", "src/shangyou/games/_slots.h",
+                 "src/shangyou/games/_lazy_seq.h"] + BATCH_H,
               optional=True,
               # the playout policy's plan costs must add up exactly as in Python; the
               # batch engine's thread pool (_core_batch.c) needs POSIX threads
@@ -34,7 +35,7 @@ setup(ext_modules=[
               depends=["src/shangyou/games/sheng_ji/_core.h",
                        "src/shangyou/games/sheng_ji/_core_row.h", "src/shangyou/games/_shuffle.h",
                        "src/shangyou/games/_dict_helpers.h", "src/shangyou/games/_methods.h",
-                       "src/shangyou/games/_slots.h"]
+                       "src/shangyou/games/_slots.h", "src/shangyou/games/_lazy_seq.h"]
               + BATCH_H,
               optional=True,
               # the search's playout adds its lead scores exactly as in Python; the batch

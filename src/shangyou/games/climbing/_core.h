@@ -171,13 +171,10 @@ PyObject *core_gen_start(Gen *g, int following);
 
 /* _core_moves.c: the legal moves as read-only sequences whose Move objects are made when
    asked for. Each type begins with a LazySeq: its length and how item i is made; the
-   sequence protocol, comparisons, repr, index, count, pickling are shared (core_seq_*). */
-typedef struct LazySeq LazySeq;
-struct LazySeq {
-    PyObject_HEAD
-    Py_ssize_t (*len)(LazySeq *);
-    PyObject *(*item)(LazySeq *, Py_ssize_t);   /* item i, 0 <= i < len: a new reference */
-};
+   sequence protocol, comparisons, repr, index, count, pickling are shared with Sheng ji's
+   core (../_lazy_seq.h, here named core_seq_*; defined in _core_moves.c). */
+#define LAZY_SEQ(name) core_seq_##name
+#include "../_lazy_seq.h"
 
 #define SMALL_PLAYS 8           /* most follows: in the object itself, no other allocation */
 #define SMALL_POOL 24
@@ -201,14 +198,6 @@ PyObject *core_family_moves(PyObject *self, PyObject *const *args, Py_ssize_t na
 PyObject *core_plays_combo(Plays *p, Py_ssize_t j);
 /* the cards of play j (a set of one pack spelled out into ``buf``); their number */
 int core_plays_cards(const Plays *p, Py_ssize_t j, const int **cards, int *buf);
-/* the shared methods of the LazySeq types, and their sequence and mapping tables */
-PyObject *core_seq_richcompare(PyObject *a, PyObject *b, int op);
-PyObject *core_seq_repr(PyObject *self);
-PyObject *core_seq_index(PyObject *self, PyObject *x);
-PyObject *core_seq_count(PyObject *self, PyObject *x);
-PyObject *core_seq_reduce(PyObject *self, PyObject *unused);
-extern PySequenceMethods core_seq_as_sequence;
-extern PyMappingMethods core_seq_as_mapping;
 /* Move(CHOOSE, (), None, text, None, token): a new reference, or NULL */
 PyObject *core_choose_move(PyObject *choose, PyObject *text, PyObject *token);
 

@@ -535,9 +535,7 @@ steps_select(Steps *st, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyMethodDef steps_methods[] = {
-    {"index", core_seq_index, METH_O, "index(move): the first equal item's index."},
-    {"count", core_seq_count, METH_O, "count(move): how many items equal it."},
-    {"__reduce__", core_seq_reduce, METH_NOARGS, "Pickled and copied as a list."},
+    LAZY_SEQ_METHODS,
     {"info", (PyCFunction)steps_info, METH_NOARGS,
      "info(): (texts, firsts, counts): per group its text, its first play's index in the "
      "listing and how many plays it has."},
@@ -559,11 +557,7 @@ PyTypeObject core_steps_type = {
     .tp_basicsize = sizeof(Steps),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_dealloc = (destructor)steps_dealloc,
-    .tp_repr = core_seq_repr,
-    .tp_as_sequence = &core_seq_as_sequence,
-    .tp_as_mapping = &core_seq_as_mapping,
-    .tp_hash = PyObject_HashNotImplemented,
-    .tp_richcompare = core_seq_richcompare,
+    LAZY_SEQ_TYPE_SLOTS,
     .tp_methods = steps_methods,
 };
 
@@ -645,9 +639,7 @@ subset_dealloc(Subset *sub)
 }
 
 static PyMethodDef subset_methods[] = {
-    {"index", core_seq_index, METH_O, "index(move): the first equal item's index."},
-    {"count", core_seq_count, METH_O, "count(move): how many items equal it."},
-    {"__reduce__", core_seq_reduce, METH_NOARGS, "Pickled and copied as a list."},
+    LAZY_SEQ_METHODS,
     {NULL, NULL, 0, NULL}
 };
 
@@ -658,10 +650,6 @@ PyTypeObject core_subset_type = {
     .tp_basicsize = sizeof(Subset),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_dealloc = (destructor)subset_dealloc,
-    .tp_repr = core_seq_repr,
-    .tp_as_sequence = &core_seq_as_sequence,
-    .tp_as_mapping = &core_seq_as_mapping,
-    .tp_hash = PyObject_HashNotImplemented,
-    .tp_richcompare = core_seq_richcompare,
+    LAZY_SEQ_TYPE_SLOTS,
     .tp_methods = subset_methods,
 };

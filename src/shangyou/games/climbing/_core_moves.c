@@ -14,10 +14,13 @@
    list), pickles and copies as a list, and is registered as a collections.abc.Sequence
    (core.py). ``codes()`` gives the plays' codes (without the pass), for tests and tools.
 
-   Those list-like methods are shared (core_seq_*) with the other lazy sequences of moves,
-   the steps of a choice (Steps, Subset in _core_groups.c): each begins with a LazySeq. */
+   Those list-like methods are shared (core_seq_*, ../_lazy_seq.h, defined here) with the
+   other lazy sequences of moves, the steps of a choice (Steps, Subset in _core_groups.c) and
+   Sheng ji's Moves: each begins with a LazySeq. */
 
 #include "_core.h"
+#define LAZY_SEQ_DEFINE
+#include "../_lazy_seq.h"
 
 static Py_ssize_t
 plays_len(LazySeq *s)
@@ -64,12 +67,7 @@ core_plays_new(Gen *g, int following)
 static void
 plays_dealloc(Plays *p)
 {
-    if (p->items != NULL) {
-        for (Py_ssize_t i = 0; i < p->sink.n; i++)
-            Py_XDECREF(p->items[i]);
-        if (p->items != p->small_items)
-            PyMem_Free(p->items);
-    }
+    lazy_seq_items_free(p->items, p->small_items, p->sink.n);
     if (!p->sink.fixed) {
         PyMem_Free(p->sink.plays);
         PyMem_Free(p->sink.pool);
@@ -162,14 +160,8 @@ plays_item_of(LazySeq *s, Py_ssize_t i)
         return core_move_pass;
     }
     Py_ssize_t j = i - p->pass_first;
-    if (p->items == NULL) {
-        if (p->sink.n <= SMALL_PLAYS) {
-            memset(p->small_items, 0, sizeof p->small_items);
-            p->items = p->small_items;
-        } else if ((p->items = PyMem_Calloc((size_t)p->sink.n, sizeof(PyObject *))) == NULL) {
-            return PyErr_NoMemory();
-        }
-    }
+    if (lazy_seq_items(&p->items, p->small_items, SMALL_PLAYS, p->sink.n) == NULL)
+        return NULL;
     PyObject *m = p->items[j];
     if (m == NULL) {
         PyObject *combo = make_combo(p, j);
@@ -183,184 +175,6 @@ plays_item_of(LazySeq *s, Py_ssize_t i)
     Py_INCREF(m);
     return m;
 }
-
-/* ----------------------------------------------- what every lazy sequence of moves shares */
-#define SEQ(o) ((LazySeq *)(o))
-#define SEQ_LEN(o) (SEQ(o)->len(SEQ(o)))
-
-static Py_ssize_t
-seq_len(PyObject *self)
-{
-    return SEQ_LEN(self);
-}
-
-static PyObject *
-seq_item(PyObject *self, Py_ssize_t i)
-{
-    if (i < 0 || i >= SEQ_LEN(self)) {
-        PyErr_SetString(PyExc_IndexError, "legal move index out of range");
-        return NULL;
-    }
-    return SEQ(self)->item(SEQ(self), i);
-}
-
-/* n items from start, step apart, as a new list of Move objects */
-static PyObject *
-items_list(PyObject *self, Py_ssize_t start, Py_ssize_t n, Py_ssize_t step)
-{
-    PyObject *out = PyList_New(n);
-    if (out == NULL)
-        return NULL;
-    for (Py_ssize_t k = 0, i = start; k < n; k++, i += step) {
-        PyObject *m = SEQ(self)->item(SEQ(self), i);
-        if (m == NULL) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        PyList_SET_ITEM(out, k, m);
-    }
-    return out;
-}
-
-static PyObject *
-as_list(PyObject *self)
-{
-    return items_list(self, 0, SEQ_LEN(self), 1);
-}
-
-static PyObject *
-seq_subscript(PyObject *self, PyObject *key)
-{
-    if (PyIndex_Check(key)) {
-        Py_ssize_t i = PyNumber_AsSsize_t(key, PyExc_IndexError);
-        if (i == -1 && PyErr_Occurred())
-            return NULL;
-        if (i < 0)
-            i += SEQ_LEN(self);
-        return seq_item(self, i);
-    }
-    if (PySlice_Check(key)) {            /* a slice is a list, as a list's slice is */
-        Py_ssize_t start, stop, step;
-        if (PySlice_Unpack(key, &start, &stop, &step) < 0)
-            return NULL;
-        Py_ssize_t n = PySlice_AdjustIndices(SEQ_LEN(self), &start, &stop, step);
-        return items_list(self, start, n, step);
-    }
-    PyErr_Format(PyExc_TypeError, "legal move indices must be integers or slices, not %.200s",
-                 Py_TYPE(key)->tp_name);
-    return NULL;
-}
-
-static PyObject *
-seq_concat(PyObject *self, PyObject *other)
-{
-    PyObject *l = as_list(self);
-    if (l == NULL)
-        return NULL;
-    PyObject *out = PySequence_Concat(l, other);
-    Py_DECREF(l);
-    return out;
-}
-
-static int
-is_seq(PyObject *o)
-{
-    return PyList_Check(o) || Py_IS_TYPE(o, &core_plays_type) ||
-        Py_IS_TYPE(o, &core_steps_type) || Py_IS_TYPE(o, &core_subset_type);
-}
-
-PyObject *
-core_seq_richcompare(PyObject *a, PyObject *b, int op)
-{
-    if ((op != Py_EQ && op != Py_NE) || !is_seq(a) || !is_seq(b))
-        Py_RETURN_NOTIMPLEMENTED;
-    PyObject *la = PyList_Check(a) ? (Py_INCREF(a), a) : as_list(a);
-    if (la == NULL)
-        return NULL;
-    PyObject *lb = PyList_Check(b) ? (Py_INCREF(b), b) : as_list(b);
-    if (lb == NULL) {
-        Py_DECREF(la);
-        return NULL;
-    }
-    PyObject *out = PyObject_RichCompare(la, lb, op);
-    Py_DECREF(la);
-    Py_DECREF(lb);
-    return out;
-}
-
-PyObject *
-core_seq_repr(PyObject *self)
-{
-    PyObject *l = as_list(self);
-    if (l == NULL)
-        return NULL;
-    PyObject *out = PyObject_Repr(l);
-    Py_DECREF(l);
-    return out;
-}
-
-/* index(x) and count(x), as a list's (equality of the items): the items equal to x from the
-   first on, all of them counted (count) or the first one's index (first; -1 if none); -2 on
-   an error */
-static Py_ssize_t
-seq_scan(PyObject *self, PyObject *x, int first)
-{
-    Py_ssize_t k = 0;
-    for (Py_ssize_t i = 0; i < SEQ_LEN(self); i++) {
-        PyObject *m = SEQ(self)->item(SEQ(self), i);
-        if (m == NULL)
-            return -2;
-        int eq = PyObject_RichCompareBool(m, x, Py_EQ);
-        Py_DECREF(m);
-        if (eq < 0)
-            return -2;
-        if (eq && first)
-            return i;
-        k += eq;
-    }
-    return first ? -1 : k;
-}
-
-PyObject *
-core_seq_index(PyObject *self, PyObject *x)
-{
-    Py_ssize_t i = seq_scan(self, x, 1);
-    if (i == -2)
-        return NULL;
-    if (i == -1) {
-        PyErr_SetString(PyExc_ValueError, "the move is not a legal move");
-        return NULL;
-    }
-    return PyLong_FromSsize_t(i);
-}
-
-PyObject *
-core_seq_count(PyObject *self, PyObject *x)
-{
-    Py_ssize_t k = seq_scan(self, x, 0);
-    return k == -2 ? NULL : PyLong_FromSsize_t(k);
-}
-
-/* pickling and copying: the list of the moves */
-PyObject *
-core_seq_reduce(PyObject *self, PyObject *unused)
-{
-    PyObject *l = as_list(self);
-    if (l == NULL)
-        return NULL;
-    return Py_BuildValue("(O(N))", (PyObject *)&PyList_Type, l);
-}
-
-PySequenceMethods core_seq_as_sequence = {
-    .sq_length = seq_len,
-    .sq_concat = seq_concat,
-    .sq_item = seq_item,
-};
-
-PyMappingMethods core_seq_as_mapping = {
-    .mp_length = seq_len,
-    .mp_subscript = seq_subscript,
-};
 
 /* ------------------------------------------------------------------------ Plays */
 static PyObject *
@@ -562,9 +376,7 @@ plays_env_rows(Plays *p, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyMethodDef plays_methods[] = {
-    {"index", core_seq_index, METH_O, "index(move): the first equal item's index."},
-    {"count", core_seq_count, METH_O, "count(move): how many items equal it."},
-    {"__reduce__", core_seq_reduce, METH_NOARGS, "Pickled and copied as a list."},
+    LAZY_SEQ_METHODS,
     {"codes", (PyCFunction)plays_codes, METH_NOARGS,
      "codes(): each play's integer code, in order (the pass, if any, left out)."},
     {"env_sort", (PyCFunction)plays_env_sort, METH_NOARGS,
@@ -586,11 +398,7 @@ PyTypeObject core_plays_type = {
     .tp_basicsize = sizeof(Plays),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_dealloc = (destructor)plays_dealloc,
-    .tp_repr = core_seq_repr,
-    .tp_as_sequence = &core_seq_as_sequence,
-    .tp_as_mapping = &core_seq_as_mapping,
-    .tp_hash = PyObject_HashNotImplemented,
-    .tp_richcompare = core_seq_richcompare,
+    LAZY_SEQ_TYPE_SLOTS,
     .tp_methods = plays_methods,
 };
 

@@ -85,6 +85,10 @@ void sj_sort_by_key(const Ctx *t, unsigned char *cards, int n);
 int sj_sort_codes(unsigned char *a, int n);
 
 /* _core_seq.c */
+/* the lazy sequence's shared methods (../_lazy_seq.h, shared with the climbing core; here
+   named sj_seq_*, defined in _core_seq.c) */
+#define LAZY_SEQ(name) sj_seq_##name
+#include "../_lazy_seq.h"
 extern PyTypeObject sj_moves_type;
 PyObject *sj_moves_new(PyObject *token, Sink **sink);  /* its sink, to be filled */
 

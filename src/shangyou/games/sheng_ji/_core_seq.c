@@ -8,15 +8,18 @@
    the Python code makes (ShengJiGame._list_moves); the sequence cannot be changed. It
    compares equal to a list of the same moves, concatenates with a list (a list), slices to
    lists, pickles and copies as a list, and is registered as a collections.abc.Sequence
-   (core.py). */
+   (core.py). Those list-like methods are the climbing core's too (../_lazy_seq.h, defined
+   here under the names sj_seq_*). */
 
 #include "_core.h"
+#define LAZY_SEQ_DEFINE
+#include "../_lazy_seq.h"
 
 #define SMALL 96                /* most listings (a lead's units and throws too): in the */
 #define SMALL_POOL 640          /* object itself, no other allocation */
 
 typedef struct {
-    PyObject_HEAD
+    LazySeq seq;
     Sink sink;
     PyObject *token;
     PyObject **items;           /* the Move of each item, NULL until made (or no array yet) */
@@ -26,6 +29,9 @@ typedef struct {
     unsigned char small_pool[SMALL_POOL];
     PyObject *small_items[SMALL];
 } Moves;
+
+static Py_ssize_t moves_len(LazySeq *s);
+static PyObject *moves_item_of(LazySeq *s, Py_ssize_t i);
 
 /* the memory of the last Moves freed, kept for the next (a game lists one state at a time:
    this saves a large allocation and its release a move); the GIL guards it */
@@ -42,6 +48,8 @@ sj_moves_new(PyObject *token, Sink **sink)
     } else if ((p = PyObject_New(Moves, &sj_moves_type)) == NULL) {
         return NULL;
     }
+    p->seq.len = moves_len;
+    p->seq.item = moves_item_of;
     memset(&p->sink, 0, sizeof p->sink);
     p->sink.fixed = 1;
     p->sink.kind = p->small_kind;
@@ -60,12 +68,7 @@ sj_moves_new(PyObject *token, Sink **sink)
 static void
 moves_dealloc(Moves *p)
 {
-    if (p->items != NULL) {
-        for (Py_ssize_t i = 0; i < p->sink.n; i++)
-            Py_XDECREF(p->items[i]);
-        if (p->items != p->small_items)
-            PyMem_Free(p->items);
-    }
+    lazy_seq_items_free(p->items, p->small_items, p->sink.n);
     sj_sink_free(&p->sink);
     Py_XDECREF(p->token);
     if (spare == NULL && Py_IS_TYPE(p, &sj_moves_type))
@@ -75,9 +78,9 @@ moves_dealloc(Moves *p)
 }
 
 static Py_ssize_t
-moves_len(Moves *p)
+moves_len(LazySeq *s)
 {
-    return p->sink.n;
+    return ((Moves *)s)->sink.n;
 }
 
 /* Move(kind, cards, None, text, None, token) for item j (a new reference) */
@@ -103,17 +106,13 @@ make_move(Moves *p, Py_ssize_t j)
     return o;
 }
 
+/* item i, 0 <= i < len (a new reference) */
 static PyObject *
-item(Moves *p, Py_ssize_t i)
+moves_item_of(LazySeq *s, Py_ssize_t i)
 {
-    if (p->items == NULL) {
-        if (p->sink.n <= SMALL) {
-            memset(p->small_items, 0, sizeof(PyObject *) * (size_t)p->sink.n);   /* (n <= SMALL) */
-            p->items = p->small_items;
-        } else if ((p->items = PyMem_Calloc((size_t)p->sink.n, sizeof(PyObject *))) == NULL) {
-            return PyErr_NoMemory();
-        }
-    }
+    Moves *p = (Moves *)s;
+    if (lazy_seq_items(&p->items, p->small_items, SMALL, p->sink.n) == NULL)
+        return NULL;
     PyObject *m = p->items[i];
     if (m == NULL) {
         m = make_move(p, i);
@@ -125,190 +124,9 @@ item(Moves *p, Py_ssize_t i)
     return m;
 }
 
-static PyObject *
-moves_item(Moves *p, Py_ssize_t i)
-{
-    if (i < 0 || i >= p->sink.n) {
-        PyErr_SetString(PyExc_IndexError, "legal move index out of range");
-        return NULL;
-    }
-    return item(p, i);
-}
-
-static PyObject *
-items_list(Moves *p, Py_ssize_t start, Py_ssize_t n, Py_ssize_t step)
-{
-    PyObject *out = PyList_New(n);
-    if (out == NULL)
-        return NULL;
-    for (Py_ssize_t k = 0, i = start; k < n; k++, i += step) {
-        PyObject *m = item(p, i);
-        if (m == NULL) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        PyList_SET_ITEM(out, k, m);
-    }
-    return out;
-}
-
-static PyObject *
-as_list(Moves *p)
-{
-    return items_list(p, 0, p->sink.n, 1);
-}
-
-static PyObject *
-moves_subscript(Moves *p, PyObject *key)
-{
-    if (PyIndex_Check(key)) {
-        Py_ssize_t i = PyNumber_AsSsize_t(key, PyExc_IndexError);
-        if (i == -1 && PyErr_Occurred())
-            return NULL;
-        if (i < 0)
-            i += p->sink.n;
-        return moves_item(p, i);
-    }
-    if (PySlice_Check(key)) {
-        Py_ssize_t start, stop, step;
-        if (PySlice_Unpack(key, &start, &stop, &step) < 0)
-            return NULL;
-        Py_ssize_t n = PySlice_AdjustIndices(p->sink.n, &start, &stop, step);
-        return items_list(p, start, n, step);
-    }
-    PyErr_Format(PyExc_TypeError, "legal move indices must be integers or slices, not %.200s",
-                 Py_TYPE(key)->tp_name);
-    return NULL;
-}
-
-static PyObject *
-moves_concat(Moves *p, PyObject *other)
-{
-    PyObject *l = as_list(p);
-    if (l == NULL)
-        return NULL;
-    PyObject *out = PySequence_Concat(l, other);
-    Py_DECREF(l);
-    return out;
-}
-
-static PyObject *
-moves_richcompare(PyObject *a, PyObject *b, int op)
-{
-    if ((op != Py_EQ && op != Py_NE) ||
-        !(PyList_Check(b) || Py_IS_TYPE(b, &sj_moves_type)) ||
-        !(PyList_Check(a) || Py_IS_TYPE(a, &sj_moves_type)))
-        Py_RETURN_NOTIMPLEMENTED;
-    PyObject *la = PyList_Check(a) ? (Py_INCREF(a), a) : as_list((Moves *)a);
-    if (la == NULL)
-        return NULL;
-    PyObject *lb = PyList_Check(b) ? (Py_INCREF(b), b) : as_list((Moves *)b);
-    if (lb == NULL) {
-        Py_DECREF(la);
-        return NULL;
-    }
-    PyObject *out = PyObject_RichCompare(la, lb, op);
-    Py_DECREF(la);
-    Py_DECREF(lb);
-    return out;
-}
-
-static PyObject *
-moves_repr(Moves *p)
-{
-    PyObject *l = as_list(p);
-    if (l == NULL)
-        return NULL;
-    PyObject *out = PyObject_Repr(l);
-    Py_DECREF(l);
-    return out;
-}
-
-/* index(x) / count(x) as a list's; -2 on an error, -1 when not found (index) */
-static Py_ssize_t
-scan(Moves *p, PyObject *x, int first)
-{
-    Py_ssize_t k = 0;
-    for (Py_ssize_t i = 0; i < p->sink.n; i++) {
-        PyObject *m = item(p, i);
-        if (m == NULL)
-            return -2;
-        int eq = PyObject_RichCompareBool(m, x, Py_EQ);
-        Py_DECREF(m);
-        if (eq < 0)
-            return -2;
-        if (eq && first)
-            return i;
-        k += eq;
-    }
-    return first ? -1 : k;
-}
-
-static PyObject *
-moves_index(Moves *p, PyObject *x)
-{
-    Py_ssize_t i = scan(p, x, 1);
-    if (i == -2)
-        return NULL;
-    if (i == -1) {
-        PyErr_SetString(PyExc_ValueError, "the move is not a legal move");
-        return NULL;
-    }
-    return PyLong_FromSsize_t(i);
-}
-
-static PyObject *
-moves_count(Moves *p, PyObject *x)
-{
-    Py_ssize_t k = scan(p, x, 0);
-    return k == -2 ? NULL : PyLong_FromSsize_t(k);
-}
-
-static int
-moves_contains(Moves *p, PyObject *x)
-{
-    Py_ssize_t i = scan(p, x, 1);
-    return i == -2 ? -1 : i >= 0;
-}
-
-static PyObject *
-moves_reduce(Moves *p, PyObject *unused)
-{
-    PyObject *l = as_list(p);
-    if (l == NULL)
-        return NULL;
-    return Py_BuildValue("(O(N))", (PyObject *)&PyList_Type, l);
-}
-
-static PyObject *
-moves_reversed(Moves *p, PyObject *unused)
-{
-    PyObject *l = p->sink.n ? items_list(p, p->sink.n - 1, p->sink.n, -1) : PyList_New(0);
-    if (l == NULL)
-        return NULL;
-    PyObject *it = PyObject_GetIter(l);
-    Py_DECREF(l);
-    return it;
-}
-
 static PyMethodDef moves_methods[] = {
-    {"index", (PyCFunction)moves_index, METH_O, "The index of the first equal move."},
-    {"count", (PyCFunction)moves_count, METH_O, "How many moves are equal to x."},
-    {"__reduce__", (PyCFunction)moves_reduce, METH_NOARGS, "Pickled and copied as a list."},
-    {"__reversed__", (PyCFunction)moves_reversed, METH_NOARGS, "The moves, last first."},
+    LAZY_SEQ_METHODS,
     {NULL, NULL, 0, NULL}
-};
-
-static PySequenceMethods moves_as_sequence = {
-    .sq_length = (lenfunc)moves_len,
-    .sq_concat = (binaryfunc)moves_concat,
-    .sq_item = (ssizeargfunc)moves_item,
-    .sq_contains = (objobjproc)moves_contains,
-};
-
-static PyMappingMethods moves_as_mapping = {
-    .mp_length = (lenfunc)moves_len,
-    .mp_subscript = (binaryfunc)moves_subscript,
 };
 
 PyTypeObject sj_moves_type = {
@@ -318,10 +136,6 @@ PyTypeObject sj_moves_type = {
     .tp_basicsize = sizeof(Moves),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_dealloc = (destructor)moves_dealloc,
-    .tp_repr = (reprfunc)moves_repr,
-    .tp_as_sequence = &moves_as_sequence,
-    .tp_as_mapping = &moves_as_mapping,
-    .tp_hash = PyObject_HashNotImplemented,
-    .tp_richcompare = moves_richcompare,
+    LAZY_SEQ_TYPE_SLOTS,
     .tp_methods = moves_methods,
 };
