@@ -79,6 +79,7 @@ class Pair:
         _on(False)
         self.b = make_game(name, dict(options), seed, match=match)
         self.seen = 0
+        self.held = 0                        # states checked while the core held the hand
         self.kinds: dict = {}
         self.check()
 
@@ -102,13 +103,19 @@ class Pair:
 
     def check_state(self) -> None:
         a, b = self.a, self.b
+        if "hands" not in a.__dict__:
+            # the hand held in C (``_st``): asking for one attribute makes them all again
+            # (a clone's packed attributes are made so too)
+            self.held += "_lazy" not in a.__dict__
+            a.hands
         da = {k: v for k, v in a.__dict__.items() if k not in SKIP_STATE}
         db = {k: v for k, v in b.__dict__.items() if k not in SKIP_STATE}
         assert da.keys() == db.keys()
         for k in db:
             assert da[k] == db[k], (k, da[k], db[k])
         for k in type(b).__slots__:          # the deal's record and the levels (slots)
-            assert getattr(a, k, None) == getattr(b, k, None), k
+            if k != "_st" and k not in SKIP_STATE:     # (``_st``: the hand held in C)
+                assert getattr(a, k, None) == getattr(b, k, None), k
         # the logs only grow: compare what is new
         for k in ("moves", "events", "tricks"):
             xa, xb = getattr(a, k), getattr(b, k)
@@ -160,13 +167,60 @@ def _restore_core():
                               for n, o, _ in CONFIGS])
 def test_lockstep_hands(name, options, games):
     kinds: dict = {}
+    held = 0
     for seed in range(GAMES or games):
         p = Pair(name, options, seed)
         p.play(random.Random(seed * 7 + 1), views=seed % 4 == 0)
         for k, v in p.kinds.items():
             kinds[k] = kinds.get(k, 0) + v
-    # the games reached the moves the core makes
+        held += p.held
+    # the games reached the moves the core makes, and states the core held in C
     assert kinds.get(("play", "play"), 0) > 0 and kinds.get(("play", "throw"), 0) > 0
+    assert held > 0 or not core.AVAILABLE
+
+
+HELD = [("sheng-ji", {}, 30), ("sheng-ji/zhao-pengyou", {"players": 6}, 20),
+        ("sheng-ji", {"decks": 3, "throw_penalty": 10, "red_five": True}, 12),
+        ("sheng-ji/zhao-pengyou", {"kitty_theft": True, "friends": 2, "players": 5}, 12)]
+
+
+@pytest.mark.parametrize("name,options,games", HELD)
+def test_hand_held_in_c_over_many_moves(name, options, games):
+    """The core's game played with nothing read for a random number of moves (so the hand
+    stays held in C, ``_core_hand.c``, its records growing), then its whole state compared;
+    its listings compared at every move. Asked for in turn: an attribute, a pickle, a clone,
+    a view."""
+    spans = 0
+    for seed in range(games):
+        p = Pair(name, options, 500 + seed)
+        rng = random.Random(seed)
+        quiet = 0
+        while not p.b.over:
+            la, lb = p.listing()
+            p.apply(rng.randrange(len(lb)), la, lb)
+            quiet -= 1
+            if quiet > 0 and not p.b.over:
+                continue
+            spans += core.AVAILABLE and "hands" not in p.a.__dict__ and \
+                "_lazy" not in p.a.__dict__
+            how = rng.randrange(4)
+            if how == 1:                     # a pickle makes the attributes first
+                p.a = pickle.loads(pickle.dumps(p.a))
+            elif how == 2:                   # so does a clone, which plays on for the original
+                p.a = p.a.clone()
+            elif how == 3:
+                _on(True)
+                va = p.a.view(p.a.to_act or 0)
+                _on(False)
+                assert va == p.b.view(p.b.to_act or 0)
+            if how != 2:                     # (the clone is compared after its next span)
+                p.check_state()
+            quiet = rng.randrange(1, 40)
+        assert p.a.events == p.b.events and p.a.moves == p.b.moves or \
+            [(s, str(m)) for s, m in p.a.moves] == [(s, str(m)) for s, m in p.b.moves]
+        assert p.a.events == p.b.events and p.a.tricks == p.b.tricks
+        assert p.a.result == p.b.result and p.a.history == p.b.history
+    assert spans > 0 or not core.AVAILABLE
 
 
 @pytest.mark.parametrize("name,options,games", MATCHES)
@@ -209,6 +263,7 @@ def test_sampled_worlds():
         pair.a = sample_world(view, random.Random(seed), g.rules)
         pair.b = sample_world(view, random.Random(seed), g.rules)
         pair.seen = 0
+        pair.held = 0
         pair.kinds = {}
         pair.play(random.Random(seed + 1), views=False)
     assert len(phases) >= 3, phases

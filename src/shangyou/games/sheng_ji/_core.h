@@ -116,6 +116,25 @@ PyObject *sj_card_lists(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 int sj_names(void);
 int sj_unpacked(PyObject *game, PyObject *d);
 
+/* _core_moves.c: the play phase's listing from card counts (lead NULL: leading) */
+PyObject *sj_list_play(const Ctx *t, const int *hand, const int *pend,
+                       const unsigned char *plist, int np, const int *lead, int nl, int decks,
+                       PyObject *token);
+/* _core_apply.c: a list of order.Unit objects */
+int sj_unit_list(const SUnit *units, int nu, PyObject **out);
+
+/* _core_hand.c: the hand's play state held in C behind the game (docs/core-sheng-ji.md) */
+extern PyTypeObject sj_held_type;
+int sj_held_bind(PyObject *cls);                  /* the class's ``_st`` slot; 0 or -1 */
+/* the attributes made from the held state, and the state let go: 1 made, 0 none held, -1 */
+int sj_held_flush(PyObject *game);
+/* ShengJiGame.legal_moves while the hand is held (or can be): a new reference, or NULL
+   (with an exception, or none: the dict's path lists) */
+PyObject *sj_held_legal(PyObject *game);
+/* apply_listed while the hand is held: 1 made, 0 not made (nothing changed), -1 error */
+int sj_held_apply(PyObject *game, PyObject *move, PyObject *seat);
+PyObject *sj_flush(PyObject *self, PyObject *game);
+
 /* _core_rollout.c: the search's playout (bots/sheng_ji_search.py, Sim.run) */
 PyObject *sj_rollout(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 extern PyObject *S_phase, *S_to_act, *S_hands, *S_trick, *S_pending, *S_trump, *S_rules,

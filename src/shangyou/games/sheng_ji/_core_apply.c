@@ -162,8 +162,8 @@ sj_unit(const SUnit *u)
     return o;
 }
 
-static int
-unit_list(const SUnit *units, int nu, PyObject **out)
+int
+sj_unit_list(const SUnit *units, int nu, PyObject **out)
 {
     PyObject *l = PyList_New(nu);
     if (l == NULL)
@@ -238,7 +238,7 @@ make_play(PyObject *game, PyObject *d, PyObject *move, Play *P, PyObject *hands,
     }
     if (leading) {
         PyObject *units;
-        if (unit_list(P->units, P->nu, &units) < 0)
+        if (sj_unit_list(P->units, P->nu, &units) < 0)
             goto done;
         int r = PyDict_SetItem(d, S_lead_units, units);
         Py_DECREF(units);
@@ -673,6 +673,9 @@ sj_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     if (sj_names() < 0)
         return NULL;
+    int held = sj_held_apply(args[0], args[1], args[2]);      /* the hand held in C */
+    if (held != 0)
+        return held < 0 ? NULL : Py_NewRef(Py_True);
     PyObject *d = PyObject_GenericGetDict(args[0], NULL);
     if (d == NULL) {
         PyErr_Clear();

@@ -91,31 +91,21 @@ is_str(PyObject *o, PyObject *s)
     return o != NULL && PyUnicode_CheckExact(o) && (o == s || PyUnicode_Compare(o, s) == 0);
 }
 
-/* the cards of the effective suit's throw so far, or the hand: helpers for the listing */
-static PyObject *
-list_play(PyObject *d, long seat, PyObject *token)
+/* the listing of the play phase from the seat's hand, the pending cards and the trick's lead
+   as card counts (``lead`` NULL: leading); a Moves sequence, None (a new reference: the
+   Python code lists), or NULL with an exception. ``decks`` is read only for a lead. The game's
+   attributes (list_play) and the hand held in C (_core_hand.c) both list through it. */
+PyObject *
+sj_list_play(const Ctx *t, const int *hand, const int *pend, const unsigned char *plist,
+             int np, const int *lead, int nl, int decks, PyObject *token)
 {
-    PyObject *hands = GET(d, S_hands), *trick = GET(d, S_trick), *pending = GET(d, S_pending);
-    PyObject *rules = GET(d, S_rules);
-    const Ctx *t;
-    if (hands == NULL || !PyList_CheckExact(hands) || seat >= PyList_GET_SIZE(hands) ||
-        trick == NULL || !PyList_CheckExact(trick) || pending == NULL ||
-        !PyList_CheckExact(pending) || rules == NULL ||
-        (t = sj_ctx_read(GET(d, S_trump))) == NULL)
-        Py_RETURN_NONE;
-    int hand[NCARD] = {0}, pend[NCARD] = {0};
-    unsigned char plist[MAXH];
-    int nh = sj_read_cards(PyList_GET_ITEM(hands, seat), hand, NULL, MAXH);
-    int np = sj_read_cards(pending, pend, plist, MAXH);
-    if (nh < 0 || np < 0)
-        Py_RETURN_NONE;
     Sink *sink;
     PyObject *out = sj_moves_new(token, &sink);
     if (out == NULL)
         return NULL;
     unsigned char buf[NCARD];
     int nb = 0;
-    if (PyList_GET_SIZE(trick) == 0) {                   /* leading */
+    if (lead == NULL) {                                  /* leading */
         if (np) {                                        /* a throw being built */
             if (sj_sink_add(sink, K_COMMIT, NULL, 0) < 0)
                 goto fail;
@@ -124,15 +114,11 @@ list_play(PyObject *d, long seat, PyObject *token)
                 if (hand[c] - pend[c] > 0 && t->eff[c] == s)
                     buf[nb++] = (unsigned char)c;
         } else {
-            PyObject *dk = PyObject_GetAttr(rules, S_decks);
-            long decks = dk != NULL && PyLong_CheckExact(dk) ? PyLong_AsLong(dk) : -1;
-            Py_XDECREF(dk);
             if (decks < 1 || decks > 8) {
-                PyErr_Clear();
                 Py_DECREF(out);
                 Py_RETURN_NONE;
             }
-            if (sj_lead_units(t, hand, (int)decks, sink) < 0)
+            if (sj_lead_units(t, hand, decks, sink) < 0)
                 goto fail;
             for (int c = 0; c < NCARD; c++)
                 if (hand[c])
@@ -143,13 +129,6 @@ list_play(PyObject *d, long seat, PyObject *token)
             if (sj_sink_add(sink, K_THROW, &buf[i], 1) < 0)
                 goto fail;
         return out;
-    }
-    PyObject *first = PyList_GET_ITEM(trick, 0);
-    int lead[NCARD] = {0}, nl;
-    if (!PyTuple_CheckExact(first) || PyTuple_GET_SIZE(first) != 2 ||
-        (nl = sj_read_cards(PyTuple_GET_ITEM(first, 1), lead, NULL, MAXH)) <= 0) {
-        Py_DECREF(out);
-        Py_RETURN_NONE;
     }
     SUnit units[MAXU];
     int nu = sj_decompose(t, lead, units);
@@ -178,6 +157,42 @@ fail:
     if (!PyErr_Occurred())
         PyErr_NoMemory();
     return NULL;
+}
+
+/* the play phase's listing read from the game's attributes */
+static PyObject *
+list_play(PyObject *d, long seat, PyObject *token)
+{
+    PyObject *hands = GET(d, S_hands), *trick = GET(d, S_trick), *pending = GET(d, S_pending);
+    PyObject *rules = GET(d, S_rules);
+    const Ctx *t;
+    if (hands == NULL || !PyList_CheckExact(hands) || seat >= PyList_GET_SIZE(hands) ||
+        trick == NULL || !PyList_CheckExact(trick) || pending == NULL ||
+        !PyList_CheckExact(pending) || rules == NULL ||
+        (t = sj_ctx_read(GET(d, S_trump))) == NULL)
+        Py_RETURN_NONE;
+    int hand[NCARD] = {0}, pend[NCARD] = {0};
+    unsigned char plist[MAXH];
+    int nh = sj_read_cards(PyList_GET_ITEM(hands, seat), hand, NULL, MAXH);
+    int np = sj_read_cards(pending, pend, plist, MAXH);
+    if (nh < 0 || np < 0)
+        Py_RETURN_NONE;
+    if (PyList_GET_SIZE(trick) == 0) {
+        long decks = 0;
+        if (!np) {
+            PyObject *dk = PyObject_GetAttr(rules, S_decks);
+            decks = dk != NULL && PyLong_CheckExact(dk) ? PyLong_AsLong(dk) : -1;
+            Py_XDECREF(dk);
+            PyErr_Clear();
+        }
+        return sj_list_play(t, hand, pend, plist, np, NULL, 0, (int)decks, token);
+    }
+    PyObject *first = PyList_GET_ITEM(trick, 0);
+    int lead[NCARD] = {0}, nl;
+    if (!PyTuple_CheckExact(first) || PyTuple_GET_SIZE(first) != 2 ||
+        (nl = sj_read_cards(PyTuple_GET_ITEM(first, 1), lead, NULL, MAXH)) <= 0)
+        Py_RETURN_NONE;
+    return sj_list_play(t, hand, pend, plist, np, lead, nl, 0, token);
 }
 
 static PyObject *
@@ -214,10 +229,13 @@ list_bury(PyObject *game, PyObject *d, long seat, PyObject *token)
 }
 
 /* a clone still holding its packed attributes (clone.py, ``_lazy``) has them made now (its
-   ``_unpack``), so that the core reads them as any game's; 0, or -1 with an exception */
+   ``_unpack``), and a game whose hand is held in C (_core_hand.c) has its attributes made,
+   so that the core reads them as any game's; 0, or -1 with an exception */
 int
 sj_unpacked(PyObject *game, PyObject *d)
 {
+    if (sj_held_flush(game) < 0)                  /* the hand held in C made attributes */
+        return -1;
     if (PyDict_GetItemWithError(d, S_lazy) == NULL)
         return PyErr_Occurred() ? -1 : 0;
     PyObject *r = PyObject_CallMethodNoArgs(game, S_unpack);

@@ -103,7 +103,10 @@ class ShengJiGame(ShengJiClone):
     __slots__ = ("seed", "match", "levels", "starter", "level_rank", "_kitty_as_dealt", "kitty",
                  "bid", "bid_log", "next_draw", "_drawn_by", "final_round", "buried",
                  "kitty_owner", "kitty_taken", "to_bury", "leader", "over", "theft_round",
-                 "_tricks_cache")
+                 "_tricks_cache", "_st")
+    # ``_st``: the hand's play state while the core holds it (``_core_hand.c``): then the
+    # hands, the trick, the pending cards, the cards won, the tricks, the events, the log and
+    # the listing are not in the dict; asking for any makes them all again (clone.py)
     # see GameBase.clone; the hands, the cards won, the stock, the cards seen, the log, the
     # events and the tricks go into ``_lazy`` (see clone)
     # (``result``: made whole when the game ends, which nothing changes after; ``calls`` and

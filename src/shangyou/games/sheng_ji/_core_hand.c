@@ -1,0 +1,766 @@
+/* The hand's play state held in C behind the game (ShengJiGame's ``_st`` slot).
+
+   In the play phase a move read and wrote about a dozen of the game's attributes (the hands,
+   the trick, the pending cards, the cards won, the tricks, the events, the log, the listing
+   and its token) as Python lists and dict items. While the hand is *held*, a ``Held``
+   object keeps them as card arrays and compact records, and those attributes are gone from
+   the game's dict; the class's descriptors for them (clone.py, ``_Packed``) make them again
+   (``sj_held_flush``) as soon as anything asks for one, so callers cannot tell, but for the
+   clock:
+
+   - taken (``take``) when the C ``legal_moves`` lists in the play phase: the hands are read
+     once; the cards won, the events, the log and the finished tricks only gain items, so
+     their lists are kept and only what is added is recorded;
+   - made again (``sj_held_flush``): each hand list gets its cards back in place (the same
+     list objects), the cards won, the tricks, the events and the log are appended, the
+     trick, the pending cards, the lead's units, the listing and its token set; in Zhao
+     Pengyou the cards seen too;
+   - a move the held state does not make (the hand's last trick and its scoring, a friend
+     revealed, a failed throw with a penalty, a move not from the listing) first makes the
+     attributes again, then goes the way it went before (_core_apply.c, or Python).
+
+   Each game has its own Held (no state shared between games or across a call back into
+   Python); its records grow with PyMem_Realloc. A Held holds no reference to its game. */
+
+#include "_core.h"
+#include "../_dict_helpers.h"
+#include "../_slots.h"
+
+enum { EV_PLAY, EV_TRICK, EV_FAILED };
+#define MAXCALLS 8
+
+typedef struct { int seat, off, n; } PlayRec;                  /* cards in the pool */
+typedef struct { int kind, seat, pts, play, off, n; } EvRec;
+typedef struct { int winner, first, n; } TrickRec;            /* plays[first .. first + n) */
+typedef struct { int seat; PyObject *move; } LogRec;
+
+typedef struct {
+    PyObject_HEAD
+    int valid;
+    int n, decks, friends, to_act;
+    Ctx ctx;
+    unsigned char hand[MAXSEATS][MAXH];                 /* in the game's order */
+    int nhand[MAXSEATS], hcnt[MAXSEATS][NCARD];
+    unsigned char pend[MAXH];
+    int np;
+    PlayRec *plays;                     /* the trick's plays when taken, then every play */
+    int nplays, cap_plays, trick_start;
+    unsigned char *pool;
+    int npool, cap_pool;
+    EvRec *evs;
+    int nevs, cap_evs;
+    TrickRec *tricks;
+    int ntricks, cap_tricks;
+    LogRec *log;
+    int nlog, cap_log;
+    int seen[NCARD], seen0[NCARD];      /* Zhao Pengyou: the cards seen (now, when taken) */
+    int ncalls, call_o[MAXCALLS], call_c[MAXCALLS], call_done[MAXCALLS];
+    PyObject *hands, *won, *events, *moves, *tricks_o, *seen_o, *legal, *token;
+} Held;
+
+static Py_ssize_t st_off = -1;          /* the ``_st`` slot's offset (the class's layout) */
+static PyTypeObject *game_type;
+static PyObject *S_st_dict_names[11];
+static int n_names;
+
+#define GROW(arr, n, cap, need) \
+    ((n) + (need) <= (cap) || grow((void **)&(arr), &(cap), (n) + (need), sizeof *(arr)) == 0)
+
+static int
+grow(void **arr, int *cap, int need, size_t size)
+{
+    int c = *cap ? *cap : 32;
+    while (c < need)
+        c *= 2;
+    void *p = PyMem_Realloc(*arr, (size_t)c * size);
+    if (p == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *arr = p;
+    *cap = c;
+    return 0;
+}
+
+static void
+release(Held *h)
+{
+    for (int i = 0; i < h->nlog; i++)
+        Py_DECREF(h->log[i].move);
+    h->nlog = h->nplays = h->npool = h->nevs = h->ntricks = h->trick_start = h->np = 0;
+    Py_CLEAR(h->hands);
+    Py_CLEAR(h->won);
+    Py_CLEAR(h->events);
+    Py_CLEAR(h->moves);
+    Py_CLEAR(h->tricks_o);
+    Py_CLEAR(h->seen_o);
+    Py_CLEAR(h->legal);
+    Py_CLEAR(h->token);
+    h->valid = 0;
+}
+
+static void
+held_dealloc(PyObject *o)
+{
+    Held *h = (Held *)o;
+    release(h);
+    PyMem_Free(h->plays);
+    PyMem_Free(h->pool);
+    PyMem_Free(h->evs);
+    PyMem_Free(h->tricks);
+    PyMem_Free(h->log);
+    Py_TYPE(o)->tp_free(o);
+}
+
+PyTypeObject sj_held_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "shangyou.games.sheng_ji._core.Held",
+    .tp_basicsize = sizeof(Held),
+    .tp_dealloc = held_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A Sheng ji hand's play state held in C behind its game (_core_hand.c).",
+};
+
+int
+sj_held_bind(PyObject *cls)
+{
+    const char *names[1] = {"_st"};
+    if (slot_offsets(cls, names, 1, 1, 0, &st_off) < 0)
+        return -1;
+    game_type = (PyTypeObject *)cls;
+    const char *dn[11] = {"hands", "won", "trick", "pending", "lead_units", "events", "moves",
+                          "tricks", "_legal", "_token", "seen_counts"};
+    for (int i = 0; i < 11; i++)
+        if (S_st_dict_names[i] == NULL &&
+            (S_st_dict_names[i] = PyUnicode_InternFromString(dn[i])) == NULL)
+            return -1;
+    n_names = 11;
+    return 0;
+}
+
+/* the game's Held (borrowed), or NULL (none: another class, or not made yet) */
+static Held *
+held_of(PyObject *game)
+{
+    if (st_off < 0 || !PyObject_TypeCheck(game, game_type))
+        return NULL;
+    PyObject *h = SLOT(game, st_off);
+    return h != NULL && Py_IS_TYPE(h, &sj_held_type) ? (Held *)h : NULL;
+}
+
+/* ---------------------------------------------------------------------- taking the hand */
+static int
+read_plain(PyObject *list, unsigned char *out, int *cnt)
+{
+    return PyList_CheckExact(list) ? sj_read_cards(list, cnt, out, MAXH) : -1;
+}
+
+/* the game's attributes read into h; 1 taken, 0 cannot (nothing changed), -1 error */
+static int
+take(PyObject *game, PyObject *d, Held *h)
+{
+    long n = small(d, S_n, MAXSEATS + 1);
+    long seat = n > 0 ? small(d, S_to_act, n) : -1;
+    PyObject *phase = GET(d, S_phase);
+    if (seat < 0 || phase == NULL || !PyUnicode_CheckExact(phase) ||
+        (phase != S_play && PyUnicode_Compare(phase, S_play) != 0))
+        return 0;
+    PyObject *hands = GET(d, S_hands), *won = GET(d, S_won), *trick = GET(d, S_trick);
+    PyObject *pending = GET(d, S_pending), *events = GET(d, S_events);
+    PyObject *moves = GET(d, S_moves), *tricks = GET(d, S_tricks), *rules = GET(d, S_rules);
+    const Ctx *t;
+    if (hands == NULL || !PyList_CheckExact(hands) || PyList_GET_SIZE(hands) != n ||
+        won == NULL || !PyList_CheckExact(won) || PyList_GET_SIZE(won) != n ||
+        trick == NULL || !PyList_CheckExact(trick) || PyList_GET_SIZE(trick) >= n ||
+        pending == NULL || !PyList_CheckExact(pending) || events == NULL ||
+        !PyList_CheckExact(events) || moves == NULL || !PyList_CheckExact(moves) ||
+        tricks == NULL || !PyList_CheckExact(tricks) || rules == NULL ||
+        (t = sj_ctx_read(GET(d, S_trump))) == NULL)
+        return 0;
+    h->ctx = *t;
+    PyObject *dk = PyObject_GetAttr(rules, S_decks), *fr = PyObject_GetAttr(rules, S_friends);
+    long decks = dk != NULL && PyLong_CheckExact(dk) ? PyLong_AsLong(dk) : -1;
+    long friends = fr != NULL && PyLong_CheckExact(fr) ? PyLong_AsLong(fr) : -1;
+    Py_XDECREF(dk);
+    Py_XDECREF(fr);
+    PyErr_Clear();
+    if (decks < 1 || decks > 8 || friends < 0)
+        return 0;
+    for (long s = 0; s < n; s++) {
+        memset(h->hcnt[s], 0, sizeof h->hcnt[s]);
+        int dummy[NCARD] = {0};
+        if ((h->nhand[s] = read_plain(PyList_GET_ITEM(hands, s), h->hand[s], h->hcnt[s])) < 0 ||
+            !PyList_CheckExact(PyList_GET_ITEM(won, s)))
+            return 0;
+        (void)dummy;
+    }
+    int pcnt[NCARD] = {0};
+    if ((h->np = read_plain(pending, h->pend, pcnt)) < 0)
+        return 0;
+    h->nplays = h->npool = h->nevs = h->ntricks = h->trick_start = h->nlog = 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(trick); i++) {
+        PyObject *it = PyList_GET_ITEM(trick, i);
+        int cnt[NCARD] = {0};
+        long s;
+        if (!PyTuple_CheckExact(it) || PyTuple_GET_SIZE(it) != 2 ||
+            !PyLong_CheckExact(PyTuple_GET_ITEM(it, 0)) ||
+            (s = PyLong_AsLong(PyTuple_GET_ITEM(it, 0))) < 0 || s >= n ||
+            !GROW(h->plays, h->nplays, h->cap_plays, 1) ||
+            !GROW(h->pool, h->npool, h->cap_pool, MAXH)) {
+            PyErr_Clear();
+            return 0;
+        }
+        int k = sj_read_cards(PyTuple_GET_ITEM(it, 1), cnt, h->pool + h->npool, MAXH);
+        if (k <= 0)
+            return 0;
+        sj_sort_codes(h->pool + h->npool, k);
+        h->plays[h->nplays++] = (PlayRec){(int)s, h->npool, k};
+        h->npool += k;
+    }
+    h->ncalls = 0;
+    PyObject *seen = NULL;
+    if (friends > 0) {                   /* the cards seen and the calls still open */
+        seen = GET(d, S_seen_counts);
+        PyObject *calls = GET(d, S_calls), *results = GET(d, S_call_results);
+        if (seen == NULL || !PyDict_Check(seen) || calls == NULL || !PyList_CheckExact(calls) ||
+            PyList_GET_SIZE(calls) > MAXCALLS || results == NULL || !PyDict_CheckExact(results))
+            return 0;
+        memset(h->seen, 0, sizeof h->seen);
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        while (PyDict_Next(seen, &pos, &k, &v)) {
+            int c = sj_card_of(k);
+            long x = PyLong_CheckExact(v) ? PyLong_AsLong(v) : -1;
+            if (c < 0 || x < 0 || x > 1000) {
+                PyErr_Clear();
+                return 0;
+            }
+            h->seen[c] = (int)x;
+        }
+        memcpy(h->seen0, h->seen, sizeof h->seen);
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(calls); j++) {
+            PyObject *call = PyList_GET_ITEM(calls, j);
+            if (!PyTuple_CheckExact(call) || PyTuple_GET_SIZE(call) != 2 ||
+                !PyLong_CheckExact(PyTuple_GET_ITEM(call, 0)))
+                return 0;
+            long o = PyLong_AsLong(PyTuple_GET_ITEM(call, 0));
+            int fc = sj_card_of(PyTuple_GET_ITEM(call, 1));
+            PyObject *key = PyLong_FromSsize_t(j);
+            int in = key == NULL ? -1 : PyDict_Contains(results, key);
+            Py_XDECREF(key);
+            if (in < 0 || fc < 0 || o < 0) {
+                PyErr_Clear();
+                return 0;
+            }
+            h->call_o[h->ncalls] = (int)o;
+            h->call_c[h->ncalls] = fc;
+            h->call_done[h->ncalls++] = in;
+        }
+    }
+    PyObject *legal = GET(d, S_legal), *token = GET(d, S_token);
+    h->n = (int)n;
+    h->decks = (int)decks;
+    h->friends = (int)friends;
+    h->to_act = (int)seat;
+    h->hands = Py_NewRef(hands);
+    h->won = Py_NewRef(won);
+    h->events = Py_NewRef(events);
+    h->moves = Py_NewRef(moves);
+    h->tricks_o = Py_NewRef(tricks);
+    h->seen_o = Py_XNewRef(seen);
+    h->legal = legal == Py_None ? NULL : Py_XNewRef(legal);
+    h->token = token == Py_None ? NULL : Py_XNewRef(token);
+    /* the attributes leave the dict: the class's descriptors make them again when asked */
+    for (int i = 0; i < n_names; i++) {
+        if (i == 10 && seen == NULL)
+            break;
+        if (PyDict_DelItem(d, S_st_dict_names[i]) < 0) {
+            if (!PyErr_ExceptionMatches(PyExc_KeyError))
+                return -1;
+            PyErr_Clear();
+        }
+    }
+    h->valid = 1;
+    return 1;
+}
+
+/* ---------------------------------------------------------------------- making it again */
+static PyObject *
+card_list(const unsigned char *cards, int n)
+{
+    PyObject *l = PyList_New(n);
+    if (l == NULL)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        PyList_SET_ITEM(l, i, Py_NewRef(PyTuple_GET_ITEM(sj_cards, cards[i])));
+    return l;
+}
+
+static PyObject *
+play_pair(Held *h, int i)
+{
+    PyObject *s = PyLong_FromLong(h->plays[i].seat);
+    PyObject *c = sj_cards_tuple(h->pool + h->plays[i].off, h->plays[i].n);
+    PyObject *p = s != NULL && c != NULL ? PyTuple_Pack(2, s, c) : NULL;
+    Py_XDECREF(s);
+    Py_XDECREF(c);
+    return p;
+}
+
+static PyObject *
+plays_list(Held *h, int first, int n)
+{
+    PyObject *l = PyList_New(n);
+    for (int i = 0; l != NULL && i < n; i++) {
+        PyObject *p = play_pair(h, first + i);
+        if (p == NULL)
+            Py_CLEAR(l);
+        else
+            PyList_SET_ITEM(l, i, p);
+    }
+    return l;
+}
+
+static int
+append_dict(PyObject *list, int n, PyObject **keys, PyObject **values)
+{
+    PyObject *e = PyDict_New();
+    int ok = e != NULL;
+    for (int i = 0; i < n; i++) {
+        if (ok && (values[i] == NULL || PyDict_SetItem(e, keys[i], values[i]) < 0))
+            ok = 0;
+        Py_XDECREF(values[i]);
+    }
+    ok = ok && PyList_Append(list, e) == 0;
+    Py_XDECREF(e);
+    return ok ? 0 : -1;
+}
+
+static int
+put(PyObject *d, PyObject *name, PyObject *v)
+{
+    if (v == NULL)
+        return -1;
+    int rc = PyDict_SetItem(d, name, v);
+    Py_DECREF(v);
+    return rc;
+}
+
+/* the attributes made in d from h */
+static int
+give_back(Held *h, PyObject *d)
+{
+    PyObject **N = S_st_dict_names;
+    for (int s = 0; s < h->n; s++) {
+        PyObject *cards = card_list(h->hand[s], h->nhand[s]);
+        int rc = cards == NULL ? -1 :
+            PyList_SetSlice(PyList_GET_ITEM(h->hands, s), 0, PY_SSIZE_T_MAX, cards);
+        Py_XDECREF(cards);
+        if (rc < 0)
+            return -1;
+    }
+    for (int i = 0; i < h->ntricks; i++) {             /* the cards won, the tricks */
+        TrickRec *r = &h->tricks[i];
+        PyObject *w = PyList_GET_ITEM(h->won, r->winner);
+        for (int k = r->first; k < r->first + r->n; k++) {
+            PyObject *c = sj_cards_tuple(h->pool + h->plays[k].off, h->plays[k].n);
+            Py_ssize_t end = PyList_GET_SIZE(w);
+            int rc = c == NULL ? -1 : PyList_SetSlice(w, end, end, c);
+            Py_XDECREF(c);
+            if (rc < 0)
+                return -1;
+        }
+        PyObject *keys[2] = {S_plays, S_winner};
+        PyObject *vals[2] = {plays_list(h, r->first, r->n), PyLong_FromLong(r->winner)};
+        if (append_dict(h->tricks_o, 2, keys, vals) < 0)
+            return -1;
+    }
+    for (int i = 0; i < h->nevs; i++) {
+        EvRec *e = &h->evs[i];
+        PyObject *keys[4] = {S_event, S_seat, S_cards_key, NULL};
+        PyObject *vals[4];
+        int k = 3;
+        if (e->kind == EV_PLAY) {
+            vals[0] = Py_NewRef(S_ev_play);
+            vals[1] = PyLong_FromLong(e->seat);
+            vals[2] = sj_cards_text(h->pool + h->plays[e->play].off, h->plays[e->play].n);
+        } else if (e->kind == EV_TRICK) {
+            keys[1] = S_winner;
+            keys[2] = S_points;
+            vals[0] = Py_NewRef(S_ev_trick);
+            vals[1] = PyLong_FromLong(e->seat);
+            vals[2] = PyLong_FromLong(e->pts);
+        } else {
+            keys[2] = S_tried;
+            keys[3] = S_forced;
+            vals[0] = Py_NewRef(S_ev_failed);
+            vals[1] = PyLong_FromLong(e->seat);
+            vals[2] = sj_cards_text(h->pool + e->off, e->n);
+            vals[3] = sj_cards_text(h->pool + h->plays[e->play].off, h->plays[e->play].n);
+            k = 4;
+        }
+        if (append_dict(h->events, k, keys, vals) < 0)
+            return -1;
+    }
+    for (int i = 0; i < h->nlog; i++)
+        if (append_pair(h->moves, h->log[i].seat, h->log[i].move) < 0)
+            return -1;
+    if (h->seen_o != NULL)
+        for (int c = 0; c < NCARD; c++)
+            if (h->seen[c] != h->seen0[c] &&
+                set_long(h->seen_o, PyTuple_GET_ITEM(sj_cards, c), h->seen[c]) < 0)
+                return -1;
+    PyObject *units = Py_NewRef(Py_None);
+    if (h->nplays > h->trick_start) {                  /* the lead's units */
+        PlayRec *p = &h->plays[h->trick_start];
+        int cnt[NCARD] = {0};
+        SUnit su[MAXU];
+        for (int i = 0; i < p->n; i++)
+            cnt[h->pool[p->off + i]]++;
+        int nu = sj_decompose(&h->ctx, cnt, su);
+        Py_DECREF(units);
+        if (nu <= 0 || sj_unit_list(su, nu, &units) < 0) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_RuntimeError, "the lead's units");
+            return -1;
+        }
+    }
+    if (PyDict_SetItem(d, N[0], h->hands) < 0 || PyDict_SetItem(d, N[1], h->won) < 0 ||
+        put(d, N[2], plays_list(h, h->trick_start, h->nplays - h->trick_start)) < 0 ||
+        put(d, N[3], card_list(h->pend, h->np)) < 0 || put(d, N[4], units) < 0 ||
+        PyDict_SetItem(d, N[5], h->events) < 0 || PyDict_SetItem(d, N[6], h->moves) < 0 ||
+        PyDict_SetItem(d, N[7], h->tricks_o) < 0 ||
+        PyDict_SetItem(d, N[8], h->legal ? h->legal : Py_None) < 0 ||
+        PyDict_SetItem(d, N[9], h->token ? h->token : Py_None) < 0 ||
+        (h->seen_o != NULL && PyDict_SetItem(d, N[10], h->seen_o) < 0))
+        return -1;
+    return 0;
+}
+
+int
+sj_held_flush(PyObject *game)
+{
+    Held *h = held_of(game);
+    if (h == NULL || !h->valid)
+        return 0;
+    PyObject *d = PyObject_GenericGetDict(game, NULL);
+    if (d == NULL)
+        return -1;
+    Py_INCREF(h);
+    int rc = give_back(h, d);
+    release(h);
+    Py_DECREF(h);
+    Py_DECREF(d);
+    return rc < 0 ? -1 : 1;
+}
+
+/* flush(game) -> bool: the attributes of a hand held in C made again (True), or none held */
+PyObject *
+sj_flush(PyObject *self, PyObject *game)
+{
+    if (sj_names() < 0)
+        return NULL;
+    int rc = sj_held_flush(game);
+    if (rc < 0)
+        return NULL;
+    return PyBool_FromLong(rc);
+}
+
+/* ---------------------------------------------------------------------- listing */
+PyObject *
+sj_held_legal(PyObject *game)
+{
+    if (st_off < 0 || sj_move_type == NULL || !PyObject_TypeCheck(game, game_type))
+        return NULL;
+    Held *h = held_of(game);
+    if (h == NULL || !h->valid) {                      /* take the hand if it is played */
+        if (sj_names() < 0)
+            return NULL;
+        PyObject *d = PyObject_GenericGetDict(game, NULL);
+        if (d == NULL)
+            return NULL;
+        int rc = 0;
+        if (PyDict_CheckExact(d) && sj_unpacked(game, d) == 0) {
+            if (h == NULL) {
+                PyObject *o = PyType_GenericAlloc(&sj_held_type, 0);
+                if (o == NULL) {
+                    Py_DECREF(d);
+                    return NULL;
+                }
+                Py_XSETREF(SLOT(game, st_off), o);
+                h = (Held *)o;
+            }
+            rc = take(game, d, h);
+        }
+        Py_DECREF(d);
+        if (rc <= 0)
+            return NULL;
+    }
+    if (h->legal != NULL)
+        return PyList_CheckExact(h->legal) ? PyList_GetSlice(h->legal, 0, PY_SSIZE_T_MAX)
+                                           : Py_NewRef(h->legal);
+    int seat = h->to_act;
+    int pend[NCARD] = {0};
+    for (int i = 0; i < h->np; i++)
+        pend[h->pend[i]]++;
+    PyObject *tok = PyBaseObject_Type.tp_alloc(&PyBaseObject_Type, 0);
+    if (tok == NULL)
+        return NULL;
+    PyObject *out;
+    if (h->nplays == h->trick_start) {
+        out = sj_list_play(&h->ctx, h->hcnt[seat], pend, h->pend, h->np, NULL, 0, h->decks, tok);
+    } else {
+        PlayRec *p = &h->plays[h->trick_start];
+        int lead[NCARD] = {0};
+        for (int i = 0; i < p->n; i++)
+            lead[h->pool[p->off + i]]++;
+        out = sj_list_play(&h->ctx, h->hcnt[seat], pend, h->pend, h->np, lead, p->n, 0, tok);
+    }
+    if (out == Py_None) {                              /* the dict's path lists */
+        Py_DECREF(out);
+        Py_DECREF(tok);
+        return sj_held_flush(game) < 0 ? NULL : NULL;
+    }
+    if (out == NULL) {
+        Py_DECREF(tok);
+        return NULL;
+    }
+    h->legal = Py_NewRef(out);
+    h->token = tok;
+    return out;
+}
+
+/* ---------------------------------------------------------------------- a move */
+static int
+points_of(const unsigned char *cards, int n)
+{
+    int p = 0;
+    for (int i = 0; i < n; i++) {
+        int r = cards[i] < BJ ? cards[i] >> 2 : -1;
+        p += r == 2 ? 5 : (r == 7 || r == 10) ? 10 : 0;
+    }
+    return p;
+}
+
+/* the move listed last, made on the held state as _core_apply.c's apply_listed makes it on
+   the attributes: 1 made, 0 not made (nothing changed), -1 error */
+static int
+held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
+{
+    int seat = h->to_act, n = h->n;
+    if (seat_arg != Py_None && !(PyLong_CheckExact(seat_arg) &&
+                                 PyLong_AsLong(seat_arg) == seat)) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (h->token == NULL || h->legal == NULL || !Py_IS_TYPE(move, sj_move_type) ||
+        SLOT(move, sj_move_off[M_TOKEN]) != h->token)
+        return 0;
+    PyObject *kind_o = SLOT(move, sj_move_off[M_KIND]);
+    PyObject *mcards = SLOT(move, sj_move_off[M_CARDS]);
+    int kind = -1;
+    for (int k = 0; k < NKINDS && kind < 0; k++)
+        if (kind_o == sj_kind[k])
+            kind = k;
+    if (kind < 0 || mcards == NULL || !PyTuple_CheckExact(mcards))
+        return 0;
+    int mcnt[NCARD] = {0};
+    unsigned char mlist[MAXH];
+    int nm = sj_read_cards(mcards, mcnt, mlist, MAXH);
+    if (nm < 0)
+        return 0;
+    const Ctx *t = &h->ctx;
+    int *hcnt = h->hcnt[seat];
+    int pcnt[NCARD] = {0};
+    for (int i = 0; i < h->np; i++)
+        pcnt[h->pend[i]]++;
+    int nt = h->nplays - h->trick_start;
+    PlayRec *lead = nt ? &h->plays[h->trick_start] : NULL;
+    int leadn = lead ? lead->n : 0;
+    unsigned char cards[MAXH], tried[MAXH];
+    int ncards = 0, ntried = 0;
+    if (kind == K_THROW || kind == K_PICK) {
+        if (nm != 1 || (kind == K_THROW) != (nt == 0) || hcnt[mlist[0]] <= pcnt[mlist[0]])
+            return 0;
+        int done = kind == K_THROW;
+        if (kind == K_PICK) {
+            int suit = t->eff[h->pool[lead->off]], mine = 0;
+            for (int c = 0; c < NCARD; c++)
+                if (t->eff[c] == suit)
+                    mine += hcnt[c];
+            if (h->np + 1 + (mine > leadn ? 0 : mine) < leadn)
+                done = 1;
+            else {                              /* the last card: the follow is made */
+                if (mine <= leadn)
+                    for (int c = 0; c < NCARD; c++)
+                        if (t->eff[c] == suit)
+                            for (int k = 0; k < hcnt[c]; k++)
+                                cards[ncards++] = (unsigned char)c;
+                memcpy(cards + ncards, h->pend, (size_t)h->np);
+                ncards += h->np;
+                cards[ncards++] = mlist[0];
+            }
+        }
+        if (done) {
+            if (h->np >= MAXH || !GROW(h->log, h->nlog, h->cap_log, 1))
+                return h->np >= MAXH ? 0 : -1;
+            h->pend[h->np++] = mlist[0];
+            goto logged;
+        }
+    } else if (kind == K_COMMIT || kind == K_PLAY) {
+        if ((kind == K_COMMIT) != (nt == 0 && h->np > 0) || h->np + nm > MAXH)
+            return 0;
+        memcpy(cards, h->pend, (size_t)h->np);
+        memcpy(cards + h->np, mlist, (size_t)nm);
+        ncards = h->np + nm;
+    } else {
+        return 0;
+    }
+    if (ncards == 0 || ncards > MAXH || (nt > 0 && ncards != leadn))
+        return 0;
+    sj_sort_codes(cards, ncards);
+    int pc[NCARD] = {0};
+    for (int i = 0; i < ncards; i++)
+        pc[cards[i]]++;
+    if (nt == 0) {                              /* _lead: the throw checked */
+        int suit = t->eff[cards[0]];
+        for (int i = 1; i < ncards; i++)
+            if (t->eff[cards[i]] != suit)
+                return 0;
+        SUnit units[MAXU];
+        int nu = sj_decompose(t, pc, units);
+        if (nu <= 0)
+            return 0;
+        if (nu > 1) {
+            int others[MAXSEATS][NCARD], no = 0;
+            for (int s = 0; s < n; s++)
+                if (s != seat)
+                    memcpy(others[no++], h->hcnt[s], sizeof others[0]);
+            int f = sj_throw_check(t, units, nu, suit, (const int (*)[NCARD])others, no);
+            if (f >= 0) {                       /* failed: the forced unit is played */
+                PyObject *rules = PyObject_GetAttr(game, S_rules);
+                PyObject *tp = rules == NULL ? NULL : PyObject_GetAttr(rules, S_throw_penalty);
+                long pen = tp != NULL && PyLong_CheckExact(tp) ? PyLong_AsLong(tp) : -1;
+                Py_XDECREF(tp);
+                Py_XDECREF(rules);
+                PyErr_Clear();
+                if (pen != 0)                   /* a penalty: the attributes' path */
+                    return 0;
+                memcpy(tried, cards, (size_t)ncards);
+                ntried = ncards;
+                memcpy(cards, units[f].cards, (size_t)units[f].n);     /* sorted */
+                ncards = units[f].n;
+                memset(pc, 0, sizeof pc);
+                for (int i = 0; i < ncards; i++)
+                    pc[cards[i]]++;
+            }
+        }
+    }
+    for (int i = 0; i < ncards; i++)
+        if (pc[cards[i]] > hcnt[cards[i]])
+            return 0;                           /* not held: the Python code says so */
+    if (h->friends > 0) {                       /* a friend revealed: the attributes' path */
+        int sofar[NCARD];
+        memcpy(sofar, h->seen, sizeof sofar);
+        for (int i = 0; i < ncards; i++) {
+            int c = cards[i];
+            sofar[c]++;
+            for (int j = 0; j < h->ncalls; j++)
+                if (!h->call_done[j] && h->call_c[j] == c && h->call_o[j] == sofar[c])
+                    return 0;
+        }
+    }
+    int end = nt + 1 == n, winner = -1, pts = 0;
+    if (end) {
+        int left = -ncards;
+        for (int s = 0; s < n; s++)
+            left += h->nhand[s];
+        if (left == 0)                          /* the hand's last trick: its scoring */
+            return 0;
+    }
+    /* room for the records first: nothing changes unless all of it is made */
+    if (!GROW(h->plays, h->nplays, h->cap_plays, 1) ||
+        !GROW(h->pool, h->npool, h->cap_pool, ncards + ntried) ||
+        !GROW(h->evs, h->nevs, h->cap_evs, 3) || !GROW(h->tricks, h->ntricks, h->cap_tricks, 1) ||
+        !GROW(h->log, h->nlog, h->cap_log, 1))
+        return -1;
+    if (end) {
+        int tcnt[MAXSEATS][NCARD], tn[MAXSEATS];
+        unsigned char (*tcards)[MAXH] = PyMem_Malloc(sizeof(unsigned char[MAXSEATS][MAXH]));
+        if (tcards == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (int i = 0; i <= nt; i++) {
+            const unsigned char *src = i < nt ? h->pool + h->plays[h->trick_start + i].off
+                                              : cards;
+            tn[i] = i < nt ? h->plays[h->trick_start + i].n : ncards;
+            memset(tcnt[i], 0, sizeof tcnt[i]);
+            memcpy(tcards[i], src, (size_t)tn[i]);
+            for (int k = 0; k < tn[i]; k++)
+                tcnt[i][src[k]]++;
+            pts += points_of(src, tn[i]);
+        }
+        int w = sj_trick_winner(t, n, (const int (*)[NCARD])tcnt,
+                                (const unsigned char (*)[MAXH])tcards, tn);
+        PyMem_Free(tcards);
+        if (w < 0)
+            return 0;
+        winner = w == nt ? seat : h->plays[h->trick_start + w].seat;
+    }
+    /* made from here on */
+    if (ntried) {
+        memcpy(h->pool + h->npool, tried, (size_t)ntried);
+        h->evs[h->nevs++] = (EvRec){EV_FAILED, seat, 0, h->nplays, h->npool, ntried};
+        h->npool += ntried;
+    }
+    unsigned char *hand = h->hand[seat];
+    for (int i = 0; i < ncards; i++) {          /* list.remove of each card */
+        int k = 0;
+        while (hand[k] != cards[i])
+            k++;
+        memmove(hand + k, hand + k + 1, (size_t)(h->nhand[seat] - k - 1));
+        h->nhand[seat]--;
+        hcnt[cards[i]]--;
+        if (h->friends > 0)
+            h->seen[cards[i]]++;
+    }
+    h->np = 0;
+    memcpy(h->pool + h->npool, cards, (size_t)ncards);
+    h->plays[h->nplays] = (PlayRec){seat, h->npool, ncards};
+    h->npool += ncards;
+    h->evs[h->nevs++] = (EvRec){EV_PLAY, seat, 0, h->nplays, 0, 0};
+    h->nplays++;
+    if (end) {
+        h->tricks[h->ntricks++] = (TrickRec){winner, h->trick_start, n};
+        h->evs[h->nevs++] = (EvRec){EV_TRICK, winner, pts, 0, 0, 0};
+        h->trick_start = h->nplays;
+        h->to_act = winner;
+    } else {
+        h->to_act = (seat + 1) % n;
+    }
+logged:
+    h->log[h->nlog++] = (LogRec){seat, Py_NewRef(move)};
+    Py_CLEAR(h->legal);
+    Py_CLEAR(h->token);
+    if (h->to_act != seat) {                    /* ``to_act`` stays an attribute */
+        PyObject *d = PyObject_GenericGetDict(game, NULL);
+        int rc = d == NULL ? -1 : set_long(d, S_to_act, h->to_act);
+        Py_XDECREF(d);
+        if (rc < 0)
+            return -1;
+    }
+    return 1;
+}
+
+int
+sj_held_apply(PyObject *game, PyObject *move, PyObject *seat)
+{
+    Held *h = held_of(game);
+    if (h == NULL || !h->valid)
+        return 0;
+    int rc = held_apply(game, h, move, seat);
+    if (rc == 0 && sj_held_flush(game) < 0)     /* not made here: the attributes' path */
+        return -1;
+    return rc;
+}
