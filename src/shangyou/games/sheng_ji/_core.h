@@ -133,7 +133,8 @@ int sj_held_flush(PyObject *game);
 PyObject *sj_held_legal(PyObject *game);
 /* apply_listed while the hand is held: 1 made, 0 not made (nothing changed), -1 error */
 int sj_held_apply(PyObject *game, PyObject *move, PyObject *seat);
-PyObject *sj_flush(PyObject *self, PyObject *game);
+PyObject *sj_flush(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *sj_add_event(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 /* _core_rollout.c: the search's playout (bots/sheng_ji_search.py, Sim.run) */
 PyObject *sj_rollout(PyObject *self, PyObject *const *args, Py_ssize_t nargs);

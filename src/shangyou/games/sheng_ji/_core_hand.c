@@ -22,52 +22,18 @@
    Each game has its own Held (no state shared between games or across a call back into
    Python); its records grow with PyMem_Realloc. A Held holds no reference to its game. */
 
-#include "_core.h"
+#include "_core_hand.h"
 #include "../_dict_helpers.h"
 #include "../_slots.h"
-
-enum { EV_PLAY, EV_TRICK, EV_FAILED };
-#define MAXCALLS 8
-
-typedef struct { int seat, off, n; } PlayRec;                  /* cards in the pool */
-typedef struct { int kind, seat, pts, play, off, n; } EvRec;
-typedef struct { int winner, first, n; } TrickRec;            /* plays[first .. first + n) */
-typedef struct { int seat; PyObject *move; } LogRec;
-
-typedef struct {
-    PyObject_HEAD
-    int valid;
-    int n, decks, friends, to_act;
-    Ctx ctx;
-    unsigned char hand[MAXSEATS][MAXH];                 /* in the game's order */
-    int nhand[MAXSEATS], hcnt[MAXSEATS][NCARD];
-    unsigned char pend[MAXH];
-    int np;
-    PlayRec *plays;                     /* the trick's plays when taken, then every play */
-    int nplays, cap_plays, trick_start;
-    unsigned char *pool;
-    int npool, cap_pool;
-    EvRec *evs;
-    int nevs, cap_evs;
-    TrickRec *tricks;
-    int ntricks, cap_tricks;
-    LogRec *log;
-    int nlog, cap_log;
-    int seen[NCARD], seen0[NCARD];      /* Zhao Pengyou: the cards seen (now, when taken) */
-    int ncalls, call_o[MAXCALLS], call_c[MAXCALLS], call_done[MAXCALLS];
-    PyObject *hands, *won, *events, *moves, *tricks_o, *seen_o, *legal, *token;
-} Held;
 
 static Py_ssize_t st_off = -1;          /* the ``_st`` slot's offset (the class's layout) */
 static PyTypeObject *game_type;
 static PyObject *S_st_dict_names[11];
+PyObject *sj_S_end_hand;
 static int n_names;
 
-#define GROW(arr, n, cap, need) \
-    ((n) + (need) <= (cap) || grow((void **)&(arr), &(cap), (n) + (need), sizeof *(arr)) == 0)
-
-static int
-grow(void **arr, int *cap, int need, size_t size)
+int
+sj_held_grow(void **arr, int *cap, int need, size_t size)
 {
     int c = *cap ? *cap : 32;
     while (c < need)
@@ -83,27 +49,38 @@ grow(void **arr, int *cap, int need, size_t size)
 }
 
 static void
-release(Held *h)
+release_hand(Held *h)
 {
-    for (int i = 0; i < h->nlog; i++)
-        Py_DECREF(h->log[i].move);
-    h->nlog = h->nplays = h->npool = h->nevs = h->ntricks = h->trick_start = h->np = 0;
     Py_CLEAR(h->hands);
     Py_CLEAR(h->won);
-    Py_CLEAR(h->events);
-    Py_CLEAR(h->moves);
-    Py_CLEAR(h->tricks_o);
     Py_CLEAR(h->seen_o);
     Py_CLEAR(h->legal);
     Py_CLEAR(h->token);
+    h->np = 0;
     h->valid = 0;
+}
+
+/* (the hand let go first: its trick's plays are in the records' arrays) */
+static void
+release_records(Held *h)
+{
+    for (int i = 0; i < h->nlog; i++)
+        Py_DECREF(h->log[i].move);
+    for (int i = 0; i < h->nevs; i++)
+        Py_XDECREF(h->evs[i].obj);
+    h->nlog = h->nplays = h->npool = h->nevs = h->ntricks = h->trick_start = h->won_from = 0;
+    Py_CLEAR(h->events);
+    Py_CLEAR(h->moves);
+    Py_CLEAR(h->tricks_o);
+    h->rec = 0;
 }
 
 static void
 held_dealloc(PyObject *o)
 {
     Held *h = (Held *)o;
-    release(h);
+    release_hand(h);
+    release_records(h);
     PyMem_Free(h->plays);
     PyMem_Free(h->pool);
     PyMem_Free(h->evs);
@@ -135,12 +112,14 @@ sj_held_bind(PyObject *cls)
             (S_st_dict_names[i] = PyUnicode_InternFromString(dn[i])) == NULL)
             return -1;
     n_names = 11;
+    if (sj_S_end_hand == NULL &&
+        (sj_S_end_hand = PyUnicode_InternFromString("_end_hand")) == NULL)
+        return -1;
     return 0;
 }
 
-/* the game's Held (borrowed), or NULL (none: another class, or not made yet) */
-static Held *
-held_of(PyObject *game)
+Held *
+sj_held_of(PyObject *game)
 {
     if (st_off < 0 || !PyObject_TypeCheck(game, game_type))
         return NULL;
@@ -155,7 +134,8 @@ read_plain(PyObject *list, unsigned char *out, int *cnt)
     return PyList_CheckExact(list) ? sj_read_cards(list, cnt, out, MAXH) : -1;
 }
 
-/* the game's attributes read into h; 1 taken, 0 cannot (nothing changed), -1 error */
+/* the game's attributes read into h (the records too unless held already); 1 taken, 0 cannot
+   (nothing changed), -1 error */
 static int
 take(PyObject *game, PyObject *d, Held *h)
 {
@@ -172,9 +152,10 @@ take(PyObject *game, PyObject *d, Held *h)
     if (hands == NULL || !PyList_CheckExact(hands) || PyList_GET_SIZE(hands) != n ||
         won == NULL || !PyList_CheckExact(won) || PyList_GET_SIZE(won) != n ||
         trick == NULL || !PyList_CheckExact(trick) || PyList_GET_SIZE(trick) >= n ||
-        pending == NULL || !PyList_CheckExact(pending) || events == NULL ||
-        !PyList_CheckExact(events) || moves == NULL || !PyList_CheckExact(moves) ||
-        tricks == NULL || !PyList_CheckExact(tricks) || rules == NULL ||
+        pending == NULL || !PyList_CheckExact(pending) || (!h->rec &&
+        (events == NULL || !PyList_CheckExact(events) || moves == NULL ||
+         !PyList_CheckExact(moves) || tricks == NULL || !PyList_CheckExact(tricks))) ||
+        rules == NULL ||
         (t = sj_ctx_read(GET(d, S_trump))) == NULL)
         return 0;
     h->ctx = *t;
@@ -197,7 +178,10 @@ take(PyObject *game, PyObject *d, Held *h)
     int pcnt[NCARD] = {0};
     if ((h->np = read_plain(pending, h->pend, pcnt)) < 0)
         return 0;
-    h->nplays = h->npool = h->nevs = h->ntricks = h->trick_start = h->nlog = 0;
+    if (!h->rec)
+        h->nplays = h->npool = h->nevs = h->ntricks = h->nlog = h->won_from = 0;
+    int plays0 = h->nplays, pool0 = h->npool;       /* (kept: the records' plays) */
+    h->trick_start = h->nplays;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(trick); i++) {
         PyObject *it = PyList_GET_ITEM(trick, i);
         int cnt[NCARD] = {0};
@@ -208,11 +192,16 @@ take(PyObject *game, PyObject *d, Held *h)
             !GROW(h->plays, h->nplays, h->cap_plays, 1) ||
             !GROW(h->pool, h->npool, h->cap_pool, MAXH)) {
             PyErr_Clear();
+            h->nplays = plays0;
+            h->npool = pool0;
             return 0;
         }
         int k = sj_read_cards(PyTuple_GET_ITEM(it, 1), cnt, h->pool + h->npool, MAXH);
-        if (k <= 0)
+        if (k <= 0) {
+            h->nplays = plays0;
+            h->npool = pool0;
             return 0;
+        }
         sj_sort_codes(h->pool + h->npool, k);
         h->plays[h->nplays++] = (PlayRec){(int)s, h->npool, k};
         h->npool += k;
@@ -264,23 +253,26 @@ take(PyObject *game, PyObject *d, Held *h)
     h->to_act = (int)seat;
     h->hands = Py_NewRef(hands);
     h->won = Py_NewRef(won);
-    h->events = Py_NewRef(events);
-    h->moves = Py_NewRef(moves);
-    h->tricks_o = Py_NewRef(tricks);
+    if (!h->rec) {
+        h->events = Py_NewRef(events);
+        h->moves = Py_NewRef(moves);
+        h->tricks_o = Py_NewRef(tricks);
+    }
     h->seen_o = Py_XNewRef(seen);
     h->legal = legal == Py_None ? NULL : Py_XNewRef(legal);
     h->token = token == Py_None ? NULL : Py_XNewRef(token);
     /* the attributes leave the dict: the class's descriptors make them again when asked */
     for (int i = 0; i < n_names; i++) {
-        if (i == 10 && seen == NULL)
-            break;
+        if ((i == 10 && seen == NULL) || (h->rec && i >= 5 && i <= 7))
+            continue;
         if (PyDict_DelItem(d, S_st_dict_names[i]) < 0) {
             if (!PyErr_ExceptionMatches(PyExc_KeyError))
                 return -1;
             PyErr_Clear();
         }
     }
-    h->valid = 1;
+    h->dsize = PyDict_GET_SIZE(d);
+    h->valid = h->rec = 1;
     return 1;
 }
 
@@ -336,22 +328,33 @@ append_dict(PyObject *list, int n, PyObject **keys, PyObject **values)
     return ok ? 0 : -1;
 }
 
+/* d[name] = v (stolen) unless the name was set since the hand was taken (that value stays) */
 static int
 put(PyObject *d, PyObject *name, PyObject *v)
 {
     if (v == NULL)
         return -1;
-    int rc = PyDict_SetItem(d, name, v);
+    PyObject *r = PyDict_SetDefault(d, name, v);
     Py_DECREF(v);
-    return rc;
+    return r == NULL ? -1 : 0;
 }
 
-/* the attributes made in d from h */
+/* the attributes made in d from h, the hand's (``hand``) and the records' (``records``); a
+   name set since the hand was taken keeps its value */
 static int
-give_back(Held *h, PyObject *d)
+give_back(Held *h, PyObject *d, int hand, int records)
 {
     PyObject **N = S_st_dict_names;
-    for (int s = 0; s < h->n; s++) {
+    int set[11];
+    for (int i = 0; i < 11; i++) {
+        set[i] = PyDict_Contains(d, N[i]);
+        if (set[i] < 0)
+            return -1;
+    }
+    for (int i = 0; i < 11; i++)           /* (what is not made counts as set) */
+        if (!(i >= 5 && i <= 7 ? records : hand))
+            set[i] = 1;
+    for (int s = 0; s < h->n && !set[0]; s++) {
         PyObject *cards = card_list(h->hand[s], h->nhand[s]);
         int rc = cards == NULL ? -1 :
             PyList_SetSlice(PyList_GET_ITEM(h->hands, s), 0, PY_SSIZE_T_MAX, cards);
@@ -359,7 +362,7 @@ give_back(Held *h, PyObject *d)
         if (rc < 0)
             return -1;
     }
-    for (int i = 0; i < h->ntricks; i++) {             /* the cards won, the tricks */
+    for (int i = h->won_from; i < h->ntricks && !set[1]; i++) {      /* the cards won */
         TrickRec *r = &h->tricks[i];
         PyObject *w = PyList_GET_ITEM(h->won, r->winner);
         for (int k = r->first; k < r->first + r->n; k++) {
@@ -370,13 +373,23 @@ give_back(Held *h, PyObject *d)
             if (rc < 0)
                 return -1;
         }
+    }
+    if (hand)
+        h->won_from = h->ntricks;
+    for (int i = 0; i < h->ntricks && !set[7]; i++) {                /* the tricks */
+        TrickRec *r = &h->tricks[i];
         PyObject *keys[2] = {S_plays, S_winner};
         PyObject *vals[2] = {plays_list(h, r->first, r->n), PyLong_FromLong(r->winner)};
         if (append_dict(h->tricks_o, 2, keys, vals) < 0)
             return -1;
     }
-    for (int i = 0; i < h->nevs; i++) {
+    for (int i = 0; i < h->nevs && !set[5]; i++) {
         EvRec *e = &h->evs[i];
+        if (e->kind == EV_OBJ) {
+            if (PyList_Append(h->events, e->obj) < 0)
+                return -1;
+            continue;
+        }
         PyObject *keys[4] = {S_event, S_seat, S_cards_key, NULL};
         PyObject *vals[4];
         int k = 3;
@@ -402,16 +415,16 @@ give_back(Held *h, PyObject *d)
         if (append_dict(h->events, k, keys, vals) < 0)
             return -1;
     }
-    for (int i = 0; i < h->nlog; i++)
+    for (int i = 0; i < h->nlog && !set[6]; i++)
         if (append_pair(h->moves, h->log[i].seat, h->log[i].move) < 0)
             return -1;
-    if (h->seen_o != NULL)
+    if (h->seen_o != NULL && !set[10])
         for (int c = 0; c < NCARD; c++)
             if (h->seen[c] != h->seen0[c] &&
                 set_long(h->seen_o, PyTuple_GET_ITEM(sj_cards, c), h->seen[c]) < 0)
                 return -1;
     PyObject *units = Py_NewRef(Py_None);
-    if (h->nplays > h->trick_start) {                  /* the lead's units */
+    if (hand && h->nplays > h->trick_start) {                  /* the lead's units */
         PlayRec *p = &h->plays[h->trick_start];
         int cnt[NCARD] = {0};
         SUnit su[MAXU];
@@ -425,45 +438,99 @@ give_back(Held *h, PyObject *d)
             return -1;
         }
     }
-    if (PyDict_SetItem(d, N[0], h->hands) < 0 || PyDict_SetItem(d, N[1], h->won) < 0 ||
+    if (records && (put(d, N[5], Py_NewRef(h->events)) < 0 ||
+                    put(d, N[6], Py_NewRef(h->moves)) < 0 ||
+                    put(d, N[7], Py_NewRef(h->tricks_o)) < 0)) {
+        Py_DECREF(units);
+        return -1;
+    }
+    if (!hand) {
+        Py_DECREF(units);
+        return 0;
+    }
+    if (put(d, N[0], Py_NewRef(h->hands)) < 0 || put(d, N[1], Py_NewRef(h->won)) < 0 ||
         put(d, N[2], plays_list(h, h->trick_start, h->nplays - h->trick_start)) < 0 ||
         put(d, N[3], card_list(h->pend, h->np)) < 0 || put(d, N[4], units) < 0 ||
-        PyDict_SetItem(d, N[5], h->events) < 0 || PyDict_SetItem(d, N[6], h->moves) < 0 ||
-        PyDict_SetItem(d, N[7], h->tricks_o) < 0 ||
-        PyDict_SetItem(d, N[8], h->legal ? h->legal : Py_None) < 0 ||
-        PyDict_SetItem(d, N[9], h->token ? h->token : Py_None) < 0 ||
-        (h->seen_o != NULL && PyDict_SetItem(d, N[10], h->seen_o) < 0))
+        put(d, N[8], Py_NewRef(h->legal ? h->legal : Py_None)) < 0 ||
+        put(d, N[9], Py_NewRef(h->token ? h->token : Py_None)) < 0 ||
+        (h->seen_o != NULL && put(d, N[10], Py_NewRef(h->seen_o)) < 0))
         return -1;
     return 0;
 }
 
 int
-sj_held_flush(PyObject *game)
+sj_held_flush_part(PyObject *game, int all)
 {
-    Held *h = held_of(game);
-    if (h == NULL || !h->valid)
+    Held *h = sj_held_of(game);
+    if (h == NULL || !(h->valid || (all && h->rec)))
         return 0;
     PyObject *d = PyObject_GenericGetDict(game, NULL);
     if (d == NULL)
         return -1;
     Py_INCREF(h);
-    int rc = give_back(h, d);
-    release(h);
+    int rc = give_back(h, d, h->valid, all && h->rec);
+    release_hand(h);
+    if (all)
+        release_records(h);
     Py_DECREF(h);
     Py_DECREF(d);
     return rc < 0 ? -1 : 1;
 }
 
-/* flush(game) -> bool: the attributes of a hand held in C made again (True), or none held */
-PyObject *
-sj_flush(PyObject *self, PyObject *game)
+int
+sj_held_flush(PyObject *game)
 {
-    if (sj_names() < 0)
+    return sj_held_flush_part(game, 1);
+}
+
+/* flush(game, all=True) -> bool: the attributes of a hand held in C made again (True), or
+   none held; ``all`` False: the hand's only (the events, the log and the tricks stay held) */
+PyObject *
+sj_flush(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "flush(game, all=True)");
         return NULL;
-    int rc = sj_held_flush(game);
+    }
+    int all = nargs < 2 ? 1 : PyObject_IsTrue(args[1]);
+    if (all < 0 || sj_names() < 0)
+        return NULL;
+    int rc = sj_held_flush_part(args[0], all);
     if (rc < 0)
         return NULL;
     return PyBool_FromLong(rc);
+}
+
+/* add_event(game, event) -> bool: the event recorded after the held ones (True), or no
+   records held (False: the caller appends it to ``events``) */
+PyObject *
+sj_add_event(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "add_event(game, event)");
+        return NULL;
+    }
+    Held *h = sj_held_of(args[0]);
+    if (h == NULL || !h->rec)
+        Py_RETURN_FALSE;
+    if (!GROW(h->evs, h->nevs, h->cap_evs, 1))
+        return NULL;
+    h->evs[h->nevs++] = (EvRec){EV_OBJ, 0, 0, 0, 0, 0, Py_NewRef(args[1])};
+    Py_RETURN_TRUE;
+}
+
+/* (a name set since: one of those made again by a caller; its value is kept) */
+int
+sj_held_still(PyObject *game, Held *h)
+{
+    PyObject *d = PyObject_GenericGetDict(game, NULL);
+    if (d == NULL)
+        return -1;
+    Py_ssize_t size = PyDict_GET_SIZE(d);
+    Py_DECREF(d);
+    if (size == h->dsize)
+        return 1;
+    return sj_held_flush(game) < 0 ? -1 : 0;
 }
 
 /* ---------------------------------------------------------------------- listing */
@@ -472,7 +539,9 @@ sj_held_legal(PyObject *game)
 {
     if (st_off < 0 || sj_move_type == NULL || !PyObject_TypeCheck(game, game_type))
         return NULL;
-    Held *h = held_of(game);
+    Held *h = sj_held_of(game);
+    if (h != NULL && h->valid && sj_held_still(game, h) < 0)
+        return NULL;
     if (h == NULL || !h->valid) {                      /* take the hand if it is played */
         if (sj_names() < 0)
             return NULL;
@@ -530,237 +599,3 @@ sj_held_legal(PyObject *game)
     return out;
 }
 
-/* ---------------------------------------------------------------------- a move */
-static int
-points_of(const unsigned char *cards, int n)
-{
-    int p = 0;
-    for (int i = 0; i < n; i++) {
-        int r = cards[i] < BJ ? cards[i] >> 2 : -1;
-        p += r == 2 ? 5 : (r == 7 || r == 10) ? 10 : 0;
-    }
-    return p;
-}
-
-/* the move listed last, made on the held state as _core_apply.c's apply_listed makes it on
-   the attributes: 1 made, 0 not made (nothing changed), -1 error */
-static int
-held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
-{
-    int seat = h->to_act, n = h->n;
-    if (seat_arg != Py_None && !(PyLong_CheckExact(seat_arg) &&
-                                 PyLong_AsLong(seat_arg) == seat)) {
-        PyErr_Clear();
-        return 0;
-    }
-    if (h->token == NULL || h->legal == NULL || !Py_IS_TYPE(move, sj_move_type) ||
-        SLOT(move, sj_move_off[M_TOKEN]) != h->token)
-        return 0;
-    PyObject *kind_o = SLOT(move, sj_move_off[M_KIND]);
-    PyObject *mcards = SLOT(move, sj_move_off[M_CARDS]);
-    int kind = -1;
-    for (int k = 0; k < NKINDS && kind < 0; k++)
-        if (kind_o == sj_kind[k])
-            kind = k;
-    if (kind < 0 || mcards == NULL || !PyTuple_CheckExact(mcards))
-        return 0;
-    int mcnt[NCARD] = {0};
-    unsigned char mlist[MAXH];
-    int nm = sj_read_cards(mcards, mcnt, mlist, MAXH);
-    if (nm < 0)
-        return 0;
-    const Ctx *t = &h->ctx;
-    int *hcnt = h->hcnt[seat];
-    int pcnt[NCARD] = {0};
-    for (int i = 0; i < h->np; i++)
-        pcnt[h->pend[i]]++;
-    int nt = h->nplays - h->trick_start;
-    PlayRec *lead = nt ? &h->plays[h->trick_start] : NULL;
-    int leadn = lead ? lead->n : 0;
-    unsigned char cards[MAXH], tried[MAXH];
-    int ncards = 0, ntried = 0;
-    if (kind == K_THROW || kind == K_PICK) {
-        if (nm != 1 || (kind == K_THROW) != (nt == 0) || hcnt[mlist[0]] <= pcnt[mlist[0]])
-            return 0;
-        int done = kind == K_THROW;
-        if (kind == K_PICK) {
-            int suit = t->eff[h->pool[lead->off]], mine = 0;
-            for (int c = 0; c < NCARD; c++)
-                if (t->eff[c] == suit)
-                    mine += hcnt[c];
-            if (h->np + 1 + (mine > leadn ? 0 : mine) < leadn)
-                done = 1;
-            else {                              /* the last card: the follow is made */
-                if (mine <= leadn)
-                    for (int c = 0; c < NCARD; c++)
-                        if (t->eff[c] == suit)
-                            for (int k = 0; k < hcnt[c]; k++)
-                                cards[ncards++] = (unsigned char)c;
-                memcpy(cards + ncards, h->pend, (size_t)h->np);
-                ncards += h->np;
-                cards[ncards++] = mlist[0];
-            }
-        }
-        if (done) {
-            if (h->np >= MAXH || !GROW(h->log, h->nlog, h->cap_log, 1))
-                return h->np >= MAXH ? 0 : -1;
-            h->pend[h->np++] = mlist[0];
-            goto logged;
-        }
-    } else if (kind == K_COMMIT || kind == K_PLAY) {
-        if ((kind == K_COMMIT) != (nt == 0 && h->np > 0) || h->np + nm > MAXH)
-            return 0;
-        memcpy(cards, h->pend, (size_t)h->np);
-        memcpy(cards + h->np, mlist, (size_t)nm);
-        ncards = h->np + nm;
-    } else {
-        return 0;
-    }
-    if (ncards == 0 || ncards > MAXH || (nt > 0 && ncards != leadn))
-        return 0;
-    sj_sort_codes(cards, ncards);
-    int pc[NCARD] = {0};
-    for (int i = 0; i < ncards; i++)
-        pc[cards[i]]++;
-    if (nt == 0) {                              /* _lead: the throw checked */
-        int suit = t->eff[cards[0]];
-        for (int i = 1; i < ncards; i++)
-            if (t->eff[cards[i]] != suit)
-                return 0;
-        SUnit units[MAXU];
-        int nu = sj_decompose(t, pc, units);
-        if (nu <= 0)
-            return 0;
-        if (nu > 1) {
-            int others[MAXSEATS][NCARD], no = 0;
-            for (int s = 0; s < n; s++)
-                if (s != seat)
-                    memcpy(others[no++], h->hcnt[s], sizeof others[0]);
-            int f = sj_throw_check(t, units, nu, suit, (const int (*)[NCARD])others, no);
-            if (f >= 0) {                       /* failed: the forced unit is played */
-                PyObject *rules = PyObject_GetAttr(game, S_rules);
-                PyObject *tp = rules == NULL ? NULL : PyObject_GetAttr(rules, S_throw_penalty);
-                long pen = tp != NULL && PyLong_CheckExact(tp) ? PyLong_AsLong(tp) : -1;
-                Py_XDECREF(tp);
-                Py_XDECREF(rules);
-                PyErr_Clear();
-                if (pen != 0)                   /* a penalty: the attributes' path */
-                    return 0;
-                memcpy(tried, cards, (size_t)ncards);
-                ntried = ncards;
-                memcpy(cards, units[f].cards, (size_t)units[f].n);     /* sorted */
-                ncards = units[f].n;
-                memset(pc, 0, sizeof pc);
-                for (int i = 0; i < ncards; i++)
-                    pc[cards[i]]++;
-            }
-        }
-    }
-    for (int i = 0; i < ncards; i++)
-        if (pc[cards[i]] > hcnt[cards[i]])
-            return 0;                           /* not held: the Python code says so */
-    if (h->friends > 0) {                       /* a friend revealed: the attributes' path */
-        int sofar[NCARD];
-        memcpy(sofar, h->seen, sizeof sofar);
-        for (int i = 0; i < ncards; i++) {
-            int c = cards[i];
-            sofar[c]++;
-            for (int j = 0; j < h->ncalls; j++)
-                if (!h->call_done[j] && h->call_c[j] == c && h->call_o[j] == sofar[c])
-                    return 0;
-        }
-    }
-    int end = nt + 1 == n, winner = -1, pts = 0;
-    if (end) {
-        int left = -ncards;
-        for (int s = 0; s < n; s++)
-            left += h->nhand[s];
-        if (left == 0)                          /* the hand's last trick: its scoring */
-            return 0;
-    }
-    /* room for the records first: nothing changes unless all of it is made */
-    if (!GROW(h->plays, h->nplays, h->cap_plays, 1) ||
-        !GROW(h->pool, h->npool, h->cap_pool, ncards + ntried) ||
-        !GROW(h->evs, h->nevs, h->cap_evs, 3) || !GROW(h->tricks, h->ntricks, h->cap_tricks, 1) ||
-        !GROW(h->log, h->nlog, h->cap_log, 1))
-        return -1;
-    if (end) {
-        int tcnt[MAXSEATS][NCARD], tn[MAXSEATS];
-        unsigned char (*tcards)[MAXH] = PyMem_Malloc(sizeof(unsigned char[MAXSEATS][MAXH]));
-        if (tcards == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        for (int i = 0; i <= nt; i++) {
-            const unsigned char *src = i < nt ? h->pool + h->plays[h->trick_start + i].off
-                                              : cards;
-            tn[i] = i < nt ? h->plays[h->trick_start + i].n : ncards;
-            memset(tcnt[i], 0, sizeof tcnt[i]);
-            memcpy(tcards[i], src, (size_t)tn[i]);
-            for (int k = 0; k < tn[i]; k++)
-                tcnt[i][src[k]]++;
-            pts += points_of(src, tn[i]);
-        }
-        int w = sj_trick_winner(t, n, (const int (*)[NCARD])tcnt,
-                                (const unsigned char (*)[MAXH])tcards, tn);
-        PyMem_Free(tcards);
-        if (w < 0)
-            return 0;
-        winner = w == nt ? seat : h->plays[h->trick_start + w].seat;
-    }
-    /* made from here on */
-    if (ntried) {
-        memcpy(h->pool + h->npool, tried, (size_t)ntried);
-        h->evs[h->nevs++] = (EvRec){EV_FAILED, seat, 0, h->nplays, h->npool, ntried};
-        h->npool += ntried;
-    }
-    unsigned char *hand = h->hand[seat];
-    for (int i = 0; i < ncards; i++) {          /* list.remove of each card */
-        int k = 0;
-        while (hand[k] != cards[i])
-            k++;
-        memmove(hand + k, hand + k + 1, (size_t)(h->nhand[seat] - k - 1));
-        h->nhand[seat]--;
-        hcnt[cards[i]]--;
-        if (h->friends > 0)
-            h->seen[cards[i]]++;
-    }
-    h->np = 0;
-    memcpy(h->pool + h->npool, cards, (size_t)ncards);
-    h->plays[h->nplays] = (PlayRec){seat, h->npool, ncards};
-    h->npool += ncards;
-    h->evs[h->nevs++] = (EvRec){EV_PLAY, seat, 0, h->nplays, 0, 0};
-    h->nplays++;
-    if (end) {
-        h->tricks[h->ntricks++] = (TrickRec){winner, h->trick_start, n};
-        h->evs[h->nevs++] = (EvRec){EV_TRICK, winner, pts, 0, 0, 0};
-        h->trick_start = h->nplays;
-        h->to_act = winner;
-    } else {
-        h->to_act = (seat + 1) % n;
-    }
-logged:
-    h->log[h->nlog++] = (LogRec){seat, Py_NewRef(move)};
-    Py_CLEAR(h->legal);
-    Py_CLEAR(h->token);
-    if (h->to_act != seat) {                    /* ``to_act`` stays an attribute */
-        PyObject *d = PyObject_GenericGetDict(game, NULL);
-        int rc = d == NULL ? -1 : set_long(d, S_to_act, h->to_act);
-        Py_XDECREF(d);
-        if (rc < 0)
-            return -1;
-    }
-    return 1;
-}
-
-int
-sj_held_apply(PyObject *game, PyObject *move, PyObject *seat)
-{
-    Held *h = held_of(game);
-    if (h == NULL || !h->valid)
-        return 0;
-    int rc = held_apply(game, h, move, seat);
-    if (rc == 0 && sj_held_flush(game) < 0)     /* not made here: the attributes' path */
-        return -1;
-    return rc;
-}

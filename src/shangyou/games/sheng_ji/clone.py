@@ -16,6 +16,9 @@ _LAZY = frozenset({"hands", "won", "moves", "events", "tricks", "seen_counts", "
 # when asked for (``core.flush``)
 _HELD = frozenset({"hands", "won", "trick", "pending", "lead_units", "events", "moves",
                    "tricks", "_legal", "_token", "seen_counts"})
+# of those, the records: held on through the scoring (``_event``) until asked for; asking for
+# another makes the hand's attributes only
+_RECORDS = frozenset({"events", "moves", "tricks"})
 # the slots' lists each phase changes in place (a clone copies them); every other list in a
 # slot is replaced when it changes (``kitty``, ``kitty_taken``), and ``bid`` is a new dict
 _LEVELS = frozenset({"levels"})
@@ -130,7 +133,7 @@ class _Packed:
         d = obj.__dict__
         if "_lazy" in d:
             obj._unpack()
-        elif not (core.AVAILABLE and core.flush(obj)):
+        elif not (core.AVAILABLE and core.flush(obj, self.name in _RECORDS)):
             raise AttributeError(f"{type(obj).__name__!r} object has no attribute {self.name!r}")
         return d[self.name]
 

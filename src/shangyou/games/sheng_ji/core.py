@@ -61,9 +61,12 @@ bids: Callable[..., Any] = _core.bids if AVAILABLE else _not_built
 # its lists of cards: card_lists(packed, start, lengths)
 pack_clone: Callable[..., Any] = _core.pack_clone if AVAILABLE else _not_built
 card_lists: Callable[..., Any] = _core.card_lists if AVAILABLE else _not_built
-# the hand held in C (``_core_hand.c``): flush(game) makes its attributes again (True), or
-# says none is held (False)
+# the hand held in C (``_core_hand.c``): flush(game, all=True) makes its attributes again
+# (True), or says none is held (False); all=False: the hand's, the events, the log and the
+# tricks stay held. add_event(game, event): the event recorded after the held ones (True), or
+# none held (False)
 flush: Callable[..., Any] = _core.flush if AVAILABLE else _not_built
+add_event: Callable[..., Any] = _core.add_event if AVAILABLE else _not_built
 # the search's playout, Sim.run of bots/sheng_ji_search.py (``_core_rollout.c``): the state at
 # the hand's end, or None where the Python code plays it
 rollout: Callable[..., Any] = _core.rollout if AVAILABLE else _not_built
