@@ -73,13 +73,14 @@ def _on(active: bool) -> None:
 class Pair:
     """Two games in lockstep: ``a`` made with the core (when built), ``b`` with Python."""
 
+    held = 0                                 # states checked while the core held the hand
+
     def __init__(self, name: str, options: dict, seed, match: bool = False):
         _on(True)
         self.a = make_game(name, dict(options), seed, match=match)
         _on(False)
         self.b = make_game(name, dict(options), seed, match=match)
         self.seen = 0
-        self.held = 0                        # states checked while the core held the hand
         self.kinds: dict = {}
         self.check()
 
@@ -263,7 +264,6 @@ def test_sampled_worlds():
         pair.a = sample_world(view, random.Random(seed), g.rules)
         pair.b = sample_world(view, random.Random(seed), g.rules)
         pair.seen = 0
-        pair.held = 0
         pair.kinds = {}
         pair.play(random.Random(seed + 1), views=False)
     assert len(phases) >= 3, phases
