@@ -549,7 +549,11 @@ sj_held_legal(PyObject *game)
         if (d == NULL)
             return NULL;
         int rc = 0;
-        if (PyDict_CheckExact(d) && sj_unpacked(game, d) == 0) {
+        /* (the phase first: the deal's and the bury's listings ask too) */
+        PyObject *phase = PyDict_CheckExact(d) ? GET(d, S_phase) : NULL;
+        if (phase != NULL && (phase == S_play || (PyUnicode_CheckExact(phase) &&
+                                                  PyUnicode_Compare(phase, S_play) == 0)) &&
+            sj_unpacked(game, d) == 0) {
             if (h == NULL) {
                 PyObject *o = PyType_GenericAlloc(&sj_held_type, 0);
                 if (o == NULL) {
