@@ -29,7 +29,7 @@
 static Py_ssize_t st_off = -1;          /* the ``_st`` slot's offset (the class's layout) */
 static PyTypeObject *game_type;
 static PyObject *S_st_dict_names[11];
-PyObject *sj_S_end_hand;
+PyObject *sj_S_end_hand, *sj_S_friend, *sj_S_call;
 static int n_names;
 
 int
@@ -54,6 +54,8 @@ release_hand(Held *h)
     Py_CLEAR(h->hands);
     Py_CLEAR(h->won);
     Py_CLEAR(h->seen_o);
+    Py_CLEAR(h->friends_o);
+    Py_CLEAR(h->results_o);
     Py_CLEAR(h->legal);
     Py_CLEAR(h->token);
     h->np = 0;
@@ -113,7 +115,9 @@ sj_held_bind(PyObject *cls)
             return -1;
     n_names = 11;
     if (sj_S_end_hand == NULL &&
-        (sj_S_end_hand = PyUnicode_InternFromString("_end_hand")) == NULL)
+        ((sj_S_end_hand = PyUnicode_InternFromString("_end_hand")) == NULL ||
+         (sj_S_friend = PyUnicode_InternFromString("friend")) == NULL ||
+         (sj_S_call = PyUnicode_InternFromString("call")) == NULL))
         return -1;
     return 0;
 }
@@ -211,9 +215,15 @@ take(PyObject *game, PyObject *d, Held *h)
     if (friends > 0) {                   /* the cards seen and the calls still open */
         seen = GET(d, S_seen_counts);
         PyObject *calls = GET(d, S_calls), *results = GET(d, S_call_results);
+        PyObject *friends_l = GET(d, S_friends);
+        long declarer = small(d, S_declarer, n);
         if (seen == NULL || !PyDict_Check(seen) || calls == NULL || !PyList_CheckExact(calls) ||
-            PyList_GET_SIZE(calls) > MAXCALLS || results == NULL || !PyDict_CheckExact(results))
+            PyList_GET_SIZE(calls) > MAXCALLS || results == NULL || !PyDict_CheckExact(results) ||
+            friends_l == NULL || !PyList_CheckExact(friends_l) || declarer < 0)
             return 0;
+        h->declarer = (int)declarer;
+        Py_XSETREF(h->friends_o, Py_NewRef(friends_l));
+        Py_XSETREF(h->results_o, Py_NewRef(results));
         memset(h->seen, 0, sizeof h->seen);
         Py_ssize_t pos = 0;
         PyObject *k, *v;
@@ -387,6 +397,15 @@ give_back(Held *h, PyObject *d, int hand, int records)
         EvRec *e = &h->evs[i];
         if (e->kind == EV_OBJ) {
             if (PyList_Append(h->events, e->obj) < 0)
+                return -1;
+            continue;
+        }
+        if (e->kind == EV_FRIEND) {          /* seat, the call's ordinal (pts) and card */
+            PyObject *fk[3] = {S_event, S_seat, sj_S_call};
+            PyObject *fv[3] = {Py_NewRef(sj_S_friend), PyLong_FromLong(e->seat),
+                               PyUnicode_FromFormat("%d %U", e->pts,
+                                                    PyList_GET_ITEM(sj_card_text, e->play))};
+            if (append_dict(h->events, 3, fk, fv) < 0)
                 return -1;
             continue;
         }

@@ -6,7 +6,7 @@
 
 #include "_core.h"
 
-enum { EV_PLAY, EV_TRICK, EV_FAILED, EV_OBJ };
+enum { EV_PLAY, EV_TRICK, EV_FAILED, EV_OBJ, EV_FRIEND };
 #define MAXCALLS 8
 
 typedef struct { int seat, off, n; } PlayRec;                  /* cards in the pool */
@@ -37,11 +37,12 @@ typedef struct {
     LogRec *log;
     int nlog, cap_log;
     int seen[NCARD], seen0[NCARD];      /* Zhao Pengyou: the cards seen (now, when taken) */
-    int ncalls, call_o[MAXCALLS], call_c[MAXCALLS], call_done[MAXCALLS];
+    int ncalls, call_o[MAXCALLS], call_c[MAXCALLS], call_done[MAXCALLS], declarer;
+    PyObject *friends_o, *results_o;    /* Zhao Pengyou: ``friends``, ``call_results`` */
     PyObject *hands, *won, *events, *moves, *tricks_o, *seen_o, *legal, *token;
 } Held;
 
-extern PyObject *sj_S_end_hand;             /* "_end_hand" */
+extern PyObject *sj_S_end_hand, *sj_S_friend, *sj_S_call;   /* "_end_hand", "friend", "call" */
 
 /* the game's Held (borrowed), or NULL (none: another class, or not made yet) */
 Held *sj_held_of(PyObject *game);

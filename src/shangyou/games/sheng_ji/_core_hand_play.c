@@ -171,15 +171,19 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
     for (int i = 0; i < ncards; i++)
         if (pc[cards[i]] > hcnt[cards[i]])
             return 0;                           /* not held: the Python code says so */
-    if (h->friends > 0) {                       /* a friend revealed: the attributes' path */
-        int sofar[NCARD];
+    int nrev = 0, rev[MAXCALLS];                /* the calls fulfilled, in order */
+    if (h->friends > 0) {                       /* (_note_friends) */
+        int sofar[NCARD], done[MAXCALLS];
         memcpy(sofar, h->seen, sizeof sofar);
+        memcpy(done, h->call_done, sizeof done);
         for (int i = 0; i < ncards; i++) {
             int c = cards[i];
             sofar[c]++;
             for (int j = 0; j < h->ncalls; j++)
-                if (!h->call_done[j] && h->call_c[j] == c && h->call_o[j] == sofar[c])
-                    return 0;
+                if (!done[j] && h->call_c[j] == c && h->call_o[j] == sofar[c]) {
+                    done[j] = 1;
+                    rev[nrev++] = j;
+                }
         }
     }
     PyObject *last_units = NULL, *winning = NULL;
@@ -194,16 +198,12 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
        arguments are made after this) */
     if (!GROW(h->plays, h->nplays, h->cap_plays, 1) ||
         !GROW(h->pool, h->npool, h->cap_pool, ncards + ntried) ||
-        !GROW(h->evs, h->nevs, h->cap_evs, 3) || !GROW(h->tricks, h->ntricks, h->cap_tricks, 1) ||
+        !GROW(h->evs, h->nevs, h->cap_evs, 3 + nrev) || !GROW(h->tricks, h->ntricks, h->cap_tricks, 1) ||
         !GROW(h->log, h->nlog, h->cap_log, 1))
         return -1;
     if (end) {
         int tcnt[MAXSEATS][NCARD], tn[MAXSEATS];
-        unsigned char (*tcards)[MAXH] = PyMem_Malloc(sizeof(unsigned char[MAXSEATS][MAXH]));
-        if (tcards == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
+        unsigned char tcards[MAXSEATS][MAXH];
         for (int i = 0; i <= nt; i++) {
             const unsigned char *src = i < nt ? h->pool + h->plays[h->trick_start + i].off
                                               : cards;
@@ -216,10 +216,8 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
         }
         int w = sj_trick_winner(t, n, (const int (*)[NCARD])tcnt,
                                 (const unsigned char (*)[MAXH])tcards, tn);
-        if (w < 0) {
-            PyMem_Free(tcards);
+        if (w < 0)
             return 0;
-        }
         winner = w == nt ? seat : h->plays[h->trick_start + w].seat;
         if (last) {         /* _end_hand's arguments: the lead's units, the winning play */
             SUnit su[MAXU];
@@ -227,11 +225,9 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
             winning = sj_cards_tuple(tcards[w], tn[w]);
             if (nu <= 0 || winning == NULL || sj_unit_list(su, nu, &last_units) < 0) {
                 Py_XDECREF(winning);
-                PyMem_Free(tcards);
                 return PyErr_Occurred() ? -1 : 0;
             }
         }
-        PyMem_Free(tcards);
     }
     /* made from here on */
     if (ntried) {
@@ -249,6 +245,21 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
         hcnt[cards[i]]--;
         if (h->friends > 0)
             h->seen[cards[i]]++;
+    }
+    for (int k = 0; k < nrev; k++) {            /* a friend revealed: call_results, friends */
+        int j = rev[k];
+        h->call_done[j] = 1;
+        PyObject *key = PyLong_FromLong(j), *who = PyLong_FromLong(seat);
+        int in = key == NULL || who == NULL || PyDict_SetItem(h->results_o, key, who) < 0 ? -1
+                 : seat == h->declarer ? 1 : PySequence_Contains(h->friends_o, who);
+        if (in == 0 && PyList_Append(h->friends_o, who) < 0)
+            in = -1;
+        Py_XDECREF(key);
+        Py_XDECREF(who);
+        if (in < 0)
+            return -1;
+        if (in == 0)
+            h->evs[h->nevs++] = (EvRec){EV_FRIEND, seat, h->call_o[j], h->call_c[j], 0, 0};
     }
     h->np = 0;
     memcpy(h->pool + h->npool, cards, (size_t)ncards);
