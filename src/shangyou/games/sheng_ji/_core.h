@@ -35,8 +35,8 @@ typedef struct {
     unsigned char cards[MAXH];
 } SUnit;
 
-/* the kinds of the listed moves (game.py: PLAY_K, THROW, COMMIT, PICK, BURY_K) */
-enum { K_PLAY, K_THROW, K_COMMIT, K_PICK, K_BURY, NKINDS };
+/* the kinds of the listed moves (game.py: PLAY_K, THROW, COMMIT, PICK, BURY_K, PASS, BID) */
+enum { K_PLAY, K_THROW, K_COMMIT, K_PICK, K_BURY, K_PASS, K_BID, NKINDS };
 
 /* the items of a listing, in order: each a kind and its cards */
 typedef struct {
@@ -145,7 +145,8 @@ extern PyObject *S_phase, *S_to_act, *S_hands, *S_trick, *S_pending, *S_trump, *
     *S_to_bury, *S_stock, *S_next_draw, *S_drawn_by, *S_bid, *S_level_rank, *S_seat,
     *S_card, *S_count, *S_event, *S_cards_key, *S_winner, *S_points, *S_plays, *S_tried,
     *S_forced, *S_ev_play, *S_ev_trick, *S_ev_failed, *S_space, *S_level, *S_suit,
-    *S_red_five, *S_kitty_owner, *S_width, *S_length, *S_top;
+    *S_red_five, *S_kitty_owner, *S_width, *S_length, *S_top, *S_deal, *S_bid_log,
+    *S_advance_deal;
 
 /* _core_batch.c (and _core_row.c, a row's rules): the batch engine (env/batch_engine.py) */
 extern PyTypeObject sj_batch_type;

@@ -1,26 +1,33 @@
-/* The hand's play state held in C behind the game (ShengJiGame's ``_st`` slot).
+/* The hand's play state held in C behind the game (ShengJiGame's ``_st`` slot; the Held
+   object is declared in _core_hand.h, its moves are made in _core_hand_play.c).
 
    In the play phase a move read and wrote about a dozen of the game's attributes (the hands,
    the trick, the pending cards, the cards won, the tricks, the events, the log, the listing
    and its token) as Python lists and dict items. While the hand is *held*, a ``Held``
    object keeps them as card arrays and compact records, and those attributes are gone from
    the game's dict; the class's descriptors for them (clone.py, ``_Packed``) make them again
-   (``sj_held_flush``) as soon as anything asks for one, so callers cannot tell, but for the
-   clock:
+   (``sj_held_flush_part``) as soon as anything asks for one, so callers cannot tell, but for
+   the clock:
 
-   - taken (``take``) when the C ``legal_moves`` lists in the play phase: the hands are read
-     once; the cards won, the events, the log and the finished tricks only gain items, so
-     their lists are kept and only what is added is recorded;
-   - made again (``sj_held_flush``): each hand list gets its cards back in place (the same
-     list objects), the cards won, the tricks, the events and the log are appended, the
-     trick, the pending cards, the lead's units, the listing and its token set; in Zhao
-     Pengyou the cards seen too;
-   - a move the held state does not make (the hand's last trick and its scoring, a friend
-     revealed, a failed throw with a penalty, a move not from the listing) first makes the
-     attributes again, then goes the way it went before (_core_apply.c, or Python).
+   - taken (``take``) when the C ``legal_moves`` lists in the play phase: the hands, the
+     trick and the pending cards are read once; the cards won, the events, the log and the
+     finished tricks only gain items, so their lists are kept and only what is added is
+     recorded;
+   - made again: each hand list gets its cards back in place (the same list objects), the
+     cards won appended, the trick, the pending cards, the lead's units, the listing and its
+     token set, in Zhao Pengyou the cards seen; and (all, or one of them asked for) the
+     tricks, the events and the log appended. The hand's attributes alone are made again
+     for the scoring of the last trick: the records stay held through it (the game's Python
+     events are recorded after them, ``add_event``) until one is read;
+   - a name set in the dict while the hand is held (the dict's size shows it) keeps its
+     value: the held state is let go, the other names made again;
+   - a move the held state does not make (a failed throw with a penalty, a move not from its
+     listing) first makes the attributes again, then goes the way it went before
+     (_core_apply.c, or Python).
 
    Each game has its own Held (no state shared between games or across a call back into
-   Python); its records grow with PyMem_Realloc. A Held holds no reference to its game. */
+   Python); its records grow with PyMem_Realloc. A Held holds no reference to its game (so no
+   cycle through it, and no garbage-collector support). */
 
 #include "_core_hand.h"
 #include "../_dict_helpers.h"

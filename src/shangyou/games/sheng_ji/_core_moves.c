@@ -16,7 +16,7 @@ PyObject *S_phase, *S_to_act, *S_hands, *S_trick, *S_pending, *S_trump, *S_rules
     *S_next_draw, *S_drawn_by, *S_bid, *S_level_rank, *S_seat, *S_card, *S_count, *S_event,
     *S_cards_key, *S_winner, *S_points, *S_plays, *S_tried, *S_forced, *S_ev_play,
     *S_ev_trick, *S_ev_failed, *S_space, *S_level, *S_suit, *S_red_five, *S_kitty_owner,
-    *S_width, *S_length, *S_top;
+    *S_width, *S_length, *S_top, *S_deal, *S_bid_log, *S_advance_deal;
 
 int
 sj_names(void)
@@ -80,6 +80,9 @@ sj_names(void)
     NAME(S_kitty_owner, "kitty_owner");
     NAME(S_width, "width");
     NAME(S_length, "length");
+    NAME(S_deal, "deal");
+    NAME(S_bid_log, "bid_log");
+    NAME(S_advance_deal, "_advance_deal");
     NAME(S_top, "top");
 #undef NAME
     return 0;
@@ -228,6 +231,63 @@ list_bury(PyObject *game, PyObject *d, long seat, PyObject *token)
     return out;
 }
 
+/* the deal's listing (ShengJiGame._list_moves in the deal): ``pass``, then the seat's legal
+   bids as _bids_for orders them (the level cards by suit, then the jokers; each by count) */
+static PyObject *
+list_deal(PyObject *game, PyObject *d, long seat, PyObject *token)
+{
+    PyObject *hands = GET(d, S_hands);
+    PyObject *lr = PyObject_GetAttr(game, S_level_rank);          /* slots */
+    PyObject *bid = lr == NULL ? NULL : PyObject_GetAttr(game, S_bid);
+    long level = lr != NULL && PyLong_CheckExact(lr) ? PyLong_AsLong(lr) : -1;
+    int cnt[NCARD] = {0}, cur_seat = -1, cur_card = -1, cur_count = 0;
+    int ok = bid != NULL && level >= 0 && level <= 12 && hands != NULL &&
+             PyList_CheckExact(hands) && seat < PyList_GET_SIZE(hands) &&
+             sj_read_cards(PyList_GET_ITEM(hands, seat), cnt, NULL, 1 << 20) >= 0;
+    if (ok && bid != Py_None) {
+        PyObject *v[3] = {NULL, NULL, NULL};
+        ok = PyDict_CheckExact(bid) && (v[0] = GET(bid, S_seat)) != NULL &&
+             (v[1] = GET(bid, S_card)) != NULL && (v[2] = GET(bid, S_count)) != NULL &&
+             PyLong_CheckExact(v[0]) && PyLong_CheckExact(v[2]) &&
+             (cur_card = sj_card_of(v[1])) >= 0;
+        cur_seat = ok ? (int)PyLong_AsLong(v[0]) : -1;
+        cur_count = ok ? (int)PyLong_AsLong(v[2]) : 0;
+    }
+    Py_XDECREF(lr);
+    Py_XDECREF(bid);
+    if (!ok) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    Sink *sink;
+    PyObject *out = sj_moves_new(token, &sink);
+    if (out == NULL)
+        return NULL;
+    if (sj_sink_add(sink, K_PASS, NULL, 0) < 0)
+        goto fail;
+    int cands[6] = {(int)level * 4, (int)level * 4 + 1, (int)level * 4 + 2,
+                    (int)level * 4 + 3, BJ, RJ};
+    int cur_tier = cur_card == RJ ? 2 : cur_card == BJ ? 1 : 0;
+    for (int i = 0; i < 6; i++) {
+        int c = cands[i], tier = c == RJ ? 2 : c == BJ ? 1 : 0;
+        for (int k = i < 4 ? 1 : 2; k <= cnt[c] && k <= MAXH; k++) {
+            int legal = cur_card < 0 ? 1 :
+                        cur_seat == seat ? c == cur_card && k > cur_count :
+                        k > cur_count || (k == cur_count && tier > cur_tier);
+            unsigned char same[MAXH];
+            memset(same, c, (size_t)k);
+            if (legal && sj_sink_add(sink, K_BID, same, k) < 0)
+                goto fail;
+        }
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    if (!PyErr_Occurred())
+        PyErr_NoMemory();
+    return NULL;
+}
+
 /* a clone still holding its packed attributes (clone.py, ``_lazy``) has them made now (its
    ``_unpack``), and a game whose hand is held in C (_core_hand.c) has its attributes made,
    so that the core reads them as any game's; 0, or -1 with an exception */
@@ -272,6 +332,8 @@ sj_list_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         out = list_play(d, seat, args[1]);
     else if (is_str(phase, S_bury))
         out = list_bury(args[0], d, seat, args[1]);
+    else if (is_str(phase, S_deal))
+        out = list_deal(args[0], d, seat, args[1]);
     else
         Py_INCREF(out);
     Py_DECREF(d);

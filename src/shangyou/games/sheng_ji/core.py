@@ -25,8 +25,8 @@ from ... import native
 from ...native import load, shuffles_alike
 from .order import Unit
 
-# the kinds of game.py (PLAY_K, THROW, COMMIT, PICK, BURY_K) and the text of COMMIT
-KINDS = ("play", "throw", "commit", "pick", "bury")
+# the kinds of game.py (PLAY_K, THROW, COMMIT, PICK, BURY_K, PASS, BID) and the text of COMMIT
+KINDS = ("play", "throw", "commit", "pick", "bury", "pass", "bid")
 COMMIT_TEXT = "play"
 
 

@@ -157,7 +157,7 @@ class ShengJiGame(ShengJiClone):
         legal = self._legal
         if legal is None:
             self._token = tok = object()
-            if core.ACTIVE and self.phase in (PLAY, BURY):     # the core's Moves, or None
+            if core.ACTIVE and self.phase in (PLAY, BURY, DEAL):   # the core's Moves, or None
                 legal = core.list_moves(self, tok)
             if legal is None:
                 legal = self._legal_rest(tok, None)
