@@ -63,6 +63,7 @@ release_hand(Held *h)
     Py_CLEAR(h->seen_o);
     Py_CLEAR(h->friends_o);
     Py_CLEAR(h->results_o);
+    Py_CLEAR(h->buried_o);
     Py_CLEAR(h->legal);
     Py_CLEAR(h->token);
     h->np = 0;
@@ -153,9 +154,28 @@ take(PyObject *game, PyObject *d, Held *h)
     long n = small(d, S_n, MAXSEATS + 1);
     long seat = n > 0 ? small(d, S_to_act, n) : -1;
     PyObject *phase = GET(d, S_phase);
-    if (seat < 0 || phase == NULL || !PyUnicode_CheckExact(phase) ||
-        (phase != S_play && PyUnicode_Compare(phase, S_play) != 0))
+    if (seat < 0 || phase == NULL || !PyUnicode_CheckExact(phase))
         return 0;
+    int bury = phase == S_bury || (phase != S_play && PyUnicode_Compare(phase, S_bury) == 0);
+    if (!bury && phase != S_play && PyUnicode_Compare(phase, S_play) != 0)
+        return 0;
+    if (bury) {              /* the kitty buried, no theft: ``buried`` and ``to_bury`` (slots) */
+        PyObject *theft = PyObject_GetAttr(game, S_theft_round);
+        PyObject *buried = PyObject_GetAttr(game, S_buried);
+        PyObject *tb = PyObject_GetAttr(game, S_to_bury);
+        long to_bury = tb != NULL && PyLong_CheckExact(tb) ? PyLong_AsLong(tb) : -1;
+        int ok = theft == Py_None && buried != NULL && PyList_CheckExact(buried) &&
+                 to_bury > 0 && to_bury <= MAXH;
+        Py_XDECREF(theft);
+        Py_XDECREF(tb);
+        PyErr_Clear();
+        if (!ok) {
+            Py_XDECREF(buried);
+            return 0;
+        }
+        Py_XSETREF(h->buried_o, buried);
+        h->to_bury = (int)to_bury;
+    }
     PyObject *hands = GET(d, S_hands), *won = GET(d, S_won), *trick = GET(d, S_trick);
     PyObject *pending = GET(d, S_pending), *events = GET(d, S_events);
     PyObject *moves = GET(d, S_moves), *tricks = GET(d, S_tricks), *rules = GET(d, S_rules);
@@ -268,6 +288,7 @@ take(PyObject *game, PyObject *d, Held *h)
     h->decks = (int)decks;
     h->friends = (int)friends;
     h->to_act = (int)seat;
+    h->bury = bury;
     h->hands = Py_NewRef(hands);
     h->won = Py_NewRef(won);
     if (!h->rec) {
@@ -575,10 +596,12 @@ sj_held_legal(PyObject *game)
         if (d == NULL)
             return NULL;
         int rc = 0;
-        /* (the phase first: the deal's and the bury's listings ask too) */
+        /* (the phase first: the deal's listings ask too) */
         PyObject *phase = PyDict_CheckExact(d) ? GET(d, S_phase) : NULL;
-        if (phase != NULL && (phase == S_play || (PyUnicode_CheckExact(phase) &&
-                                                  PyUnicode_Compare(phase, S_play) == 0)) &&
+        if (phase != NULL && (phase == S_play || phase == S_bury ||
+                              (PyUnicode_CheckExact(phase) &&
+                               (PyUnicode_Compare(phase, S_play) == 0 ||
+                                PyUnicode_Compare(phase, S_bury) == 0))) &&
             sj_unpacked(game, d) == 0) {
             if (h == NULL) {
                 PyObject *o = PyType_GenericAlloc(&sj_held_type, 0);
@@ -606,7 +629,19 @@ sj_held_legal(PyObject *game)
     if (tok == NULL)
         return NULL;
     PyObject *out;
-    if (h->nplays == h->trick_start) {
+    if (h->bury) {                     /* a card of the hand to bury, each once, in key order */
+        unsigned char buf[NCARD];
+        int nb = 0;
+        Sink *sink;
+        for (int c = 0; c < NCARD; c++)
+            if (h->hcnt[seat][c])
+                buf[nb++] = (unsigned char)c;
+        sj_sort_by_key(&h->ctx, buf, nb);
+        out = sj_moves_new(tok, &sink);
+        for (int i = 0; out != NULL && i < nb; i++)
+            if (sj_sink_add(sink, K_BURY, &buf[i], 1) < 0)
+                Py_CLEAR(out);
+    } else if (h->nplays == h->trick_start) {
         out = sj_list_play(&h->ctx, h->hcnt[seat], pend, h->pend, h->np, NULL, 0, h->decks, tok);
     } else {
         PlayRec *p = &h->plays[h->trick_start];

@@ -20,6 +20,8 @@ typedef struct {
     int rec;                            /* the records (events, log, tricks) are held */
     int won_from;                       /* the tricks whose cards are in ``won`` already */
     int n, decks, friends, to_act;
+    int bury, to_bury;                  /* the kitty being buried (no theft): how many */
+    PyObject *buried_o;                 /* then the game's ``buried`` (a slot) */
     Py_ssize_t dsize;                   /* the dict's size once taken: a name set since shows */
     Ctx ctx;
     unsigned char hand[MAXSEATS][MAXH];                 /* in the game's order */

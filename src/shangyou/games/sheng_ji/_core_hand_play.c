@@ -83,6 +83,25 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
         return 0;
     const Ctx *t = &h->ctx;
     int *hcnt = h->hcnt[seat];
+    if (h->bury) {                              /* a card buried, not the last (_do_bury) */
+        if (kind != K_BURY || nm != 1 || !hcnt[mlist[0]] ||
+            PyList_GET_SIZE(h->buried_o) + 1 >= h->to_bury)
+            return 0;
+        if (!GROW(h->log, h->nlog, h->cap_log, 1) ||
+            PyList_Append(h->buried_o, PyTuple_GET_ITEM(mcards, 0)) < 0)
+            return -1;
+        unsigned char *hand = h->hand[seat];
+        int k = 0;
+        while (hand[k] != mlist[0])
+            k++;
+        memmove(hand + k, hand + k + 1, (size_t)(h->nhand[seat] - k - 1));
+        h->nhand[seat]--;
+        hcnt[mlist[0]]--;
+        h->log[h->nlog++] = (LogRec){seat, Py_NewRef(move)};
+        Py_CLEAR(h->legal);
+        Py_CLEAR(h->token);
+        return 1;
+    }
     int pcnt[NCARD] = {0};
     for (int i = 0; i < h->np; i++)
         pcnt[h->pend[i]]++;
