@@ -36,7 +36,7 @@
 static Py_ssize_t st_off = -1;          /* the ``_st`` slot's offset (the class's layout) */
 static PyTypeObject *game_type;
 static PyObject *S_st_dict_names[11];
-PyObject *sj_S_end_hand, *sj_S_friend, *sj_S_call;
+PyObject *sj_S_end_hand, *sj_S_friend, *sj_S_call, *sj_S_kitty, *sj_S_leader, *S_kitty_theft;
 static int n_names;
 
 int
@@ -125,7 +125,10 @@ sj_held_bind(PyObject *cls)
     if (sj_S_end_hand == NULL &&
         ((sj_S_end_hand = PyUnicode_InternFromString("_end_hand")) == NULL ||
          (sj_S_friend = PyUnicode_InternFromString("friend")) == NULL ||
-         (sj_S_call = PyUnicode_InternFromString("call")) == NULL))
+         (sj_S_call = PyUnicode_InternFromString("call")) == NULL ||
+         (sj_S_kitty = PyUnicode_InternFromString("kitty")) == NULL ||
+         (sj_S_leader = PyUnicode_InternFromString("leader")) == NULL ||
+         (S_kitty_theft = PyUnicode_InternFromString("kitty_theft")) == NULL))
         return -1;
     return 0;
 }
@@ -175,6 +178,9 @@ take(PyObject *game, PyObject *d, Held *h)
         }
         Py_XSETREF(h->buried_o, buried);
         h->to_bury = (int)to_bury;
+        h->declarer = (int)small(d, S_declarer, n);
+        if (h->declarer < 0)
+            return 0;
     }
     PyObject *hands = GET(d, S_hands), *won = GET(d, S_won), *trick = GET(d, S_trick);
     PyObject *pending = GET(d, S_pending), *events = GET(d, S_events);
@@ -191,13 +197,17 @@ take(PyObject *game, PyObject *d, Held *h)
         return 0;
     h->ctx = *t;
     PyObject *dk = PyObject_GetAttr(rules, S_decks), *fr = PyObject_GetAttr(rules, S_friends);
+    PyObject *th = PyObject_GetAttr(rules, S_kitty_theft);
     long decks = dk != NULL && PyLong_CheckExact(dk) ? PyLong_AsLong(dk) : -1;
     long friends = fr != NULL && PyLong_CheckExact(fr) ? PyLong_AsLong(fr) : -1;
+    int theft = th == NULL ? -1 : PyObject_IsTrue(th);
     Py_XDECREF(dk);
     Py_XDECREF(fr);
+    Py_XDECREF(th);
     PyErr_Clear();
-    if (decks < 1 || decks > 8 || friends < 0)
+    if (decks < 1 || decks > 8 || friends < 0 || theft < 0)
         return 0;
+    h->theft = theft;
     for (long s = 0; s < n; s++) {
         memset(h->hcnt[s], 0, sizeof h->hcnt[s]);
         int dummy[NCARD] = {0};

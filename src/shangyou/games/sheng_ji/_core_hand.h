@@ -20,7 +20,8 @@ typedef struct {
     int rec;                            /* the records (events, log, tricks) are held */
     int won_from;                       /* the tricks whose cards are in ``won`` already */
     int n, decks, friends, to_act;
-    int bury, to_bury;                  /* the kitty being buried (no theft): how many */
+    int bury, to_bury, theft;           /* the kitty being buried (no theft): how many; the
+                                           rules' kitty_theft */
     PyObject *buried_o;                 /* then the game's ``buried`` (a slot) */
     Py_ssize_t dsize;                   /* the dict's size once taken: a name set since shows */
     Ctx ctx;
@@ -45,6 +46,7 @@ typedef struct {
 } Held;
 
 extern PyObject *sj_S_end_hand, *sj_S_friend, *sj_S_call;   /* "_end_hand", "friend", "call" */
+extern PyObject *sj_S_kitty, *sj_S_leader;                   /* "kitty", "leader" */
 
 /* the game's Held (borrowed), or NULL (none: another class, or not made yet) */
 Held *sj_held_of(PyObject *game);

@@ -54,6 +54,43 @@ last_trick(PyObject *game, Held *h, int seat, PyObject *move, int winner, PyObje
     return rc;
 }
 
+/* the kitty's last card buried (no theft): the kitty (sorted), the "buried" event (held),
+   then _after_kitty: the play begins, the hand still held (the declarer leads), or in Zhao
+   Pengyou the call, the hand's attributes made again (the records stay held); 1 or -1 */
+static int
+buried_all(PyObject *game, Held *h, int seat)
+{
+    PyObject *kitty = PyList_GetSlice(h->buried_o, 0, PY_SSIZE_T_MAX);
+    PyObject *ev = PyDict_New(), *who = PyLong_FromLong(seat);
+    PyObject *decl = PyLong_FromLong(h->declarer);
+    int rc = kitty == NULL || ev == NULL || who == NULL || decl == NULL ||
+             PyList_Sort(kitty) < 0 || PyObject_SetAttr(game, sj_S_kitty, kitty) < 0 ||
+             PyDict_SetItem(ev, S_event, S_buried) < 0 || PyDict_SetItem(ev, S_seat, who) < 0
+             ? -1 : 0;
+    if (rc == 0)
+        h->evs[h->nevs++] = (EvRec){EV_OBJ, 0, 0, 0, 0, 0, Py_NewRef(ev)};
+    if (rc == 0 && h->friends > 0)              /* the call: Python */
+        rc = sj_held_flush_part(game, 0);
+    PyObject *d = rc < 0 ? NULL : PyObject_GenericGetDict(game, NULL);
+    if (d == NULL)
+        rc = -1;
+    else if (h->friends > 0)
+        rc = PyDict_SetItem(d, S_phase, sj_S_call) < 0 || PyDict_SetItem(d, S_to_act, decl) < 0
+             ? -1 : 1;
+    else {                                      /* _begin_play */
+        h->bury = 0;
+        h->to_act = h->declarer;
+        rc = PyDict_SetItem(d, S_phase, S_play) < 0 || PyDict_SetItem(d, S_to_act, decl) < 0 ||
+             PyObject_SetAttr(game, sj_S_leader, decl) < 0 ? -1 : 1;
+    }
+    Py_XDECREF(d);
+    Py_XDECREF(kitty);
+    Py_XDECREF(ev);
+    Py_XDECREF(who);
+    Py_XDECREF(decl);
+    return rc;
+}
+
 /* the move listed last, made on the held state as _core_apply.c's apply_listed makes it on
    the attributes: 1 made, 0 not made (nothing changed), -1 error */
 static int
@@ -83,11 +120,11 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
         return 0;
     const Ctx *t = &h->ctx;
     int *hcnt = h->hcnt[seat];
-    if (h->bury) {                              /* a card buried, not the last (_do_bury) */
-        if (kind != K_BURY || nm != 1 || !hcnt[mlist[0]] ||
-            PyList_GET_SIZE(h->buried_o) + 1 >= h->to_bury)
+    if (h->bury) {                              /* a card buried (_do_bury) */
+        int lastcard = PyList_GET_SIZE(h->buried_o) + 1 >= h->to_bury;
+        if (kind != K_BURY || nm != 1 || !hcnt[mlist[0]] || (lastcard && h->theft))
             return 0;
-        if (!GROW(h->log, h->nlog, h->cap_log, 1) ||
+        if (!GROW(h->log, h->nlog, h->cap_log, 1) || !GROW(h->evs, h->nevs, h->cap_evs, 1) ||
             PyList_Append(h->buried_o, PyTuple_GET_ITEM(mcards, 0)) < 0)
             return -1;
         unsigned char *hand = h->hand[seat];
@@ -100,7 +137,7 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
         h->log[h->nlog++] = (LogRec){seat, Py_NewRef(move)};
         Py_CLEAR(h->legal);
         Py_CLEAR(h->token);
-        return 1;
+        return lastcard ? buried_all(game, h, seat) : 1;
     }
     int pcnt[NCARD] = {0};
     for (int i = 0; i < h->np; i++)
