@@ -180,6 +180,26 @@ def test_lockstep_hands(name, options, games):
     assert held > 0 or not core.AVAILABLE
 
 
+def test_attribute_set_while_held_keeps_its_value():
+    """An attribute set while the core holds the hand keeps the value set; the others are
+    made again from the held state, and the game plays on in lockstep."""
+    p = Pair("sheng-ji", {}, 11)
+    rng = random.Random(11)
+    while p.b.phase != "play" or not p.b.trick:
+        la, lb = p.listing()
+        p.apply(rng.randrange(len(lb)), la, lb)
+    _on(True)
+    p.a.legal_moves()
+    assert "hands" not in p.a.__dict__ or not core.AVAILABLE        # held
+    new = [list(reversed(h)) for h in p.b.hands]
+    p.a.hands = new                          # set, not read, while held
+    p.b.hands = [list(h) for h in new]
+    assert p.a.hands is new
+    assert p.a.trick == p.b.trick and p.a.won == p.b.won and p.a.events == p.b.events
+    p.check_state()
+    p.play(rng, views=False)
+
+
 HELD = [("sheng-ji", {}, 30), ("sheng-ji/zhao-pengyou", {"players": 6}, 20),
         ("sheng-ji", {"decks": 3, "throw_penalty": 10, "red_five": True}, 12),
         ("sheng-ji/zhao-pengyou", {"kitty_theft": True, "friends": 2, "players": 5}, 12)]

@@ -210,11 +210,9 @@ take(PyObject *game, PyObject *d, Held *h)
     h->theft = theft;
     for (long s = 0; s < n; s++) {
         memset(h->hcnt[s], 0, sizeof h->hcnt[s]);
-        int dummy[NCARD] = {0};
         if ((h->nhand[s] = read_plain(PyList_GET_ITEM(hands, s), h->hand[s], h->hcnt[s])) < 0 ||
             !PyList_CheckExact(PyList_GET_ITEM(won, s)))
             return 0;
-        (void)dummy;
     }
     int pcnt[NCARD] = {0};
     if ((h->np = read_plain(pending, h->pend, pcnt)) < 0)
