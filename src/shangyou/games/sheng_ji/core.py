@@ -6,7 +6,8 @@ bury, as a lazy sequence of moves (``Moves``); the plain moves of those phases (
 to a throw or to a follow being picked, a lead with its throw check, a follow, the end of a
 trick, a card buried); the draws of the deal up to a seat with a bid, the legal bids, the
 deal's passes and bids listed and made; the shuffle. From the bury on it holds the hand's
-play state behind the game (``_core_hand.c``: the attributes made again when read, ``flush``). The Python code of :class:`~.game.ShengJiGame` (with :mod:`.follow`, :mod:`.tricks`,
+play state behind the game (``_core_hand.c``: the attributes made again when read, ``flush``).
+The Python code of :class:`~.game.ShengJiGame` (with :mod:`.follow`, :mod:`.tricks`,
 :mod:`.order`) stays the reference: ``tests/test_sheng_ji_core_differential.py`` plays random
 games with both and compares every listing and every state.
 
