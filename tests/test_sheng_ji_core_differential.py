@@ -73,6 +73,8 @@ def _on(active: bool) -> None:
 class Pair:
     """Two games in lockstep: ``a`` made with the core (when built), ``b`` with Python."""
 
+    held = 0                                 # states checked while the core held the hand
+
     def __init__(self, name: str, options: dict, seed, match: bool = False):
         _on(True)
         self.a = make_game(name, dict(options), seed, match=match)
@@ -102,13 +104,19 @@ class Pair:
 
     def check_state(self) -> None:
         a, b = self.a, self.b
+        if "hands" not in a.__dict__:
+            # the hand held in C (``_st``): asking for one attribute makes them all again
+            # (a clone's packed attributes are made so too)
+            self.held += "_lazy" not in a.__dict__
+            a.hands
         da = {k: v for k, v in a.__dict__.items() if k not in SKIP_STATE}
         db = {k: v for k, v in b.__dict__.items() if k not in SKIP_STATE}
         assert da.keys() == db.keys()
         for k in db:
             assert da[k] == db[k], (k, da[k], db[k])
         for k in type(b).__slots__:          # the deal's record and the levels (slots)
-            assert getattr(a, k, None) == getattr(b, k, None), k
+            if k != "_st" and k not in SKIP_STATE:     # (``_st``: the hand held in C)
+                assert getattr(a, k, None) == getattr(b, k, None), k
         # the logs only grow: compare what is new
         for k in ("moves", "events", "tricks"):
             xa, xb = getattr(a, k), getattr(b, k)
@@ -160,13 +168,80 @@ def _restore_core():
                               for n, o, _ in CONFIGS])
 def test_lockstep_hands(name, options, games):
     kinds: dict = {}
+    held = 0
     for seed in range(GAMES or games):
         p = Pair(name, options, seed)
         p.play(random.Random(seed * 7 + 1), views=seed % 4 == 0)
         for k, v in p.kinds.items():
             kinds[k] = kinds.get(k, 0) + v
-    # the games reached the moves the core makes
+        held += p.held
+    # the games reached the moves the core makes, and states the core held in C
     assert kinds.get(("play", "play"), 0) > 0 and kinds.get(("play", "throw"), 0) > 0
+    assert held > 0 or not core.AVAILABLE
+
+
+def test_attribute_set_while_held_keeps_its_value():
+    """An attribute set while the core holds the hand keeps the value set; the others are
+    made again from the held state, and the game plays on in lockstep."""
+    p = Pair("sheng-ji", {}, 11)
+    rng = random.Random(11)
+    while p.b.phase != "play" or not p.b.trick:
+        la, lb = p.listing()
+        p.apply(rng.randrange(len(lb)), la, lb)
+    _on(True)
+    p.a.legal_moves()
+    assert "hands" not in p.a.__dict__ or not core.AVAILABLE        # held
+    new = [list(reversed(h)) for h in p.b.hands]
+    p.a.hands = new                          # set, not read, while held
+    p.b.hands = [list(h) for h in new]
+    assert p.a.hands is new
+    assert p.a.trick == p.b.trick and p.a.won == p.b.won and p.a.events == p.b.events
+    p.check_state()
+    p.play(rng, views=False)
+
+
+HELD = [("sheng-ji", {}, 30), ("sheng-ji/zhao-pengyou", {"players": 6}, 20),
+        ("sheng-ji", {"decks": 3, "throw_penalty": 10, "red_five": True}, 12),
+        ("sheng-ji/zhao-pengyou", {"kitty_theft": True, "friends": 2, "players": 5}, 12)]
+
+
+@pytest.mark.parametrize("name,options,games", HELD)
+def test_hand_held_in_c_over_many_moves(name, options, games):
+    """The core's game played with nothing read for a random number of moves (so the hand
+    stays held in C, ``_core_hand.c``, its records growing), then its whole state compared;
+    its listings compared at every move. Asked for in turn: an attribute, a pickle, a clone,
+    a view."""
+    spans = 0
+    for seed in range(games):
+        p = Pair(name, options, 500 + seed)
+        rng = random.Random(seed)
+        quiet = 0
+        while not p.b.over:
+            la, lb = p.listing()
+            p.apply(rng.randrange(len(lb)), la, lb)
+            quiet -= 1
+            if quiet > 0 and not p.b.over:
+                continue
+            spans += core.AVAILABLE and "hands" not in p.a.__dict__ and \
+                "_lazy" not in p.a.__dict__
+            how = rng.randrange(4)
+            if how == 1:                     # a pickle makes the attributes first
+                p.a = pickle.loads(pickle.dumps(p.a))
+            elif how == 2:                   # so does a clone, which plays on for the original
+                p.a = p.a.clone()
+            elif how == 3:
+                _on(True)
+                va = p.a.view(p.a.to_act or 0)
+                _on(False)
+                assert va == p.b.view(p.b.to_act or 0)
+            if how != 2:                     # (the clone is compared after its next span)
+                p.check_state()
+            quiet = rng.randrange(1, 40)
+        assert p.a.events == p.b.events and p.a.moves == p.b.moves or \
+            [(s, str(m)) for s, m in p.a.moves] == [(s, str(m)) for s, m in p.b.moves]
+        assert p.a.events == p.b.events and p.a.tricks == p.b.tricks
+        assert p.a.result == p.b.result and p.a.history == p.b.history
+    assert spans > 0 or not core.AVAILABLE
 
 
 @pytest.mark.parametrize("name,options,games", MATCHES)

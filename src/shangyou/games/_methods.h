@@ -22,7 +22,12 @@
         given as ``listed`` (*accepted = 0); NULL with an exception on error;
      #define FM_APPLY_LISTED f
         f(NULL, {game, move, seat}, 3), the core's ``apply_listed``: True made, False not
-        made (nothing changed), NULL an exception. */
+        made (nothing changed), NULL an exception;
+   and may define
+     #define FM_LEGAL_HELD g
+        g(game): the listing of a family that holds the state in C (no ``_legal`` nor
+        ``_token`` in the dict while it does), a new reference; NULL without an exception
+        where the dict's path lists (sheng_ji/_core_hand.c). */
 #ifndef SHANGYOU_METHODS_H
 #define SHANGYOU_METHODS_H
 
@@ -54,6 +59,13 @@ fm_legal_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     if (!fm_active)
         return PyObject_CallOneArg(fm_legal_py, self);
+#ifdef FM_LEGAL_HELD
+    {
+        PyObject *held = FM_LEGAL_HELD(self);
+        if (held != NULL || PyErr_Occurred())
+            return held;
+    }
+#endif
     PyObject *d = PyObject_GenericGetDict(self, NULL);
     if (d == NULL)
         return NULL;

@@ -643,6 +643,11 @@ static PyMethodDef methods[] = {
      "methods(cls): ShengJiGame's legal_moves and apply as C methods (_core_methods.c)."},
     {"set_active", sj_set_active, METH_O,
      "set_active(flag): those methods act in C, or call the Python methods."},
+    {"flush", (PyCFunction)(void (*)(void))sj_flush, METH_FASTCALL,
+     "flush(game, all=True): the attributes of a hand held in C made again (True), or none "
+     "held; all=False: the hand's, not the events, the log and the tricks."},
+    {"add_event", (PyCFunction)(void (*)(void))sj_add_event, METH_FASTCALL,
+     "add_event(game, event): the event recorded after those held in C (True), or none held."},
     {"rollout", (PyCFunction)(void (*)(void))sj_rollout, METH_FASTCALL,
      "rollout(suit_of, pos, is_trump, hands, trick, to_act, declarers, won, calls, seen, "
      "declarer, random): the search's playout (Sim.run) to the hand's end; None: not covered."},
@@ -657,7 +662,8 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__core(void)
 {
-    if (PyType_Ready(&sj_moves_type) < 0 || PyType_Ready(&sj_batch_type) < 0)
+    if (PyType_Ready(&sj_moves_type) < 0 || PyType_Ready(&sj_batch_type) < 0 ||
+        PyType_Ready(&sj_held_type) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)

@@ -35,8 +35,8 @@ typedef struct {
     unsigned char cards[MAXH];
 } SUnit;
 
-/* the kinds of the listed moves (game.py: PLAY_K, THROW, COMMIT, PICK, BURY_K) */
-enum { K_PLAY, K_THROW, K_COMMIT, K_PICK, K_BURY, NKINDS };
+/* the kinds of the listed moves (game.py: PLAY_K, THROW, COMMIT, PICK, BURY_K, PASS, BID) */
+enum { K_PLAY, K_THROW, K_COMMIT, K_PICK, K_BURY, K_PASS, K_BID, NKINDS };
 
 /* the items of a listing, in order: each a kind and its cards */
 typedef struct {
@@ -120,6 +120,26 @@ PyObject *sj_card_lists(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 int sj_names(void);
 int sj_unpacked(PyObject *game, PyObject *d);
 
+/* _core_moves.c: the play phase's listing from card counts (lead NULL: leading) */
+PyObject *sj_list_play(const Ctx *t, const int *hand, const int *pend,
+                       const unsigned char *plist, int np, const int *lead, int nl, int decks,
+                       PyObject *token);
+/* _core_apply.c: a list of order.Unit objects */
+int sj_unit_list(const SUnit *units, int nu, PyObject **out);
+
+/* _core_hand.c: the hand's play state held in C behind the game (docs/core-sheng-ji.md) */
+extern PyTypeObject sj_held_type;
+int sj_held_bind(PyObject *cls);                  /* the class's ``_st`` slot; 0 or -1 */
+/* the attributes made from the held state, and the state let go: 1 made, 0 none held, -1 */
+int sj_held_flush(PyObject *game);
+/* ShengJiGame.legal_moves while the hand is held (or can be): a new reference, or NULL
+   (with an exception, or none: the dict's path lists) */
+PyObject *sj_held_legal(PyObject *game);
+/* apply_listed while the hand is held: 1 made, 0 not made (nothing changed), -1 error */
+int sj_held_apply(PyObject *game, PyObject *move, PyObject *seat);
+PyObject *sj_flush(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *sj_add_event(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
 /* _core_rollout.c: the search's playout (bots/sheng_ji_search.py, Sim.run) */
 PyObject *sj_rollout(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 extern PyObject *S_phase, *S_to_act, *S_hands, *S_trick, *S_pending, *S_trump, *S_rules,
@@ -129,7 +149,8 @@ extern PyObject *S_phase, *S_to_act, *S_hands, *S_trick, *S_pending, *S_trump, *
     *S_to_bury, *S_stock, *S_next_draw, *S_drawn_by, *S_bid, *S_level_rank, *S_seat,
     *S_card, *S_count, *S_event, *S_cards_key, *S_winner, *S_points, *S_plays, *S_tried,
     *S_forced, *S_ev_play, *S_ev_trick, *S_ev_failed, *S_space, *S_level, *S_suit,
-    *S_red_five, *S_kitty_owner, *S_width, *S_length, *S_top;
+    *S_red_five, *S_kitty_owner, *S_width, *S_length, *S_top, *S_deal, *S_bid_log,
+    *S_advance_deal;
 
 /* _core_batch.c (and _core_row.c, a row's rules): the batch engine (env/batch_engine.py) */
 extern PyTypeObject sj_batch_type;

@@ -162,8 +162,8 @@ sj_unit(const SUnit *u)
     return o;
 }
 
-static int
-unit_list(const SUnit *units, int nu, PyObject **out)
+int
+sj_unit_list(const SUnit *units, int nu, PyObject **out)
 {
     PyObject *l = PyList_New(nu);
     if (l == NULL)
@@ -238,7 +238,7 @@ make_play(PyObject *game, PyObject *d, PyObject *move, Play *P, PyObject *hands,
     }
     if (leading) {
         PyObject *units;
-        if (unit_list(P->units, P->nu, &units) < 0)
+        if (sj_unit_list(P->units, P->nu, &units) < 0)
             goto done;
         int r = PyDict_SetItem(d, S_lead_units, units);
         Py_DECREF(units);
@@ -349,6 +349,47 @@ log_move(PyObject *d, PyObject *log, long seat, PyObject *move)
     return 1;
 }
 
+/* a pass or a bid of the deal, as _do / _do_bid make it: the bid (a slot), its record
+   (``bid_log``) and event, then the game's _advance_deal (Python: the draws, in C, up to the
+   next seat with a bid; the deal's end); 1 made, 0 not made (nothing changed), -1 error */
+static int
+apply_deal(PyObject *game, PyObject *d, PyObject *move, long seat, int kind,
+           PyObject *mcards, const unsigned char *mlist, int nm)
+{
+    PyObject *events = GET(d, S_events);
+    if (events == NULL || !PyList_CheckExact(events))
+        return 0;
+    if (kind == K_BID) {
+        PyObject *bl = nm > 0 ? PyObject_GetAttr(game, S_bid_log) : NULL;   /* a slot */
+        if (bl == NULL || !PyList_CheckExact(bl)) {
+            Py_XDECREF(bl);
+            PyErr_Clear();
+            return 0;
+        }
+        PyObject *text = PyObject_Str(move), *b = PyDict_New();
+        int rc = text == NULL || b == NULL || set_long(b, S_seat, seat) < 0 ||
+                 PyDict_SetItem(b, S_card, PyTuple_GET_ITEM(mcards, 0)) < 0 ||
+                 set_long(b, S_count, nm) < 0 || PyObject_SetAttr(game, S_bid, b) < 0 ||
+                 append_pair(bl, seat, text) < 0 ? -1 : 0;
+        if (rc == 0) {
+            PyObject *keys[3] = {S_event, S_seat, sj_kind[K_BID]};
+            PyObject *vals[3] = {Py_NewRef(sj_kind[K_BID]), PyLong_FromLong(seat),
+                                 sj_cards_text(mlist, nm)};
+            rc = log_event(events, 3, keys, vals);
+        }
+        Py_XDECREF(text);
+        Py_XDECREF(b);
+        Py_DECREF(bl);
+        if (rc < 0)
+            return -1;
+    }
+    PyObject *r = PyObject_CallMethodNoArgs(game, S_advance_deal);
+    if (r == NULL)
+        return -1;
+    Py_DECREF(r);
+    return log_move(d, NULL, seat, move);
+}
+
 /* 1 made, 0 left to Python (nothing changed), -1 error */
 static int
 apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
@@ -413,6 +454,9 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
         Py_DECREF(buried);
         return rc < 0 ? -1 : log_move(d, log, seat, move);
     }
+    if (!playing && (kind == K_PASS || kind == K_BID))
+        return (phase == S_deal || PyUnicode_Compare(phase, S_deal) == 0) ?
+            apply_deal(game, d, move, seat, kind, mcards, mlist, nm) : 0;
     if (!playing && PyUnicode_Compare(phase, S_play) != 0)
         return 0;
     PyObject *trick = GET(d, S_trick), *pending = GET(d, S_pending);
@@ -673,6 +717,9 @@ sj_apply_listed(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     if (sj_names() < 0)
         return NULL;
+    int held = sj_held_apply(args[0], args[1], args[2]);      /* the hand held in C */
+    if (held != 0)
+        return held < 0 ? NULL : Py_NewRef(Py_True);
     PyObject *d = PyObject_GenericGetDict(args[0], NULL);
     if (d == NULL) {
         PyErr_Clear();

@@ -1,6 +1,7 @@
 /* ShengJiGame.legal_moves and ShengJiGame.apply as C methods (../_methods.h): the listing of
    sj_list_moves in the play and bury phases and the fast path of sj_apply_listed, as the
-   Python methods call them. */
+   Python methods call them; in the play phase the listing of the hand held in C
+   (_core_hand.c). */
 #include "_core.h"
 
 /* the listing of the play phase and the bury (sj_list_moves checks the phase: None in the
@@ -16,12 +17,15 @@ FM_LIST(PyObject *game, PyObject *token, int *accepted)
 }
 
 #define FM_APPLY_LISTED sj_apply_listed
+#define FM_LEGAL_HELD sj_held_legal
 #include "../_methods.h"
 
-/* methods(cls) -> (legal_moves, apply) */
+/* methods(cls) -> (legal_moves, apply); the class's ``_st`` slot is bound (_core_hand.c) */
 PyObject *
 sj_methods(PyObject *self, PyObject *cls)
 {
+    if (sj_names() < 0 || sj_held_bind(cls) < 0)
+        return NULL;
     return fm_methods(self, cls);
 }
 

@@ -16,7 +16,7 @@ PyObject *S_phase, *S_to_act, *S_hands, *S_trick, *S_pending, *S_trump, *S_rules
     *S_next_draw, *S_drawn_by, *S_bid, *S_level_rank, *S_seat, *S_card, *S_count, *S_event,
     *S_cards_key, *S_winner, *S_points, *S_plays, *S_tried, *S_forced, *S_ev_play,
     *S_ev_trick, *S_ev_failed, *S_space, *S_level, *S_suit, *S_red_five, *S_kitty_owner,
-    *S_width, *S_length, *S_top;
+    *S_width, *S_length, *S_top, *S_deal, *S_bid_log, *S_advance_deal;
 
 int
 sj_names(void)
@@ -80,6 +80,9 @@ sj_names(void)
     NAME(S_kitty_owner, "kitty_owner");
     NAME(S_width, "width");
     NAME(S_length, "length");
+    NAME(S_deal, "deal");
+    NAME(S_bid_log, "bid_log");
+    NAME(S_advance_deal, "_advance_deal");
     NAME(S_top, "top");
 #undef NAME
     return 0;
@@ -91,31 +94,21 @@ is_str(PyObject *o, PyObject *s)
     return o != NULL && PyUnicode_CheckExact(o) && (o == s || PyUnicode_Compare(o, s) == 0);
 }
 
-/* the cards of the effective suit's throw so far, or the hand: helpers for the listing */
-static PyObject *
-list_play(PyObject *d, long seat, PyObject *token)
+/* the listing of the play phase from the seat's hand, the pending cards and the trick's lead
+   as card counts (``lead`` NULL: leading); a Moves sequence, None (a new reference: the
+   Python code lists), or NULL with an exception. ``decks`` is read only for a lead. The game's
+   attributes (list_play) and the hand held in C (_core_hand.c) both list through it. */
+PyObject *
+sj_list_play(const Ctx *t, const int *hand, const int *pend, const unsigned char *plist,
+             int np, const int *lead, int nl, int decks, PyObject *token)
 {
-    PyObject *hands = GET(d, S_hands), *trick = GET(d, S_trick), *pending = GET(d, S_pending);
-    PyObject *rules = GET(d, S_rules);
-    const Ctx *t;
-    if (hands == NULL || !PyList_CheckExact(hands) || seat >= PyList_GET_SIZE(hands) ||
-        trick == NULL || !PyList_CheckExact(trick) || pending == NULL ||
-        !PyList_CheckExact(pending) || rules == NULL ||
-        (t = sj_ctx_read(GET(d, S_trump))) == NULL)
-        Py_RETURN_NONE;
-    int hand[NCARD] = {0}, pend[NCARD] = {0};
-    unsigned char plist[MAXH];
-    int nh = sj_read_cards(PyList_GET_ITEM(hands, seat), hand, NULL, MAXH);
-    int np = sj_read_cards(pending, pend, plist, MAXH);
-    if (nh < 0 || np < 0)
-        Py_RETURN_NONE;
     Sink *sink;
     PyObject *out = sj_moves_new(token, &sink);
     if (out == NULL)
         return NULL;
     unsigned char buf[NCARD];
     int nb = 0;
-    if (PyList_GET_SIZE(trick) == 0) {                   /* leading */
+    if (lead == NULL) {                                  /* leading */
         if (np) {                                        /* a throw being built */
             if (sj_sink_add(sink, K_COMMIT, NULL, 0) < 0)
                 goto fail;
@@ -124,15 +117,11 @@ list_play(PyObject *d, long seat, PyObject *token)
                 if (hand[c] - pend[c] > 0 && t->eff[c] == s)
                     buf[nb++] = (unsigned char)c;
         } else {
-            PyObject *dk = PyObject_GetAttr(rules, S_decks);
-            long decks = dk != NULL && PyLong_CheckExact(dk) ? PyLong_AsLong(dk) : -1;
-            Py_XDECREF(dk);
             if (decks < 1 || decks > 8) {
-                PyErr_Clear();
                 Py_DECREF(out);
                 Py_RETURN_NONE;
             }
-            if (sj_lead_units(t, hand, (int)decks, sink) < 0)
+            if (sj_lead_units(t, hand, decks, sink) < 0)
                 goto fail;
             for (int c = 0; c < NCARD; c++)
                 if (hand[c])
@@ -143,13 +132,6 @@ list_play(PyObject *d, long seat, PyObject *token)
             if (sj_sink_add(sink, K_THROW, &buf[i], 1) < 0)
                 goto fail;
         return out;
-    }
-    PyObject *first = PyList_GET_ITEM(trick, 0);
-    int lead[NCARD] = {0}, nl;
-    if (!PyTuple_CheckExact(first) || PyTuple_GET_SIZE(first) != 2 ||
-        (nl = sj_read_cards(PyTuple_GET_ITEM(first, 1), lead, NULL, MAXH)) <= 0) {
-        Py_DECREF(out);
-        Py_RETURN_NONE;
     }
     SUnit units[MAXU];
     int nu = sj_decompose(t, lead, units);
@@ -178,6 +160,42 @@ fail:
     if (!PyErr_Occurred())
         PyErr_NoMemory();
     return NULL;
+}
+
+/* the play phase's listing read from the game's attributes */
+static PyObject *
+list_play(PyObject *d, long seat, PyObject *token)
+{
+    PyObject *hands = GET(d, S_hands), *trick = GET(d, S_trick), *pending = GET(d, S_pending);
+    PyObject *rules = GET(d, S_rules);
+    const Ctx *t;
+    if (hands == NULL || !PyList_CheckExact(hands) || seat >= PyList_GET_SIZE(hands) ||
+        trick == NULL || !PyList_CheckExact(trick) || pending == NULL ||
+        !PyList_CheckExact(pending) || rules == NULL ||
+        (t = sj_ctx_read(GET(d, S_trump))) == NULL)
+        Py_RETURN_NONE;
+    int hand[NCARD] = {0}, pend[NCARD] = {0};
+    unsigned char plist[MAXH];
+    int nh = sj_read_cards(PyList_GET_ITEM(hands, seat), hand, NULL, MAXH);
+    int np = sj_read_cards(pending, pend, plist, MAXH);
+    if (nh < 0 || np < 0)
+        Py_RETURN_NONE;
+    if (PyList_GET_SIZE(trick) == 0) {
+        long decks = 0;
+        if (!np) {
+            PyObject *dk = PyObject_GetAttr(rules, S_decks);
+            decks = dk != NULL && PyLong_CheckExact(dk) ? PyLong_AsLong(dk) : -1;
+            Py_XDECREF(dk);
+            PyErr_Clear();
+        }
+        return sj_list_play(t, hand, pend, plist, np, NULL, 0, (int)decks, token);
+    }
+    PyObject *first = PyList_GET_ITEM(trick, 0);
+    int lead[NCARD] = {0}, nl;
+    if (!PyTuple_CheckExact(first) || PyTuple_GET_SIZE(first) != 2 ||
+        (nl = sj_read_cards(PyTuple_GET_ITEM(first, 1), lead, NULL, MAXH)) <= 0)
+        Py_RETURN_NONE;
+    return sj_list_play(t, hand, pend, plist, np, lead, nl, 0, token);
 }
 
 static PyObject *
@@ -213,11 +231,71 @@ list_bury(PyObject *game, PyObject *d, long seat, PyObject *token)
     return out;
 }
 
+/* the deal's listing (ShengJiGame._list_moves in the deal): ``pass``, then the seat's legal
+   bids as _bids_for orders them (the level cards by suit, then the jokers; each by count) */
+static PyObject *
+list_deal(PyObject *game, PyObject *d, long seat, PyObject *token)
+{
+    PyObject *hands = GET(d, S_hands);
+    PyObject *lr = PyObject_GetAttr(game, S_level_rank);          /* slots */
+    PyObject *bid = lr == NULL ? NULL : PyObject_GetAttr(game, S_bid);
+    long level = lr != NULL && PyLong_CheckExact(lr) ? PyLong_AsLong(lr) : -1;
+    int cnt[NCARD] = {0}, cur_seat = -1, cur_card = -1, cur_count = 0;
+    int ok = bid != NULL && level >= 0 && level <= 12 && hands != NULL &&
+             PyList_CheckExact(hands) && seat < PyList_GET_SIZE(hands) &&
+             sj_read_cards(PyList_GET_ITEM(hands, seat), cnt, NULL, 1 << 20) >= 0;
+    if (ok && bid != Py_None) {
+        PyObject *v[3] = {NULL, NULL, NULL};
+        ok = PyDict_CheckExact(bid) && (v[0] = GET(bid, S_seat)) != NULL &&
+             (v[1] = GET(bid, S_card)) != NULL && (v[2] = GET(bid, S_count)) != NULL &&
+             PyLong_CheckExact(v[0]) && PyLong_CheckExact(v[2]) &&
+             (cur_card = sj_card_of(v[1])) >= 0;
+        cur_seat = ok ? (int)PyLong_AsLong(v[0]) : -1;
+        cur_count = ok ? (int)PyLong_AsLong(v[2]) : 0;
+    }
+    Py_XDECREF(lr);
+    Py_XDECREF(bid);
+    if (!ok) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    Sink *sink;
+    PyObject *out = sj_moves_new(token, &sink);
+    if (out == NULL)
+        return NULL;
+    if (sj_sink_add(sink, K_PASS, NULL, 0) < 0)
+        goto fail;
+    int cands[6] = {(int)level * 4, (int)level * 4 + 1, (int)level * 4 + 2,
+                    (int)level * 4 + 3, BJ, RJ};
+    int cur_tier = cur_card == RJ ? 2 : cur_card == BJ ? 1 : 0;
+    for (int i = 0; i < 6; i++) {
+        int c = cands[i], tier = c == RJ ? 2 : c == BJ ? 1 : 0;
+        for (int k = i < 4 ? 1 : 2; k <= cnt[c] && k <= MAXH; k++) {
+            int legal = cur_card < 0 ? 1 :
+                        cur_seat == seat ? c == cur_card && k > cur_count :
+                        k > cur_count || (k == cur_count && tier > cur_tier);
+            unsigned char same[MAXH];
+            memset(same, c, (size_t)k);
+            if (legal && sj_sink_add(sink, K_BID, same, k) < 0)
+                goto fail;
+        }
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    if (!PyErr_Occurred())
+        PyErr_NoMemory();
+    return NULL;
+}
+
 /* a clone still holding its packed attributes (clone.py, ``_lazy``) has them made now (its
-   ``_unpack``), so that the core reads them as any game's; 0, or -1 with an exception */
+   ``_unpack``), and a game whose hand is held in C (_core_hand.c) has its attributes made,
+   so that the core reads them as any game's; 0, or -1 with an exception */
 int
 sj_unpacked(PyObject *game, PyObject *d)
 {
+    if (sj_held_flush(game) < 0)                  /* the hand held in C made attributes */
+        return -1;
     if (PyDict_GetItemWithError(d, S_lazy) == NULL)
         return PyErr_Occurred() ? -1 : 0;
     PyObject *r = PyObject_CallMethodNoArgs(game, S_unpack);
@@ -254,6 +332,8 @@ sj_list_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         out = list_play(d, seat, args[1]);
     else if (is_str(phase, S_bury))
         out = list_bury(args[0], d, seat, args[1]);
+    else if (is_str(phase, S_deal))
+        out = list_deal(args[0], d, seat, args[1]);
     else
         Py_INCREF(out);
     Py_DECREF(d);

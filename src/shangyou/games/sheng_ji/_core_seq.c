@@ -97,7 +97,9 @@ make_move(Moves *p, Py_ssize_t j)
         return NULL;
     }
     PyObject *v[6] = {sj_kind[kind], cards, Py_None,
-                      kind == K_COMMIT ? sj_commit_text : Py_None, Py_None, p->token};
+                      kind == K_COMMIT ? sj_commit_text : kind == K_PASS ? sj_kind[K_PASS]
+                                                                          : Py_None,
+                      Py_None, p->token};
     for (int i = 0; i < 6; i++) {
         if (i != M_CARDS)
             Py_INCREF(v[i]);

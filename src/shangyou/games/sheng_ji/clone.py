@@ -12,6 +12,13 @@ from ...engine.base import GameBase
 from . import core
 
 _LAZY = frozenset({"hands", "won", "moves", "events", "tricks", "seen_counts", "stock"})
+# what the hand held in C (``_core_hand.c``) takes out of the dict while it plays: made again
+# when asked for (``core.flush``)
+_HELD = frozenset({"hands", "won", "trick", "pending", "lead_units", "events", "moves",
+                   "tricks", "_legal", "_token", "seen_counts"})
+# of those, the records: held on through the scoring (``_event``) until asked for; asking for
+# another makes the hand's attributes only
+_RECORDS = frozenset({"events", "moves", "tricks"})
 # the slots' lists each phase changes in place (a clone copies them); every other list in a
 # slot is replaced when it changes (``kitty``, ``kitty_taken``), and ``bid`` is a new dict
 _LEVELS = frozenset({"levels"})
@@ -35,6 +42,8 @@ class ShengJiClone(GameBase):
         and makes them when one is first asked for (``_Packed``), so a clone kept but not
         played costs a few hundred bytes. The core, which reads the game's dict, has a packed
         clone unpacked first (``sj_unpacked``)."""
+        if core.AVAILABLE:
+            core.flush(self)             # (a hand held in C: its attributes made)
         d = self.__dict__
         if "_lazy" in d and not _LAZY.isdisjoint(d):
             self._unpack()               # (some were set since it was cloned)
@@ -56,7 +65,7 @@ class ShengJiClone(GameBase):
                                               tricks, len(tricks)))
         changing = _CHANGING.get(d["phase"], _LEVELS)
         for name, slot in _slots(type(self)):
-            if name == "_tricks_cache":
+            if name in ("_tricks_cache", "_st"):
                 continue
             try:
                 v = slot.__get__(self)
@@ -66,6 +75,16 @@ class ShengJiClone(GameBase):
                 v = v[:]
             slot.__set__(new, v)
         return new
+
+    def __getstate__(self) -> Any:
+        """The state pickle and ``copy`` keep: a hand held in C is made attributes first, and
+        the object holding it (``_st``) is left out."""
+        if core.AVAILABLE:
+            core.flush(self)
+        state = super().__getstate__()
+        if isinstance(state, tuple) and state[1] and "_st" in state[1]:
+            state = (state[0], {k: v for k, v in state[1].items() if k != "_st"})
+        return state
 
     def _unpack(self) -> None:
         """A clone's packed attributes made (those set since are kept)."""
@@ -97,10 +116,11 @@ class ShengJiClone(GameBase):
 
 
 class _Packed:
-    """A class attribute for each packed name: the instance's own value (in its dict) comes
-    first, as for any method; only where it has none (a clone not yet asked) is this asked,
-    and it unpacks the clone. (A non-data descriptor: unlike ``__getattr__`` on the class, it
-    leaves every other attribute's lookup as fast as before.)"""
+    """A class attribute for each packed or held name: the instance's own value (in its dict)
+    comes first, as for any method; only where it has none (a clone not yet asked, a hand held
+    in C) is this asked, and it unpacks the clone or has the core make the attributes. (A
+    non-data descriptor: unlike ``__getattr__`` on the class, it leaves every other
+    attribute's lookup as fast as before.)"""
 
     __slots__ = ("name",)
 
@@ -111,13 +131,14 @@ class _Packed:
         if obj is None:
             return self
         d = obj.__dict__
-        if "_lazy" not in d:
+        if "_lazy" in d:
+            obj._unpack()
+        elif not (core.AVAILABLE and core.flush(obj, self.name in _RECORDS)):
             raise AttributeError(f"{type(obj).__name__!r} object has no attribute {self.name!r}")
-        obj._unpack()
         return d[self.name]
 
 
-for _name in _LAZY:         # (set here, out of the type checker's sight: the games assign lists)
+for _name in _LAZY | _HELD:         # (set here, out of the type checker's sight: the games assign lists)
     setattr(ShengJiClone, _name, _Packed(_name))
 
 

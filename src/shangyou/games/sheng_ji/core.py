@@ -4,8 +4,10 @@
 the play phase (leads, throws, follows, the cards of a follow picked one at a time) and of the
 bury, as a lazy sequence of moves (``Moves``); the plain moves of those phases (the card added
 to a throw or to a follow being picked, a lead with its throw check, a follow, the end of a
-trick, a card buried); the draws of the deal up to a seat with a bid, the legal bids; the
-shuffle. The Python code of :class:`~.game.ShengJiGame` (with :mod:`.follow`, :mod:`.tricks`,
+trick, a card buried); the draws of the deal up to a seat with a bid, the legal bids, the
+deal's passes and bids listed and made; the shuffle. From the bury on it holds the hand's
+play state behind the game (``_core_hand.c``: the attributes made again when read, ``flush``).
+The Python code of :class:`~.game.ShengJiGame` (with :mod:`.follow`, :mod:`.tricks`,
 :mod:`.order`) stays the reference: ``tests/test_sheng_ji_core_differential.py`` plays random
 games with both and compares every listing and every state.
 
@@ -25,8 +27,8 @@ from ... import native
 from ...native import load, shuffles_alike
 from .order import Unit
 
-# the kinds of game.py (PLAY_K, THROW, COMMIT, PICK, BURY_K) and the text of COMMIT
-KINDS = ("play", "throw", "commit", "pick", "bury")
+# the kinds of game.py (PLAY_K, THROW, COMMIT, PICK, BURY_K, PASS, BID) and the text of COMMIT
+KINDS = ("play", "throw", "commit", "pick", "bury", "pass", "bid")
 COMMIT_TEXT = "play"
 
 
@@ -61,6 +63,12 @@ bids: Callable[..., Any] = _core.bids if AVAILABLE else _not_built
 # its lists of cards: card_lists(packed, start, lengths)
 pack_clone: Callable[..., Any] = _core.pack_clone if AVAILABLE else _not_built
 card_lists: Callable[..., Any] = _core.card_lists if AVAILABLE else _not_built
+# the hand held in C (``_core_hand.c``): flush(game, all=True) makes its attributes again
+# (True), or says none is held (False); all=False: the hand's, the events, the log and the
+# tricks stay held. add_event(game, event): the event recorded after the held ones (True), or
+# none held (False)
+flush: Callable[..., Any] = _core.flush if AVAILABLE else _not_built
+add_event: Callable[..., Any] = _core.add_event if AVAILABLE else _not_built
 # the search's playout, Sim.run of bots/sheng_ji_search.py (``_core_rollout.c``): the state at
 # the hand's end, or None where the Python code plays it
 rollout: Callable[..., Any] = _core.rollout if AVAILABLE else _not_built

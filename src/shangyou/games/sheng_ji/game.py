@@ -103,7 +103,10 @@ class ShengJiGame(ShengJiClone):
     __slots__ = ("seed", "match", "levels", "starter", "level_rank", "_kitty_as_dealt", "kitty",
                  "bid", "bid_log", "next_draw", "_drawn_by", "final_round", "buried",
                  "kitty_owner", "kitty_taken", "to_bury", "leader", "over", "theft_round",
-                 "_tricks_cache")
+                 "_tricks_cache", "_st")
+    # ``_st``: the hand's play state while the core holds it (``_core_hand.c``): then the
+    # hands, the trick, the pending cards, the cards won, the tricks, the events, the log and
+    # the listing are not in the dict; asking for any makes them all again (clone.py)
     # see GameBase.clone; the hands, the cards won, the stock, the cards seen, the log, the
     # events and the tricks go into ``_lazy`` (see clone)
     # (``result``: made whole when the game ends, which nothing changes after; ``calls`` and
@@ -154,7 +157,7 @@ class ShengJiGame(ShengJiClone):
         legal = self._legal
         if legal is None:
             self._token = tok = object()
-            if core.ACTIVE and self.phase in (PLAY, BURY):     # the core's Moves, or None
+            if core.ACTIVE and self.phase in (PLAY, BURY, DEAL):   # the core's Moves, or None
                 legal = core.list_moves(self, tok)
             if legal is None:
                 legal = self._legal_rest(tok, None)
@@ -180,8 +183,16 @@ class ShengJiGame(ShengJiClone):
         self._do(seat, mv)
         self._moved(seat, mv)
 
+    def _event(self, event: dict) -> None:
+        """``events.append(event)``; where the core holds the hand's events (``_core_hand.c``)
+        it records it after them instead, so they are not made for it."""
+        if not (core.AVAILABLE and core.add_event(self, event)):
+            self.events.append(event)
+
     # --------------------------------------------------------------------- dealing
     def _start_hand(self) -> None:
+        if core.AVAILABLE:
+            core.flush(self)         # (what the core held of the hand before: made again)
         r = self.rules
         self.hand_number += 1
         cards = deck(r.decks)
@@ -285,7 +296,7 @@ class ShengJiGame(ShengJiClone):
         r = self.rules
         if self.bid is None:
             if r.no_bid == "redeal":
-                self.events.append({"event": "redeal", "hand": self.hand_number})
+                self._event({"event": "redeal", "hand": self.hand_number})
                 self.hand_number -= 1
                 self._start_hand()
                 return
@@ -297,14 +308,14 @@ class ShengJiGame(ShengJiClone):
                 self.trump = self._trump(None if first is None else first & 3)
             if self.declarer is None:
                 self.declarer = self.starter
-            self.events.append({"event": "no bid", "trump": str(self.trump)})
+            self._event({"event": "no bid", "trump": str(self.trump)})
         else:
             c = self.bid["card"]
             self.trump = self._trump(None if c >= BJ_CODE else c & 3)
             if self.declarer is None:
                 self.declarer = self.bid["seat"]
                 self.level_rank = self.levels[self.declarer]
-        self.events.append({"event": "trump", "trump": str(self.trump), "declarer": self.declarer})
+        self._event({"event": "trump", "trump": str(self.trump), "declarer": self.declarer})
         self._give_kitty(self.declarer)
 
     def _kitty_order(self) -> list[int]:
@@ -463,7 +474,7 @@ class ShengJiGame(ShengJiClone):
         elif self.phase == CALL:
             # (replaced, not changed: clones share the list)
             self.calls = self.calls + [(int(str(mv).split()[1]), mv.cards[0])]
-            self.events.append({"event": "call", "seat": seat, "call": str(mv)[5:]})
+            self._event({"event": "call", "seat": seat, "call": str(mv)[5:]})
             if len(self.calls) >= self.rules.friends:
                 self._begin_play()
         else:
@@ -475,7 +486,7 @@ class ShengJiGame(ShengJiClone):
         c, k = mv.cards[0], len(mv.cards)
         self.bid = {"seat": seat, "card": c, "count": k}
         self.bid_log.append((seat, str(mv)))
-        self.events.append({"event": "bid", "seat": seat, "bid": str(Cards(mv.cards))})
+        self._event({"event": "bid", "seat": seat, "bid": str(Cards(mv.cards))})
 
     def _do_bury(self, seat: int, mv: Move) -> None:
         if self.theft_round is not None:
@@ -485,7 +496,7 @@ class ShengJiGame(ShengJiClone):
             self._do_bid(seat, mv)
             c = mv.cards[0]
             self.trump = self._trump(None if c >= BJ_CODE else c & 3)
-            self.events.append({"event": "kitty theft", "seat": seat, "trump": str(self.trump)})
+            self._event({"event": "kitty theft", "seat": seat, "trump": str(self.trump)})
             self.kitty = list(self.buried)
             self.theft_round = None
             self._give_kitty(seat)
@@ -496,7 +507,7 @@ class ShengJiGame(ShengJiClone):
         if len(self.buried) < self.to_bury:
             return
         self.kitty = sorted(self.buried)
-        self.events.append({"event": "buried", "seat": seat})
+        self._event({"event": "buried", "seat": seat})
         if self.rules.kitty_theft:
             self.theft_round = [(seat + i) % self.n for i in range(1, self.n)]
             self._next_thief()
@@ -576,7 +587,7 @@ class ShengJiGame(ShengJiClone):
             self.hands[seat].remove(c)
         self.trick.append((seat, cards))
         self._note_friends(seat, cards)
-        self.events.append({"event": "play", "seat": seat, "cards": str(Cards(cards))})
+        self._event({"event": "play", "seat": seat, "cards": str(Cards(cards))})
         if len(self.trick) < self.n:
             self.to_act = (seat + 1) % self.n
             return
@@ -590,7 +601,7 @@ class ShengJiGame(ShengJiClone):
             others = [self.hands[s] for s in range(self.n) if s != seat]
             forced = throw_check(t, cards, others)
             if forced is not None:
-                self.events.append({"event": "failed throw", "seat": seat,
+                self._event({"event": "failed throw", "seat": seat,
                                     "tried": str(Cards(cards)),
                                     "forced": str(Cards(forced.cards))})
                 if self.rules.throw_penalty:
@@ -617,7 +628,7 @@ class ShengJiGame(ShengJiClone):
                     self.call_results[i] = seat
                     if seat != self.declarer and seat not in self.friends:
                         self.friends.append(seat)
-                        self.events.append({"event": "friend", "seat": seat,
+                        self._event({"event": "friend", "seat": seat,
                                             "call": f"{o} {CARD_TEXT[fc]}"})
 
     def _end_trick(self) -> None:
@@ -628,7 +639,7 @@ class ShengJiGame(ShengJiClone):
         for _, cards in self.trick:
             self.won[winner].extend(cards)
         self.tricks.append({"plays": [(s, c) for s, c in self.trick], "winner": winner})
-        self.events.append({"event": "trick", "winner": winner,
+        self._event({"event": "trick", "winner": winner,
                             "points": points(c for _, cs in self.trick for c in cs)})
         last_lead_units = self._trick_lead_units()
         self.trick = []
@@ -671,7 +682,7 @@ class ShengJiGame(ShengJiClone):
             back = 12 if self.level_rank == 8 else 8
             for s in decl:
                 self.levels[s] = back
-            self.events.append({"event": "hook", "back_to": LEVELS[SJ_RANK[back]]})
+            self._event({"event": "hook", "back_to": LEVELS[SJ_RANK[back]]})
         won_game = change["side"] == "declarers" and self.level_rank == ACE_RANK and not hook
         winners_side = decl if change["side"] == "declarers" else opp
         summary = {"hand": self.hand_number, "declarer": self.declarer, "trump": str(t),
@@ -682,7 +693,7 @@ class ShengJiGame(ShengJiClone):
                    "levels": [LEVELS[SJ_RANK[x]] for x in self.levels],
                    "kitty": str(Cards(self.kitty)), "friends": list(self.friends)}
         self.history = self.history + [summary]     # (replaced: clones share the list)
-        self.events.append({"event": "hand over", **summary})
+        self._event({"event": "hand over", **summary})
         # next declarer: the next seat after the declarer on the winning side
         nxt = declarer
         for i in range(1, self.n + 1):
