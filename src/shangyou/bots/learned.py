@@ -245,7 +245,9 @@ class LearnedBot(Bot):
         else:
             from .climbing_search import Search
             base = self._heuristic_move(view)
-            cands = Search(view, self.rng).candidates()
+            search = Search(view, self.rng)
+            search.heuristic_first = True       # as the labeller's (pagat's order otherwise)
+            cands = search.candidates()
             cands = [base] + [m for m in cands if m != base]
         if len(cands) < 2:
             return base
