@@ -291,18 +291,23 @@ def test_the_shipped_sheng_ji_model_plays_only_sheng_ji_at_four_players():
         assert learned.choose(view) in view["legal_moves"]
 
 
-def test_pagat_is_played_by_the_re_ranker_at_its_sizes_and_the_first_model_elsewhere():
-    """models/pagat-rerank.npz (distilled from the search, ``"players"`` named) plays pagat at
-    its table sizes; models/pagat.npz, of the first format, plays every other size."""
+def test_pagat_is_played_by_the_re_rankers_at_their_sizes_and_the_first_model_elsewhere():
+    """models/pagat-rerank*.npz (distilled from the search, each naming its ``"players"``) play
+    pagat at their table sizes; models/pagat.npz, of the first format, plays every other size."""
     from shangyou.bots.learned import MODELS, shipped_for, shipped_models
-    rerank = str(MODELS / "pagat-rerank.npz")
-    assert shipped_models()[PAGAT] == [rerank, str(DEFAULT_MODEL)]
-    net = load_model(rerank)
-    assert net.meta["mode"] == "rerank" and net.meta["players"] == [4]
-    assert Path(rerank).stat().st_size <= 20 * 1024 * 1024
+    paths = shipped_models()[PAGAT]
+    assert paths[-1] == str(DEFAULT_MODEL) and str(MODELS / "pagat-rerank.npz") in paths
+    by_size: dict[int, str] = {}
+    for path in paths[:-1]:
+        net = load_model(path)
+        assert net.meta["mode"] == "rerank" and net.meta["players"]
+        assert Path(path).stat().st_size <= 20 * 1024 * 1024
+        for n in net.meta["players"]:
+            by_size.setdefault(n, path)
+    assert by_size[4] == str(MODELS / "pagat-rerank.npz")
     learned = make_bot("learned", seed=1)
     for players in shangyou.preset_info(PAGAT)["players"]:
-        want = rerank if players in net.meta["players"] else str(DEFAULT_MODEL)
+        want = by_size.get(players, str(DEFAULT_MODEL))
         assert shipped_for(PAGAT, players) == want, players
         g = shangyou.new_game(PAGAT, players=players, seed=6)
         view = g.view(g.to_act)
