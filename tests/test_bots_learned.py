@@ -70,7 +70,7 @@ def test_learned_plays_other_presets_as_the_heuristic_level():
 def test_each_game_is_played_by_its_shipped_model_or_the_heuristic_level():
     from shangyou.bots.learned import shipped_models
     shipped = shipped_models()
-    assert shipped[PAGAT] == str(DEFAULT_MODEL)
+    assert str(DEFAULT_MODEL) in shipped[PAGAT]
     learned = make_bot("learned", seed=1)
     for game in shangyou.preset_names():
         g = shangyou.new_game(game, seed=3)
@@ -254,7 +254,7 @@ def test_the_shipped_owen_model_plays_only_owen_at_four_players():
     """models/owen.npz (a re-ranker distilled from the search, ``"players": [4]``) plays Owen
     at 4 players; at 3 and 6, and in "winner" and pagat, the heuristic level decides."""
     from shangyou.bots.learned import MODELS, shipped_models
-    assert shipped_models()["zheng-shangyou/owen"] == str(MODELS / "owen.npz")
+    assert shipped_models()["zheng-shangyou/owen"] == [str(MODELS / "owen.npz")]
     learned = make_bot("learned", seed=1)
     tables = (("zheng-shangyou/owen", 4, True), ("zheng-shangyou/owen", 3, False),
               ("zheng-shangyou/owen", 6, False), ("zheng-shangyou/winner", 4, False))
@@ -270,7 +270,7 @@ def test_the_shipped_sheng_ji_model_plays_only_sheng_ji_at_four_players():
     hands of Sheng ji with legal moves; single deck and Zhao Pengyou are the heuristic's."""
     from shangyou.bots.learned import MODELS, shipped_models
     path = MODELS / "sheng-ji.npz"
-    assert shipped_models()["sheng-ji"] == str(path)
+    assert shipped_models()["sheng-ji"] == [str(path)]
     assert path.stat().st_size <= 20 * 1024 * 1024
     net = load_model(str(path))
     assert net.meta["mode"] == "rerank" and net.meta["inputs"] == "sj-search-1"
@@ -288,4 +288,29 @@ def test_the_shipped_sheng_ji_model_plays_only_sheng_ji_at_four_players():
                 break
             g.apply(make_bot("heuristic", seed=3).choose(view))
         assert learned.plays(view) == plays, (game, players)
+        assert learned.choose(view) in view["legal_moves"]
+
+
+def test_pagat_is_played_by_the_re_rankers_at_their_sizes_and_the_first_model_elsewhere():
+    """models/pagat-rerank*.npz (distilled from the search, each naming its ``"players"``) play
+    pagat at their table sizes; models/pagat.npz, of the first format, plays every other size."""
+    from shangyou.bots.learned import MODELS, shipped_for, shipped_models
+    paths = shipped_models()[PAGAT]
+    assert paths[-1] == str(DEFAULT_MODEL) and str(MODELS / "pagat-rerank.npz") in paths
+    by_size: dict[int, str] = {}
+    for path in paths[:-1]:
+        net = load_model(path)
+        assert net.meta["mode"] == "rerank" and net.meta["players"]
+        assert Path(path).stat().st_size <= 20 * 1024 * 1024
+        for n in net.meta["players"]:
+            by_size.setdefault(n, path)
+    assert by_size[4] == str(MODELS / "pagat-rerank.npz")
+    learned = make_bot("learned", seed=1)
+    for players in shangyou.preset_info(PAGAT)["players"]:
+        want = by_size.get(players, str(DEFAULT_MODEL))
+        assert shipped_for(PAGAT, players) == want, players
+        g = shangyou.new_game(PAGAT, players=players, seed=6)
+        view = g.view(g.to_act)
+        assert learned.plays(view)
+        assert learned._net(view) is load_model(want)
         assert learned.choose(view) in view["legal_moves"]

@@ -1,5 +1,5 @@
 """Distillation of the search (shangyou.train.distill), Sheng ji, Zheng Fen and the climbing
-presets Owen and "winner": a labelled hand gives each candidate's gain over the heuristic's move
+presets Owen, "winner" and pagat: a labelled hand gives each candidate's gain over the heuristic's move
 (the heuristic's own is 0), the re-ranker's loss falls on those labels, and the model it writes
 loads in the numpy bot and plays legal moves through a whole hand; with a margin no value can
 pass it plays exactly the heuristic's moves. A model plays only the presets and table sizes its
@@ -23,7 +23,7 @@ from shangyou.train.league import deal  # noqa: E402
 
 
 @pytest.fixture(scope="module", params=["sheng-ji", "zheng-fen", "zheng-shangyou/owen",
-                                                "zheng-shangyou/winner"])
+                                        "zheng-shangyou/winner", "zheng-shangyou/pagat"])
 def shards(request, tmp_path_factory):
     out = tmp_path_factory.mktemp("distill")
     label(parser().parse_args(["label", "--out", str(out), "--game", request.param,
@@ -112,6 +112,34 @@ def test_fit_and_play(shards, tmp_path):
     net.meta["margin"] = 1e9
     mine, heur = play(LearnedBot(network=net), game, seed=12)
     assert mine == heur
+
+
+@pytest.mark.parametrize("shards", ["zheng-shangyou/pagat", "zheng-shangyou/owen"],
+                         indirect=True)
+def test_pagat_labels_start_from_the_heuristics_move(shards):
+    """pagat's search puts its playout policy's move first; the labeller's and the re-ranker's
+    put the heuristic's (``Search.heuristic_first``): the labels are gains over the move the
+    re-ranker plays unless another candidate beats it by its margin."""
+    import json
+
+    from shangyou.bots import climbing_heuristic
+    from shangyou.bots.climbing_search import Search
+    game, data = shards
+    views = load(data, extra=True)[-1]
+    assert len(views) >= 5
+    policy_first = 0
+    for text in views:
+        d = json.loads(str(text))
+        view, cands = d["view"], d["cands"]
+        base = climbing_heuristic.choose(view)
+        assert cands[0] == base and len(set(cands)) == len(cands)
+        search = Search(view, random.Random(7))
+        search.heuristic_first = True
+        assert search.candidates()[0] == base
+        if game == "zheng-shangyou/pagat":
+            policy_first += Search(view, random.Random(7)).candidates()[0] != base
+    if game == "zheng-shangyou/pagat":
+        assert policy_first         # the search's own order differs: the option matters
 
 
 # ------------------------------------------------- refined labels, choice target, search inputs

@@ -89,6 +89,10 @@ def choose(view: dict, rng=None, iterations: int | None = None, seconds: float |
 
 class Search:
     info: dict | None = None
+    # the heuristic's move as candidate 0 in pagat too (the playout policy's move still a
+    # candidate, after it): the distillation's labels are gains over the heuristic's move,
+    # and its re-ranker plays the heuristic's move unless another candidate clearly beats it
+    heuristic_first: bool = False
     _moves: list | None = None      # the seat's moves, listed in the first world (value)
     started: float | None = None    # the decision's start (time.process_time), set by choose
 
@@ -124,7 +128,7 @@ class Search:
             except Exception:
                 pm = None
             if pm is not None and pm in moves and pm != first[0]:
-                if PLAYOUT_CANDIDATE == "first":
+                if PLAYOUT_CANDIDATE == "first" and not self.heuristic_first:
                     first.insert(0, pm)
                 else:
                     first.append(pm)

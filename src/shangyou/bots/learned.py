@@ -21,8 +21,9 @@ first) and leaves the heuristic's move only for a candidate it values more by th
 ``margin``; its metadata may name the table sizes it plays (``players``).
 
 ``models/pagat.npz`` is the one model of the first format (its own features,
-:mod:`shangyou.bots.learned_features`, kept for it until a model of the env's features plays
-pagat as well; ``meta["features"]`` tells the two apart).
+:mod:`shangyou.bots.learned_features`; ``meta["features"]`` tells the two apart). A preset may
+have several models, each for its table sizes: a model that names its sizes is tried before
+``pagat.npz``, which plays every size (:func:`shipped_for`).
 """
 
 from __future__ import annotations
@@ -118,14 +119,34 @@ def input_dims(meta: dict) -> tuple[int, int]:
 
 
 @lru_cache(maxsize=1)
-def shipped_models() -> dict[str, str]:
-    """Each preset with a shipped model -> that model's file (``models/*.npz``, by the games
-    in their metadata; a later file name wins a preset two files claim)."""
-    out: dict[str, str] = {}
+def shipped_models() -> dict[str, list[str]]:
+    """Each preset with a shipped model -> the files of its models (``models/*.npz``, by the
+    games in their metadata), in the order they are tried for a table (:func:`shipped_for`):
+    the models that name their table sizes (``players``) first, by file name, then the one of
+    the first format (``pagat.npz``), which plays every size."""
+    out: dict[str, list[str]] = {}
     for path in sorted(MODELS.glob("*.npz")):
         for game in load_model(str(path)).meta.get("games") or ():
-            out[game] = str(path)
+            out.setdefault(game, []).append(str(path))
+    for paths in out.values():
+        paths.sort(key=lambda p: not load_model(p).env_features)
     return out
+
+
+def sizes_of(net: Network) -> list[int] | None:
+    """The table sizes a model plays (None: every size). A model of the first format reads
+    every size its features hold; its ``players`` are the sizes it was trained at."""
+    return net.meta.get("players") if net.env_features else None
+
+
+def shipped_for(game: str, players: int) -> str | None:
+    """The file of the shipped model that plays ``game`` at ``players`` seats: the first of
+    :func:`shipped_models` whose sizes hold it (None: the heuristic level plays it)."""
+    for path in shipped_models().get(game, ()):
+        sizes = sizes_of(load_model(path))
+        if sizes is None or players in sizes:
+            return path
+    return None
 
 
 @lru_cache(maxsize=8)
@@ -164,16 +185,21 @@ class LearnedBot(Bot):
         self.net = network
         self._fallback: Bot | None = None   # the heuristic level, made when first needed
 
-    def network_for(self, game: str) -> Network | None:
-        """The model that plays ``game`` (None: the heuristic level plays it)."""
+    def network_for(self, game: str, players: int = 4) -> Network | None:
+        """The model that plays ``game`` at ``players`` seats (None: the heuristic level plays
+        it; a model given by file is the one for its games at every size, and
+        :meth:`plays` reads its sizes)."""
         if self.nets is not None:
             return self.nets.get(game)
-        path = shipped_models().get(game)
+        path = shipped_for(game, players)
         return load_model(path) if path else None
+
+    def _net(self, view: dict) -> Network | None:
+        return self.network_for(str(view.get("game")), int(view.get("players") or 0))
 
     def plays(self, view: dict) -> bool:
         """Whether the network makes this decision (else the heuristic level does)."""
-        net = self.network_for(str(view.get("game")))
+        net = self._net(view)
         if net is None:
             return False
         if not net.env_features:
@@ -188,7 +214,7 @@ class LearnedBot(Bot):
     def values(self, view: dict) -> list[float]:
         """The network's value of each legal move (points expected from the hand); where a
         play is chosen in steps, of each legal play of ``whole_plays(view)``."""
-        net = self.network_for(str(view.get("game")))
+        net = self._net(view)
         if net is None:
             raise ValueError(f"no model for {view.get('game')}")
         if net.env_features:
@@ -226,7 +252,7 @@ class LearnedBot(Bot):
                 from .heuristic import HeuristicBot
                 self._fallback = HeuristicBot(self.rng.getrandbits(32))
             return self._fallback.choose(view)
-        net = self.network_for(str(view.get("game")))
+        net = self._net(view)
         if net is not None and net.meta.get("mode") == "rerank":
             return self._rerank(net, view)
         values = self.values(view)
@@ -245,7 +271,9 @@ class LearnedBot(Bot):
         else:
             from .climbing_search import Search
             base = self._heuristic_move(view)
-            cands = Search(view, self.rng).candidates()
+            search = Search(view, self.rng)
+            search.heuristic_first = True       # as the labeller's (pagat's order otherwise)
+            cands = search.candidates()
             cands = [base] + [m for m in cands if m != base]
         if len(cands) < 2:
             return base

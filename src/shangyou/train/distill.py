@@ -4,9 +4,9 @@ candidates, and a network trained to re-rank the heuristic's candidates by them.
 Expert iteration's first step (Anthony et al., 2017), cut to what one CPU affords. Hands are
 played by the ``heuristic`` level; at each play decision the search level weighs its candidates
 on sampled worlds (Sheng ji: :func:`shangyou.bots.sheng_ji_search.candidates`, the heuristic's
-move first, then one representative per kind of play; the climbing games but pagat (Zheng Fen,
-Owen, "winner"): :class:`shangyou.bots.climbing_search.Search`'s, the heuristic's move first;
-``--game`` names the preset, ``zheng-shangyou/owen``). Each
+move first, then one representative per kind of play; the climbing games: :class:`shangyou.bots.climbing_search.Search`'s, the heuristic's move
+first, in pagat too, where the search itself puts its playout policy's move first
+(``Search.heuristic_first``); ``--game`` names the preset, ``zheng-shangyou/owen``). Each
 candidate's label is its mean gain over the heuristic's move, paired world by world, in the
 search's own worth (a candidate the search's racing dropped early has fewer worlds, and its
 label weighs less). The network (:class:`shangyou.bots.learned.Network`; each candidate's input
@@ -147,6 +147,8 @@ def climbing_values(view: dict, rng: random.Random, iterations: int | None,
     from ..games.climbing.steps import every_play, in_steps
 
     class PlaceSearch(cs.Search):
+        heuristic_first = True          # pagat too: the labels are gains over its move
+
         def score(self, order, points, team_points) -> float:
             worth = super().score(order, points, team_points)
             place = (self.n - 1 - order.index(self.seat)) / (self.n - 1)
@@ -168,8 +170,9 @@ def climbing_values(view: dict, rng: random.Random, iterations: int | None,
 def label_hand(game: str, players: int, seed: int, iterations: int | None,
                worlds: int = 0, top: int = 2, place_bonus: float | None = None) -> list[tuple]:
     """Play one hand with heuristic bots; label each play decision of every seat (the
-    search's candidates: the heuristic's move first, in Sheng ji and in the climbing games but
-    pagat, where the search puts its playout policy's move first). With ``worlds`` (Sheng ji),
+    search's candidates: the heuristic's move first, in every game: in pagat, where the search
+    itself puts its playout policy's move first, the labeller's search does not,
+    ``Search.heuristic_first``). With ``worlds`` (Sheng ji),
     the heuristic's move and the search's ``top`` best others are weighed again on that many
     fresh worlds (:func:`refine`). Each sample: position, candidates' rows, gains, worlds, the
     standard errors of the refined gains (-1: not weighed again), the view and candidates as
