@@ -265,6 +265,24 @@ def test_the_shipped_owen_model_plays_only_owen_at_four_players():
         assert learned.choose(view) in view["legal_moves"]
 
 
+def owen_sizes() -> list[int]:
+    from shangyou.bots.learned import MODELS
+    return list(load_model(str(MODELS / "owen.npz")).meta["players"])
+
+
+@pytest.mark.parametrize("players", owen_sizes())
+def test_the_shipped_owen_model_plays_legal_moves_at_every_size_it_lists(players):
+    """A whole Owen hand at each table size models/owen.npz lists, every seat the learned
+    level, every move checked against the legal ones; the model, not the heuristic, decides
+    at that size."""
+    assert players in shangyou.preset_info("zheng-shangyou/owen")["players"]
+    g = shangyou.new_game("zheng-shangyou/owen", players=players, seed=21)
+    bots = [Checked(make_bot("learned", seed=s)) for s in range(players)]
+    assert bots[0].bot.plays(g.view(g.to_act))
+    play_out(g, bots)
+    assert g.over and sum(b.decisions for b in bots) == len(g.moves)
+
+
 def test_the_shipped_sheng_ji_model_plays_only_sheng_ji_at_four_players():
     """models/sheng-ji.npz (a re-ranker with a choice target, ``"players": [4]``) plays whole
     hands of Sheng ji with legal moves; single deck and Zhao Pengyou are the heuristic's."""
