@@ -250,14 +250,16 @@ def test_a_level_keeps_the_case_of_its_parameter():
         f"learned:{path}", "random")
 
 
-def test_the_shipped_owen_model_plays_only_owen_at_four_players():
-    """models/owen.npz (a re-ranker distilled from the search, ``"players": [4]``) plays Owen
-    at 4 players; at 3 and 6, and in "winner" and pagat, the heuristic level decides."""
+def test_the_shipped_owen_model_plays_only_owen_at_four_and_six_players():
+    """models/owen.npz (a re-ranker distilled from the search at 4 players, ``"players": [4,
+    6]``: it beats the heuristic at 6 too, docs/training-owen.md) plays Owen at 4 and 6
+    players; at 2 and 3, and in "winner" and pagat, the heuristic level decides."""
     from shangyou.bots.learned import MODELS, shipped_models
     assert shipped_models()["zheng-shangyou/owen"] == str(MODELS / "owen.npz")
     learned = make_bot("learned", seed=1)
-    tables = (("zheng-shangyou/owen", 4, True), ("zheng-shangyou/owen", 3, False),
-              ("zheng-shangyou/owen", 6, False), ("zheng-shangyou/winner", 4, False))
+    tables = (("zheng-shangyou/owen", 4, True), ("zheng-shangyou/owen", 6, True),
+              ("zheng-shangyou/owen", 2, False), ("zheng-shangyou/owen", 3, False),
+              ("zheng-shangyou/winner", 4, False))
     for game, players, plays in tables:
         g = shangyou.new_game(game, players=players, seed=5)
         view = g.view(g.to_act)
