@@ -250,15 +250,21 @@ def test_a_level_keeps_the_case_of_its_parameter():
         f"learned:{path}", "random")
 
 
-def test_the_shipped_owen_model_plays_only_owen_at_four_and_six_players():
-    """models/owen.npz (a re-ranker distilled from the search at 4 players, ``"players": [4,
-    6]``: it beats the heuristic at 6 too, docs/training-owen.md) plays Owen at 4 and 6
-    players; at 2 and 3, and in "winner" and pagat, the heuristic level decides."""
+def test_the_shipped_owen_models_play_owen_at_every_size():
+    """Owen has two shipped re-rankers distilled from the search: models/owen.npz
+    (``"players": [4, 6]``, labelled at 4 players) and models/owen-2-3.npz (``[2, 3]``,
+    labelled at 2 and 3; docs/training-owen.md). Each table size is played by its model;
+    "winner" stays the heuristic's."""
     from shangyou.bots.learned import MODELS, shipped_models
-    assert shipped_models()["zheng-shangyou/owen"] == str(MODELS / "owen.npz")
+    owen = "zheng-shangyou/owen"
+    assert shipped_models()[owen] == str(MODELS / "owen.npz")
+    for players, name in ((2, "owen-2-3.npz"), (3, "owen-2-3.npz"), (4, "owen.npz"),
+                          (6, "owen.npz")):
+        assert shipped_models(players)[owen] == str(MODELS / name), players
+        bot = make_bot("learned", seed=1)
+        assert bot.network_for(owen, players) is load_model(str(MODELS / name))
     learned = make_bot("learned", seed=1)
-    tables = (("zheng-shangyou/owen", 4, True), ("zheng-shangyou/owen", 6, True),
-              ("zheng-shangyou/owen", 2, False), ("zheng-shangyou/owen", 3, False),
+    tables = ((owen, 2, True), (owen, 3, True), (owen, 4, True), (owen, 6, True),
               ("zheng-shangyou/winner", 4, False))
     for game, players, plays in tables:
         g = shangyou.new_game(game, players=players, seed=5)
@@ -267,19 +273,24 @@ def test_the_shipped_owen_model_plays_only_owen_at_four_and_six_players():
         assert learned.choose(view) in view["legal_moves"]
 
 
-def owen_sizes() -> list[int]:
+def owen_sizes() -> list[tuple[str, int]]:
+    """Each shipped Owen model and each table size its metadata lists."""
     from shangyou.bots.learned import MODELS
-    return list(load_model(str(MODELS / "owen.npz")).meta["players"])
+    return [(name, n) for name in ("owen.npz", "owen-2-3.npz")
+            for n in load_model(str(MODELS / name)).meta["players"]]
 
 
-@pytest.mark.parametrize("players", owen_sizes())
-def test_the_shipped_owen_model_plays_legal_moves_at_every_size_it_lists(players):
-    """A whole Owen hand at each table size models/owen.npz lists, every seat the learned
-    level, every move checked against the legal ones; the model, not the heuristic, decides
-    at that size."""
+@pytest.mark.parametrize("name,players", owen_sizes())
+def test_each_shipped_owen_model_plays_legal_moves_at_every_size_it_lists(name, players):
+    """A whole Owen hand at each table size a shipped Owen model lists, every seat the
+    learned level, every move checked against the legal ones; that model decides there."""
+    from shangyou.bots.learned import MODELS
     assert players in shangyou.preset_info("zheng-shangyou/owen")["players"]
+    assert load_model(str(MODELS / name)).meta["games"] == ["zheng-shangyou/owen"]
     g = shangyou.new_game("zheng-shangyou/owen", players=players, seed=21)
     bots = [Checked(make_bot("learned", seed=s)) for s in range(players)]
+    assert bots[0].bot.network_for("zheng-shangyou/owen", players) is load_model(
+        str(MODELS / name))
     assert bots[0].bot.plays(g.view(g.to_act))
     play_out(g, bots)
     assert g.over and sum(b.decisions for b in bots) == len(g.moves)

@@ -118,12 +118,18 @@ def input_dims(meta: dict) -> tuple[int, int]:
 
 
 @lru_cache(maxsize=1)
-def shipped_models() -> dict[str, str]:
+def shipped_models(players: int | None = None) -> dict[str, str]:
     """Each preset with a shipped model -> that model's file (``models/*.npz``, by the games
-    in their metadata; a later file name wins a preset two files claim)."""
+    in their metadata; a later file name wins a preset two files claim). With ``players``,
+    only the models that play that table size (their metadata's ``players``; none listed:
+    every size): a preset may have one model for some sizes and another for others."""
     out: dict[str, str] = {}
     for path in sorted(MODELS.glob("*.npz")):
-        for game in load_model(str(path)).meta.get("games") or ():
+        meta = load_model(str(path)).meta
+        sizes = meta.get("players")
+        if players is not None and sizes is not None and players not in sizes:
+            continue
+        for game in meta.get("games") or ():
             out[game] = str(path)
     return out
 
@@ -164,16 +170,16 @@ class LearnedBot(Bot):
         self.net = network
         self._fallback: Bot | None = None   # the heuristic level, made when first needed
 
-    def network_for(self, game: str) -> Network | None:
-        """The model that plays ``game`` (None: the heuristic level plays it)."""
+    def network_for(self, game: str, players: int | None = None) -> Network | None:
+        """The model that plays ``game`` at ``players`` seats (None: the heuristic level)."""
         if self.nets is not None:
             return self.nets.get(game)
-        path = shipped_models().get(game)
+        path = shipped_models(players).get(game)
         return load_model(path) if path else None
 
     def plays(self, view: dict) -> bool:
         """Whether the network makes this decision (else the heuristic level does)."""
-        net = self.network_for(str(view.get("game")))
+        net = self.network_for(str(view.get("game")), view.get("players"))
         if net is None:
             return False
         if not net.env_features:
@@ -188,7 +194,7 @@ class LearnedBot(Bot):
     def values(self, view: dict) -> list[float]:
         """The network's value of each legal move (points expected from the hand); where a
         play is chosen in steps, of each legal play of ``whole_plays(view)``."""
-        net = self.network_for(str(view.get("game")))
+        net = self.network_for(str(view.get("game")), view.get("players"))
         if net is None:
             raise ValueError(f"no model for {view.get('game')}")
         if net.env_features:
@@ -226,7 +232,7 @@ class LearnedBot(Bot):
                 from .heuristic import HeuristicBot
                 self._fallback = HeuristicBot(self.rng.getrandbits(32))
             return self._fallback.choose(view)
-        net = self.network_for(str(view.get("game")))
+        net = self.network_for(str(view.get("game")), view.get("players"))
         if net is not None and net.meta.get("mode") == "rerank":
             return self._rerank(net, view)
         values = self.values(view)
