@@ -121,15 +121,17 @@ def input_dims(meta: dict) -> tuple[int, int]:
 def shipped_models(players: int | None = None) -> dict[str, str]:
     """Each preset with a shipped model -> that model's file (``models/*.npz``, by the games
     in their metadata; a later file name wins a preset two files claim). With ``players``,
-    only the models that play that table size (their metadata's ``players``; none listed:
-    every size): a preset may have one model for some sizes and another for others."""
+    only the models that play that table size (a model of the env's features plays the sizes
+    its metadata's ``players`` lists, every size where none are; the first format's model,
+    pagat's, lists the sizes it was trained at but plays them all): a preset may have one
+    model for some sizes and another for others."""
     out: dict[str, str] = {}
     for path in sorted(MODELS.glob("*.npz")):
-        meta = load_model(str(path)).meta
-        sizes = meta.get("players")
+        net = load_model(str(path))
+        sizes = net.meta.get("players") if net.env_features else None
         if players is not None and sizes is not None and players not in sizes:
             continue
-        for game in meta.get("games") or ():
+        for game in net.meta.get("games") or ():
             out[game] = str(path)
     return out
 
