@@ -18,7 +18,9 @@ that model plays its games and the heuristic level the others.
 A model of ``mode: rerank`` (:mod:`shangyou.train.distill`, trained on the search's values)
 does not score every legal move: it re-ranks the search's few candidates (the heuristic's move
 first) and leaves the heuristic's move only for a candidate it values more by the model's
-``margin``; its metadata may name the table sizes it plays (``players``).
+``margin``; its metadata may name the table sizes it plays (``players``), and a preset may
+have one shipped model for some sizes and another for the others (Owen: ``owen.npz`` at 4
+and 6 players, ``owen-2-3.npz`` at 2 and 3).
 
 ``models/pagat.npz`` is the one model of the first format (its own features,
 :mod:`shangyou.bots.learned_features`, kept for it until a model of the env's features plays
