@@ -18,9 +18,7 @@ that model plays its games and the heuristic level the others.
 A model of ``mode: rerank`` (:mod:`shangyou.train.distill`, trained on the search's values)
 does not score every legal move: it re-ranks the search's few candidates (the heuristic's move
 first) and leaves the heuristic's move only for a candidate it values more by the model's
-``margin``; its metadata may name the table sizes it plays (``players``), and a preset may
-have one shipped model for some sizes and another for the others (Owen: ``owen.npz`` at 4
-and 6 players, ``owen-2-3.npz`` at 2 and 3).
+``margin``; its metadata may name the table sizes it plays (``players``).
 
 ``models/pagat.npz`` is the one model of the first format (its own features,
 :mod:`shangyou.bots.learned_features`, kept for it until a model of the env's features plays
@@ -120,20 +118,12 @@ def input_dims(meta: dict) -> tuple[int, int]:
 
 
 @lru_cache(maxsize=1)
-def shipped_models(players: int | None = None) -> dict[str, str]:
+def shipped_models() -> dict[str, str]:
     """Each preset with a shipped model -> that model's file (``models/*.npz``, by the games
-    in their metadata; a later file name wins a preset two files claim). With ``players``,
-    only the models that play that table size (a model of the env's features plays the sizes
-    its metadata's ``players`` lists, every size where none are; the first format's model,
-    pagat's, lists the sizes it was trained at but plays them all): a preset may have one
-    model for some sizes and another for others."""
+    in their metadata; a later file name wins a preset two files claim)."""
     out: dict[str, str] = {}
     for path in sorted(MODELS.glob("*.npz")):
-        net = load_model(str(path))
-        sizes = net.meta.get("players") if net.env_features else None
-        if players is not None and sizes is not None and players not in sizes:
-            continue
-        for game in net.meta.get("games") or ():
+        for game in load_model(str(path)).meta.get("games") or ():
             out[game] = str(path)
     return out
 
@@ -174,16 +164,16 @@ class LearnedBot(Bot):
         self.net = network
         self._fallback: Bot | None = None   # the heuristic level, made when first needed
 
-    def network_for(self, game: str, players: int | None = None) -> Network | None:
-        """The model that plays ``game`` at ``players`` seats (None: the heuristic level)."""
+    def network_for(self, game: str) -> Network | None:
+        """The model that plays ``game`` (None: the heuristic level plays it)."""
         if self.nets is not None:
             return self.nets.get(game)
-        path = shipped_models(players).get(game)
+        path = shipped_models().get(game)
         return load_model(path) if path else None
 
     def plays(self, view: dict) -> bool:
         """Whether the network makes this decision (else the heuristic level does)."""
-        net = self.network_for(str(view.get("game")), view.get("players"))
+        net = self.network_for(str(view.get("game")))
         if net is None:
             return False
         if not net.env_features:
@@ -198,7 +188,7 @@ class LearnedBot(Bot):
     def values(self, view: dict) -> list[float]:
         """The network's value of each legal move (points expected from the hand); where a
         play is chosen in steps, of each legal play of ``whole_plays(view)``."""
-        net = self.network_for(str(view.get("game")), view.get("players"))
+        net = self.network_for(str(view.get("game")))
         if net is None:
             raise ValueError(f"no model for {view.get('game')}")
         if net.env_features:
@@ -236,7 +226,7 @@ class LearnedBot(Bot):
                 from .heuristic import HeuristicBot
                 self._fallback = HeuristicBot(self.rng.getrandbits(32))
             return self._fallback.choose(view)
-        net = self.network_for(str(view.get("game")), view.get("players"))
+        net = self.network_for(str(view.get("game")))
         if net is not None and net.meta.get("mode") == "rerank":
             return self._rerank(net, view)
         values = self.values(view)
