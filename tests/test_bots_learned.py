@@ -250,19 +250,40 @@ def test_a_level_keeps_the_case_of_its_parameter():
         f"learned:{path}", "random")
 
 
-def test_the_shipped_owen_model_plays_only_owen_at_four_players():
-    """models/owen.npz (a re-ranker distilled from the search, ``"players": [4]``) plays Owen
-    at 4 players; at 3 and 6, and in "winner" and pagat, the heuristic level decides."""
+def test_the_shipped_owen_model_plays_owen_at_every_size():
+    """models/owen.npz (a re-ranker distilled from the search at 2 and 3 players, ``"players":
+    [2, 3, 4, 6]``: it beats the heuristic at every size, docs/training-owen.md) plays Owen at
+    each size the preset allows; "winner" stays the heuristic's."""
     from shangyou.bots.learned import MODELS, shipped_models
-    assert shipped_models()["zheng-shangyou/owen"] == [str(MODELS / "owen.npz")]
+    owen = "zheng-shangyou/owen"
+    assert shipped_models()[owen] == [str(MODELS / "owen.npz")]
+    sizes = shangyou.preset_info(owen)["players"]
+    assert sorted(load_model(str(MODELS / "owen.npz")).meta["players"]) == sorted(sizes)
     learned = make_bot("learned", seed=1)
-    tables = (("zheng-shangyou/owen", 4, True), ("zheng-shangyou/owen", 3, False),
-              ("zheng-shangyou/owen", 6, False), ("zheng-shangyou/winner", 4, False))
+    tables = [(owen, n, True) for n in sizes] + [("zheng-shangyou/winner", 4, False)]
     for game, players, plays in tables:
         g = shangyou.new_game(game, players=players, seed=5)
         view = g.view(g.to_act)
         assert learned.plays(view) == plays, (game, players)
         assert learned.choose(view) in view["legal_moves"]
+
+
+def owen_sizes() -> list[int]:
+    from shangyou.bots.learned import MODELS
+    return list(load_model(str(MODELS / "owen.npz")).meta["players"])
+
+
+@pytest.mark.parametrize("players", owen_sizes())
+def test_the_shipped_owen_model_plays_legal_moves_at_every_size_it_lists(players):
+    """A whole Owen hand at each table size models/owen.npz lists, every seat the learned
+    level, every move checked against the legal ones; the model, not the heuristic, decides
+    at that size."""
+    assert players in shangyou.preset_info("zheng-shangyou/owen")["players"]
+    g = shangyou.new_game("zheng-shangyou/owen", players=players, seed=21)
+    bots = [Checked(make_bot("learned", seed=s)) for s in range(players)]
+    assert bots[0].bot.plays(g.view(g.to_act))
+    play_out(g, bots)
+    assert g.over and sum(b.decisions for b in bots) == len(g.moves)
 
 
 def test_the_shipped_sheng_ji_model_plays_only_sheng_ji_at_four_players():

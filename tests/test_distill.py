@@ -7,6 +7,7 @@ metadata names: the heuristic level decides the others."""
 
 from __future__ import annotations
 
+import ast
 import random
 
 import numpy as np
@@ -235,4 +236,34 @@ def test_a_model_plays_only_its_presets_and_table_sizes(shards, tmp_path):
                 break
             g.apply(make_bot("heuristic", seed=3).choose(view))
         assert bot.plays(view) == plays, (name, players)
+        assert bot.choose(view) in view["legal_moves"]
+
+
+def test_labels_at_several_table_sizes_fit_one_model(tmp_path):
+    """Owen labelled at 2 and 3 players into one folder (the shards' seeds apart: the table
+    size is each shard's own): the shards record their size, the positions of both are
+    loaded together, and one model fitted on them plays both sizes and not the others."""
+    out = tmp_path / "sizes"
+    for players, seed in ((2, 20), (3, 30)):
+        label(parser().parse_args(["label", "--out", str(out), "--game", "zheng-shangyou/owen",
+                                   "--players", str(players), "--seeds", str(seed),
+                                   "--hands", "1", "--iterations", "40"]))
+    sizes = {}
+    for path in sorted(out.glob("shard-*.npz")):
+        with np.load(path) as d:
+            meta = ast.literal_eval(str(d["meta"]))     # the shard's repr of a dict
+            sizes[meta["players"]] = len(d["start"]) - 1
+    assert set(sizes) == {2, 3} and all(n > 0 for n in sizes.values())
+    states = load(out)[0]
+    assert len(states) == sum(sizes.values())
+    model = tmp_path / "m.npz"
+    fit_model(parser().parse_args([
+        "fit", "--data", str(out), "--out", str(model), "--game", "zheng-shangyou/owen",
+        "--games", "zheng-shangyou/owen", "--players", "2,3", "--hidden", "16", "--epochs", "1",
+        "--batch", "16", "--val", "0.2", "--margin", "0"]))
+    bot = LearnedBot(network=Network.load(model), seed=5)
+    for players, plays in ((2, True), (3, True), (4, False), (6, False)):
+        g = deal("zheng-shangyou/owen", players, 21)
+        view = whole_plays(g.view(g.to_act))
+        assert bot.plays(view) == plays, players
         assert bot.choose(view) in view["legal_moves"]
