@@ -352,6 +352,30 @@ log_move(PyObject *d, PyObject *log, long seat, PyObject *move)
 /* a pass or a bid of the deal, as _do / _do_bid make it: the bid (a slot), its record
    (``bid_log``) and event, then the game's _advance_deal (Python: the draws, in C, up to the
    next seat with a bid; the deal's end); 1 made, 0 not made (nothing changed), -1 error */
+/* str(move) of a listed bid: its text, or where none is written yet (a listed bid has none)
+   "bid " and its cards' texts, written into the move as Move.__str__ writes it (no Python
+   frame); a new reference */
+static PyObject *
+bid_text(PyObject *move, const unsigned char *mlist, int nm)
+{
+    if (!Py_IS_TYPE(move, sj_move_type) || nm < 1)
+        return PyObject_Str(move);
+    PyObject **slot = &SLOT(move, sj_move_off[3]);
+    if (*slot != Py_None && *slot != NULL)
+        return PyObject_Str(move);
+    PyObject *cards = sj_cards_text(mlist, nm);
+    if (cards == NULL)
+        return NULL;
+    PyObject *text = PyUnicode_FromFormat("%U %U", sj_kind[K_BID], cards);
+    Py_DECREF(cards);
+    if (text == NULL)
+        return NULL;
+    PyObject *old = *slot;
+    *slot = Py_NewRef(text);
+    Py_XDECREF(old);
+    return text;
+}
+
 static int
 apply_deal(PyObject *game, PyObject *d, PyObject *move, long seat, int kind,
            PyObject *mcards, const unsigned char *mlist, int nm)
@@ -366,7 +390,7 @@ apply_deal(PyObject *game, PyObject *d, PyObject *move, long seat, int kind,
             PyErr_Clear();
             return 0;
         }
-        PyObject *text = PyObject_Str(move), *b = PyDict_New();
+        PyObject *text = bid_text(move, mlist, nm), *b = PyDict_New();
         int rc = text == NULL || b == NULL || set_long(b, S_seat, seat) < 0 ||
                  PyDict_SetItem(b, S_card, PyTuple_GET_ITEM(mcards, 0)) < 0 ||
                  set_long(b, S_count, nm) < 0 || PyObject_SetAttr(game, S_bid, b) < 0 ||
