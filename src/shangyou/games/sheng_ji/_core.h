@@ -63,6 +63,26 @@ extern Py_ssize_t sj_move_off[6];       /* its slots: kind, cards, combo, _text,
 #define M_TEXT 3
 #define M_TOKEN 5
 
+/* a move of the listing ``token`` (its Move type and token): its kind (K_*), its cards tuple
+   in *cards; -1 for any other object (the caller lets the Python code make it) */
+static inline int
+sj_listed_kind(PyObject *move, PyObject *token, PyObject **cards)
+{
+    if (sj_move_type == NULL || !Py_IS_TYPE(move, sj_move_type) ||
+        SLOT(move, sj_move_off[M_TOKEN]) != token)
+        return -1;
+    PyObject *kind_o = SLOT(move, sj_move_off[M_KIND]);
+    PyObject *mc = SLOT(move, sj_move_off[M_CARDS]);
+    if (mc == NULL || !PyTuple_CheckExact(mc))
+        return -1;
+    for (int k = 0; k < NKINDS; k++)
+        if (kind_o == sj_kind[k]) {
+            *cards = mc;
+            return k;
+        }
+    return -1;
+}
+
 /* out of memory: the exception where the caller holds the GIL; the batch engine's rows run
    without it (their memory is PyMem_Raw*, and a failure is reported by the row) */
 static inline void

@@ -426,17 +426,11 @@ apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
                                  PyLong_AsLong(seat_arg) == seat))
         return 0;
     PyObject *tok = GET(d, S_token), *legal = GET(d, S_legal);
-    if (tok == NULL || tok == Py_None || legal == NULL || legal == Py_None ||
-        sj_move_type == NULL || !Py_IS_TYPE(move, sj_move_type) ||
-        SLOT(move, sj_move_off[M_TOKEN]) != tok)
+    if (tok == NULL || tok == Py_None || legal == NULL || legal == Py_None)
         return 0;
-    PyObject *kind_o = SLOT(move, sj_move_off[M_KIND]);
-    PyObject *mcards = SLOT(move, sj_move_off[M_CARDS]);
-    int kind = -1;
-    for (int k = 0; k < NKINDS && kind < 0; k++)
-        if (kind_o == sj_kind[k])
-            kind = k;
-    if (kind < 0 || mcards == NULL || !PyTuple_CheckExact(mcards))
+    PyObject *mcards;
+    int kind = sj_listed_kind(move, tok, &mcards);
+    if (kind < 0)
         return 0;
     PyObject *phase = GET(d, S_phase), *hands = GET(d, S_hands), *log = GET(d, S_moves);
     if (phase == NULL || !PyUnicode_CheckExact(phase) || hands == NULL ||

@@ -102,16 +102,11 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
         PyErr_Clear();
         return 0;
     }
-    if (h->token == NULL || h->legal == NULL || !Py_IS_TYPE(move, sj_move_type) ||
-        SLOT(move, sj_move_off[M_TOKEN]) != h->token)
+    if (h->token == NULL || h->legal == NULL)
         return 0;
-    PyObject *kind_o = SLOT(move, sj_move_off[M_KIND]);
-    PyObject *mcards = SLOT(move, sj_move_off[M_CARDS]);
-    int kind = -1;
-    for (int k = 0; k < NKINDS && kind < 0; k++)
-        if (kind_o == sj_kind[k])
-            kind = k;
-    if (kind < 0 || mcards == NULL || !PyTuple_CheckExact(mcards))
+    PyObject *mcards;
+    int kind = sj_listed_kind(move, h->token, &mcards);
+    if (kind < 0)
         return 0;
     int mcnt[NCARD] = {0};
     unsigned char mlist[MAXH];
