@@ -263,11 +263,11 @@ class LearnedBot(Bot):
         unless the network values another of the search's candidates more by ``margin``."""
         moves = view["legal_moves"]
         if is_sheng_ji(view):
-            from . import sheng_ji_search as search
+            from . import sheng_ji_search
             base = self._heuristic_move(view)
             if view.get("pending") or moves[0].startswith("pick "):
                 return base
-            cands = [m for m, _ in search.candidates(view, moves, base)]
+            cands = [m for m, _ in sheng_ji_search.candidates(view, moves, base)]
         else:
             from .climbing_search import Search
             base = self._heuristic_move(view)
