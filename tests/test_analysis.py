@@ -141,6 +141,20 @@ def test_a_sheng_ji_position_set_up_by_hand_is_analysed():
     assert lead["trump"] == "2" and len(lead["legal_moves"]) > 2
 
 
+def test_plays_the_sheng_ji_search_weighs_alike_are_all_compared():
+    """Seat 2 must follow a pair of kings with two of six small hearts: 15 plays that the
+    search groups as one (none wins, none holds points). The board lists all 15, not one
+    candidate and not a refusal (it once answered "the seat has one legal play")."""
+    view = view_of({"game": "sheng-ji", "players": 4, "seat": 2, "declarer": 0, "level": "2",
+                    "trump": "S", "trick": [[1, "KH KH"]],
+                    "hand": "3H 4H 6H 7H 8H 9H 3C 4C 6C 7C 8C 9C JC QC AC "
+                            "3D 4D 6D 7D 8D 9D JD QD AD 3S"})
+    assert len(view["legal_moves"]) == 15
+    a = analyse(view, seed=1, seconds=None, max_worlds=4)
+    assert (a["plays"], a["legal"], a["listed"]) == ("all", 15, 15)
+    assert sorted(_rows(a)) == sorted(view["legal_moves"])
+
+
 @pytest.mark.parametrize("change,code", [
     ({"hand": "AH AH AH 3H 9C 4D 5S 6S 7S 8S"}, "duplicate_card"),
     ({"trick": [[1, "2H"]]}, "duplicate_card"),          # 2H was played before too

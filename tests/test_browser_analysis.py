@@ -60,7 +60,7 @@ def test_set_up_analyse_change_a_card_and_open_a_replay_step(server, browser, er
     assert [int(page.input_value(f"#count-{s}")) for s in range(4)] == [2, 12, 12, 12]
     assert page.inner_text("#setup-note") == ""
     page.click("#analyse")
-    page.wait_for_selector("#result-table:not([hidden]) #result-rows tr", timeout=ANSWER_MS)
+    _answered(page)
     assert _rows(page) == ["9C 9S", "pass"]          # going out is clearly best
     assert "less on average than 9" in page.inner_text("#result-rows tr >> nth=1")   # why
     _no_horizontal_scroll(page)
@@ -101,7 +101,7 @@ def test_set_up_analyse_change_a_card_and_open_a_replay_step(server, browser, er
     assert link.get_attribute("href") == f"/analysis?match={match_id}&step={k}&seat={seat}"
     link.click()
     page.wait_for_url("**/analysis?*")
-    page.wait_for_selector("#result-table:not([hidden]) #result-rows tr", timeout=ANSWER_MS)
+    _answered(page)
     mine = _get_json(f"{server}/api/matches/{match_id}/step/{k}?seat={seat}")["view"]
     shown = page.eval_on_selector_all("#hand .card", "cs => cs.map(c => c.dataset.card)")
     assert sorted(shown) == sorted(mine["hand"])
@@ -115,7 +115,7 @@ def test_set_up_analyse_change_a_card_and_open_a_replay_step(server, browser, er
     # in Chinese: every string of the page, the engine's reasons included
     page.evaluate("localStorage.setItem('shangyou.lang', 'zh')")
     page.reload()
-    page.wait_for_selector("#result-table:not([hidden]) #result-rows tr", timeout=ANSWER_MS)
+    _answered(page)
     assert _latin_words(page) == []
     assert page.evaluate("[...window.__i18n.missing]") == []
     _shot(page, "analysis-desktop-zh.png")
@@ -139,7 +139,7 @@ def test_a_sheng_ji_position_set_up_by_hand(server, browser, errors):
     page.fill("#sj-played", "2H 2C 2D 3S 4S 4H 4C 5D")
     page.fill("#sj-points", "5")
     page.click("#analyse")
-    page.wait_for_selector("#result-table:not([hidden]) #result-rows tr", timeout=ANSWER_MS)
+    _answered(page)
     assert sorted(_rows(page)) == ["3H", "AH"]           # must follow hearts
     assert len(page.eval_on_selector_all("#hand .card", "cs => cs")) == 10
     _no_horizontal_scroll(page)
@@ -174,7 +174,7 @@ def test_a_zhao_pengyou_position_set_up_by_hand(server, browser, errors):
     page.wait_for_selector("#zp-answer-0")
     assert page.eval_on_selector("#zp-answer-0", "s => s.value") == ""     # nobody yet
     page.click("#analyse")
-    page.wait_for_selector("#result-table:not([hidden]) #result-rows tr", timeout=ANSWER_MS)
+    _answered(page)
     assert sorted(_rows(page)) == ["3H", "5H", "AH"]      # must follow hearts
     assert len(page.eval_on_selector_all("#hand .card", "cs => cs")) == 20
     _no_horizontal_scroll(page)
@@ -207,6 +207,15 @@ def _finished_match(server, browser, errors, **table) -> str:
         time.sleep(0.3)
     host.close()
     return done[0]["match_id"]
+
+
+def _answered(page) -> None:
+    """Wait for the engine's table, or for the page's alert: a refusal fails at once, with
+    the page's words, not after the whole wait."""
+    page.wait_for_function("""() => document.querySelector(
+        '#result-table:not([hidden]) #result-rows tr')
+        || document.getElementById('alert').textContent.length > 0""", timeout=ANSWER_MS)
+    assert page.text_content("#alert") == "", page.text_content("#alert")
 
 
 def _fact(page, label: str) -> str:
@@ -264,7 +273,7 @@ def test_a_zhao_pengyou_replay_step_opens_with_its_calls_in_the_set_up(server, b
 
     # the analysis board: analysed, and its set-up filled from the same view
     page.wait_for_url("**/analysis?*")
-    page.wait_for_selector("#result-table:not([hidden]) #result-rows tr", timeout=ANSWER_MS)
+    _answered(page)
     page.wait_for_selector("#zp-setup", state="visible")
     calls = [c.strip() for c in page.input_value("#zp-calls").split(",")]
     assert calls == v["calls"]

@@ -22,7 +22,9 @@ that, the search's candidates (the heuristic's, the playout policy's, ``pass``, 
 plays) and then the other legal plays in the game's order up to ``max_plays`` (``plays:
 "capped"``, with ``legal`` the number of legal plays). A climbing play chosen in steps is
 weighed among every legal play (as the search and the review do). Sheng ji: the search's
-candidates (``plays: "candidates"``: the plays its search weighs; a throw is not analysed).
+candidates (``plays: "candidates"``: the plays its search weighs; a throw is not analysed),
+except where the search weighs every play alike (one candidate of several plays, say
+discards that win nothing and hold no points): then every play, as for climbing.
 
 Budget: at least :data:`MIN_WORLDS` worlds, at most ``max_worlds``, and past the least only
 while a world that costs what the last one did ends within ``seconds`` of CPU time from the
@@ -132,6 +134,14 @@ def _sheng_ji(view: dict, rng, max_plays: int):
              if not c[0].startswith(("throw ", "pick "))][:max_plays]
     if not cands:
         raise NotAnalysable("the seat's plays here are steps of a throw")
+    mode = "candidates"
+    plays = [m for m in moves if not m.startswith(("throw ", "pick ")) and m != "play"]
+    if len(cands) < 2 and len(plays) > 1:
+        # the search weighs these plays alike (one group: the same points, none wins...), but
+        # the board is asked to compare them: every one of them, up to max_plays
+        cands += [(m, m) for m in plays if all(m != c for c, _ in cands)]
+        mode = "all" if len(cands) <= max_plays else "capped"
+        cands = cands[:max_plays]
     sampler = WorldSampler(view)
     seat = view["seat"]
     play_of = dict(cands)
@@ -141,7 +151,7 @@ def _sheng_ji(view: dict, rng, max_plays: int):
 
     def value(w, m):
         return sj.playout(sampler, w[0], play_of[m], seat, w[1])
-    return ([m for m, _ in cands], world, value, "candidates", len(moves), "sheng-ji",
+    return ([m for m, _ in cands], world, value, mode, len(moves), "sheng-ji",
             advice.move, advice.reason, view)
 
 
