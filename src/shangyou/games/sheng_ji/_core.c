@@ -6,7 +6,7 @@
    the deal (ShengJiGame._advance_deal / _draw / _bids_for). */
 
 #include "_core.h"
-#include "../_shuffle.h"
+#include "_core_ends.h"
 #include "../_slots.h"
 
 PyObject *sj_kind[NKINDS];
@@ -626,8 +626,8 @@ static PyMethodDef methods[] = {
      "card_lists(packed, start, lengths): the lists of cards a clone packed."},
     {"bind", (PyCFunction)(void (*)(void))bind, METH_FASTCALL,
      "bind(Move, Unit, CARDS, CARD_TEXT, kinds, commit_text): the classes and objects used."},
-    {"shuffle", (PyCFunction)(void (*)(void))core_shuffle, METH_FASTCALL,
-     "shuffle(getrandbits, list): random.Random.shuffle of the list."},
+    {"shuffle", (PyCFunction)(void (*)(void))sj_shuffle, METH_FASTCALL,
+     "shuffle(getrandbits, list): random.Random.shuffle of the list (_core_deal.c)."},
     {"bids", (PyCFunction)(void (*)(void))bids, METH_FASTCALL,
      "bids(hand, level_rank, bid, seat): the legal bids as (card, count) pairs, or None."},
     {"dealt", (PyCFunction)(void (*)(void))sj_dealt, METH_FASTCALL,

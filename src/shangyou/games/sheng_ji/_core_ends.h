@@ -1,0 +1,10 @@
+/* The per-hand parts of the compiled core of Sheng ji kept apart from the shared headers
+   (_core_deal.c): the shuffle drawing the generator's words in batches. */
+#ifndef SJ_CORE_ENDS_H
+#define SJ_CORE_ENDS_H
+
+#include <Python.h>
+
+PyObject *sj_shuffle(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+#endif
