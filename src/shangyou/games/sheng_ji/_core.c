@@ -628,6 +628,9 @@ static PyMethodDef methods[] = {
      "bind(Move, Unit, CARDS, CARD_TEXT, kinds, commit_text): the classes and objects used."},
     {"shuffle", (PyCFunction)(void (*)(void))sj_shuffle, METH_FASTCALL,
      "shuffle(getrandbits, list): random.Random.shuffle of the list (_core_deal.c)."},
+    {"end_hand", (PyCFunction)(void (*)(void))sj_end_hand, METH_FASTCALL,
+     "end_hand(game, last_winner, last_units, winning_play): the hand's end (ends.end_hand); "
+     "None: not made, False: the game is over, True: the next hand is to be dealt."},
     {"bids", (PyCFunction)(void (*)(void))bids, METH_FASTCALL,
      "bids(hand, level_rank, bid, seat): the legal bids as (card, count) pairs, or None."},
     {"dealt", (PyCFunction)(void (*)(void))sj_dealt, METH_FASTCALL,

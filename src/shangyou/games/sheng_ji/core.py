@@ -69,6 +69,10 @@ card_lists: Callable[..., Any] = _core.card_lists if AVAILABLE else _not_built
 # none held (False)
 flush: Callable[..., Any] = _core.flush if AVAILABLE else _not_built
 add_event: Callable[..., Any] = _core.add_event if AVAILABLE else _not_built
+# ShengJiGame._end_hand (``_core_ends.c``): end_hand(game, last_winner, last_units, winning)
+# -> None where the Python code (``ends.end_hand``) makes it, False when the game is over,
+# True when the next hand is to be dealt
+end_hand: Callable[..., Any] = _core.end_hand if AVAILABLE else _not_built
 # the search's playout, Sim.run of bots/sheng_ji_search.py (``_core_rollout.c``): the state at
 # the hand's end, or None where the Python code plays it
 rollout: Callable[..., Any] = _core.rollout if AVAILABLE else _not_built

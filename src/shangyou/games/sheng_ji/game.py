@@ -39,8 +39,9 @@ from .follow import legal_follows, next_cards, why_not_follow
 from .listing import (BID, BURY_K, CALL_K, COMMIT, FOLLOW_LIMIT, PASS, PICK, PLAY_K, THROW,
                       CallMoves, call_items, lead_units)
 from .order import LEVELS, SJ_RANK, Trump, Unit, decompose, red_five_code
-from .scoring import level_change, next_level, points
-from .tricks import kitty_multiplier, lead_suit, throw_check, trick_winner
+from .scoring import points
+from .ends import end_hand
+from .tricks import lead_suit, throw_check, trick_winner
 
 DEAL, BURY, CALL, PLAY, OVER = "deal", "bury", "call", "play", "over"
 ACE_RANK = 11
@@ -651,69 +652,14 @@ class ShengJiGame(ShengJiClone):
 
     # --------------------------------------------------------------------- scoring
     def _end_hand(self, last_winner: int, last_units: list[Unit], winning_play: tuple) -> None:
-        r = self.rules
-        t = self._fixed_trump()
-        declarer = self.declarer
-        assert declarer is not None, "a hand is played once its declarer is known"
-        decl, opp = self._sides()
-        won = sum(points(self.won[s]) for s in opp)
-        kitty_pts = points(self.kitty)
-        bonus = 0
-        mult = 0
-        if last_winner in opp and kitty_pts:
-            mult = kitty_multiplier(t, last_units, r.kitty_multiplier)
-            bonus = kitty_pts * mult
-        total = won + bonus + self.penalty_points
-        change = level_change(total, r.decks)
-        old_levels = list(self.levels)
-        hook = False
-        if r.jack_hook and last_winner in opp:
-            lvl = self.level_rank
-            if lvl in (8, ACE_RANK) and all(len(cs) == 1 and (cs[0] >> 2) == lvl
-                                            for cs in [winning_play]):
-                hook = True
-        if change["side"] == "declarers":
-            for s in decl:
-                self.levels[s] = next_level(self.levels[s], change["levels"], r.must_play)
-        else:
-            for s in opp:
-                self.levels[s] = next_level(self.levels[s], change["levels"], r.must_play)
-        if hook:   # J hooks the declarers back to 2, A (the "needle") back to J
-            back = 12 if self.level_rank == 8 else 8
-            for s in decl:
-                self.levels[s] = back
-            self._event({"event": "hook", "back_to": LEVELS[SJ_RANK[back]]})
-        won_game = change["side"] == "declarers" and self.level_rank == ACE_RANK and not hook
-        winners_side = decl if change["side"] == "declarers" else opp
-        summary = {"hand": self.hand_number, "declarer": self.declarer, "trump": str(t),
-                   "declarers": decl, "opponents": opp, "points": won,
-                   "kitty_points": kitty_pts, "kitty_multiplier": mult, "kitty_bonus": bonus,
-                   "penalty": self.penalty_points, "total": total, "change": change,
-                   "levels_before": [LEVELS[SJ_RANK[x]] for x in old_levels],
-                   "levels": [LEVELS[SJ_RANK[x]] for x in self.levels],
-                   "kitty": str(Cards(self.kitty)), "friends": list(self.friends)}
-        self.history = self.history + [summary]     # (replaced: clones share the list)
-        self._event({"event": "hand over", **summary})
-        # next declarer: the next seat after the declarer on the winning side
-        nxt = declarer
-        for i in range(1, self.n + 1):
-            s = (declarer + i) % self.n
-            if s in winners_side:
-                nxt = s
-                break
-        if not self.match or won_game:
-            self.phase = OVER
-            self.over = True
-            self.to_act = None
-            self.result = {"hands": self.hand_number, "levels": summary["levels"],
-                           "last": summary,
-                           "winners": sorted(decl) if won_game or change["side"] == "declarers"
-                           else sorted(opp)}
-            if won_game:
-                self.result["match_winners"] = sorted(decl)
-            return
-        self.declarer = nxt
-        self._start_hand()
+        """The scoring, the levels, the result or the next hand: ``ends.end_hand`` (in C
+        where the core is on, ``_core_ends.c``)."""
+        nxt = core.end_hand(self, last_winner, last_units, winning_play) if core.ACTIVE \
+            else None
+        if nxt is None:
+            end_hand(self, last_winner, last_units, winning_play)
+        elif nxt:
+            self._start_hand()
 
     # ----------------------------------------------------------------------- views
     def view(self, seat: int) -> dict[str, Any]:

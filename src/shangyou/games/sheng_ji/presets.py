@@ -107,6 +107,12 @@ def judge(rules: ShengJiRules):
     return ShengJiJudge(rules)
 
 
+_GAME: list = []      # ShengJiGame, imported once (an import statement a game costs two
+#                       AttributeErrors made and dropped: game.py is no package)
+
+
 def new_game(rules: ShengJiRules, seed, match: bool):
-    from .game import ShengJiGame
-    return ShengJiGame(rules, seed=seed, match=match)
+    if not _GAME:
+        from .game import ShengJiGame
+        _GAME.append(ShengJiGame)
+    return _GAME[0](rules, seed=seed, match=match)
