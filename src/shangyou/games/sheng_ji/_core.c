@@ -503,10 +503,40 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             ok = ok && cur_card >= 0 && cur_card < NCARD;
         }
     }
-    for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(stock); i++)
-        ok = sj_card_of(PyList_GET_ITEM(stock, i)) >= 0;
-    for (long s = 0; ok && s < n; s++)
-        ok = sj_read_cards(PyList_GET_ITEM(hands, s), NULL, NULL, 1 << 20) >= 0;
+    /* first the draws worked out without changing anything (each hand counted when its
+       seat first draws, each card read when drawn: a card that cannot be read leaves the
+       Python code to draw, nothing drawn), then made */
+    int cnt[MAXSEATS][NCARD];
+    char counted[MAXSEATS] = {0};
+    int stopped = 0, failed = 0;
+    long seat = next, first = next;
+    Py_ssize_t top = ok ? PyList_GET_SIZE(stock) : 0, ndrawn = 0;
+    while (ok && ndrawn < top) {
+        seat = next;
+        if (!counted[seat]) {
+            memset(cnt[seat], 0, sizeof cnt[seat]);
+            PyObject *hand = PyList_GET_ITEM(hands, seat);
+            Py_ssize_t m = PyList_GET_SIZE(hand);
+            for (Py_ssize_t i = 0; ok && i < m; i++) {
+                int c = sj_card_of(PyList_GET_ITEM(hand, i));
+                ok = c >= 0 && m < (1 << 20);
+                if (ok)
+                    cnt[seat][c]++;
+            }
+            counted[seat] = 1;
+        }
+        int c = ok ? sj_card_of(PyList_GET_ITEM(stock, top - 1 - ndrawn)) : -1;
+        ok = ok && c >= 0;
+        if (!ok)
+            break;
+        ndrawn++;
+        cnt[seat][c]++;
+        next = (seat + 1) % n;
+        if (has_bid(cnt[seat], (int)level, (int)seat, cur_seat, cur_card, cur_count)) {
+            stopped = 1;
+            break;
+        }
+    }
     if (!ok) {
         PyErr_Clear();
         Py_XDECREF(stock);
@@ -514,33 +544,12 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_DECREF(d);
         Py_RETURN_FALSE;
     }
-    int cnt[MAXSEATS][NCARD];
-    char counted[MAXSEATS] = {0};
-    int stopped = 0, drawn = 0, failed = 0;
-    long seat = next;
-    /* the cards drawn are taken from the stock's end in one cut, at the end (below) */
-    Py_ssize_t top = PyList_GET_SIZE(stock), ndrawn = 0;
-    while (ndrawn < top) {
-        seat = next;
-        PyObject *hand = PyList_GET_ITEM(hands, seat);
-        if (!counted[seat]) {
-            memset(cnt[seat], 0, sizeof cnt[seat]);
-            Py_ssize_t m = PyList_GET_SIZE(hand);
-            for (Py_ssize_t i = 0; i < m; i++)
-                cnt[seat][sj_card_of(PyList_GET_ITEM(hand, i))]++;
-            counted[seat] = 1;
-        }
-        PyObject *card = PyList_GET_ITEM(stock, top - 1 - ndrawn);
-        if (PyList_Append(hand, card) < 0) {
+    int drawn = ndrawn > 0;
+    for (Py_ssize_t k = 0; k < ndrawn; k++) {
+        PyObject *card = PyList_GET_ITEM(stock, top - 1 - k);
+        if (PyList_Append(PyList_GET_ITEM(hands, (first + k) % n), card) < 0) {
             failed = 1;
-            break;
-        }
-        ndrawn++;
-        cnt[seat][sj_card_of(card)]++;
-        drawn = 1;
-        next = (seat + 1) % n;
-        if (has_bid(cnt[seat], (int)level, (int)seat, cur_seat, cur_card, cur_count)) {
-            stopped = 1;
+            ndrawn = k;
             break;
         }
     }

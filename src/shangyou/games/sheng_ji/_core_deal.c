@@ -28,6 +28,29 @@ take_words(PyObject *getrandbits, uint32_t *out, Py_ssize_t m)
         PyErr_SetString(PyExc_TypeError, "getrandbits gave no int");
         return -1;
     }
+#if PY_VERSION_HEX < 0x030C0000 && PYLONG_BITS_IN_DIGIT == 30
+    /* the int's 30-bit digits, least significant first, regrouped into 32-bit words */
+    Py_ssize_t nd = Py_SIZE(v), di = 0;
+    if (nd < 0) {
+        Py_DECREF(v);
+        PyErr_SetString(PyExc_ValueError, "getrandbits gave a negative int");
+        return -1;
+    }
+    const digit *dg = ((PyLongObject *)v)->ob_digit;
+    uint64_t acc = 0;
+    int bits = 0;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        while (bits < 32) {
+            acc |= (uint64_t)(di < nd ? dg[di++] : 0) << bits;
+            bits += 30;
+        }
+        out[i] = (uint32_t)acc;
+        acc >>= 32;
+        bits -= 32;
+    }
+    Py_DECREF(v);
+    return 0;
+#else
     unsigned char *bytes = (unsigned char *)out;
     int rc = _PyLong_AsByteArray((PyLongObject *)v, bytes, (size_t)m * 4, 1, 0);
     Py_DECREF(v);
@@ -39,6 +62,7 @@ take_words(PyObject *getrandbits, uint32_t *out, Py_ssize_t m)
                  (uint32_t)b[3] << 24;
     }
     return 0;
+#endif
 }
 
 PyObject *
@@ -63,9 +87,7 @@ sj_shuffle(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t have = 0, used = 0;
     for (Py_ssize_t i = len - 1; i >= 1; i--) {
         uint32_t n = (uint32_t)i + 1;
-        int k = 0;
-        while ((n >> k) != 0)
-            k++;
+        int k = 32 - __builtin_clz(n);          /* the bit length of n (n >= 2) */
         uint32_t r;
         do {
             if (used == have) {               /* i draws are left: i words at most */

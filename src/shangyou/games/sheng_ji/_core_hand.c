@@ -334,6 +334,49 @@ card_list(const unsigned char *cards, int n)
     return l;
 }
 
+/* the cards of the tricks won since ``won_from`` added to each winner's list, in the order
+   played: one resize a winner */
+static int
+add_won(Held *h)
+{
+    Py_ssize_t more[MAXSEATS] = {0};
+    for (int i = h->won_from; i < h->ntricks; i++) {
+        TrickRec *r = &h->tricks[i];
+        for (int k = r->first; k < r->first + r->n; k++)
+            more[r->winner] += h->plays[k].n;
+    }
+    Py_ssize_t at[MAXSEATS];
+    for (int s = 0; s < h->n; s++) {
+        PyObject *w = PyList_GET_ITEM(h->won, s);
+        Py_ssize_t end = PyList_GET_SIZE(w);
+        at[s] = end;
+        if (more[s] == 0)
+            continue;
+        /* grown with None placeholders, then each filled (a list's items are never NULL) */
+        PyObject *pad = PyList_New(more[s]);
+        if (pad == NULL)
+            return -1;
+        for (Py_ssize_t i = 0; i < more[s]; i++)
+            PyList_SET_ITEM(pad, i, Py_NewRef(Py_None));
+        int rc = PyList_SetSlice(w, end, end, pad);
+        Py_DECREF(pad);
+        if (rc < 0)
+            return -1;
+    }
+    for (int i = h->won_from; i < h->ntricks; i++) {
+        TrickRec *r = &h->tricks[i];
+        PyObject *w = PyList_GET_ITEM(h->won, r->winner);
+        for (int k = r->first; k < r->first + r->n; k++) {
+            const unsigned char *c = h->pool + h->plays[k].off;
+            for (int j = 0; j < h->plays[k].n; j++) {
+                PyObject **slot = &((PyListObject *)w)->ob_item[at[r->winner]++];
+                Py_SETREF(*slot, Py_NewRef(PyTuple_GET_ITEM(sj_cards, c[j])));
+            }
+        }
+    }
+    return 0;
+}
+
 static PyObject *
 play_pair(Held *h, int i)
 {
@@ -408,18 +451,8 @@ give_back(Held *h, PyObject *d, int hand, int records)
         if (rc < 0)
             return -1;
     }
-    for (int i = h->won_from; i < h->ntricks && !set[1]; i++) {      /* the cards won */
-        TrickRec *r = &h->tricks[i];
-        PyObject *w = PyList_GET_ITEM(h->won, r->winner);
-        for (int k = r->first; k < r->first + r->n; k++) {
-            PyObject *c = sj_cards_tuple(h->pool + h->plays[k].off, h->plays[k].n);
-            Py_ssize_t end = PyList_GET_SIZE(w);
-            int rc = c == NULL ? -1 : PyList_SetSlice(w, end, end, c);
-            Py_XDECREF(c);
-            if (rc < 0)
-                return -1;
-        }
-    }
+    if (!set[1] && add_won(h) < 0)                                   /* the cards won */
+        return -1;
     if (hand)
         h->won_from = h->ntricks;
     for (int i = 0; i < h->ntricks && !set[7]; i++) {                /* the tricks */
