@@ -396,8 +396,8 @@ bind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 /* ------------------------------------------------------------------------ the deal */
 /* does ``seat`` (its level cards and jokers counted in cnt) have a legal bid
    (ShengJiGame._bids_for non-empty)? cur_card < 0: no bid yet */
-static int
-has_bid(const int *cnt, int level, int seat, int cur_seat, int cur_card, int cur_count)
+int
+sj_has_bid(const int *cnt, int level, int seat, int cur_seat, int cur_card, int cur_count)
 {
     int cands[6] = {level * 4, level * 4 + 1, level * 4 + 2, level * 4 + 3, BJ, RJ};
     int cur_tier = cur_card == RJ ? 2 : cur_card == BJ ? 1 : 0;
@@ -532,7 +532,7 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         ndrawn++;
         cnt[seat][c]++;
         next = (seat + 1) % n;
-        if (has_bid(cnt[seat], (int)level, (int)seat, cur_seat, cur_card, cur_count)) {
+        if (sj_has_bid(cnt[seat], (int)level, (int)seat, cur_seat, cur_card, cur_count)) {
             stopped = 1;
             break;
         }
@@ -637,6 +637,9 @@ static PyMethodDef methods[] = {
      "bind(Move, Unit, CARDS, CARD_TEXT, kinds, commit_text): the classes and objects used."},
     {"shuffle", (PyCFunction)(void (*)(void))sj_shuffle, METH_FASTCALL,
      "shuffle(getrandbits, list): random.Random.shuffle of the list (_core_deal.c)."},
+    {"advance_deal", (PyCFunction)(void (*)(void))sj_advance_deal, METH_FASTCALL,
+     "advance_deal(game): ShengJiGame._advance_deal but its _end_deal: True when a seat has "
+     "a bid to make, False when the deal is over, None: the Python code goes on."},
     {"end_hand", (PyCFunction)(void (*)(void))sj_end_hand, METH_FASTCALL,
      "end_hand(game, last_winner, last_units, winning_play): the hand's end (ends.end_hand); "
      "None: not made, False: the game is over, True: the next hand is to be dealt."},

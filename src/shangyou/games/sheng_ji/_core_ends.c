@@ -1,4 +1,7 @@
-/* The end of a hand in C: ShengJiGame._end_hand (ends.end_hand, the Python reference): the
+/* The deal's last round (ShengJiGame._advance_deal past the draws) and the end of a hand
+   in C.
+
+   The end of a hand: ShengJiGame._end_hand (ends.end_hand, the Python reference): the
    points of the opponents, the kitty and its multiplier, the penalty, the level change, the
    levels, the summary (``history``, the "hand over" event), the next declarer, and at the
    end of a single hand or a match the result. What it leaves to the Python code (``end_hand``
@@ -414,5 +417,156 @@ done:
     Py_XDECREF(lv_before);
     Py_XDECREF(lv_after);
     Py_XDECREF(tmp);
+    return res;
+}
+
+/* ------------------------------------------------------------------ the deal's last round */
+static PyObject *D_final_round, *D_starter, *D_declarer, *D_hands, *D_level_rank, *D_bid,
+                *D_stock, *D_to_act, *D_seat, *D_card, *D_count;
+
+static int
+deal_names(void)
+{
+    if (D_count != NULL)
+        return 0;
+#define DN(v, t) if ((v = PyUnicode_InternFromString(t)) == NULL) return -1
+    DN(D_final_round, "final_round");
+    DN(D_starter, "starter");
+    DN(D_declarer, "declarer");
+    DN(D_hands, "hands");
+    DN(D_level_rank, "level_rank");
+    DN(D_bid, "bid");
+    DN(D_stock, "stock");
+    DN(D_to_act, "to_act");
+    DN(D_seat, "seat");
+    DN(D_card, "card");
+    DN(D_count, "count");
+#undef DN
+    return 0;
+}
+
+/* an int item of a dict (a plain int), or *ok cleared */
+static long
+item_long(PyObject *d, PyObject *key, int *ok)
+{
+    PyObject *v = *ok ? PyDict_GetItemWithError(d, key) : NULL;
+    if (v == NULL || !PyLong_Check(v) ||                 /* an int, or a cards.Card */
+        Py_TYPE(v)->tp_richcompare != PyLong_Type.tp_richcompare) {
+        *ok = 0;
+        return 0;
+    }
+    long x = PyLong_AsLong(v);
+    if (x == -1 && PyErr_Occurred())
+        *ok = 0;
+    return x;
+}
+
+/* advance_deal(game): ShengJiGame._advance_deal up to its _end_deal: the draws (``draw``),
+   then once the stock is out the last round (``final_round``, made if None: each seat from
+   the starter, or the declarer, in turn), each seat taken from it in turn until one has a
+   bid to make (``to_act``: True). False: the deal is over (the caller calls _end_deal).
+   None: a state it cannot read, the Python code going on from there (the draws made so far
+   are those it would have made). */
+PyObject *
+sj_advance_deal(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 1) {
+        PyErr_SetString(PyExc_TypeError, "advance_deal(game)");
+        return NULL;
+    }
+    if (deal_names() < 0 || names() < 0 || sj_names() < 0)
+        return NULL;
+    PyObject *game = args[0];
+    PyObject *r = sj_draw(self, args, 1);
+    if (r == NULL || r == Py_True)
+        return r;
+    Py_DECREF(r);
+    PyObject *stock = PyObject_GetAttr(game, D_stock);
+    if (stock == NULL || !PyList_CheckExact(stock) || PyList_GET_SIZE(stock) != 0) {
+        Py_XDECREF(stock);
+        PyErr_Clear();
+        Py_RETURN_NONE;                     /* (draw could not read the state) */
+    }
+    Py_DECREF(stock);
+    PyObject *fr = NULL, *hands = NULL, *bid = NULL, *res = NULL;
+    int ok = 1;
+    long n = int_attr(game, E_names[N_n], 1, MAXSEATS, &ok);
+    long level = int_attr(game, D_level_rank, 0, 12, &ok);
+    ok = ok && (hands = PyObject_GetAttr(game, D_hands)) != NULL &&
+         PyList_CheckExact(hands) && PyList_GET_SIZE(hands) == n;
+    ok = ok && (bid = PyObject_GetAttr(game, D_bid)) != NULL &&
+         (bid == Py_None || PyDict_CheckExact(bid));
+    int cur_seat = -1, cur_card = -1, cur_count = 0;
+    if (ok && bid != Py_None) {
+        cur_seat = (int)item_long(bid, D_seat, &ok);
+        cur_card = (int)item_long(bid, D_card, &ok);
+        cur_count = (int)item_long(bid, D_count, &ok);
+        ok = ok && cur_card >= 0 && cur_card < NCARD;
+    }
+    ok = ok && (fr = PyObject_GetAttr(game, D_final_round)) != NULL &&
+         (fr == Py_None || PyList_CheckExact(fr));
+    if (ok && fr == Py_None) {
+        PyObject *who = PyObject_GetAttr(game, D_declarer);
+        ok = who != NULL;
+        int none = ok && who == Py_None;
+        Py_XDECREF(who);
+        long first = ok ? int_attr(game, none ? D_starter : D_declarer, 0, n - 1, &ok) : 0;
+        Py_CLEAR(fr);
+        if (ok) {
+            fr = PyList_New(n);
+            for (long i = 0; fr != NULL && i < n; i++) {
+                PyObject *v = PyLong_FromLong((first + i) % n);
+                if (v == NULL)
+                    Py_CLEAR(fr);
+                else
+                    PyList_SET_ITEM(fr, i, v);
+            }
+            if (fr == NULL || PyObject_SetAttr(game, D_final_round, fr) < 0)
+                goto done;
+        }
+    }
+    if (!ok) {
+        if (PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_MemoryError))
+            goto done;
+        PyErr_Clear();
+        res = Py_NewRef(Py_None);
+        goto done;
+    }
+    while (PyList_GET_SIZE(fr) > 0) {
+        PyObject *v = PyList_GET_ITEM(fr, 0);
+        long seat = PyLong_CheckExact(v) ? PyLong_AsLong(v) : -1;
+        PyObject *hand = seat >= 0 && seat < n ? PyList_GET_ITEM(hands, seat) : NULL;
+        int cnt[NCARD] = {0};
+        int good = hand != NULL && PyList_CheckExact(hand);
+        for (Py_ssize_t i = 0; good && i < PyList_GET_SIZE(hand); i++) {
+            int c = sj_card_of(PyList_GET_ITEM(hand, i));
+            good = c >= 0;
+            if (good)
+                cnt[c]++;
+        }
+        if (!good) {                          /* the Python code takes this seat */
+            PyErr_Clear();
+            res = Py_NewRef(Py_None);
+            goto done;
+        }
+        PyObject *seat_o = Py_NewRef(v);
+        if (PySequence_DelItem(fr, 0) < 0) {  /* final_round.pop(0) */
+            Py_DECREF(seat_o);
+            goto done;
+        }
+        if (sj_has_bid(cnt, (int)level, (int)seat, cur_seat, cur_card, cur_count)) {
+            int rc = PyObject_SetAttr(game, D_to_act, seat_o);
+            Py_DECREF(seat_o);
+            if (rc == 0)
+                res = Py_NewRef(Py_True);
+            goto done;
+        }
+        Py_DECREF(seat_o);
+    }
+    res = Py_NewRef(Py_False);
+done:
+    Py_XDECREF(fr);
+    Py_XDECREF(hands);
+    Py_XDECREF(bid);
     return res;
 }

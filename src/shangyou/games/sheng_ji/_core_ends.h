@@ -7,6 +7,8 @@
 #include <Python.h>
 
 PyObject *sj_shuffle(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *sj_advance_deal(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+int sj_has_bid(const int *cnt, int level, int seat, int cur_seat, int cur_card, int cur_count);
 PyObject *sj_end_hand(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

@@ -69,6 +69,9 @@ card_lists: Callable[..., Any] = _core.card_lists if AVAILABLE else _not_built
 # none held (False)
 flush: Callable[..., Any] = _core.flush if AVAILABLE else _not_built
 add_event: Callable[..., Any] = _core.add_event if AVAILABLE else _not_built
+# ShengJiGame._advance_deal (``_core_ends.c``): advance_deal(game) -> True when a seat has a
+# bid to make, False when the deal is over (then ``_end_deal``), None where Python goes on
+advance_deal: Callable[..., Any] = _core.advance_deal if AVAILABLE else _not_built
 # ShengJiGame._end_hand (``_core_ends.c``): end_hand(game, last_winner, last_units, winning)
 # -> None where the Python code (``ends.end_hand``) makes it, False when the game is over,
 # True when the next hand is to be dealt

@@ -244,6 +244,11 @@ class ShengJiGame(ShengJiClone):
 
     def _advance_deal(self) -> None:
         """Draw until somebody has a bid to make (they act), or the deal is done."""
+        acts = core.advance_deal(self) if core.ACTIVE else None      # (in C: _core_ends.c)
+        if acts is not None:
+            if not acts:
+                self._end_deal()
+            return
         while True:
             if self.stock:
                 if core.ACTIVE and core.draw(self):      # the draws up to a bid, in C
