@@ -523,8 +523,10 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 if (ok)
                     cnt[seat][c]++;
             }
-            counted[seat] = 1;
+            counted[seat] = 1;              /* (its first draw of this call: bids looked for) */
         }
+        int fresh = counted[seat] == 1;
+        counted[seat] = 2;
         int c = ok ? sj_card_of(PyList_GET_ITEM(stock, top - 1 - ndrawn)) : -1;
         ok = ok && c >= 0;
         if (!ok)
@@ -532,7 +534,10 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         ndrawn++;
         cnt[seat][c]++;
         next = (seat + 1) % n;
-        if (sj_has_bid(cnt[seat], (int)level, (int)seat, cur_seat, cur_card, cur_count)) {
+        /* past a seat's first draw of the call it had no bid (the draws went on), and the
+           bid does not change while drawing: only a level card or a joker can give one */
+        if ((fresh || c >= BJ || (c >> 2) == level) &&
+            sj_has_bid(cnt[seat], (int)level, (int)seat, cur_seat, cur_card, cur_count)) {
             stopped = 1;
             break;
         }
