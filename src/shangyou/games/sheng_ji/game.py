@@ -44,6 +44,7 @@ from .ends import end_hand
 from .tricks import lead_suit, throw_check, trick_winner
 
 DEAL, BURY, CALL, PLAY, OVER = "deal", "bury", "call", "play", "over"
+_TRUMPS: dict = {}       # (level, suit, red_five, red_five_gap) -> Trump (ShengJiGame._trump)
 ACE_RANK = 11
 
 
@@ -144,8 +145,13 @@ class ShengJiGame(ShengJiClone):
         return self.trump if self.trump is not None else self._trump(None)
 
     def _trump(self, suit: int | None) -> Trump:
-        return Trump(self.level_rank, suit, red_five_code(self.rules.red_five,
-                                                          self.rules.red_five_gap))
+        r = self.rules        # (a Trump is frozen: one per context, shared by every game)
+        key = (self.level_rank, suit, r.red_five, r.red_five_gap)
+        t = _TRUMPS.get(key)
+        if t is None:
+            t = _TRUMPS[key] = Trump(self.level_rank, suit,
+                                     red_five_code(r.red_five, r.red_five_gap))
+        return t
 
     def _fixed_trump(self) -> Trump:
         """The trump once the deal is over (it is set when the deal ends, before the bury)."""
