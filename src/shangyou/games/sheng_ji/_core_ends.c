@@ -11,6 +11,13 @@
 #include "_core.h"
 #include "_core_ends.h"
 
+/* a dict made for n items (no resizing while they are set) */
+#if PY_VERSION_HEX < 0x030D0000
+#define NEW_DICT(n) _PyDict_NewPresized(n)
+#else
+#define NEW_DICT(n) PyDict_New()
+#endif
+
 static PyObject *level_text[13];      /* LEVELS[SJ_RANK[r]] by rank index r; made once */
 static PyObject *E_names[48];
 
@@ -301,15 +308,21 @@ sj_end_hand(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     PyObject *trump_text = PyObject_Str(trump);
     if (trump_text == NULL)
         goto done;
-    change = Py_BuildValue("{sOslsO}", "side", declarers_win ? NM(declarers) : NM(opponents),
-                           "levels", steps, "swap", swap ? Py_True : Py_False);
+    change = PyDict_New();
+    PyObject *steps_o = PyLong_FromLong(steps);
+    if (change == NULL || steps_o == NULL ||
+        PyDict_SetItem(change, NM(side), declarers_win ? NM(declarers) : NM(opponents)) < 0 ||
+        PyDict_SetItem(change, NM(levels), steps_o) < 0 ||
+        PyDict_SetItem(change, NM(swap), swap ? Py_True : Py_False) < 0)
+        Py_CLEAR(change);
+    Py_XDECREF(steps_o);
     decl_l = int_list(decl, nd, 0);
     opp_l = int_list(opp, no, 0);
     lv_before = int_list(old, (int)n, 1);
     lv_after = int_list(levels, (int)n, 1);
     PyObject *kitty_text = sj_cards_text(kc, (int)nk);
     PyObject *friends_copy = PyList_GetSlice(friends, 0, PyList_GET_SIZE(friends));
-    summary = PyDict_New();
+    summary = NEW_DICT(16);
     PyObject *vals[16] = {
         PyLong_FromLong(hand_number), PyLong_FromLong(declarer), trump_text,
         Py_XNewRef(decl_l), Py_XNewRef(opp_l), PyLong_FromLong(won_pts),
@@ -337,7 +350,7 @@ sj_end_hand(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         goto done;
     Py_CLEAR(tmp);
     /* the "hand over" event ({"event": "hand over", **summary}), as ShengJiGame._event */
-    ev = PyDict_New();
+    ev = NEW_DICT(17);
     if (ev == NULL || PyDict_SetItem(ev, NM(event), NM(hand_over)) < 0 ||
         PyDict_Update(ev, summary) < 0)
         goto done;
