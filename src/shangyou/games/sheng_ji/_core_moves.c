@@ -110,7 +110,7 @@ sj_list_play(const Ctx *t, const int *hand, const int *pend, const unsigned char
     int nb = 0;
     if (lead == NULL) {                                  /* leading */
         if (np) {                                        /* a throw being built */
-            if (sj_sink_add(sink, K_COMMIT, NULL, 0) < 0)
+            if (sj_sink_push(sink, K_COMMIT, NULL, 0) < 0)
                 goto fail;
             int s = t->eff[plist[0]];
             for (int c = 0; c < NCARD; c++)
@@ -129,8 +129,13 @@ sj_list_play(const Ctx *t, const int *hand, const int *pend, const unsigned char
         }
         sj_sort_by_key(t, buf, nb);
         for (int i = 0; i < nb; i++)
-            if (sj_sink_add(sink, K_THROW, &buf[i], 1) < 0)
+            if (sj_sink_push(sink, K_THROW, &buf[i], 1) < 0)
                 goto fail;
+        return out;
+    }
+    if (nl == 1 && !np) {                                /* a single led */
+        if (sj_follow_single(t, hand, lead, sink) < 0)
+            goto fail;
         return out;
     }
     SUnit units[MAXU];
@@ -152,7 +157,7 @@ sj_list_play(const Ctx *t, const int *hand, const int *pend, const unsigned char
     nb = sj_next_cards(t, hand, lead, nl, units, nu, pend, buf);
     sj_sort_by_key(t, buf, nb);
     for (int i = 0; i < nb; i++)
-        if (sj_sink_add(sink, K_PICK, &buf[i], 1) < 0)
+        if (sj_sink_push(sink, K_PICK, &buf[i], 1) < 0)
             goto fail;
     return out;
 fail:
@@ -224,7 +229,7 @@ list_bury(PyObject *game, PyObject *d, long seat, PyObject *token)
     if (out == NULL)
         return NULL;
     for (int i = 0; i < nb; i++)
-        if (sj_sink_add(sink, K_BURY, &buf[i], 1) < 0) {
+        if (sj_sink_push(sink, K_BURY, &buf[i], 1) < 0) {
             Py_DECREF(out);
             return NULL;
         }
@@ -263,7 +268,7 @@ list_deal(PyObject *game, PyObject *d, long seat, PyObject *token)
     PyObject *out = sj_moves_new(token, &sink);
     if (out == NULL)
         return NULL;
-    if (sj_sink_add(sink, K_PASS, NULL, 0) < 0)
+    if (sj_sink_push(sink, K_PASS, NULL, 0) < 0)
         goto fail;
     int cands[6] = {(int)level * 4, (int)level * 4 + 1, (int)level * 4 + 2,
                     (int)level * 4 + 3, BJ, RJ};
@@ -276,7 +281,7 @@ list_deal(PyObject *game, PyObject *d, long seat, PyObject *token)
                         k > cur_count || (k == cur_count && tier > cur_tier);
             unsigned char same[MAXH];
             memset(same, c, (size_t)k);
-            if (legal && sj_sink_add(sink, K_BID, same, k) < 0)
+            if (legal && sj_sink_push(sink, K_BID, same, k) < 0)
                 goto fail;
         }
     }

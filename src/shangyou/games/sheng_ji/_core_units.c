@@ -492,7 +492,7 @@ extend(Leads *L, int suit, int pos, int w, unsigned char *chain, int len)
             for (int a = 0; a <= len; a++)
                 for (int k = 0; k < w; k++)
                     out[n++] = sorted[a];
-            if (sj_sink_add(L->tmp, K_PLAY, out, n) < 0)
+            if (sj_sink_push(L->tmp, K_PLAY, out, n) < 0)
                 return -1;
         }
         if (extend(L, suit, pos + 1, w, chain, len + 1) < 0)
@@ -585,15 +585,15 @@ sj_lead_units(const Ctx *t, const int *cnt, int decks, Sink *out)
             memset(same, c, (size_t)n);
             while (next < tmp.n && tmp.len[idx[next]] == n &&
                    cards_less(t, tmp.pool + tmp.off[idx[next]], same, n)) {
-                if (sj_sink_add(out, K_PLAY, tmp.pool + tmp.off[idx[next]], n) < 0)
+                if (sj_sink_push(out, K_PLAY, tmp.pool + tmp.off[idx[next]], n) < 0)
                     goto done;
                 next++;
             }
-            if (sj_sink_add(out, K_PLAY, same, n) < 0)
+            if (sj_sink_push(out, K_PLAY, same, n) < 0)
                 goto done;
         }
         for (; next < tmp.n && tmp.len[idx[next]] == n; next++)
-            if (sj_sink_add(out, K_PLAY, tmp.pool + tmp.off[idx[next]], n) < 0)
+            if (sj_sink_push(out, K_PLAY, tmp.pool + tmp.off[idx[next]], n) < 0)
                 goto done;
     }
     rc = 0;
