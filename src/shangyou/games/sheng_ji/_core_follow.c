@@ -316,7 +316,10 @@ sj_follow_single(const Ctx *t, const int *hand, const int *lead, Sink *out)
             s = t->eff[c];
     unsigned char one[1];
     int any = 0;
-    for (int c = 0; c < NCARD; c++)
+    /* a plain suit's cards are its suit's codes (rank * 4 + suit) less the trumps among
+       them: 13 to look at; the trumps are anywhere */
+    int from = s == TRUMP ? 0 : s, step = s == TRUMP ? 1 : 4;
+    for (int c = from; c < NCARD; c += step)
         if (hand[c] && t->eff[c] == s) {
             one[0] = (unsigned char)c;
             if (sj_sink_push(out, K_PLAY, one, 1) < 0)

@@ -108,9 +108,8 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
     int kind = sj_listed_kind(move, h->token, &mcards);
     if (kind < 0)
         return 0;
-    int mcnt[NCARD] = {0};
     unsigned char mlist[MAXH];
-    int nm = sj_read_cards(mcards, mcnt, mlist, MAXH);
+    int nm = sj_read_cards(mcards, NULL, mlist, MAXH);
     if (nm < 0)
         return 0;
     const Ctx *t = &h->ctx;
@@ -134,16 +133,18 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
         Py_CLEAR(h->token);
         return lastcard ? buried_all(game, h, seat) : 1;
     }
-    int pcnt[NCARD] = {0};
-    for (int i = 0; i < h->np; i++)
-        pcnt[h->pend[i]]++;
     int nt = h->nplays - h->trick_start;
     PlayRec *lead = nt ? &h->plays[h->trick_start] : NULL;
     int leadn = lead ? lead->n : 0;
     unsigned char cards[MAXH], tried[MAXH];
     int ncards = 0, ntried = 0;
     if (kind == K_THROW || kind == K_PICK) {
-        if (nm != 1 || (kind == K_THROW) != (nt == 0) || hcnt[mlist[0]] <= pcnt[mlist[0]])
+        if (nm != 1 || (kind == K_THROW) != (nt == 0))
+            return 0;
+        int pending = 0;                        /* the card's copies picked already */
+        for (int i = 0; i < h->np; i++)
+            pending += h->pend[i] == mlist[0];
+        if (hcnt[mlist[0]] <= pending)
             return 0;
         int done = kind == K_THROW;
         if (kind == K_PICK) {

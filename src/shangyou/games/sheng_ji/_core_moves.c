@@ -109,13 +109,17 @@ sj_list_play(const Ctx *t, const int *hand, const int *pend, const unsigned char
     unsigned char buf[NCARD];
     int nb = 0;
     if (lead == NULL) {                                  /* leading */
+        /* the throws: the cards (each once) in the order of their keys, t->by_key */
         if (np) {                                        /* a throw being built */
             if (sj_sink_push(sink, K_COMMIT, NULL, 0) < 0)
                 goto fail;
             int s = t->eff[plist[0]];
-            for (int c = 0; c < NCARD; c++)
-                if (hand[c] - pend[c] > 0 && t->eff[c] == s)
-                    buf[nb++] = (unsigned char)c;
+            for (int i = 0; i < NCARD; i++) {
+                int c = t->by_key[i];
+                if (hand[c] - pend[c] > 0 && t->eff[c] == s &&
+                    sj_sink_push(sink, K_THROW, &t->by_key[i], 1) < 0)
+                    goto fail;
+            }
         } else {
             if (decks < 1 || decks > 8) {
                 Py_DECREF(out);
@@ -123,14 +127,10 @@ sj_list_play(const Ctx *t, const int *hand, const int *pend, const unsigned char
             }
             if (sj_lead_units(t, hand, decks, sink) < 0)
                 goto fail;
-            for (int c = 0; c < NCARD; c++)
-                if (hand[c])
-                    buf[nb++] = (unsigned char)c;
+            for (int i = 0; i < NCARD; i++)
+                if (hand[t->by_key[i]] && sj_sink_push(sink, K_THROW, &t->by_key[i], 1) < 0)
+                    goto fail;
         }
-        sj_sort_by_key(t, buf, nb);
-        for (int i = 0; i < nb; i++)
-            if (sj_sink_push(sink, K_THROW, &buf[i], 1) < 0)
-                goto fail;
         return out;
     }
     if (nl == 1 && !np) {                                /* a single led */

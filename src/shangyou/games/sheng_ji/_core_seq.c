@@ -83,12 +83,33 @@ moves_len(LazySeq *s)
     return ((Moves *)s)->sink.n;
 }
 
+/* the tuple of one card, (CARDS[c],): made once and shared by the Moves of one card (most
+   of them: a single, a throw's or a follow's card, a card buried); a tuple cannot change.
+   Checked against CARDS (bound again, the table is made again); the GIL guards it */
+static PyObject *one_card[NCARD];
+
+static PyObject *
+cards_of(const unsigned char *cards, int n)
+{
+    if (n != 1)
+        return sj_cards_tuple(cards, n);
+    PyObject *t = one_card[cards[0]];
+    if (t == NULL || PyTuple_GET_ITEM(t, 0) != PyTuple_GET_ITEM(sj_cards, cards[0])) {
+        PyObject *fresh = sj_cards_tuple(cards, 1);
+        if (fresh == NULL)
+            return NULL;
+        Py_XSETREF(one_card[cards[0]], fresh);
+        t = fresh;
+    }
+    return Py_NewRef(t);
+}
+
 /* Move(kind, cards, None, text, None, token) for item j (a new reference) */
 static PyObject *
 make_move(Moves *p, Py_ssize_t j)
 {
     int kind = p->sink.kind[j];
-    PyObject *cards = sj_cards_tuple(p->sink.pool + p->sink.off[j], p->sink.len[j]);
+    PyObject *cards = cards_of(p->sink.pool + p->sink.off[j], p->sink.len[j]);
     if (cards == NULL)
         return NULL;
     PyObject *o = sj_move_type->tp_alloc(sj_move_type, 0);
