@@ -310,10 +310,10 @@ suit_follows(const Ctx *t, const int *mine, int n, int need_pairs, int need_run,
 int
 sj_follow_single(const Ctx *t, const int *hand, const int *lead, Sink *out)
 {
-    int s = -1;
-    for (int c = 0; c < NCARD && s < 0; c++)
-        if (lead[c])
-            s = t->eff[c];
+    int lc = 0;                                 /* the card led */
+    while (lc < NCARD - 1 && !lead[lc])
+        lc++;
+    int s = t->eff[lc];
     unsigned char one[1];
     int any = 0;
     /* a plain suit's cards are its suit's codes (rank * 4 + suit) less the trumps among
