@@ -125,11 +125,17 @@ sj_list_play(const Ctx *t, const int *hand, const int *pend, const unsigned char
                 Py_DECREF(out);
                 Py_RETURN_NONE;
             }
+            Py_ssize_t first = sink->n;
             if (sj_lead_units(t, hand, decks, sink) < 0)
                 goto fail;
-            for (int i = 0; i < NCARD; i++)
-                if (hand[t->by_key[i]] && sj_sink_push(sink, K_THROW, &t->by_key[i], 1) < 0)
+            /* the units' singles come first, each card once in the order of the keys (no
+               other unit is of one card): the throws are their cards again */
+            Py_ssize_t units_end = sink->n;
+            for (Py_ssize_t i = first; i < units_end && sink->len[i] == 1; i++) {
+                unsigned char c = sink->pool[sink->off[i]];
+                if (sj_sink_push(sink, K_THROW, &c, 1) < 0)
                     goto fail;
+            }
         }
         return out;
     }
