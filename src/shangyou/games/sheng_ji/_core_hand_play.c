@@ -182,7 +182,8 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
     }
     if (ncards == 0 || ncards > MAXH || (nt > 0 && ncards != leadn))
         return 0;
-    sj_sort_codes(cards, ncards);
+    if (ncards > 1)
+        sj_sort_codes(cards, ncards);
     int pc[NCARD] = {0};
     for (int i = 0; i < ncards; i++)
         pc[cards[i]]++;

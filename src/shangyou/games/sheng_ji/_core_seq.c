@@ -23,6 +23,7 @@ typedef struct {
     Sink sink;
     PyObject *token;
     PyObject **items;           /* the Move of each item, NULL until made (or no array yet) */
+    Py_ssize_t made;            /* the items from ``made`` on are not made (none to free) */
     unsigned char small_kind[SMALL];
     int small_len[SMALL];
     Py_ssize_t small_off[SMALL];
@@ -61,6 +62,7 @@ sj_moves_new(PyObject *token, Sink **sink)
     p->token = token;
     Py_INCREF(token);
     p->items = NULL;
+    p->made = 0;
     *sink = &p->sink;
     return (PyObject *)p;
 }
@@ -68,7 +70,7 @@ sj_moves_new(PyObject *token, Sink **sink)
 static void
 moves_dealloc(Moves *p)
 {
-    lazy_seq_items_free(p->items, p->small_items, p->sink.n);
+    lazy_seq_items_free(p->items, p->small_items, p->made);
     sj_sink_free(&p->sink);
     Py_XDECREF(p->token);
     if (spare == NULL && Py_IS_TYPE(p, &sj_moves_type))
@@ -142,6 +144,8 @@ moves_item_of(LazySeq *s, Py_ssize_t i)
         if (m == NULL)
             return NULL;
         p->items[i] = m;
+        if (i >= p->made)
+            p->made = i + 1;
     }
     Py_INCREF(m);
     return m;
