@@ -26,7 +26,8 @@
 typedef struct {
     int level, suit, red5;      /* suit -1: no trump */
     int eff[NCARD], pos[NCARD], key[NCARD];
-    unsigned char by_key[NCARD];    /* the cards in the order of their keys */
+    unsigned char by_key[NCARD];    /* the cards in the order of their keys (which begin
+                                       with the effective suit: a suit is one run of it) */
 } Ctx;
 
 /* a unit (order.Unit): width, length, top, its cards (sorted by card) */

@@ -310,22 +310,40 @@ suit_follows(const Ctx *t, const int *mine, int n, int need_pairs, int need_run,
 int
 sj_follow_single(const Ctx *t, const int *hand, const int *lead, Sink *out)
 {
-    int lc = 0;                                 /* the card led */
-    while (lc < NCARD - 1 && !lead[lc])
+    int lc = 0;                                 /* the card led (two counts a step) */
+    while (lc + 2 < NCARD && !(lead[lc] | lead[lc + 1]))
+        lc += 2;
+    if (!lead[lc])
         lc++;
     int s = t->eff[lc];
     unsigned char one[1];
     int any = 0;
-    /* a plain suit's cards are its suit's codes (rank * 4 + suit) less the trumps among
-       them: 13 to look at; the trumps are anywhere */
-    int from = s == TRUMP ? 0 : s, step = s == TRUMP ? 1 : 4;
-    for (int c = from; c < NCARD; c += step)
-        if (hand[c] && t->eff[c] == s) {
-            one[0] = (unsigned char)c;
-            if (sj_sink_push(out, K_PLAY, one, 1) < 0)
+    if (s == TRUMP) {
+        /* the trumps are the last run of by_key (the keys begin with the effective suit):
+           those held, then by code */
+        unsigned char held[NCARD];
+        int i = NCARD, nh = 0;
+        while (i > 0 && t->eff[t->by_key[i - 1]] == TRUMP)
+            i--;
+        for (; i < NCARD; i++)
+            if (hand[t->by_key[i]])
+                held[nh++] = t->by_key[i];
+        sj_sort_codes(held, nh);
+        for (int k = 0; k < nh; k++)
+            if (sj_sink_push(out, K_PLAY, &held[k], 1) < 0)
                 return -1;
-            any = 1;
-        }
+        any = nh > 0;
+    } else {
+        /* a plain suit's cards are its suit's codes (rank * 4 + suit) less the trumps
+           among them: 13 to look at */
+        for (int c = s; c < NCARD; c += 4)
+            if (hand[c] && t->eff[c] == s) {
+                one[0] = (unsigned char)c;
+                if (sj_sink_push(out, K_PLAY, one, 1) < 0)
+                    return -1;
+                any = 1;
+            }
+    }
     if (!any)
         for (int c = 0; c < NCARD; c++)
             if (hand[c]) {

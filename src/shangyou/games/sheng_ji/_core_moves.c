@@ -113,11 +113,19 @@ sj_list_play(const Ctx *t, const int *hand, const int *pend, const unsigned char
         if (np) {                                        /* a throw being built */
             if (sj_sink_push(sink, K_COMMIT, NULL, 0) < 0)
                 goto fail;
-            int s = t->eff[plist[0]];
-            for (int i = 0; i < NCARD; i++) {
+            /* the keys begin with the effective suit: its cards are one run of by_key,
+               found by halving */
+            int s = t->eff[plist[0]], lo = 0, hi = NCARD;
+            while (lo < hi) {
+                int mid = (lo + hi) / 2;
+                if (t->eff[t->by_key[mid]] < s)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (int i = lo; i < NCARD && t->eff[t->by_key[i]] == s; i++) {
                 int c = t->by_key[i];
-                if (hand[c] - pend[c] > 0 && t->eff[c] == s &&
-                    sj_sink_push(sink, K_THROW, &t->by_key[i], 1) < 0)
+                if (hand[c] - pend[c] > 0 && sj_sink_push(sink, K_THROW, &t->by_key[i], 1) < 0)
                     goto fail;
             }
         } else {
