@@ -226,17 +226,24 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
             return 0;                           /* not held: the Python code says so */
     int nrev = 0, rev[MAXCALLS];                /* the calls fulfilled, in order */
     if (h->friends > 0) {                       /* (_note_friends) */
-        int sofar[NCARD], done[MAXCALLS];
-        memcpy(sofar, h->seen, sizeof sofar);
+        int done[MAXCALLS], open = 0;
         memcpy(done, h->call_done, sizeof done);
-        for (int i = 0; i < ncards; i++) {
+        for (int j = 0; j < h->ncalls; j++)
+            open += !done[j];
+        for (int i = 0; open && i < ncards; i++) {
             int c = cards[i];
-            sofar[c]++;
-            for (int j = 0; j < h->ncalls; j++)
-                if (!done[j] && h->call_c[j] == c && h->call_o[j] == sofar[c]) {
+            for (int j = 0; j < h->ncalls; j++) {
+                if (done[j] || h->call_c[j] != c)
+                    continue;
+                int sofar = h->seen[c] + 1;     /* this copy's number among those seen */
+                for (int k = 0; k < i; k++)
+                    sofar += cards[k] == c;
+                if (h->call_o[j] == sofar) {
                     done[j] = 1;
                     rev[nrev++] = j;
+                    open--;
                 }
+            }
         }
     }
     PyObject *last_units = NULL, *winning = NULL;
