@@ -414,6 +414,67 @@ def test_throws_checked_and_failed():
     assert failed > 0
 
 
+def test_single_leads_followed_in_every_suit():
+    """A single led of every kind (a plain card, a level card, a joker, the red five) to
+    hands holding many, one or none of its suit: the follows listed (without the general
+    follow search in C) and the trick played out, in lockstep."""
+    presets = [("sheng-ji", {}), ("sheng-ji", {"red_five": True, "decks": 3}),
+               ("sheng-ji/single-deck", {}), ("sheng-ji/zhao-pengyou", {"decks": 3})]
+    voids = 0
+    for seed in range(24):
+        name, opts = presets[seed % len(presets)]
+        g = _play_phase(name, opts, seed)
+        t, rng = g.trump, random.Random(seed)
+        lead_seat = g.to_act
+        suit_of = [4 if t.is_trump(c) else c & 3 for c in range(54)]
+        led = rng.choice([c for c in range(54) if c != 10 or opts.get("red_five")])
+        hands = [list(h) for h in g.hands]
+        for s in range(g.n):
+            if s == lead_seat:
+                hands[s][0] = led
+            elif s % 3 == 1:                  # none of the suit: any card follows
+                pool = [c for c in range(54) if suit_of[c] != suit_of[led]]
+                hands[s] = sorted(rng.choice(pool) for _ in hands[s])
+                voids += 1
+            elif s % 3 == 2:                  # one card of the suit
+                hands[s] = [c for c in hands[s] if suit_of[c] != suit_of[led]]
+                hands[s] = hands[s][1:] + [rng.choice(
+                    [c for c in range(54) if suit_of[c] == suit_of[led]])]
+        _install(g, hands, lead_seat, (led,))
+        _walk(g, rng)
+    assert voids > 0
+
+
+def test_leads_from_hands_of_multiples():
+    """The leads listed (singles, pairs, triples, tractors of every width, then a throw per
+    card) from hands full of runs of pairs and triples, three and four packs, every suit."""
+    for seed in range(16):
+        decks = 3 + seed % 2
+        g = _play_phase("sheng-ji", {"decks": decks}, seed)
+        t, rng = g.trump, random.Random(seed)
+        seat = g.to_act
+        size = len(g.hands[seat])
+        cards = [c for c in range(54)]
+        rng.shuffle(cards)
+        hand: list[int] = []
+        for c in cards:                       # runs of 1 to ``decks`` copies of a card
+            hand += [c] * min(rng.randrange(1, decks + 1), size - len(hand))
+        g.hands[seat] = sorted(hand)
+        g.trick, g.pending = [], []          # (the first lead: lead_units as it is)
+        g._legal = g._token = None
+        pair = Pair.__new__(Pair)
+        pair.a, pair.b = g.clone(), g
+        pair.seen, pair.kinds = len(g.moves), {}
+        la, lb = pair.listing()
+        assert any(len(m.cards) >= 4 and m.kind == "play" for m in lb) or seed % 4
+        for _ in range(2 * g.n):              # a few moves on from there
+            if pair.b.over:
+                break
+            pair.apply(rng.randrange(len(lb)), la, lb)
+            pair.check()
+            la, lb = pair.listing()
+
+
 # ---------------------------------------------------------------------- the sequence
 def test_moves_sequence_behaves_as_a_list():
     g = _play_phase("sheng-ji", {}, 5)

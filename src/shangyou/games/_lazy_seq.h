@@ -129,6 +129,15 @@ lazy_seq_as_list(PyObject *self)
 static PyObject *
 lazy_seq_subscript(PyObject *self, PyObject *key)
 {
+    if (PyLong_CheckExact(key)) {        /* an int (random.choice's): no index protocol */
+        Py_ssize_t i = PyLong_AsSsize_t(key);
+        if (i != -1 || !PyErr_Occurred()) {
+            if (i < 0)
+                i += SEQ_LEN(self);
+            return lazy_seq_item(self, i);
+        }
+        PyErr_Clear();                   /* too large: IndexError, as below */
+    }
     if (PyIndex_Check(key)) {
         Py_ssize_t i = PyNumber_AsSsize_t(key, PyExc_IndexError);
         if (i == -1 && PyErr_Occurred())

@@ -26,7 +26,8 @@
 typedef struct {
     int level, suit, red5;      /* suit -1: no trump */
     int eff[NCARD], pos[NCARD], key[NCARD];
-    unsigned char by_key[NCARD];    /* the cards in the order of their keys */
+    unsigned char by_key[NCARD];    /* the cards in the order of their keys (which begin
+                                       with the effective suit: a suit is one run of it) */
 } Ctx;
 
 /* a unit (order.Unit): width, length, top, its cards (sorted by card) */
@@ -100,6 +101,21 @@ PyObject *sj_cards_tuple(const unsigned char *cards, int n);
 PyObject *sj_cards_text(const unsigned char *cards, int n);
 int sj_sink_add(Sink *s, int kind, const unsigned char *cards, int n);
 void sj_sink_free(Sink *s);
+/* sj_sink_add inlined where the item fits the sink's room (the common case) */
+static inline int
+sj_sink_push(Sink *s, int kind, const unsigned char *cards, int n)
+{
+    if (s->n == s->cap || s->pool_n + n > s->pool_cap)
+        return sj_sink_add(s, kind, cards, n);
+    s->kind[s->n] = (unsigned char)kind;
+    s->off[s->n] = s->pool_n;
+    s->len[s->n] = n;
+    for (int i = 0; i < n; i++)
+        s->pool[s->pool_n + i] = cards[i];
+    s->pool_n += n;
+    s->n++;
+    return 0;
+}
 void sj_sort_by_key(const Ctx *t, unsigned char *cards, int n);
 /* the n codes sorted in place, ascending (_core_row.c); n */
 int sj_sort_codes(unsigned char *a, int n);
@@ -124,6 +140,7 @@ int sj_lead_units(const Ctx *t, const int *cnt, int decks, Sink *out);
 /* _core_follow.c */
 int sj_follows(const Ctx *t, const int *hand, const int *lead, int nlead,
                const SUnit *units, int nu, int limit, Sink *out);
+int sj_follow_single(const Ctx *t, const int *hand, const int *lead, Sink *out);
 int sj_next_cards(const Ctx *t, const int *hand, const int *lead, int nlead,
                   const SUnit *units, int nu, const int *chosen, unsigned char *out);
 

@@ -96,7 +96,7 @@ emit_short(Multi *M)
     }
     while (b < M->nbase)
         play[n++] = M->base[b++];
-    if (sj_sink_add(M->out, K_PLAY, play, n) < 0)
+    if (sj_sink_push(M->out, K_PLAY, play, n) < 0)
         return -1;
     return ++M->found > M->limit ? 1 : 0;
 }
@@ -294,12 +294,64 @@ suit_follows(const Ctx *t, const int *mine, int n, int need_pairs, int need_run,
             for (int i = 0; i < T; i++)
                 for (int k = 0; k < row[i]; k++)
                     play[m++] = (unsigned char)W->types[W->order[i]];
-            if (sj_sink_add(out, K_PLAY, play, m) < 0)
+            if (sj_sink_push(out, K_PLAY, play, m) < 0)
                 rc = -1;
         }
     }
     PyMem_RawFree(W->found);
     return rc;
+}
+
+/* follow.legal_follows of a single led (``lead`` one card): what the general paths below
+   list for it, without their set-up: each distinct card of the led card's effective suit
+   held, ascending by code (_suit_follows, or the one card of the suit: _multisets with
+   nothing to add), or where the hand holds none, each distinct card of the hand ascending
+   by code (_multisets of one card); never past a limit (54 at most); 1, or -1 error */
+int
+sj_follow_single(const Ctx *t, const int *hand, const int *lead, Sink *out)
+{
+    int lc = 0;                                 /* the card led (two counts a step) */
+    while (lc + 2 < NCARD && !(lead[lc] | lead[lc + 1]))
+        lc += 2;
+    if (!lead[lc])
+        lc++;
+    int s = t->eff[lc];
+    unsigned char one[1];
+    int any = 0;
+    if (s == TRUMP) {
+        /* the trumps are the last run of by_key (the keys begin with the effective suit):
+           those held, then by code */
+        unsigned char held[NCARD];
+        int i = NCARD, nh = 0;
+        while (i > 0 && t->eff[t->by_key[i - 1]] == TRUMP)
+            i--;
+        for (; i < NCARD; i++)
+            if (hand[t->by_key[i]])
+                held[nh++] = t->by_key[i];
+        sj_sort_codes(held, nh);
+        for (int k = 0; k < nh; k++)
+            if (sj_sink_push(out, K_PLAY, &held[k], 1) < 0)
+                return -1;
+        any = nh > 0;
+    } else {
+        /* a plain suit's cards are its suit's codes (rank * 4 + suit) less the trumps
+           among them: 13 to look at */
+        for (int c = s; c < NCARD; c += 4)
+            if (hand[c] && t->eff[c] == s) {
+                one[0] = (unsigned char)c;
+                if (sj_sink_push(out, K_PLAY, one, 1) < 0)
+                    return -1;
+                any = 1;
+            }
+    }
+    if (!any)
+        for (int c = 0; c < NCARD; c++)
+            if (hand[c]) {
+                one[0] = (unsigned char)c;
+                if (sj_sink_push(out, K_PLAY, one, 1) < 0)
+                    return -1;
+            }
+    return 1;
 }
 
 /* follow.legal_follows: the follows added to ``out`` (K_PLAY) and 1; 0 when there are more
@@ -308,6 +360,8 @@ int
 sj_follows(const Ctx *t, const int *hand, const int *lead, int nlead, const SUnit *units,
            int nu, int limit, Sink *out)
 {
+    if (nlead == 1)
+        return sj_follow_single(t, hand, lead, out);
     int mine[NCARD], suit, need_pairs, need_run;
     int m = needs(t, hand, lead, nlead, units, nu, mine, &suit, &need_pairs, &need_run);
     if (m <= nlead) {

@@ -108,9 +108,8 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
     int kind = sj_listed_kind(move, h->token, &mcards);
     if (kind < 0)
         return 0;
-    int mcnt[NCARD] = {0};
     unsigned char mlist[MAXH];
-    int nm = sj_read_cards(mcards, mcnt, mlist, MAXH);
+    int nm = sj_read_cards(mcards, NULL, mlist, MAXH);
     if (nm < 0)
         return 0;
     const Ctx *t = &h->ctx;
@@ -134,16 +133,18 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
         Py_CLEAR(h->token);
         return lastcard ? buried_all(game, h, seat) : 1;
     }
-    int pcnt[NCARD] = {0};
-    for (int i = 0; i < h->np; i++)
-        pcnt[h->pend[i]]++;
     int nt = h->nplays - h->trick_start;
     PlayRec *lead = nt ? &h->plays[h->trick_start] : NULL;
     int leadn = lead ? lead->n : 0;
     unsigned char cards[MAXH], tried[MAXH];
     int ncards = 0, ntried = 0;
     if (kind == K_THROW || kind == K_PICK) {
-        if (nm != 1 || (kind == K_THROW) != (nt == 0) || hcnt[mlist[0]] <= pcnt[mlist[0]])
+        if (nm != 1 || (kind == K_THROW) != (nt == 0))
+            return 0;
+        int pending = 0;                        /* the card's copies picked already */
+        for (int i = 0; i < h->np; i++)
+            pending += h->pend[i] == mlist[0];
+        if (hcnt[mlist[0]] <= pending)
             return 0;
         int done = kind == K_THROW;
         if (kind == K_PICK) {
@@ -181,7 +182,8 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
     }
     if (ncards == 0 || ncards > MAXH || (nt > 0 && ncards != leadn))
         return 0;
-    sj_sort_codes(cards, ncards);
+    if (ncards > 1)
+        sj_sort_codes(cards, ncards);
     int pc[NCARD] = {0};
     for (int i = 0; i < ncards; i++)
         pc[cards[i]]++;
@@ -224,17 +226,24 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
             return 0;                           /* not held: the Python code says so */
     int nrev = 0, rev[MAXCALLS];                /* the calls fulfilled, in order */
     if (h->friends > 0) {                       /* (_note_friends) */
-        int sofar[NCARD], done[MAXCALLS];
-        memcpy(sofar, h->seen, sizeof sofar);
+        int done[MAXCALLS], open = 0;
         memcpy(done, h->call_done, sizeof done);
-        for (int i = 0; i < ncards; i++) {
+        for (int j = 0; j < h->ncalls; j++)
+            open += !done[j];
+        for (int i = 0; open && i < ncards; i++) {
             int c = cards[i];
-            sofar[c]++;
-            for (int j = 0; j < h->ncalls; j++)
-                if (!done[j] && h->call_c[j] == c && h->call_o[j] == sofar[c]) {
+            for (int j = 0; j < h->ncalls; j++) {
+                if (done[j] || h->call_c[j] != c)
+                    continue;
+                int sofar = h->seen[c] + 1;     /* this copy's number among those seen */
+                for (int k = 0; k < i; k++)
+                    sofar += cards[k] == c;
+                if (h->call_o[j] == sofar) {
                     done[j] = 1;
                     rev[nrev++] = j;
+                    open--;
                 }
+            }
         }
     }
     PyObject *last_units = NULL, *winning = NULL;

@@ -109,28 +109,47 @@ sj_list_play(const Ctx *t, const int *hand, const int *pend, const unsigned char
     unsigned char buf[NCARD];
     int nb = 0;
     if (lead == NULL) {                                  /* leading */
+        /* the throws: the cards (each once) in the order of their keys, t->by_key */
         if (np) {                                        /* a throw being built */
-            if (sj_sink_add(sink, K_COMMIT, NULL, 0) < 0)
+            if (sj_sink_push(sink, K_COMMIT, NULL, 0) < 0)
                 goto fail;
-            int s = t->eff[plist[0]];
-            for (int c = 0; c < NCARD; c++)
-                if (hand[c] - pend[c] > 0 && t->eff[c] == s)
-                    buf[nb++] = (unsigned char)c;
+            /* the keys begin with the effective suit: its cards are one run of by_key,
+               found by halving */
+            int s = t->eff[plist[0]], lo = 0, hi = NCARD;
+            while (lo < hi) {
+                int mid = (lo + hi) / 2;
+                if (t->eff[t->by_key[mid]] < s)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (int i = lo; i < NCARD && t->eff[t->by_key[i]] == s; i++) {
+                int c = t->by_key[i];
+                if (hand[c] - pend[c] > 0 && sj_sink_push(sink, K_THROW, &t->by_key[i], 1) < 0)
+                    goto fail;
+            }
         } else {
             if (decks < 1 || decks > 8) {
                 Py_DECREF(out);
                 Py_RETURN_NONE;
             }
+            Py_ssize_t first = sink->n;
             if (sj_lead_units(t, hand, decks, sink) < 0)
                 goto fail;
-            for (int c = 0; c < NCARD; c++)
-                if (hand[c])
-                    buf[nb++] = (unsigned char)c;
+            /* the units' singles come first, each card once in the order of the keys (no
+               other unit is of one card): the throws are their cards again */
+            Py_ssize_t units_end = sink->n;
+            for (Py_ssize_t i = first; i < units_end && sink->len[i] == 1; i++) {
+                unsigned char c = sink->pool[sink->off[i]];
+                if (sj_sink_push(sink, K_THROW, &c, 1) < 0)
+                    goto fail;
+            }
         }
-        sj_sort_by_key(t, buf, nb);
-        for (int i = 0; i < nb; i++)
-            if (sj_sink_add(sink, K_THROW, &buf[i], 1) < 0)
-                goto fail;
+        return out;
+    }
+    if (nl == 1 && !np) {                                /* a single led */
+        if (sj_follow_single(t, hand, lead, sink) < 0)
+            goto fail;
         return out;
     }
     SUnit units[MAXU];
@@ -152,7 +171,7 @@ sj_list_play(const Ctx *t, const int *hand, const int *pend, const unsigned char
     nb = sj_next_cards(t, hand, lead, nl, units, nu, pend, buf);
     sj_sort_by_key(t, buf, nb);
     for (int i = 0; i < nb; i++)
-        if (sj_sink_add(sink, K_PICK, &buf[i], 1) < 0)
+        if (sj_sink_push(sink, K_PICK, &buf[i], 1) < 0)
             goto fail;
     return out;
 fail:
@@ -224,7 +243,7 @@ list_bury(PyObject *game, PyObject *d, long seat, PyObject *token)
     if (out == NULL)
         return NULL;
     for (int i = 0; i < nb; i++)
-        if (sj_sink_add(sink, K_BURY, &buf[i], 1) < 0) {
+        if (sj_sink_push(sink, K_BURY, &buf[i], 1) < 0) {
             Py_DECREF(out);
             return NULL;
         }
@@ -263,7 +282,7 @@ list_deal(PyObject *game, PyObject *d, long seat, PyObject *token)
     PyObject *out = sj_moves_new(token, &sink);
     if (out == NULL)
         return NULL;
-    if (sj_sink_add(sink, K_PASS, NULL, 0) < 0)
+    if (sj_sink_push(sink, K_PASS, NULL, 0) < 0)
         goto fail;
     int cands[6] = {(int)level * 4, (int)level * 4 + 1, (int)level * 4 + 2,
                     (int)level * 4 + 3, BJ, RJ};
@@ -276,7 +295,7 @@ list_deal(PyObject *game, PyObject *d, long seat, PyObject *token)
                         k > cur_count || (k == cur_count && tier > cur_tier);
             unsigned char same[MAXH];
             memset(same, c, (size_t)k);
-            if (legal && sj_sink_add(sink, K_BID, same, k) < 0)
+            if (legal && sj_sink_push(sink, K_BID, same, k) < 0)
                 goto fail;
         }
     }

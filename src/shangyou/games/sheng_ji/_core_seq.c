@@ -23,6 +23,7 @@ typedef struct {
     Sink sink;
     PyObject *token;
     PyObject **items;           /* the Move of each item, NULL until made (or no array yet) */
+    Py_ssize_t made;            /* the items from ``made`` on are not made (none to free) */
     unsigned char small_kind[SMALL];
     int small_len[SMALL];
     Py_ssize_t small_off[SMALL];
@@ -61,6 +62,7 @@ sj_moves_new(PyObject *token, Sink **sink)
     p->token = token;
     Py_INCREF(token);
     p->items = NULL;
+    p->made = 0;
     *sink = &p->sink;
     return (PyObject *)p;
 }
@@ -68,7 +70,7 @@ sj_moves_new(PyObject *token, Sink **sink)
 static void
 moves_dealloc(Moves *p)
 {
-    lazy_seq_items_free(p->items, p->small_items, p->sink.n);
+    lazy_seq_items_free(p->items, p->small_items, p->made);
     sj_sink_free(&p->sink);
     Py_XDECREF(p->token);
     if (spare == NULL && Py_IS_TYPE(p, &sj_moves_type))
@@ -83,12 +85,33 @@ moves_len(LazySeq *s)
     return ((Moves *)s)->sink.n;
 }
 
+/* the tuple of one card, (CARDS[c],): made once and shared by the Moves of one card (most
+   of them: a single, a throw's or a follow's card, a card buried); a tuple cannot change.
+   Checked against CARDS (bound again, the table is made again); the GIL guards it */
+static PyObject *one_card[NCARD];
+
+static PyObject *
+cards_of(const unsigned char *cards, int n)
+{
+    if (n != 1)
+        return sj_cards_tuple(cards, n);
+    PyObject *t = one_card[cards[0]];
+    if (t == NULL || PyTuple_GET_ITEM(t, 0) != PyTuple_GET_ITEM(sj_cards, cards[0])) {
+        PyObject *fresh = sj_cards_tuple(cards, 1);
+        if (fresh == NULL)
+            return NULL;
+        Py_XSETREF(one_card[cards[0]], fresh);
+        t = fresh;
+    }
+    return Py_NewRef(t);
+}
+
 /* Move(kind, cards, None, text, None, token) for item j (a new reference) */
 static PyObject *
 make_move(Moves *p, Py_ssize_t j)
 {
     int kind = p->sink.kind[j];
-    PyObject *cards = sj_cards_tuple(p->sink.pool + p->sink.off[j], p->sink.len[j]);
+    PyObject *cards = cards_of(p->sink.pool + p->sink.off[j], p->sink.len[j]);
     if (cards == NULL)
         return NULL;
     PyObject *o = sj_move_type->tp_alloc(sj_move_type, 0);
@@ -121,6 +144,8 @@ moves_item_of(LazySeq *s, Py_ssize_t i)
         if (m == NULL)
             return NULL;
         p->items[i] = m;
+        if (i >= p->made)
+            p->made = i + 1;
     }
     Py_INCREF(m);
     return m;

@@ -492,7 +492,7 @@ extend(Leads *L, int suit, int pos, int w, unsigned char *chain, int len)
             for (int a = 0; a <= len; a++)
                 for (int k = 0; k < w; k++)
                     out[n++] = sorted[a];
-            if (sj_sink_add(L->tmp, K_PLAY, out, n) < 0)
+            if (sj_sink_push(L->tmp, K_PLAY, out, n) < 0)
                 return -1;
         }
         if (extend(L, suit, pos + 1, w, chain, len + 1) < 0)
@@ -542,20 +542,25 @@ sj_lead_units(const Ctx *t, const int *cnt, int decks, Sink *out)
     L->cnt = cnt;
     L->tmp = &tmp;
     memset(L->nids, 0, sizeof L->nids);
+    unsigned int paired[5] = {0};               /* per suit, the positions of a pair */
     for (int c = 0; c < NCARD; c++) {
         int w = cnt[c] < 8 ? cnt[c] : 8;
         if (w > most)
             most = w;
-        if (cnt[c] >= 2)
-            L->ids[t->eff[c]][t->pos[c]][L->nids[t->eff[c]][t->pos[c]]++] = (unsigned char)c;
+        if (cnt[c] >= 2) {
+            int s = t->eff[c], p = t->pos[c];
+            L->ids[s][p][L->nids[s][p]++] = (unsigned char)c;
+            paired[s] |= 1u << p;
+        }
     }
     unsigned char chain[NCARD];
     for (int s = 0; s < 5; s++)
-        for (int p = 0; p < 17; p++)
-            if (L->nids[s][p])
-                for (int w = 2; w <= decks; w++)
-                    if (extend(L, s, p, w, chain, 0) < 0)
-                        goto done;
+        for (unsigned int m = paired[s]; m; m &= m - 1) {     /* positions ascending */
+            int p = __builtin_ctz(m);
+            for (int w = 2; w <= decks; w++)
+                if (extend(L, s, p, w, chain, 0) < 0)
+                    goto done;
+        }
     idx = tmp.n <= TMP_N ? idx_small : PyMem_RawMalloc(sizeof *idx * (size_t)tmp.n);
     if (idx == NULL)
         goto done;
@@ -576,24 +581,36 @@ sj_lead_units(const Ctx *t, const int *cnt, int decks, Sink *out)
             most = li;
     }
     Py_ssize_t next = 0;                             /* the next tractor */
-    unsigned char same[8];
+    unsigned char same[8], multi[NCARD];             /* multi: the cards held twice or more */
+    int nmulti = 0;
     for (int n = 1; n <= most; n++) {
-        for (int i = 0; i < NCARD; i++) {
-            int c = t->by_key[i];
+        if (n == 1) {                                /* the singles: no tractor is as short */
+            for (int i = 0; i < NCARD; i++) {
+                int c = t->by_key[i];
+                if (!cnt[c])
+                    continue;
+                if (sj_sink_push(out, K_PLAY, &t->by_key[i], 1) < 0)
+                    goto done;
+                if (cnt[c] >= 2)
+                    multi[nmulti++] = (unsigned char)c;
+            }
+        }
+        for (int i = 0; n > 1 && i < nmulti; i++) {  /* in the order of their keys */
+            int c = multi[i];
             if (n > 8 || cnt[c] < n)
                 continue;
             memset(same, c, (size_t)n);
             while (next < tmp.n && tmp.len[idx[next]] == n &&
                    cards_less(t, tmp.pool + tmp.off[idx[next]], same, n)) {
-                if (sj_sink_add(out, K_PLAY, tmp.pool + tmp.off[idx[next]], n) < 0)
+                if (sj_sink_push(out, K_PLAY, tmp.pool + tmp.off[idx[next]], n) < 0)
                     goto done;
                 next++;
             }
-            if (sj_sink_add(out, K_PLAY, same, n) < 0)
+            if (sj_sink_push(out, K_PLAY, same, n) < 0)
                 goto done;
         }
         for (; next < tmp.n && tmp.len[idx[next]] == n; next++)
-            if (sj_sink_add(out, K_PLAY, tmp.pool + tmp.off[idx[next]], n) < 0)
+            if (sj_sink_push(out, K_PLAY, tmp.pool + tmp.off[idx[next]], n) < 0)
                 goto done;
     }
     rc = 0;
