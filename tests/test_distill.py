@@ -267,3 +267,20 @@ def test_labels_at_several_table_sizes_fit_one_model(tmp_path):
         view = whole_plays(g.view(g.to_act))
         assert bot.plays(view) == plays, players
         assert bot.choose(view) in view["legal_moves"]
+
+
+def test_fit_init_starts_from_another_models_weights(refined, tmp_path):
+    """``fit --init``: with no epoch the model written is the one it started from, weight for
+    weight (the inverse of the export); a model of another width is refused."""
+    args = ["fit", "--data", str(refined), "--hidden", "16", "--batch", "8", "--val", "0.1",
+            "--margin", "0", "--target", "choice", "--choice-z", "0", "--inputs", "sj-search-1"]
+    first, again = tmp_path / "a.npz", tmp_path / "b.npz"
+    fit_model(parser().parse_args(args + ["--out", str(first), "--epochs", "1"]))
+    fit_model(parser().parse_args(args + ["--out", str(again), "--epochs", "0",
+                                          "--init", str(first), "--seed", "3"]))
+    a, b = Network.load(first), Network.load(again)
+    assert all(np.array_equal(a.w[k], b.w[k]) for k in a.w)
+    wide = [x if x != "16" else "32" for x in args]
+    with pytest.raises(SystemExit):
+        fit_model(parser().parse_args(wide + ["--out", str(tmp_path / "c.npz"), "--epochs",
+                                              "0", "--init", str(first)]))

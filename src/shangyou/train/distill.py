@@ -354,6 +354,8 @@ def fit(args) -> list[float]:
         "ws": torch.nn.Linear(sd, hidden, bias=False), "wm": torch.nn.Linear(md, hidden),
         "l2": torch.nn.Linear(hidden, hidden // 2), "l3": torch.nn.Linear(hidden // 2, hidden // 2),
         "l4": torch.nn.Linear(hidden // 2, 1)})
+    if args.init:
+        start_from(net, args.init)
     opt = torch.optim.Adam(net.parameters(), lr=args.lr, weight_decay=args.wd)
     S = torch.tensor(states)
     first = np.r_[True, pos[1:] != pos[:-1]]           # each position's heuristic row
@@ -435,6 +437,24 @@ def fit(args) -> list[float]:
         print(f"kept the epoch of best held-out gain: {best:+.4f}")
     export(net, args, family)
     return history
+
+
+def start_from(net, path: str) -> None:
+    """Load a re-ranker's weights (``fit --init``: another table size's model, of the same
+    inputs and width) into ``net`` before training, the inverse of :func:`export`."""
+    import torch
+    from ..bots.learned import load_model
+    w = load_model(path).w
+    pairs = {"ws.weight": w["ws"].T, "wm.weight": w["wm"].T, "wm.bias": w["b1"],
+             "l2.weight": w["w2"].T, "l2.bias": w["b2"], "l3.weight": w["w3"].T,
+             "l3.bias": w["b3"], "l4.weight": w["w4"][None, :], "l4.bias": w["b4"][None]}
+    state = net.state_dict()
+    for k, v in pairs.items():
+        if tuple(state[k].shape) != v.shape:
+            raise SystemExit(f"--init {path}: {k} is {v.shape}, the network's "
+                             f"{tuple(state[k].shape)}")
+        state[k] = torch.tensor(v.copy())
+    net.load_state_dict(state)
 
 
 def reranked(vq, idx, pos, gain, margin, best_by=None) -> tuple[float, float, float]:
@@ -524,6 +544,8 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--place-weight", type=float, default=0.0,
                    help="climbing games: add this many (scaled) units a hand from last place "
                         "to first to each label: a target that weighs the place more")
+    f.add_argument("--init", default=None,
+                   help="start from this re-ranker's weights (same inputs and --hidden)")
     f.add_argument("--keep-best", action="store_true",
                    help="export the epoch of best held-out gain, not the last")
     return ap

@@ -1,0 +1,48 @@
+"""A re-ranker model's gain on the held-out positions of a folder of labelled shards, as
+``python -m shangyou.train.distill fit`` splits and reports them (the same seed and share):
+the mean search gain a decision of the move the model plays over the heuristic's, the share
+of decisions where it leaves the heuristic's move, and the best candidate's mean gain. It
+compares a model trained on other positions (another table size) with one fitted on these.
+
+    PYTHONPATH=src python bench/rerank_heldout.py --data runs/distill-zp6 --model m.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from shangyou.bots.learned import load_model, rerank_features, rerank_rows
+from shangyou.train.distill import load, reranked
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--model", required=True, action="append")
+    ap.add_argument("--val", type=float, default=0.15)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    states, _, gain, _, pos, _, views = load(Path(args.data), extra=True)
+    n_pos = len(states)
+    order = np.random.default_rng(args.seed).permutation(n_pos)
+    val = np.zeros(n_pos, bool)
+    val[order[:max(1, int(n_pos * args.val))]] = True
+    idx = np.flatnonzero(val[pos])
+    for path in args.model:
+        net = load_model(path)
+        vq = np.zeros(len(pos), np.float32)
+        for p in np.flatnonzero(val):
+            d = json.loads(str(views[p]))
+            state, rows = rerank_features(d["view"], d["cands"], net.meta.get("inputs"))
+            vq[pos == p] = net.q(state, rerank_rows(rows))
+        got, switch, best = reranked(vq[idx], idx, pos, gain, float(net.meta.get("margin", 0)))
+        print(f"{path}: {int(val.sum())} held-out positions of {n_pos}; gain {got:+.4f} a "
+              f"decision (switches {switch:.1%}; best candidate {best:+.4f})")
+
+
+if __name__ == "__main__":
+    main()
