@@ -189,6 +189,29 @@ extern PyObject *S_phase, *S_to_act, *S_hands, *S_trick, *S_pending, *S_trump, *
     *S_red_five, *S_kitty_owner, *S_width, *S_length, *S_top, *S_deal, *S_bid_log,
     *S_advance_deal;
 
+/* scoring.level_change: the opponents' points ``p`` with ``u`` = 20 a pack; returns the
+   levels the winning side goes up and sets *declarers_win (_core_ends.c, _core_row.c) */
+static inline long
+sj_level_change(long p, long u, int *declarers_win)
+{
+    *declarers_win = p < 2 * u;
+    if (p < 0)
+        return 4 + (-p) / u;
+    if (p == 0)
+        return 3;
+    if (p < u)
+        return 2;
+    if (p < 2 * u)
+        return 1;
+    if (p < 3 * u)
+        return 0;
+    if (p < 4 * u)
+        return 1;
+    if (p < 5 * u)
+        return 2;
+    return 3 + (p - 5 * u) / u;
+}
+
 /* _core_batch.c (and _core_row.c, a row's rules): the batch engine (env/batch_engine.py) */
 extern PyTypeObject sj_batch_type;
 

@@ -258,24 +258,8 @@ sj_end_hand(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     long total = won_pts + bonus + penalty;
     /* scoring.level_change */
-    long u = 20 * decks, p = total, steps;
     int declarers_win, swap;
-    if (p < 0)
-        declarers_win = 1, steps = 4 + (-p) / u;
-    else if (p == 0)
-        declarers_win = 1, steps = 3;
-    else if (p < u)
-        declarers_win = 1, steps = 2;
-    else if (p < 2 * u)
-        declarers_win = 1, steps = 1;
-    else if (p < 3 * u)
-        declarers_win = 0, steps = 0;
-    else if (p < 4 * u)
-        declarers_win = 0, steps = 1;
-    else if (p < 5 * u)
-        declarers_win = 0, steps = 2;
-    else
-        declarers_win = 0, steps = 3 + (p - 5 * u) / u;
+    long steps = sj_level_change(total, 20 * decks, &declarers_win);
     swap = !declarers_win;
     for (long s = 0; s < n; s++)
         if ((inside[s] != 0) == declarers_win)

@@ -274,24 +274,8 @@ end_hand(const SjRules *g, SjRow *r, int last_winner, const int *lead_cnt, const
         mult = kitty_mult(g, &r->ctx, lead_cnt);
         bonus = kitty_pts * mult;
     }
-    int total = opp_won + bonus + r->penalty, u = 20 * g->decks;
-    int side_decl, lv;
-    if (total < 0)
-        side_decl = 1, lv = 4 + (-total) / u;
-    else if (total == 0)
-        side_decl = 1, lv = 3;
-    else if (total < u)
-        side_decl = 1, lv = 2;
-    else if (total < 2 * u)
-        side_decl = 1, lv = 1;
-    else if (total < 3 * u)
-        side_decl = 0, lv = 0;
-    else if (total < 4 * u)
-        side_decl = 0, lv = 1;
-    else if (total < 5 * u)
-        side_decl = 0, lv = 2;
-    else
-        side_decl = 0, lv = 3 + (total - 5 * u) / u;
+    int total = opp_won + bonus + r->penalty, side_decl;
+    int lv = (int)sj_level_change(total, 20 * g->decks, &side_decl);
     int hook = 0;
     if (g->jack_hook && !declarers_side(g, r, last_winner) && (r->level == 8 || r->level == 11)
             && nwin == 1 && (win[0] >> 2) == r->level)
