@@ -11,8 +11,7 @@ CORE = ("_core", "_core_pagat", "_core_owen", "_core_zf", "_core_winner", "_core
 # the compiled core of Sheng ji (docs/core-sheng-ji.md)
 SHENG_JI = ("_core", "_core_seq", "_core_units", "_core_follow", "_core_moves", "_core_apply",
             "_core_rollout", "_core_row", "_core_batch", "_core_methods", "_core_records",
-            "_core_hand", "_core_hand_play", "_core_deal",
-            "_core_ends")
+            "_core_hand", "_core_hand_play", "_core_ends")
 # what both batch engines include (the generator, the thread pool, the Batch type's plumbing)
 BATCH_H = [f"src/shangyou/games/{h}.h" for h in ("_mt", "_batch_pool", "_batch_type")]
 
@@ -37,7 +36,7 @@ setup(ext_modules=[
               depends=["src/shangyou/games/sheng_ji/_core.h",
                        "src/shangyou/games/sheng_ji/_core_row.h",
                        "src/shangyou/games/sheng_ji/_core_hand.h",
-                       "src/shangyou/games/sheng_ji/_core_ends.h",
+                       "src/shangyou/games/sheng_ji/_core_ends.h", "src/shangyou/games/_shuffle.h",
                        "src/shangyou/games/_dict_helpers.h", "src/shangyou/games/_methods.h",
                        "src/shangyou/games/_slots.h", "src/shangyou/games/_lazy_seq.h"]
               + BATCH_H,

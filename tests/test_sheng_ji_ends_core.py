@@ -1,6 +1,6 @@
 """The per-hand parts of the compiled Sheng ji core against the Python reference.
 
-* the deal's shuffle (``_core_deal.c``), which draws the generator's words in batches: the same
+* the deal's shuffle (``games/_shuffle.h``, both cores), which draws the generator's words in batches: the same
   order as ``random.Random.shuffle`` and the generator left in the same state, for many seeds
   and lengths; every preset's deals, with the core on and off, the same for many seeds;
 * the end of a hand (``_core_ends.c``, ``core.end_hand``) against ``ends.end_hand``: at every

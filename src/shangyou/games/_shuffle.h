@@ -1,14 +1,73 @@
 /* The shuffle both compiled cores deal with (climbing/_core.c, sheng_ji/_core.c include it).
 
-   core_shuffle(getrandbits, cards): random.Random.shuffle(cards) of Python 3.11-3.13, drawing
-   from that generator's bound getrandbits: for i from len - 1 down to 1, j = _randbelow(i + 1)
-   (getrandbits(k), k the bit length of i + 1, drawn again while >= i + 1), swap. Each core's
-   core.py checks once (shangyou.native.shuffles_alike) that it deals as the running Python
-   does before using it. */
+   core_shuffle(getrandbits, cards) is random.Random.shuffle(cards) of Python 3.11-3.13 (for i
+   from len - 1 down to 1: j = _randbelow(i + 1), that is getrandbits(k), k the bit length of
+   i + 1, drawn again while >= i + 1; then swap), without a Python call per draw.
+   getrandbits(k) for k <= 32 is the generator's next 32-bit word shifted right by 32 - k, one
+   word a draw; getrandbits(32 * m) is its next m words, the first drawn the least significant.
+   So the words are taken m at a time, m never more than the draws left (each draw takes one
+   word at least): the generator ends in the state the Python shuffle leaves it in, and the
+   same cards lie in the same places. It is given only a plain random.Random's getrandbits
+   (shangyou.native.shuffle), and each core's core.py checks once
+   (shangyou.native.shuffles_alike) that it deals as the running Python does. */
 #ifndef SHANGYOU_SHUFFLE_H
 #define SHANGYOU_SHUFFLE_H
 
 #include <Python.h>
+#include <stdint.h>
+
+/* the next m words of the generator, in the order drawn; 0, or -1 with an exception */
+static int
+take_words(PyObject *getrandbits, uint32_t *out, Py_ssize_t m)
+{
+    PyObject *k = PyLong_FromSsize_t(32 * m);
+    if (k == NULL)
+        return -1;
+    PyObject *v = PyObject_CallOneArg(getrandbits, k);
+    Py_DECREF(k);
+    if (v == NULL)
+        return -1;
+    if (!PyLong_Check(v)) {
+        Py_DECREF(v);
+        PyErr_SetString(PyExc_TypeError, "getrandbits gave no int");
+        return -1;
+    }
+#if PY_VERSION_HEX < 0x030C0000 && PYLONG_BITS_IN_DIGIT == 30
+    /* the int's 30-bit digits, least significant first, regrouped into 32-bit words */
+    Py_ssize_t nd = Py_SIZE(v), di = 0;
+    if (nd < 0) {
+        Py_DECREF(v);
+        PyErr_SetString(PyExc_ValueError, "getrandbits gave a negative int");
+        return -1;
+    }
+    const digit *dg = ((PyLongObject *)v)->ob_digit;
+    uint64_t acc = 0;
+    int bits = 0;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        while (bits < 32) {
+            acc |= (uint64_t)(di < nd ? dg[di++] : 0) << bits;
+            bits += 30;
+        }
+        out[i] = (uint32_t)acc;
+        acc >>= 32;
+        bits -= 32;
+    }
+    Py_DECREF(v);
+    return 0;
+#else
+    unsigned char *bytes = (unsigned char *)out;
+    int rc = _PyLong_AsByteArray((PyLongObject *)v, bytes, (size_t)m * 4, 1, 0);
+    Py_DECREF(v);
+    if (rc < 0)
+        return -1;
+    for (Py_ssize_t i = 0; i < m; i++) {     /* little-endian bytes to words */
+        const unsigned char *b = bytes + 4 * i;
+        out[i] = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+                 (uint32_t)b[3] << 24;
+    }
+    return 0;
+#endif
+}
 
 static PyObject *
 core_shuffle(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -18,34 +77,36 @@ core_shuffle(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *getrandbits = args[0], *x = args[1];
-    PyObject *kobj[64] = {NULL};          /* the ints 0..63 passed as k */
+    Py_ssize_t len = PyList_GET_SIZE(x);
+    if (len < 2)
+        Py_RETURN_NONE;
+    if (len > ((Py_ssize_t)1 << 24)) {
+        PyErr_SetString(PyExc_ValueError, "list too long");
+        return NULL;
+    }
+    uint32_t small[256], *words = small;
+    if (len - 1 > 256 && (words = PyMem_Malloc(sizeof(uint32_t) * (size_t)(len - 1))) == NULL)
+        return PyErr_NoMemory();
     PyObject *res = NULL;
-    for (Py_ssize_t i = PyList_GET_SIZE(x) - 1; i >= 1; i--) {
-        size_t n = (size_t)i + 1;
-        int k = 0;
-        while ((n >> k) != 0)
-            k++;
-        if (k >= 64) {
-            PyErr_SetString(PyExc_ValueError, "list too long");
+    Py_ssize_t have = 0, used = 0;
+    for (Py_ssize_t i = len - 1; i >= 1; i--) {
+        uint32_t n = (uint32_t)i + 1;
+        int k = 32 - __builtin_clz(n);          /* the bit length of n (n >= 2) */
+        uint32_t r;
+        do {
+            if (used == have) {               /* i draws are left: i words at most */
+                if (take_words(getrandbits, words, i) < 0)
+                    goto done;
+                have = i;
+                used = 0;
+            }
+            r = words[used++] >> (32 - k);
+        } while (r >= n);
+        if (PyList_GET_SIZE(x) != len) {      /* (getrandbits changed the list) */
+            PyErr_SetString(PyExc_RuntimeError, "the list changed while shuffling");
             goto done;
         }
-        if (kobj[k] == NULL && (kobj[k] = PyLong_FromLong(k)) == NULL)
-            goto done;
-        size_t r;
-        do {
-            PyObject *v = PyObject_CallOneArg(getrandbits, kobj[k]);
-            if (v == NULL)
-                goto done;
-            r = PyLong_AsSize_t(v);
-            Py_DECREF(v);
-            if (r == (size_t)-1 && PyErr_Occurred())
-                goto done;
-        } while (r >= n);
         if (i != (Py_ssize_t)r) {
-            if (PyList_GET_SIZE(x) <= i) {   /* the callback shortened the list */
-                PyErr_SetString(PyExc_RuntimeError, "the list changed while shuffling");
-                goto done;
-            }
             PyObject *a = PyList_GET_ITEM(x, i);
             PyList_SET_ITEM(x, i, PyList_GET_ITEM(x, r));
             PyList_SET_ITEM(x, r, a);
@@ -54,8 +115,8 @@ core_shuffle(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     res = Py_None;
     Py_INCREF(res);
 done:
-    for (int k = 0; k < 64; k++)
-        Py_XDECREF(kobj[k]);
+    if (words != small)
+        PyMem_Free(words);
     return res;
 }
 

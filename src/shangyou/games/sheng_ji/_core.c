@@ -8,6 +8,7 @@
 #include "_core.h"
 #include "_core_ends.h"
 #include "../_slots.h"
+#include "../_shuffle.h"
 
 PyObject *sj_kind[NKINDS];
 PyObject *sj_commit_text, *sj_cards, *sj_card_text, *sj_unit_type;
@@ -640,8 +641,8 @@ static PyMethodDef methods[] = {
      "card_lists(packed, start, lengths): the lists of cards a clone packed."},
     {"bind", (PyCFunction)(void (*)(void))bind, METH_FASTCALL,
      "bind(Move, Unit, CARDS, CARD_TEXT, kinds, commit_text): the classes and objects used."},
-    {"shuffle", (PyCFunction)(void (*)(void))sj_shuffle, METH_FASTCALL,
-     "shuffle(getrandbits, list): random.Random.shuffle of the list (_core_deal.c)."},
+    {"shuffle", (PyCFunction)(void (*)(void))core_shuffle, METH_FASTCALL,
+     "shuffle(getrandbits, list): random.Random.shuffle of the list (../_shuffle.h)."},
     {"advance_deal", (PyCFunction)(void (*)(void))sj_advance_deal, METH_FASTCALL,
      "advance_deal(game): ShengJiGame._advance_deal but its _end_deal: True when a seat has "
      "a bid to make, False when the deal is over, None: the Python code goes on."},

@@ -1,12 +1,10 @@
 /* The per-hand parts of the compiled core of Sheng ji kept apart from the shared headers
-   (_core_deal.c): the shuffle drawing the generator's words in batches; (_core_ends.c) the
-   end of a hand, its scoring and levels. */
+   (_core_ends.c): the end of a hand, its scoring and levels; the deal's last round. */
 #ifndef SJ_CORE_ENDS_H
 #define SJ_CORE_ENDS_H
 
 #include <Python.h>
 
-PyObject *sj_shuffle(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *sj_advance_deal(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 int sj_has_bid(const int *cnt, int level, int seat, int cur_seat, int cur_card, int cur_count);
 PyObject *sj_end_hand(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
