@@ -56,7 +56,12 @@ take_words(PyObject *getrandbits, uint32_t *out, Py_ssize_t m)
     return 0;
 #else
     unsigned char *bytes = (unsigned char *)out;
+#if PY_VERSION_HEX >= 0x030D0000      /* (3.13 made the byte copy public, with flags) */
+    Py_ssize_t rc = PyLong_AsNativeBytes(v, bytes, m * 4, Py_ASNATIVEBYTES_LITTLE_ENDIAN |
+                                                          Py_ASNATIVEBYTES_UNSIGNED_BUFFER);
+#else
     int rc = _PyLong_AsByteArray((PyLongObject *)v, bytes, (size_t)m * 4, 1, 0);
+#endif
     Py_DECREF(v);
     if (rc < 0)
         return -1;
