@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from shangyou.errors import IllegalMove
 from shangyou.registry import make_game
 from shangyou.games.sheng_ji import core
 from shangyou.games.sheng_ji.order import decompose
@@ -601,6 +602,40 @@ def test_friend_calls_and_last_tricks_made_in_c():
                 lasts += 1
             pair.check()
     assert reveals >= 4 and lasts == 8
+
+
+@pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is not built")
+def test_friend_calls_listed_and_made_on_the_held_hand():
+    """Zhao Pengyou's calls are listed and made while the core holds the hand (from the bury
+    to the first lead, nothing read in between): the listing is the Python code's, item for
+    item, the call made from a stale or another listing is refused or left to Python, and the
+    whole state agrees once the play begins, at 5, 6 and 7 seats and with 2 friends."""
+    held = 0
+    for seed in range(24):
+        opts = [{"players": 6}, {"players": 5, "friends": 2}, {"players": 7, "decks": 3},
+                {"players": 6, "decks": 2}][seed % 4]
+        pair = Pair("sheng-ji/zhao-pengyou", opts, 700 + seed, match=seed % 3 == 0)
+        rng = random.Random(seed)
+        while pair.b.phase != "bury" and not pair.b.over:
+            la, lb = pair.listing()
+            pair.apply(rng.randrange(len(lb)), la, lb)
+        pair.check()
+        while pair.b.phase in ("bury", "call"):
+            la, lb = pair.listing()
+            if pair.b.phase == "call":
+                held += "hands" not in pair.a.__dict__
+                assert all(m.kind == "call" for m in la) and len(la) == len(lb)
+                stale = la[0]
+            pair.apply(rng.randrange(len(lb)), la, lb)
+        assert pair.b.phase == "play"
+        assert "hands" not in pair.a.__dict__          # still held at the first lead
+        la, lb = pair.listing()
+        with pytest.raises(IllegalMove):
+            pair.a.apply(stale)                         # a call of the call phase's listing
+        pair.check()
+        assert pair.a.calls == pair.b.calls and len(pair.b.calls) == pair.b.rules.friends
+        pair.play(rng, views=False)
+    assert held >= 24
 
 
 @pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is not built")

@@ -36,8 +36,10 @@ typedef struct {
     unsigned char cards[MAXH];
 } SUnit;
 
-/* the kinds of the listed moves (game.py: PLAY_K, THROW, COMMIT, PICK, BURY_K, PASS, BID) */
-enum { K_PLAY, K_THROW, K_COMMIT, K_PICK, K_BURY, K_PASS, K_BID, NKINDS };
+/* the kinds of the listed moves (game.py: PLAY_K, THROW, COMMIT, PICK, BURY_K, PASS, BID,
+   CALL_K). A K_CALL item of a sink holds its card, then the call's ordinal in the pool's next
+   byte (its length says 1: the Move's cards are the card alone) */
+enum { K_PLAY, K_THROW, K_COMMIT, K_PICK, K_BURY, K_PASS, K_BID, K_CALL, NKINDS };
 
 /* the items of a listing, in order: each a kind and its cards */
 typedef struct {

@@ -67,7 +67,7 @@ release_hand(Held *h)
     Py_CLEAR(h->legal);
     Py_CLEAR(h->token);
     h->np = 0;
-    h->valid = 0;
+    h->valid = h->calling = 0;
 }
 
 /* (the hand let go first: its trick's plays are in the records' arrays) */
@@ -297,6 +297,7 @@ take(PyObject *game, PyObject *d, Held *h)
     h->friends = (int)friends;
     h->to_act = (int)seat;
     h->bury = bury;
+    h->calling = 0;
     h->hands = Py_NewRef(hands);
     h->won = Py_NewRef(won);
     if (!h->rec) {
@@ -670,7 +671,19 @@ sj_held_legal(PyObject *game)
     if (tok == NULL)
         return NULL;
     PyObject *out;
-    if (h->bury) {                     /* a card of the hand to bury, each once, in key order */
+    if (h->calling) {          /* each card that is not a trump, its copies' ordinals 1..decks
+                                  (listing.call_items' order) */
+        Sink *sink;
+        out = sj_moves_new(tok, &sink);
+        for (int c = 0; out != NULL && c < BJ; c++)
+            for (int o = 1; out != NULL && o <= h->decks && h->ctx.eff[c] != TRUMP; o++) {
+                unsigned char item[2] = {(unsigned char)c, (unsigned char)o};
+                if (sj_sink_push(sink, K_CALL, item, 2) < 0)
+                    Py_CLEAR(out);
+                else
+                    sink->len[sink->n - 1] = 1;
+            }
+    } else if (h->bury) {              /* a card of the hand to bury, each once, in key order */
         unsigned char buf[NCARD];
         int nb = 0;
         Sink *sink;

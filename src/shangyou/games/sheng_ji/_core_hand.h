@@ -22,6 +22,7 @@ typedef struct {
     int n, decks, friends, to_act;
     int bury, to_bury, theft;           /* the kitty being buried (no theft): how many; the
                                            rules' kitty_theft */
+    int calling;                        /* Zhao Pengyou's calls being made (the declarer's) */
     PyObject *buried_o;                 /* then the game's ``buried`` (a slot) */
     Py_ssize_t dsize;                   /* the dict's size once taken: a name set since shows */
     Ctx ctx;

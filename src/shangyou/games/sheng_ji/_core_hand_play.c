@@ -55,8 +55,8 @@ last_trick(PyObject *game, Held *h, int seat, PyObject *move, int winner, PyObje
 }
 
 /* the kitty's last card buried (no theft): the kitty (sorted), the "buried" event (held),
-   then _after_kitty: the play begins, the hand still held (the declarer leads), or in Zhao
-   Pengyou the call, the hand's attributes made again (the records stay held); 1 or -1 */
+   then _after_kitty: the play begins (the declarer leads), or in Zhao Pengyou the declarer's
+   calls (held_call); the hand stays held; 1 or -1 */
 static int
 buried_all(PyObject *game, Held *h, int seat)
 {
@@ -69,15 +69,16 @@ buried_all(PyObject *game, Held *h, int seat)
              ? -1 : 0;
     if (rc == 0)
         h->evs[h->nevs++] = (EvRec){EV_OBJ, 0, 0, 0, 0, 0, Py_NewRef(ev)};
-    if (rc == 0 && h->friends > 0)              /* the call: Python */
-        rc = sj_held_flush_part(game, 0);
     PyObject *d = rc < 0 ? NULL : PyObject_GenericGetDict(game, NULL);
     if (d == NULL)
         rc = -1;
-    else if (h->friends > 0)
+    else if (h->friends > 0) {                  /* the calls, the hand still held */
+        h->bury = 0;
+        h->calling = 1;
+        h->to_act = h->declarer;
         rc = PyDict_SetItem(d, S_phase, sj_S_call) < 0 || PyDict_SetItem(d, S_to_act, decl) < 0
              ? -1 : 1;
-    else {                                      /* _begin_play */
+    } else {                                    /* _begin_play */
         h->bury = 0;
         h->to_act = h->declarer;
         rc = PyDict_SetItem(d, S_phase, S_play) < 0 || PyDict_SetItem(d, S_to_act, decl) < 0 ||
@@ -88,6 +89,78 @@ buried_all(PyObject *game, Held *h, int seat)
     Py_XDECREF(ev);
     Py_XDECREF(who);
     Py_XDECREF(decl);
+    return rc;
+}
+
+/* a friend call made (ShengJiGame._do's call phase and _moved): ``calls`` replaced by a
+   list one call longer (clones share the old), the "call" event and the log held, and after
+   the last call _begin_play; 1 made, 0 not made (nothing changed), -1 error */
+static int
+held_call(PyObject *game, Held *h, int seat, PyObject *move, PyObject *mcards, int c)
+{
+    /* the ordinal: the listed Move's text is "call ORDINAL CARD" */
+    PyObject *text = SLOT(move, sj_move_off[M_TEXT]);
+    Py_ssize_t tl = 0;
+    const char *ts = text != NULL && PyUnicode_CheckExact(text) ?
+        PyUnicode_AsUTF8AndSize(text, &tl) : NULL;
+    if (ts == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    int o = 0, i = 5;
+    if (tl < 8 || memcmp(ts, "call ", 5) != 0)
+        return 0;
+    while (i < tl && i < 8 && ts[i] >= '0' && ts[i] <= '9')
+        o = o * 10 + (ts[i++] - '0');
+    if (i == 5 || i >= tl || ts[i] != ' ' || o < 1 || o > h->decks || c >= BJ ||
+        h->ctx.eff[c] == TRUMP || h->ncalls >= MAXCALLS)
+        return 0;
+    PyObject *d = PyObject_GenericGetDict(game, NULL);
+    if (d == NULL)
+        return -1;
+    PyObject *calls = GET(d, S_calls);
+    if (calls == NULL || !PyList_CheckExact(calls)) {
+        Py_DECREF(d);
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    if (!GROW(h->log, h->nlog, h->cap_log, 1) || !GROW(h->evs, h->nevs, h->cap_evs, 1)) {
+        Py_DECREF(d);
+        return -1;
+    }
+    PyObject *more = PyList_GetSlice(calls, 0, PY_SSIZE_T_MAX);
+    PyObject *ord = PyLong_FromLong(o), *who = PyLong_FromLong(seat);
+    PyObject *pair = ord == NULL ? NULL : PyTuple_Pack(2, ord, PyTuple_GET_ITEM(mcards, 0));
+    PyObject *ev = PyDict_New(), *what = PyUnicode_Substring(text, 5, PY_SSIZE_T_MAX);
+    int rc = more == NULL || pair == NULL || who == NULL || ev == NULL || what == NULL ||
+             PyList_Append(more, pair) < 0 ||
+             PyDict_SetItem(ev, S_event, sj_S_call) < 0 || PyDict_SetItem(ev, S_seat, who) < 0 ||
+             PyDict_SetItem(ev, sj_S_call, what) < 0 ||
+             PyDict_SetItem(d, S_calls, more) < 0 ? -1 : 1;
+    if (rc > 0) {
+        h->evs[h->nevs++] = (EvRec){EV_OBJ, 0, 0, 0, 0, 0, Py_NewRef(ev)};
+        h->log[h->nlog++] = (LogRec){seat, Py_NewRef(move)};
+        h->call_o[h->ncalls] = o;
+        h->call_c[h->ncalls] = c;
+        h->call_done[h->ncalls++] = 0;
+        Py_CLEAR(h->legal);
+        Py_CLEAR(h->token);
+        if (h->ncalls >= h->friends) {          /* _begin_play: the declarer leads */
+            PyObject *decl = PyLong_FromLong(h->declarer);
+            h->calling = 0;
+            h->to_act = h->declarer;
+            rc = decl == NULL || PyDict_SetItem(d, S_phase, S_play) < 0 ||
+                 PyDict_SetItem(d, S_to_act, decl) < 0 ||
+                 PyObject_SetAttr(game, sj_S_leader, decl) < 0 ? -1 : 1;
+            Py_XDECREF(decl);
+        }
+    }
+    Py_XDECREF(more);
+    Py_XDECREF(ord);
+    Py_XDECREF(who);
+    Py_XDECREF(pair);
+    Py_XDECREF(ev);
+    Py_XDECREF(what);
+    Py_DECREF(d);
     return rc;
 }
 
@@ -114,6 +187,8 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
         return 0;
     const Ctx *t = &h->ctx;
     int *hcnt = h->hcnt[seat];
+    if (h->calling)
+        return kind == K_CALL && nm == 1 ? held_call(game, h, seat, move, mcards, mlist[0]) : 0;
     if (h->bury) {                              /* a card buried (_do_bury) */
         int lastcard = PyList_GET_SIZE(h->buried_o) + 1 >= h->to_bury;
         if (kind != K_BURY || nm != 1 || !hcnt[mlist[0]] || (lastcard && h->theft))

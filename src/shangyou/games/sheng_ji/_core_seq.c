@@ -114,9 +114,16 @@ make_move(Moves *p, Py_ssize_t j)
     PyObject *cards = cards_of(p->sink.pool + p->sink.off[j], p->sink.len[j]);
     if (cards == NULL)
         return NULL;
-    PyObject *o = sj_move_type->tp_alloc(sj_move_type, 0);
+    /* a call's text, "call ORDINAL CARD" (listing.call_items; the ordinal follows the card) */
+    PyObject *text = kind != K_CALL ? NULL :
+        PyUnicode_FromFormat("%U %d %U", sj_kind[K_CALL],
+                             (int)p->sink.pool[p->sink.off[j] + 1],
+                             PyList_GET_ITEM(sj_card_text, p->sink.pool[p->sink.off[j]]));
+    PyObject *o = kind == K_CALL && text == NULL ? NULL :
+        sj_move_type->tp_alloc(sj_move_type, 0);
     if (o == NULL) {
         Py_DECREF(cards);
+        Py_XDECREF(text);
         return NULL;
     }
     PyObject *v[6] = {sj_kind[kind], cards, Py_None,
@@ -128,6 +135,8 @@ make_move(Moves *p, Py_ssize_t j)
             Py_INCREF(v[i]);
         SLOT(o, sj_move_off[i]) = v[i];
     }
+    if (text != NULL)
+        Py_SETREF(SLOT(o, sj_move_off[M_TEXT]), text);
     return o;
 }
 

@@ -27,8 +27,9 @@ from ... import native
 from ...native import load, shuffles_alike
 from .order import Unit
 
-# the kinds of game.py (PLAY_K, THROW, COMMIT, PICK, BURY_K, PASS, BID) and the text of COMMIT
-KINDS = ("play", "throw", "commit", "pick", "bury", "pass", "bid")
+# the kinds of game.py (PLAY_K, THROW, COMMIT, PICK, BURY_K, PASS, BID, CALL_K) and the text of
+# COMMIT
+KINDS = ("play", "throw", "commit", "pick", "bury", "pass", "bid", "call")
 COMMIT_TEXT = "play"
 
 
