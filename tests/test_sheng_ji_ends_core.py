@@ -81,10 +81,17 @@ CONFIGS = [
 @pytest.mark.parametrize("name,options,match,games", CONFIGS,
                          ids=[f"{n}-{o}-{m}" for n, o, m, _ in CONFIGS])
 def test_end_hand_c_as_python(name, options, match, games, monkeypatch):
+    """Each hand's end made by the C: where the game's ``_end_hand`` is called (the hand's
+    attributes in the dict), on pickled copies against ``ends.end_hand``; where the hand is
+    held in C (``_core_hand_play.c`` scores it with ``core.end_hand`` directly, given the
+    points won), against the same game played with the core off, move for move. The Python
+    reference never runs on the core's side."""
     checked = []
     real = ShengJiGame._end_hand
 
     def both(self, last_winner, last_units, winning_play):
+        if not core.ACTIVE:
+            return real(self, last_winner, last_units, winning_play)
         blob = pickle.dumps(self)
         c, py = pickle.loads(blob), pickle.loads(blob)
         nxt = core.end_hand(c, last_winner, list(last_units), winning_play)
@@ -96,18 +103,41 @@ def test_end_hand_c_as_python(name, options, match, games, monkeypatch):
         checked.append(1)
         real(self, last_winner, last_units, winning_play)
 
+    from shangyou.games.sheng_ji import game as game_module
+    python_ends = []
+
+    def reference(g, *args):
+        python_ends.append(core.ACTIVE)
+        return ends.end_hand(g, *args)
+
     monkeypatch.setattr(ShengJiGame, "_end_hand", both)
+    monkeypatch.setattr(game_module, "end_hand", reference)
     prev = core.use(True)
+    held = 0
     try:
         rng = random.Random(11)
         for seed in range(games):
-            g = (shangyou.new_match if match else shangyou.new_game)(
-                name, seed=seed, **options)
-            while not g.over and g.hand_number < 40:
-                g.apply(rng.choice(g.legal_moves()))
+            make = shangyou.new_match if match else shangyou.new_game
+            core.use(True)
+            on = make(name, seed=seed, **options)
+            core.use(False)
+            off = make(name, seed=seed, **options)
+            while not off.over and off.hand_number < 40:
+                core.use(False)
+                moves = off.legal_moves()
+                i = rng.randrange(len(moves))
+                hand = off.hand_number
+                off.apply(moves[i])
+                core.use(True)
+                kept = "hands" not in on.__dict__
+                on.apply(on.legal_moves()[i])
+                if off.over or off.hand_number != hand:
+                    held += kept
+                    assert _state(on) == _state(off), (seed, hand)
     finally:
         core.use(prev)
-    assert len(checked) >= games
+    assert not any(python_ends), "the Python reference scored a hand on the core's side"
+    assert held >= games and len(checked) + held >= games
 
 
 def test_jack_hook_left_to_python():

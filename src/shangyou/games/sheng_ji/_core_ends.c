@@ -141,10 +141,14 @@ next_level(long level, long steps, const long *stops, int nstops)
 PyObject *
 sj_end_hand(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "end_hand(game, last_winner, last_units, winning)");
+    if (nargs != 4 && nargs != 5) {
+        PyErr_SetString(PyExc_TypeError,
+                        "end_hand(game, last_winner, last_units, winning[, points_won])");
         return NULL;
     }
+    /* points_won: each seat's card points won, as a tuple (the hand held in C gives them,
+       _core_hand_play.c, so ``won`` is not made again for the scoring); else read from won */
+    PyObject *given = nargs == 5 ? args[4] : NULL;
     if (names() < 0 || sj_names() < 0)
         return NULL;
     PyObject *game = args[0], *units = args[2];
@@ -182,8 +186,11 @@ sj_end_hand(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     ok = ok && (trump = PyObject_GetAttr(game, NM(trump))) != NULL && trump != Py_None;
     ok = ok && (friends = PyObject_GetAttr(game, NM(friends))) != NULL &&
          PyList_CheckExact(friends);
-    ok = ok && (won = PyObject_GetAttr(game, NM(won))) != NULL && PyList_CheckExact(won) &&
-         PyList_GET_SIZE(won) == n;
+    if (given != NULL)
+        ok = ok && PyTuple_CheckExact(given) && PyTuple_GET_SIZE(given) == n;
+    else
+        ok = ok && (won = PyObject_GetAttr(game, NM(won))) != NULL && PyList_CheckExact(won) &&
+             PyList_GET_SIZE(won) == n;
     ok = ok && (kitty = PyObject_GetAttr(game, NM(kitty))) != NULL;
     ok = ok && (match = PyObject_GetAttr(game, NM(match))) != NULL;
     ok = ok && (history = PyObject_GetAttr(game, NM(history))) != NULL &&
@@ -233,7 +240,9 @@ sj_end_hand(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     for (long s = 0; ok && s < n; s++) {
         if (inside[s])
             continue;
-        long p = list_points(PyList_GET_ITEM(won, s));
+        long p = given == NULL ? list_points(PyList_GET_ITEM(won, s)) :
+                 PyLong_CheckExact(PyTuple_GET_ITEM(given, s)) ?
+                 PyLong_AsLong(PyTuple_GET_ITEM(given, s)) : -1;
         ok = p >= 0;
         won_pts += p;
     }

@@ -36,7 +36,8 @@
 static Py_ssize_t st_off = -1;          /* the ``_st`` slot's offset (the class's layout) */
 static PyTypeObject *game_type;
 static PyObject *S_st_dict_names[11];
-PyObject *sj_S_end_hand, *sj_S_friend, *sj_S_call, *sj_S_kitty, *sj_S_leader, *S_kitty_theft;
+PyObject *sj_S_end_hand, *sj_S_friend, *sj_S_call, *sj_S_kitty, *sj_S_leader, *S_kitty_theft,
+    *sj_S_start_hand;
 static int n_names;
 
 int
@@ -67,7 +68,7 @@ release_hand(Held *h)
     Py_CLEAR(h->legal);
     Py_CLEAR(h->token);
     h->np = 0;
-    h->valid = h->calling = 0;
+    h->valid = h->calling = h->ended = 0;
 }
 
 /* (the hand let go first: its trick's plays are in the records' arrays) */
@@ -128,7 +129,8 @@ sj_held_bind(PyObject *cls)
          (sj_S_call = PyUnicode_InternFromString("call")) == NULL ||
          (sj_S_kitty = PyUnicode_InternFromString("kitty")) == NULL ||
          (sj_S_leader = PyUnicode_InternFromString("leader")) == NULL ||
-         (S_kitty_theft = PyUnicode_InternFromString("kitty_theft")) == NULL))
+         (S_kitty_theft = PyUnicode_InternFromString("kitty_theft")) == NULL ||
+         (sj_S_start_hand = PyUnicode_InternFromString("_start_hand")) == NULL))
         return -1;
     return 0;
 }
@@ -297,7 +299,7 @@ take(PyObject *game, PyObject *d, Held *h)
     h->friends = (int)friends;
     h->to_act = (int)seat;
     h->bury = bury;
-    h->calling = 0;
+    h->calling = h->ended = 0;
     h->hands = Py_NewRef(hands);
     h->won = Py_NewRef(won);
     if (!h->rec) {
@@ -631,6 +633,8 @@ sj_held_legal(PyObject *game)
     Held *h = sj_held_of(game);
     if (h != NULL && h->valid && sj_held_still(game, h) < 0)
         return NULL;
+    if (h != NULL && h->valid && h->ended)             /* the game over: the dict's path */
+        return sj_held_flush(game) < 0 ? NULL : NULL;
     if (h == NULL || !h->valid) {                      /* take the hand if it is played */
         if (sj_names() < 0)
             return NULL;

@@ -23,6 +23,8 @@ typedef struct {
     int bury, to_bury, theft;           /* the kitty being buried (no theft): how many; the
                                            rules' kitty_theft */
     int calling;                        /* Zhao Pengyou's calls being made (the declarer's) */
+    int ended;                          /* the game over on the last trick (nothing to list:
+                                           the attributes are made again first) */
     PyObject *buried_o;                 /* then the game's ``buried`` (a slot) */
     Py_ssize_t dsize;                   /* the dict's size once taken: a name set since shows */
     Ctx ctx;
@@ -47,7 +49,7 @@ typedef struct {
 } Held;
 
 extern PyObject *sj_S_end_hand, *sj_S_friend, *sj_S_call;   /* "_end_hand", "friend", "call" */
-extern PyObject *sj_S_kitty, *sj_S_leader;                   /* "kitty", "leader" */
+extern PyObject *sj_S_kitty, *sj_S_leader, *sj_S_start_hand;  /* "kitty", "leader", "_start_hand" */
 
 /* the game's Held (borrowed), or NULL (none: another class, or not made yet) */
 Held *sj_held_of(PyObject *game);

@@ -4,6 +4,7 @@
    Python), the events, the log and the tricks stay held. */
 
 #include "_core_hand.h"
+#include "_core_ends.h"
 #include "../_dict_helpers.h"
 
 /* ---------------------------------------------------------------------- a move */
@@ -18,10 +19,46 @@ points_of(const unsigned char *cards, int n)
     return p;
 }
 
-/* the hand's last trick made: the hand's attributes made again (the records stay held), the
-   scoring in Python (_end_hand, as _end_trick calls it), then the move logged (held, or in
-   ``moves`` where the scoring made the records again: a match's next hand); ``units`` and
-   ``winning`` stolen; 1 or -1 */
+/* each seat's card points won (the cards in ``won`` and those of the tricks held since), a
+   tuple; NULL with an exception */
+static PyObject *
+won_points(Held *h)
+{
+    long pts[MAXSEATS] = {0};
+    for (int s = 0; s < h->n; s++) {
+        PyObject *w = PyList_GET_ITEM(h->won, s);
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(w); i++) {
+            int c = sj_card_of(PyList_GET_ITEM(w, i));
+            if (c < 0) {
+                PyErr_SetString(PyExc_TypeError, "won: not a card");
+                return NULL;
+            }
+            unsigned char one = (unsigned char)c;
+            pts[s] += points_of(&one, 1);
+        }
+    }
+    for (int i = h->won_from; i < h->ntricks; i++) {
+        TrickRec *r = &h->tricks[i];
+        for (int k = r->first; k < r->first + r->n; k++)
+            pts[r->winner] += points_of(h->pool + h->plays[k].off, h->plays[k].n);
+    }
+    PyObject *t = PyTuple_New(h->n);
+    for (int s = 0; t != NULL && s < h->n; s++) {
+        PyObject *v = PyLong_FromLong(pts[s]);
+        if (v == NULL)
+            Py_CLEAR(t);
+        else
+            PyTuple_SET_ITEM(t, s, v);
+    }
+    return t;
+}
+
+/* the hand's last trick made: the scoring (``core.end_hand``, _core_ends.c) on the hand held,
+   given the points won; where the game is over the hand stays held (``ended``: its
+   attributes made again when asked for); where the next hand of a match is to be dealt
+   (``_start_hand``) or the core cannot score (the Python ``_end_hand``), the hand's attributes
+   are made again first; then the move logged (held, or in ``moves`` where the scoring made
+   the records again: a match's next hand); ``units`` and ``winning`` stolen; 1 or -1 */
 static int
 last_trick(PyObject *game, Held *h, int seat, PyObject *move, int winner, PyObject *units,
            PyObject *winning)
@@ -29,13 +66,26 @@ last_trick(PyObject *game, Held *h, int seat, PyObject *move, int winner, PyObje
     Py_CLEAR(h->legal);
     Py_CLEAR(h->token);
     Py_INCREF(h);
-    PyObject *w = sj_held_flush_part(game, 0) < 0 ? NULL : PyLong_FromLong(winner);
+    PyObject *w = PyLong_FromLong(winner);
+    PyObject *pts = w == NULL ? NULL : won_points(h);
     PyObject *res = NULL;
-    if (w != NULL) {
-        PyObject *call[4] = {game, w, units, winning};
-        res = PyObject_VectorcallMethod(sj_S_end_hand, call, 4, NULL);
+    if (pts != NULL) {
+        PyObject *call[5] = {game, w, units, winning, pts};
+        res = sj_end_hand(NULL, call, 5);
+    }
+    if (res == Py_False) {
+        h->ended = 1;
+    } else if (res != NULL) {                   /* True: the next hand; None: Python scores */
+        int scored = res == Py_True;
+        Py_CLEAR(res);
+        if (sj_held_flush_part(game, 0) >= 0) {
+            PyObject *call[4] = {game, w, units, winning};
+            res = scored ? PyObject_VectorcallMethod(sj_S_start_hand, call, 1, NULL)
+                         : PyObject_VectorcallMethod(sj_S_end_hand, call, 4, NULL);
+        }
     }
     Py_XDECREF(w);
+    Py_XDECREF(pts);
     Py_DECREF(units);
     Py_DECREF(winning);
     int rc = res == NULL ? -1 : 1;
