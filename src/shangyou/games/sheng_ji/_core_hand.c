@@ -668,9 +668,17 @@ sj_held_legal(PyObject *game)
         return PyList_CheckExact(h->legal) ? PyList_GetSlice(h->legal, 0, PY_SSIZE_T_MAX)
                                            : Py_NewRef(h->legal);
     int seat = h->to_act;
-    int pend[NCARD] = {0};
-    for (int i = 0; i < h->np; i++)
-        pend[h->pend[i]]++;
+    /* the pending cards' counts: all zero (shared, read only) unless a throw or a follow is
+       being picked, which is rare (an array zeroed each listing costs more than the rest) */
+    static const int none[NCARD];
+    int pcnt[NCARD];
+    const int *pend = none;
+    if (h->np > 0) {
+        memset(pcnt, 0, sizeof pcnt);
+        for (int i = 0; i < h->np; i++)
+            pcnt[h->pend[i]]++;
+        pend = pcnt;
+    }
     PyObject *tok = PyBaseObject_Type.tp_alloc(&PyBaseObject_Type, 0);
     if (tok == NULL)
         return NULL;

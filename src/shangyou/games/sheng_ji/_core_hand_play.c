@@ -309,7 +309,14 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
         return 0;
     if (ncards > 1)
         sj_sort_codes(cards, ncards);
-    int pc[NCARD] = {0};
+    /* the play's counts: where it follows only its own cards' entries are read, so only those
+       are zeroed (a lead's decomposition reads them all) */
+    int pc[NCARD];
+    if (nt == 0)
+        memset(pc, 0, sizeof pc);
+    else
+        for (int i = 0; i < ncards; i++)
+            pc[cards[i]] = 0;
     for (int i = 0; i < ncards; i++)
         pc[cards[i]]++;
     if (nt == 0) {                              /* _lead: the throw checked */
