@@ -396,14 +396,21 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
     if (end) {
         int tcnt[MAXSEATS][NCARD], tn[MAXSEATS];
         unsigned char tcards[MAXSEATS][MAXH];
+        /* the plays' counts are read only where the lead is not one card's copies (a single,
+           a pair, ...: sj_trick_winner compares the plays' cards) or for the last trick */
+        int counted = last;
+        for (int i = 1; !counted && i < leadn; i++)
+            counted = h->pool[lead->off + i] != h->pool[lead->off];
         for (int i = 0; i <= nt; i++) {
             const unsigned char *src = i < nt ? h->pool + h->plays[h->trick_start + i].off
                                               : cards;
             tn[i] = i < nt ? h->plays[h->trick_start + i].n : ncards;
-            memset(tcnt[i], 0, sizeof tcnt[i]);
             memcpy(tcards[i], src, (size_t)tn[i]);
-            for (int k = 0; k < tn[i]; k++)
-                tcnt[i][src[k]]++;
+            if (counted) {
+                memset(tcnt[i], 0, sizeof tcnt[i]);
+                for (int k = 0; k < tn[i]; k++)
+                    tcnt[i][src[k]]++;
+            }
             pts += points_of(src, tn[i]);
         }
         int w = sj_trick_winner(t, n, (const int (*)[NCARD])tcnt,
