@@ -696,16 +696,11 @@ sj_held_legal(PyObject *game)
                     sink->len[sink->n - 1] = 1;
             }
     } else if (h->bury) {              /* a card of the hand to bury, each once, in key order */
-        unsigned char buf[NCARD];
-        int nb = 0;
         Sink *sink;
-        for (int c = 0; c < NCARD; c++)
-            if (h->hcnt[seat][c])
-                buf[nb++] = (unsigned char)c;
-        sj_sort_by_key(&h->ctx, buf, nb);
         out = sj_moves_new(tok, &sink);
-        for (int i = 0; out != NULL && i < nb; i++)
-            if (sj_sink_add(sink, K_BURY, &buf[i], 1) < 0)
+        for (int i = 0; out != NULL && i < NCARD; i++)
+            if (h->hcnt[seat][h->ctx.by_key[i]] &&
+                sj_sink_push(sink, K_BURY, &h->ctx.by_key[i], 1) < 0)
                 Py_CLEAR(out);
     } else if (h->nplays == h->trick_start) {
         out = sj_list_play(&h->ctx, h->hcnt[seat], pend, h->pend, h->np, NULL, 0, h->decks, tok);
