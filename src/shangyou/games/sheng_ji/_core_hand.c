@@ -86,18 +86,66 @@ release_records(Held *h)
     h->rec = 0;
 }
 
+/* the record arrays of the last Held freed, kept for the next game's (grown to a whole hand
+   already, and warm: a game's arrays would otherwise grow by doubling from nothing each
+   hand); the GIL guards it, and nothing calls back into Python between taking and filling */
+static struct {
+    int full;
+    PlayRec *plays;
+    unsigned char *pool;
+    EvRec *evs;
+    TrickRec *tricks;
+    LogRec *log;
+    int cap_plays, cap_pool, cap_evs, cap_tricks, cap_log;
+} spare;
+
 static void
 held_dealloc(PyObject *o)
 {
     Held *h = (Held *)o;
     release_hand(h);
     release_records(h);
-    PyMem_Free(h->plays);
-    PyMem_Free(h->pool);
-    PyMem_Free(h->evs);
-    PyMem_Free(h->tricks);
-    PyMem_Free(h->log);
+    if (!spare.full) {
+        spare.plays = h->plays;
+        spare.pool = h->pool;
+        spare.evs = h->evs;
+        spare.tricks = h->tricks;
+        spare.log = h->log;
+        spare.cap_plays = h->cap_plays;
+        spare.cap_pool = h->cap_pool;
+        spare.cap_evs = h->cap_evs;
+        spare.cap_tricks = h->cap_tricks;
+        spare.cap_log = h->cap_log;
+        spare.full = 1;
+    } else {
+        PyMem_Free(h->plays);
+        PyMem_Free(h->pool);
+        PyMem_Free(h->evs);
+        PyMem_Free(h->tricks);
+        PyMem_Free(h->log);
+    }
     Py_TYPE(o)->tp_free(o);
+}
+
+/* a new Held, with the spare arrays where there are some (a new reference, or NULL) */
+static PyObject *
+held_new(void)
+{
+    Held *h = (Held *)PyType_GenericAlloc(&sj_held_type, 0);
+    if (h != NULL && spare.full) {
+        h->plays = spare.plays;
+        h->pool = spare.pool;
+        h->evs = spare.evs;
+        h->tricks = spare.tricks;
+        h->log = spare.log;
+        h->cap_plays = spare.cap_plays;
+        h->cap_pool = spare.cap_pool;
+        h->cap_evs = spare.cap_evs;
+        h->cap_tricks = spare.cap_tricks;
+        h->cap_log = spare.cap_log;
+        spare.full = 0;
+    }
+    return (PyObject *)h;
 }
 
 PyTypeObject sj_held_type = {
@@ -650,7 +698,7 @@ sj_held_legal(PyObject *game)
                                 PyUnicode_Compare(phase, S_bury) == 0))) &&
             sj_unpacked(game, d) == 0) {
             if (h == NULL) {
-                PyObject *o = PyType_GenericAlloc(&sj_held_type, 0);
+                PyObject *o = held_new();
                 if (o == NULL) {
                     Py_DECREF(d);
                     return NULL;
