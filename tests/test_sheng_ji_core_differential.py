@@ -487,7 +487,12 @@ def test_moves_sequence_behaves_as_a_list():
         return
     assert type(moves) is core._core.Moves and isinstance(moves, Sequence)
     assert g.legal_moves() is moves                    # listed once
+    # each item made once: the first asked for (held alone), then others (in an array)
+    k = len(moves) // 2
+    first = moves[k]
+    assert moves[k] is first and moves[-1] is moves[len(moves) - 1] and moves[k] is first
     as_list = list(moves)
+    assert as_list[k] is first
     assert moves == as_list and as_list == moves and not (moves != as_list)
     assert moves[0] is moves[0] and moves[-1] == as_list[-1]
     assert moves[1:4] == as_list[1:4] and moves[::-2] == as_list[::-2]

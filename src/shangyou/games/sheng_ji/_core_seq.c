@@ -24,6 +24,8 @@ typedef struct {
     PyObject *token;
     PyObject **items;           /* the Move of each item, NULL until made (or no array yet) */
     Py_ssize_t made;            /* the items from ``made`` on are not made (none to free) */
+    PyObject *one;              /* before the array: the one item made (random.choice's), */
+    Py_ssize_t one_i;           /* item one_i (an array is made for a second) */
     unsigned char small_kind[SMALL];
     int small_len[SMALL];
     Py_ssize_t small_off[SMALL];
@@ -63,6 +65,8 @@ sj_moves_new(PyObject *token, Sink **sink)
     Py_INCREF(token);
     p->items = NULL;
     p->made = 0;
+    p->one = NULL;
+    p->one_i = -1;
     *sink = &p->sink;
     return (PyObject *)p;
 }
@@ -71,6 +75,7 @@ static void
 moves_dealloc(Moves *p)
 {
     lazy_seq_items_free(p->items, p->small_items, p->made);
+    Py_XDECREF(p->one);
     sj_sink_free(&p->sink);
     Py_XDECREF(p->token);
     if (spare == NULL && Py_IS_TYPE(p, &sj_moves_type))
@@ -145,8 +150,21 @@ static PyObject *
 moves_item_of(LazySeq *s, Py_ssize_t i)
 {
     Moves *p = (Moves *)s;
-    if (lazy_seq_items(&p->items, p->small_items, SMALL, p->sink.n) == NULL)
-        return NULL;
+    if (p->items == NULL) {          /* the first item asked for needs no array */
+        if (p->one == NULL) {
+            if ((p->one = make_move(p, i)) == NULL)
+                return NULL;
+            p->one_i = i;
+        }
+        if (p->one_i == i)
+            return Py_NewRef(p->one);
+        if (lazy_seq_items(&p->items, p->small_items, SMALL, p->sink.n) == NULL)
+            return NULL;
+        p->items[p->one_i] = p->one;     /* (the array takes it over) */
+        p->one = NULL;
+        if (p->one_i >= p->made)
+            p->made = p->one_i + 1;
+    }
     PyObject *m = p->items[i];
     if (m == NULL) {
         m = make_move(p, i);
