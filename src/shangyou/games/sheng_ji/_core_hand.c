@@ -727,9 +727,12 @@ sj_held_legal(PyObject *game)
             pcnt[h->pend[i]]++;
         pend = pcnt;
     }
-    PyObject *tok = PyBaseObject_Type.tp_alloc(&PyBaseObject_Type, 0);
+    /* the listing's token: a plain object() (what object.__new__ makes; its header is all
+       there is to set) */
+    PyObject *tok = PyObject_Malloc(sizeof(PyObject));
     if (tok == NULL)
-        return NULL;
+        return PyErr_NoMemory();
+    PyObject_Init(tok, &PyBaseObject_Type);
     PyObject *out;
     if (h->calling) {          /* each card that is not a trump, its copies' ordinals 1..decks
                                   (listing.call_items' order) */
