@@ -126,6 +126,27 @@ card_at(PyObject *x)
     return sj_card_of(x);
 }
 
+/* has ``hand`` (a list) a bid to make (sj_has_bid on its level cards and jokers)? 1 or 0;
+   -1 where a card cannot be read (nothing raised) */
+int
+sj_hand_has_bid(PyObject *hand, int level, int seat, int cur_seat, int cur_card, int cur_count)
+{
+    int cnt[NCARD];
+    memset(cnt, 0, sizeof cnt);
+    Py_ssize_t m = PyList_GET_SIZE(hand);
+    PyObject **items = ((PyListObject *)hand)->ob_item;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        int c = card_at(items[i]);
+        if (c < 0) {
+            PyErr_Clear();
+            return -1;
+        }
+        if (c >= BJ || (c >> 2) == level)
+            cnt[c]++;
+    }
+    return sj_has_bid(cnt, level, seat, cur_seat, cur_card, cur_count);
+}
+
 /* list.append(card) for the deal's draws: a hand's list grown once to hold ``room`` more
    (the cards its seat still draws) rather than step by step as list.append grows it */
 static int

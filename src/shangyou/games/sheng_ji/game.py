@@ -46,6 +46,7 @@ from .tricks import lead_suit, throw_check, trick_winner
 DEAL, BURY, CALL, PLAY, OVER = "deal", "bury", "call", "play", "over"
 _TRUMPS: dict = {}       # (level, suit, red_five, red_five_gap) -> Trump (ShengJiGame._trump)
 ACE_RANK = 11
+_new_counter = Counter.__new__      # an empty Counter, as Counter() makes it
 
 
 @dataclass(frozen=True)
@@ -206,7 +207,7 @@ class ShengJiGame(ShengJiClone):
         core.shuffle(self._rng, cards)
         self._kitty_as_dealt: tuple[int, ...] = tuple(cards[:r.kitty])
         self.kitty: list[int] = sorted(self._kitty_as_dealt)
-        self.stock: list[int] = list(cards[r.kitty:])   # drawn from the end, one at a time
+        self.stock: list[int] = cards[r.kitty:]   # drawn from the end, one at a time
         self.hands: list[list[int]] = [[] for _ in range(self.n)]
         self.level_rank = self.levels[self.declarer] if self.declarer is not None \
             else r.start_level
@@ -231,7 +232,7 @@ class ShengJiGame(ShengJiClone):
         self.calls: list[tuple[int, int]] = []       # (ordinal, card)
         self.friends: list[int] = []
         self.call_results: dict[int, int] = {}       # call index -> seat that played it
-        self.seen_counts: Counter = Counter()
+        self.seen_counts: Counter = _new_counter(Counter)     # (Counter(): no __init__ call)
         self.won: list[list[int]] = [[] for _ in range(self.n)]
         self.trick: list[tuple[int, tuple]] = []
         self.tricks: list[dict] = []
