@@ -8,29 +8,35 @@
 
 /* ------------------------------------------------------------------------ the deal */
 /* does ``seat`` (its level cards and jokers counted in cnt) have a legal bid
-   (ShengJiGame._bids_for non-empty)? cur_card < 0: no bid yet */
+   (ShengJiGame._bids_for non-empty)? cur_card < 0: no bid yet. The bids are (card, count):
+   a level card 1 or more times, a joker 2 or more times; stronger is more cards, then at
+   equal counts a joker over a level card and the red joker over the black; the winning
+   bidder may only add copies of its card. So: the most copies of one level card, and of
+   each joker, against the bid. */
 int
 sj_has_bid(const int *cnt, int level, int seat, int cur_seat, int cur_card, int cur_count)
 {
-    int cands[6] = {level * 4, level * 4 + 1, level * 4 + 2, level * 4 + 3, BJ, RJ};
-    if (!(cnt[cands[0]] | cnt[cands[1]] | cnt[cands[2]] | cnt[cands[3]]) && cnt[BJ] < 2 &&
-        cnt[RJ] < 2)
-        return 0;                           /* (no level card, no joker pair: no bid) */
-    int cur_tier = cur_card == RJ ? 2 : cur_card == BJ ? 1 : 0;
-    for (int i = 0; i < 6; i++) {
-        int c = cands[i], tier = c == RJ ? 2 : c == BJ ? 1 : 0;
-        for (int k = i < 4 ? 1 : 2; k <= cnt[c]; k++) {
-            if (cur_card < 0)
-                return 1;
-            if (cur_seat == seat) {
-                if (c == cur_card && k > cur_count)
-                    return 1;
-            } else if (k > cur_count || (k == cur_count && tier > cur_tier)) {
-                return 1;
-            }
-        }
+    const int l4 = level * 4;
+    int lv = cnt[l4];
+    for (int s = 1; s < 4; s++)
+        if (cnt[l4 + s] > lv)
+            lv = cnt[l4 + s];
+    int bj = cnt[BJ], rj = cnt[RJ];
+    if (cur_card < 0)
+        return lv >= 1 || bj >= 2 || rj >= 2;
+    if (cur_seat == seat) {
+        int plain = cur_card >= l4 && cur_card < l4 + 4;
+        if (!plain && cur_card != BJ && cur_card != RJ)
+            return 0;
+        int k = cnt[cur_card];
+        return k >= (plain ? 1 : 2) && k > cur_count;
     }
-    return 0;
+    int cur_tier = cur_card == RJ ? 2 : cur_card == BJ ? 1 : 0;
+    if (lv >= 1 && lv > cur_count)
+        return 1;
+    if (bj >= 2 && (bj > cur_count || (cur_tier < 1 && cur_count >= 2 && cur_count <= bj)))
+        return 1;
+    return rj >= 2 && (rj > cur_count || (cur_tier < 2 && cur_count >= 2 && cur_count <= rj));
 }
 
 long

@@ -46,7 +46,6 @@ from .tricks import lead_suit, throw_check, trick_winner
 DEAL, BURY, CALL, PLAY, OVER = "deal", "bury", "call", "play", "over"
 _TRUMPS: dict = {}       # (level, suit, red_five, red_five_gap) -> Trump (ShengJiGame._trump)
 ACE_RANK = 11
-_new_counter = Counter.__new__      # an empty Counter, as Counter() makes it
 
 
 @dataclass(frozen=True)
@@ -127,7 +126,7 @@ class ShengJiGame(ShengJiClone):
         self.theft_round = None
         self.levels = [rules.start_level] * self.n      # per player (teams move together)
         self.declarer: int | None = None                # None until the first hand's bidding
-        self.starter = self._rng.randrange(self.n)      # first to draw in the first hand
+        self.starter = self._rng_obj.randrange(self.n)  # first to draw (the rng unshared yet)
         self._start_hand()
 
     # ------------------------------------------------------------------ public API
@@ -232,7 +231,7 @@ class ShengJiGame(ShengJiClone):
         self.calls: list[tuple[int, int]] = []       # (ordinal, card)
         self.friends: list[int] = []
         self.call_results: dict[int, int] = {}       # call index -> seat that played it
-        self.seen_counts: Counter = _new_counter(Counter)     # (Counter(): no __init__ call)
+        self.seen_counts: Counter = Counter.__new__(Counter)  # (Counter() less its __init__)
         self.won: list[list[int]] = [[] for _ in range(self.n)]
         self.trick: list[tuple[int, tuple]] = []
         self.tricks: list[dict] = []
