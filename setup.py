@@ -11,7 +11,7 @@ CORE = ("_core", "_core_pagat", "_core_owen", "_core_zf", "_core_winner", "_core
 # the compiled core of Sheng ji (docs/core-sheng-ji.md)
 SHENG_JI = ("_core", "_core_seq", "_core_units", "_core_follow", "_core_moves", "_core_apply",
             "_core_rollout", "_core_row", "_core_batch", "_core_methods", "_core_records",
-            "_core_hand", "_core_hand_play", "_core_ends")
+            "_core_hand", "_core_hand_play", "_core_ends", "_core_draw")
 # what both batch engines include (the generator, the thread pool, the Batch type's plumbing)
 BATCH_H = [f"src/shangyou/games/{h}.h" for h in ("_mt", "_batch_pool", "_batch_type")]
 

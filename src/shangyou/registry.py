@@ -67,13 +67,34 @@ def make_rules(name: str, options: dict):
 
 
 def make_game(name: str, options: dict, seed, match: bool):
+    fast = None
+    if len(options) == 1 and type(name) is str:
+        # the common call, a name and a player count: its maker and rulebook remembered
+        # (both a pure function of the two: the rulebooks are memoised and frozen)
+        players = options.get("players")
+        if type(players) is int:
+            fast = (name, players)
+            made = _MADE.get(fast)
+            if made is not None:
+                return made[0](made[1], seed, match)
     key, g = resolve(name)
     rulebook = g.build(key, options)
     maker = _MAKERS.get(g, _UNKNOWN)
     if maker is _UNKNOWN:     # asked once per game module (a failed hasattr formats an error)
         maker = _MAKERS[g] = getattr(g, "new_game", None)
-    if maker is not None:
-        return maker(rulebook, seed, match)
+    if maker is None:
+        maker = _climbing_maker
+    if fast is not None:
+        if len(_MADE) >= 256:
+            _MADE.clear()
+        _MADE[fast] = (maker, rulebook)
+    return maker(rulebook, seed, match)
+
+
+_MADE: dict = {}          # (name as given, players) -> (maker, rulebook): make_game's memo
+
+
+def _climbing_maker(rulebook, seed, match: bool):
     cls = _CLIMBING[0] if _CLIMBING else _climbing_game()
     return cls(rulebook, seed=seed, match=match)
 

@@ -2,8 +2,8 @@
 
    The Python code (game.py, follow.py, tricks.py, order.py) stays the reference; core.py binds
    this module and switches it on and off. This file: the bound classes and objects, the trump
-   context (order.Trump), reading cards, the shuffle (random.Random.shuffle) and the draws of
-   the deal (ShengJiGame._advance_deal / _draw / _bids_for). */
+   context (order.Trump), reading cards, the shuffle (random.Random.shuffle) and the legal bids
+   (ShengJiGame._bids_for); the deal's draws are in _core_draw.c. */
 
 #include "_core.h"
 #include "_core_ends.h"
@@ -394,193 +394,6 @@ bind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
-/* ------------------------------------------------------------------------ the deal */
-/* does ``seat`` (its level cards and jokers counted in cnt) have a legal bid
-   (ShengJiGame._bids_for non-empty)? cur_card < 0: no bid yet */
-int
-sj_has_bid(const int *cnt, int level, int seat, int cur_seat, int cur_card, int cur_count)
-{
-    int cands[6] = {level * 4, level * 4 + 1, level * 4 + 2, level * 4 + 3, BJ, RJ};
-    int cur_tier = cur_card == RJ ? 2 : cur_card == BJ ? 1 : 0;
-    for (int i = 0; i < 6; i++) {
-        int c = cands[i], tier = c == RJ ? 2 : c == BJ ? 1 : 0;
-        for (int k = i < 4 ? 1 : 2; k <= cnt[c]; k++) {
-            if (cur_card < 0)
-                return 1;
-            if (cur_seat == seat) {
-                if (c == cur_card && k > cur_count)
-                    return 1;
-            } else if (k > cur_count || (k == cur_count && tier > cur_tier)) {
-                return 1;
-            }
-        }
-    }
-    return 0;
-}
-
-static long
-dict_long(PyObject *d, PyObject *key, int *ok)
-{
-    PyObject *v = PyDict_GetItemWithError(d, key);
-    if (v == NULL || !PyLong_Check(v) ||                 /* an int, or a cards.Card */
-        Py_TYPE(v)->tp_richcompare != PyLong_Type.tp_richcompare) {
-        *ok = 0;
-        return 0;
-    }
-    long x = PyLong_AsLong(v);
-    if (x == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        *ok = 0;
-    }
-    return x;
-}
-
-/* the attribute ``key`` of the game (a slot: ShengJiGame.__slots__) as dict_long reads one */
-static long
-attr_long(PyObject *game, PyObject *key, int *ok)
-{
-    PyObject *v = PyObject_GetAttr(game, key);
-    long x = 0;
-    if (v == NULL || !PyLong_Check(v) ||
-        Py_TYPE(v)->tp_richcompare != PyLong_Type.tp_richcompare) {
-        PyErr_Clear();
-        *ok = 0;
-    } else {
-        x = PyLong_AsLong(v);
-        if (x == -1 && PyErr_Occurred()) {
-            PyErr_Clear();
-            *ok = 0;
-        }
-    }
-    Py_XDECREF(v);
-    return x;
-}
-
-/* draw(game): the draws of ShengJiGame._advance_deal while the stock lasts: each card to
-   the next seat (_draw), stopping at a seat that has a bid to make (then ``to_act``); True
-   when it stopped there, False when the stock ran out (or the state could not be read:
-   nothing drawn then), the Python code going on from there. */
-PyObject *
-sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 1) {
-        PyErr_SetString(PyExc_TypeError, "draw(game)");
-        return NULL;
-    }
-    if (sj_names() < 0)
-        return NULL;
-    PyObject *d = PyObject_GenericGetDict(args[0], NULL);
-    if (d == NULL) {
-        PyErr_Clear();
-        Py_RETURN_FALSE;
-    }
-    if (PyDict_CheckExact(d) && sj_unpacked(args[0], d) < 0) {
-        Py_DECREF(d);
-        return NULL;
-    }
-    PyObject *res = NULL;
-    int ok = PyDict_CheckExact(d);
-    long n = ok ? dict_long(d, S_n, &ok) : 0;
-    /* next_draw, level_rank and bid are slots (ShengJiGame.__slots__); the stock, in the
-       dict, is read as an attribute too (a clone not yet asked holds it packed) */
-    long level = ok ? attr_long(args[0], S_level_rank, &ok) : 0;
-    long next = ok ? attr_long(args[0], S_next_draw, &ok) : 0;
-    PyObject *hands = ok ? PyDict_GetItemWithError(d, S_hands) : NULL;
-    PyObject *stock = ok ? PyObject_GetAttr(args[0], S_stock) : NULL;
-    PyObject *bid = ok && stock != NULL ? PyObject_GetAttr(args[0], S_bid) : NULL;
-    ok = ok && n >= 1 && n <= MAXSEATS && level >= 0 && level <= 12 && next >= 0 &&
-         next < n && hands != NULL && PyList_CheckExact(hands) &&
-         PyList_GET_SIZE(hands) == n && stock != NULL && PyList_CheckExact(stock) &&
-         bid != NULL;
-    for (long s = 0; ok && s < n; s++)
-        ok = PyList_CheckExact(PyList_GET_ITEM(hands, s));
-    int cur_seat = -1, cur_card = -1, cur_count = 0;
-    if (ok && bid != Py_None) {
-        ok = PyDict_CheckExact(bid);
-        if (ok) {
-            cur_seat = (int)dict_long(bid, S_seat, &ok);
-            cur_card = ok ? (int)dict_long(bid, S_card, &ok) : -1;
-            cur_count = ok ? (int)dict_long(bid, S_count, &ok) : 0;
-            ok = ok && cur_card >= 0 && cur_card < NCARD;
-        }
-    }
-    /* first the draws worked out without changing anything (each hand counted when its
-       seat first draws, each card read when drawn: a card that cannot be read leaves the
-       Python code to draw, nothing drawn), then made */
-    int cnt[MAXSEATS][NCARD];
-    char counted[MAXSEATS] = {0};
-    int stopped = 0, failed = 0;
-    long seat = next, first = next;
-    Py_ssize_t top = ok ? PyList_GET_SIZE(stock) : 0, ndrawn = 0;
-    while (ok && ndrawn < top) {
-        seat = next;
-        if (!counted[seat]) {
-            memset(cnt[seat], 0, sizeof cnt[seat]);
-            PyObject *hand = PyList_GET_ITEM(hands, seat);
-            Py_ssize_t m = PyList_GET_SIZE(hand);
-            for (Py_ssize_t i = 0; ok && i < m; i++) {
-                int c = sj_card_of(PyList_GET_ITEM(hand, i));
-                ok = c >= 0 && m < (1 << 20);
-                if (ok)
-                    cnt[seat][c]++;
-            }
-            counted[seat] = 1;              /* (its first draw of this call: bids looked for) */
-        }
-        int fresh = counted[seat] == 1;
-        counted[seat] = 2;
-        int c = ok ? sj_card_of(PyList_GET_ITEM(stock, top - 1 - ndrawn)) : -1;
-        ok = ok && c >= 0;
-        if (!ok)
-            break;
-        ndrawn++;
-        cnt[seat][c]++;
-        next = (seat + 1) % n;
-        /* past a seat's first draw of the call it had no bid (the draws went on), and the
-           bid does not change while drawing: only a level card or a joker can give one */
-        if ((fresh || c >= BJ || (c >> 2) == level) &&
-            sj_has_bid(cnt[seat], (int)level, (int)seat, cur_seat, cur_card, cur_count)) {
-            stopped = 1;
-            break;
-        }
-    }
-    if (!ok) {
-        PyErr_Clear();
-        Py_XDECREF(stock);
-        Py_XDECREF(bid);
-        Py_DECREF(d);
-        Py_RETURN_FALSE;
-    }
-    int drawn = ndrawn > 0;
-    for (Py_ssize_t k = 0; k < ndrawn; k++) {
-        PyObject *card = PyList_GET_ITEM(stock, top - 1 - k);
-        if (PyList_Append(PyList_GET_ITEM(hands, (first + k) % n), card) < 0) {
-            failed = 1;
-            ndrawn = k;
-            break;
-        }
-    }
-    if (ndrawn && PyList_SetSlice(stock, top - ndrawn, top, NULL) < 0)
-        goto done;
-    if (failed)
-        goto done;
-    if (drawn) {
-        PyObject *a = PyLong_FromLong(next), *b = PyLong_FromLong(seat);
-        int rc = a == NULL || b == NULL || PyObject_SetAttr(args[0], S_next_draw, a) < 0 ||
-                 PyObject_SetAttr(args[0], S_drawn_by, b) < 0 ||
-                 (stopped && PyDict_SetItem(d, S_to_act, b) < 0);
-        Py_XDECREF(a);
-        Py_XDECREF(b);
-        if (rc)
-            goto done;
-    }
-    res = PyBool_FromLong(stopped);
-done:
-    Py_DECREF(stock);
-    Py_DECREF(bid);
-    Py_DECREF(d);
-    return res;
-}
-
 /* bids(hand, level_rank, bid, seat): ShengJiGame._bids_for, the legal bids of ``seat`` as
    (card, count) pairs in the same order; None when the hand or the bid cannot be read */
 static PyObject *
@@ -599,9 +412,9 @@ bids(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     PyObject *bid = args[2];
     if (bid != Py_None) {
         ok = PyDict_CheckExact(bid);
-        cur_seat = ok ? (int)dict_long(bid, S_seat, &ok) : -1;
-        cur_card = ok ? (int)dict_long(bid, S_card, &ok) : -1;
-        cur_count = ok ? (int)dict_long(bid, S_count, &ok) : 0;
+        cur_seat = ok ? (int)sj_dict_long(bid, S_seat, &ok) : -1;
+        cur_card = ok ? (int)sj_dict_long(bid, S_card, &ok) : -1;
+        cur_count = ok ? (int)sj_dict_long(bid, S_count, &ok) : 0;
     }
     if (!ok || level < 0 || level > 12 || seat < 0 ||
         sj_read_cards(args[0], cnt, NULL, 1 << 20) < 0) {

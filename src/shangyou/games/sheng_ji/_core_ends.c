@@ -542,15 +542,9 @@ sj_advance_deal(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyObject *v = PyList_GET_ITEM(fr, 0);
         long seat = PyLong_CheckExact(v) ? PyLong_AsLong(v) : -1;
         PyObject *hand = seat >= 0 && seat < n ? PyList_GET_ITEM(hands, seat) : NULL;
-        int cnt[NCARD] = {0};
-        int good = hand != NULL && PyList_CheckExact(hand);
-        for (Py_ssize_t i = 0; good && i < PyList_GET_SIZE(hand); i++) {
-            int c = sj_card_of(PyList_GET_ITEM(hand, i));
-            good = c >= 0;
-            if (good)
-                cnt[c]++;
-        }
-        if (!good) {                          /* the Python code takes this seat */
+        int has = hand != NULL && PyList_CheckExact(hand) ?
+                  sj_hand_has_bid(hand, (int)level, (int)seat, cur_seat, cur_card, cur_count) : -1;
+        if (has < 0) {                        /* the Python code takes this seat */
             PyErr_Clear();
             res = Py_NewRef(Py_None);
             goto done;
@@ -560,7 +554,7 @@ sj_advance_deal(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             Py_DECREF(seat_o);
             goto done;
         }
-        if (sj_has_bid(cnt, (int)level, (int)seat, cur_seat, cur_card, cur_count)) {
+        if (has) {
             int rc = PyObject_SetAttr(game, D_to_act, seat_o);
             Py_DECREF(seat_o);
             if (rc == 0)

@@ -126,7 +126,7 @@ class ShengJiGame(ShengJiClone):
         self.theft_round = None
         self.levels = [rules.start_level] * self.n      # per player (teams move together)
         self.declarer: int | None = None                # None until the first hand's bidding
-        self.starter = self._rng.randrange(self.n)      # first to draw in the first hand
+        self.starter = self._rng_obj.randrange(self.n)  # first to draw (the rng unshared yet)
         self._start_hand()
 
     # ------------------------------------------------------------------ public API
@@ -206,7 +206,7 @@ class ShengJiGame(ShengJiClone):
         core.shuffle(self._rng, cards)
         self._kitty_as_dealt: tuple[int, ...] = tuple(cards[:r.kitty])
         self.kitty: list[int] = sorted(self._kitty_as_dealt)
-        self.stock: list[int] = list(cards[r.kitty:])   # drawn from the end, one at a time
+        self.stock: list[int] = cards[r.kitty:]   # drawn from the end, one at a time
         self.hands: list[list[int]] = [[] for _ in range(self.n)]
         self.level_rank = self.levels[self.declarer] if self.declarer is not None \
             else r.start_level
@@ -231,7 +231,7 @@ class ShengJiGame(ShengJiClone):
         self.calls: list[tuple[int, int]] = []       # (ordinal, card)
         self.friends: list[int] = []
         self.call_results: dict[int, int] = {}       # call index -> seat that played it
-        self.seen_counts: Counter = Counter()
+        self.seen_counts: Counter = Counter.__new__(Counter)  # (Counter() less its __init__)
         self.won: list[list[int]] = [[] for _ in range(self.n)]
         self.trick: list[tuple[int, tuple]] = []
         self.tricks: list[dict] = []
