@@ -9,7 +9,8 @@ in order), the stock, the seat to act and to draw, the bid and its log, the last
 events, the trump, the phase, the generator. Presets: Sheng ji 4p and 6p, Zhao Pengyou 5/6/7p,
 with bids, with hands where nobody bids (every ``no_bid`` rule, a redeal included) and with
 kitty theft. Also: hands of plain ints (not ``cards.Card``), a subclass of the game, and
-hands that go on growing and shrinking as lists after the deal.
+hands that go on growing and shrinking as lists after the deal, clones and pickles made
+in the middle of a deal.
 """
 
 from __future__ import annotations
@@ -144,3 +145,29 @@ def test_hands_stay_lists():
         held = sum(map(len, g.hands)) + len(g.kitty) + len(g.buried) * (not g.kitty) + \
             sum(len(p) for _, p in g.trick) + sum(map(len, g.won))
         assert held == 162
+
+
+def test_clones_and_pickles_mid_deal():
+    """A game cloned or pickled in the middle of its deal draws on as the Python code does."""
+    import pickle
+
+    def run(on: bool, seed: int) -> list:
+        prev = core.use(on)
+        try:
+            g = shangyou.new_game("sheng-ji/zhao-pengyou", players=6, seed=seed)
+            rng = random.Random(seed)
+            for _ in range(2):
+                if g.phase == "deal":
+                    g.apply(rng.choice(g.legal_moves()))
+            out = []
+            for x in (g, g.clone(), pickle.loads(pickle.dumps(g))):
+                r = random.Random(seed + 1)
+                while x.phase == "deal":
+                    x.apply(r.choice(x.legal_moves()))
+                out.append((x.hands, x.events, x.bid_log, x.kitty_taken, x.to_act))
+            return out
+        finally:
+            core.use(prev)
+
+    for seed in range(20):
+        assert run(True, seed) == run(False, seed), seed
