@@ -189,7 +189,7 @@ extern PyObject *S_phase, *S_to_act, *S_hands, *S_trick, *S_pending, *S_trump, *
     *S_card, *S_count, *S_event, *S_cards_key, *S_winner, *S_points, *S_plays, *S_tried,
     *S_forced, *S_ev_play, *S_ev_trick, *S_ev_failed, *S_space, *S_level, *S_suit,
     *S_red_five, *S_kitty_owner, *S_width, *S_length, *S_top, *S_deal, *S_bid_log,
-    *S_advance_deal;
+    *S_advance_deal, *S_advance_deal_py, *S_end_deal;
 
 /* scoring.level_change: the opponents' points ``p`` with ``u`` = 20 a pack; returns the
    levels the winning side goes up and sets *declarers_win (_core_ends.c, _core_row.c) */

@@ -20,6 +20,7 @@
 
 #include "_core.h"
 #include "../_dict_helpers.h"
+#include "_core_ends.h"
 
 
 /* remove the first item equal to card c from the list (list.remove); -1 if none */
@@ -407,7 +408,15 @@ apply_deal(PyObject *game, PyObject *d, PyObject *move, long seat, int kind,
         if (rc < 0)
             return -1;
     }
-    PyObject *r = PyObject_CallMethodNoArgs(game, S_advance_deal);
+    /* ShengJiGame._advance_deal without its Python frame: the draws (core.advance_deal), then
+       the deal's end (_end_deal) where they end it, or the Python draws where the core
+       cannot read the state */
+    PyObject *r = sj_advance_deal(NULL, &game, 1);
+    if (r == Py_False || r == Py_None) {
+        PyObject *rest = r == Py_False ? S_end_deal : S_advance_deal_py;
+        Py_DECREF(r);
+        r = PyObject_CallMethodNoArgs(game, rest);
+    }
     if (r == NULL)
         return -1;
     Py_DECREF(r);

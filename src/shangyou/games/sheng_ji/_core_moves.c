@@ -16,7 +16,8 @@ PyObject *S_phase, *S_to_act, *S_hands, *S_trick, *S_pending, *S_trump, *S_rules
     *S_next_draw, *S_drawn_by, *S_bid, *S_level_rank, *S_seat, *S_card, *S_count, *S_event,
     *S_cards_key, *S_winner, *S_points, *S_plays, *S_tried, *S_forced, *S_ev_play,
     *S_ev_trick, *S_ev_failed, *S_space, *S_level, *S_suit, *S_red_five, *S_kitty_owner,
-    *S_width, *S_length, *S_top, *S_deal, *S_bid_log, *S_advance_deal;
+    *S_width, *S_length, *S_top, *S_deal, *S_bid_log, *S_advance_deal, *S_advance_deal_py,
+    *S_end_deal;
 
 int
 sj_names(void)
@@ -83,6 +84,8 @@ sj_names(void)
     NAME(S_deal, "deal");
     NAME(S_bid_log, "bid_log");
     NAME(S_advance_deal, "_advance_deal");
+    NAME(S_advance_deal_py, "_advance_deal_py");
+    NAME(S_end_deal, "_end_deal");
     NAME(S_top, "top");
 #undef NAME
     return 0;

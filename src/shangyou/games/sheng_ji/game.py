@@ -255,6 +255,11 @@ class ShengJiGame(ShengJiClone):
             if not acts:
                 self._end_deal()
             return
+        self._advance_deal_py()
+
+    def _advance_deal_py(self) -> None:
+        """``_advance_deal`` where the core does not draw (the reference; the core's apply of
+        a bid or a pass calls ``core.advance_deal`` itself, then this where it answers None)."""
         while True:
             if self.stock:
                 if core.ACTIVE and core.draw(self):      # the draws up to a bid, in C
