@@ -45,7 +45,6 @@ from .tricks import lead_suit, throw_check, trick_winner
 
 DEAL, BURY, CALL, PLAY, OVER = "deal", "bury", "call", "play", "over"
 _TRUMPS: dict = {}       # (level, suit, red_five, red_five_gap) -> Trump (ShengJiGame._trump)
-ACE_RANK = 11
 
 
 @dataclass(frozen=True)
