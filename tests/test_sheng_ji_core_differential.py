@@ -644,6 +644,27 @@ def test_friend_calls_listed_and_made_on_the_held_hand():
 
 
 @pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is not built")
+def test_a_game_over_on_the_held_hand():
+    """The last trick scored on the held hand: the game is over with its hand still held
+    (nothing read), it lists no move and refuses one, and its whole state is the Python
+    code's once read."""
+    for seed in range(6):
+        name, opts = [("sheng-ji/zhao-pengyou", {"players": 6}), ("sheng-ji", {})][seed % 2]
+        pair = Pair(name, opts, 900 + seed)
+        rng = random.Random(seed)
+        while not pair.b.over:
+            la, lb = pair.listing()
+            pair.apply(rng.randrange(len(lb)), la, lb)
+        assert "hands" not in pair.a.__dict__ and pair.a.over   # still held, and over
+        _on(True)
+        assert list(pair.a.legal_moves()) == []
+        with pytest.raises(IllegalMove):
+            pair.a.apply("pass")
+        pair.check(views=True)
+        assert pair.a.result == pair.b.result and pair.a.history == pair.b.history
+
+
+@pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is not built")
 def test_deal_record_made_in_c():
     """``core.dealt`` (the deal's record: what each seat draws from the stock's end, in turn
     from ``first``, sorted) gives the cards the Python slicing and ``sorted`` give, for
