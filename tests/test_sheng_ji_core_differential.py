@@ -664,6 +664,29 @@ def test_a_game_over_on_the_held_hand():
         assert pair.a.result == pair.b.result and pair.a.history == pair.b.history
 
 
+def test_moves_held_elsewhere_never_change():
+    """The core reuses a `Move` only where nothing else holds it: moves a caller keeps (those
+    of a game's log, and items listed but not played) keep their kind, cards, text and token
+    while other games are played, and every game's log reads as its moves were made."""
+    rng = random.Random(5)
+    kept = []
+    for seed in range(12):
+        _on(True)
+        g = make_game("sheng-ji/zhao-pengyou", {"players": 6}, 300 + seed, match=False)
+        while not g.over:
+            moves = g.legal_moves()
+            if seed % 3 == 0 and len(moves) > 1:
+                kept.append((moves[len(moves) - 1], None))     # listed, not played
+            g.apply(moves[rng.randrange(len(moves))])
+        if seed % 2 == 0:
+            kept.extend((m, None) for _, m in g.moves)        # the log kept past the game
+        kept = [(m, seen or (m.kind, tuple(m.cards), str(m), m.token)) for m, seen in kept]
+        del g
+    assert len(kept) > 500
+    for m, seen in kept:
+        assert (m.kind, tuple(m.cards), str(m), m.token) == seen
+
+
 @pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is not built")
 def test_deal_record_made_in_c():
     """``core.dealt`` (the deal's record: what each seat draws from the stock's end, in turn

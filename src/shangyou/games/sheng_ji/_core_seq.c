@@ -111,6 +111,30 @@ cards_of(const unsigned char *cards, int n)
     return Py_NewRef(t);
 }
 
+/* Move objects kept for reuse: a Move the pool alone holds (its listing and the game's log
+   let it go: in random play, at the end of the game that made it) is given its next item's
+   slots instead of a new Move being allocated and an old one freed, a GC-tracked object
+   each, twice a decision. Nothing can tell: no other reference to it is left (a Move has no
+   weak references), so no one sees it change. The GIL guards the pool, and no Python code
+   runs between the check and the reuse (the old slots' values are a kind, a cards tuple, a
+   text and a token: freeing them runs none). */
+#define POOL 512
+static PyObject *pool[POOL];
+static int pool_n, pool_at;
+
+/* a pooled Move nobody else holds (a new reference), or NULL: none found in a few looks */
+static PyObject *
+pooled_move(void)
+{
+    for (int k = 0; k < 4 && pool_n > 0; k++) {
+        PyObject *o = pool[pool_at];
+        pool_at = pool_at + 1 < pool_n ? pool_at + 1 : 0;
+        if (Py_REFCNT(o) == 1 && Py_IS_TYPE(o, sj_move_type))
+            return Py_NewRef(o);
+    }
+    return NULL;
+}
+
 /* Move(kind, cards, None, text, None, token) for item j (a new reference) */
 static PyObject *
 make_move(Moves *p, Py_ssize_t j)
@@ -124,24 +148,32 @@ make_move(Moves *p, Py_ssize_t j)
         PyUnicode_FromFormat("%U %d %U", sj_kind[K_CALL],
                              (int)p->sink.pool[p->sink.off[j] + 1],
                              PyList_GET_ITEM(sj_card_text, p->sink.pool[p->sink.off[j]]));
-    PyObject *o = kind == K_CALL && text == NULL ? NULL :
-        sj_move_type->tp_alloc(sj_move_type, 0);
-    if (o == NULL) {
+    if (kind == K_CALL && text == NULL) {
+        Py_DECREF(cards);
+        return NULL;
+    }
+    PyObject *o = pooled_move();
+    int fresh = o == NULL;
+    if (fresh && (o = sj_move_type->tp_alloc(sj_move_type, 0)) == NULL) {
         Py_DECREF(cards);
         Py_XDECREF(text);
         return NULL;
     }
     PyObject *v[6] = {sj_kind[kind], cards, Py_None,
-                      kind == K_COMMIT ? sj_commit_text : kind == K_PASS ? sj_kind[K_PASS]
-                                                                          : Py_None,
+                      text != NULL ? text : kind == K_COMMIT ? sj_commit_text :
+                      kind == K_PASS ? sj_kind[K_PASS] : Py_None,
                       Py_None, p->token};
+    PyObject *old[6];
     for (int i = 0; i < 6; i++) {
-        if (i != M_CARDS)
+        if (i != M_CARDS && v[i] != text)
             Py_INCREF(v[i]);
+        old[i] = SLOT(o, sj_move_off[i]);
         SLOT(o, sj_move_off[i]) = v[i];
     }
-    if (text != NULL)
-        Py_SETREF(SLOT(o, sj_move_off[M_TEXT]), text);
+    for (int i = 0; i < 6; i++)             /* (a pooled Move's values, once all are set) */
+        Py_XDECREF(old[i]);
+    if (fresh && pool_n < POOL)
+        pool[pool_n++] = Py_NewRef(o);
     return o;
 }
 
