@@ -665,16 +665,19 @@ def test_a_game_over_on_the_held_hand():
 
 
 def test_moves_held_elsewhere_never_change():
-    """The core reuses a `Move` only where nothing else holds it: moves a caller keeps (those
-    of a game's log, and items listed but not played) keep their kind, cards, text and token
-    while other games are played, and every game's log reads as its moves were made."""
+    """The core reuses a `Move` (and a listing's token) only where nothing else holds it:
+    moves a caller keeps (those of a game's log, and items listed but not played) keep their
+    kind, cards, text and token while other games are played, and no later listing has the
+    token of a kept move."""
     rng = random.Random(5)
-    kept = []
+    kept: list = []
     for seed in range(12):
         _on(True)
         g = make_game("sheng-ji/zhao-pengyou", {"players": 6}, 300 + seed, match=False)
+        held_tokens = {id(m.token) for m, _ in kept}        # (alive: the kept moves hold them)
         while not g.over:
             moves = g.legal_moves()
+            assert id(moves[0].token) not in held_tokens    # a kept move's token is not reused
             if seed % 3 == 0 and len(moves) > 1:
                 kept.append((moves[len(moves) - 1], None))     # listed, not played
             g.apply(moves[rng.randrange(len(moves))])

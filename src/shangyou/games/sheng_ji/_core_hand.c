@@ -673,6 +673,32 @@ sj_held_still(PyObject *game, Held *h)
 }
 
 /* ---------------------------------------------------------------------- listing */
+/* the listing's token: a plain object() (what object.__new__ makes), from a pool of them: a
+   token the pool alone holds (no Move, listing or game refers to it any more) is as good as
+   a new one, and nothing can tell them apart; the GIL guards the pool (no Python code runs
+   while it is used); a new reference, or NULL with MemoryError */
+#define TOKENS 512
+static PyObject *tokens[TOKENS];
+static int ntokens, token_at;
+
+static PyObject *
+new_token(void)
+{
+    for (int k = 0; k < 4 && ntokens > 0; k++) {
+        PyObject *t = tokens[token_at];
+        token_at = token_at + 1 < ntokens ? token_at + 1 : 0;
+        if (Py_REFCNT(t) == 1)
+            return Py_NewRef(t);
+    }
+    PyObject *t = PyObject_Malloc(sizeof(PyObject));
+    if (t == NULL)
+        return PyErr_NoMemory();
+    PyObject_Init(t, &PyBaseObject_Type);
+    if (ntokens < TOKENS)
+        tokens[ntokens++] = Py_NewRef(t);
+    return t;
+}
+
 PyObject *
 sj_held_legal(PyObject *game)
 {
@@ -727,12 +753,9 @@ sj_held_legal(PyObject *game)
             pcnt[h->pend[i]]++;
         pend = pcnt;
     }
-    /* the listing's token: a plain object() (what object.__new__ makes; its header is all
-       there is to set) */
-    PyObject *tok = PyObject_Malloc(sizeof(PyObject));
+    PyObject *tok = new_token();
     if (tok == NULL)
-        return PyErr_NoMemory();
-    PyObject_Init(tok, &PyBaseObject_Type);
+        return NULL;
     PyObject *out;
     if (h->calling) {          /* each card that is not a trump, its copies' ordinals 1..decks
                                   (listing.call_items' order) */
