@@ -118,6 +118,30 @@ sj_sink_push(Sink *s, int kind, const unsigned char *cards, int n)
     s->n++;
     return 0;
 }
+/* objects kept for reuse (the core's Move objects, the listings' tokens; _core_seq.c,
+   _core_hand.c): one the pool alone holds (no other reference is left, so nothing can tell
+   it from a new one) is handed out again, looked for in a few places from *at on; a new
+   reference, or NULL (none found: the caller makes one and adds it, sj_pool_add). The GIL
+   guards a pool: no Python code runs between the look and the reuse */
+static inline PyObject *
+sj_pool_take(PyObject **pool, int n, int *at, PyTypeObject *type)
+{
+    for (int k = 0; k < 4 && n > 0; k++) {
+        PyObject *o = pool[*at];
+        *at = *at + 1 < n ? *at + 1 : 0;
+        if (Py_REFCNT(o) == 1 && Py_IS_TYPE(o, type))
+            return Py_NewRef(o);
+    }
+    return NULL;
+}
+
+static inline void
+sj_pool_add(PyObject **pool, int *n, int cap, PyObject *o)
+{
+    if (*n < cap)
+        pool[(*n)++] = Py_NewRef(o);
+}
+
 void sj_sort_by_key(const Ctx *t, unsigned char *cards, int n);
 /* the n codes sorted in place, ascending (_core_row.c); n */
 int sj_sort_codes(unsigned char *a, int n);

@@ -39,11 +39,11 @@ sj_has_bid(const int *cnt, int level, int seat, int cur_seat, int cur_card, int 
     return rj >= 2 && (rj > cur_count || (cur_tier < 2 && cur_count >= 2 && cur_count <= rj));
 }
 
-long
-sj_dict_long(PyObject *d, PyObject *key, int *ok)
+/* an int value (an int, or a cards.Card), or *ok cleared (missing, or not an int) */
+static long
+slot_long(PyObject *v, int *ok)
 {
-    PyObject *v = PyDict_GetItemWithError(d, key);
-    if (v == NULL || !PyLong_Check(v) ||                 /* an int, or a cards.Card */
+    if (v == NULL || !PyLong_Check(v) ||
         Py_TYPE(v)->tp_richcompare != PyLong_Type.tp_richcompare) {
         *ok = 0;
         return 0;
@@ -54,6 +54,12 @@ sj_dict_long(PyObject *d, PyObject *key, int *ok)
         *ok = 0;
     }
     return x;
+}
+
+long
+sj_dict_long(PyObject *d, PyObject *key, int *ok)
+{
+    return slot_long(PyDict_GetItemWithError(d, key), ok);
 }
 
 /* the attribute ``key`` of the game (a slot: ShengJiGame.__slots__) as sj_dict_long reads one */
@@ -102,22 +108,6 @@ draw_slots(PyObject *game, Py_ssize_t *off)
     return 1;
 }
 
-/* a slot's int value as sj_dict_long reads one, or *ok cleared (unset, or not an int) */
-static long
-slot_long(PyObject *v, int *ok)
-{
-    if (v == NULL || !PyLong_Check(v) ||
-        Py_TYPE(v)->tp_richcompare != PyLong_Type.tp_richcompare) {
-        *ok = 0;
-        return 0;
-    }
-    long x = PyLong_AsLong(v);
-    if (x == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        *ok = 0;
-    }
-    return x;
-}
 
 /* sj_card_of with its common case (an exact int or a cards.Card of one digit) inline */
 static inline int

@@ -684,18 +684,13 @@ static int ntokens, token_at;
 static PyObject *
 new_token(void)
 {
-    for (int k = 0; k < 4 && ntokens > 0; k++) {
-        PyObject *t = tokens[token_at];
-        token_at = token_at + 1 < ntokens ? token_at + 1 : 0;
-        if (Py_REFCNT(t) == 1)
-            return Py_NewRef(t);
-    }
-    PyObject *t = PyObject_Malloc(sizeof(PyObject));
-    if (t == NULL)
+    PyObject *t = sj_pool_take(tokens, ntokens, &token_at, &PyBaseObject_Type);
+    if (t != NULL)
+        return t;
+    if ((t = PyObject_Malloc(sizeof(PyObject))) == NULL)
         return PyErr_NoMemory();
     PyObject_Init(t, &PyBaseObject_Type);
-    if (ntokens < TOKENS)
-        tokens[ntokens++] = Py_NewRef(t);
+    sj_pool_add(tokens, &ntokens, TOKENS, t);
     return t;
 }
 

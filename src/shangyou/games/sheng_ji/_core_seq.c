@@ -111,29 +111,15 @@ cards_of(const unsigned char *cards, int n)
     return Py_NewRef(t);
 }
 
-/* Move objects kept for reuse: a Move the pool alone holds (its listing and the game's log
-   let it go: in random play, at the end of the game that made it) is given its next item's
-   slots instead of a new Move being allocated and an old one freed, a GC-tracked object
-   each, twice a decision. Nothing can tell: no other reference to it is left (a Move has no
-   weak references), so no one sees it change. The GIL guards the pool, and no Python code
-   runs between the check and the reuse (the old slots' values are a kind, a cards tuple, a
-   text and a token: freeing them runs none). */
+/* the Move objects made here come from a pool (sj_pool_take): a Move the pool alone holds
+   (its listing and the game's log let it go: in random play, at the end of the game that
+   made it) is given its next item's slots instead of a new Move being allocated and an old
+   one freed, a GC-tracked object each, twice a decision. No other reference to it is left
+   (a Move has no weak references), so no one sees it change; the old slots' values (a kind,
+   a cards tuple, a text, a token) run no Python code when freed */
 #define POOL 512
 static PyObject *pool[POOL];
 static int pool_n, pool_at;
-
-/* a pooled Move nobody else holds (a new reference), or NULL: none found in a few looks */
-static PyObject *
-pooled_move(void)
-{
-    for (int k = 0; k < 4 && pool_n > 0; k++) {
-        PyObject *o = pool[pool_at];
-        pool_at = pool_at + 1 < pool_n ? pool_at + 1 : 0;
-        if (Py_REFCNT(o) == 1 && Py_IS_TYPE(o, sj_move_type))
-            return Py_NewRef(o);
-    }
-    return NULL;
-}
 
 /* Move(kind, cards, None, text, None, token) for item j (a new reference) */
 static PyObject *
@@ -152,7 +138,7 @@ make_move(Moves *p, Py_ssize_t j)
         Py_DECREF(cards);
         return NULL;
     }
-    PyObject *o = pooled_move();
+    PyObject *o = sj_pool_take(pool, pool_n, &pool_at, sj_move_type);
     int fresh = o == NULL;
     if (fresh && (o = sj_move_type->tp_alloc(sj_move_type, 0)) == NULL) {
         Py_DECREF(cards);
@@ -172,8 +158,8 @@ make_move(Moves *p, Py_ssize_t j)
     }
     for (int i = 0; i < 6; i++)             /* (a pooled Move's values, once all are set) */
         Py_XDECREF(old[i]);
-    if (fresh && pool_n < POOL)
-        pool[pool_n++] = Py_NewRef(o);
+    if (fresh)
+        sj_pool_add(pool, &pool_n, POOL, o);
     return o;
 }
 
