@@ -26,7 +26,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ...cards import BJ_CODE, CARD_TEXT, RJ_CODE, Cards, deck, parse
 from ...engine.base import GameBase
@@ -205,7 +205,7 @@ class ShengJiGame(ShengJiClone):
         core.shuffle(self._rng, cards)
         self._kitty_as_dealt: tuple[int, ...] = tuple(cards[:r.kitty])
         self.kitty: list[int] = sorted(self._kitty_as_dealt)
-        self.stock: list[int] = cards[r.kitty:]   # drawn from the end, one at a time
+        self.stock: list[int] = cast("list[int]", cards[r.kitty:])   # drawn from the end
         self.hands: list[list[int]] = [[] for _ in range(self.n)]
         self.level_rank = self.levels[self.declarer] if self.declarer is not None \
             else r.start_level
