@@ -88,16 +88,26 @@ release_records(Held *h)
 
 /* the record arrays of the last Held freed, kept for the next game's (grown to a whole hand
    already, and warm: a game's arrays would otherwise grow by doubling from nothing each
-   hand); the GIL guards it, and nothing calls back into Python between taking and filling */
-static struct {
-    int full;
-    PlayRec *plays;
-    unsigned char *pool;
-    EvRec *evs;
-    TrickRec *tricks;
-    LogRec *log;
-    int cap_plays, cap_pool, cap_evs, cap_tricks, cap_log;
-} spare;
+   hand): only their fields of ``spare`` are used; the GIL guards it, and nothing calls back
+   into Python between taking and filling */
+static Held spare;
+static int spare_full;
+
+/* the record arrays (and their capacities) handed from one Held to another */
+static void
+move_records(Held *to, Held *from)
+{
+    to->plays = from->plays;
+    to->pool = from->pool;
+    to->evs = from->evs;
+    to->tricks = from->tricks;
+    to->log = from->log;
+    to->cap_plays = from->cap_plays;
+    to->cap_pool = from->cap_pool;
+    to->cap_evs = from->cap_evs;
+    to->cap_tricks = from->cap_tricks;
+    to->cap_log = from->cap_log;
+}
 
 static void
 held_dealloc(PyObject *o)
@@ -105,18 +115,9 @@ held_dealloc(PyObject *o)
     Held *h = (Held *)o;
     release_hand(h);
     release_records(h);
-    if (!spare.full) {
-        spare.plays = h->plays;
-        spare.pool = h->pool;
-        spare.evs = h->evs;
-        spare.tricks = h->tricks;
-        spare.log = h->log;
-        spare.cap_plays = h->cap_plays;
-        spare.cap_pool = h->cap_pool;
-        spare.cap_evs = h->cap_evs;
-        spare.cap_tricks = h->cap_tricks;
-        spare.cap_log = h->cap_log;
-        spare.full = 1;
+    if (!spare_full) {
+        move_records(&spare, h);
+        spare_full = 1;
     } else {
         PyMem_Free(h->plays);
         PyMem_Free(h->pool);
@@ -132,18 +133,9 @@ static PyObject *
 held_new(void)
 {
     Held *h = (Held *)PyType_GenericAlloc(&sj_held_type, 0);
-    if (h != NULL && spare.full) {
-        h->plays = spare.plays;
-        h->pool = spare.pool;
-        h->evs = spare.evs;
-        h->tricks = spare.tricks;
-        h->log = spare.log;
-        h->cap_plays = spare.cap_plays;
-        h->cap_pool = spare.cap_pool;
-        h->cap_evs = spare.cap_evs;
-        h->cap_tricks = spare.cap_tricks;
-        h->cap_log = spare.cap_log;
-        spare.full = 0;
+    if (h != NULL && spare_full) {
+        move_records(h, &spare);
+        spare_full = 0;
     }
     return (PyObject *)h;
 }
