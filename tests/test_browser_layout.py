@@ -483,3 +483,69 @@ def test_seat_boxes_that_meet_are_pushed_apart(server, browser):
             assert not _overlap(a, b), (a, b)
     assert boxes[3] == {"x": 0, "y": 100, "w": 115, "h": 36}, "a box clear of the others stays"
     ctx.close()
+
+
+# the longest plays a table shows: a run of pairs across two packs, and a play with a reading
+LONG_PLAYS = ["3S 3H 4S 4H 5S 5H 6S 6H 7S 7H 8S 8H 9S 9H 10S 10H",
+              "JS JH QS QH KS KH AS AH 2S BJ as JJ QQ KK AA 22"]
+
+
+def _long_tricks(page, n: int) -> None:
+    """Every state the page gets shows a trick in which each other seat played a long play
+    (in the bidding too, where the viewer's turn comes first in Sheng ji)."""
+    def route(ws):
+        server = ws.connect_to_server()
+
+        def from_server(msg):
+            try:
+                d = json.loads(msg)
+            except (TypeError, ValueError):
+                d = {}
+            v = d.get("view") if isinstance(d, dict) else None
+            if d.get("type") == "state" and isinstance(v, dict) and v.get("phase") != "exchange":
+                v["trick"] = [[s, LONG_PLAYS[s % 2]] for s in range(1, n)]
+                msg = json.dumps(d)
+            ws.send(msg)
+
+        server.on_message(from_server)
+
+    page.route_web_socket(re.compile(r"/ws/"), route)
+
+
+def test_long_plays_stay_clear_of_the_seats(server, browser):
+    """A long play (16 cards, or a reading after it) lies in front of its seat without covering
+    any seat box, inside the screen, at every size and table size: a wide play at a narrow
+    table is drawn smaller rather than over the seat across (a 6-card play of seat 1 covered
+    seat 3 at 360x740 in a 4-seat table)."""
+    errors: list[str] = []
+    failures: list[str] = []
+    cases = [("zheng-shangyou/pagat-teams", 4), ("zheng-shangyou/owen", 3), ("sheng-ji", 4),
+             ("sheng-ji/zhao-pengyou", 7), ("zheng-shangyou/pagat", 8)]
+    for game, n in cases:
+        url = _table(server, game=game, players=n)
+        ctx = browser.new_context(viewport={"width": 360, "height": 740})
+        page = _watch(ctx.new_page(), errors)
+        _long_tricks(page, n)
+        _sit(page, url, "Ada", seat=0)
+        _start(page)
+        page.wait_for_selector("#your-turn", timeout=STEP_MS)
+        page.wait_for_function(f"document.querySelectorAll('#trick .spot').length === {n - 1}",
+                               timeout=60_000)
+        for w, hgt in VIEWPORTS:
+            page.set_viewport_size({"width": w, "height": hgt})
+            _frames(page)
+            label = f"{game} {n}p {w}x{hgt} long plays"
+            m = page.evaluate(MEASURE)
+            page.screenshot(path=str(SHOTS / f"long-{game.replace('/', '-')}-{n}p-{w}x{hgt}.png"))
+            assert len(m["spots"]) == n - 1, label
+            for sp in m["spots"]:
+                try:
+                    _inside(sp, W=w, H=hgt, what=f"{label}: the play of seat {sp['seat']}")
+                    for s in m["seats"]:
+                        assert not _overlap(sp, s), \
+                            f"{label}: the play of seat {sp['seat']} covers seat {s['seat']}"
+                except AssertionError as e:
+                    failures.append(str(e))
+        ctx.close()
+    assert not errors, errors
+    assert not failures, "\n".join(failures)

@@ -346,7 +346,7 @@ def test_dropped_player_is_played_by_a_bot_then_restored(server, browser, errors
     a.wait_for_selector('.seat-box[data-seat="1"] .tag.autoplay', timeout=STEP_MS)
     assert time.monotonic() - t_gone >= grace - 0.2
     moved_by_bot = False
-    while time.monotonic() - t_gone < grace + 8:
+    for _ in range(20):          # turns, not seconds: Ada's own plays may be slow on a busy machine
         to_act, v0 = a.evaluate("[document.body.dataset.toAct, Number(document.body.dataset.version)]")
         t0 = time.monotonic()
         if to_act == "0":

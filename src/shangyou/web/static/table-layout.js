@@ -68,6 +68,9 @@ export function separate(boxes, W, H, gap = 3, rounds = 12) {
   }
 }
 
+/** The sizes a play may be drawn at, largest first, where it does not fit whole. */
+const SPOT_SCALES = [1, 0.9, 0.8, 0.7, 0.6, 0.5];
+
 /**
  * Put the seat boxes and the play spots of `area` in place. Seat boxes and spots carry
  * data-rel (their place after the viewer); n is the number of seats.
@@ -100,11 +103,35 @@ export function placeTable(area, n, dir) {
     b.s.style.left = `${Math.round(b.x)}px`;
     b.s.style.top = `${Math.round(b.y)}px`;
   }
-  // a play lies in front of its seat: just clear of the seat box, towards the middle
+  // a play lies in front of its seat: just clear of the seat box, towards the middle. A play
+  // too wide for the room between the seats is drawn smaller (down to SPOT_SCALES' last), and
+  // where no place clears every seat even so it goes where it covers the least.
   const boxes = new Map(seats.map((b) => [b.dataset.rel, b]));
+  // the seat boxes with a margin of 2 px (what rounding may add)
+  const rects = seats.map((o) => ({ x: o.offsetLeft - 2, y: o.offsetTop - 2, w: o.offsetWidth + 4, h: o.offsetHeight + 4 }));
+  // what a box of half sides hw, hh centred at x, y covers: the area it shares with the seats
+  // (a thousand times over: a seat is covered only where nothing else is left), with the
+  // plays already placed, and what of it lies outside the table area
+  const placed = [];
+  const shared = (x, y, hw, hh, o) => {
+    const ox = Math.min(x + hw, o.x + o.w) - Math.max(x - hw, o.x);
+    const oy = Math.min(y + hh, o.y + o.h) - Math.max(y - hh, o.y);
+    return ox > 0 && oy > 0 ? ox * oy : 0;
+  };
+  const cost = (x, y, hw, hh) => {
+    let c = 0;
+    for (const o of rects) c += 1000 * shared(x, y, hw, hh, o);
+    for (const o of placed) c += shared(x, y, hw, hh, o);
+    return c + 1000 * (4 * hw * hh - shared(x, y, hw, hh, { x: 0, y: 0, w: W, h: H }));
+  };
   for (const sp of area.querySelectorAll(".spot")) {
     const seat = boxes.get(sp.dataset.rel);
     if (!seat) continue;
+    sp.style.removeProperty("transform");
+    delete sp.dataset.scale;
+    sp.style.left = "0px";
+    const spw = Math.max(sp.offsetWidth, sp.scrollWidth);
+    const sph = Math.max(sp.offsetHeight, sp.scrollHeight);
     const sx = seat.offsetLeft + seat.offsetWidth / 2;
     const sy = seat.offsetTop + seat.offsetHeight / 2;
     let dx = cx - sx;
@@ -114,18 +141,28 @@ export function placeTable(area, n, dir) {
     // the least distance along (dx, dy) at which the two boxes no longer meet
     const need = (w, h) => Math.min(Math.abs(dx) > 1e-6 ? w / Math.abs(dx) : Infinity,
                                     Math.abs(dy) > 1e-6 ? h / Math.abs(dy) : Infinity);
-    let d = need((seat.offsetWidth + sp.offsetWidth) / 2, (seat.offsetHeight + sp.offsetHeight) / 2) + 4;
-    // further in while it would cover a neighbour's seat (never past the middle)
-    const hw = sp.offsetWidth / 2;
-    const hh = sp.offsetHeight / 2;
-    const covers = (x, y) => seats.some((o) => o !== seat &&
-      x + hw > o.offsetLeft && x - hw < o.offsetLeft + o.offsetWidth &&
-      y + hh > o.offsetTop && y - hh < o.offsetTop + o.offsetHeight);
-    for (let e = d; e <= len; e += 4) {
-      if (!covers(sx + dx * e, sy + dy * e)) { d = e; break; }
+    let best = null;
+    for (const s of SPOT_SCALES) {
+      const hw = spw * s / 2;
+      const hh = sph * s / 2;
+      const d0 = need(seat.offsetWidth / 2 + hw, seat.offsetHeight / 2 + hh) + 4;
+      // further in while it would cover a seat (not past the middle unless its own seat needs it)
+      for (let e = d0; ; e += 4) {
+        const x = sx + dx * e;
+        const y = sy + dy * e;
+        const c = cost(x, y, hw, hh);
+        if (!best || c < best.c - 0.5) best = { s, x, y, c };
+        if (c <= 0 || e >= Math.max(d0, len)) break;
+      }
+      if (best.c <= 0) break;
     }
-    sp.style.left = `${Math.round(sx + dx * d)}px`;
-    sp.style.top = `${Math.round(sy + dy * d)}px`;
+    sp.style.left = `${Math.round(best.x)}px`;
+    sp.style.top = `${Math.round(best.y)}px`;
+    placed.push({ x: best.x - spw * best.s / 2, y: best.y - sph * best.s / 2, w: spw * best.s, h: sph * best.s });
+    if (best.s < 1) {
+      sp.dataset.scale = String(best.s);
+      sp.style.transform = `translate(-50%, -50%) scale(${best.s})`;
+    }
   }
   const cloth = area.querySelector(".cloth");
   if (cloth) {

@@ -78,9 +78,10 @@ export function moveLatest(area, key, { reduced = false, fromHand = null } = {})
   const to = sp.getBoundingClientRect();
   const dx = from.left + from.width / 2 - (to.left + to.width / 2);
   const dy = from.top + from.height / 2 - (to.top + to.height / 2);
+  const s = Number(sp.dataset.scale || 1);    // a play drawn smaller to fit (placeTable)
   sp.animate([
-    { transform: `translate(calc(-50% + ${dx}px), calc(-50% + ${dy}px)) scale(.7)`, opacity: 0.4 },
-    { transform: "translate(-50%, -50%)", opacity: 1 },
+    { transform: `translate(calc(-50% + ${dx}px), calc(-50% + ${dy}px)) scale(${0.7 * s})`, opacity: 0.4 },
+    { transform: `translate(-50%, -50%) scale(${s})`, opacity: 1 },
   ], { duration: 240, easing: "ease-out" });
 }
 
@@ -106,9 +107,10 @@ export function sweepTrick(area, old, winnerSeat, { reduced = false } = {}) {
     layer.append(node);
     const dx = to.left + to.width / 2 - (rect.left + rect.width / 2);
     const dy = to.top + to.height / 2 - (rect.top + rect.height / 2);
+    const s = Number(node.dataset.scale || 1);
     const a = node.animate([
-      { transform: "translate(-50%, -50%)", opacity: 1 },
-      { transform: `translate(calc(-50% + ${dx}px), calc(-50% + ${dy}px)) scale(.5)`, opacity: 0 },
+      { transform: `translate(-50%, -50%) scale(${s})`, opacity: 1 },
+      { transform: `translate(calc(-50% + ${dx}px), calc(-50% + ${dy}px)) scale(${0.5 * s})`, opacity: 0 },
     ], { duration: 320, easing: "ease-in", fill: "forwards" });
     const done = () => node.remove();
     a.onfinish = done;
