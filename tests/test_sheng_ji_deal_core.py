@@ -46,7 +46,7 @@ def _deal_state(g) -> dict:
             "bid_log": list(g.bid_log), "final_round": g.final_round, "phase": g.phase,
             "events": list(g.events), "trump": str(g.trump), "kitty": list(g.kitty),
             "declarer": g.declarer, "hand_number": g.hand_number, "deals": g.deals,
-            "rng": g._rng_obj.getstate(), "over": g.over}
+            "rng": g._rng.getstate(), "over": g.over}
 
 
 def _pick(moves, rng: random.Random, pass_p: float):
@@ -171,3 +171,53 @@ def test_clones_and_pickles_mid_deal():
 
     for seed in range(20):
         assert run(True, seed) == run(False, seed), seed
+
+
+def test_seeded_shuffle_as_python():
+    """``seeded_shuffle`` (``games/_shuffle.h``: the generator seeded and drawn in C) draws the
+    first seat, shuffles and leaves the generator's state as ``random.Random(seed)``,
+    ``randrange(n)`` and ``shuffle`` do, over seeds from 0 to 2**64 - 1 and deck sizes 0 to
+    216; the generator made from its state goes on drawing the same numbers."""
+    from shangyou.engine.deal import mt_random
+    pick = random.Random(20261128)
+    seeds = [0, 1, 2**32 - 1, 2**32, 2**63, 2**64 - 1] + \
+        [pick.randrange(2**64) for _ in range(150)] + [pick.randrange(10**6) for _ in range(150)]
+    for seed in seeds:
+        n = pick.randint(1, 8)
+        size = pick.choice([0, 1, 2, 54, 108, 162, 216, pick.randrange(217)])
+        r = random.Random(seed)
+        a, b = list(range(size)), list(range(size))
+        drawn = r.randrange(n)
+        r.shuffle(a)
+        got, state = core.seeded_shuffle(seed, n, b)
+        assert (got, b) == (drawn, a), (seed, n, size)
+        m = mt_random(state)
+        assert m.getstate() == r.getstate(), (seed, n, size)
+        assert [m.getrandbits(32) for _ in range(700)] == [r.getrandbits(32) for _ in range(700)]
+    for bad in (-1, 2**64):
+        with pytest.raises(OverflowError):
+            core.seeded_shuffle(bad, 4, [1, 2, 3])
+    with pytest.raises(ValueError):
+        core.seeded_shuffle(3, 0, [1, 2, 3])
+
+
+@pytest.mark.parametrize("seed", [0, 12345, 2**64 - 1, -7, 2**64, 2**80, "ab" * 32])
+def test_a_new_game_deals_with_the_core_as_without(seed):
+    """A game of an int seed 0 <= seed < 2**64 is dealt from the core's generator (kept as its
+    state until the game draws again); any other seed by the Python one. Either way the game
+    deals, and its generator stands, as with the core off; a clone made before the generator
+    is read gets a generator of its own, in the same state."""
+    name, opts = "sheng-ji/zhao-pengyou", {"players": 6}
+    on = shangyou.new_match(name, seed=seed, **opts)
+    prev = core.use(False)
+    try:
+        off = shangyou.new_match(name, seed=seed, **opts)
+    finally:
+        core.use(prev)
+    assert (type(on._rng_obj) is bytes) == (type(seed) is int and 0 <= seed < 2**64)
+    clone = on.clone()
+    assert (on.starter, on.hands, on.kitty, on.stock) == (off.starter, off.hands, off.kitty, off.stock)
+    assert on._rng.getstate() == off._rng.getstate()
+    assert clone._rng is not on._rng and clone._rng.getstate() == on._rng.getstate()
+    clone._rng.random()
+    assert on._rng.getstate() == off._rng.getstate()

@@ -52,7 +52,7 @@ def test_deals_as_python(name, players):
             off = shangyou.new_game(name, players=players, seed=seed)
             core.use(True)
             assert on.deals == off.deals, seed
-            assert on._rng_obj.getstate() == off._rng_obj.getstate()
+            assert on._rng.getstate() == off._rng.getstate()
             assert on.snapshot() == off.snapshot()
     finally:
         core.use(prev)
@@ -63,7 +63,7 @@ def _state(g) -> dict:
             "levels": list(g.levels), "declarer": g.declarer, "phase": g.phase,
             "over": g.over, "to_act": g.to_act, "events": g.events, "deals": g.deals,
             "level_rank": g.level_rank, "hand_number": g.hand_number,
-            "rng": g._rng_obj.getstate()}
+            "rng": g._rng.getstate()}
 
 
 CONFIGS = [

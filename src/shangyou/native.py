@@ -54,6 +54,24 @@ def shuffles_alike(module) -> bool:
     return True
 
 
+def seeds_alike(module) -> bool:
+    """Does ``module.seeded_shuffle`` (``games/_shuffle.h``) do what ``random.Random(seed)``,
+    its ``randrange(n)`` and its ``shuffle`` do here, and leave the generator's state
+    (:func:`shangyou.engine.deal.mt_random`) as they leave it? Checked once, as
+    :func:`shuffles_alike`."""
+    from .engine.deal import mt_random
+    for seed in (0, 1, 7, 2**31 + 5, 2**32, 2**64 - 1):
+        for n, size in ((4, 108), (6, 162), (1, 2), (5, 0)):
+            r = random.Random(seed)
+            a, b = list(range(size)), list(range(size))
+            drawn = r.randrange(n)
+            r.shuffle(a)
+            got, state = module.seeded_shuffle(seed, n, b)
+            if got != drawn or a != b or mt_random(state).getstate() != r.getstate():
+                return False
+    return True
+
+
 def shuffle(module, rng, cards: list) -> None:
     """``rng.shuffle(cards)``: in C (``module.shuffle``) when a core's module is given and
     ``rng`` is a plain ``random.Random`` (int seeds), else in Python; the same cards in the same

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Self, TypeGuard
 
 from ..errors import IllegalMove
-from .deal import Deal, DealRandom, check_seed, random_source
+from .deal import Deal, DealRandom, check_seed, mt_random, random_source
 
 if TYPE_CHECKING:
     from .moves import Move
@@ -69,21 +69,25 @@ class GameBase:
 
     #: the seat to act; None only once the game is over
     to_act: int | None
-    #: the random source behind :attr:`_rng`
-    _rng_obj: random.Random | DealRandom
+    #: the random source behind :attr:`_rng`; or, where a compiled core seeded a generator
+    #: and dealt with it itself, that generator's state (bytes, made a ``random.Random`` by
+    #: :func:`~shangyou.engine.deal.mt_random` when the game next draws)
+    _rng_obj: random.Random | DealRandom | bytes
 
     if TYPE_CHECKING:
         # every game says whether it is over (a plain attribute or a property)
         @property
         def over(self) -> bool: ...
 
-    def __init__(self, rules, seed: int | str | None, match: bool):
+    def __init__(self, rules, seed: int | str | None, match: bool, rng: bool = True):
+        """``rng=False``: the game sets ``_rng_obj`` itself (a compiled core's seeded deal)."""
         self.rules = rules
         self.n = rules.players
         # None: a random int seed (below 2**31, so predictable); live play passes a secret
         self.seed = new_seed() if seed is None else check_seed(seed)
         self.match = match
-        self._rng = random_source(self.seed)
+        if rng:
+            self._rng = random_source(self.seed)
         self.deals = ()
         self.hand_number = 0
         self.history: list[dict] = []          # summaries of finished hands
@@ -98,6 +102,9 @@ class GameBase:
         """The game's random source (dealing). A clone shares it with its original until one
         of them draws: that one first takes a private copy, so both deal as they would have."""
         r = self._rng_obj
+        if isinstance(r, bytes):             # (a core's generator: each game makes its own)
+            self._rng_obj = m = mt_random(r)
+            return m
         # (no clone made yet: no Python call)
         if _SHARED_RNGS.data and r in _SHARED_RNGS:  # type: ignore[attr-defined]
             self._rng_obj = r = _copy_rng(r)
@@ -192,7 +199,8 @@ class GameBase:
                 continue
             elif k == "_rng_obj":        # shared until either game draws from it (see _rng)
                 put(new, k, v)
-                _SHARED_RNGS.add(v)
+                if type(v) is not bytes:     # (a state as bytes never changes)
+                    _SHARED_RNGS.add(v)
             else:
                 put(new, k, copy.deepcopy(v, memo))
         return new

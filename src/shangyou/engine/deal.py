@@ -43,6 +43,7 @@ import hmac
 import operator
 import random
 import secrets
+from array import array
 from dataclasses import dataclass
 
 from ..cards import CARD_TEXT
@@ -97,6 +98,18 @@ def random_source(seed: int | str):
     """The random source a checked seed selects: ``random.Random`` for an int,
     :class:`DealRandom` for a secret."""
     return DealRandom(seed) if isinstance(seed, str) else random.Random(seed)
+
+
+def mt_random(state: bytes) -> random.Random:
+    """The ``random.Random`` whose ``getstate()`` holds the 625 words of ``state`` (native
+    32-bit: the generator's 624, then the index of the next), as a compiled core hands over a
+    generator it seeded and drew from itself (``games/_shuffle.h``, ``seeded_shuffle``)."""
+    words = array("I", state)
+    if words.itemsize != 4 or len(words) != 625:
+        raise ValueError("a generator's state is 625 words of 32 bits")
+    r = random.Random.__new__(random.Random)
+    r.setstate((3, tuple(words), None))
+    return r
 
 
 def _not_secret(value) -> str:

@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct {
     uint32_t mt[624];
@@ -106,6 +107,32 @@ mt_next(MT *s)
     y ^= (y << 15) & 0xefc60000U;
     y ^= (y >> 18);
     return y;
+}
+
+/* the state Python's random.Random.getstate() gives for this generator: its 624 words, each
+   twist finished (the words this twist has not drawn yet are twisted here, in a copy, as
+   mt_next would twist them), then the index of the next word */
+static inline void
+mt_state_words(const MT *s, uint32_t out[625])
+{
+    static const uint32_t mag01[2] = {0x0U, 0x9908b0dfU};
+    memcpy(out, s->mt, 624 * sizeof(uint32_t));
+    if (s->mti < 624) {
+        for (int kk = s->tw; kk < 624; kk++) {
+            uint32_t y;
+            if (kk < 624 - 397) {
+                y = (out[kk] & 0x80000000U) | (out[kk + 1] & 0x7fffffffU);
+                out[kk] = out[kk + 397] ^ (y >> 1) ^ mag01[y & 1U];
+            } else if (kk < 623) {
+                y = (out[kk] & 0x80000000U) | (out[kk + 1] & 0x7fffffffU);
+                out[kk] = out[kk + (397 - 624)] ^ (y >> 1) ^ mag01[y & 1U];
+            } else {
+                y = (out[623] & 0x80000000U) | (out[0] & 0x7fffffffU);
+                out[623] = out[396] ^ (y >> 1) ^ mag01[y & 1U];
+            }
+        }
+    }
+    out[624] = (uint32_t)s->mti;
 }
 
 /* Random._randbelow_with_getrandbits(n), 1 <= n <= 2**31 (getrandbits(k), k <= 32) */

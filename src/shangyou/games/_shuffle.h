@@ -16,6 +16,8 @@
 #include <Python.h>
 #include <stdint.h>
 
+#include "_mt.h"
+
 /* the next m words of the generator, in the order drawn; 0, or -1 with an exception */
 static int
 take_words(PyObject *getrandbits, uint32_t *out, Py_ssize_t m)
@@ -123,6 +125,61 @@ done:
     if (words != small)
         PyMem_Free(words);
     return res;
+}
+
+/* core_seeded_shuffle(seed, n, cards): what random.Random(seed), then its randrange(n), then
+   its shuffle(cards) do, with the generator in C (_mt.h: no Python generator made, no words
+   passed through Python ints): cards shuffled in place, and (the randrange's draw, the
+   generator's state after as bytes: the 625 native 32-bit words of Python's getstate(), see
+   shangyou.engine.deal.mt_random). 0 <= seed < 2**64, 1 <= n <= 2**31. A game dealt from an
+   int seed makes its Python generator from those bytes only when it draws again. */
+static PyObject *
+core_seeded_shuffle(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyLong_Check(args[0]) || !PyLong_Check(args[1]) || !PyList_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "seeded_shuffle(seed, n, list)");
+        return NULL;
+    }
+    unsigned long long seed = PyLong_AsUnsignedLongLong(args[0]);
+    if (seed == (unsigned long long)-1 && PyErr_Occurred())
+        return NULL;
+    long n = PyLong_AsLong(args[1]);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    if (n < 1 || n > (1L << 31)) {
+        PyErr_SetString(PyExc_ValueError, "seeded_shuffle: n is 1 to 2**31");
+        return NULL;
+    }
+    PyObject *x = args[2];
+    Py_ssize_t len = PyList_GET_SIZE(x);
+    if (len > ((Py_ssize_t)1 << 24)) {
+        PyErr_SetString(PyExc_ValueError, "list too long");
+        return NULL;
+    }
+    MT g;
+    mt_seed(&g, (uint64_t)seed);
+    uint32_t first = mt_below(&g, (uint32_t)n);
+    PyObject **it = ((PyListObject *)x)->ob_item;
+    for (Py_ssize_t i = len - 1; i >= 1; i--) {
+        Py_ssize_t j = (Py_ssize_t)mt_below(&g, (uint32_t)i + 1);
+        PyObject *a = it[i];
+        it[i] = it[j];
+        it[j] = a;
+    }
+    uint32_t words[625];
+    mt_state_words(&g, words);
+    PyObject *state = PyBytes_FromStringAndSize((const char *)words, sizeof words);
+    if (state == NULL)
+        return NULL;
+    PyObject *drawn = PyLong_FromUnsignedLong(first);
+    if (drawn == NULL) {
+        Py_DECREF(state);
+        return NULL;
+    }
+    PyObject *out = PyTuple_Pack(2, drawn, state);
+    Py_DECREF(drawn);
+    Py_DECREF(state);
+    return out;
 }
 
 #endif

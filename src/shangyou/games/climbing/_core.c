@@ -437,6 +437,9 @@ core_pagat_run(PyObject *hand, long seq_top, const Prev *prev, Gen *g)
 }
 
 static PyMethodDef methods[] = {
+    {"seeded_shuffle", (PyCFunction)(void (*)(void))core_seeded_shuffle, METH_FASTCALL,
+     "seeded_shuffle(seed, n, list): random.Random(seed)'s randrange(n), then its shuffle of "
+     "the list, in C (../_shuffle.h): (the draw, the generator's state as bytes)."},
     {"shuffle", (PyCFunction)(void (*)(void))core_shuffle, METH_FASTCALL,
      "shuffle(getrandbits, list): random.Random.shuffle with that generator's getrandbits."},
     {"bind_move", (PyCFunction)(void (*)(void))bind_move, METH_FASTCALL,

@@ -454,6 +454,9 @@ static PyMethodDef methods[] = {
      "card_lists(packed, start, lengths): the lists of cards a clone packed."},
     {"bind", (PyCFunction)(void (*)(void))bind, METH_FASTCALL,
      "bind(Move, Unit, CARDS, CARD_TEXT, kinds, commit_text): the classes and objects used."},
+    {"seeded_shuffle", (PyCFunction)(void (*)(void))core_seeded_shuffle, METH_FASTCALL,
+     "seeded_shuffle(seed, n, list): random.Random(seed)'s randrange(n), then its shuffle of "
+     "the list, in C (../_shuffle.h): (the draw, the generator's state as bytes)."},
     {"shuffle", (PyCFunction)(void (*)(void))core_shuffle, METH_FASTCALL,
      "shuffle(getrandbits, list): random.Random.shuffle of the list (../_shuffle.h)."},
     {"advance_deal", (PyCFunction)(void (*)(void))sj_advance_deal, METH_FASTCALL,

@@ -24,7 +24,7 @@ from typing import Any
 from ...cards import CARD_TEXT, CARDS
 from ...engine.moves import Move
 from ... import native
-from ...native import load, shuffles_alike
+from ...native import load, seeds_alike, shuffles_alike
 from .order import Unit
 
 # the kinds of game.py (PLAY_K, THROW, COMMIT, PICK, BURY_K, PASS, BID, CALL_K) and the text of
@@ -83,6 +83,10 @@ rollout: Callable[..., Any] = _core.rollout if AVAILABLE else _not_built
 
 
 SHUFFLE = AVAILABLE and shuffles_alike(_core)
+# random.Random(seed), its randrange(n), then its shuffle(cards), in C (games/_shuffle.h):
+# (the draw, the generator's state as bytes), for int seeds 0 <= seed < 2**64
+SEEDED = SHUFFLE and seeds_alike(_core)
+seeded_shuffle: Callable[..., Any] = _core.seeded_shuffle if AVAILABLE else _not_built
 
 
 def shuffle(rng, cards: list) -> None:

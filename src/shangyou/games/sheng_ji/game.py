@@ -30,6 +30,7 @@ from typing import Any, cast
 
 from ...cards import BJ_CODE, CARD_TEXT, RJ_CODE, Cards, deck, parse
 from ...engine.base import GameBase
+from ...engine.deal import random_source
 from .clone import ShengJiClone
 from ...engine.moves import Move
 from ...errors import IllegalMove, NotationError
@@ -120,13 +121,22 @@ class ShengJiGame(ShengJiClone):
                             "stock"})
 
     def __init__(self, rules: ShengJiRules, seed: int | None = None, match: bool = True):
-        super().__init__(rules, seed, match)
+        super().__init__(rules, seed, match, rng=False)
         self.over = False
         self.theft_round = None
         self.levels = [rules.start_level] * self.n      # per player (teams move together)
         self.declarer: int | None = None                # None until the first hand's bidding
-        self.starter = self._rng_obj.randrange(self.n)  # first to draw (the rng unshared yet)
-        self._start_hand()
+        s = self.seed
+        if core.ACTIVE and core.SEEDED and type(s) is int and 0 <= s < 1 << 64:
+            # the generator seeded, the first to draw drawn and the cards shuffled in C: the
+            # same draws as below; the generator kept as its state until it draws again
+            cards = deck(rules.decks)
+            self.starter, self._rng_obj = core.seeded_shuffle(s, self.n, cards)
+            self._start_hand(cards)
+        else:
+            self._rng_obj = r = random_source(s)
+            self.starter = r.randrange(self.n)          # first to draw
+            self._start_hand()
 
     # ------------------------------------------------------------------ public API
     # ``over`` is a plain attribute (read on every step of every loop), True exactly when the
@@ -196,13 +206,15 @@ class ShengJiGame(ShengJiClone):
             self.events.append(event)
 
     # --------------------------------------------------------------------- dealing
-    def _start_hand(self) -> None:
+    def _start_hand(self, cards: list | None = None) -> None:
+        """A new hand; ``cards``: the cards shuffled already (the first hand's, in C)."""
         if core.AVAILABLE:
             core.flush(self)         # (what the core held of the hand before: made again)
         r = self.rules
         self.hand_number += 1
-        cards = deck(r.decks)
-        core.shuffle(self._rng, cards)
+        if cards is None:
+            cards = deck(r.decks)
+            core.shuffle(self._rng, cards)
         self._kitty_as_dealt: tuple[int, ...] = tuple(cards[:r.kitty])
         self.kitty: list[int] = sorted(self._kitty_as_dealt)
         self.stock: list[int] = cast("list[int]", cards[r.kitty:])   # drawn from the end
