@@ -485,3 +485,36 @@ def test_plan_matches_python():
         for c in hand:
             counts[min(c >> 2, 13) if c < 53 else 14] += 1
         assert core._core.plan(counts) == plan(tuple(counts))
+
+
+@pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is not built")
+@pytest.mark.parametrize("name,players", [("zheng-shangyou/pagat", 5), ("zheng-shangyou/owen", 2),
+                                          ("zheng-shangyou/winner", 4), ("zheng-fen", 4)])
+def test_first_deal_seeded_in_c_as_in_python(name, players):
+    """A climbing game of an int seed 0 <= seed < 2**64 draws its dealer and is shuffled by the
+    core's generator (``seeded_shuffle``, kept as its state until the game draws again), any
+    other seed by Python's; either way the deal, the leader and the generator's state are
+    those of the core off, in a match's later hands too."""
+    for seed in (0, 3, 2**40 + 1, 2**64 - 1, 2**64, -2, "cd" * 32):
+        on = shangyou.new_match(name, players=players, seed=seed)
+        prev = core.use(False)
+        try:
+            off = shangyou.new_match(name, players=players, seed=seed)
+        finally:
+            core.use(prev)
+        assert (type(on._rng_obj) is bytes) == (type(seed) is int and 0 <= seed < 2**64)
+        assert (on.dealer, on.hands, on.to_act, on.deals) == \
+            (off.dealer, off.hands, off.to_act, off.deals), (name, seed)
+        assert on._rng.getstate() == off._rng.getstate()
+        pick = random.Random(str(seed))
+        while on.hand_number == 1 and not on.over:     # the first hand, the same moves
+            move = str(pick.choice(list(on.legal_moves())))
+            on.apply(move)
+            prev = core.use(False)
+            try:
+                off.apply(move)
+            finally:
+                core.use(prev)
+        assert on.hand_number == off.hand_number == 2
+        assert (on.hands, on.deals, on.to_act) == (off.hands, off.deals, off.to_act)
+        assert on._rng.getstate() == off._rng.getstate()

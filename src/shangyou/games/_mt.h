@@ -139,9 +139,7 @@ mt_state_words(const MT *s, uint32_t out[625])
 static inline uint32_t
 mt_below(MT *s, uint32_t n)
 {
-    int k = 0;
-    while (k < 32 && ((uint64_t)n >> k) != 0)
-        k++;
+    int k = 32 - __builtin_clz(n);          /* the bit length of n (n >= 1) */
     uint32_t r;
     do {
         r = mt_next(s) >> (32 - k);

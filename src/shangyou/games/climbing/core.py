@@ -29,7 +29,7 @@ from typing import Any
 from ...cards import RANK_NAMES, RANK_WORDS, SUIT_NAMES
 from ...engine.moves import PASS_MOVE, PLAY, Move
 from ... import native
-from ...native import load, shuffles_alike
+from ...native import load, seeds_alike, shuffles_alike
 from .combo import Combo
 
 
@@ -67,6 +67,10 @@ family_moves: Callable[..., Any] = _core.moves if AVAILABLE else _not_built
 
 
 SHUFFLE = AVAILABLE and shuffles_alike(_core)
+# random.Random(seed), its randrange(n), then its shuffle(cards), in C (games/_shuffle.h):
+# (the draw, the generator's state as bytes), for int seeds 0 <= seed < 2**64
+SEEDED = SHUFFLE and seeds_alike(_core)
+seeded_shuffle: Callable[..., Any] = _core.seeded_shuffle if AVAILABLE else _not_built
 
 
 def shuffle(rng, cards: list) -> None:

@@ -141,7 +141,15 @@ class ClimbingGame(CompactView, GameBase):
         self._rare = rare_record(
             seed=checked, match=match, history=[], result=None, scores=[0] * n,
             team_totals=[0] * len(rules.teams) if rules.teams else DEFAULTS[TEAM_TOTALS])
-        self._rng_obj = random_source(checked)
+        # (the attributes set in INSTANCE_KEYS' order)
+        cards = None
+        if core.ACTIVE and core.SEEDED and type(checked) is int and 0 <= checked < 1 << 64:
+            # the generator seeded, the dealer drawn and the cards shuffled in C: the same
+            # draws as below; the generator kept as its state until it draws again
+            cards = deck(rules.decks, rules.jokers)
+            dealer, self._rng_obj = core.seeded_shuffle(checked, n, cards)
+        else:
+            self._rng_obj = random_source(checked)
         self.deals = ()
         self.hand_number = 0
         self._log_chunks = ()
@@ -151,8 +159,8 @@ class ClimbingGame(CompactView, GameBase):
         self._token = None
         self._family = rules.family
         self._finish_trick = rules.finish_trick
-        self.dealer = self._rng.randrange(n)
-        self._start_hand()
+        self.dealer = dealer if cards is not None else self._rng.randrange(n)
+        self._start_hand(cards)
 
     def clone(self) -> ClimbingGame:
         tail = self._log
@@ -294,11 +302,13 @@ class ClimbingGame(CompactView, GameBase):
         self._moved(seat, mv)
 
     # -------------------------------------------------------------------- dealing
-    def _start_hand(self) -> None:
+    def _start_hand(self, cards: list | None = None) -> None:
+        """A new hand; ``cards``: the cards shuffled already (the first hand's, in C)."""
         r = self.rules
         self.hand_number += 1
-        cards = deck(r.decks, r.jokers)
-        shuffle(self._rng, cards)           # rng.shuffle, in C where it can be
+        if cards is None:
+            cards = deck(r.decks, r.jokers)
+            shuffle(self._rng, cards)       # rng.shuffle, in C where it can be
         n = self.n
         # one card at a time round the table from the dealer: the k-th card dealt goes to seat
         # (dealer + k) % n, so seat s gets every n-th card from position (s - dealer) % n
