@@ -61,6 +61,11 @@ sj_ctx_make(Ctx *t, int level, int suit, int red5)
         }
         t->by_key[j] = (unsigned char)c;
     }
+    for (int s = 0, i = 0; s <= TRUMP + 1; s++) {
+        while (i < NCARD && t->eff[t->by_key[i]] < s)
+            i++;
+        t->run[s] = (unsigned char)i;
+    }
 }
 
 static int

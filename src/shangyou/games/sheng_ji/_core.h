@@ -28,6 +28,7 @@ typedef struct {
     int eff[NCARD], pos[NCARD], key[NCARD];
     unsigned char by_key[NCARD];    /* the cards in the order of their keys (which begin
                                        with the effective suit: a suit is one run of it) */
+    unsigned char run[TRUMP + 2];   /* effective suit s is by_key[run[s] .. run[s + 1] - 1] */
 } Ctx;
 
 /* a unit (order.Unit): width, length, top, its cards (sorted by card) */

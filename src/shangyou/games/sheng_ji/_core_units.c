@@ -411,9 +411,11 @@ static int
 beats_unit(const Ctx *t, const SUnit *u, int suit, const int *h)
 {
     int most[17] = {0};
-    for (int c = 0; c < NCARD; c++)
-        if (h[c] && t->eff[c] == suit && h[c] > most[t->pos[c]])
+    for (int i = t->run[suit], end = t->run[suit + 1]; i < end; i++) {   /* the suit's cards */
+        int c = t->by_key[i];
+        if (h[c] > most[t->pos[c]])
             most[t->pos[c]] = h[c];
+    }
     for (int p = u->top + 1; p < 17; p++) {
         if (p - u->length + 1 < 0)
             continue;
