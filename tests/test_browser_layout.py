@@ -295,6 +295,20 @@ def _freeze_when(page, pred) -> dict:
     shows that state while it is measured. Returns {"version": the state's version}."""
     held: dict = {}
 
+    def handle(msg, d):
+        if "version" in held:
+            return msg if d.get("type") == "pong" else None
+        if d.get("type") == "state" and d.get("view") and pred(d["view"]):
+            held["version"] = d.get("version")
+        return msg
+
+    _route_from_server(page, handle)
+    return held
+
+
+def _route_from_server(page, handle) -> None:
+    """Each message the server sends the page's socket goes through ``handle(msg, parsed)``
+    (parsed: the JSON object, or {}), which returns what the page gets instead (None: nothing)."""
     def route(ws):
         server = ws.connect_to_server()
 
@@ -303,18 +317,13 @@ def _freeze_when(page, pred) -> dict:
                 d = json.loads(msg)
             except (TypeError, ValueError):
                 d = {}
-            if "version" in held:
-                if d.get("type") == "pong":
-                    ws.send(msg)
-                return
-            ws.send(msg)
-            if d.get("type") == "state" and d.get("view") and pred(d["view"]):
-                held["version"] = d.get("version")
+            out = handle(msg, d if isinstance(d, dict) else {})
+            if out is not None:
+                ws.send(out)
 
         server.on_message(from_server)
 
     page.route_web_socket(re.compile(r"/ws/"), route)
-    return held
 
 
 def _watch_bots(server, browser, errors, game, n, pred):
@@ -493,23 +502,14 @@ LONG_PLAYS = ["3S 3H 4S 4H 5S 5H 6S 6H 7S 7H 8S 8H 9S 9H 10S 10H",
 def _long_tricks(page, n: int) -> None:
     """Every state the page gets shows a trick in which each other seat played a long play
     (in the bidding too, where the viewer's turn comes first in Sheng ji)."""
-    def route(ws):
-        server = ws.connect_to_server()
+    def handle(msg, d):
+        v = d.get("view")
+        if d.get("type") == "state" and isinstance(v, dict) and v.get("phase") != "exchange":
+            v["trick"] = [[s, LONG_PLAYS[s % 2]] for s in range(1, n)]
+            return json.dumps(d)
+        return msg
 
-        def from_server(msg):
-            try:
-                d = json.loads(msg)
-            except (TypeError, ValueError):
-                d = {}
-            v = d.get("view") if isinstance(d, dict) else None
-            if d.get("type") == "state" and isinstance(v, dict) and v.get("phase") != "exchange":
-                v["trick"] = [[s, LONG_PLAYS[s % 2]] for s in range(1, n)]
-                msg = json.dumps(d)
-            ws.send(msg)
-
-        server.on_message(from_server)
-
-    page.route_web_socket(re.compile(r"/ws/"), route)
+    _route_from_server(page, handle)
 
 
 def test_long_plays_stay_clear_of_the_seats(server, browser):

@@ -73,23 +73,14 @@ mt_seed(MT *s, uint64_t seed)
     mt[0] = 0x80000000U;
 }
 
-/* the next word of genrand_uint32. The state is twisted one word at a time as the words are
-   drawn (word kk's new value needs words kk + 1 and kk + 397 of the old state, or the new
-   word kk - 227: in order, each is there when needed), which gives the words of the whole
-   twist while a generator that draws a few dozen words (a deal, an opponent's hand) does not
-   pay for the other six hundred */
-static inline uint32_t
-mt_next(MT *s)
+/* word kk of a twist made new (from words kk + 1 and kk + 397 of the old state, or the new
+   word kk - 227): the twist in order, one word at a time */
+static inline void
+mt_twist_word(uint32_t *mt, int kk)
 {
     static const uint32_t mag01[2] = {0x0U, 0x9908b0dfU};
-    if (s->mti >= 624)
-        s->mti = s->tw = 0;             /* a new twist begins */
-    uint32_t *mt = s->mt;
-    int kk = s->mti++;
     uint32_t y;
-    if (kk < s->tw) {
-        /* twisted already (a state set from Python's getstate) */
-    } else if (kk < 624 - 397) {
+    if (kk < 624 - 397) {
         y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
         mt[kk] = mt[kk + 397] ^ (y >> 1) ^ mag01[y & 1U];
     } else if (kk < 623) {
@@ -99,8 +90,25 @@ mt_next(MT *s)
         y = (mt[623] & 0x80000000U) | (mt[0] & 0x7fffffffU);
         mt[623] = mt[396] ^ (y >> 1) ^ mag01[y & 1U];
     }
-    if (kk >= s->tw)
+}
+
+/* the next word of genrand_uint32. The state is twisted one word at a time as the words are
+   drawn (word kk's new value needs words kk + 1 and kk + 397 of the old state, or the new
+   word kk - 227: in order, each is there when needed), which gives the words of the whole
+   twist while a generator that draws a few dozen words (a deal, an opponent's hand) does not
+   pay for the other six hundred */
+static inline uint32_t
+mt_next(MT *s)
+{
+    if (s->mti >= 624)
+        s->mti = s->tw = 0;             /* a new twist begins */
+    uint32_t *mt = s->mt;
+    int kk = s->mti++;
+    uint32_t y;
+    if (kk >= s->tw) {            /* (below tw: twisted already, a state set from getstate) */
+        mt_twist_word(mt, kk);
         s->tw = kk + 1;
+    }
     y = mt[kk];
     y ^= (y >> 11);
     y ^= (y << 7) & 0x9d2c5680U;
@@ -115,23 +123,10 @@ mt_next(MT *s)
 static inline void
 mt_state_words(const MT *s, uint32_t out[625])
 {
-    static const uint32_t mag01[2] = {0x0U, 0x9908b0dfU};
     memcpy(out, s->mt, 624 * sizeof(uint32_t));
-    if (s->mti < 624) {
-        for (int kk = s->tw; kk < 624; kk++) {
-            uint32_t y;
-            if (kk < 624 - 397) {
-                y = (out[kk] & 0x80000000U) | (out[kk + 1] & 0x7fffffffU);
-                out[kk] = out[kk + 397] ^ (y >> 1) ^ mag01[y & 1U];
-            } else if (kk < 623) {
-                y = (out[kk] & 0x80000000U) | (out[kk + 1] & 0x7fffffffU);
-                out[kk] = out[kk + (397 - 624)] ^ (y >> 1) ^ mag01[y & 1U];
-            } else {
-                y = (out[623] & 0x80000000U) | (out[0] & 0x7fffffffU);
-                out[623] = out[396] ^ (y >> 1) ^ mag01[y & 1U];
-            }
-        }
-    }
+    if (s->mti < 624)
+        for (int kk = s->tw; kk < 624; kk++)
+            mt_twist_word(out, kk);
     out[624] = (uint32_t)s->mti;
 }
 
