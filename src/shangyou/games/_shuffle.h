@@ -168,18 +168,8 @@ core_seeded_shuffle(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     uint32_t words[625];
     mt_state_words(&g, words);
-    PyObject *state = PyBytes_FromStringAndSize((const char *)words, sizeof words);
-    if (state == NULL)
-        return NULL;
-    PyObject *drawn = PyLong_FromUnsignedLong(first);
-    if (drawn == NULL) {
-        Py_DECREF(state);
-        return NULL;
-    }
-    PyObject *out = PyTuple_Pack(2, drawn, state);
-    Py_DECREF(drawn);
-    Py_DECREF(state);
-    return out;
+    return Py_BuildValue("(ky#)", (unsigned long)first, (const char *)words,
+                         (Py_ssize_t)sizeof words);
 }
 
 #endif
