@@ -45,50 +45,57 @@ mt_make_base(void)
 static inline void
 mt_seed(MT *s, uint64_t seed)
 {
-    uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
-    int len = key[1] ? 2 : 1;
+    /* init_by_array with a key of one or two words, its index wrap-arounds unrolled: the
+       first pass runs over words 1..623 then word 1 again (key word t % len at step t), the
+       second over words 2..623 then word 1 again, each carrying the word just made */
+    uint32_t add[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+    unsigned int odd = add[1] ? 1u : 0u;        /* len - 1: the key's second word is used */
+    add[1] = odd ? add[1] + 1u : add[0];        /* key[j] + j */
     pthread_once(&mt_base_once, mt_make_base);
     *s = mt_base;
-    uint32_t *mt = s->mt;
-    int i = 1, j = 0;
-    for (int k = 624 > len ? 624 : len; k; k--) {
-        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j] + (uint32_t)j;
-        i++;
-        j++;
-        if (i >= 624) {
-            mt[0] = mt[623];
-            i = 1;
-        }
-        if (j >= len)
-            j = 0;
-    }
-    for (int k = 623; k; k--) {
-        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - (uint32_t)i;
-        i++;
-        if (i >= 624) {
-            mt[0] = mt[623];
-            i = 1;
-        }
-    }
+    uint32_t *mt = s->mt, prev = mt[0];
+    for (int i = 1; i < 624; i++)
+        mt[i] = prev = (mt[i] ^ ((prev ^ (prev >> 30)) * 1664525U)) + add[(i - 1) & odd];
+    mt[0] = prev;
+    mt[1] = prev = (mt[1] ^ ((prev ^ (prev >> 30)) * 1664525U)) + add[623 & odd];
+    for (int i = 2; i < 624; i++)
+        mt[i] = prev = (mt[i] ^ ((prev ^ (prev >> 30)) * 1566083941U)) - (uint32_t)i;
+    mt[0] = prev;
+    mt[1] = (mt[1] ^ ((prev ^ (prev >> 30)) * 1566083941U)) - 1u;
     mt[0] = 0x80000000U;
 }
 
-/* word kk of a twist made new (from words kk + 1 and kk + 397 of the old state, or the new
-   word kk - 227): the twist in order, one word at a time */
+/* words from .. to - 1 of a twist made new (word kk from words kk + 1 and kk + 397 of the old
+   state, or the new word kk - 227): the twist in order, in three straight runs */
 static inline void
-mt_twist_word(uint32_t *mt, int kk)
+mt_twist_range(uint32_t *mt, int from, int to)
 {
-    static const uint32_t mag01[2] = {0x0U, 0x9908b0dfU};
     uint32_t y;
-    if (kk < 624 - 397) {
+    int kk = from, end = to < 624 - 397 ? to : 624 - 397;
+    for (; kk < end; kk++) {
         y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
-        mt[kk] = mt[kk + 397] ^ (y >> 1) ^ mag01[y & 1U];
-    } else if (kk < 623) {
+        mt[kk] = mt[kk + 397] ^ (y >> 1) ^ (-(y & 1U) & 0x9908b0dfU);
+    }
+    end = to < 623 ? to : 623;
+    for (; kk < end; kk++) {
         y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
-        mt[kk] = mt[kk + (397 - 624)] ^ (y >> 1) ^ mag01[y & 1U];
-    } else {
+        mt[kk] = mt[kk + (397 - 624)] ^ (y >> 1) ^ (-(y & 1U) & 0x9908b0dfU);
+    }
+    if (kk < to) {
         y = (mt[623] & 0x80000000U) | (mt[0] & 0x7fffffffU);
-        mt[623] = mt[396] ^ (y >> 1) ^ mag01[y & 1U];
+        mt[623] = mt[396] ^ (y >> 1) ^ (-(y & 1U) & 0x9908b0dfU);
+    }
+}
+
+/* the twist a draw is about to begin, made whole at once (for a generator that will draw
+   many of its words, such as a deal's: cheaper than word by word) */
+static inline void
+mt_twist_now(MT *s)
+{
+    if (s->mti >= 624) {
+        mt_twist_range(s->mt, 0, 624);
+        s->mti = 0;
+        s->tw = 624;
     }
 }
 
@@ -106,7 +113,7 @@ mt_next(MT *s)
     int kk = s->mti++;
     uint32_t y;
     if (kk >= s->tw) {            /* (below tw: twisted already, a state set from getstate) */
-        mt_twist_word(mt, kk);
+        mt_twist_range(mt, kk, kk + 1);
         s->tw = kk + 1;
     }
     y = mt[kk];
@@ -125,8 +132,7 @@ mt_state_words(const MT *s, uint32_t out[625])
 {
     memcpy(out, s->mt, 624 * sizeof(uint32_t));
     if (s->mti < 624)
-        for (int kk = s->tw; kk < 624; kk++)
-            mt_twist_word(out, kk);
+        mt_twist_range(out, s->tw, 624);
     out[624] = (uint32_t)s->mti;
 }
 

@@ -158,6 +158,7 @@ core_seeded_shuffle(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     MT g;
     mt_seed(&g, (uint64_t)seed);
+    mt_twist_now(&g);
     uint32_t first = mt_below(&g, (uint32_t)n);
     PyObject **it = ((PyListObject *)x)->ob_item;
     for (Py_ssize_t i = len - 1; i >= 1; i--) {
