@@ -15,6 +15,7 @@
 #include <string.h>
 
 #define NCARD 54
+_Static_assert(NCARD % 6 == 0, "the card scans go six at a time");
 #define BJ 52
 #define RJ 53
 #define TRUMP 4

@@ -10,9 +10,13 @@ int
 sj_decompose(const Ctx *t, const int *cnt, SUnit *units)
 {
     int gc[NCARD], G = 0;
-    for (int c = 0; c < NCARD; c++)
-        if (cnt[c])
-            gc[G++] = c;
+    for (int b = 0; b < NCARD; b += 6) {    /* six at a time: a play's counts are mostly 0 */
+        if (!(cnt[b] | cnt[b + 1] | cnt[b + 2] | cnt[b + 3] | cnt[b + 4] | cnt[b + 5]))
+            continue;
+        for (int c = b; c < b + 6; c++)
+            if (cnt[c])
+                gc[G++] = c;
+    }
     /* groups: (position, card) descending */
     for (int i = 1; i < G; i++) {
         int x = gc[i], j = i - 1;
@@ -544,15 +548,27 @@ sj_lead_units(const Ctx *t, const int *cnt, int decks, Sink *out)
     L->cnt = cnt;
     L->tmp = &tmp;
     memset(L->nids, 0, sizeof L->nids);
+    /* one pass over the cards in the order of their keys: the singles go out at once (no
+       tractor is as short); the cards held twice or more (multi, in key order) are noted by
+       position. Keys end with the card's code, so the cards of one suit and position come
+       in code order, as the tractors' search expects */
     unsigned int paired[5] = {0};               /* per suit, the positions of a pair */
-    for (int c = 0; c < NCARD; c++) {
-        int w = cnt[c] < 8 ? cnt[c] : 8;
-        if (w > most)
-            most = w;
-        if (cnt[c] >= 2) {
-            int s = t->eff[c], p = t->pos[c];
+    unsigned char same[8], multi[NCARD];
+    int nmulti = 0;
+    for (int i = 0; i < NCARD; i++) {
+        int c = t->by_key[i], n = cnt[c];
+        if (!n)
+            continue;
+        if (sj_sink_push(out, K_PLAY, &t->by_key[i], 1) < 0)
+            goto done;
+        most |= 1;
+        if (n >= 2) {
+            int w = n < 8 ? n : 8, s = t->eff[c], p = t->pos[c];
+            if (w > most)
+                most = w;
             L->ids[s][p][L->nids[s][p]++] = (unsigned char)c;
             paired[s] |= 1u << p;
+            multi[nmulti++] = (unsigned char)c;
         }
     }
     unsigned char chain[NCARD];
@@ -583,21 +599,8 @@ sj_lead_units(const Ctx *t, const int *cnt, int decks, Sink *out)
             most = li;
     }
     Py_ssize_t next = 0;                             /* the next tractor */
-    unsigned char same[8], multi[NCARD];             /* multi: the cards held twice or more */
-    int nmulti = 0;
-    for (int n = 1; n <= most; n++) {
-        if (n == 1) {                                /* the singles: no tractor is as short */
-            for (int i = 0; i < NCARD; i++) {
-                int c = t->by_key[i];
-                if (!cnt[c])
-                    continue;
-                if (sj_sink_push(out, K_PLAY, &t->by_key[i], 1) < 0)
-                    goto done;
-                if (cnt[c] >= 2)
-                    multi[nmulti++] = (unsigned char)c;
-            }
-        }
-        for (int i = 0; n > 1 && i < nmulti; i++) {  /* in the order of their keys */
+    for (int n = 2; n <= most; n++) {
+        for (int i = 0; i < nmulti; i++) {           /* in the order of their keys */
             int c = multi[i];
             if (n > 8 || cnt[c] < n)
                 continue;
