@@ -168,7 +168,7 @@ int sj_lead_units(const Ctx *t, const int *cnt, int decks, Sink *out);
 /* _core_follow.c */
 int sj_follows(const Ctx *t, const int *hand, const int *lead, int nlead,
                const SUnit *units, int nu, int limit, Sink *out);
-int sj_follow_single(const Ctx *t, const int *hand, const int *lead, Sink *out);
+int sj_follow_single(const Ctx *t, const int *hand, int lc, Sink *out);
 int sj_next_cards(const Ctx *t, const int *hand, const int *lead, int nlead,
                   const SUnit *units, int nu, const int *chosen, unsigned char *out);
 
@@ -185,10 +185,11 @@ PyObject *sj_card_lists(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 int sj_names(void);
 int sj_unpacked(PyObject *game, PyObject *d);
 
-/* _core_moves.c: the play phase's listing from card counts (lead NULL: leading) */
+/* _core_moves.c: the play phase's listing from card counts (lead NULL: leading; lc, the card
+   led where it is one card) */
 PyObject *sj_list_play(const Ctx *t, const int *hand, const int *pend,
-                       const unsigned char *plist, int np, const int *lead, int nl, int decks,
-                       PyObject *token);
+                       const unsigned char *plist, int np, const int *lead, int nl, int lc,
+                       int decks, PyObject *token);
 /* _core_apply.c: a list of order.Unit objects */
 int sj_unit_list(const SUnit *units, int nu, PyObject **out);
 

@@ -302,19 +302,14 @@ suit_follows(const Ctx *t, const int *mine, int n, int need_pairs, int need_run,
     return rc;
 }
 
-/* follow.legal_follows of a single led (``lead`` one card): what the general paths below
+/* follow.legal_follows of a single led (``lc``, the card led): what the general paths below
    list for it, without their set-up: each distinct card of the led card's effective suit
    held, ascending by code (_suit_follows, or the one card of the suit: _multisets with
    nothing to add), or where the hand holds none, each distinct card of the hand ascending
    by code (_multisets of one card); never past a limit (54 at most); 1, or -1 error */
 int
-sj_follow_single(const Ctx *t, const int *hand, const int *lead, Sink *out)
+sj_follow_single(const Ctx *t, const int *hand, int lc, Sink *out)
 {
-    int lc = 0;                                 /* the card led (two counts a step) */
-    while (lc + 2 < NCARD && !(lead[lc] | lead[lc + 1]))
-        lc += 2;
-    if (!lead[lc])
-        lc++;
     int s = t->eff[lc];
     unsigned char one[1];
     int any = 0;
@@ -322,10 +317,8 @@ sj_follow_single(const Ctx *t, const int *hand, const int *lead, Sink *out)
         /* the trumps are the last run of by_key (the keys begin with the effective suit):
            those held, then by code */
         unsigned char held[NCARD];
-        int i = NCARD, nh = 0;
-        while (i > 0 && t->eff[t->by_key[i - 1]] == TRUMP)
-            i--;
-        for (; i < NCARD; i++)
+        int nh = 0;
+        for (int i = t->run[TRUMP]; i < NCARD; i++)
             if (hand[t->by_key[i]])
                 held[nh++] = t->by_key[i];
         sj_sort_codes(held, nh);
@@ -360,8 +353,12 @@ int
 sj_follows(const Ctx *t, const int *hand, const int *lead, int nlead, const SUnit *units,
            int nu, int limit, Sink *out)
 {
-    if (nlead == 1)
-        return sj_follow_single(t, hand, lead, out);
+    if (nlead == 1) {
+        int lc = 0;                             /* the card led (two counts a step) */
+        while (lc + 2 < NCARD && !(lead[lc] | lead[lc + 1]))
+            lc += 2;
+        return sj_follow_single(t, hand, lead[lc] ? lc : lc + 1, out);
+    }
     int mine[NCARD], suit, need_pairs, need_run;
     int m = needs(t, hand, lead, nlead, units, nu, mine, &suit, &need_pairs, &need_run);
     if (m <= nlead) {

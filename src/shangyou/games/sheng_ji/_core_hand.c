@@ -764,13 +764,15 @@ sj_held_legal(PyObject *game)
                 sj_sink_push(sink, K_BURY, &h->ctx.by_key[i], 1) < 0)
                 Py_CLEAR(out);
     } else if (h->nplays == h->trick_start) {
-        out = sj_list_play(&h->ctx, h->hcnt[seat], pend, h->pend, h->np, NULL, 0, h->decks, tok);
+        out = sj_list_play(&h->ctx, h->hcnt[seat], pend, h->pend, h->np, NULL, 0, -1, h->decks,
+                           tok);
     } else {
         PlayRec *p = &h->plays[h->trick_start];
         int lead[NCARD] = {0};
         for (int i = 0; i < p->n; i++)
             lead[h->pool[p->off + i]]++;
-        out = sj_list_play(&h->ctx, h->hcnt[seat], pend, h->pend, h->np, lead, p->n, 0, tok);
+        out = sj_list_play(&h->ctx, h->hcnt[seat], pend, h->pend, h->np, lead, p->n,
+                           h->pool[p->off], 0, tok);
     }
     if (out == Py_None) {                              /* the dict's path lists */
         Py_DECREF(out);

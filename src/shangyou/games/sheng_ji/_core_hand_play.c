@@ -358,24 +358,30 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
             return 0;                           /* not held: the Python code says so */
     int nrev = 0, rev[MAXCALLS];                /* the calls fulfilled, in order */
     if (h->friends > 0) {                       /* (_note_friends) */
-        int done[MAXCALLS], open = 0;
-        memcpy(done, h->call_done, sizeof done);
-        for (int j = 0; j < h->ncalls; j++)
-            open += !done[j];
-        for (int i = 0; open && i < ncards; i++) {
-            int c = cards[i];
-            for (int j = 0; j < h->ncalls; j++) {
-                if (done[j] || h->call_c[j] != c)
-                    continue;
-                int sofar = h->seen[c] + 1;     /* this copy's number among those seen */
-                for (int k = 0; k < i; k++)
-                    sofar += cards[k] == c;
-                if (h->call_o[j] == sofar) {
-                    done[j] = 1;
-                    rev[nrev++] = j;
-                    open--;
+        /* an open call is met by its copy (the o-th seen) if this play holds it: the cards
+           are sorted, so a card's copies lie together and the calls met go in the order of
+           the place of the meeting copy, then of the call, as a walk over the cards finds
+           them */
+        int at[MAXCALLS];
+        for (int j = 0; j < h->ncalls; j++) {
+            if (h->call_done[j])
+                continue;
+            int c = h->call_c[j], first = -1, m = 0;
+            for (int i = 0; i < ncards; i++)
+                if (cards[i] == c) {
+                    first = first < 0 ? i : first;
+                    m++;
                 }
+            int o = h->call_o[j] - h->seen[c];  /* its number among this play's copies */
+            if (o < 1 || o > m)
+                continue;
+            int k = nrev++, place = first + o - 1;
+            for (; k > 0 && at[k - 1] > place; k--) {
+                at[k] = at[k - 1];
+                rev[k] = rev[k - 1];
             }
+            at[k] = place;
+            rev[k] = j;
         }
     }
     PyObject *last_units = NULL, *winning = NULL;

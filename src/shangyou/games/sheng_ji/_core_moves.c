@@ -103,7 +103,7 @@ is_str(PyObject *o, PyObject *s)
    attributes (list_play) and the hand held in C (_core_hand.c) both list through it. */
 PyObject *
 sj_list_play(const Ctx *t, const int *hand, const int *pend, const unsigned char *plist,
-             int np, const int *lead, int nl, int decks, PyObject *token)
+             int np, const int *lead, int nl, int lc, int decks, PyObject *token)
 {
     Sink *sink;
     PyObject *out = sj_moves_new(token, &sink);
@@ -151,7 +151,7 @@ sj_list_play(const Ctx *t, const int *hand, const int *pend, const unsigned char
         return out;
     }
     if (nl == 1 && !np) {                                /* a single led */
-        if (sj_follow_single(t, hand, lead, sink) < 0)
+        if (sj_follow_single(t, hand, lc, sink) < 0)
             goto fail;
         return out;
     }
@@ -210,14 +210,15 @@ list_play(PyObject *d, long seat, PyObject *token)
             Py_XDECREF(dk);
             PyErr_Clear();
         }
-        return sj_list_play(t, hand, pend, plist, np, NULL, 0, (int)decks, token);
+        return sj_list_play(t, hand, pend, plist, np, NULL, 0, -1, (int)decks, token);
     }
     PyObject *first = PyList_GET_ITEM(trick, 0);
     int lead[NCARD] = {0}, nl;
+    unsigned char llist[MAXH];
     if (!PyTuple_CheckExact(first) || PyTuple_GET_SIZE(first) != 2 ||
-        (nl = sj_read_cards(PyTuple_GET_ITEM(first, 1), lead, NULL, MAXH)) <= 0)
+        (nl = sj_read_cards(PyTuple_GET_ITEM(first, 1), lead, llist, MAXH)) <= 0)
         Py_RETURN_NONE;
-    return sj_list_play(t, hand, pend, plist, np, lead, nl, 0, token);
+    return sj_list_play(t, hand, pend, plist, np, lead, nl, llist[0], 0, token);
 }
 
 static PyObject *
