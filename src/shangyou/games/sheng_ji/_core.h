@@ -185,6 +185,9 @@ PyObject *sj_card_lists(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 int sj_names(void);
 int sj_unpacked(PyObject *game, PyObject *d);
 
+/* _core_seq.c: the codes of the listing's item random.choice made (-1: read the tuple) */
+int sj_moves_codes(PyObject *legal, PyObject *move, int kind, PyObject *mcards,
+                   unsigned char *out);
 /* _core_moves.c: the play phase's listing from card counts (lead NULL: leading; lc, the card
    led where it is one card) */
 PyObject *sj_list_play(const Ctx *t, const int *hand, const int *pend,

@@ -232,8 +232,8 @@ held_apply(PyObject *game, Held *h, PyObject *move, PyObject *seat_arg)
     if (kind < 0)
         return 0;
     unsigned char mlist[MAXH];
-    int nm = sj_read_cards(mcards, NULL, mlist, MAXH);
-    if (nm < 0)
+    int nm = sj_moves_codes(h->legal, move, kind, mcards, mlist);
+    if (nm < 0 && (nm = sj_read_cards(mcards, NULL, mlist, MAXH)) < 0)
         return 0;
     const Ctx *t = &h->ctx;
     int *hcnt = h->hcnt[seat];

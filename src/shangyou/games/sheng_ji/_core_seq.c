@@ -163,6 +163,32 @@ make_move(Moves *p, Py_ssize_t j)
     return o;
 }
 
+/* the card codes of ``move`` (of kind ``kind``, its cards tuple ``mcards``) copied into
+   ``out`` where it is the item of the listing ``legal`` made first (random.choice's) and
+   its cards are still that item's, the table's card objects: their number; -1 otherwise
+   (the caller reads the tuple). Saves reading the cards back from their objects */
+int
+sj_moves_codes(PyObject *legal, PyObject *move, int kind, PyObject *mcards,
+               unsigned char *out)
+{
+    if (!Py_IS_TYPE(legal, &sj_moves_type))
+        return -1;
+    Moves *p = (Moves *)legal;
+    Py_ssize_t j = p->one_i;
+    if (p->one != move || j < 0 || j >= p->sink.n || p->sink.kind[j] != kind)
+        return -1;
+    int n = p->sink.len[j];
+    const unsigned char *c = p->sink.pool + p->sink.off[j];
+    if (PyTuple_GET_SIZE(mcards) != n)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        if (PyTuple_GET_ITEM(mcards, i) != PyTuple_GET_ITEM(sj_cards, c[i]))
+            return -1;
+        out[i] = c[i];
+    }
+    return n;
+}
+
 /* item i, 0 <= i < len (a new reference) */
 static PyObject *
 moves_item_of(LazySeq *s, Py_ssize_t i)
