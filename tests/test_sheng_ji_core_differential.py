@@ -746,3 +746,44 @@ def test_bid_text_written_in_c():
                 assert str(mv) == "bid " + " ".join(str(c) for c in mv.cards)
         assert g.bid_log == ref.bid_log and g.bid == ref.bid
     assert bids > 20
+
+
+@pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is not built")
+def test_two_calls_met_by_one_play_in_the_order_of_the_copies():
+    """Two friend calls on the same card, the second copy called first: one seat leads both
+    copies as a pair. The core finds the calls met per call and orders them by the copy
+    that meets them (the first copy's call first), as the Python code's walk over the cards
+    does: the friend's event names the first copy, and both games agree throughout."""
+    from shangyou.cards import CARD_TEXT
+    met = 0
+    for seed in range(60):
+        pair = Pair("sheng-ji/zhao-pengyou", {"players": 5, "friends": 2}, 4100 + seed)
+        rng = random.Random(seed)
+        while pair.b.phase != "call" and not pair.b.over:
+            la, lb = pair.listing()
+            pair.apply(rng.randrange(len(lb)), la, lb)
+        if pair.b.over:
+            continue
+        declarer = pair.b.to_act
+        doubles = [(s, c) for s in range(5) if s != declarer for c in set(pair.b.hands[s])
+                   if pair.b.hands[s].count(c) == 2 and
+                   any(str(m) == f"call 1 {CARD_TEXT[c]}" for m in pair.b.legal_moves())]
+        if not doubles:
+            continue
+        holder, card = doubles[0]
+        for ordinal in (2, 1):
+            la, lb = pair.listing()
+            i = [str(m) for m in lb].index(f"call {ordinal} {CARD_TEXT[card]}")
+            pair.apply(i, la, lb)
+        while not pair.b.over and pair.b.phase == "play" and len(pair.b.call_results) < 2:
+            la, lb = pair.listing()
+            both = [i for i, m in enumerate(lb) if m.kind == "play" and m.cards == (card, card)]
+            pair.apply(both[0] if both and pair.b.to_act == holder else
+                       rng.randrange(len(lb)), la, lb)
+            pair.check()
+        if len(pair.b.call_results) == 2 and pair.b.moves[-1][1].cards == (card, card):
+            friend = [e for e in pair.b.events if e["event"] == "friend"]
+            assert friend[-1]["call"] == f"1 {CARD_TEXT[card]}" and friend[-1]["seat"] == holder
+            assert list(pair.a.call_results) == list(pair.b.call_results) == [1, 0]
+            met += 1
+    assert met >= 3
