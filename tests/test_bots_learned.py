@@ -68,7 +68,7 @@ def test_learned_plays_other_presets_as_the_heuristic_level():
 
 
 def test_each_game_is_played_by_its_shipped_model_or_the_heuristic_level():
-    from shangyou.bots.learned import shipped_models
+    from shangyou.bots.learned import shipped_for, shipped_models
     shipped = shipped_models()
     assert str(DEFAULT_MODEL) in shipped[PAGAT]
     learned = make_bot("learned", seed=1)
@@ -81,7 +81,8 @@ def test_each_game_is_played_by_its_shipped_model_or_the_heuristic_level():
                or g.view(g.to_act).get("phase") != "play"):
             g.apply(heuristic.choose(g.view(g.to_act)))
         view = g.view(g.to_act)
-        assert learned.plays(view) == (game in shipped), game
+        # (a model that names its table sizes plays only those: the preset's default size)
+        assert learned.plays(view) == (shipped_for(game, g.n) is not None), game
         assert learned.choose(view) in view["legal_moves"]
 
 
@@ -288,7 +289,8 @@ def test_the_shipped_owen_model_plays_legal_moves_at_every_size_it_lists(players
 
 def test_the_shipped_sheng_ji_model_plays_only_sheng_ji_at_four_players():
     """models/sheng-ji.npz (a re-ranker with a choice target, ``"players": [4]``) plays whole
-    hands of Sheng ji with legal moves; single deck and Zhao Pengyou are the heuristic's."""
+    hands of Sheng ji with legal moves; single deck is the heuristic's (Zhao Pengyou has a file
+    of its own, below)."""
     from shangyou.bots.learned import MODELS, shipped_models
     path = MODELS / "sheng-ji.npz"
     assert shipped_models()["sheng-ji"] == [str(path)]
@@ -300,8 +302,7 @@ def test_the_shipped_sheng_ji_model_plays_only_sheng_ji_at_four_players():
     play_out(g, bots)
     assert g.over and sum(b.decisions for b in bots) == len(g.moves)
     learned = make_bot("learned", seed=1)
-    for game, players, plays in (("sheng-ji", 4, True), ("sheng-ji/single-deck", 4, False),
-                                 ("sheng-ji/zhao-pengyou", 5, False)):
+    for game, players, plays in (("sheng-ji", 4, True), ("sheng-ji/single-deck", 4, False)):
         g = shangyou.new_game(game, players=players, seed=5)
         while not g.over:
             view = g.view(g.to_act)
@@ -309,6 +310,40 @@ def test_the_shipped_sheng_ji_model_plays_only_sheng_ji_at_four_players():
                 break
             g.apply(make_bot("heuristic", seed=3).choose(view))
         assert learned.plays(view) == plays, (game, players)
+        assert learned.choose(view) in view["legal_moves"]
+
+
+def test_the_zhao_pengyou_model_plays_the_sizes_it_was_measured_at():
+    """models/zhao-pengyou.npz (the Sheng ji 4p re-ranker's weights, ``"players"``: the sizes
+    measured) plays whole hands of Zhao Pengyou with legal moves there, its calls and burying
+    being the heuristic's; at any other size the heuristic level plays."""
+    from shangyou.bots.learned import MODELS, shipped_for, shipped_models
+    path = MODELS / "zhao-pengyou.npz"
+    zp = "sheng-ji/zhao-pengyou"
+    assert shipped_models()[zp] == [str(path)]
+    sizes = load_model(str(path)).meta["players"]
+    assert 6 in sizes and set(sizes) <= {5, 6, 7}
+    assert [shipped_for(zp, n) for n in (5, 6, 7)] == [
+        str(path) if n in sizes else None for n in (5, 6, 7)]
+    net = load_model(str(path))
+    sj = load_model(str(MODELS / "sheng-ji.npz"))
+    assert net.meta["mode"] == "rerank" and net.meta["phases"] == ["play"]
+    assert net.w.keys() == sj.w.keys() and all(np.array_equal(net.w[k], sj.w[k]) for k in sj.w)
+    for seed, players in ((4, 6), (9, sizes[0])):
+        g = shangyou.new_game(zp, players=players, seed=seed)
+        bots = [Checked(make_bot("learned", seed=s)) for s in range(players)]
+        play_out(g, bots)
+        assert g.over and sum(b.decisions for b in bots) == len(g.moves)
+    learned = make_bot("learned", seed=1)
+    for players in (5, 6, 7):
+        plays = players in sizes
+        g = shangyou.new_game(zp, players=players, seed=5)
+        while not g.over:
+            view = g.view(g.to_act)
+            if view["phase"] == "play" and len(view["legal_moves"]) > 1:
+                break
+            g.apply(make_bot("heuristic", seed=3).choose(view))
+        assert learned.plays(view) == plays, players
         assert learned.choose(view) in view["legal_moves"]
 
 
