@@ -15,6 +15,14 @@ SHENG_JI = ("_core", "_core_seq", "_core_units", "_core_follow", "_core_moves", 
 # what both batch engines include (the generator, the thread pool, the Batch type's plumbing)
 BATCH_H = [f"src/shangyou/games/{h}.h" for h in ("_mt", "_batch_pool", "_batch_type")]
 
+# Both cores: -ffp-contract=off (see each core's note below); POSIX threads; one unit at link
+# time (-flto: the calls between a core's files are direct and may be inlined, and only the
+# module's init function is exported, so no call goes through the PLT; -fno-plt does the same
+# for the calls into libpython). Measured in docs/benchmarks-single.md.
+CFLAGS = ["-Wall", "-ffp-contract=off", "-pthread", "-fvisibility=hidden", "-flto=auto",
+          "-fno-plt"]
+LDFLAGS = ["-pthread", "-flto=auto"]
+
 setup(ext_modules=[
     Extension("shangyou.env._fastobs",
               ["src/shangyou/env/_fastobs.c", "src/shangyou/env/_fastobs_obs.c"],
@@ -29,8 +37,7 @@ setup(ext_modules=[
               optional=True,
               # the playout policy's plan costs must add up exactly as in Python; the
               # batch engine's thread pool (_core_batch.c) needs POSIX threads
-              extra_compile_args=["-Wall", "-ffp-contract=off", "-pthread"],
-              extra_link_args=["-pthread"]),
+              extra_compile_args=CFLAGS, extra_link_args=LDFLAGS),
     Extension("shangyou.games.sheng_ji._core",
               [f"src/shangyou/games/sheng_ji/{f}.c" for f in SHENG_JI],
               depends=["src/shangyou/games/sheng_ji/_core.h",
@@ -43,6 +50,5 @@ setup(ext_modules=[
               optional=True,
               # the search's playout adds its lead scores exactly as in Python; the batch
               # engine's thread pool (_core_batch.c, ../_batch_pool.h) needs POSIX threads
-              extra_compile_args=["-Wall", "-ffp-contract=off", "-pthread"],
-              extra_link_args=["-pthread"]),
+              extra_compile_args=CFLAGS, extra_link_args=LDFLAGS),
 ])
