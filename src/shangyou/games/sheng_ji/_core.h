@@ -68,6 +68,12 @@ extern Py_ssize_t sj_move_off[6];       /* its slots: kind, cards, combo, _text,
 #define M_TEXT 3
 #define M_TOKEN 5
 
+/* _core_hand.c: the game class's ``to_act`` slot (ShengJiGame.__slots__), read and written at
+   its offset: a move writes it, so a dict's key lookup each move is saved */
+long sj_to_act(PyObject *game, long below);     /* the seat in [0, below), else -1 */
+int sj_set_to_act(PyObject *game, PyObject *v); /* game.to_act = v: 0, or -1 (exception) */
+int sj_set_to_act_long(PyObject *game, long seat);
+
 /* a move of the listing ``token`` (its Move type and token): its kind (K_*), its cards tuple
    in *cards; -1 for any other object (the caller lets the Python code make it) */
 static inline int

@@ -283,7 +283,7 @@ make_play(PyObject *game, PyObject *d, PyObject *move, Play *P, PyObject *hands,
     if (log_event(events, 3, keys, vals) < 0)
         goto done;
     if (!P->end_trick) {
-        if (set_long(d, S_to_act, (seat + 1) % P->n) < 0)
+        if (sj_set_to_act_long(game, (seat + 1) % P->n) < 0)
             goto done;
     } else {                                  /* _end_trick */
         PyObject *won = PyList_GET_ITEM(GET(d, S_won), P->winner_seat);
@@ -313,7 +313,7 @@ make_play(PyObject *game, PyObject *d, PyObject *move, Play *P, PyObject *hands,
         if (r == 0)
             r = PyDict_SetItem(d, S_lead_units, Py_None);
         if (r == 0 && !P->last)
-            r = set_long(d, S_to_act, P->winner_seat);
+            r = sj_set_to_act_long(game, P->winner_seat);
         if (r == 0 && P->last) {
             PyObject *w = PyLong_FromLong(P->winner_seat);
             PyObject *call[4] = {game, w, last_units ? last_units : Py_None, winning};
@@ -428,7 +428,7 @@ static int
 apply_listed(PyObject *game, PyObject *d, PyObject *move, PyObject *seat_arg)
 {
     long n = small(d, S_n, MAXSEATS + 1);
-    long seat = n > 0 ? small(d, S_to_act, n) : -1;
+    long seat = n > 0 ? sj_to_act(game, n) : -1;
     if (seat < 0)
         return 0;
     if (seat_arg != Py_None && !(PyLong_CheckExact(seat_arg) &&

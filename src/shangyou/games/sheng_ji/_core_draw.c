@@ -307,13 +307,13 @@ sj_draw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             PyObject *old_a = SLOT(game, off[1]), *old_b = SLOT(game, off[3]);
             SLOT(game, off[1]) = Py_NewRef(a);
             SLOT(game, off[3]) = Py_NewRef(b);
-            rc = stopped && PyDict_SetItem(d, S_to_act, b) < 0;
+            rc = stopped && sj_set_to_act(game, b) < 0;
             Py_XDECREF(old_a);
             Py_XDECREF(old_b);
         } else if (!rc) {
             rc = PyObject_SetAttr(game, S_next_draw, a) < 0 ||
                  PyObject_SetAttr(game, S_drawn_by, b) < 0 ||
-                 (stopped && PyDict_SetItem(d, S_to_act, b) < 0);
+                 (stopped && sj_set_to_act(game, b) < 0);
         }
         Py_XDECREF(a);
         Py_XDECREF(b);

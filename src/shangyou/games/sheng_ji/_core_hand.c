@@ -34,6 +34,8 @@
 #include "../_slots.h"
 
 static Py_ssize_t st_off = -1;          /* the ``_st`` slot's offset (the class's layout) */
+static Py_ssize_t to_act_off = -1;      /* ``to_act``'s */
+static PyObject *S_to_act_name;
 static PyTypeObject *game_type;
 static PyObject *S_st_dict_names[11];
 PyObject *sj_S_end_hand, *sj_S_friend, *sj_S_call, *sj_S_kitty, *sj_S_leader, *S_kitty_theft,
@@ -152,9 +154,13 @@ PyTypeObject sj_held_type = {
 int
 sj_held_bind(PyObject *cls)
 {
-    const char *names[1] = {"_st"};
-    if (slot_offsets(cls, names, 1, 1, 0, &st_off) < 0)
+    const char *names[2] = {"_st", "to_act"};
+    Py_ssize_t off[2];
+    if (slot_offsets(cls, names, 2, 1, 0, off) < 0 ||
+        (S_to_act_name == NULL && (S_to_act_name = PyUnicode_InternFromString("to_act")) == NULL))
         return -1;
+    st_off = off[0];
+    to_act_off = off[1];
     game_type = (PyTypeObject *)cls;
     const char *dn[11] = {"hands", "won", "trick", "pending", "lead_units", "events", "moves",
                           "tricks", "_legal", "_token", "seen_counts"};
@@ -173,6 +179,42 @@ sj_held_bind(PyObject *cls)
          (sj_S_start_hand = PyUnicode_InternFromString("_start_hand")) == NULL))
         return -1;
     return 0;
+}
+
+long
+sj_to_act(PyObject *game, long below)
+{
+    if (to_act_off < 0 || !PyObject_TypeCheck(game, game_type))
+        return -1;
+    PyObject *v = SLOT(game, to_act_off);
+    if (v == NULL || !PyLong_CheckExact(v))
+        return -1;
+    long x = PyLong_AsLong(v);
+    if (x < 0 || x >= below) {
+        PyErr_Clear();
+        return -1;
+    }
+    return x;
+}
+
+int
+sj_set_to_act(PyObject *game, PyObject *v)
+{
+    if (to_act_off < 0 || !PyObject_TypeCheck(game, game_type))
+        return PyObject_SetAttr(game, S_to_act_name, v);
+    Py_XSETREF(SLOT(game, to_act_off), Py_NewRef(v));
+    return 0;
+}
+
+int
+sj_set_to_act_long(PyObject *game, long seat)
+{
+    PyObject *v = PyLong_FromLong(seat);
+    if (v == NULL)
+        return -1;
+    int rc = sj_set_to_act(game, v);
+    Py_DECREF(v);
+    return rc;
 }
 
 Held *
@@ -197,7 +239,7 @@ static int
 take(PyObject *game, PyObject *d, Held *h)
 {
     long n = small(d, S_n, MAXSEATS + 1);
-    long seat = n > 0 ? small(d, S_to_act, n) : -1;
+    long seat = n > 0 ? sj_to_act(game, n) : -1;
     PyObject *phase = GET(d, S_phase);
     if (seat < 0 || phase == NULL || !PyUnicode_CheckExact(phase))
         return 0;

@@ -126,12 +126,12 @@ buried_all(PyObject *game, Held *h, int seat)
         h->bury = 0;
         h->calling = 1;
         h->to_act = h->declarer;
-        rc = PyDict_SetItem(d, S_phase, sj_S_call) < 0 || PyDict_SetItem(d, S_to_act, decl) < 0
+        rc = PyDict_SetItem(d, S_phase, sj_S_call) < 0 || sj_set_to_act(game, decl) < 0
              ? -1 : 1;
     } else {                                    /* _begin_play */
         h->bury = 0;
         h->to_act = h->declarer;
-        rc = PyDict_SetItem(d, S_phase, S_play) < 0 || PyDict_SetItem(d, S_to_act, decl) < 0 ||
+        rc = PyDict_SetItem(d, S_phase, S_play) < 0 || sj_set_to_act(game, decl) < 0 ||
              PyObject_SetAttr(game, sj_S_leader, decl) < 0 ? -1 : 1;
     }
     Py_XDECREF(d);
@@ -199,7 +199,7 @@ held_call(PyObject *game, Held *h, int seat, PyObject *move, PyObject *mcards, i
             h->calling = 0;
             h->to_act = h->declarer;
             rc = decl == NULL || PyDict_SetItem(d, S_phase, S_play) < 0 ||
-                 PyDict_SetItem(d, S_to_act, decl) < 0 ||
+                 sj_set_to_act(game, decl) < 0 ||
                  PyObject_SetAttr(game, sj_S_leader, decl) < 0 ? -1 : 1;
             Py_XDECREF(decl);
         }
@@ -487,10 +487,7 @@ logged:
     Py_CLEAR(h->legal);
     Py_CLEAR(h->token);
     if (h->to_act != seat) {                    /* ``to_act`` stays an attribute */
-        PyObject *d = PyObject_GenericGetDict(game, NULL);
-        int rc = d == NULL ? -1 : set_long(d, S_to_act, h->to_act);
-        Py_XDECREF(d);
-        if (rc < 0)
+        if (sj_set_to_act_long(game, h->to_act) < 0)
             return -1;
     }
     return 1;

@@ -349,7 +349,7 @@ sj_list_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *out = Py_None;
-    long seat = PyDict_CheckExact(d) ? small(d, S_to_act, MAXSEATS) : -1;
+    long seat = PyDict_CheckExact(d) ? sj_to_act(args[0], MAXSEATS) : -1;
     PyObject *phase = seat >= 0 ? GET(d, S_phase) : NULL;
     if (is_str(phase, S_play))
         out = list_play(d, seat, args[1]);

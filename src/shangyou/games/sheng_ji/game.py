@@ -98,14 +98,15 @@ class ShengJiGame(ShengJiClone):
 
     PRIVATE_VIEW_KEYS = ("hand", "legal_moves", "pending", "buried", "kitty_taken")
     # The hand's deal and kitty record, the levels, ``seed``, ``match`` (set by GameBase),
-    # ``over``, ``theft_round`` and the views' memo are slots beside the instance dict: the
-    # dict keeps 27 keys (a clone's ``_lazy`` the 28th), under CPython's 30 for a dict that
+    # ``over``, ``theft_round``, the views' memo and ``to_act`` (which the core writes at every
+    # move, at its offset) are slots beside the instance dict: the
+    # dict keeps 26 keys (a clone's ``_lazy`` the 27th), under CPython's 30 for a dict that
     # shares its keys with the class, so a clone's dict is 8 bytes a value instead of a
     # 1.6 KB table (docs/benchmarks-single.md)
     __slots__ = ("seed", "match", "levels", "starter", "level_rank", "_kitty_as_dealt", "kitty",
                  "bid", "bid_log", "next_draw", "_drawn_by", "final_round", "buried",
                  "kitty_owner", "kitty_taken", "to_bury", "leader", "over", "theft_round",
-                 "_tricks_cache", "_st")
+                 "_tricks_cache", "_st", "to_act")
     # ``_st``: the hand's play state while the core holds it (``_core_hand.c``): then the
     # hands, the trick, the pending cards, the cards won, the tricks, the events, the log and
     # the listing are not in the dict; asking for any makes them all again (clone.py)
