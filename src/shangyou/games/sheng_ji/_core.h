@@ -111,19 +111,24 @@ PyObject *sj_cards_tuple(const unsigned char *cards, int n);
 PyObject *sj_cards_text(const unsigned char *cards, int n);
 int sj_sink_add(Sink *s, int kind, const unsigned char *cards, int n);
 void sj_sink_free(Sink *s);
-/* sj_sink_add inlined where the item fits the sink's room (the common case) */
+/* sj_sink_add inlined where the item fits the sink's room (the common case). The counts
+   and the pool's address are read once into locals: a store through an unsigned char
+   pointer may alias any of the sink's fields, so the compiler would read them again after
+   every byte written */
 static inline int
 sj_sink_push(Sink *s, int kind, const unsigned char *cards, int n)
 {
-    if (s->n == s->cap || s->pool_n + n > s->pool_cap)
+    Py_ssize_t i = s->n, at = s->pool_n;
+    if (i == s->cap || at + n > s->pool_cap)
         return sj_sink_add(s, kind, cards, n);
-    s->kind[s->n] = (unsigned char)kind;
-    s->off[s->n] = s->pool_n;
-    s->len[s->n] = n;
-    for (int i = 0; i < n; i++)
-        s->pool[s->pool_n + i] = cards[i];
-    s->pool_n += n;
-    s->n++;
+    unsigned char *pool = s->pool + at;
+    s->n = i + 1;
+    s->pool_n = at + n;
+    s->off[i] = at;
+    s->len[i] = n;
+    s->kind[i] = (unsigned char)kind;
+    for (int k = 0; k < n; k++)
+        pool[k] = cards[k];
     return 0;
 }
 /* objects kept for reuse (the core's Move objects, the listings' tokens; _core_seq.c,
