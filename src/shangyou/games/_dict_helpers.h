@@ -8,11 +8,10 @@
 
 #define GET(d, name) PyDict_GetItemWithError(d, name)
 
-/* the attribute ``name`` of the dict when it is a plain int in [0, below); -1 otherwise */
+/* ``v`` (NULL: none) when it is a plain int in [0, below); -1 otherwise */
 static inline long
-small(PyObject *d, PyObject *name, long below)
+small_value(PyObject *v, long below)
 {
-    PyObject *v = GET(d, name);
     if (v == NULL || !PyLong_CheckExact(v))
         return -1;
     long x = PyLong_AsLong(v);
@@ -21,6 +20,13 @@ small(PyObject *d, PyObject *name, long below)
         return -1;
     }
     return x;
+}
+
+/* the attribute ``name`` of the dict when it is a plain int in [0, below); -1 otherwise */
+static inline long
+small(PyObject *d, PyObject *name, long below)
+{
+    return small_value(GET(d, name), below);
 }
 
 /* d[name] = v; 0, or -1 with an exception */

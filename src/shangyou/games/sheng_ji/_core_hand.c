@@ -186,15 +186,7 @@ sj_to_act(PyObject *game, long below)
 {
     if (to_act_off < 0 || !PyObject_TypeCheck(game, game_type))
         return -1;
-    PyObject *v = SLOT(game, to_act_off);
-    if (v == NULL || !PyLong_CheckExact(v))
-        return -1;
-    long x = PyLong_AsLong(v);
-    if (x < 0 || x >= below) {
-        PyErr_Clear();
-        return -1;
-    }
-    return x;
+    return small_value(SLOT(game, to_act_off), below);
 }
 
 int
