@@ -34,9 +34,9 @@
 #include "../_slots.h"
 
 static Py_ssize_t st_off = -1;          /* the ``_st`` slot's offset (the class's layout) */
-static Py_ssize_t to_act_off = -1;      /* ``to_act``'s */
-static PyObject *S_to_act_name;
-static PyTypeObject *game_type;
+Py_ssize_t sj_to_act_off = -1;          /* ``to_act``'s (_core_hand_play.c reads it) */
+PyObject *sj_S_to_act_name;
+PyTypeObject *sj_game_type;             /* the class bound */
 static PyObject *S_st_dict_names[11];
 PyObject *sj_S_end_hand, *sj_S_friend, *sj_S_call, *sj_S_kitty, *sj_S_leader, *S_kitty_theft,
     *sj_S_start_hand;
@@ -156,12 +156,14 @@ sj_held_bind(PyObject *cls)
 {
     const char *names[2] = {"_st", "to_act"};
     Py_ssize_t off[2];
-    if (slot_offsets(cls, names, 2, 1, 0, off) < 0 ||
-        (S_to_act_name == NULL && (S_to_act_name = PyUnicode_InternFromString("to_act")) == NULL))
+    if (slot_offsets(cls, names, 2, 1, 0, off) < 0)
+        return -1;
+    if (sj_S_to_act_name == NULL &&
+        (sj_S_to_act_name = PyUnicode_InternFromString("to_act")) == NULL)
         return -1;
     st_off = off[0];
-    to_act_off = off[1];
-    game_type = (PyTypeObject *)cls;
+    sj_to_act_off = off[1];
+    sj_game_type = (PyTypeObject *)cls;
     const char *dn[11] = {"hands", "won", "trick", "pending", "lead_units", "events", "moves",
                           "tricks", "_legal", "_token", "seen_counts"};
     for (int i = 0; i < 11; i++)
@@ -181,38 +183,10 @@ sj_held_bind(PyObject *cls)
     return 0;
 }
 
-long
-sj_to_act(PyObject *game, long below)
-{
-    if (to_act_off < 0 || !PyObject_TypeCheck(game, game_type))
-        return -1;
-    return small_value(SLOT(game, to_act_off), below);
-}
-
-int
-sj_set_to_act(PyObject *game, PyObject *v)
-{
-    if (to_act_off < 0 || !PyObject_TypeCheck(game, game_type))
-        return PyObject_SetAttr(game, S_to_act_name, v);
-    Py_XSETREF(SLOT(game, to_act_off), Py_NewRef(v));
-    return 0;
-}
-
-int
-sj_set_to_act_long(PyObject *game, long seat)
-{
-    PyObject *v = PyLong_FromLong(seat);
-    if (v == NULL)
-        return -1;
-    int rc = sj_set_to_act(game, v);
-    Py_DECREF(v);
-    return rc;
-}
-
 Held *
 sj_held_of(PyObject *game)
 {
-    if (st_off < 0 || !PyObject_TypeCheck(game, game_type))
+    if (st_off < 0 || !PyObject_TypeCheck(game, sj_game_type))
         return NULL;
     PyObject *h = SLOT(game, st_off);
     return h != NULL && Py_IS_TYPE(h, &sj_held_type) ? (Held *)h : NULL;
@@ -723,7 +697,7 @@ new_token(void)
 PyObject *
 sj_held_legal(PyObject *game)
 {
-    if (st_off < 0 || sj_move_type == NULL || !PyObject_TypeCheck(game, game_type))
+    if (st_off < 0 || sj_move_type == NULL || !PyObject_TypeCheck(game, sj_game_type))
         return NULL;
     Held *h = sj_held_of(game);
     if (h != NULL && h->valid && sj_held_still(game, h) < 0)

@@ -52,6 +52,9 @@ extern PyObject *sj_S_end_hand, *sj_S_friend, *sj_S_call;   /* "_end_hand", "fri
 extern PyObject *sj_S_kitty, *sj_S_leader, *sj_S_start_hand;  /* "kitty", "leader", "_start_hand" */
 
 /* the game's Held (borrowed), or NULL (none: another class, or not made yet) */
+extern Py_ssize_t sj_to_act_off;         /* the bound class's ``to_act`` slot, -1 unbound */
+extern PyObject *sj_S_to_act_name;       /* "to_act" */
+extern PyTypeObject *sj_game_type;       /* the bound class (ShengJiGame) */
 Held *sj_held_of(PyObject *game);
 /* the attributes made again: the hand's, and with ``all`` the records' too; 1 made, 0 none
    held, -1 error */

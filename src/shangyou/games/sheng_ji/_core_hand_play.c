@@ -493,6 +493,35 @@ logged:
     return 1;
 }
 
+/* the game's ``to_act`` slot (declared in _core.h) */
+long
+sj_to_act(PyObject *game, long below)
+{
+    if (sj_to_act_off < 0 || !PyObject_TypeCheck(game, sj_game_type))
+        return -1;
+    return small_value(SLOT(game, sj_to_act_off), below);
+}
+
+int
+sj_set_to_act(PyObject *game, PyObject *v)
+{
+    if (sj_to_act_off < 0 || !PyObject_TypeCheck(game, sj_game_type))
+        return PyObject_SetAttr(game, sj_S_to_act_name, v);
+    Py_XSETREF(SLOT(game, sj_to_act_off), Py_NewRef(v));
+    return 0;
+}
+
+int
+sj_set_to_act_long(PyObject *game, long seat)
+{
+    PyObject *v = PyLong_FromLong(seat);
+    if (v == NULL)
+        return -1;
+    int rc = sj_set_to_act(game, v);
+    Py_DECREF(v);
+    return rc;
+}
+
 int
 sj_held_apply(PyObject *game, PyObject *move, PyObject *seat)
 {
