@@ -472,6 +472,40 @@ def test_a_full_memo_table_drops_only_its_oldest_entries():
     assert list(small) == [2, 3, 4]
 
 
+def test_a_memo_table_shared_by_threads_makes_room_without_errors():
+    """Several threads fill one full table at once, switching as often as the interpreter
+    can: one thread's drop of a key another has just dropped, or a change under its listing
+    of the oldest keys, is no error (a KeyError here once failed a threaded core test)."""
+    import sys
+    import threading
+
+    from shangyou.engine.memo import make_room
+    table: dict = {}
+    errors: list[str] = []
+
+    def fill(t: int) -> None:
+        try:
+            for i in range(20_000):
+                make_room(table, 640)
+                table[(t, i)] = i
+        except Exception as e:      # noqa: BLE001 - reported below
+            errors.append(repr(e))
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=fill, args=(t,)) for t in range(4)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not errors, errors
+    assert len(table) <= 640 + 4          # each thread adds one after its room is made
+    assert len(table) >= 640 - 4 * 10     # at most a sixty-fourth dropped by each at once
+
+
 def test_the_readings_memo_stays_bounded_and_keeps_recent_entries(monkeypatch):
     from shangyou.games.climbing import family as fam_mod
     monkeypatch.setattr(fam_mod, "_READINGS_MAX", 50)

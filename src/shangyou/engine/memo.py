@@ -13,7 +13,19 @@ from itertools import islice
 
 def make_room(table: dict, limit: int) -> None:
     """Before adding to ``table``: if it holds ``limit`` entries or more, drop its oldest
-    ``limit // 64`` (at least one)."""
-    if len(table) >= limit:
-        for key in list(islice(table, max(1, limit // 64))):
-            del table[key]
+    ``limit // 64`` (at least one).
+
+    Games in several threads share these tables, so another thread may drop or add entries
+    meanwhile: a key it dropped first is skipped, and a listing of the oldest keys that its
+    change cut short ("dictionary changed size during iteration") is made again, a few times
+    at most (the table is then left a little over its limit until the next call)."""
+    for _ in range(8):
+        if len(table) < limit:
+            return
+        try:
+            oldest = list(islice(table, max(1, limit // 64)))
+        except RuntimeError:
+            continue
+        for key in oldest:
+            table.pop(key, None)
+        return
