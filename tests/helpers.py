@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+import sys
+import threading
 from collections import Counter
 
 import shangyou
@@ -133,3 +135,29 @@ def random_playout(name, players, options, seed, *, deep: bool, match: bool = Fa
             assert all_cards(g) == full, "cards not conserved"
         g.apply(rng.choice(moves))
     return g
+
+
+def in_threads(fn, seeds: list[int]) -> dict[int, list]:
+    """``fn(seed)`` for every seed, each in a thread of its own, all at once, the interpreter
+    switching threads as often as it can; the results by seed (an error in any is raised)."""
+    got: dict[int, list] = {}
+    failures: list[BaseException] = []
+
+    def run(s: int) -> None:
+        try:
+            got[s] = fn(s)
+        except BaseException as e:      # noqa: BLE001 - reported below
+            failures.append(e)
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=run, args=(s,)) for s in seeds]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not failures, failures
+    return got

@@ -4,10 +4,9 @@ thread: games listed and played in several threads at once list what they list a
 from __future__ import annotations
 
 import random
-import sys
-import threading
 
 import pytest
+from helpers import in_threads
 
 import shangyou
 from shangyou.bots.base import make_bot
@@ -40,32 +39,6 @@ def trace(seed: int, hands: int = 2) -> list:
             out.append(str(move))
             g.apply(move)
     return out
-
-
-def in_threads(fn, seeds: list[int]) -> dict[int, list]:
-    """``fn(seed)`` for every seed, each in a thread of its own, all at once, the interpreter
-    switching threads as often as it can; the results by seed (an error in any is raised)."""
-    got: dict[int, list] = {}
-    failures: list[BaseException] = []
-
-    def run(s: int) -> None:
-        try:
-            got[s] = fn(s)
-        except BaseException as e:      # noqa: BLE001 - reported below
-            failures.append(e)
-
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=run, args=(s,)) for s in seeds]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old)
-    assert not failures, failures
-    return got
 
 
 def test_listings_in_several_threads_match_those_made_alone():

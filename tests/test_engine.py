@@ -476,32 +476,17 @@ def test_a_memo_table_shared_by_threads_makes_room_without_errors():
     """Several threads fill one full table at once, switching as often as the interpreter
     can: one thread's drop of a key another has just dropped, or a change under its listing
     of the oldest keys, is no error (a KeyError here once failed a threaded core test)."""
-    import sys
-    import threading
+    from helpers import in_threads
 
     from shangyou.engine.memo import make_room
     table: dict = {}
-    errors: list[str] = []
 
     def fill(t: int) -> None:
-        try:
-            for i in range(20_000):
-                make_room(table, 640)
-                table[(t, i)] = i
-        except Exception as e:      # noqa: BLE001 - reported below
-            errors.append(repr(e))
+        for i in range(20_000):
+            make_room(table, 640)
+            table[(t, i)] = i
 
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=fill, args=(t,)) for t in range(4)]
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join()
-    finally:
-        sys.setswitchinterval(old)
-    assert not errors, errors
+    in_threads(fill, [0, 1, 2, 3])      # (an error in any thread fails the test)
     assert len(table) <= 640 + 4          # each thread adds one after its room is made
     assert len(table) >= 640 - 4 * 10     # at most a sixty-fourth dropped by each at once
 
