@@ -351,9 +351,11 @@ def _chunked_upload(port: int, total: int, chunk: int = 64 * 1024) -> tuple[byte
         s.sendall(head)
         s.setblocking(False)
         out = frame
+        writing = True
         while b"\r\n\r\n" not in answer:
             # a stall of 30 s (nothing read, nothing written) ends the upload: it is a failure
-            readable, writable, _ = select.select([s], [s] if out else [], [], 30)
+            wanted = [s] if writing and out else []
+            readable, writable, _ = select.select([s], wanted, [], 30)
             if readable:
                 try:
                     data = s.recv(65536)
@@ -366,7 +368,10 @@ def _chunked_upload(port: int, total: int, chunk: int = 64 * 1024) -> tuple[byte
                 try:
                     out = out[s.send(out):]
                 except (BrokenPipeError, ConnectionResetError):
-                    break
+                    # the server has answered and closed: its answer may already wait in our
+                    # receive queue, which a select made before it arrived did not show
+                    writing = False
+                    continue
                 if not out and sent < total:
                     sent += len(piece)
                     out = frame if sent < total else b"0\r\n\r\n"     # then the last chunk
