@@ -361,6 +361,7 @@ def test_pagat_is_played_by_the_re_rankers_at_their_sizes_and_the_first_model_el
         for n in net.meta["players"]:
             by_size.setdefault(n, path)
     assert by_size[4] == str(MODELS / "pagat-rerank.npz")
+    assert by_size[5] == str(MODELS / "pagat-rerank5.npz")
     learned = make_bot("learned", seed=1)
     for players in shangyou.preset_info(PAGAT)["players"]:
         want = by_size.get(players, str(DEFAULT_MODEL))
