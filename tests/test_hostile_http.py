@@ -351,11 +351,9 @@ def _chunked_upload(port: int, total: int, chunk: int = 64 * 1024) -> tuple[byte
         s.sendall(head)
         s.setblocking(False)
         out = frame
-        writing = True
         while b"\r\n\r\n" not in answer:
             # a stall of 30 s (nothing read, nothing written) ends the upload: it is a failure
-            wanted = [s] if writing and out else []
-            readable, writable, _ = select.select([s], wanted, [], 30)
+            readable, writable, _ = select.select([s], [s] if out else [], [], 30)
             if readable:
                 try:
                     data = s.recv(65536)
@@ -369,8 +367,9 @@ def _chunked_upload(port: int, total: int, chunk: int = 64 * 1024) -> tuple[byte
                     out = out[s.send(out):]
                 except (BrokenPipeError, ConnectionResetError):
                     # the server has answered and closed: its answer may already wait in our
-                    # receive queue, which a select made before it arrived did not show
-                    writing = False
+                    # receive queue, which a select made before it arrived did not show: write
+                    # no more, read on
+                    out = b""
                     continue
                 if not out and sent < total:
                     sent += len(piece)
