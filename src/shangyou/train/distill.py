@@ -548,11 +548,17 @@ def parser() -> argparse.ArgumentParser:
                    help="start from this re-ranker's weights (same inputs and --hidden)")
     f.add_argument("--keep-best", action="store_true",
                    help="export the epoch of best held-out gain, not the last")
+    from .distill_policy import add_parser
+    add_parser(sub)
     return ap
 
 
 def main(argv=None) -> None:
     args = parser().parse_args(argv)
+    if args.cmd == "policy":
+        from .distill_policy import fit_policy
+        fit_policy(args)
+        return
     {"label": label, "fit": fit}[args.cmd](args)
 
 
