@@ -109,14 +109,18 @@ class Search:
         self.policy = _policy(PLAYOUT_POLICY)
 
     # ----------------------------------------------------------------- candidates
-    def candidates(self) -> list[str]:
+    def candidates(self, first_move: str | None = None) -> list[str]:
+        """The moves the search weighs, candidate 0 first (see :meth:`pick`). ``first_move``:
+        the heuristic's move when the caller has it already (the learned level's re-ranker),
+        so that the heuristic is not asked twice about one view."""
         view = self.view
         moves = view["legal_moves"]
         hand_size = len(view["hand"])
         for m in moves:
             if m != "pass" and len(climbing_heuristic.move_cards(m)) == hand_size:
                 return [m]                       # out in one play
-        first = [climbing_heuristic.choose(view, self.rng)]   # candidate 0, see pick()
+        first = [first_move if first_move is not None
+                 else climbing_heuristic.choose(view, self.rng)]   # candidate 0, see pick()
         if PLAYOUT_CANDIDATE and self.rules.family.name == "pagat":
             # the playout policy's own move in one sampled world (it reads the hidden hands
             # little: only to ask whether a play will hold); elsewhere the heuristic's move

@@ -273,10 +273,9 @@ class LearnedBot(Bot):
             base = self._heuristic_move(view)
             search = Search(view, self.rng)
             search.heuristic_first = True       # as the labeller's (pagat's order otherwise)
-            cands = search.candidates()
-            cands = [base] + [m for m in cands if m != base]
+            cands = search.candidates(base)
         if len(cands) < 2:
-            return base
+            return cands[0] if cands else base      # a play that goes out at once
         state, rows = rerank_features(view, cands, net.meta.get("inputs"))
         q = net.q(state, rerank_rows(rows))
         best = int(q.argmax())

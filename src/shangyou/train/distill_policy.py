@@ -109,6 +109,24 @@ def targets(adj: np.ndarray, worlds: np.ndarray, pos: np.ndarray, crow: np.ndarr
     return out
 
 
+def teacher_targets(path: str, states, rows, pos, crow) -> np.ndarray:
+    """Each position's target row: the choice of a re-ranker (``distill fit``'s model) among
+    the position's candidates, at its own margin: a target that is a function of the
+    position, where the labels' best candidate is noisy."""
+    from ..bots.learned import load_model, rerank_rows
+    net = load_model(path)
+    if net.meta.get("mode") != "rerank" or net.meta.get("inputs"):
+        raise SystemExit(f"--teacher {path}: not a re-ranker of the env's features")
+    margin = float(net.meta.get("margin", 0.0))
+    starts = np.flatnonzero(np.r_[True, pos[1:] != pos[:-1], True])
+    out = np.empty(len(starts) - 1, np.int64)
+    for p, (a, b) in enumerate(zip(starts[:-1], starts[1:])):
+        q = net.q(states[p].astype(np.float32), rerank_rows(rows[crow[a:b]].astype(np.float32)))
+        j = int(q.argmax())
+        out[p] = crow[a + j] if q[j] - q[0] > margin else crow[a]
+    return out
+
+
 def fit_policy(args) -> list[float]:
     """Train the policy on the shards of ``args.data``, write ``args.out``; returns the
     training loss of each epoch."""
@@ -119,7 +137,8 @@ def fit_policy(args) -> list[float]:
     states, rows, mstart, gain, place, worlds, pos, crow = load_policy(Path(args.data), args.upto)
     scale = label_scale(args.game) if args.scale is None else args.scale
     adj = np.clip(gain * scale + args.place_weight * place, -args.clip, args.clip)
-    target = targets(adj, worlds, pos, crow, args.margin, args.min_worlds)
+    target = (teacher_targets(args.teacher, states, rows, pos, crow) if args.teacher
+              else targets(adj, worlds, pos, crow, args.margin, args.min_worlds))
     n_pos, n_rows = len(states), len(rows)
     first = np.r_[True, pos[1:] != pos[:-1]]
     heur = crow[first]                                  # each position's heuristic row
@@ -271,5 +290,7 @@ def add_parser(sub) -> None:
     p.add_argument("--val", type=float, default=0.15)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--keep-best", action="store_true")
+    p.add_argument("--teacher", default=None,
+                   help="a re-ranker whose choices are the targets (instead of the labels')")
     p.add_argument("--upto", type=int, default=None,
                    help="only the shards of seeds up to this one")
