@@ -284,3 +284,63 @@ def test_fit_init_starts_from_another_models_weights(refined, tmp_path):
     with pytest.raises(SystemExit):
         fit_model(parser().parse_args(wide + ["--out", str(tmp_path / "c.npz"), "--epochs",
                                               "0", "--init", str(first)]))
+
+
+def test_policy_fit_and_play(shards, tmp_path):
+    """``distill policy``: a network over every legal move, fitted to the labels' choice. The
+    features it keeps per shard put each candidate on its own legal move's row (the rows the
+    re-ranker's features give the candidates), its loss falls, and the model plays legal
+    moves through a hand as the plain kind (no heuristic asked); a re-ranker's choices serve as
+    targets too (``--teacher``)."""
+    from shangyou.env.features import features
+    from shangyou.train.distill_policy import load_policy, shard_features
+    game, data = shards
+    states, rows, mstart, gain, place, worlds, pos, crow = load_policy(data)
+    assert len(mstart) == len(states) + 1 and mstart[-1] == len(rows)
+    assert len(crow) == len(gain) == len(pos)
+    assert np.all((crow >= mstart[pos]) & (crow < mstart[pos + 1]))
+    path = sorted(data.glob("shard-*.npz"))[0]
+    with np.load(path) as d:
+        text, start = str(d["views"][0]), d["start"]
+    import json
+    x = json.loads(text)
+    _, cand_rows = features(x["view"], x["cands"])
+    assert np.allclose(rows[crow[:start[1]]], cand_rows.astype(np.float16))
+    assert (data / "policy" / path.name).exists()           # kept for the next fit
+    assert set(shard_features(path)) == {"states", "rows", "mstart", "cand"}
+    model = tmp_path / "pol.npz"
+    args = ["policy", "--data", str(data), "--out", str(model), "--game", game,
+            "--games", game, "--hidden", "32", "--epochs", "6", "--batch", "8",
+            "--val", "0.1", "--margin", "0", "--min-worlds", "1"]
+    losses = fit_model_policy(parser().parse_args(args))
+    assert losses[-1] < losses[0]
+    net = Network.load(model)
+    assert net.meta["mode"] == "policy" and net.meta["games"] == [game]
+    bot = LearnedBot(network=net)
+    assert bot.plays(whole_plays(first_play(game)))
+    mine, _ = play(bot, game, seed=11)
+    assert len(mine) >= 5
+    # a re-ranker's choices as the targets
+    teacher = tmp_path / "rr.npz"
+    fit_model(parser().parse_args([
+        "fit", "--data", str(data), "--out", str(teacher), "--game", game, "--games", game,
+        "--hidden", "16", "--epochs", "1", "--batch", "16", "--val", "0.1"]))
+    fit_model_policy(parser().parse_args(args[:-4] + ["--epochs", "1", "--teacher",
+                                                      str(teacher)]))
+    assert Network.load(model).meta["mode"] == "policy"
+
+
+def fit_model_policy(args):
+    from shangyou.train.distill_policy import fit_policy
+    return fit_policy(args)
+
+
+def first_play(game: str) -> dict:
+    """The first view of a 4-seat hand of ``game`` in the play phase with a choice."""
+    g = deal(game, 4, 17)
+    bot = make_bot("heuristic", seed=5)
+    while True:
+        view = g.view(g.to_act)
+        if view["phase"] == "play" and len(view["legal_moves"]) > 1:
+            return view
+        g.apply(bot.choose(view))
