@@ -266,14 +266,20 @@ def label(args) -> None:
               flush=True)
 
 
-def load(folder: Path, extra: bool = False):
+def shard_paths(folder: Path, upto: int | None = None) -> list[Path]:
+    """A folder's shards by seed (those of seeds up to ``upto`` when given): a labeller may
+    still be adding shards, so a fit names the last seed it reads."""
+    paths = sorted(Path(folder).glob("shard-*.npz"), key=lambda p: int(p.stem.split("-")[1]))
+    return [p for p in paths if upto is None or int(p.stem.split("-")[1]) <= upto]
+
+
+def load(folder: Path, extra: bool = False, upto: int | None = None):
     """Every shard of a folder: positions, rows, gains, worlds, and each row's position; with
     ``extra``, each row's refined standard error (-1 where it was not weighed again) and each
     position's view and candidates as JSON (None where the shard predates them)."""
     S, R, G, W, P, C, V = [], [], [], [], [], [], []
     base = 0
-    for path in sorted(Path(folder).glob("shard-*.npz"),
-                       key=lambda p: int(p.stem.split("-")[1])):
+    for path in shard_paths(folder, upto):
         with np.load(path, allow_pickle=False) as d:
             if len(d["gain"]) == 0:
                 continue
@@ -294,12 +300,11 @@ def load(folder: Path, extra: bool = False):
     return out
 
 
-def load_place(folder: Path) -> np.ndarray:
+def load_place(folder: Path, upto: int | None = None) -> np.ndarray:
     """Each candidate's gain in place value over the heuristic's move, in :func:`load`'s order
     (0 where a shard predates it, and in Sheng ji)."""
     out = []
-    for path in sorted(Path(folder).glob("shard-*.npz"),
-                       key=lambda p: int(p.stem.split("-")[1])):
+    for path in shard_paths(folder, upto):
         with np.load(path, allow_pickle=False) as d:
             if len(d["gain"]):
                 out.append(d["place"] if "place" in d else np.zeros(len(d["gain"]), np.float32))
@@ -327,8 +332,9 @@ def fit(args) -> list[float]:
     import torch
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
-    states, rows, gain, worlds, pos, se, views = load(Path(args.data), extra=True)
-    place = load_place(Path(args.data))
+    states, rows, gain, worlds, pos, se, views = load(Path(args.data), extra=True,
+                                                      upto=args.upto)
+    place = load_place(Path(args.data), args.upto)
     if args.place_weight:
         # the target weighs the place more than the search's worth does: its labelled gain
         # (scaled below) plus place_weight / scale times the gain in place value
@@ -548,6 +554,8 @@ def parser() -> argparse.ArgumentParser:
                    help="start from this re-ranker's weights (same inputs and --hidden)")
     f.add_argument("--keep-best", action="store_true",
                    help="export the epoch of best held-out gain, not the last")
+    f.add_argument("--upto", type=int, default=None,
+                   help="only the shards of seeds up to this one")
     from .distill_policy import add_parser
     add_parser(sub)
     return ap

@@ -66,10 +66,8 @@ def load_policy(folder: Path, upto: int | None = None):
     and per candidate: its gain, place gain, worlds, position and row (over the folder)."""
     S, R, M, C, G, PL, W, POS = [], [], [], [], [], [], [], []
     row_base = pos_base = 0
-    for path in sorted(Path(folder).glob("shard-*.npz"),
-                       key=lambda p: int(p.stem.split("-")[1])):
-        if upto is not None and int(path.stem.split("-")[1]) > upto:
-            continue
+    from .distill import shard_paths
+    for path in shard_paths(folder, upto):
         with np.load(path, allow_pickle=False) as d:
             if len(d["gain"]) == 0:
                 continue
