@@ -344,3 +344,18 @@ def first_play(game: str) -> dict:
         if view["phase"] == "play" and len(view["legal_moves"]) > 1:
             return view
         g.apply(bot.choose(view))
+
+
+def test_a_stopped_writers_tmp_file_is_not_read(shards, tmp_path):
+    """A labeller stopped while writing leaves ``shard-N.tmp.npz``; a fit reads the finished
+    shards only, and ``upto`` leaves out the shards of later seeds."""
+    import shutil
+    from shangyou.train.distill import shard_paths
+    _, data = shards
+    folder = tmp_path / "copy"
+    shutil.copytree(data, folder)
+    (folder / "shard-9.tmp.npz").write_bytes(b"half a file")
+    shutil.copy(folder / "shard-3.npz", folder / "shard-12.npz")
+    assert [p.name for p in shard_paths(folder)] == ["shard-3.npz", "shard-12.npz"]
+    assert [p.name for p in shard_paths(folder, upto=11)] == ["shard-3.npz"]
+    assert len(load(folder, upto=3)[0]) == len(load(data)[0])

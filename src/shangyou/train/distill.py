@@ -269,7 +269,9 @@ def label(args) -> None:
 def shard_paths(folder: Path, upto: int | None = None) -> list[Path]:
     """A folder's shards by seed (those of seeds up to ``upto`` when given): a labeller may
     still be adding shards, so a fit names the last seed it reads."""
-    paths = sorted(Path(folder).glob("shard-*.npz"), key=lambda p: int(p.stem.split("-")[1]))
+    paths = sorted((p for p in Path(folder).glob("shard-*.npz")
+                    if p.stem.split("-")[1].isdigit()),      # not a stopped writer's .tmp
+                   key=lambda p: int(p.stem.split("-")[1]))
     return [p for p in paths if upto is None or int(p.stem.split("-")[1]) <= upto]
 
 
