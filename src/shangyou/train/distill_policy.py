@@ -2,7 +2,7 @@
 labelled positions of :mod:`shangyou.train.distill`, and played without the heuristic.
 
 The re-ranker (``distill fit``) needs the heuristic's move and the search's candidate list at
-every decision, which costs two to three heuristic decisions of CPU. This network reads the
+every decision, which costs about one and a half heuristic decisions of CPU. This network reads the
 position and every legal move (the env's features, :func:`shangyou.env.features.features`) and
 is trained to pick, among all of them, the move the search's labels choose: the candidate of
 best labelled gain over the heuristic's move (points, plus ``--place-weight`` a hand for an
