@@ -357,11 +357,7 @@ def fit(args) -> list[float]:
         from ..bots.learned import extra_dims
         sd, md = (a + b for a, b in zip(sd_md, extra_dims(args.inputs)))
     md *= 2                     # each row and its difference from the heuristic's move
-    hidden = args.hidden
-    net = torch.nn.ModuleDict({
-        "ws": torch.nn.Linear(sd, hidden, bias=False), "wm": torch.nn.Linear(md, hidden),
-        "l2": torch.nn.Linear(hidden, hidden // 2), "l3": torch.nn.Linear(hidden // 2, hidden // 2),
-        "l4": torch.nn.Linear(hidden // 2, 1)})
+    net = torch_network(sd, md, args.hidden)
     if args.init:
         start_from(net, args.init)
     opt = torch.optim.Adam(net.parameters(), lr=args.lr, weight_decay=args.wd)
@@ -485,12 +481,28 @@ def reranked(vq, idx, pos, gain, margin, best_by=None) -> tuple[float, float, fl
     return float(np.mean(got)), switch / len(got), float(np.mean(best))
 
 
+def torch_network(state_dim: int, move_dim: int, hidden: int):
+    """The learned bot's network (:class:`shangyou.bots.learned.Network`) in PyTorch: the
+    position's and each move's first layers summed, two more layers, one value a move."""
+    import torch
+    return torch.nn.ModuleDict({
+        "ws": torch.nn.Linear(state_dim, hidden, bias=False),
+        "wm": torch.nn.Linear(move_dim, hidden), "l2": torch.nn.Linear(hidden, hidden // 2),
+        "l3": torch.nn.Linear(hidden // 2, hidden // 2), "l4": torch.nn.Linear(hidden // 2, 1)})
+
+
+def numpy_weights(net) -> dict:
+    """:func:`torch_network`'s weights as the numpy bot's arrays (:func:`start_from`'s
+    inverse)."""
+    t = {k: v.detach().numpy().astype(np.float32) for k, v in net.state_dict().items()}
+    return {"ws": t["ws.weight"].T, "wm": t["wm.weight"].T, "b1": t["wm.bias"],
+            "w2": t["l2.weight"].T, "b2": t["l2.bias"], "w3": t["l3.weight"].T,
+            "b3": t["l3.bias"], "w4": t["l4.weight"][0], "b4": t["l4.bias"][0]}
+
+
 def export(net, args, family: str) -> None:
     from ..bots.learned import Network
-    t = {k: v.detach().numpy().astype(np.float32) for k, v in net.state_dict().items()}
-    weights = {"ws": t["ws.weight"].T, "wm": t["wm.weight"].T, "b1": t["wm.bias"],
-               "w2": t["l2.weight"].T, "b2": t["l2.bias"], "w3": t["l3.weight"].T,
-               "b3": t["l3.bias"], "w4": t["l4.weight"][0], "b4": t["l4.bias"][0]}
+    weights = numpy_weights(net)
     meta = {"features": "env-1", "family": family, "games": args.games.split(","),
             "target": args.target,
             "phases": ["play"], "mode": "rerank", "margin": args.margin,
@@ -502,6 +514,29 @@ def export(net, args, family: str) -> None:
         meta["inputs"] = args.inputs
     Network(weights, meta).save(args.out)
     print(f"wrote {args.out}")
+
+
+def network_args(p, game: str, hidden: int, epochs: int, batch: int, wd: float) -> None:
+    """The options every fit of a network on labelled shards takes (``fit``, ``policy``)."""
+    p.add_argument("--data", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--game", default=game)
+    p.add_argument("--games", default=game, help="presets the model plays")
+    p.add_argument("--players", default="4", help="table sizes the model plays")
+    p.add_argument("--hidden", type=int, default=hidden)
+    p.add_argument("--epochs", type=int, default=epochs)
+    p.add_argument("--batch", type=int, default=batch)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--wd", type=float, default=wd)
+    p.add_argument("--clip", type=float, default=3.0, help="labels clipped to this (scaled)")
+    p.add_argument("--scale", type=float, default=None,
+                   help="labels multiplied by this (default: 1, Zheng Fen 1/20, winner 1/5)")
+    p.add_argument("--val", type=float, default=0.15, help="share of positions held out")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--keep-best", action="store_true",
+                   help="export the epoch of best held-out result, not the last")
+    p.add_argument("--upto", type=int, default=None,
+                   help="only the shards of seeds up to this one")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -525,22 +560,8 @@ def parser() -> argparse.ArgumentParser:
                         "last, in points, in place of its own 0.25 (each candidate's gain in "
                         "place is stored beside its gain in worth, whatever this is)")
     f = sub.add_parser("fit", help="train the re-ranker on labelled shards")
-    f.add_argument("--data", required=True)
-    f.add_argument("--out", required=True)
-    f.add_argument("--game", default="sheng-ji")
-    f.add_argument("--games", default="sheng-ji", help="presets the model plays")
-    f.add_argument("--players", default="4", help="table sizes the model plays")
-    f.add_argument("--hidden", type=int, default=128)
-    f.add_argument("--epochs", type=int, default=20)
-    f.add_argument("--batch", type=int, default=256)
-    f.add_argument("--lr", type=float, default=1e-3)
-    f.add_argument("--wd", type=float, default=1e-5)
-    f.add_argument("--clip", type=float, default=3.0, help="labels clipped to this (scaled)")
-    f.add_argument("--scale", type=float, default=None,
-                   help="labels multiplied by this (default: 1, Zheng Fen 1/20, winner 1/5)")
+    network_args(f, game="sheng-ji", hidden=128, epochs=20, batch=256, wd=1e-5)
     f.add_argument("--margin", type=float, default=0.05)
-    f.add_argument("--val", type=float, default=0.15)
-    f.add_argument("--seed", type=int, default=0)
     f.add_argument("--target", choices=("value", "choice"), default="value",
                    help="value: each candidate's gain over the heuristic's move (squared "
                         "error); choice: the refined worlds' chosen candidate (cross-entropy)")
@@ -554,10 +575,6 @@ def parser() -> argparse.ArgumentParser:
                         "to first to each label: a target that weighs the place more")
     f.add_argument("--init", default=None,
                    help="start from this re-ranker's weights (same inputs and --hidden)")
-    f.add_argument("--keep-best", action="store_true",
-                   help="export the epoch of best held-out gain, not the last")
-    f.add_argument("--upto", type=int, default=None,
-                   help="only the shards of seeds up to this one")
     from .distill_policy import add_parser
     add_parser(sub)
     return ap

@@ -37,7 +37,10 @@ def shard_features(path: Path) -> dict:
             return {k: d[k] for k in d.files}
     with np.load(path, allow_pickle=False) as d:
         views = list(d["views"])
-    S, R, mstart, cand = [], [], [0], []
+    S: list[np.ndarray] = []
+    R: list[np.ndarray] = []
+    mstart: list[int] = [0]
+    cand: list[int] = []
     for text in views:
         x = json.loads(str(text))
         view, cands = x["view"], x["cands"]
@@ -50,12 +53,13 @@ def shard_features(path: Path) -> dict:
         R.append(rows)
         mstart.append(mstart[-1] + len(rows))
         cand.extend(index[c] for c in cands)
-    out = {"states": np.stack(S).astype(np.float16) if S else np.zeros((0, 1), np.float16),
+    out: dict[str, np.ndarray] = {"states": np.stack(S).astype(np.float16) if S else np.zeros((0, 1), np.float16),
            "rows": np.concatenate(R).astype(np.float16) if R else np.zeros((0, 1), np.float16),
            "mstart": np.array(mstart, np.int64), "cand": np.array(cand, np.int32)}
     cache.parent.mkdir(exist_ok=True)
     tmp = cache.with_suffix(".tmp.npz")
-    np.savez(tmp, **out)
+    np.savez(tmp, states=out["states"], rows=out["rows"], mstart=out["mstart"],
+             cand=out["cand"])
     tmp.replace(cache)
     return out
 
@@ -129,7 +133,7 @@ def fit_policy(args) -> list[float]:
     """Train the policy on the shards of ``args.data``, write ``args.out``; returns the
     training loss of each epoch."""
     import torch
-    from .distill import label_scale
+    from .distill import label_scale, torch_network
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
     states, rows, mstart, gain, place, worlds, pos, crow = load_policy(Path(args.data), args.upto)
@@ -144,11 +148,7 @@ def fit_policy(args) -> list[float]:
     val = np.zeros(n_pos, bool)
     val[rng.permutation(n_pos)[:max(1, int(n_pos * args.val))]] = True
     sd, md = dims(family_of(args.game))
-    hidden = args.hidden
-    net = torch.nn.ModuleDict({
-        "ws": torch.nn.Linear(sd, hidden, bias=False), "wm": torch.nn.Linear(md, hidden),
-        "l2": torch.nn.Linear(hidden, hidden // 2), "l3": torch.nn.Linear(hidden // 2, hidden // 2),
-        "l4": torch.nn.Linear(hidden // 2, 1)})
+    net = torch_network(sd, md, args.hidden)
     opt = torch.optim.Adam(net.parameters(), lr=args.lr, weight_decay=args.wd)
     S, R = torch.tensor(states), torch.tensor(rows)
     sizes = np.diff(mstart)
@@ -251,10 +251,8 @@ def fit_policy(args) -> list[float]:
 
 def export_policy(net, args) -> None:
     from ..bots.learned import Network
-    t = {k: v.detach().numpy().astype(np.float32) for k, v in net.state_dict().items()}
-    weights = {"ws": t["ws.weight"].T, "wm": t["wm.weight"].T, "b1": t["wm.bias"],
-               "w2": t["l2.weight"].T, "b2": t["l2.bias"], "w3": t["l3.weight"].T,
-               "b3": t["l3.bias"], "w4": t["l4.weight"][0], "b4": t["l4.bias"][0]}
+    from .distill import numpy_weights
+    weights = numpy_weights(net)
     meta = {"features": "env-1", "family": family_of(args.game),
             "games": args.games.split(","), "phases": ["play"], "mode": "policy",
             "players": [int(n) for n in args.players.split(",")],
@@ -265,19 +263,9 @@ def export_policy(net, args) -> None:
 
 
 def add_parser(sub) -> None:
+    from .distill import network_args
     p = sub.add_parser("policy", help="train a policy over every legal move on labelled shards")
-    p.add_argument("--data", required=True)
-    p.add_argument("--out", required=True)
-    p.add_argument("--game", default="zheng-shangyou/pagat")
-    p.add_argument("--games", default="zheng-shangyou/pagat", help="presets the model plays")
-    p.add_argument("--players", default="4", help="table sizes the model plays")
-    p.add_argument("--hidden", type=int, default=256)
-    p.add_argument("--epochs", type=int, default=10)
-    p.add_argument("--batch", type=int, default=256, help="positions a batch")
-    p.add_argument("--lr", type=float, default=1e-3)
-    p.add_argument("--wd", type=float, default=1e-5)
-    p.add_argument("--clip", type=float, default=3.0)
-    p.add_argument("--scale", type=float, default=None)
+    network_args(p, game="zheng-shangyou/pagat", hidden=256, epochs=10, batch=256, wd=1e-5)
     p.add_argument("--margin", type=float, default=0.1,
                    help="a candidate is the target when its gain passes this")
     p.add_argument("--min-worlds", type=int, default=8,
@@ -285,10 +273,5 @@ def add_parser(sub) -> None:
     p.add_argument("--place-weight", type=float, default=0.25)
     p.add_argument("--value-weight", type=float, default=0.5,
                    help="weight of the candidates' value loss beside the cross-entropy")
-    p.add_argument("--val", type=float, default=0.15)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--keep-best", action="store_true")
     p.add_argument("--teacher", default=None,
                    help="a re-ranker whose choices are the targets (instead of the labels')")
-    p.add_argument("--upto", type=int, default=None,
-                   help="only the shards of seeds up to this one")
