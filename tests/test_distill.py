@@ -20,6 +20,7 @@ from shangyou.bots.learned import LearnedBot, Network  # noqa: E402
 from shangyou.env.features import whole_plays  # noqa: E402
 from shangyou.train.distill import label, load, parser  # noqa: E402
 from shangyou.train.distill import fit as fit_model  # noqa: E402
+from shangyou.train.distill_policy import fit_policy  # noqa: E402
 from shangyou.train.league import deal  # noqa: E402
 
 
@@ -312,7 +313,7 @@ def test_policy_fit_and_play(shards, tmp_path):
     args = ["policy", "--data", str(data), "--out", str(model), "--game", game,
             "--games", game, "--hidden", "32", "--epochs", "6", "--batch", "8",
             "--val", "0.1", "--margin", "0", "--min-worlds", "1"]
-    losses = fit_model_policy(parser().parse_args(args))
+    losses = fit_policy(parser().parse_args(args))
     assert losses[-1] < losses[0]
     net = Network.load(model)
     assert net.meta["mode"] == "policy" and net.meta["games"] == [game]
@@ -325,14 +326,9 @@ def test_policy_fit_and_play(shards, tmp_path):
     fit_model(parser().parse_args([
         "fit", "--data", str(data), "--out", str(teacher), "--game", game, "--games", game,
         "--hidden", "16", "--epochs", "1", "--batch", "16", "--val", "0.1"]))
-    fit_model_policy(parser().parse_args(args[:-4] + ["--epochs", "1", "--teacher",
+    fit_policy(parser().parse_args(args[:-4] + ["--epochs", "1", "--teacher",
                                                       str(teacher)]))
     assert Network.load(model).meta["mode"] == "policy"
-
-
-def fit_model_policy(args):
-    from shangyou.train.distill_policy import fit_policy
-    return fit_policy(args)
 
 
 def first_play(game: str) -> dict:

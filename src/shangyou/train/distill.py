@@ -266,16 +266,19 @@ def label(args) -> None:
               flush=True)
 
 
-def shard_paths(folder: Path, upto: int | None = None) -> list[Path]:
+def shard_paths(folder: Path | list[Path], upto: int | None = None) -> list[Path]:
     """A folder's shards by seed (those of seeds up to ``upto`` when given): a labeller may
-    still be adding shards, so a fit names the last seed it reads."""
+    still be adding shards, so a fit lists them once and may name the last seed it reads. A
+    list of shards (that listing) is returned as it is."""
+    if isinstance(folder, list):
+        return folder
     paths = sorted((p for p in Path(folder).glob("shard-*.npz")
                     if p.stem.split("-")[1].isdigit()),      # not a stopped writer's .tmp
                    key=lambda p: int(p.stem.split("-")[1]))
     return [p for p in paths if upto is None or int(p.stem.split("-")[1]) <= upto]
 
 
-def load(folder: Path, extra: bool = False, upto: int | None = None):
+def load(folder: Path | list[Path], extra: bool = False, upto: int | None = None):
     """Every shard of a folder: positions, rows, gains, worlds, and each row's position; with
     ``extra``, each row's refined standard error (-1 where it was not weighed again) and each
     position's view and candidates as JSON (None where the shard predates them)."""
@@ -302,7 +305,7 @@ def load(folder: Path, extra: bool = False, upto: int | None = None):
     return out
 
 
-def load_place(folder: Path, upto: int | None = None) -> np.ndarray:
+def load_place(folder: Path | list[Path], upto: int | None = None) -> np.ndarray:
     """Each candidate's gain in place value over the heuristic's move, in :func:`load`'s order
     (0 where a shard predates it, and in Sheng ji)."""
     out = []
@@ -334,9 +337,9 @@ def fit(args) -> list[float]:
     import torch
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
-    states, rows, gain, worlds, pos, se, views = load(Path(args.data), extra=True,
-                                                      upto=args.upto)
-    place = load_place(Path(args.data), args.upto)
+    shards = shard_paths(Path(args.data), args.upto)     # one listing for both reads
+    states, rows, gain, worlds, pos, se, views = load(shards, extra=True)
+    place = load_place(shards)
     if args.place_weight:
         # the target weighs the place more than the search's worth does: its labelled gain
         # (scaled below) plus place_weight / scale times the gain in place value

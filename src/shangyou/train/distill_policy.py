@@ -182,10 +182,7 @@ def fit_policy(args) -> list[float]:
         # the value of each labelled candidate over the heuristic's move
         cs = np.concatenate([np.arange(c_start[p], c_start[p + 1]) for p in ps])
         if len(cs) and args.value_weight:
-            where = np.searchsorted(ps, c_pos[cs]) if np.all(ps[:-1] <= ps[1:]) else None
-            if where is None:
-                slot = {int(p): j for j, p in enumerate(ps)}
-                where = np.array([slot[int(p)] for p in c_pos[cs]])
+            where = np.searchsorted(ps, c_pos[cs])     # batches and held-out ps are sorted
             qc = q[torch.tensor(offs[where] + c_row[cs] - mstart[c_pos[cs]])]
             qb = q[torch.tensor(offs[where] + c_base[cs] - mstart[c_pos[cs]])]
             value = (c_w[cs] * (qc - qb - c_gain[cs]) ** 2).mean()
