@@ -325,6 +325,46 @@ def test_owen_duplicate_cards_fall_back_to_python():
     assert [full(x) for x in fam.leads(hand)] == [full(x) for x in fam.leads_py(hand)]
 
 
+@pytest.mark.parametrize("twos", [False, True])
+def test_pagat_beat_levels_as_the_reference(twos):
+    """The heuristic's question, can each sampled hand beat a play with or without its 2s and
+    jokers (``Family.beat_levels``), answered by the core in one call: equal to the Python
+    reference over hands of one to four packs and plays of every kind, bombs left to Python."""
+    from shangyou.games.climbing.family import Family
+    fam = PagatFamily(twos_in_sequences=twos)
+    rng = random.Random(23 + twos)
+    compared = 0
+    seen: set[int] = set()
+    for i in range(400):
+        cards = deck(1 + i % 4, True)
+        hands = [tuple(sorted(rng.sample(cards, rng.randrange(0, 28)))) for _ in range(6)]
+        other = tuple(sorted(rng.sample(cards, rng.randrange(1, 16))))
+        with_core(False)
+        plays = fam.leads(other)
+        prev = rng.choice(plays)
+        want = Family.beat_levels(fam, hands, prev)
+        with_core(True)
+        got = fam.beat_levels(hands, prev)
+        assert got == want, f"{parse(other)}: {prev.cls} {prev.key}"
+        if core.AVAILABLE and not prev.tier:
+            assert core.pagat_beat_levels(hands, fam.seq_top, prev) == want
+            compared += len(hands)
+        seen.update(want)
+    assert seen == {0, 1, 2}
+    assert compared > 1500 or not core.AVAILABLE
+    if core.AVAILABLE:          # bad input: a clear error, and None for a lead's reading
+        bl = core._core.pagat_beat_levels
+        with pytest.raises(ValueError):
+            bl([(54,)], 11, plays[0])
+        with pytest.raises(ValueError):
+            bl([(1, 2)], 13, plays[0])
+        with pytest.raises(TypeError):
+            bl([(1, 2)], 11)
+        with pytest.raises(TypeError):
+            bl(5, 11, fam.leads((4,))[0])
+        assert bl([(1, 2)], 11, "not a combo") is None
+
+
 WORST = "3D 3C 4D 4C 5D 5C 6D 6C 7D 7C 8D 8C 9D 9C 10D 2D 2D 2C 2C 2H 2H 2S 2S BJ BJ RJ RJ"
 
 

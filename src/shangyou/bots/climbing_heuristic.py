@@ -117,6 +117,7 @@ class Heuristic:
             else None
         self._unseen: list[int] | None = None
         self._samples: list[list[tuple]] | None = None
+        self._sample_hands: list[tuple] | None = None
         self._beaten: dict = {}
         self._cost: dict = {}
         self._plans: dict = {}
@@ -175,6 +176,12 @@ class Heuristic:
             self._samples = out
         return self._samples
 
+    def sample_hands(self) -> list[tuple]:
+        """Every opponent hand of :meth:`samples`, sample after sample (as many each)."""
+        if self._sample_hands is None:
+            self._sample_hands = [h for hands in self.samples() for h in hands]
+        return self._sample_hands
+
     def combo_cost(self, combo) -> float:
         """What a combination costs the plan: 1 for a play that will probably be beaten, down
         to CONTROL_COST for one no opponent can beat (it wins the lead back). A play that only
@@ -184,24 +191,16 @@ class Heuristic:
         key = (combo.cards, combo.label, combo.cls)
         cost = self._cost.get(key)
         if cost is None:
-            follows = self.fam.follows
-            precious = self.fam.precious
             top_beat = TOP_BEAT if self.points is None else 1.0
             beaten = 0.0
-            for hands in self.samples():
-                worst = 0.0
-                for h in hands:
-                    if len(h) < len(combo.cards):
-                        continue
-                    # a follow without wild/top cards is a follow of the hand without them
-                    # (asked of the core, not found among every follow: a two-pack hand
-                    # can follow a pair in hundreds of thousands of ways)
-                    if follows([c for c in h if not precious(c)], combo):
-                        worst = 1.0
-                        break
-                    if follows(h, combo):
-                        worst = top_beat
-                beaten += worst
+            # per sampled opponent hand: 2 beats it without wild/top cards, 1 only with them
+            # (asked of the core for every sample at once, not found among every follow: a
+            # two-pack hand can follow a pair in hundreds of thousands of ways)
+            levels = self.fam.beat_levels(self.sample_hands(), combo)
+            per = len(levels) // SAMPLES if levels else 0
+            for i in range(SAMPLES):
+                worst = max(levels[i * per:(i + 1) * per], default=0)
+                beaten += 1.0 if worst == 2 else top_beat if worst == 1 else 0.0
             p = beaten / SAMPLES
             self._beaten[key] = p
             cost = CONTROL_COST + (1 - CONTROL_COST) * p

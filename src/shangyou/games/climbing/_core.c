@@ -436,6 +436,100 @@ core_pagat_run(PyObject *hand, long seq_top, const Prev *prev, Gen *g)
     return out;
 }
 
+/* can a hand of these counts beat ``prev``? (g, sink: scratch; the sink keeps one play) */
+static int
+beats(Gen *g, Sink *sink, const unsigned char *count, int seq_top, const Prev *prev)
+{
+    sink->n = 0;
+    sink->pool_n = 0;
+    g->out = NULL;
+    g->sink = sink;
+    gen_from_counts(g, count, seq_top);
+    if (pagat_generate(g, prev) < 0)
+        return -1;
+    return sink->n > 0;
+}
+
+/* pagat_beat_levels(hands, seq_top, prev) -> bytes: for each hand (card codes), 2 when it
+   beats the Combo ``prev`` without its 2s and jokers (codes 48 and up), 1 when only with
+   them, 0 when not at all (nor when it holds fewer cards than ``prev``). The heuristic's
+   question (climbing_heuristic.combo_cost) asked once for all its sampled hands; None when
+   ``prev`` is not a pagat play the core reads (a lead, a bomb): ask Family.beat_levels. */
+static PyObject *
+pagat_beat_levels(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "pagat_beat_levels() takes 3 arguments");
+        return NULL;
+    }
+    long seq_top = PyLong_AsLong(args[1]);
+    if (seq_top == -1 && PyErr_Occurred())
+        return NULL;
+    if (seq_top != ACE && seq_top != TWO) {
+        PyErr_SetString(PyExc_ValueError, "seq_top must be 11 or 12");
+        return NULL;
+    }
+    Prev prev;
+    int read = core_prev(args[2], &prev);
+    if (read < 0)
+        return NULL;
+    if (read == 0 || prev.kind < 0)
+        Py_RETURN_NONE;
+    PyObject *cards = SLOT(args[2], core_combo_off[COMBO_CARDS]);
+    Py_ssize_t need = cards != NULL && PyTuple_Check(cards) ? PyTuple_GET_SIZE(cards) : 0;
+    PyObject *seq = PySequence_Fast(args[0], "hands must be a sequence of hands");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n);
+    Gen *g = PyMem_Calloc(1, sizeof(Gen));
+    Sink sink;
+    memset(&sink, 0, sizeof sink);
+    sink.first = 1;
+    if (out == NULL)
+        goto fail;
+    if (g == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    char *level = PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char count[N_CARDS], plain[N_CARDS];
+        if (core_read_hand(PySequence_Fast_GET_ITEM(seq, i), count, MAX_COPIES) < 0)
+            goto fail;
+        Py_ssize_t size = 0, top = 0;
+        for (int c = 0; c < N_CARDS; c++) {
+            size += count[c];
+            plain[c] = c < 48 ? count[c] : 0;
+            top += c < 48 ? 0 : count[c];
+        }
+        level[i] = 0;
+        if (size < need)
+            continue;
+        int rc = beats(g, &sink, plain, (int)seq_top, &prev);
+        if (rc == 0 && top) {
+            rc = beats(g, &sink, count, (int)seq_top, &prev);
+            level[i] = rc > 0 ? 1 : 0;
+        } else {
+            level[i] = rc > 0 ? 2 : 0;
+        }
+        if (rc < 0)
+            goto fail;
+    }
+    PyMem_Free(sink.plays);
+    PyMem_Free(sink.pool);
+    PyMem_Free(g);
+    Py_DECREF(seq);
+    return out;
+fail:
+    PyMem_Free(sink.plays);
+    PyMem_Free(sink.pool);
+    PyMem_Free(g);
+    Py_DECREF(seq);
+    Py_XDECREF(out);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"seeded_shuffle", (PyCFunction)(void (*)(void))core_seeded_shuffle, METH_FASTCALL,
      "seeded_shuffle(seed, n, list): random.Random(seed)'s randrange(n), then its shuffle of "
@@ -480,6 +574,9 @@ static PyMethodDef methods[] = {
     {"steps_list", (PyCFunction)(void (*)(void))core_steps_list, METH_FASTCALL,
      "steps_list(cap, family, hand, last, token): the legal moves of the play phase, or past "
      "cap plays their first plays and counts by code (_core_steps.c)."},
+    {"pagat_beat_levels", (PyCFunction)(void (*)(void))pagat_beat_levels, METH_FASTCALL,
+     "pagat_beat_levels(hands, seq_top, prev): per hand 2 (beats prev without 2s and "
+     "jokers), 1 (only with them) or 0, as bytes; None: not a play the core reads."},
     {"plan", (PyCFunction)(void (*)(void))core_plan, METH_FASTCALL,
      "plan(counts): the playout policy's plan of 15 rank counts (pagat) -> (cost, groups)."},
     {NULL, NULL, 0, NULL}

@@ -113,6 +113,24 @@ class Family:
         """Cards a simple player keeps for later: wild cards, or the top singles."""
         return card >= 48  # 2s and jokers
 
+    def beat_levels(self, hands: Sequence[Sequence[int]], prev: Combo) -> bytes:
+        """For each hand, 2 when it can beat ``prev`` without its precious cards, 1 when only
+        with them, 0 when not at all (nor when it holds fewer cards than ``prev``): what the
+        heuristic asks of the unseen cards' sampled deals (``climbing_heuristic.combo_cost``).
+        The reference; a compiled family answers in one call."""
+        out = bytearray(len(hands))
+        need = len(prev.cards)
+        precious = self.precious
+        for i, h in enumerate(hands):
+            if len(h) < need:
+                continue
+            plain = [c for c in h if not precious(c)]
+            if self.follows(plain, prev):
+                out[i] = 2
+            elif len(plain) < len(h) and self.follows(h, prev):
+                out[i] = 1
+        return bytes(out)
+
     def card_strength(self, card: int):
         """How high a single card is, for "give your highest card" (equal values: any of them)."""
         return card
@@ -226,6 +244,20 @@ class CompiledFamily(Family):
             except ValueError:
                 pass
         return self.leads_py(hand)
+
+    def core_beat_levels(self, hands: Sequence[Sequence[int]], prev: Combo) -> bytes | None:
+        """:meth:`beat_levels` in the core, or None: the reference answers."""
+        return None
+
+    def beat_levels(self, hands: Sequence[Sequence[int]], prev: Combo) -> bytes:
+        if core.ACTIVE:
+            try:
+                got = self.core_beat_levels(hands, prev)
+            except ValueError:          # a hand the core refuses: the reference reads it
+                got = None
+            if got is not None:
+                return got
+        return Family.beat_levels(self, hands, prev)
 
     def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
         if core.ACTIVE:
