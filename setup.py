@@ -7,7 +7,7 @@ from setuptools import Extension, setup
 
 CORE = ("_core", "_core_pagat", "_core_owen", "_core_zf", "_core_winner", "_core_plan",
         "_core_playout", "_core_steps", "_core_pagat_steps", "_core_moves", "_core_groups",
-        "_core_apply", "_core_batch_rules", "_core_batch", "_core_methods")
+        "_core_apply", "_core_batch_rules", "_core_batch", "_core_methods", "_core_hplan")
 # the compiled core of Sheng ji (docs/core-sheng-ji.md)
 SHENG_JI = ("_core", "_core_seq", "_core_units", "_core_follow", "_core_moves", "_core_apply",
             "_core_rollout", "_core_row", "_core_batch", "_core_methods", "_core_records",

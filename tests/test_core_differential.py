@@ -365,6 +365,116 @@ def test_pagat_beat_levels_as_the_reference(twos):
         assert bl([(1, 2)], 11, "not a combo") is None
 
 
+def _heuristic_views(game: str, players: int, opts: dict, hands: int, seed: int) -> list:
+    from shangyou.bots import climbing_heuristic
+    from shangyou.env.features import whole_plays
+    out = []
+    for hand in range(hands):
+        g = shangyou.new_game(game, players=players, seed=seed + hand, **opts)
+        rng = random.Random(hand)
+        while not g.over:
+            v = whole_plays(g.view(g.to_act))
+            out.append(v)
+            g.apply(climbing_heuristic.choose(v, rng) if hand % 2 else rng.choice(v["legal_moves"]))
+    return out
+
+
+@pytest.mark.parametrize("cfg", [("zheng-shangyou/pagat", n, {"twos_in_sequences": t})
+                                 for n, t in ((3, False), (4, False), (5, True), (6, False))]
+                         + [("zheng-shangyou/pagat-teams", 4, {})], ids=_cid)
+def test_heuristic_plan_in_c_as_the_reference(cfg):
+    """The heuristic's plan in C (``HeurPlan``, pagat of one pack) against its Python reference:
+    over every decision of random and heuristic hands, the same move, the same plan of the
+    seat's hand and of what each play would leave (cost, parts), the same nodes searched."""
+    from shangyou.bots import climbing_heuristic as ch
+    name, players, opts = cfg
+    views = _heuristic_views(name, players, opts, 8, 4100 + players)
+    planned = 0
+    try:
+        for v in views:
+            moves = []
+            plans = []
+            for compiled in (True, False):
+                ch.COMPILED_PLAN = compiled
+                moves.append(ch.choose(v, random.Random(1), strict=True))
+                h = ch.Heuristic(v)
+                if not h.hand or "pass" in v["legal_moves"][:1] and len(v["legal_moves"]) == 1:
+                    plans.append(None)
+                    continue
+                assert (h.planner() is not None) == (compiled and core.ACTIVE)
+                parts = [h.plan(h.hand)]
+                for m in v["legal_moves"][:6]:
+                    if m != "pass" and not m.startswith(("give", "take", "discard", "offer")):
+                        rest = ch._remove(h.hand, ch.move_cards(m))
+                        parts.append(h.plan(rest))
+                nodes = h._planner.core.nodes if h._planner else h._nodes
+                plans.append(([(c, [(x.kind, x.cls, x.key, x.cards, x.tier, x.label)
+                                    for x in p]) for c, p in parts], nodes))
+            assert moves[0] == moves[1], v["legal_moves"]
+            assert plans[0] == plans[1], v["hand"]
+            planned += plans[0] is not None
+    finally:
+        ch.COMPILED_PLAN = True
+    assert planned > 150
+
+
+def test_heuristic_plan_leads_and_costs_in_c():
+    """``HeurPlan.leads`` is ``steps.bounded_leads`` (hands of 11 to 27 cards: past 256 leads
+    one per code) and ``HeurPlan.cost`` is ``Heuristic.combo_cost``, on random one-pack hands;
+    bad input is refused."""
+    from shangyou.games.climbing.steps import bounded_leads
+    if not core.AVAILABLE:
+        return
+    with_core(True)
+    fam = PagatFamily()
+    rng = random.Random(31)
+    cards = deck(1, True)
+    params = (0.25, 0.8, 0.5, 6, 150, 256, 10)
+    bounded = 0
+    for _ in range(120):
+        hand = tuple(sorted(rng.sample(cards, rng.randrange(1, 28))))
+        rest = [c for c in cards if c not in hand]
+        rng.shuffle(rest)
+        hands = [tuple(sorted(rest[i * 6:(i + 1) * 6])) for i in range(6)]
+        hp = core._core.HeurPlan([sum(1 << c for c in h) for h in hands], 3, 11, params)
+        want = bounded_leads(fam, hand, 256)
+        got = hp.leads(sum(1 << c for c in hand))
+        assert [(core.pagat_combo(code, cs).cls, core.pagat_combo(code, cs).key, cs)
+                for code, cs in got] == [(c.cls, c.key, tuple(c.cards)) for c in want]
+        bounded += len(want) == 256
+        for c in want[:20]:
+            levels = Family_levels(fam, hands, c)
+            beaten = sum(1.0 if max(levels[i * 2:i * 2 + 2]) == 2 else
+                         0.5 if max(levels[i * 2:i * 2 + 2]) == 1 else 0.0 for i in range(3))
+            p = beaten / 3
+            cost = 0.25 + 0.75 * p
+            prec = sum(1 for x in c.cards if x >= 48)
+            if p > 0 and prec and prec < len(c.cards):
+                cost += 0.8 * prec
+            code = next(code for code, cs in got if cs == tuple(c.cards)
+                        and core.pagat_combo(code, cs).label == c.label)
+            assert hp.cost(code, sum(1 << x for x in c.cards)) == cost
+    assert bounded > 10
+    HP = core._core.HeurPlan
+    for bad in (([1 << 54], 1, 11, params), ([1], 2, 11, params), ([1], 1, 13, params),
+                ([1], 0, 11, params), ([1], 1, 11, params[:3]),
+                ([1], 1, 11, (0.25, 0.8, 0.5, 0, 150, 256, 10))):
+        with pytest.raises((ValueError, TypeError)):
+            HP(*bad)
+    hp = HP([1], 1, 11, params)
+    with pytest.raises(ValueError):
+        hp.plan(1 << 60)
+    with pytest.raises(ValueError):
+        hp.cost(-1, 1)
+    with pytest.raises(TypeError):
+        hp.cost(1)
+
+
+def Family_levels(fam, hands, combo) -> bytes:
+    from shangyou.games.climbing.family import Family
+    return Family.beat_levels(fam, hands, combo)
+
+
 WORST = "3D 3C 4D 4C 5D 5C 6D 6C 7D 7C 8D 8C 9D 9C 10D 2D 2D 2C 2C 2H 2H 2S 2S BJ BJ RJ RJ"
 
 

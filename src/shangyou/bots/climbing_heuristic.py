@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..cards import parse
-from ..games.climbing.steps import bounded_leads, every_play, in_steps
+from ..games.climbing.steps import SMALL_HAND, bounded_leads, every_play, in_steps
 from .base import GreedyBot
 from .reasons import Advice, Reason, Why
 
@@ -42,6 +42,7 @@ LEAD_VALUE = 0.5          # a trick won: the next lead is free
 MAX_MOVES = 12            # plays weighed per decision
 BRANCH = 6                # combinations tried for the lowest card at each node
 PLAN_LEADS = 256          # a part of the hand with more leads: one per reading (bounded_leads)
+COMPILED_PLAN = True      # plan in the core where the family can (False: the Python reference)
 
 
 def choose(view: dict, rng=None, strict: bool = False, why: Why | None = None) -> str:
@@ -118,6 +119,7 @@ class Heuristic:
         self._unseen: list[int] | None = None
         self._samples: list[list[tuple]] | None = None
         self._sample_hands: list[tuple] | None = None
+        self._planner = None        # the plan in the core (False: in Python), when first asked
         self._beaten: dict = {}
         self._cost: dict = {}
         self._plans: dict = {}
@@ -214,13 +216,30 @@ class Heuristic:
             self._cost[key] = cost
         return cost
 
+    def planner(self):
+        """The family's plan in the core for this decision (pagat of one pack), or None."""
+        if self._planner is None:
+            self._planner = False
+            core_planner = getattr(self.fam, "core_planner", None)
+            if COMPILED_PLAN and core_planner is not None and self.points is None and \
+                    rules_for_view(self.view).decks == 1:
+                self._planner = core_planner(
+                    self.sample_hands(), SAMPLES, (CONTROL_COST, WILD_COST, TOP_BEAT, BRANCH, NODE_BUDGET,
+                                     PLAN_LEADS, SMALL_HAND)) or False
+        return self._planner or None
+
     def plan(self, hand: tuple) -> tuple[float, tuple]:
         """(cost, combinations): a cheap split of ``hand`` (a sub-multiset of this seat's hand)
-        into plays. Each node tries the combinations holding the hand's lowest card."""
+        into plays. Each node tries the combinations holding the hand's lowest card. Where the
+        family plans in the core (:meth:`planner`), the same search in C."""
         if not hand:
             return 0.0, ()
         got = self._plans.get(hand)
         if got is not None:
+            return got
+        planner = self.planner()
+        if planner is not None:
+            got = self._plans[hand] = planner.plan(hand)
             return got
         self._nodes += 1
         low = hand[0]

@@ -31,6 +31,8 @@
    zf_plays(hand, kind, b0, b1): the same for ZhengFenFamily (_core_zf.c).
    winner_plays(hand, options..., kind, a, b, c): the same for WinnerFamily (_core_winner.c).
    pagat_playout(...), plan(counts): the search's playouts (_core_playout.c).
+   HeurPlan(hands, samples, seq_top, params): the heuristic bot's plan of a pagat hand
+   (_core_hplan.c).
    steps_begin(want, picked, cap), steps_end(): the plays counted or filtered instead of
    listed, for the choice of a play in steps (_core_steps.c).
 
@@ -589,17 +591,17 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__core(void)
 {
-    PyTypeObject *types[4] = {&core_plays_type, &core_steps_type, &core_subset_type,
-                              &core_batch_type};
-    const char *names[4] = {"Plays", "Steps", "Subset", "Batch"};
-    for (int i = 0; i < 4; i++) {
+    PyTypeObject *types[5] = {&core_plays_type, &core_steps_type, &core_subset_type,
+                              &core_batch_type, &core_heur_plan_type};
+    const char *names[5] = {"Plays", "Steps", "Subset", "Batch", "HeurPlan"};
+    for (int i = 0; i < 5; i++) {
         if (PyType_Ready(types[i]) < 0)
             return NULL;
     }
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         Py_INCREF(types[i]);
         if (PyModule_AddObject(m, names[i], (PyObject *)types[i]) < 0) {
             Py_DECREF(types[i]);

@@ -268,6 +268,7 @@ PyObject *core_plan(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 /* _core_batch.c, _core_batch_rules.c: the batch engine (env/batch_engine.py) */
 extern PyTypeObject core_batch_type;
+extern PyTypeObject core_heur_plan_type;      /* _core_hplan.c */
 
 /* A hand's seats as the C games hold them (the batch engine, the playouts): ``size[s]``, the
    cards seat s holds, of n seats. */

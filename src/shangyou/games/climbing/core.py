@@ -150,6 +150,29 @@ def pagat_beat_levels(hands, seq_top: int, prev: Combo) -> bytes | None:
     return _core.pagat_beat_levels(hands, seq_top, prev)
 
 
+def pagat_combo(code: int, cards: tuple) -> Combo:
+    """The Combo of a pagat play given by its code and cards (as the plays of ``_core``)."""
+    kind, cls, key, tier, label = _meta(code)
+    return Combo(kind, cls, key, cards, tier, label)
+
+
+class PagatPlanner:
+    """The heuristic bot's plan of pagat hands of one pack in C (``_core_hplan.c``), holding one
+    decision's caches: ``hands`` the sampled opponent hands (card codes), ``samples`` sampled
+    deals of them (``bots/climbing_heuristic.py`` keeps the reference and names ``params``)."""
+
+    __slots__ = ("core",)
+
+    def __init__(self, hands, samples: int, seq_top: int, params: tuple):
+        self.core = _core.HeurPlan([sum(1 << c for c in h) for h in hands], samples, seq_top,
+                                   params)
+
+    def plan(self, hand) -> tuple[float, tuple]:
+        """(cost, combos) of a hand (card codes, no card twice)."""
+        cost, parts = self.core.plan(sum(1 << c for c in hand))
+        return cost, tuple(pagat_combo(code, cards) for code, cards in parts)
+
+
 def pagat_follows(hand, seq_top: int, prev: Combo, singles) -> list[Combo] | None:
     """PagatFamily.follows in C; None for a play that is not of the pagat family."""
     kind = _PREV_KIND.get(prev.cls[0])

@@ -245,6 +245,13 @@ class CompiledFamily(Family):
                 pass
         return self.leads_py(hand)
 
+    def core_planner(self, hands: Sequence[Sequence[int]], samples: int, params: tuple):
+        """The heuristic's plan of this family's hands in the core (``hands``: ``samples``
+        sampled deals of the opponents' hands, sample after sample; ``plan(hand)`` answers
+        as ``Heuristic.plan``), or None: the heuristic plans in Python. For hands of one
+        pack, while the core is on."""
+        return None
+
     def core_beat_levels(self, hands: Sequence[Sequence[int]], prev: Combo) -> bytes | None:
         """:meth:`beat_levels` in the core, or None: the reference answers."""
         return None

@@ -95,6 +95,10 @@ class PagatFamily(CompiledFamily):
     def core_spec(self) -> tuple:
         return core.pagat_spec(self.seq_top, _SINGLE_COMBOS)
 
+    def core_planner(self, hands, samples: int, params: tuple):
+        return core.PagatPlanner(hands, samples, self.seq_top, params) if core.ACTIVE \
+            else None
+
     def core_beat_levels(self, hands, prev: Combo) -> bytes | None:
         # the core's precious cards are codes 48 and up: Family.precious, which pagat keeps
         return core.pagat_beat_levels(hands, self.seq_top, prev)
