@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections import Counter
 
 from ..cards import parse
+from ..engine.memo import make_room
+from ..games.climbing.core import shuffle
 from ..games.climbing.steps import SMALL_HAND, bounded_leads, every_play, in_steps
 from .base import GreedyBot
 from .reasons import Advice, Reason, Why
@@ -83,11 +85,20 @@ def advise(view: dict, rng=None) -> Advice:
 
 def move_cards(text: str) -> list[int]:
     """The cards of a move's text (``"5H 6D BJ as 4-6"``, ``"take 2S"``)."""
-    text = text.partition(" as ")[0]
-    head, _, tail = text.partition(" ")
-    if head in ("give", "take", "discard", "offer"):
-        text = tail
-    return list(parse(text))
+    got = _MOVE_CARDS.get(text)
+    if got is None:
+        cards = text.partition(" as ")[0]
+        head, _, tail = cards.partition(" ")
+        if head in ("give", "take", "discard", "offer"):
+            cards = tail
+        got = tuple(parse(cards))
+        make_room(_MOVE_CARDS, _MOVE_CARDS_MAX)     # a bounded memo (engine/memo.py)
+        _MOVE_CARDS[text] = got
+    return list(got)
+
+
+_MOVE_CARDS: dict[str, tuple] = {}
+_MOVE_CARDS_MAX = 50_000
 
 
 def _remove(hand: tuple, cards) -> tuple:
@@ -167,7 +178,7 @@ class Heuristic:
             out: list[list[tuple]] = []
             for _ in range(SAMPLES):
                 pool = list(self.unseen)
-                rng.shuffle(pool)
+                shuffle(rng, pool)          # rng.shuffle, in C where the core is on
                 hands: list[tuple] = []
                 i = 0
                 for s in opps:
