@@ -337,7 +337,8 @@ def fit(args) -> list[float]:
     import torch
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
-    shards = shard_paths(Path(args.data), args.upto)     # one listing for both reads
+    # one listing for both reads; several folders (comma-separated) are read in turn
+    shards = [p for d in str(args.data).split(",") for p in shard_paths(Path(d), args.upto)]
     states, rows, gain, worlds, pos, se, views = load(shards, extra=True)
     place = load_place(shards)
     if args.place_weight:
@@ -521,7 +522,8 @@ def export(net, args, family: str) -> None:
 
 def network_args(p, game: str, hidden: int, epochs: int, batch: int, wd: float) -> None:
     """The options every fit of a network on labelled shards takes (``fit``, ``policy``)."""
-    p.add_argument("--data", required=True)
+    p.add_argument("--data", required=True,
+                   help="the labels' folder, or several separated by commas")
     p.add_argument("--out", required=True)
     p.add_argument("--game", default=game)
     p.add_argument("--games", default=game, help="presets the model plays")

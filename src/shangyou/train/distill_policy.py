@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..env.features import dims, family_of, features
+from .distill import shard_paths
 
 
 def shard_features(path: Path) -> dict:
@@ -64,13 +65,12 @@ def shard_features(path: Path) -> dict:
     return out
 
 
-def load_policy(folder: Path, upto: int | None = None):
+def load_policy(folder: Path | list[Path], upto: int | None = None):
     """The shards of ``folder`` (those of seeds up to ``upto`` when given) with their features
     over every legal move: positions (P, s), rows (N, m), each position's first row (P + 1),
     and per candidate: its gain, place gain, worlds, position and row (over the folder)."""
     S, R, M, C, G, PL, W, POS = [], [], [], [], [], [], [], []
     row_base = pos_base = 0
-    from .distill import shard_paths
     for path in shard_paths(folder, upto):
         with np.load(path, allow_pickle=False) as d:
             if len(d["gain"]) == 0:
@@ -136,7 +136,8 @@ def fit_policy(args) -> list[float]:
     from .distill import label_scale, torch_network
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
-    states, rows, mstart, gain, place, worlds, pos, crow = load_policy(Path(args.data), args.upto)
+    shards = [p for d in str(args.data).split(",") for p in shard_paths(Path(d), args.upto)]
+    states, rows, mstart, gain, place, worlds, pos, crow = load_policy(shards)
     scale = label_scale(args.game) if args.scale is None else args.scale
     adj = np.clip(gain * scale + args.place_weight * place, -args.clip, args.clip)
     target = (teacher_targets(args.teacher, states, rows, pos, crow) if args.teacher
