@@ -154,7 +154,7 @@ class Heuristic:
             for trick in self.view["played"] + [self.view["trick"]]:
                 for _, text in trick:
                     if text != "pass":
-                        pool.subtract(parse(text))
+                        pool.subtract(move_cards(text))
             self._unseen = sorted(pool.elements())
         return self._unseen
 

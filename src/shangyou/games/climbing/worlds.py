@@ -29,6 +29,7 @@ from collections import Counter
 from typing import Any
 
 from ...cards import deck, parse
+from ...engine.memo import make_room
 from .combo import Combo
 from .game import PHASE_EXCHANGE, ClimbingGame
 
@@ -36,7 +37,18 @@ _PLAYED = ("played",)
 
 
 def _cards(text: str) -> tuple:
-    return tuple(sorted(parse(text)))
+    """The sorted cards of a play's text, remembered (a bounded memo: every decision of the
+    search and of the learned level reads the hand's plays again)."""
+    got = _CARDS.get(text)
+    if got is None:
+        got = tuple(sorted(parse(text)))
+        make_room(_CARDS, _CARDS_MAX)
+        _CARDS[text] = got
+    return got
+
+
+_CARDS: dict[str, tuple] = {}
+_CARDS_MAX = 50_000
 
 
 class WorldSampler:
