@@ -138,6 +138,15 @@ def test_pagat_labels_start_from_the_heuristics_move(shards):
         search = Search(view, random.Random(7))
         search.heuristic_first = True
         assert search.candidates()[0] == base
+        # the re-ranker's list (no world sampled where every legal move is a candidate): the
+        # labeller's candidates, the same first, the same set
+        quick = Search(view, random.Random(7))
+        quick.heuristic_first = True
+        got = quick.candidates(base, ordered=False)
+        assert got[0] == base and len(got) <= 8 and set(got) <= set(view["legal_moves"])
+        if len(view["legal_moves"]) <= 8:
+            assert set(got) == set(cands)
+            assert "sampler" not in quick.__dict__      # no world was sampled
         if game == "zheng-shangyou/pagat":
             policy_first += Search(view, random.Random(7)).candidates()[0] != base
     if game == "zheng-shangyou/pagat":

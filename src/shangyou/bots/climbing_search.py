@@ -31,6 +31,7 @@ from __future__ import annotations
 import gc
 import random
 import time
+from functools import cached_property
 
 from ..games.climbing.game import score_hand
 from ..games.climbing.steps import every_play, in_steps
@@ -97,22 +98,28 @@ class Search:
     started: float | None = None    # the decision's start (time.process_time), set by choose
 
     def __init__(self, view: dict, rng: random.Random):
-        from ..games.climbing.worlds import WorldSampler
         self.view = view
         self.rng = rng
         self.rules = rules_for_view(view)
-        self.sampler = WorldSampler(view, self.rules)
         self.seat = view["seat"]
         self.n = view["players"]
         self.teams = self.rules.teams
         self.team_of = {s: i for i, t in enumerate(self.teams) for s in t} if self.teams else {}
         self.policy = _policy(PLAYOUT_POLICY)
 
+    @cached_property
+    def sampler(self):
+        """The worlds this view allows (made when first needed)."""
+        from ..games.climbing.worlds import WorldSampler
+        return WorldSampler(self.view, self.rules)
+
     # ----------------------------------------------------------------- candidates
-    def candidates(self, first_move: str | None = None) -> list[str]:
+    def candidates(self, first_move: str | None = None, ordered: bool = True) -> list[str]:
         """The moves the search weighs, candidate 0 first (see :meth:`pick`). ``first_move``:
         the heuristic's move when the caller has it already (the learned level's re-ranker),
-        so that the heuristic is not asked twice about one view."""
+        so that the heuristic is not asked twice about one view. ``ordered=False``: only
+        candidate 0 and the set of the others matter (the re-ranker values each on its own),
+        so where every legal move is a candidate no world is sampled to order them."""
         view = self.view
         moves = view["legal_moves"]
         hand_size = len(view["hand"])
@@ -121,6 +128,8 @@ class Search:
                 return [m]                       # out in one play
         first = [first_move if first_move is not None
                  else climbing_heuristic.choose(view, self.rng)]   # candidate 0, see pick()
+        if not ordered and len(moves) <= MAX_CANDIDATES:
+            return first + [m for m in moves if m not in first]
         if PLAYOUT_CANDIDATE and self.rules.family.name == "pagat":
             # the playout policy's own move in one sampled world (it reads the hidden hands
             # little: only to ask whether a play will hold); elsewhere the heuristic's move

@@ -273,7 +273,7 @@ class LearnedBot(Bot):
             base = self._heuristic_move(view)
             search = Search(view, self.rng)
             search.heuristic_first = True       # as the labeller's (pagat's order otherwise)
-            cands = search.candidates(base)
+            cands = search.candidates(base, ordered=False)   # the set: valued one by one
         if len(cands) < 2:
             return cands[0] if cands else base      # a play that goes out at once
         state, rows = rerank_features(view, cands, net.meta.get("inputs"))
