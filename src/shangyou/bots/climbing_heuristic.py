@@ -149,7 +149,7 @@ class Heuristic:
         if self._unseen is None:
             from ..cards import deck
             r = rules_for_view(self.view)
-            pool = Counter(deck(r.decks, r.jokers))
+            pool: Counter[int] = Counter(deck(r.decks, r.jokers))
             pool.subtract(self.hand)
             for trick in self.view["played"] + [self.view["trick"]]:
                 for _, text in trick:
