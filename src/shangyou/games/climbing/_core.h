@@ -59,6 +59,12 @@ typedef struct {
                            reallocated (growing past them copies them to the heap) */
     Py_ssize_t limit;   /* > 0: stop generating once this many plays are in (``over`` set) */
     int over;
+    /* ``seen`` set (a bit per play code): only the first play of each code goes in, as
+       steps_list keeps them past its cap (_core_steps.c); ``total`` counts every play
+       generated, and past ``skip_after`` of them a code met again inside a window cuts the
+       window short (SKIP). The owner clears the bits of the plays kept. */
+    unsigned char *seen;
+    Py_ssize_t total, skip_after;
 } Sink;
 
 /* the limit core_plays_new gives a new Plays sequence's sink (0: none); set by moves(...)

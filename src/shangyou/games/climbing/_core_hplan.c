@@ -17,6 +17,7 @@
 
 #define LOW48 ((1ull << 48) - 1)          /* every card below the 2s and jokers */
 #define MAX_KEEP 64                       /* the most plays a node weighs (2 x branch) */
+#define CODE_SPACE (1l << 19)             /* a pagat play's code is below this (_core.h) */
 
 typedef struct {
     uint64_t key;        /* a hand (memo) or a play's cards (costs); 0: an empty slot */
@@ -39,6 +40,7 @@ typedef struct {
     long branch, budget, plan_leads, small_hand;
     long nodes;
     Table memo, costs;
+    unsigned char *seen;  /* the codes met while bounding a node's leads (a bit set) */
     Gen *gen;
     Sink probe, leads;
 } HeurPlan;
@@ -165,29 +167,36 @@ cost_of(HeurPlan *p, long code, uint64_t cards, double *out)
 }
 
 /* steps.bounded_leads: every lead, or past ``plan_leads`` of them (for a hand of more than
-   ``small_hand`` cards) the first play of each code, in order, ``plan_leads`` at most */
+   ``small_hand`` cards) the first play of each code, in order, ``plan_leads`` at most: listed
+   as steps_list lists them past its cap (a code met again inside a window, once that many
+   plays were generated, cuts the window short) */
 static int
 bounded_leads(HeurPlan *p, uint64_t hand)
 {
     Prev lead = {-1, 0, 0, 0, 0};
-    if (generate(p, &p->leads, hand, &lead, 0) < 0)
-        return -1;
     Sink *s = &p->leads;
-    if (__builtin_popcountll(hand) <= p->small_hand || s->n <= p->plan_leads)
+    int big = __builtin_popcountll(hand) > p->small_hand;
+    s->limit = big ? p->plan_leads : 0;
+    s->over = 0;
+    if (generate(p, s, hand, &lead, 0) < 0)
+        return -1;
+    if (!s->over)
         return 0;
-    Py_ssize_t kept = 0;
-    for (Py_ssize_t j = 0; j < s->n && kept < p->plan_leads; j++) {
-        int fresh = 1;
-        for (Py_ssize_t k = 0; k < kept; k++)
-            if (s->plays[k].code == s->plays[j].code) {
-                fresh = 0;
-                break;
-            }
-        if (fresh)
-            s->plays[kept++] = s->plays[j];
+    if (p->seen == NULL && (p->seen = PyMem_Calloc(CODE_SPACE / 8, 1)) == NULL) {
+        PyErr_NoMemory();
+        return -1;
     }
-    s->n = kept;
-    return 0;
+    s->seen = p->seen;
+    s->total = 0;
+    s->skip_after = p->plan_leads;
+    s->over = 0;
+    int rc = generate(p, s, hand, &lead, 0);
+    s->seen = NULL;
+    if (rc < 0)                                 /* the set is empty again for the next node */
+        memset(p->seen, 0, CODE_SPACE / 8);
+    for (Py_ssize_t k = 0; rc == 0 && k < s->n; k++)
+        p->seen[s->plays[k].code >> 3] = 0;
+    return rc;
 }
 
 typedef struct {
@@ -409,6 +418,7 @@ static void
 hp_dealloc(HeurPlan *p)
 {
     PyMem_Free(p->hands);
+    PyMem_Free(p->seen);
     PyMem_Free(p->memo.slot);
     PyMem_Free(p->costs.slot);
     PyMem_Free(p->gen);

@@ -69,9 +69,15 @@ core_emit(Gen *g, long code, int ncards)
 {
     if (g->out == NULL) {
         Sink *s = g->sink;
+        if (s->seen != NULL && (s->seen[code >> 3] >> (code & 7) & 1))
+            return ++s->total > s->skip_after && g->window ? SKIP : 0;
         if (s->limit > 0 && s->n >= s->limit) {       /* too many to list: stop */
             s->over = 1;
             return STOP;
+        }
+        if (s->seen != NULL) {
+            s->total++;
+            s->seen[code >> 3] |= (unsigned char)(1u << (code & 7));
         }
         if ((s->n == s->cap || s->pool_n + ncards > s->pool_cap) && sink_grow(s, ncards) < 0)
             return -1;
