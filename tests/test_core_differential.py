@@ -342,12 +342,18 @@ def test_pagat_beat_levels_as_the_reference(twos):
         with_core(False)
         plays = fam.leads(other)
         prev = rng.choice(plays)
-        want = Family.beat_levels(fam, hands, prev)
+        per = (1, 2, 3, 6)[i % 4]
+        want = Family.beat_levels(fam, hands, prev, per)
+        assert len(want) == 6 // per
+        if per == 1:        # each hand on its own: the group's level is the best of its hands
+            for p in (2, 3):
+                assert list(Family.beat_levels(fam, hands, prev, p)) == \
+                    [max(want[j * p:(j + 1) * p]) for j in range(6 // p)]
         with_core(True)
-        got = fam.beat_levels(hands, prev)
+        got = fam.beat_levels(hands, prev, per)
         assert got == want, f"{parse(other)}: {prev.cls} {prev.key}"
         if core.AVAILABLE and not prev.tier:
-            assert core.pagat_beat_levels(hands, fam.seq_top, prev) == want
+            assert core.pagat_beat_levels(hands, fam.seq_top, prev, per) == want
             compared += len(hands)
         seen.update(want)
     assert seen == {0, 1, 2}
@@ -355,14 +361,16 @@ def test_pagat_beat_levels_as_the_reference(twos):
     if core.AVAILABLE:          # bad input: a clear error, and None for a lead's reading
         bl = core._core.pagat_beat_levels
         with pytest.raises(ValueError):
-            bl([(54,)], 11, plays[0])
+            bl([(54,)], 11, plays[0], 1)
         with pytest.raises(ValueError):
-            bl([(1, 2)], 13, plays[0])
+            bl([(1, 2)], 13, plays[0], 1)
+        with pytest.raises(ValueError):
+            bl([(1, 2)], 11, plays[0], 0)
         with pytest.raises(TypeError):
             bl([(1, 2)], 11)
         with pytest.raises(TypeError):
-            bl(5, 11, fam.leads((4,))[0])
-        assert bl([(1, 2)], 11, "not a combo") is None
+            bl(5, 11, fam.leads((4,))[0], 1)
+        assert bl([(1, 2)], 11, "not a combo", 1) is None
 
 
 def _heuristic_views(game: str, players: int, opts: dict, hands: int, seed: int) -> list:
@@ -444,8 +452,7 @@ def test_heuristic_plan_leads_and_costs_in_c():
         bounded += len(want) == 256
         for c in want[:20]:
             levels = Family_levels(fam, hands, c)
-            beaten = sum(1.0 if max(levels[i * 2:i * 2 + 2]) == 2 else
-                         0.5 if max(levels[i * 2:i * 2 + 2]) == 1 else 0.0 for i in range(3))
+            beaten = sum(1.0 if x == 2 else 0.5 if x == 1 else 0.0 for x in levels)
             p = beaten / 3
             cost = 0.25 + 0.75 * p
             prec = sum(1 for x in c.cards if x >= 48)
@@ -472,7 +479,7 @@ def test_heuristic_plan_leads_and_costs_in_c():
 
 def Family_levels(fam, hands, combo) -> bytes:
     from shangyou.games.climbing.family import Family
-    return Family.beat_levels(fam, hands, combo)
+    return Family.beat_levels(fam, hands, combo, 2)
 
 
 WORST = "3D 3C 4D 4C 5D 5C 6D 6C 7D 7C 8D 8C 9D 9C 10D 2D 2D 2C 2C 2H 2H 2S 2S BJ BJ RJ RJ"

@@ -206,13 +206,12 @@ class Heuristic:
         if cost is None:
             top_beat = TOP_BEAT if self.points is None else 1.0
             beaten = 0.0
-            # per sampled opponent hand: 2 beats it without wild/top cards, 1 only with them
-            # (asked of the core for every sample at once, not found among every follow: a
-            # two-pack hand can follow a pair in hundreds of thousands of ways)
-            levels = self.fam.beat_levels(self.sample_hands(), combo)
-            per = len(levels) // SAMPLES if levels else 0
-            for i in range(SAMPLES):
-                worst = max(levels[i * per:(i + 1) * per], default=0)
+            # per sampled deal: 2 an opponent beats it without wild/top cards, 1 only with
+            # them (asked of the core for every sample at once, not found among every
+            # follow: a two-pack hand can follow a pair in hundreds of thousands of ways)
+            hands = self.sample_hands()
+            levels = self.fam.beat_levels(hands, combo, len(hands) // SAMPLES)
+            for worst in levels:
                 beaten += 1.0 if worst == 2 else top_beat if worst == 1 else 0.0
             p = beaten / SAMPLES
             self._beaten[key] = p

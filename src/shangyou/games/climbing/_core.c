@@ -452,16 +452,24 @@ beats(Gen *g, Sink *sink, const unsigned char *count, int seq_top, const Prev *p
     return sink->n > 0;
 }
 
-/* pagat_beat_levels(hands, seq_top, prev) -> bytes: for each hand (card codes), 2 when it
-   beats the Combo ``prev`` without its 2s and jokers (codes 48 and up), 1 when only with
-   them, 0 when not at all (nor when it holds fewer cards than ``prev``). The heuristic's
-   question (climbing_heuristic.combo_cost) asked once for all its sampled hands; None when
-   ``prev`` is not a pagat play the core reads (a lead, a bomb): ask Family.beat_levels. */
+/* pagat_beat_levels(hands, seq_top, prev, per) -> bytes: for each group of ``per`` hands
+   (card codes), 2 when one beats the Combo ``prev`` without its 2s and jokers (codes 48 and
+   up), 1 when one does only with them, 0 when none does (a hand of fewer cards than ``prev``
+   cannot). The heuristic's question (climbing_heuristic.combo_cost) asked once for all its
+   sampled deals; None when ``prev`` is not a pagat play the core reads (a lead, a bomb): ask
+   Family.beat_levels. */
 static PyObject *
 pagat_beat_levels(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "pagat_beat_levels() takes 3 arguments");
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "pagat_beat_levels() takes 4 arguments");
+        return NULL;
+    }
+    long per = PyLong_AsLong(args[3]);
+    if (per == -1 && PyErr_Occurred())
+        return NULL;
+    if (per < 1) {
+        PyErr_SetString(PyExc_ValueError, "per must be at least 1");
         return NULL;
     }
     long seq_top = PyLong_AsLong(args[1]);
@@ -483,7 +491,7 @@ pagat_beat_levels(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (seq == NULL)
         return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    PyObject *out = PyBytes_FromStringAndSize(NULL, n);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n / per);
     Gen *g = PyMem_Calloc(1, sizeof(Gen));
     Sink sink;
     memset(&sink, 0, sizeof sink);
@@ -495,7 +503,10 @@ pagat_beat_levels(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         goto fail;
     }
     char *level = PyBytes_AS_STRING(out);
-    for (Py_ssize_t i = 0; i < n; i++) {
+    memset(level, 0, (size_t)(n / per));
+    for (Py_ssize_t i = 0; i < n / per * per; i++) {
+        if (level[i / per] == 2)
+            continue;                   /* this deal's best is known */
         unsigned char count[N_CARDS], plain[N_CARDS];
         if (core_read_hand(PySequence_Fast_GET_ITEM(seq, i), count, MAX_COPIES) < 0)
             goto fail;
@@ -505,15 +516,15 @@ pagat_beat_levels(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             plain[c] = c < 48 ? count[c] : 0;
             top += c < 48 ? 0 : count[c];
         }
-        level[i] = 0;
         if (size < need)
             continue;
         int rc = beats(g, &sink, plain, (int)seq_top, &prev);
-        if (rc == 0 && top) {
+        if (rc > 0)
+            level[i / per] = 2;
+        else if (rc == 0 && top && level[i / per] == 0) {
             rc = beats(g, &sink, count, (int)seq_top, &prev);
-            level[i] = rc > 0 ? 1 : 0;
-        } else {
-            level[i] = rc > 0 ? 2 : 0;
+            if (rc > 0)
+                level[i / per] = 1;
         }
         if (rc < 0)
             goto fail;
@@ -577,8 +588,9 @@ static PyMethodDef methods[] = {
      "steps_list(cap, family, hand, last, token): the legal moves of the play phase, or past "
      "cap plays their first plays and counts by code (_core_steps.c)."},
     {"pagat_beat_levels", (PyCFunction)(void (*)(void))pagat_beat_levels, METH_FASTCALL,
-     "pagat_beat_levels(hands, seq_top, prev): per hand 2 (beats prev without 2s and "
-     "jokers), 1 (only with them) or 0, as bytes; None: not a play the core reads."},
+     "pagat_beat_levels(hands, seq_top, prev, per): per group of ``per`` hands 2 (one beats "
+     "prev without 2s and jokers), 1 (only with them) or 0, as bytes; None: not a play the "
+     "core reads."},
     {"plan", (PyCFunction)(void (*)(void))core_plan, METH_FASTCALL,
      "plan(counts): the playout policy's plan of 15 rank counts (pagat) -> (cost, groups)."},
     {NULL, NULL, 0, NULL}

@@ -144,10 +144,10 @@ def pagat_leads(hand, seq_top: int, singles) -> list[Combo]:
     return _core.pagat_plays(hand, seq_top, -1, 0, 0, 0, 0, _meta, _META, singles)
 
 
-def pagat_beat_levels(hands, seq_top: int, prev: Combo) -> bytes | None:
-    """Family.beat_levels for the pagat family in C (one call for every hand); None for a
-    play the core does not read (a bomb)."""
-    return _core.pagat_beat_levels(hands, seq_top, prev)
+def pagat_beat_levels(hands, seq_top: int, prev: Combo, per: int) -> bytes | None:
+    """Family.beat_levels for the pagat family in C (one call for every group of ``per``
+    hands); None for a play the core does not read (a bomb)."""
+    return _core.pagat_beat_levels(hands, seq_top, prev, per)
 
 
 def pagat_combo(code: int, cards: tuple) -> Combo:

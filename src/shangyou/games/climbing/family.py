@@ -113,22 +113,26 @@ class Family:
         """Cards a simple player keeps for later: wild cards, or the top singles."""
         return card >= 48  # 2s and jokers
 
-    def beat_levels(self, hands: Sequence[Sequence[int]], prev: Combo) -> bytes:
-        """For each hand, 2 when it can beat ``prev`` without its precious cards, 1 when only
-        with them, 0 when not at all (nor when it holds fewer cards than ``prev``): what the
-        heuristic asks of the unseen cards' sampled deals (``climbing_heuristic.combo_cost``).
-        The reference; a compiled family answers in one call."""
-        out = bytearray(len(hands))
+    def beat_levels(self, hands: Sequence[Sequence[int]], prev: Combo, per: int = 1) -> bytes:
+        """For each group of ``per`` hands (one sampled deal of the opponents' hands), the
+        best its hands do against ``prev``: 2 when one can beat it without its precious
+        cards, 1 when one can only with them, 0 when none can (a hand of fewer cards cannot).
+        What the heuristic asks of its samples (``climbing_heuristic.combo_cost``). The
+        reference; a compiled family answers in one call."""
+        groups = len(hands) // per if per > 0 else 0
+        out = bytearray(groups)
         need = len(prev.cards)
         precious = self.precious
-        for i, h in enumerate(hands):
-            if len(h) < need:
-                continue
-            plain = [c for c in h if not precious(c)]
-            if self.follows(plain, prev):
-                out[i] = 2
-            elif len(plain) < len(h) and self.follows(h, prev):
-                out[i] = 1
+        for i in range(groups):
+            for h in hands[i * per:(i + 1) * per]:
+                if len(h) < need:
+                    continue
+                plain = [c for c in h if not precious(c)]
+                if self.follows(plain, prev):
+                    out[i] = 2
+                    break
+                if not out[i] and len(plain) < len(h) and self.follows(h, prev):
+                    out[i] = 1
         return bytes(out)
 
     def card_strength(self, card: int):
@@ -252,19 +256,20 @@ class CompiledFamily(Family):
         pack, while the core is on."""
         return None
 
-    def core_beat_levels(self, hands: Sequence[Sequence[int]], prev: Combo) -> bytes | None:
+    def core_beat_levels(self, hands: Sequence[Sequence[int]], prev: Combo,
+                         per: int) -> bytes | None:
         """:meth:`beat_levels` in the core, or None: the reference answers."""
         return None
 
-    def beat_levels(self, hands: Sequence[Sequence[int]], prev: Combo) -> bytes:
-        if core.ACTIVE:
+    def beat_levels(self, hands: Sequence[Sequence[int]], prev: Combo, per: int = 1) -> bytes:
+        if core.ACTIVE and per > 0:
             try:
-                got = self.core_beat_levels(hands, prev)
+                got = self.core_beat_levels(hands, prev, per)
             except ValueError:          # a hand the core refuses: the reference reads it
                 got = None
             if got is not None:
                 return got
-        return Family.beat_levels(self, hands, prev)
+        return Family.beat_levels(self, hands, prev, per)
 
     def follows(self, hand: Sequence[int], prev: Combo) -> list[Combo]:
         if core.ACTIVE:

@@ -99,9 +99,9 @@ class PagatFamily(CompiledFamily):
         return core.PagatPlanner(hands, samples, self.seq_top, params) if core.ACTIVE \
             else None
 
-    def core_beat_levels(self, hands, prev: Combo) -> bytes | None:
+    def core_beat_levels(self, hands, prev: Combo, per: int) -> bytes | None:
         # the core's precious cards are codes 48 and up: Family.precious, which pagat keeps
-        return core.pagat_beat_levels(hands, self.seq_top, prev)
+        return core.pagat_beat_levels(hands, self.seq_top, prev, per)
 
     def leads_py(self, hand: Sequence[int]) -> list[Combo]:
         nat = _by_rank(hand)
