@@ -296,6 +296,76 @@ def test_fit_init_starts_from_another_models_weights(refined, tmp_path):
                                               "0", "--init", str(first)]))
 
 
+@pytest.mark.parametrize("shards", ["zheng-shangyou/pagat"], indirect=True)
+def test_heuristic_inputs_one_pipeline(shards, tmp_path):
+    """``--inputs climb-heur-1``: the heuristic's plan numbers after the env's features, made
+    from the labelled views by the bot's own function; the same numbers from the heuristic
+    object that chose the move (what the bot passes in play) as from a fresh one; a fitted
+    model plays legal moves, and the heuristic's moves with a margin no value passes."""
+    import json
+
+    from shangyou.bots.climbing_heuristic import decide
+    from shangyou.bots.climbing_inputs import CAND, POS, heuristic_inputs
+    from shangyou.train.distill import with_inputs
+    game, data = shards
+    states, rows, _, _, pos, _, views = load(data, extra=True)
+    s2, r2 = with_inputs(views, "climb-heur-1")
+    assert s2.shape == (len(states), states.shape[1] + POS)
+    assert r2.shape == (len(rows), rows.shape[1] + CAND)
+    assert np.allclose(r2[:, :-CAND], rows, atol=1e-2)
+    assert np.any(r2[:, -CAND] > 0) and np.all((r2[:, -CAND] >= 0) & (r2[:, -CAND] <= 1))
+    for text in views:
+        d = json.loads(str(text))
+        view, cands = whole_plays(d["view"]), d["cands"]
+        p1, x1 = heuristic_inputs(view, cands)
+        move, h = decide(view)
+        assert move == cands[0] and h is not None
+        p2, x2 = heuristic_inputs(view, cands, h)
+        assert np.array_equal(p1, p2) and np.array_equal(x1, x2)
+        assert p1[0] > 0                      # a hand to play has a plan of some cost
+        for m, x in zip(cands, x1):
+            if m == "pass":
+                assert x[0] == 0 and x[3] == p1[0]      # nothing played: the same plan
+            elif len(m.partition(" as ")[0].split()) == len(view["hand"]):
+                assert x[10] == 1 and x[3] == 0        # out: no plan left
+    model = tmp_path / "h.npz"
+    losses = fit_model(parser().parse_args([
+        "fit", "--data", str(data), "--out", str(model), "--game", game, "--games", game,
+        "--hidden", "16", "--epochs", "4", "--batch", "16", "--val", "0.1", "--margin", "0",
+        "--inputs", "climb-heur-1"]))
+    assert losses[-1] < losses[0]
+    net = Network.load(model)
+    assert net.meta["inputs"] == "climb-heur-1"
+    mine, _ = play(LearnedBot(network=net), game, seed=16)
+    assert len(mine) >= 5
+    net.meta["margin"] = 1e9
+    mine, heur = play(LearnedBot(network=net), game, seed=17)
+    assert mine == heur
+
+
+def test_labels_from_the_learned_levels_play(tmp_path):
+    """``label --play learned``: the hands are played by that level (DAgger's positions), and
+    the shard's metadata says so; the labels are still gains over the heuristic's move."""
+    from shangyou.train.distill import label_hand
+    from shangyou.bots import climbing_heuristic
+    game = "zheng-shangyou/pagat"
+    label(parser().parse_args(["label", "--out", str(tmp_path), "--game", game, "--seeds",
+                               "5", "--hands", "1", "--iterations", "30", "--play", "learned"]))
+    with np.load(tmp_path / "shard-5.npz", allow_pickle=False) as d:
+        assert "'play': 'learned'" in str(d["meta"])
+    import json
+    _, _, gain, _, pos, _, views = load(tmp_path, extra=True)
+    first = np.r_[True, pos[1:] != pos[:-1]]
+    assert np.all(gain[first] == 0)
+    for text in views:
+        d = json.loads(str(text))
+        assert d["cands"][0] == climbing_heuristic.choose(d["view"])
+    # another level plays other positions from the same deal
+    a = label_hand(game, 4, 77, 20)
+    b = label_hand(game, 4, 77, 20, play="learned")
+    assert [x[5] for x in a] != [x[5] for x in b]
+
+
 def test_policy_fit_and_play(shards, tmp_path):
     """``distill policy``: a network over every legal move, fitted to the labels' choice. The
     features it keeps per shard put each candidate on its own legal move's row (the rows the

@@ -50,11 +50,19 @@ COMPILED_PLAN = True      # plan in the core where the family can (False: the Py
 def choose(view: dict, rng=None, strict: bool = False, why: Why | None = None) -> str:
     """The heuristic's move; ``why`` (a :class:`~shangyou.bots.reasons.Why`), when given,
     receives the reason noted at the rule that decided it."""
+    return decide(view, strict, why)[0]
+
+
+def decide(view: dict, strict: bool = False, why: Why | None = None) \
+        -> tuple[str, Heuristic | None]:
+    """:func:`choose`'s move and the :class:`Heuristic` that chose it (its plans and
+    samples, for a caller that asks more of the same view: the learned level's inputs), or
+    None where no plan was made (one legal move, a fallback)."""
     moves = view["legal_moves"]
     if len(moves) == 1:
         if why is not None:
             why.note("only_move")
-        return moves[0]
+        return moves[0], None
     try:
         if in_steps(moves):       # the play is chosen in steps: weigh every play instead
             view = every_play(view, rules_for_view(view).family)
@@ -64,16 +72,16 @@ def choose(view: dict, rng=None, strict: bool = False, why: Why | None = None) -
         move = h.choose()
         if move not in moves:  # pragma: no cover - a bug: say so in strict mode
             raise RuntimeError(f"heuristic chose {move!r}, not a legal move")
-        return move
+        return move, h
     except Exception:
         if strict:
             raise
         if why is not None:
             why.note("fallback")
         try:
-            return GreedyBot(0).choose(view)
+            return GreedyBot(0).choose(view), None
         except Exception:      # pragma: no cover - last resort
-            return moves[0]
+            return moves[0], None
 
 
 def advise(view: dict, rng=None) -> Advice:

@@ -262,6 +262,7 @@ class LearnedBot(Bot):
         """A model of ``mode: rerank`` (:mod:`shangyou.train.distill`): the heuristic's move,
         unless the network values another of the search's candidates more by ``margin``."""
         moves = view["legal_moves"]
+        plans = None            # the heuristic's plans (climbing): climbing_inputs reads them
         if is_sheng_ji(view):
             from . import sheng_ji_search
             base = self._heuristic_move(view)
@@ -269,14 +270,15 @@ class LearnedBot(Bot):
                 return base
             cands = [m for m, _ in sheng_ji_search.candidates(view, moves, base)]
         else:
+            from . import climbing_heuristic
             from .climbing_search import Search
-            base = self._heuristic_move(view)
+            base, plans = climbing_heuristic.decide(view)
             search = Search(view, self.rng)
             search.heuristic_first = True       # as the labeller's (pagat's order otherwise)
             cands = search.candidates(base, ordered=False)   # the set: valued one by one
         if len(cands) < 2:
             return cands[0] if cands else base      # a play that goes out at once
-        state, rows = rerank_features(view, cands, net.meta.get("inputs"))
+        state, rows = rerank_features(view, cands, net.meta.get("inputs"), plans)
         q = net.q(state, rerank_rows(rows))
         best = int(q.argmax())
         return cands[best] if q[best] - q[0] > float(net.meta.get("margin", 0.0)) else base
@@ -287,10 +289,13 @@ def extra_dims(inputs: str) -> tuple[int, int]:
     if inputs == "sj-search-1":
         from . import sheng_ji_inputs
         return sheng_ji_inputs.POS, sheng_ji_inputs.CAND
+    if inputs == "climb-heur-1":
+        from . import climbing_inputs
+        return climbing_inputs.POS, climbing_inputs.CAND
     raise ValueError(f"a model of unknown inputs {inputs!r}")
 
 
-def rerank_features(view: dict, cands: list[str], inputs: str | None = None):
+def rerank_features(view: dict, cands: list[str], inputs: str | None = None, plans=None):
     """A re-ranker's position and candidates' rows: the env's features, then, where the model
     names ``inputs``, what the search weighs (:mod:`shangyou.bots.sheng_ji_inputs`). The
     distillation's fit computes them with this function from the labelled views, the bot in
@@ -301,8 +306,12 @@ def rerank_features(view: dict, cands: list[str], inputs: str | None = None):
     if not inputs:
         return state, rows
     extra_dims(inputs)
-    from .sheng_ji_inputs import search_inputs
-    pos, extra = search_inputs(view, cands)
+    if inputs == "climb-heur-1":
+        from .climbing_inputs import heuristic_inputs
+        pos, extra = heuristic_inputs(view, cands, plans)
+    else:
+        from .sheng_ji_inputs import search_inputs
+        pos, extra = search_inputs(view, cands)
     return (np.concatenate([state, pos]).astype(np.float32),
             np.concatenate([rows, extra], axis=1).astype(np.float32))
 

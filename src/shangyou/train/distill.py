@@ -168,8 +168,10 @@ def climbing_values(view: dict, rng: random.Random, iterations: int | None,
 
 
 def label_hand(game: str, players: int, seed: int, iterations: int | None,
-               worlds: int = 0, top: int = 2, place_bonus: float | None = None) -> list[tuple]:
-    """Play one hand with heuristic bots; label each play decision of every seat (the
+               worlds: int = 0, top: int = 2, place_bonus: float | None = None,
+               play: str = "heuristic") -> list[tuple]:
+    """Play one hand with bots of the level ``play`` (the heuristic; ``learned``: positions
+    from the re-ranker's own play, DAgger's step); label each play decision of every seat (the
     search's candidates: the heuristic's move first, in every game: in pagat, where the search
     itself puts its playout policy's move first, the labeller's search does not,
     ``Search.heuristic_first``). With ``worlds`` (Sheng ji),
@@ -181,7 +183,7 @@ def label_hand(game: str, players: int, seed: int, iterations: int | None,
     from last to first; 0 in Sheng ji), from the same playouts."""
     g = deal(game, players, seed)
     rng = random.Random(seed ^ 0x5EA5C4)
-    bots = [make_bot("heuristic", seed=rng.getrandbits(32)) for _ in range(players)]
+    bots = [make_bot(play, seed=rng.getrandbits(32)) for _ in range(players)]
     out = []
     while not g.over:
         seat = g.to_act
@@ -257,8 +259,10 @@ def label(args) -> None:
         samples = []
         for h in range(args.hands):
             samples += label_hand(args.game, args.players, 1_000_003 * s + h + 7_777,
-                                  args.iterations, args.worlds, args.top, args.place_bonus)
+                                  args.iterations, args.worlds, args.top, args.place_bonus,
+                                  args.play)
         write_shard(path, samples, {"game": args.game, "players": args.players, "seed": s,
+                                    "play": args.play,
                                     "hands": args.hands, "iterations": args.iterations,
                                     "worlds": args.worlds, "top": args.top,
                                     "place_bonus": args.place_bonus})
@@ -560,6 +564,9 @@ def parser() -> argparse.ArgumentParser:
                    help="Sheng ji: weigh the heuristic's move and the search's --top best "
                         "others again on this many fresh worlds (0: the search's values)")
     a.add_argument("--top", type=int, default=2, help="candidates weighed again (--worlds)")
+    a.add_argument("--play", default="heuristic",
+                   help="the bot level that plays the hands (learned, learned:PATH: "
+                        "positions from the re-ranker's own play)")
     a.add_argument("--place-bonus", type=float, default=None,
                    help="climbing games: the search's worth for going out first rather than "
                         "last, in points, in place of its own 0.25 (each candidate's gain in "
@@ -573,8 +580,9 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--choice-z", type=float, default=2.0,
                    help="--target choice: a candidate is the choice when its refined gain "
                         "passes this many standard errors (else the heuristic's move)")
-    f.add_argument("--inputs", default=None, choices=("sj-search-1",),
-                   help="add what the search weighs (Sheng ji), computed from the views")
+    f.add_argument("--inputs", default=None, choices=("sj-search-1", "climb-heur-1"),
+                   help="add what the search weighs (sj-search-1: Sheng ji) or the heuristic "
+                        "plans (climb-heur-1: the climbing games), computed from the views")
     f.add_argument("--place-weight", type=float, default=0.0,
                    help="climbing games: add this many (scaled) units a hand from last place "
                         "to first to each label: a target that weighs the place more")

@@ -442,12 +442,8 @@ core_pagat_run(PyObject *hand, long seq_top, const Prev *prev, Gen *g)
 static int
 beats(Gen *g, Sink *sink, const unsigned char *count, int seq_top, const Prev *prev)
 {
-    sink->n = 0;
-    sink->pool_n = 0;
-    g->out = NULL;
-    g->sink = sink;
     gen_from_counts(g, count, seq_top);
-    if (pagat_generate(g, prev) < 0)
+    if (pagat_generate_into(g, sink, prev, 1) < 0)
         return -1;
     return sink->n > 0;
 }

@@ -248,6 +248,7 @@ int core_emit_object(Gen *g, long code, int ncards, PyObject *out);   /* 0 or -1
 void gen_from_counts(Gen *g, const unsigned char *count, int seq_top);
 void gen_from_set(Gen *g, unsigned long long hand, int seq_top);   /* one pack, as a set */
 int pagat_generate(Gen *g, const Prev *prev);      /* 0, STOP, or -1 with an exception */
+int pagat_generate_into(Gen *g, Sink *sink, const Prev *prev, int first);   /* the same, into sink */
 void prev_of_code(long code, Prev *prev);
 
 /* _core_steps.c: while ``core_steps_on``, core_emit counts and filters the plays

@@ -94,13 +94,8 @@ table_room(Table *t)
 static int
 generate(HeurPlan *p, Sink *sink, uint64_t hand, const Prev *prev, int first)
 {
-    sink->n = 0;
-    sink->pool_n = 0;
-    sink->first = first;
-    p->gen->out = NULL;
-    p->gen->sink = sink;
     gen_from_set(p->gen, hand, p->seq_top);
-    return pagat_generate(p->gen, prev) < 0 ? -1 : 0;
+    return pagat_generate_into(p->gen, sink, prev, first) < 0 ? -1 : 0;
 }
 
 static uint64_t

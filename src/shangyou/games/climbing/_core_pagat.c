@@ -721,6 +721,19 @@ prev_of_code(long code, Prev *p)
     }
 }
 
+/* the plays of the hand read into g (gen_from_counts, gen_from_set) that beat ``prev``
+   (kind -1: the leads) into ``sink``, emptied first (``first``: see Sink) */
+int
+pagat_generate_into(Gen *g, Sink *sink, const Prev *prev, int first)
+{
+    sink->n = 0;
+    sink->pool_n = 0;
+    sink->first = first;
+    g->out = NULL;
+    g->sink = sink;
+    return pagat_generate(g, prev);
+}
+
 /* PagatFamily.leads (prev->kind -1) or .follows */
 int
 pagat_generate(Gen *g, const Prev *prev)
