@@ -393,7 +393,8 @@ def _heuristic_views(game: str, players: int, opts: dict, hands: int, seed: int)
 def test_heuristic_plan_in_c_as_the_reference(cfg):
     """The heuristic's plan in C (``HeurPlan``, pagat of one pack) against its Python reference:
     over every decision of random and heuristic hands, the same move, the same plan of the
-    seat's hand and of what each play would leave (cost, parts), the same nodes searched."""
+    seat's hand and of what each play would leave (cost, parts, plays that are not controls),
+    the same nodes searched."""
     from shangyou.bots import climbing_heuristic as ch
     name, players, opts = cfg
     views = _heuristic_views(name, players, opts, 8, 4100 + players)
@@ -411,13 +412,15 @@ def test_heuristic_plan_in_c_as_the_reference(cfg):
                     continue
                 assert (h.planner() is not None) == (compiled and core.ACTIVE)
                 parts = [h.plan(h.hand)]
+                plain = [h.plain_plays(h.hand)]       # the re-ranker's inputs count them
                 for m in v["legal_moves"][:6]:
                     if m != "pass" and not m.startswith(("give", "take", "discard", "offer")):
                         rest = ch._remove(h.hand, ch.move_cards(m))
                         parts.append(h.plan(rest))
+                        plain.append(h.plain_plays(rest))
                 nodes = h._planner.core.nodes if h._planner else h._nodes
                 plans.append(([(c, [(x.kind, x.cls, x.key, x.cards, x.tier, x.label)
-                                    for x in p]) for c, p in parts], nodes))
+                                    for x in p]) for c, p in parts], nodes, plain))
             assert moves[0] == moves[1], v["legal_moves"]
             assert plans[0] == plans[1], v["hand"]
             planned += plans[0] is not None

@@ -281,6 +281,15 @@ class Heuristic:
         self._plans[hand] = best
         return best
 
+    def plain_plays(self, hand: tuple) -> int:
+        """The plays of :meth:`plan`'s split of ``hand`` that are not controls (they cost more
+        than CONTROL_COST); where the plan is in the core, costed there."""
+        planner = self.planner()
+        if planner is not None and hand:
+            self.plan(hand)                 # the plan first, as Heuristic.plan would ask it
+            return planner.plain(hand, CONTROL_COST)
+        return sum(1 for c in self.plan(hand)[1] if self.combo_cost(c) > CONTROL_COST)
+
     # -------------------------------------------------------------------- decisions
     def choose(self) -> str:
         moves = self.view["legal_moves"]

@@ -37,19 +37,48 @@ def heuristic_inputs(view: dict, cands: list[str], h: Heuristic | None = None) \
     (:func:`~shangyou.bots.climbing_heuristic.decide`), when the caller has it; else the
     heuristic decides here first. Its plan search has a node budget per decision, so a plan
     depends on what was asked before: asked in the same order, the numbers are the same."""
-    pos = np.zeros(POS, np.float32)
-    rows = np.zeros((len(cands), CAND), np.float32)
+    none = (np.zeros(POS, np.float32), np.zeros((len(cands), CAND), np.float32))
     try:
         if h is None:
             h = decide(view)[1] or Heuristic(view)
         hand = h.hand
         if not hand:
-            return pos, rows
+            return none
         total, plan = h.plan(hand)
-        plain = [c for c in plan if h.combo_cost(c) > CONTROL_COST]
+        plain = h.plain_plays(hand)
         opp = [h.counts[s] for s in h.opponents()]
         last = view.get("last")
-        pos[:] = (total / 5.0, len(plan) / 5.0, len(plain) / 5.0,
+        head = [total / 5.0, len(plan) / 5.0, plain / 5.0,
+                min(min(opp, default=13), 13) / 13.0, sum(1 for c in opp if c <= 2),
+                1.0 if last and last.get("seat") in h.partners else 0.0]
+        in_plan = {tuple(c.cards) for c in plan}
+        precious = h.fam.precious
+        out = []
+        for m in cands:
+            if m == "pass":
+                out.append([0.0, 0.0, 0.0] + head[:3] + [0.0] * 5)
+                continue
+            cards = move_cards(m)
+            combo = h._combo_of(m)
+            cost = h.combo_cost(combo)
+            rest = _remove(hand, cards)
+            rest_cost, rest_plan = h.plan(rest)
+            out.append([h._beaten[(combo.cards, combo.label, combo.cls)],
+                        1.0 if cost <= CONTROL_COST else 0.0, cost,
+                        rest_cost / 5.0, len(rest_plan) / 5.0, h.plain_plays(rest) / 5.0,
+                        rest_cost + min(cost, 1.0) - total, total - rest_cost,
+                        sum(1 for c in cards if precious(c)),
+                        1.0 if tuple(sorted(cards)) in in_plan else 0.0,
+                        0.0 if rest else 1.0])
+        return (np.array(head, np.float32),
+                np.array(out, np.float32).reshape(len(cands), CAND))
+    except Exception:       # not a position the heuristic plans: no inputs
+        return none
+        total, plan = h.plan(hand)
+        plain = h.plain_plays(hand)
+        opp = [h.counts[s] for s in h.opponents()]
+        last = view.get("last")
+        pos[:] = (total / 5.0, len(plan) / 5.0, plain / 5.0,
                   min(min(opp, default=13), 13) / 13.0, sum(1 for c in opp if c <= 2),
                   1.0 if last and last.get("seat") in h.partners else 0.0)
         in_plan = {tuple(c.cards) for c in plan}
@@ -64,7 +93,7 @@ def heuristic_inputs(view: dict, cands: list[str], h: Heuristic | None = None) \
             beaten = h._beaten[(combo.cards, combo.label, combo.cls)]
             rest = _remove(hand, cards)
             rest_cost, rest_plan = h.plan(rest)
-            rest_plain = sum(1 for c in rest_plan if h.combo_cost(c) > CONTROL_COST)
+            rest_plain = h.plain_plays(rest)
             rows[i] = (beaten, 1.0 if cost <= CONTROL_COST else 0.0, cost,
                        rest_cost / 5.0, len(rest_plan) / 5.0, rest_plain / 5.0,
                        rest_cost + min(cost, 1.0) - total, total - rest_cost,

@@ -172,6 +172,14 @@ class PagatPlanner:
         cost, parts = self.core.plan(sum(1 << c for c in hand))
         return cost, tuple(pagat_combo(code, cards) for code, cards in parts)
 
+    def plain(self, hand, control: float) -> int:
+        """The plays of the plan of ``hand`` that cost more than ``control`` (not controls),
+        their costs read from the decision's memo in C."""
+        _, parts = self.core.plan(sum(1 << c for c in hand))
+        cost = self.core.cost
+        return sum(1 for code, cards in parts
+                   if cost(code, sum(1 << c for c in cards)) > control)
+
 
 def pagat_follows(hand, seq_top: int, prev: Combo, singles) -> list[Combo] | None:
     """PagatFamily.follows in C; None for a play that is not of the pagat family."""
