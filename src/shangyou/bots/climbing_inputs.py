@@ -44,3 +44,33 @@ def heuristic_inputs(view: dict, cands: list[str], h: Heuristic | None = None) \
         hand = h.hand
         if not hand:
             return none
+        total, plan = h.plan(hand)
+        plain = h.plain_plays(hand)
+        opp = [h.counts[s] for s in h.opponents()]
+        last = view.get("last")
+        head = [total / 5.0, len(plan) / 5.0, plain / 5.0,
+                min(min(opp, default=13), 13) / 13.0, sum(1 for c in opp if c <= 2),
+                1.0 if last and last.get("seat") in h.partners else 0.0]
+        in_plan = {tuple(c.cards) for c in plan}
+        precious = h.fam.precious
+        out = []
+        for m in cands:
+            if m == "pass":
+                out.append([0.0, 0.0, 0.0] + head[:3] + [0.0] * 5)
+                continue
+            cards = move_cards(m)
+            combo = h._combo_of(m)
+            cost = h.combo_cost(combo)
+            rest = _remove(hand, cards)
+            rest_cost, rest_plan = h.plan(rest)
+            out.append([h._beaten[(combo.cards, combo.label, combo.cls)],
+                        1.0 if cost <= CONTROL_COST else 0.0, cost,
+                        rest_cost / 5.0, len(rest_plan) / 5.0, h.plain_plays(rest) / 5.0,
+                        rest_cost + min(cost, 1.0) - total, total - rest_cost,
+                        sum(1 for c in cards if precious(c)),
+                        1.0 if tuple(sorted(cards)) in in_plan else 0.0,
+                        0.0 if rest else 1.0])
+        return (np.array(head, np.float32),
+                np.array(out, np.float32).reshape(len(cands), CAND))
+    except Exception:       # not a position the heuristic plans: no inputs
+        return none
