@@ -297,9 +297,11 @@ def extra_dims(inputs: str) -> tuple[int, int]:
 
 def rerank_features(view: dict, cands: list[str], inputs: str | None = None, plans=None):
     """A re-ranker's position and candidates' rows: the env's features, then, where the model
-    names ``inputs``, what the search weighs (:mod:`shangyou.bots.sheng_ji_inputs`). The
-    distillation's fit computes them with this function from the labelled views, the bot in
-    play: one pipeline."""
+    names ``inputs``, what the search weighs (``sj-search-1``:
+    :mod:`shangyou.bots.sheng_ji_inputs`) or the heuristic's plans (``climb-heur-1``:
+    :mod:`shangyou.bots.climbing_inputs`; ``plans``, the heuristic object that chose the
+    move, when the caller has it). The distillation's fit computes them with this function
+    from the labelled views, the bot in play: one pipeline."""
     np = _numpy()
     from ..env.features import features
     state, rows = features(view, cands)

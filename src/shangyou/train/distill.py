@@ -26,7 +26,10 @@ standard error for each); ``fit --target choice`` learns the candidate those wor
 (cross-entropy; ``--choice-z``: how clearly it must beat the heuristic's move) instead of the
 gains; ``fit --inputs sj-search-1`` adds what the search weighs
 (:mod:`shangyou.bots.sheng_ji_inputs`), computed from the views the shards keep by the bot's
-own function.
+own function. The climbing games: ``fit --inputs climb-heur-1`` adds the heuristic's plan
+numbers (:mod:`shangyou.bots.climbing_inputs`) the same way; ``label --play learned`` has the
+hands played by the learned level (positions the re-ranker meets itself, DAgger's step), the
+labels still gains over the heuristic's move.
 """
 
 from __future__ import annotations
