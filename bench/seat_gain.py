@@ -12,7 +12,11 @@ means over their rotations, is its gain over the heuristic in that seat, paired 
 same pairing is printed for its place (negative: it finishes earlier) and its rate of going out
 first (positive: more often), whatever the game's scoring.
 
-    PYTHONPATH=src python bench/seat_gain.py FOLDER [--check BASELINE_FOLDER]
+With ``--against K`` the first bot is compared with the bot listed K-th (0-based) at the same
+table instead of with the table's mean, deal by deal (``learned,search,heuristic,heuristic
+--against 1``: the learned seat less the search's, by points, place and going out first).
+
+    PYTHONPATH=src python bench/seat_gain.py FOLDER [--check BASELINE_FOLDER] [--against K]
 """
 
 from __future__ import annotations
@@ -25,15 +29,18 @@ import json
 from shangyou.tournament.stats import mean_ci
 
 
-def first_bot_points(folder: Path, key: str = "score") -> tuple[dict, dict[int, float]]:
+def first_bot_points(folder: Path, key: str = "score",
+                     against: int | None = None) -> tuple[dict, dict[int, float]]:
     """The run's configuration and, per finished deal, the first bot's ``key`` (``score``;
-    ``place``; ``win``: out first) less the table's mean, averaged over the deal's rotations."""
+    ``place``; ``win``: out first) less the table's mean (or less the bot listed
+    ``against``-th), averaged over the deal's rotations."""
     lines = (Path(folder) / "deals.jsonl").read_text().splitlines()
     config = json.loads(lines[0])["config"]
     per_deal = {}
     for line in lines[1:]:
         rec = json.loads(line)
-        gains = [h[key][h["seats"].index(0)] - sum(h[key]) / len(h[key])
+        gains = [h[key][h["seats"].index(0)] - (sum(h[key]) / len(h[key]) if against is None
+                                                 else h[key][h["seats"].index(against)])
                  for h in rec["hands"]]              # seats: seat -> bot
         per_deal[rec["deal"]] = sum(gains) / len(gains)
     return config, per_deal
@@ -43,20 +50,24 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folder", type=Path)
     ap.add_argument("--check", type=Path, help="an all-heuristic run: its first bot's points")
+    ap.add_argument("--against", type=int, default=None,
+                    help="compare with the bot listed at this index (0-based), not the mean")
     args = ap.parse_args()
-    config, per_deal = first_bot_points(args.folder)
+    config, per_deal = first_bot_points(args.folder, against=args.against)
+    other = ("the table's mean" if args.against is None
+             else f"{config['bots'][args.against]} (bot {args.against})")
     m, lo, hi = mean_ci(list(per_deal.values()))
     print(f"{config['game']} {config['bots']} seed {config['seed']}: {len(per_deal)} deals, "
-          f"first bot over the table's mean {m:+.3f} [{lo:+.3f}, {hi:+.3f}] a hand")
+          f"first bot over {other} {m:+.3f} [{lo:+.3f}, {hi:+.3f}] a hand")
     # the same pairing for the place (lower is better) and for going out first
     for key, what in (("place", "place"),
                       ("win", "win rate (out first; Sheng ji: its side wins the hand)")):
         try:
-            _, per = first_bot_points(args.folder, key)
+            _, per = first_bot_points(args.folder, key, args.against)
         except (KeyError, TypeError):       # a run that does not record it (Sheng ji: no place)
             continue
         m, lo, hi = mean_ci(list(per.values()))
-        print(f"  its {what} over the table's mean: {m:+.4f} [{lo:+.4f}, {hi:+.4f}]")
+        print(f"  its {what} over {other}: {m:+.4f} [{lo:+.4f}, {hi:+.4f}]")
     if args.check:
         _, base = first_bot_points(args.check)
         print(f"baseline {args.check}: {len(base)} deals, first bot's points over the table's mean per deal "
