@@ -234,6 +234,12 @@ class Heuristic:
             self._cost[key] = cost
         return cost
 
+    def beaten(self, combo) -> float:
+        """The share of the sampled deals in which an opponent beats ``combo`` (a deal where
+        only 2s and jokers do counts as :data:`TOP_BEAT`), as :meth:`combo_cost` judged it."""
+        self.combo_cost(combo)
+        return self._beaten[(combo.cards, combo.label, combo.cls)]
+
     def planner(self):
         """The family's plan in the core for this decision (pagat of one pack), or None."""
         if self._planner is None:
@@ -300,7 +306,7 @@ class Heuristic:
             return self.follow(moves)
         return self.lead(moves)
 
-    def _combo_of(self, text: str):
+    def combo_of(self, text: str):
         cards = tuple(sorted(move_cards(text)))
         label = text.partition(" as ")[2]
         readings = self.fam.combos(cards)
@@ -345,7 +351,7 @@ class Heuristic:
         best = None
         for m in moves:
             cards = move_cards(m)
-            combo = self._combo_of(m)
+            combo = self.combo_of(m)
             rest_cost, _ = self.plan(_remove(hand, cards))
             cost = self.combo_cost(combo)
             ctrl = cost <= CONTROL_COST
@@ -374,7 +380,7 @@ class Heuristic:
     def _lead_reason(self, m: str, plain: list, danger: dict, helping: bool) -> None:
         """The term of :meth:`lead`'s score that set ``m`` apart."""
         cards = move_cards(m)
-        ctrl = self.combo_cost(self._combo_of(m)) <= CONTROL_COST
+        ctrl = self.combo_cost(self.combo_of(m)) <= CONTROL_COST
         if helping and len(cards) == 1:
             self.note("help_partner", cards=m)
         elif len(plain) <= 1:
@@ -414,11 +420,10 @@ class Heuristic:
         best: tuple[float, str, float, bool, int] | None = None
         for m in self.shortlist(plays, self.plan(hand)[1]):
             cards = move_cards(m)
-            combo = self._combo_of(m)
+            combo = self.combo_of(m)
             rest = _remove(hand, cards)
             rest_cost, rest_plan = self.plan(rest)
-            self.combo_cost(combo)
-            hold = 1.0 - self._beaten[(combo.cards, combo.label, combo.cls)]
+            hold = 1.0 - self.beaten(combo)
             # turns saved by this play, and the lead it may win back
             gain = base - rest_cost + (LEAD_VALUE * hold if rest_plan else 0.0)
             precious = sum(1 for c in cards if self.fam.precious(c))
@@ -519,7 +524,7 @@ class Heuristic:
 
 def combo_tier(h: Heuristic, move: str) -> int:
     """The tier of a move's combination (above 0: a bomb)."""
-    return h._combo_of(move).tier
+    return h.combo_of(move).tier
 
 
 def _family(view: dict):

@@ -59,11 +59,11 @@ def heuristic_inputs(view: dict, cands: list[str], h: Heuristic | None = None) \
                 out.append([0.0, 0.0, 0.0] + head[:3] + [0.0] * 5)
                 continue
             cards = move_cards(m)
-            combo = h._combo_of(m)
+            combo = h.combo_of(m)
             cost = h.combo_cost(combo)
             rest = _remove(hand, cards)
             rest_cost, rest_plan = h.plan(rest)
-            out.append([h._beaten[(combo.cards, combo.label, combo.cls)],
+            out.append([h.beaten(combo),
                         1.0 if cost <= CONTROL_COST else 0.0, cost,
                         rest_cost / 5.0, len(rest_plan) / 5.0, h.plain_plays(rest) / 5.0,
                         rest_cost + min(cost, 1.0) - total, total - rest_cost,
