@@ -371,3 +371,48 @@ def test_pagat_is_played_by_the_re_rankers_at_their_sizes_and_the_first_model_el
         assert learned.plays(view)
         assert learned._net(view) is load_model(want)
         assert learned.choose(view) in view["legal_moves"]
+
+
+def test_the_re_rankers_short_way_equals_the_long_one():
+    """``Network.q_rerank`` (the first layer's halves summed once) gives what ``q`` gives on
+    :func:`rerank_rows`, for every choice of the base row."""
+    from shangyou.bots.learned import rerank_rows, shipped_for
+    net = load_model(shipped_for(PAGAT, 4))
+    rng = np.random.default_rng(3)
+    state = rng.random(net.w["ws"].shape[0], dtype=np.float32)
+    rows = rng.random((7, net.w["wm"].shape[0] // 2), dtype=np.float32)
+    for base in range(len(rows)):
+        long = net.q(state, rerank_rows(rows, base))
+        assert np.allclose(net.q_rerank(state, rows, base), long, rtol=1e-5, atol=1e-5)
+    assert int(np.argmax(net.q_rerank(state, rows))) == int(np.argmax(net.q(state,
+                                                                           rerank_rows(rows))))
+
+
+def test_the_learned_level_pauses_the_garbage_collector_only_during_its_decision(monkeypatch):
+    """As the search does: no collection inside a decision (a full one can take a tenth of a
+    second in a long-running process), the collector back on after it, also after an error,
+    and left off for a caller that runs without it."""
+    import gc
+    g = shangyou.new_game(PAGAT, players=4, seed=6)
+    v = g.view(g.to_act)
+    bot = make_bot("learned", seed=1)
+    seen = []
+
+    def rerank(net, view):
+        seen.append(gc.isenabled())
+        if len(seen) == 2:
+            raise RuntimeError("boom")
+        return view["legal_moves"][-1]
+    monkeypatch.setattr(bot, "_rerank", rerank)
+    assert gc.isenabled()
+    assert bot.choose(v) == v["legal_moves"][-1]
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError):
+        bot.choose(v)
+    assert gc.isenabled() and seen == [False, False]
+    gc.disable()
+    try:
+        bot.choose(v)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

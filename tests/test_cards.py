@@ -82,3 +82,21 @@ def test_garbage_never_crashes_other_than_notation_error(text):
         parse(text)
     except NotationError:
         pass
+
+
+@pytest.mark.parametrize("packs,jokers", [(1, True), (2, True), (3, False)])
+def test_deck_counts_and_back(packs, jokers):
+    from collections import Counter
+
+    from shangyou.cards import deck_counts, from_counts
+    counts = deck_counts(packs, jokers)
+    assert Counter(deck(packs, jokers)) == Counter({c: k for c, k in enumerate(counts) if k})
+    assert from_counts(counts) == sorted(deck(packs, jokers))
+    left = list(counts)
+    left[0] -= packs + 1                # more taken than the pack holds: no card, no error
+    left[5] -= 1
+    want = sorted(deck(packs, jokers))
+    want = [c for c in want if c != 0]
+    want.remove(5)
+    got = from_counts(left)
+    assert got == want and all(type(c) is Card for c in got)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
+from functools import lru_cache
 
 from .errors import NotationError
 
@@ -147,6 +148,21 @@ def deck(packs: int = 1, jokers: bool = True) -> list[Card]:
         raise ValueError(f"a deck has 1 to 4 packs, not {packs}")
     one = list(CARDS) if jokers else list(CARDS[:52])
     return one * packs
+
+
+@lru_cache(maxsize=16)
+def deck_counts(packs: int = 1, jokers: bool = True) -> tuple[int, ...]:
+    """How many copies of each card code :func:`deck` holds, indexed by code."""
+    counts = [0] * len(CARDS)
+    for c in deck(packs, jokers):
+        counts[c] += 1
+    return tuple(counts)
+
+
+def from_counts(counts) -> list[int]:
+    """The cards of per-code ``counts`` (as :func:`deck_counts` gives), sorted; a count of 0
+    or less gives none."""
+    return [CARDS[c] for c, k in enumerate(counts) if k > 0 for _ in range(k)]
 
 
 def shuffled_deck(rng: random.Random, packs: int = 1, jokers: bool = True) -> list[Card]:

@@ -26,9 +26,8 @@ answers a legal move (``strict=True`` re-raises, for tests).
 
 from __future__ import annotations
 
-from collections import Counter
 
-from ..cards import parse
+from ..cards import deck_counts, from_counts, parse
 from ..engine.memo import make_room
 from ..games.climbing.core import shuffle
 from ..games.climbing.steps import SMALL_HAND, bounded_leads, every_play, in_steps
@@ -93,6 +92,11 @@ def advise(view: dict, rng=None) -> Advice:
 
 def move_cards(text: str) -> list[int]:
     """The cards of a move's text (``"5H 6D BJ as 4-6"``, ``"take 2S"``)."""
+    return list(cards_of(text))
+
+
+def cards_of(text: str) -> tuple:
+    """:func:`move_cards` as a shared tuple (remembered: not to be changed)."""
     got = _MOVE_CARDS.get(text)
     if got is None:
         cards = text.partition(" as ")[0]
@@ -102,7 +106,7 @@ def move_cards(text: str) -> list[int]:
         got = tuple(parse(cards))
         make_room(_MOVE_CARDS, _MOVE_CARDS_MAX)     # a bounded memo (engine/memo.py)
         _MOVE_CARDS[text] = got
-    return list(got)
+    return got
 
 
 _MOVE_CARDS: dict[str, tuple] = {}
@@ -142,6 +146,8 @@ class Heuristic:
         self._beaten: dict = {}
         self._cost: dict = {}
         self._plans: dict = {}
+        self._combo_of: dict = {}   # move text -> its Combo
+        self._card: dict = {}       # card -> (precious, strength)
         self._nodes = 0
         self.why: Why | None = None
 
@@ -155,15 +161,16 @@ class Heuristic:
     def unseen(self) -> list[int]:
         """Every card this seat has not seen (in other hands or undealt), sorted."""
         if self._unseen is None:
-            from ..cards import deck
             r = rules_for_view(self.view)
-            pool: Counter[int] = Counter(deck(r.decks, r.jokers))
-            pool.subtract(self.hand)
+            pool = list(deck_counts(r.decks, r.jokers))       # copies of each card code
+            for c in self.hand:
+                pool[c] -= 1
             for trick in self.view["played"] + [self.view["trick"]]:
                 for _, text in trick:
                     if text != "pass":
-                        pool.subtract(move_cards(text))
-            self._unseen = sorted(pool.elements())
+                        for c in cards_of(text):
+                            pool[c] -= 1
+            self._unseen = from_counts(pool)
         return self._unseen
 
     def opponents(self) -> list[int]:
@@ -307,50 +314,61 @@ class Heuristic:
         return self.lead(moves)
 
     def combo_of(self, text: str):
-        cards = tuple(sorted(move_cards(text)))
-        label = text.partition(" as ")[2]
-        readings = self.fam.combos(cards)
-        for r in readings:
-            if not label or r.label == label:
-                return r
-        return readings[0]
+        got = self._combo_of.get(text)
+        if got is None:
+            cards = tuple(sorted(cards_of(text)))
+            label = text.partition(" as ")[2]
+            readings = self.fam.combos(cards)
+            got = readings[0]
+            for r in readings:
+                if not label or r.label == label:
+                    got = r
+                    break
+            self._combo_of[text] = got
+        return got
+
+    def card(self, c: int) -> tuple[int, float]:
+        """(1 if precious else 0, strength) of a card, asked of the family once."""
+        got = self._card.get(c)
+        if got is None:
+            got = self._card[c] = (1 if self.fam.precious(c) else 0, self.fam.card_strength(c))
+        return got
 
     def _height(self, cards) -> float:
-        s = self.fam.card_strength
-        return sum(s(c) for c in cards) / len(cards)
+        card = self.card
+        return sum(card(c)[1] for c in cards) / len(cards)
 
     def shortlist(self, moves: list[str], plan) -> list[str]:
         """The plays worth weighing (some hands allow thousands): those of the plan, then the
         cheapest by greedy measures (few wild/top cards, low cards, many cards)."""
         if len(moves) <= MAX_MOVES:
             return moves
-        fam = self.fam
         in_plan = {tuple(c.cards) for c in plan}
-        strength = fam.card_strength
+        card = self.card
 
         def rank(m):
-            cards = move_cards(m)
-            spent = sum(1 for c in cards if fam.precious(c))
-            return (tuple(sorted(cards)) not in in_plan, spent,
-                    min(strength(c) for c in cards), -len(cards))
+            cards = cards_of(m)
+            info = [card(c) for c in cards]
+            return (tuple(sorted(cards)) not in in_plan, sum(p for p, _ in info),
+                    min(s for _, s in info), -len(cards))
         return sorted(moves, key=rank)[:MAX_MOVES]
 
     def lead(self, moves: list[str]) -> str:
         hand = self.hand
         for m in moves:
-            if len(move_cards(m)) == len(hand):
+            if len(cards_of(m)) == len(hand):
                 self.note("go_out", cards=m)
                 return m                      # out in one play
         total, combos = self.plan(hand)
         plain = [c for c in combos if self.combo_cost(c) > CONTROL_COST]
         moves = self.shortlist(moves, combos)
         danger = {s: self.counts[s] for s in self.opponents() if self.counts[s] <= 3}
-        strength = self.fam.card_strength
+        card = self.card
         # a partner with one card left: lead a low single for them to go out on
         helping = any(self.counts[p] == 1 for p in self.partners) and not danger
         best = None
         for m in moves:
-            cards = move_cards(m)
+            cards = cards_of(m)
             combo = self.combo_of(m)
             rest_cost, _ = self.plan(_remove(hand, cards))
             cost = self.combo_cost(combo)
@@ -365,11 +383,11 @@ class Heuristic:
             if danger and not ctrl and any(len(cards) == k for k in danger.values()):
                 score += 1.5                       # an opponent could follow and go out
             if helping and len(cards) == 1:
-                score -= 1.0 + 0.05 * (20 - min(strength(c) for c in cards))  # a low single
+                score -= 1.0 + 0.05 * (20 - min(card(c)[1] for c in cards))  # a low single
             if self.points:
                 score += 0.02 * self.points(cards)   # do not lead points into others' tricks
             # shed the lowest combination, as many cards of it as possible
-            score += 0.04 * min(strength(c) for c in cards) - 0.02 * len(cards)
+            score += 0.04 * min(card(c)[1] for c in cards) - 0.02 * len(cards)
             if best is None or score < best[0]:
                 best = (score, m)
         assert best is not None    # a lead has plays, and the shortlist keeps some
@@ -379,7 +397,7 @@ class Heuristic:
 
     def _lead_reason(self, m: str, plain: list, danger: dict, helping: bool) -> None:
         """The term of :meth:`lead`'s score that set ``m`` apart."""
-        cards = move_cards(m)
+        cards = cards_of(m)
         ctrl = self.combo_cost(self.combo_of(m)) <= CONTROL_COST
         if helping and len(cards) == 1:
             self.note("help_partner", cards=m)
@@ -400,7 +418,7 @@ class Heuristic:
             self.note("only_move")
             return "pass"
         for m in plays:
-            if len(move_cards(m)) == len(hand):
+            if len(cards_of(m)) == len(hand):
                 self.note("go_out", cards=m)
                 return m
         last_seat = view["last"]["seat"] if view.get("last") else None
@@ -419,14 +437,14 @@ class Heuristic:
                 return "pass"
         best: tuple[float, str, float, bool, int] | None = None
         for m in self.shortlist(plays, self.plan(hand)[1]):
-            cards = move_cards(m)
+            cards = cards_of(m)
             combo = self.combo_of(m)
             rest = _remove(hand, cards)
             rest_cost, rest_plan = self.plan(rest)
             hold = 1.0 - self.beaten(combo)
             # turns saved by this play, and the lead it may win back
             gain = base - rest_cost + (LEAD_VALUE * hold if rest_plan else 0.0)
-            precious = sum(1 for c in cards if self.fam.precious(c))
+            precious = sum(self.card(c)[0] for c in cards)
             ctrl = self.combo_cost(combo) <= CONTROL_COST
             pts = self.points(cards) if self.points else 0
             score = -gain + 0.01 * self._height(cards)

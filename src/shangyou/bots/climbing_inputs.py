@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .climbing_heuristic import CONTROL_COST, Heuristic, _remove, decide, move_cards
+from .climbing_heuristic import CONTROL_COST, Heuristic, _remove, cards_of, decide
 
 NAME = "climb-heur-1"
 POS = 6
@@ -58,7 +58,7 @@ def heuristic_inputs(view: dict, cands: list[str], h: Heuristic | None = None) \
             if m == "pass":
                 out.append([0.0, 0.0, 0.0] + head[:3] + [0.0] * 5)
                 continue
-            cards = move_cards(m)
+            cards = cards_of(m)
             combo = h.combo_of(m)
             cost = h.combo_cost(combo)
             rest = _remove(hand, cards)

@@ -28,7 +28,6 @@ Like every bot it never stops a game: on an unforeseen error it answers the heur
 
 from __future__ import annotations
 
-import gc
 import random
 import time
 from functools import cached_property
@@ -36,6 +35,7 @@ from functools import cached_property
 from ..games.climbing.game import score_hand
 from ..games.climbing.steps import every_play, in_steps
 from . import climbing_heuristic
+from .base import pause_gc, resume_gc
 from .climbing_fast import fast_policy
 from .climbing_heuristic import rules_for_view
 from .climbing_playout import core_playout
@@ -60,16 +60,9 @@ def choose(view: dict, rng=None, iterations: int | None = None, seconds: float |
     moves = view["legal_moves"]
     if len(moves) == 1:
         return moves[0]
+    gc_on = pause_gc()          # a full collection can take 0.1-0.45 s (bots/base.py)
     started = time.process_time()       # the default cap counts the whole decision
     rng = rng or random.Random()
-    # No automatic garbage collection inside the decision: in a process that has played a
-    # few hundred hands (a tournament worker, the web app's bot process) one full collection
-    # took 0.1-0.45 s, and it fell inside a capped decision whenever the playouts' garbage
-    # triggered it. The collector runs after the move instead (the garbage of one decision's
-    # playouts is a few megabytes).
-    pause_gc = gc.isenabled()
-    if pause_gc:
-        gc.disable()
     try:
         if in_steps(moves):       # the play is chosen in steps: weigh every play instead
             view = every_play(view, rules_for_view(view).family)
@@ -84,8 +77,7 @@ def choose(view: dict, rng=None, iterations: int | None = None, seconds: float |
             info["stop"] = "error"
         return climbing_heuristic.choose(view, rng)
     finally:
-        if pause_gc:
-            gc.enable()
+        resume_gc(gc_on)
 
 
 class Search:
@@ -124,7 +116,7 @@ class Search:
         moves = view["legal_moves"]
         hand_size = len(view["hand"])
         for m in moves:
-            if m != "pass" and len(climbing_heuristic.move_cards(m)) == hand_size:
+            if m != "pass" and len(climbing_heuristic.cards_of(m)) == hand_size:
                 return [m]                       # out in one play
         first = [first_move if first_move is not None
                  else climbing_heuristic.choose(view, self.rng)]   # candidate 0, see pick()
@@ -148,16 +140,23 @@ class Search:
         if len(moves) <= MAX_CANDIDATES:
             return first + [m for m in moves if m not in first]
         fam = self.rules.family
-        strength = fam.card_strength
         if "pass" in moves:
             first.append("pass")
+        # each card of the hand: (precious, strength), asked of the family once
+        card: dict = {}
+        cards_of = climbing_heuristic.cards_of
+
+        def of(c):
+            got = card.get(c)
+            if got is None:
+                got = card[c] = (1 if fam.precious(c) else 0, fam.card_strength(c))
+            return got
 
         def cheap(m):
             if m == "pass":
                 return (9, 0, 0)
-            cards = climbing_heuristic.move_cards(m)
-            spent = sum(1 for c in cards if fam.precious(c))
-            return (spent, min(strength(c) for c in cards), -len(cards))
+            cards = [of(c) for c in cards_of(m)]
+            return (sum(p for p, _ in cards), min(s for _, s in cards), -len(cards))
         ranked = sorted((m for m in moves if m not in first), key=cheap)
         out = first + ranked
         seen, uniq = set(), []

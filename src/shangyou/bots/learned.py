@@ -33,7 +33,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from .base import BOTS, Bot
+from .base import BOTS, Bot, pause_gc, resume_gc
 from .heuristic import is_sheng_ji
 
 MODEL_ENV = "SHANGYOU_LEARNED_MODEL"
@@ -59,12 +59,29 @@ class Network:
         np = _numpy()
         self.w = {k: np.asarray(weights[k], dtype=np.float32) for k in LAYERS}
         self.meta = dict(meta or {})
+        self._fused: tuple | None = None    # q_rerank's first layer, made when first asked
 
     def q(self, state, rows):
         """The value of each move (one row of ``rows`` each) in the position ``state``."""
         np = _numpy()
         w = self.w
         h = np.maximum(rows @ w["wm"] + (state @ w["ws"] + w["b1"]), 0.0)
+        h = np.maximum(h @ w["w2"] + w["b2"], 0.0)
+        h = np.maximum(h @ w["w3"] + w["b3"], 0.0)
+        return h @ w["w4"] + w["b4"]
+
+    def q_rerank(self, state, rows, base: int = 0):
+        """:meth:`q` of :func:`rerank_rows` (each row, then its difference from row
+        ``base``) without making those rows: the first layer's two halves are summed once
+        (equal to the long way up to float rounding)."""
+        w = self.w
+        fused = self._fused
+        if fused is None:
+            half = w["wm"].shape[0] // 2
+            fused = self._fused = (w["wm"][:half] + w["wm"][half:], w["wm"][half:])
+        np = _numpy()
+        h = rows @ fused[0] + (state @ w["ws"] + w["b1"] - rows[base] @ fused[1])
+        h = np.maximum(h, 0.0)
         h = np.maximum(h @ w["w2"] + w["b2"], 0.0)
         h = np.maximum(h @ w["w3"] + w["b3"], 0.0)
         return h @ w["w4"] + w["b4"]
@@ -226,7 +243,7 @@ class LearnedBot(Bot):
             # a re-ranker values a move by its gain over the heuristic's: 0 for that move
             base = view["legal_moves"].index(self._heuristic_move(view))
             state, rows = rerank_features(view, view["legal_moves"], net.meta.get("inputs"))
-            q = net.q(state, rerank_rows(rows, base))
+            q = net.q_rerank(state, rows, base)
             return [float(x) for x in q - q[base]]
         state, rows = features(view)
         return [float(x) for x in net.q(state, rows)]
@@ -244,6 +261,13 @@ class LearnedBot(Bot):
         moves = view["legal_moves"]
         if len(moves) == 1:
             return moves[0]
+        gc_on = pause_gc()        # a full collection can take 0.1-0.45 s (bots/base.py)
+        try:
+            return self._choose(view)
+        finally:
+            resume_gc(gc_on)
+
+    def _choose(self, view: dict) -> str:
         from ..env.features import whole_plays
         view = whole_plays(view)
         moves = view["legal_moves"]
@@ -279,7 +303,7 @@ class LearnedBot(Bot):
         if len(cands) < 2:
             return cands[0] if cands else base      # a play that goes out at once
         state, rows = rerank_features(view, cands, net.meta.get("inputs"), plans)
-        q = net.q(state, rerank_rows(rows))
+        q = net.q_rerank(state, rows)
         best = int(q.argmax())
         return cands[best] if q[best] - q[0] > float(net.meta.get("margin", 0.0)) else base
 

@@ -161,24 +161,35 @@ class PagatPlanner:
     decision's caches: ``hands`` the sampled opponent hands (card codes), ``samples`` sampled
     deals of them (``bots/climbing_heuristic.py`` keeps the reference and names ``params``)."""
 
-    __slots__ = ("core",)
+    __slots__ = ("core", "combos")
 
     def __init__(self, hands, samples: int, seq_top: int, params: tuple):
-        self.core = _core.HeurPlan([sum(1 << c for c in h) for h in hands], samples, seq_top,
-                                   params)
+        self.core = _core.HeurPlan([sum(map(_BIT.__getitem__, h)) for h in hands], samples,
+                                   seq_top, params)
+        self.combos: dict = {}      # (code, cards) -> Combo, for this decision
 
     def plan(self, hand) -> tuple[float, tuple]:
         """(cost, combos) of a hand (card codes, no card twice)."""
-        cost, parts = self.core.plan(sum(1 << c for c in hand))
-        return cost, tuple(pagat_combo(code, cards) for code, cards in parts)
+        cost, parts = self.core.plan(sum(map(_BIT.__getitem__, hand)))
+        combos = self.combos
+        out = []
+        for part in parts:
+            combo = combos.get(part)
+            if combo is None:
+                combo = combos[part] = pagat_combo(*part)
+            out.append(combo)
+        return cost, tuple(out)
 
     def plain(self, hand, control: float) -> int:
         """The plays of the plan of ``hand`` that cost more than ``control`` (not controls),
         their costs read from the decision's memo in C."""
-        _, parts = self.core.plan(sum(1 << c for c in hand))
+        _, parts = self.core.plan(sum(map(_BIT.__getitem__, hand)))
         cost = self.core.cost
         return sum(1 for code, cards in parts
-                   if cost(code, sum(1 << c for c in cards)) > control)
+                   if cost(code, sum(map(_BIT.__getitem__, cards))) > control)
+
+
+_BIT = tuple(1 << c for c in range(64))     # a card code's bit in a hand's mask
 
 
 def pagat_follows(hand, seq_top: int, prev: Combo, singles) -> list[Combo] | None:

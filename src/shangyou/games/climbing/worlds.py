@@ -28,12 +28,14 @@ import random
 from collections import Counter
 from typing import Any
 
-from ...cards import deck, parse
+from ...cards import CARDS, deck_counts, from_counts, parse
 from ...engine.memo import make_room
 from .combo import Combo
+from .core import shuffle
 from .game import PHASE_EXCHANGE, ClimbingGame
 
 _PLAYED = ("played",)
+N_CODES = len(CARDS)
 
 
 def _cards(text: str) -> tuple:
@@ -49,6 +51,7 @@ def _cards(text: str) -> tuple:
 
 _CARDS: dict[str, tuple] = {}
 _CARDS_MAX = 50_000
+
 
 
 class WorldSampler:
@@ -100,8 +103,9 @@ class WorldSampler:
 
         # the exchange: cards in transit and cards known to be in a hand
         self.exchanged = [(a, b, parse(c)[0]) for a, b, c in view.get("exchanged") or []]
-        known: list[Counter[int]] = [Counter() for _ in range(n)]
-        transit: Counter[int] = Counter()
+        # per card code: copies known to be in each hand, in transit, played
+        known = [[0] * N_CODES for _ in range(n)]
+        transit = [0] * N_CODES
         left, arrived = [0] * n, [0] * n
         for a, b, c in self.exchanged:
             if a is not None:
@@ -113,23 +117,23 @@ class WorldSampler:
                 arrived[b] += 1
                 known[b][c] += 1
                 transit[c] -= 1
-        transit = +transit
         ex = view.get("exchange")
         if ex is not None and ex["kind"] == "offer" and ex["step"] == "take":
             # the two cards on offer are still in the offerer's hand
             tk = known[ex["taker"]]
             for c, k in Counter(ex_cards(ex)).items():
                 tk[c] = max(tk[c], k)
-        played: Counter[int] = Counter()
+        played = [0] * N_CODES
         played_by = [0] * n
         self.counts_at_first_out = None
         plays = [(s, c) for t in self.tricks + [self.trick] for s, c in t if c is not None]
         for s, c in plays:
-            played.update(c.cards)
             played_by[s] += len(c.cards)
+            ks = known[s]
             for x in c.cards:
-                if known[s][x]:
-                    known[s][x] -= 1
+                played[x] += 1
+                if ks[x]:
+                    ks[x] -= 1
         self.dealt_counts = [self.counts[s] + played_by[s] + left[s] - arrived[s]
                              for s in range(n)]
         if view["finished"]:
@@ -139,8 +143,8 @@ class WorldSampler:
                 if cnt[s] == 0:
                     self.counts_at_first_out = list(cnt)
                     break
-        known[seat] = Counter()
-        self.known = [sorted((+k).elements()) for k in known]
+        self.known = [from_counts(k) if s != seat and any(k) else []
+                      for s, k in enumerate(known)]
 
         # Zheng Fen: each completed trick goes to its last player
         self.won: list[list[int]] = [[] for _ in range(n)]
@@ -154,15 +158,16 @@ class WorldSampler:
                     if c is not None:
                         self.won[winner].extend(c.cards)
 
-        pool: Counter[int] = Counter(deck(r.decks, r.jokers))
-        pool.subtract(self.hand)
-        pool.subtract(played)
-        pool.subtract(transit)
+        pool = [k - p - (t if t > 0 else 0) for k, p, t in
+                zip(deck_counts(r.decks, r.jokers), played, transit)]   # copies left
+        for c in self.hand:
+            pool[c] -= 1
         for s in range(n):
-            pool.subtract(self.known[s])
-        if any(v < 0 for v in pool.values()):
+            for c in self.known[s]:
+                pool[c] -= 1
+        if min(pool) < 0:
             raise ValueError("the view names more cards than the pack holds")
-        self.pool = sorted(pool.elements())
+        self.pool = from_counts(pool)
         self.need = [0 if s == seat else self.counts[s] - len(self.known[s]) for s in range(n)]
         if any(k < 0 for k in self.need) or sum(self.need) > len(self.pool):
             raise ValueError("the view's card counts do not fit the unseen cards")
@@ -178,7 +183,7 @@ class WorldSampler:
         """A random deal of the hidden cards: (hands, undealt, seed) for :meth:`build`."""
         rng = rng or random.Random()
         pool = list(self.pool)
-        rng.shuffle(pool)
+        shuffle(rng, pool)              # rng.shuffle(pool), in C where the core is on
         hands: list[list[int]] = []
         i = 0
         for s in range(self.n):
