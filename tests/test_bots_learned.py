@@ -416,3 +416,44 @@ def test_the_learned_level_pauses_the_garbage_collector_only_during_its_decision
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_the_re_ranker_samples_no_world_for_its_candidates(monkeypatch):
+    """Where a pagat seat has more legal moves than candidates, the search adds the playout
+    policy's move in one sampled world; the re-ranker's list leaves that out (it costs more
+    than the rest of the list) and is otherwise the search's: candidate 0 the heuristic's
+    move, then the cheapest plays."""
+    import random
+
+    from shangyou.bots import climbing_heuristic
+    from shangyou.bots.climbing_search import MAX_CANDIDATES, Search
+    views = []
+    for seed in range(6):
+        g = shangyou.new_game(PAGAT, players=4, seed=seed)
+        while not g.over:
+            v = g.view(g.to_act)
+            if len(v["legal_moves"]) > MAX_CANDIDATES:
+                views.append(v)
+            g.apply(climbing_heuristic.choose(v))
+    assert len(views) >= 20
+    differ = 0
+    for v in views:
+        s = Search(v, random.Random(1))
+        s.heuristic_first = True
+        base = climbing_heuristic.choose(v)
+        full = s.candidates(base, ordered=False)
+        short = Search(v, random.Random(1)).candidates(base, ordered=False, sampled=False)
+        if len(full) == 1:                  # a play that goes out: the one candidate
+            assert short == full
+            continue
+        assert short[0] == base and len(short) == MAX_CANDIDATES
+        assert set(full) - set(short) <= {full[1]}      # at most the world's move differs
+        differ += set(full) != set(short)
+    assert differ > 0
+
+    def no_world(self):
+        raise AssertionError("the re-ranker sampled a world")
+    monkeypatch.setattr(Search, "sampler", property(no_world))
+    bot = make_bot("learned", seed=1)
+    for v in views:
+        assert bot.choose(v) in v["legal_moves"]

@@ -299,7 +299,8 @@ class LearnedBot(Bot):
             base, plans = climbing_heuristic.decide(view)
             search = Search(view, self.rng)
             search.heuristic_first = True       # as the labeller's (pagat's order otherwise)
-            cands = search.candidates(base, ordered=False)   # the set: valued one by one
+            # the set, valued one by one; no sampled world (see Search.candidates)
+            cands = search.candidates(base, ordered=False, sampled=False)
         if len(cands) < 2:
             return cands[0] if cands else base      # a play that goes out at once
         state, rows = rerank_features(view, cands, net.meta.get("inputs"), plans)
