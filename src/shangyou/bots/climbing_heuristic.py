@@ -26,7 +26,6 @@ answers a legal move (``strict=True`` re-raises, for tests).
 
 from __future__ import annotations
 
-
 from ..cards import deck_counts, from_counts, parse
 from ..engine.memo import make_room
 from ..games.climbing.core import shuffle
