@@ -10,6 +10,7 @@ import time
 import pytest
 
 import shangyou
+from shangyou.bots.reasons import Reason
 from shangyou.games.climbing.steps import every_play
 from test_browser import _get_json, browser  # noqa: F401 (browser: a fixture)
 from test_browser_table_languages import _latin_words
@@ -119,6 +120,50 @@ def test_set_up_analyse_change_a_card_and_open_a_replay_step(server, browser, er
     assert _latin_words(page) == []
     assert page.evaluate("[...window.__i18n.missing]") == []
     _shot(page, "analysis-desktop-zh.png")
+    page.close()
+
+
+def test_a_reading_in_a_reason_or_a_row_is_notation_in_either_language(server, browser, errors):
+    """An Owen full house with wild cards read in its second way ("... as nines over aces") in
+    a result row and in reasons: the cards are card tokens and the reading a `.reading` span
+    after them ("as ..." / "作 ..."), never words of the sentence around it, in English and in
+    Chinese (the last CI run's Chinese page showed "threes over fives" as words)."""
+    # two legal moves of Owen 2p deals (the engine's texts)
+    play, other = "9D AC AS 2H RJ as nines over aces", "5D 5C 9D 2H RJ as fives over nines"
+    reasons = [Reason(code, {"cards": play, "other": other, "gain": "0.30", "loss": "0.30",
+                             "worlds": 200, "unit": "points", "unit_zh": "分"}).as_dict()
+               for code in ("analysis_behind", "search_better", "search_close", "search_prefers")]
+    page = _watch(browser.new_page(viewport=DESKTOP), errors)
+    for lang, word in (("en", "as"), ("zh", "作")):
+        page.goto(server + "/analysis")
+        page.evaluate(f"localStorage.setItem('shangyou.lang', '{lang}')")
+        page.reload()
+        page.wait_for_selector('#pack .card[data-card="9C"]')
+        shown = page.evaluate("""async ([play, reasons, lang]) => {
+            const m = await import('/static/cards.js');
+            const box = document.createElement('div');
+            box.id = 'reading-check';
+            box.append(m.richText(play, [play]));
+            for (const r of reasons) {
+                const p = document.createElement('p');
+                p.append(m.reasonElement(r, lang));
+                box.append(p);
+            }
+            document.body.append(box);
+            return {
+                readings: [...box.querySelectorAll('.reading')].map((e) => e.textContent),
+                cards: [...box.querySelectorAll('.card-token')].length,
+                words: [...box.childNodes].map((e) => e.textContent).join(' | '),
+            };
+        }""", [play, reasons, lang])
+        # a reading each time a play is named: once in the row, twice in each reason (each
+        # names both plays)
+        assert sorted(set(shown["readings"])) == sorted(
+            {f"{word} nines over aces", f"{word} fives over nines"}), shown
+        assert len(shown["readings"]) == 1 + 2 * len(reasons), shown
+        assert shown["cards"] == 5 * len(shown["readings"]), shown
+        if lang == "zh":
+            assert _latin_words(page) == [], shown
     page.close()
 
 

@@ -4,7 +4,7 @@
 // components of the table and the replay (view.js renderSeats/renderTrick/renderInfo,
 // table-hand.js drawHand, cards.js cardElement); there is no engine in the browser.
 
-import { cardElement, richText } from "./cards.js";
+import { cardElement, reasonElement, richText } from "./cards.js";
 import { api, gameFamily, gameTitle, h } from "./common.js";
 import { t, translatePage } from "./i18n.js";
 import { mountSettings } from "./settings.js";
@@ -322,13 +322,13 @@ function showResult(a) {
   const fmt = (x) => (Math.round(x * 100) / 100).toFixed(2);
   a.rows.forEach((r, i) => {
     rows.append(h("tr", { class: i === 0 ? "best" : "", dataset: { play: r.play } },
-      h("td", { class: "an-play" }, r.play === "pass" ? t("c.passes") : richText(r.play),
+      h("td", { class: "an-play" }, r.play === "pass" ? t("c.passes") : richText(r.play, [r.play]),
         r.heuristic ? h("span", { class: "tag" }, t("an.heur")) : null),
       h("td", { class: "an-value" }, fmt(r.mean),
         i > 0 ? h("div", { class: "muted" }, t("an.behind", { x: fmt(r.behind) })) : null),
       h("td", { class: "an-spread" }, t("an.sd", { x: fmt(r.sd) }),
         h("div", { class: "muted" }, t("an.range", { lo: fmt(r.low), hi: fmt(r.high) }))),
-      h("td", { class: "an-reason" }, richText(r.reason.text[lang] || r.reason.text.en))));
+      h("td", { class: "an-reason" }, reasonElement(r.reason, lang))));
   });
   $("result-table").hidden = false;
 }

@@ -196,16 +196,36 @@ export function playElement(text, { small = true } = {}) {
   return wrap;
 }
 
+const CARD_TOKEN = /(?<![A-Za-z0-9])(BJ|RJ|(?:10|[2-9JQKA])[SHDC])(?![A-Za-z0-9])/;
+
 /**
  * Text with card tokens shown as suit icons: "bid 7H" -> "bid 7♥" (returns a DocumentFragment;
- * every piece of text goes in as text, never as markup).
+ * every piece of text goes in as text, never as markup). `plays` names the play texts the text
+ * may hold ("3S 3H 2D 5S 5H as threes over fives"): a reading in one of them is notation, shown
+ * after its cards in a `.reading` span ("as …" / "作 …"), never read as words of the sentence.
  */
-export function richText(text) {
+export function richText(text, plays = []) {
   const frag = document.createDocumentFragment();
-  const parts = String(text).split(/(\s+)/);
-  for (const part of parts) {
-    // upper case only: the engine writes cards "AS", and the word "as" in lower case
-    if (/^(BJ|RJ|(10|[2-9JQKA])[SHDC])$/.test(part)) {
+  const read = [...new Set(plays.filter((p) => p && splitPlay(String(p))?.reading))]
+    .map(String).sort((a, b) => b.length - a.length);
+  if (read.length) {
+    const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    for (const part of String(text).split(new RegExp(`(${read.map(esc).join("|")})`))) {
+      if (read.includes(part)) {
+        const p = splitPlay(part);
+        frag.append(richText(p.cards.join(" ")), " ");
+        frag.append(Object.assign(document.createElement("span"),
+          { className: "reading", textContent: t("c.as", { r: p.reading }) }));
+      } else if (part) {
+        frag.append(richText(part));
+      }
+    }
+    return frag;
+  }
+  // upper case only: the engine writes cards "AS", and the word "as" in lower case; a card may
+  // touch punctuation or Chinese words ("管上：7H 7S")
+  for (const part of String(text).split(CARD_TOKEN)) {
+    if (CARD_TOKEN.test(part)) {
       const c = parseCard(part);
       const s = document.createElement("span");
       s.className = "card-token " + inkClass(c);
@@ -221,6 +241,19 @@ export function richText(text) {
     }
   }
   return frag;
+}
+
+/** The plays a reason's words name (its `cards` and `other`), for `richText`. */
+export function reasonPlays(reason) {
+  const p = (reason && reason.params) || {};
+  return [p.cards, p.other].filter(Boolean);
+}
+
+/** A reason ({code, params, text: {en, zh}}) in `lang`, its cards and plays as `richText`. */
+export function reasonElement(reason, lang) {
+  if (!reason) return document.createDocumentFragment();
+  const text = (reason.text && (reason.text[lang] || reason.text.en)) || reason.code;
+  return richText(text, reasonPlays(reason));
 }
 
 /** A trump like "2S" (level 2, spades) or "2" (no trump suit) as rich text. */

@@ -6,6 +6,7 @@
 // seen are kept in this browser (localStorage); an account's on the server.
 
 import { who } from "./account-link.js";
+import { reasonElement } from "./cards.js";
 import { api, gameTitle, h } from "./common.js";
 import { lang, t, translatePage } from "./i18n.js";
 import { mountSettings } from "./settings.js";
@@ -231,7 +232,7 @@ function showAnswer() {
       a.correct ? t("pz.right") : t("pz.wrong")),
     h("p", {}, t("pz.youPlayed"), " ", moveText(a.move)),
     h("p", { id: "pz-solution" }, t("pz.solution"), " ", moveText(a.solution)),
-    h("p", { class: "pz-reason", id: "pz-reason" }, t("pz.why"), " ", (a.reason.text && a.reason.text[lang()]) || a.reason.code),
+    h("p", { class: "pz-reason", id: "pz-reason" }, t("pz.why"), " ", reasonElement(a.reason, lang())),
     h("table", { class: "acct-table pz-values" },
       h("caption", {}, t("pz.values", { worlds: a.worlds, unit })),
       h("thead", {}, h("tr", {}, h("th", {}, t("pz.colPlay")), h("th", {}, t("pz.colValue")), h("th", {}, t("pz.colSpread")))),

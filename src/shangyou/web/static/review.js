@@ -5,7 +5,7 @@
 // and a summary (share of good decisions, the biggest losses). Thresholds as the server sends
 // them.
 
-import { richText } from "./cards.js";
+import { reasonElement, richText } from "./cards.js";
 import { api, h } from "./common.js";
 import { lang } from "./i18n.js";
 
@@ -40,10 +40,6 @@ function s(key, params = {}) {
 
 const RV = { review: null, byIndex: new Map(), opts: null, timer: null, ticket: 0 };
 
-function reasonText(reason) {
-  if (!reason) return "";
-  return (reason.text && (reason.text[lang()] || reason.text.en)) || reason.code;
-}
 
 /** "followed the hint (search)" for a decision that did, else "". */
 function followedText(d) {
@@ -64,8 +60,8 @@ export function reviewNote(index) {
   return h("span", { class: "review-note", dataset: { mark: d.mark, ...(d.hint ? { hint: d.hint } : {}) } },
     ` ${SYMBOL[d.mark]} ${s(d.mark)} (${s("lost", { loss: d.loss.toFixed(2), unit })})`,
     followed ? ` · ${followed}` : "", ` · ${s("better")}`,
-    h("span", { class: "play" }, richText(d.best)),
-    d.reason ? ` — ${reasonText(d.reason)}` : "");
+    h("span", { class: "play" }, richText(d.best, [d.best])),
+    d.reason ? " — " : "", d.reason ? reasonElement(d.reason, lang()) : "");
 }
 
 function timeline() {
@@ -129,11 +125,11 @@ function showReview(box, review) {
       for (const d of big) {
         const a = h("a", { href: "#", dataset: { index: String(d.index) } }, s("move", { k: d.index + 1 }));
         a.addEventListener("click", (e) => { e.preventDefault(); RV.opts.jump(d.index + 1); });
-        ol.append(h("li", {}, a, ": ", h("span", { class: "play" }, richText(d.played)),
-          ` ${SYMBOL[d.mark]} → `, h("span", { class: "play" }, richText(d.best)),
+        ol.append(h("li", {}, a, ": ", h("span", { class: "play" }, richText(d.played, [d.played])),
+          ` ${SYMBOL[d.mark]} → `, h("span", { class: "play" }, richText(d.best, [d.best])),
           ` (${s("lost", { loss: d.loss.toFixed(2), unit })})`,
           d.hint ? ` · ${followedText(d)}` : "",
-          d.reason ? h("div", { class: "muted" }, reasonText(d.reason)) : ""));
+          d.reason ? h("div", { class: "muted" }, reasonElement(d.reason, lang())) : ""));
       }
       body.push(h("h3", {}, s("biggest")), ol);
     }

@@ -9,7 +9,7 @@
 // card after those already chosen (they go with the request) and joins the choice, unsent
 // (table-bury.js): hints followed one after another fill it, then Confirm buries.
 
-import { richText, splitPlay } from "./cards.js";
+import { reasonElement, splitPlay } from "./cards.js";
 import { lang, t } from "./i18n.js";
 import { callCanFind, decksOf } from "./table-call.js";
 import { moveText } from "./table-moves.js";
@@ -27,9 +27,6 @@ export function hintMode(table) {
 function offKey(table) {
   return table && table.room && table.room.hints === "off" ? "t.hintOffHost" : "t.hintOffPeople";
 }
-
-// a card in a reason's words ("beat with the lowest play that wins: 7H 7S")
-const CARD_RE = /(?<![A-Za-z0-9])(BJ|RJ|(?:10|[2-9JQKA])[SHDC])(?![A-Za-z0-9])/;
 
 /**
  * The hint's functions over the page `P`: its state `S`, `$`, `send` and its helpers (`legal`,
@@ -151,13 +148,9 @@ export function makeHints(P) {
   }
 
   function reasonNode(reason) {
-    const text = (reason && reason.text && (reason.text[lang()] || reason.text.en)) ||
-      (reason && reason.code) || "";
     const span = document.createElement("span");
     span.id = "hint-reason";
-    for (const part of String(text).split(CARD_RE)) {
-      span.append(CARD_RE.test(part) ? richText(part) : part);
-    }
+    span.append(reasonElement(reason, lang()));
     return span;
   }
 
