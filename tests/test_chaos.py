@@ -26,8 +26,10 @@ import json
 import os
 import random
 import signal
+import sys
 import threading
 import time
+import traceback
 import urllib.request
 
 import pytest
@@ -44,7 +46,8 @@ pytestmark = pytest.mark.timeout(900)
 
 TABLES = 6
 PING = 1.0            # a client pings when it heard nothing for this long
-SILENT = 5.0          # nothing heard for this long (pings unanswered): the socket is given up
+SILENT = 5.0          # nothing heard for this long (pings unanswered), or no welcome this long
+                      # after the socket opened (pongs or not): the socket is given up
 THINK = 0.05          # seconds a client waits before its move
 RECOVER = 180.0       # the overall bound of one recovery (a loaded machine: generous)
 NEW_MOVES = 3         # answered moves every client makes to count as playing again
@@ -82,6 +85,8 @@ class Player(threading.Thread):
         self.stopping = threading.Event()
         self.failure: BaseException | None = None
         self.via = 0                        # silent servers given up since the last welcome
+        self.last: dict = {}                # the last state heard: status, version, to_act, ...
+        self.sessions = 0                   # sockets opened
 
     @property
     def answered(self) -> int:
@@ -122,20 +127,21 @@ class Player(threading.Thread):
         except (OSError, WebSocketException):
             return False, "refused"
         welcomed = False
+        self.sessions += 1
         with ws:
             try:
                 hello = {"type": "hello", "token": self.token, "name": "p"}
                 if self.match:
                     hello.update(since=self.seen.get(self.match, 0), match=self.match)
                 ws.send(json.dumps(hello))
-                heard = pinged = time.monotonic()
+                opened = heard = pinged = time.monotonic()
                 pending = None
                 while not self.stopping.is_set():
                     try:
                         raw = ws.recv(timeout=0.25)
                     except TimeoutError:
                         now = time.monotonic()
-                        if now - heard > SILENT:
+                        if now - (heard if welcomed else opened) > SILENT:
                             return welcomed, "silent"     # a silent server: given up
                         if now - max(heard, pinged) >= PING:
                             ws.send(json.dumps({"type": "ping", "id": 1}))
@@ -166,6 +172,9 @@ class Player(threading.Thread):
             self.match = match
             self.seen[match] = max(self.seen.get(match, 0), n)
         view = m["view"]
+        self.last = {"status": info["status"], "version": v, "moves": n, "pending": pending,
+                     "to_act": view and view.get("to_act"), "seat": view and view.get("seat"),
+                     "phase": view and view.get("phase"), "at": round(time.monotonic(), 1)}
         key = (info["status"], match)
         if info["status"] in ("waiting", "over") and key not in self.started and \
                 all(s["kind"] != "empty" for s in info["seats"]):
@@ -270,9 +279,19 @@ def playing_again(players: list[Player], phase: str) -> float:
         if not behind:
             return time.monotonic() - t0
         assert time.monotonic() - t0 < RECOVER, \
-            f"{phase}: tables not played again within {RECOVER:g} s: {behind}; errors " \
-            f"{[p.errors[-3:] for p in players if p.table_id in behind]}"
+            f"{phase}: tables not played again within {RECOVER:g} s: {behind}; " \
+            f"now {round(time.monotonic(), 1)}; " + "; ".join(
+                f"{p.table_id}: errors {p.errors[-3:]}, closes {p.closes[-4:]}, "
+                f"{p.sessions} sockets, via {p.via}, answered {p.answered - marks[p]}, "
+                f"last state {p.last}; where its thread is:\n{_where(p)}"
+                for p in players if p.table_id in behind)
         time.sleep(0.1)
+
+
+def _where(t: threading.Thread) -> str:
+    """The stack of a running thread, its innermost frames last."""
+    frame = sys._current_frames().get(t.ident or -1)
+    return "".join(traceback.format_stack(frame)[-6:]) if frame is not None else "(not running)"
 
 
 def check_store(db: str, players: list[Player]) -> dict:
@@ -361,6 +380,11 @@ def test_every_table_plays_on_through_each_fault(site):
                                                           site.logs("b")[-3000:])
         site.restart("a")
         took["a back after drain"] = playing_again(players, "a back after drain")
+    except AssertionError as e:             # what the nodes said of the tables left behind
+        said = [f"{name}: {line}" for name in site.nodes for line in site.logs(name).splitlines()
+                if any(p.table_id in line and p.table_id in str(e) for p in players)]
+        raise AssertionError(f"{e}\nthe nodes' log lines on them:\n" + "\n".join(said[-40:])) \
+            from None
     finally:
         for p in players:
             p.stopping.set()

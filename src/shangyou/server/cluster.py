@@ -68,10 +68,14 @@ class ClusterConfig:
 
 @dataclass
 class _Proxy:
-    """A client socket on this node for a table another node runs."""
+    """A client socket on this node for a table another node runs. ``heard``: the owner sent
+    it something (its welcome comes first): until then its pings go to the owner too, so a
+    client hears a pong only from a table that answers (not from this node alone, which would
+    keep a socket the owner never took up looking alive)."""
     conn: Conn
     table_id: str
     owner: str
+    heard: bool = False
 
 
 class Node:
@@ -185,8 +189,8 @@ class Node:
                     except UnicodeDecodeError:
                         conn.error("bad_json", "the message is not valid JSON")
                         continue
-                if answer_ping(conn, raw):  # this node answers: the page's liveness check
-                    continue
+                if p.heard and answer_ping(conn, raw):  # this node answers: the page's liveness
+                    continue                            # check (the owner, before it was heard)
                 if not conn.allow():        # the owner counts again; this spares the relay
                     conn.refused_in_a_row += 1
                     if conn.refused_in_a_row > FLOOD_CLOSE:
@@ -296,6 +300,7 @@ class Node:
             if op == "send":
                 p = self.proxies.get(item[1])
                 if p is not None:
+                    p.heard = True
                     p.conn.send_text(item[2])
             elif op == "close":
                 p = self.proxies.get(item[1])
@@ -320,10 +325,9 @@ class Node:
     def _on_gone(self, node: str) -> None:
         """``node`` stopped, or the link with it started over: its sockets here are closed,
         and the sockets here whose table it ran reconnect."""
-        for (n, _), rc in list(self.remote.items()):
-            if n == node:
-                rc.closed = True
-                rc.inbox.put_nowait(_BYE)
+        for key, rc in list(self.remote.items()):
+            if key[0] == node:
+                self._forget(key, rc)
         for p in list(self.proxies.values()):
             if p.owner == node:
                 self._moved(p)
@@ -331,11 +335,21 @@ class Node:
     def _on_down(self) -> None:
         """Redis is out of reach: every socket that spans nodes is gone. The clients here of
         tables run elsewhere move at once; the sockets of other nodes' clients here close."""
-        for rc in list(self.remote.values()):
-            rc.closed = True
-            rc.inbox.put_nowait(_BYE)
+        for key, rc in list(self.remote.items()):
+            self._forget(key, rc)
         for p in list(self.proxies.values()):
             self._moved(p)
+
+    def _forget(self, key: tuple, rc: RemoteConn) -> None:
+        """A socket of another node is gone: closed, and its key free at once. A node that
+        started again numbers its sockets from 1 again, and its new stream's first message
+        may open one under the key of a socket of its old run that is still closing; were the
+        old one still named, :meth:`_open` would take the new socket for it and never serve
+        it (its client would wait for a welcome that never comes)."""
+        rc.closed = True
+        rc.inbox.put_nowait(_BYE)
+        if self.remote.get(key) is rc:
+            del self.remote[key]
 
     def drain(self) -> int:
         """This node stops: its clients of tables run elsewhere move (to another node); how
@@ -389,7 +403,8 @@ class Node:
             log.exception("table %s: the socket %s of node %s failed", table_id, rc.sid,
                           rc.node)
         finally:
-            self.remote.pop((rc.node, rc.sid), None)
+            if self.remote.get((rc.node, rc.sid)) is rc:
+                del self.remote[(rc.node, rc.sid)]
             if table is not None:
                 await manager.disconnect(table, rc)
 

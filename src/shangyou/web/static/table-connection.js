@@ -14,8 +14,9 @@ const RETRY_BASE_MS = 250;
 const RETRY_MAX_MS = 8000;
 const MOVED = 1012;         // the close code of a table another server runs now: reconnect
 const NO_TABLE = 4404;      // no such table: nothing to reconnect to
-// A silent server: a ping every PING_MS; nothing at all heard for PING_MS + PONG_MS (a socket
-// that opened and got no welcome: for OPEN_MS) and the socket is given up and made again.
+// A silent server: a ping every PING_MS; nothing at all heard for PING_MS + PONG_MS and the
+// socket is given up and made again. A socket not welcomed OPEN_MS after it was made is given up
+// too, whatever it heard (a pong says a server is there, not that it took the socket up).
 const PING_MS = 5000;
 const PONG_MS = 4000;
 const OPEN_MS = 6000;
@@ -53,7 +54,7 @@ export function makeConnection(P) {
       return;
     }
     S.ws = ws;
-    S.heardAt = Date.now();
+    S.heardAt = S.openedAt = Date.now();
     S.welcomed = false;
     watch(ws);
     ws.addEventListener("open", () => {
@@ -120,7 +121,7 @@ export function makeConnection(P) {
     S.pingedAt = 0;
     S.pingTimer = setInterval(() => {
       if (S.ws !== ws) { clearInterval(S.pingTimer); return; }
-      const silent = Date.now() - S.heardAt;
+      const silent = Date.now() - (S.welcomed ? S.heardAt : S.openedAt);
       if (silent > (S.welcomed ? PING_MS + PONG_MS : OPEN_MS)) {
         S.ws = null;
         try { ws.close(); } catch { /* closing a socket that never opened */ }
