@@ -362,8 +362,11 @@ class Node:
 
     def _open(self, sender: str, table_id: str, sid: int, address, session=None) -> None:
         key = (sender, sid)
-        if key in self.remote:
-            return
+        old = self.remote.get(key)
+        if old is not None:
+            # the streams deliver each message once: a second socket under a key means the
+            # gateway started again and numbers its sockets anew; the old one is gone
+            self._forget(key, old)
         # the gateway keeps the client to its rate; bursts of the relay do not count twice
         rc = RemoteConn(self.relay, sender, sid, rate=self.manager.rate * 2,
                         address=address if isinstance(address, str) else None)
