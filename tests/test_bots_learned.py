@@ -457,3 +457,50 @@ def test_the_re_ranker_samples_no_world_for_its_candidates(monkeypatch):
     bot = make_bot("learned", seed=1)
     for v in views:
         assert bot.choose(v) in v["legal_moves"]
+
+
+def test_a_sheng_ji_model_with_a_duel_weighs_its_top_candidates_by_the_search(monkeypatch):
+    """``duel_playouts`` in a Sheng ji re-ranker's metadata: the candidates the network values
+    above the heuristic's move by more than ``duel_margin`` (its ``duel_top`` best) are weighed
+    against that move by the search (``sheng_ji_search.weigh``, the heuristic's move first), and
+    the search's choice is played; with none above the margin the heuristic's move is played
+    and nothing is searched."""
+    from shangyou.bots import sheng_ji_search
+    from shangyou.bots.learned import MODELS, rerank_features
+    from shangyou.env.features import whole_plays
+    shipped = load_model(str(MODELS / "sheng-ji.npz"))
+    weighed: list[tuple[list[str], int]] = []
+    real_weigh = sheng_ji_search.weigh
+
+    def watch(view, cands, rng, iterations=None, seconds=None, info=None, cpu_start=None):
+        weighed.append(([m for m, _ in cands], iterations))
+        return real_weigh(view, cands, rng, iterations)
+    monkeypatch.setattr(sheng_ji_search, "weigh", watch)
+    duel = LearnedBot(1, network=Network(shipped.w, {**shipped.meta, "duel_playouts": 12,
+                                                     "duel_top": 2, "duel_margin": -1e9}))
+    never = LearnedBot(1, network=Network(shipped.w, {**shipped.meta, "duel_playouts": 12,
+                                                      "duel_margin": 1e9}))
+    checked = 0
+    for seed in range(3):
+        g = shangyou.new_game("sheng-ji", players=4, seed=seed)
+        heur = make_bot("heuristic", seed=seed)
+        while not g.over:
+            v = g.view(g.to_act)
+            w = whole_plays(v)
+            if w["phase"] == "play" and not w.get("pending") and len(w["legal_moves"]) > 2 \
+                    and not w["legal_moves"][0].startswith("pick "):
+                base = duel._heuristic_move(w)
+                pairs = sheng_ji_search.candidates(w, w["legal_moves"], base)
+                if len(pairs) >= 3:
+                    state, rows = rerank_features(w, [m for m, _ in pairs], shipped.meta["inputs"])
+                    q = shipped.q_rerank(state, rows)
+                    top2 = sorted(range(1, len(pairs)), key=lambda i: -(q[i] - q[0]))[:2]
+                    weighed.clear()
+                    move = duel.choose(v)
+                    assert weighed == [([pairs[0][0]] + [pairs[i][0] for i in top2], 12)]
+                    assert move in [pairs[0][0]] + [pairs[i][0] for i in top2]
+                    weighed.clear()
+                    assert never.choose(v) == never._heuristic_move(w) and weighed == []
+                    checked += 1
+            g.apply(heur.choose(v))
+    assert checked >= 10

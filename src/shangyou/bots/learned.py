@@ -287,12 +287,14 @@ class LearnedBot(Bot):
         unless the network values another of the search's candidates more by ``margin``."""
         moves = view["legal_moves"]
         plans = None            # the heuristic's plans (climbing): climbing_inputs reads them
+        pairs = None            # Sheng ji: (move, play in a world) of each candidate
         if is_sheng_ji(view):
             from . import sheng_ji_search
             base = self._heuristic_move(view)
             if view.get("pending") or moves[0].startswith("pick "):
                 return base
-            cands = [m for m, _ in sheng_ji_search.candidates(view, moves, base)]
+            pairs = sheng_ji_search.candidates(view, moves, base)
+            cands = [m for m, _ in pairs]
         else:
             from . import climbing_heuristic
             from .climbing_search import Search
@@ -305,8 +307,27 @@ class LearnedBot(Bot):
             return cands[0] if cands else base      # a play that goes out at once
         state, rows = rerank_features(view, cands, net.meta.get("inputs"), plans)
         q = net.q_rerank(state, rows)
+        duel = int(net.meta.get("duel_playouts") or 0)
+        if duel and pairs is not None:
+            return self._duel(net, view, pairs, q, duel)
         best = int(q.argmax())
         return cands[best] if q[best] - q[0] > float(net.meta.get("margin", 0.0)) else base
+
+    def _duel(self, net: Network, view: dict, pairs: list, q, playouts: int) -> str:
+        """The network guides a small search (Sheng ji): its ``duel_top`` candidates valued
+        above the heuristic's move by more than ``duel_margin`` are weighed against that move
+        by the search over ``playouts`` playouts in all (``sheng_ji_search.weigh``: the same
+        worlds for each, and another move only where it beats the heuristic's, paired)."""
+        from . import sheng_ji_search
+        margin = float(net.meta.get("duel_margin", 0.0))
+        top = int(net.meta.get("duel_top", 1))
+        gain = q - q[0]
+        order = sorted(range(1, len(pairs)), key=lambda i: -gain[i])
+        chosen = [i for i in order[:top] if gain[i] > margin]
+        if not chosen:
+            return pairs[0][0]
+        return sheng_ji_search.weigh(view, [pairs[0]] + [pairs[i] for i in chosen], self.rng,
+                                     iterations=playouts)
 
 
 def extra_dims(inputs: str) -> tuple[int, int]:

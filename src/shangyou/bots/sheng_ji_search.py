@@ -117,6 +117,16 @@ def _choose(view: dict, rng: random.Random, iterations: int | None, seconds: flo
     cands = candidates(view, moves, base)
     if len(cands) < 2:
         return base
+    return weigh(view, cands, rng, iterations, seconds, info, cpu_start)
+
+
+def weigh(view: dict, cands: list[tuple[str, str]], rng: random.Random,
+          iterations: int | None = None, seconds: float | None = None,
+          info: dict | None = None, cpu_start: float | None = None) -> str:
+    """The search proper over ``cands`` ([(move, play in a world)], the heuristic's move
+    first, at least two): sampled worlds, playouts, racing and :func:`pick_best` (the module's
+    description; the learned level weighs its own few candidates with it)."""
+    cpu_start = time.process_time() if cpu_start is None else cpu_start
     sampler = WorldSampler(view)
     seat = view["seat"]
     # the budget: playouts, seconds, or by default simulated card plays (a playout costs
