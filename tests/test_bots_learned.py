@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
@@ -462,24 +463,28 @@ def test_the_re_ranker_samples_no_world_for_its_candidates(monkeypatch):
 def test_a_sheng_ji_model_with_a_duel_weighs_its_top_candidates_by_the_search(monkeypatch):
     """``duel_playouts`` in a Sheng ji re-ranker's metadata: the candidates the network values
     above the heuristic's move by more than ``duel_margin`` (its ``duel_top`` best) are weighed
-    against that move by the search (``sheng_ji_search.weigh``, the heuristic's move first), and
-    the search's choice is played; with none above the margin the heuristic's move is played
-    and nothing is searched."""
+    against that move by the search (``sheng_ji_search.weigh``, the heuristic's move first,
+    under a CPU cap from the decision's start), and the search's choice is played; with none
+    above the margin, or at a table size outside ``duel_players``, the heuristic's move is
+    played and nothing is searched."""
     from shangyou.bots import sheng_ji_search
-    from shangyou.bots.learned import MODELS, rerank_features
+    from shangyou.bots.learned import DUEL_CAP_SECONDS, MODELS, rerank_features
     from shangyou.env.features import whole_plays
     shipped = load_model(str(MODELS / "sheng-ji.npz"))
     weighed: list[tuple[list[str], int]] = []
     real_weigh = sheng_ji_search.weigh
 
-    def watch(view, cands, rng, iterations=None, seconds=None, info=None, cpu_start=None):
-        weighed.append(([m for m, _ in cands], iterations))
-        return real_weigh(view, cands, rng, iterations)
+    def watch(view, cands, rng, iterations=None, cpu_start=None, cpu_cap=None):
+        weighed.append(([m for m, _ in cands], iterations, cpu_cap))
+        assert cpu_start is not None and cpu_start <= time.process_time()
+        return real_weigh(view, cands, rng, iterations, cpu_start=cpu_start, cpu_cap=cpu_cap)
     monkeypatch.setattr(sheng_ji_search, "weigh", watch)
     duel = LearnedBot(1, network=Network(shipped.w, {**shipped.meta, "duel_playouts": 12,
                                                      "duel_top": 2, "duel_margin": -1e9}))
     never = LearnedBot(1, network=Network(shipped.w, {**shipped.meta, "duel_playouts": 12,
                                                       "duel_margin": 1e9}))
+    elsewhere = LearnedBot(1, network=Network(shipped.w, {
+        **shipped.meta, "duel_playouts": 12, "duel_margin": -1e9, "duel_players": [5, 6]}))
     checked = 0
     for seed in range(3):
         g = shangyou.new_game("sheng-ji", players=4, seed=seed)
@@ -497,10 +502,13 @@ def test_a_sheng_ji_model_with_a_duel_weighs_its_top_candidates_by_the_search(mo
                     top2 = sorted(range(1, len(pairs)), key=lambda i: -(q[i] - q[0]))[:2]
                     weighed.clear()
                     move = duel.choose(v)
-                    assert weighed == [([pairs[0][0]] + [pairs[i][0] for i in top2], 12)]
+                    assert weighed == [([pairs[0][0]] + [pairs[i][0] for i in top2], 12,
+                                        DUEL_CAP_SECONDS)]
                     assert move in [pairs[0][0]] + [pairs[i][0] for i in top2]
                     weighed.clear()
                     assert never.choose(v) == never._heuristic_move(w) and weighed == []
+                    elsewhere.choose(v)                 # a size it does not duel at
+                    assert weighed == []
                     checked += 1
             g.apply(heur.choose(v))
     assert checked >= 10

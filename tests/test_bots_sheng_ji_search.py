@@ -220,3 +220,27 @@ def test_the_worth_of_a_hand_rewards_winning_it():
             assert all(w(t, True) > w(t + 5, True) for t in range(0, 195, 5))
         finally:
             search.WIN_BONUS = old
+
+
+def test_weigh_begins_no_world_past_its_cpu_cap():
+    """``weigh`` with ``cpu_cap``: the first world is always played, and none is begun once
+    the decision's CPU time (from ``cpu_start``) is past the cap; without a cap the playouts
+    asked for are played."""
+    checked = 0
+    for _, view in _play_views("sheng-ji", 3):
+        moves = view["legal_moves"]
+        base = heur.choose(view, random.Random(0))
+        cands = search.candidates(view, moves, base)[:2]
+        if len(cands) < 2:
+            continue
+        capped: dict = {}
+        search.weigh(view, cands, random.Random(1), iterations=400, info=capped,
+                     cpu_start=time.process_time() - 10.0, cpu_cap=1.0)
+        assert capped["worlds"] == 1
+        free: dict = {}
+        search.weigh(view, cands, random.Random(1), iterations=16, info=free)
+        assert free["worlds"] >= 4          # racing may leave one candidate after 8 worlds
+        checked += 1
+        if checked == 5:
+            break
+    assert checked == 5

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -40,6 +41,7 @@ MODEL_ENV = "SHANGYOU_LEARNED_MODEL"
 MODELS = Path(__file__).resolve().parent / "models"
 DEFAULT_MODEL = MODELS / "pagat.npz"
 LAYERS = ("ws", "wm", "b1", "w2", "b2", "w3", "b3", "w4", "b4")
+DUEL_CAP_SECONDS = 0.25     # a guided search begins no world past this CPU time (LearnedBot._duel)
 
 
 def _numpy():
@@ -201,6 +203,7 @@ class LearnedBot(Bot):
             self.nets = {g: network for g in games}
         self.net = network
         self._fallback: Bot | None = None   # the heuristic level, made when first needed
+        self._started = 0.0                 # process_time() at the current decision's start
 
     def network_for(self, game: str, players: int = 4) -> Network | None:
         """The model that plays ``game`` at ``players`` seats (None: the heuristic level plays
@@ -262,6 +265,7 @@ class LearnedBot(Bot):
         if len(moves) == 1:
             return moves[0]
         gc_on = pause_gc()        # a full collection can take 0.1-0.45 s (bots/base.py)
+        self._started = time.process_time()
         try:
             return self._choose(view)
         finally:
@@ -308,7 +312,8 @@ class LearnedBot(Bot):
         state, rows = rerank_features(view, cands, net.meta.get("inputs"), plans)
         q = net.q_rerank(state, rows)
         duel = int(net.meta.get("duel_playouts") or 0)
-        if duel and pairs is not None:
+        sizes = net.meta.get("duel_players")        # the table sizes it duels at (all: None)
+        if duel and pairs is not None and (sizes is None or view["players"] in sizes):
             return self._duel(net, view, pairs, q, duel)
         best = int(q.argmax())
         return cands[best] if q[best] - q[0] > float(net.meta.get("margin", 0.0)) else base
@@ -317,7 +322,9 @@ class LearnedBot(Bot):
         """The network guides a small search (Sheng ji): its ``duel_top`` candidates valued
         above the heuristic's move by more than ``duel_margin`` are weighed against that move
         by the search over ``playouts`` playouts in all (``sheng_ji_search.weigh``: the same
-        worlds for each, and another move only where it beats the heuristic's, paired)."""
+        worlds for each, and another move only where it beats the heuristic's, paired), and
+        no world begun past ``duel_cap_seconds`` of CPU (:data:`DUEL_CAP_SECONDS`) from the
+        decision's start: the level's bound holds in the largest hands."""
         from . import sheng_ji_search
         margin = float(net.meta.get("duel_margin", 0.0))
         top = int(net.meta.get("duel_top", 1))
@@ -327,7 +334,9 @@ class LearnedBot(Bot):
         if not chosen:
             return pairs[0][0]
         return sheng_ji_search.weigh(view, [pairs[0]] + [pairs[i] for i in chosen], self.rng,
-                                     iterations=playouts)
+                                     iterations=playouts, cpu_start=self._started,
+                                     cpu_cap=float(net.meta.get("duel_cap_seconds",
+                                                                DUEL_CAP_SECONDS)))
 
 
 def extra_dims(inputs: str) -> tuple[int, int]:

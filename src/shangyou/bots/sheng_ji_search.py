@@ -122,10 +122,13 @@ def _choose(view: dict, rng: random.Random, iterations: int | None, seconds: flo
 
 def weigh(view: dict, cands: list[tuple[str, str]], rng: random.Random,
           iterations: int | None = None, seconds: float | None = None,
-          info: dict | None = None, cpu_start: float | None = None) -> str:
+          info: dict | None = None, cpu_start: float | None = None,
+          cpu_cap: float | None = None) -> str:
     """The search proper over ``cands`` ([(move, play in a world)], the heuristic's move
     first, at least two): sampled worlds, playouts, racing and :func:`pick_best` (the module's
-    description; the learned level weighs its own few candidates with it)."""
+    description; the learned level weighs its own few candidates with it). ``cpu_cap``: no
+    world is begun that would end past that many CPU seconds from ``cpu_start`` (the default
+    budget's cap is :data:`DEFAULT_CAP_SECONDS`)."""
     cpu_start = time.process_time() if cpu_start is None else cpu_start
     sampler = WorldSampler(view)
     seat = view["seat"]
@@ -136,6 +139,8 @@ def weigh(view: dict, cands: list[tuple[str, str]], rng: random.Random,
     if iterations is None and seconds is None:
         work = DEFAULT_WORK
         cpu_deadline = cpu_start + DEFAULT_CAP_SECONDS
+    if cpu_cap is not None:
+        cpu_deadline = cpu_start + cpu_cap
     deadline = time.perf_counter() + seconds if seconds is not None else None
     per_playout = sum(view["counts"]) + 4
     rows: list[list[float | None]] = []
