@@ -186,14 +186,17 @@ export function playElement(text, { small = true } = {}) {
     return wrap;
   }
   for (const c of p.cards) wrap.append(cardElement(c, { small }));
-  if (p.reading) {
-    const r = document.createElement("span");
-    r.className = "reading";
-    r.textContent = t("c.as", { r: p.reading });
-    wrap.append(r);
-  }
+  if (p.reading) wrap.append(readingElement(p.reading));
   wrap.dataset.play = String(text);
   return wrap;
+}
+
+/** A play's reading after its cards: "as 4-6" ("作 4-6"), notation in either language. */
+function readingElement(reading) {
+  const r = document.createElement("span");
+  r.className = "reading";
+  r.textContent = t("c.as", { r: reading });
+  return r;
 }
 
 const CARD_TOKEN = /(?<![A-Za-z0-9])(BJ|RJ|(?:10|[2-9JQKA])[SHDC])(?![A-Za-z0-9])/;
@@ -213,9 +216,7 @@ export function richText(text, plays = []) {
     for (const part of String(text).split(new RegExp(`(${read.map(esc).join("|")})`))) {
       if (read.includes(part)) {
         const p = splitPlay(part);
-        frag.append(richText(p.cards.join(" ")), " ");
-        frag.append(Object.assign(document.createElement("span"),
-          { className: "reading", textContent: t("c.as", { r: p.reading }) }));
+        frag.append(richText(p.cards.join(" ")), " ", readingElement(p.reading));
       } else if (part) {
         frag.append(richText(part));
       }
@@ -244,7 +245,7 @@ export function richText(text, plays = []) {
 }
 
 /** The plays a reason's words name (its `cards` and `other`), for `richText`. */
-export function reasonPlays(reason) {
+function reasonPlays(reason) {
   const p = (reason && reason.params) || {};
   return [p.cards, p.other].filter(Boolean);
 }
