@@ -460,6 +460,53 @@ def test_the_re_ranker_samples_no_world_for_its_candidates(monkeypatch):
         assert bot.choose(v) in v["legal_moves"]
 
 
+def test_a_guided_search_over_a_view_no_world_fits_plays_the_heuristics_move():
+    """A view whose card counts no deal of the hidden cards can meet (a constructed state):
+    the search cannot weigh, so the guided level plays the heuristic's move, as the search
+    level does, instead of failing the decision."""
+    import copy
+    from shangyou.bots import sheng_ji_search
+    from shangyou.bots.learned import MODELS
+    from shangyou.env.features import whole_plays
+    shipped = load_model(str(MODELS / "sheng-ji.npz"))
+    duel = LearnedBot(1, network=Network(shipped.w, {**shipped.meta, "duel_margin": -1e9}))
+    g = shangyou.new_game("sheng-ji", players=4, seed=2)
+    heur = make_bot("heuristic", seed=2)
+    checked = 0
+    while not g.over and checked < 5:
+        v = g.view(g.to_act)
+        w = whole_plays(v)
+        if w["phase"] == "play" and not w.get("pending") and len(w["legal_moves"]) > 2 \
+                and not w["legal_moves"][0].startswith("pick "):
+            bad = copy.deepcopy(v)
+            bad["counts"][(v["seat"] + 1) % 4] += 3         # three cards nobody holds
+            base = duel._heuristic_move(whole_plays(bad))
+            pairs = sheng_ji_search.candidates(whole_plays(bad), w["legal_moves"], base)
+            if len(pairs) >= 2:
+                with pytest.raises(ValueError):
+                    sheng_ji_search.weigh(whole_plays(bad), pairs[:2], duel.rng, iterations=8)
+                assert duel.choose(bad) == base
+                checked += 1
+        g.apply(heur.choose(v))
+    assert checked == 5
+
+
+def test_duel_playouts_reads_one_count_or_a_count_per_table_size_from_a_models_file(tmp_path):
+    """A model file keeps ``duel_playouts`` as one count or as a count per size (JSON keys are
+    strings); a size not named, or outside ``duel_players``, does not search."""
+    from shangyou.bots.learned import MODELS, duel_playouts
+    shipped = load_model(str(MODELS / "zhao-pengyou.npz"))
+    path = tmp_path / "m.npz"
+    Network(shipped.w, {**shipped.meta, "duel_playouts": {"5": 64, "6": 32, "7": 32},
+                        "duel_players": None}).save(str(path))
+    meta = load_model(str(path)).meta
+    assert [duel_playouts(meta, n) for n in (4, 5, 6, 7, 8)] == [0, 64, 32, 32, 0]
+    assert [duel_playouts({"duel_playouts": 16}, n) for n in (4, 5)] == [16, 16]
+    assert duel_playouts({"duel_playouts": 16, "duel_players": [5]}, 4) == 0
+    assert duel_playouts({"duel_playouts": {"4": 8}, "duel_players": [5]}, 4) == 0
+    assert duel_playouts({}, 4) == 0
+
+
 def test_a_sheng_ji_model_with_a_duel_weighs_its_top_candidates_by_the_search(monkeypatch):
     """``duel_playouts`` in a Sheng ji re-ranker's metadata: the candidates the network values
     above the heuristic's move by more than ``duel_margin`` (its ``duel_top`` best) are weighed
@@ -485,6 +532,10 @@ def test_a_sheng_ji_model_with_a_duel_weighs_its_top_candidates_by_the_search(mo
                                                       "duel_margin": 1e9}))
     elsewhere = LearnedBot(1, network=Network(shipped.w, {
         **shipped.meta, "duel_playouts": 12, "duel_margin": -1e9, "duel_players": [5, 6]}))
+    by_size = LearnedBot(1, network=Network(shipped.w, {     # a count per table size
+        **shipped.meta, "duel_playouts": {"4": 10, "5": 64}, "duel_margin": -1e9}))
+    not_this_size = LearnedBot(1, network=Network(shipped.w, {
+        **shipped.meta, "duel_playouts": {"5": 64, "6": 32}, "duel_margin": -1e9}))
     checked = 0
     for seed in range(3):
         g = shangyou.new_game("sheng-ji", players=4, seed=seed)
@@ -508,7 +559,11 @@ def test_a_sheng_ji_model_with_a_duel_weighs_its_top_candidates_by_the_search(mo
                     weighed.clear()
                     assert never.choose(v) == never._heuristic_move(w) and weighed == []
                     elsewhere.choose(v)                 # a size it does not duel at
+                    not_this_size.choose(v)
                     assert weighed == []
+                    by_size.choose(v)
+                    assert weighed == [([pairs[0][0], pairs[top2[0]][0]], 10, DUEL_CAP_SECONDS)]
+                    weighed.clear()
                     checked += 1
             g.apply(heur.choose(v))
     assert checked >= 10

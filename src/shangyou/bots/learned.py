@@ -311,9 +311,8 @@ class LearnedBot(Bot):
             return cands[0] if cands else base      # a play that goes out at once
         state, rows = rerank_features(view, cands, net.meta.get("inputs"), plans)
         q = net.q_rerank(state, rows)
-        duel = int(net.meta.get("duel_playouts") or 0)
-        sizes = net.meta.get("duel_players")        # the table sizes it duels at (all: None)
-        if duel and pairs is not None and (sizes is None or view["players"] in sizes):
+        duel = duel_playouts(net.meta, view["players"])
+        if duel and pairs is not None:
             return self._duel(net, view, pairs, q, duel)
         best = int(q.argmax())
         return cands[best] if q[best] - q[0] > float(net.meta.get("margin", 0.0)) else base
@@ -333,10 +332,27 @@ class LearnedBot(Bot):
         chosen = [i for i in order[:top] if gain[i] > margin]
         if not chosen:
             return pairs[0][0]
-        return sheng_ji_search.weigh(view, [pairs[0]] + [pairs[i] for i in chosen], self.rng,
-                                     iterations=playouts, cpu_start=self._started,
-                                     cpu_cap=float(net.meta.get("duel_cap_seconds",
-                                                                DUEL_CAP_SECONDS)))
+        try:
+            return sheng_ji_search.weigh(view, [pairs[0]] + [pairs[i] for i in chosen],
+                                         self.rng, iterations=playouts,
+                                         cpu_start=self._started,
+                                         cpu_cap=float(net.meta.get("duel_cap_seconds",
+                                                                    DUEL_CAP_SECONDS)))
+        except ValueError:      # no world can be dealt from this view: the heuristic's move,
+            return pairs[0][0]  # as the search level answers (sheng_ji_search.choose)
+
+
+def duel_playouts(meta: dict, players: int) -> int:
+    """The playouts a model's guided search spends at a table of ``players`` (0: no search).
+    ``duel_playouts`` is one count for every size, or a count per size (``{"5": 64, "6": 32}``;
+    a size not named does not search); ``duel_players``, when given, also limits the sizes."""
+    duel = meta.get("duel_playouts") or 0
+    if isinstance(duel, dict):
+        duel = duel.get(str(players), 0)
+    sizes = meta.get("duel_players")
+    if sizes is not None and players not in sizes:
+        return 0
+    return int(duel or 0)
 
 
 def extra_dims(inputs: str) -> tuple[int, int]:
