@@ -224,6 +224,36 @@ def test_fit_choice_with_inputs(refined, tmp_path):
     mine, heur = play(LearnedBot(network=net), "sheng-ji", seed=15)
     assert mine == heur
 
+def test_guide_targets_and_measure():
+    """``best_others``: each position's best candidate other than the heuristic's move, by its
+    labelled gain; ``guided``: the gain a guided search would find weighing only the network's
+    best other candidate (kept where positive), its ceiling, and how often they agree."""
+    from shangyou.train.distill import best_others, guided
+    pos = np.array([0, 0, 0, 1, 1, 2, 2, 2, 2])
+    gain = np.array([0, -1.0, 2.0, 0, -0.5, 0, 0.3, 0.1, 0.2])
+    assert list(best_others(gain, pos)) == [2, 1, 1]
+    vq = np.array([5, 1.0, 0.0, 0, 9.0, 0, 0.0, 0.1, 2.0])    # others: 1st, the only, 3rd
+    got, ceiling, same = guided(vq, np.arange(len(pos)), pos, gain)
+    assert got == pytest.approx((0 + 0 + 0.2) / 3)
+    assert ceiling == pytest.approx((2.0 + 0 + 0.3) / 3)
+    assert same == pytest.approx(1 / 3)
+
+
+def test_fit_with_a_guide_target(refined, tmp_path):
+    """``--guide-weight`` adds a cross-entropy towards each position's best other candidate;
+    the loss still falls, and ``--best-by guide`` keeps an epoch by the guide's measure."""
+    model = tmp_path / "g.npz"
+    losses = fit_model(parser().parse_args([
+        "fit", "--data", str(refined), "--out", str(model), "--hidden", "16", "--epochs", "5",
+        "--batch", "8", "--val", "0.1", "--margin", "0", "--target", "choice",
+        "--choice-z", "0", "--inputs", "sj-search-1", "--guide-weight", "1.0",
+        "--keep-best", "--best-by", "guide"]))
+    assert losses[-1] < losses[0]
+    net = Network.load(model)
+    mine, _ = play(LearnedBot(network=net), "sheng-ji", seed=14)
+    assert len(mine) >= 5
+
+
 def test_a_model_plays_only_its_presets_and_table_sizes(shards, tmp_path):
     game, data = shards
     model = tmp_path / "m.npz"

@@ -129,6 +129,41 @@ def choices(gain, se, pos, z: float) -> np.ndarray:
     return out
 
 
+def best_others(gain, pos) -> np.ndarray:
+    """Each position's best candidate other than the heuristic's move, by its labelled gain
+    (the refined worlds' where it was weighed again), as an index within the position: the
+    move a guided search should weigh (``fit --guide-weight``)."""
+    n_pos = int(pos[-1]) + 1 if len(pos) else 0
+    out = np.ones(n_pos, np.int64)
+    best = np.full(n_pos, -np.inf)
+    first = np.r_[True, pos[1:] != pos[:-1]]
+    start = np.maximum.accumulate(np.where(first, np.arange(len(pos)), 0))
+    for i in np.flatnonzero(~first):
+        p = pos[i]
+        if gain[i] > best[p]:
+            best[p], out[p] = gain[i], i - start[i]
+    return out
+
+
+def guided(vq, idx, pos, gain) -> tuple[float, float, float]:
+    """On held-out positions: what a guided search would find if it weighed only the
+    network's best other candidate and kept the better of it and the heuristic's move (the
+    mean of that candidate's gain where positive), the same for the labels' best other
+    candidate (its ceiling), and how often the two are the same move."""
+    p = pos[idx]
+    got, best, same = [], [], 0
+    for k in np.unique(p):
+        sel = idx[p == k]
+        if len(sel) < 2:
+            continue
+        j = 1 + int(np.argmax(vq[p == k][1:]))
+        b = 1 + int(np.argmax(gain[sel][1:]))
+        got.append(max(gain[sel[j]], 0.0))
+        best.append(max(gain[sel[b]], 0.0))
+        same += j == b
+    return float(np.mean(got)), float(np.mean(best)), same / max(1, len(got))
+
+
 class Placed(float):
     """A climbing playout's worth for the searching seat (a float the search adds and
     compares as before) that also carries the seat's place in that playout, as a value: 1 out
@@ -354,6 +389,7 @@ def fit(args) -> list[float]:
         gain = gain + args.place_weight / (label_scale(args.game) if args.scale is None
                                            else args.scale) * place
     choice = choices(gain, se, pos, args.choice_z)
+    other = best_others(gain, pos)
     if args.inputs:
         states, rows = with_inputs(views, args.inputs)
     n_pos = len(states)
@@ -404,6 +440,17 @@ def fit(args) -> list[float]:
         grid[k, :m] = np.arange(a, a + m)
     Grid = torch.tensor(grid)
     Choice = torch.tensor(choice)
+    Other = torch.tensor(other)
+
+    def guide_xent(ps):
+        """Cross-entropy over the candidates other than the heuristic's move, towards the
+        best of them by the labels: the order a guided search reads (``--guide-weight``)."""
+        cells = Grid[ps]
+        live = cells >= 0
+        live[:, 0] = False
+        qs = q(cells.clamp(min=0).reshape(-1)).reshape(cells.shape)
+        qs = qs.masked_fill(~live, -1e9)
+        return torch.nn.functional.cross_entropy(qs, Other[ps], reduction="none")
 
     def xent(ps):
         cells = Grid[ps]
@@ -428,6 +475,9 @@ def fit(args) -> list[float]:
         for i in range(0, len(perm), args.batch):
             idx = perm[i:i + args.batch]
             loss = xent(idx).mean() if choose else err(idx).mean()
+            if args.guide_weight:
+                loss = loss + args.guide_weight * guide_xent(
+                    idx if choose else torch.unique(Pt[idx])).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -439,17 +489,21 @@ def fit(args) -> list[float]:
             vq = q(val_all).numpy()
         got = reranked(vq, val_all.numpy(), pos, gain, args.margin)
         pl = reranked(vq, val_all.numpy(), pos, place, args.margin, gain)
+        gd = guided(vq, val_all.numpy(), pos, gain)
         print(f"epoch {epoch + 1}: train {history[-1]:.4f}, held out {vl:.4f}; held-out gain "
               f"{got[0]:+.4f} a decision (switches {got[1]:.1%}; best candidate {got[2]:+.4f}"
               + (f"; place value {pl[0]:+.4f}" if place.any() else "") + ")"
               + "".join(f"; margin {m}: {reranked(vq, val_all.numpy(), pos, gain, m)[0]:+.4f}"
-                        for m in (0.0, 0.1, 0.2)), flush=True)
-        if got[0] > best:
-            best = got[0]
+                        for m in (0.0, 0.1, 0.2))
+              + f"; guide {gd[0]:+.4f} of {gd[1]:+.4f} (its best other {gd[2]:.1%})", flush=True)
+        score = gd[0] if args.best_by == "guide" else got[0]
+        if score > best:
+            best = score
             best_state = {k: v.clone() for k, v in net.state_dict().items()}
     if args.keep_best and best_state is not None:
         net.load_state_dict(best_state)
-        print(f"kept the epoch of best held-out gain: {best:+.4f}")
+        print(f"kept the epoch of best held-out {'guide ' if args.best_by == 'guide' else ''}"
+              f"gain: {best:+.4f}")
     export(net, args, family)
     return history
 
@@ -589,6 +643,13 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--place-weight", type=float, default=0.0,
                    help="climbing games: add this many (scaled) units a hand from last place "
                         "to first to each label: a target that weighs the place more")
+    f.add_argument("--guide-weight", type=float, default=0.0,
+                   help="add this times a cross-entropy over the candidates other than the "
+                        "heuristic's move, towards the labels' best of them (the move a "
+                        "guided search weighs: model keys duel_*)")
+    f.add_argument("--best-by", choices=("rerank", "guide"), default="rerank",
+                   help="--keep-best: the epoch of best held-out gain as a re-ranker, or as "
+                        "a guide (the gain of its best other candidate, where positive)")
     f.add_argument("--init", default=None,
                    help="start from this re-ranker's weights (same inputs and --hidden)")
     from .distill_policy import add_parser
