@@ -3,6 +3,10 @@
 the mean search gain a decision of the move the model plays over the heuristic's, the share
 of decisions where it leaves the heuristic's move, and the best candidate's mean gain. It
 compares a model trained on other positions (another table size) with one fitted on these.
+As a guide of a small search (the model keys ``duel_*``): the gain of its best other
+candidate where positive (the labels' best other candidate's in brackets, and how often the
+two agree), and with ``--duel-margin M`` the same counted only where that candidate's value
+is above the heuristic's move's minus M (where the level weighs it), and how often that is.
 
     PYTHONPATH=src python bench/rerank_heldout.py --data runs/distill-zp6 --model m.npz
 """
@@ -16,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from shangyou.bots.learned import load_model, rerank_features, rerank_rows
-from shangyou.train.distill import load, reranked
+from shangyou.train.distill import guided, load, reranked
 
 
 def main() -> None:
@@ -25,6 +29,7 @@ def main() -> None:
     ap.add_argument("--model", required=True, action="append")
     ap.add_argument("--val", type=float, default=0.15)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--duel-margin", type=float, default=None)
     args = ap.parse_args()
     states, _, gain, _, pos, _, views = load(Path(args.data), extra=True)
     n_pos = len(states)
@@ -42,6 +47,20 @@ def main() -> None:
         got, switch, best = reranked(vq[idx], idx, pos, gain, float(net.meta.get("margin", 0)))
         print(f"{path}: {int(val.sum())} held-out positions of {n_pos}; gain {got:+.4f} a "
               f"decision (switches {switch:.1%}; best candidate {best:+.4f})")
+        g, ceiling, same = guided(vq[idx], idx, pos, gain)
+        print(f"  as a guide: {g:+.4f} a decision (the labels' best other {ceiling:+.4f}; "
+              f"the same move {same:.1%})")
+        if args.duel_margin is not None:
+            p_of = pos[idx]
+            got_m, duels = [], 0
+            for k in np.unique(p_of):
+                sel, qs = idx[p_of == k], vq[idx][p_of == k]
+                j = 1 + int(np.argmax(qs[1:]))
+                weighed = qs[j] - qs[0] > args.duel_margin
+                duels += weighed
+                got_m.append(max(gain[sel[j]], 0.0) if weighed else 0.0)
+            print(f"  weighed above {args.duel_margin:+.1f}: {np.mean(got_m):+.4f} a decision, "
+                  f"in {duels / len(got_m):.1%} of them")
 
 
 if __name__ == "__main__":
