@@ -6,7 +6,9 @@ compares a model trained on other positions (another table size) with one fitted
 As a guide of a small search (the model keys ``duel_*``): the gain of its best other
 candidate where positive (the labels' best other candidate's in brackets, and how often the
 two agree), and with ``--duel-margin M`` the same counted only where that candidate's value
-is above the heuristic's move's minus M (where the level weighs it), and how often that is.
+is above the heuristic's move's minus M (where the level weighs it), and how often that is;
+``--duel-rate R``: the same at the margin that weighs a share R of the decisions (models
+compared at equal cost).
 
     PYTHONPATH=src python bench/rerank_heldout.py --data runs/distill-zp6 --model m.npz
 """
@@ -30,6 +32,8 @@ def main() -> None:
     ap.add_argument("--val", type=float, default=0.15)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--duel-margin", type=float, default=None)
+    ap.add_argument("--duel-rate", type=float, action="append", default=[],
+                    help="also at the margin that weighs this share of the decisions")
     args = ap.parse_args()
     states, _, gain, _, pos, _, views = load(Path(args.data), extra=True)
     n_pos = len(states)
@@ -50,17 +54,22 @@ def main() -> None:
         g, ceiling, same = guided(vq[idx], idx, pos, gain)
         print(f"  as a guide: {g:+.4f} a decision (the labels' best other {ceiling:+.4f}; "
               f"the same move {same:.1%})")
-        if args.duel_margin is not None:
-            p_of = pos[idx]
-            got_m, duels = [], 0
-            for k in np.unique(p_of):
-                sel, qs = idx[p_of == k], vq[idx][p_of == k]
-                j = 1 + int(np.argmax(qs[1:]))
-                weighed = qs[j] - qs[0] > args.duel_margin
-                duels += weighed
-                got_m.append(max(gain[sel[j]], 0.0) if weighed else 0.0)
-            print(f"  weighed above {args.duel_margin:+.1f}: {np.mean(got_m):+.4f} a decision, "
-                  f"in {duels / len(got_m):.1%} of them")
+        p_of = pos[idx]
+        lead, found = [], []        # per position: the best other's lead in value, its gain
+        for k in np.unique(p_of):
+            sel, qs = idx[p_of == k], vq[idx][p_of == k]
+            if len(sel) < 2:
+                continue
+            j = 1 + int(np.argmax(qs[1:]))
+            lead.append(qs[j] - qs[0])
+            found.append(max(gain[sel[j]], 0.0))
+        lead, found = np.array(lead), np.array(found)
+        margins = [args.duel_margin] if args.duel_margin is not None else []
+        margins += [float(np.quantile(lead, 1 - r)) for r in args.duel_rate]
+        for m in margins:
+            weighed = lead > m
+            print(f"  weighed above {m:+.2f}: {np.mean(found * weighed):+.4f} a decision, "
+                  f"in {weighed.mean():.1%} of them")
 
 
 if __name__ == "__main__":
