@@ -288,22 +288,28 @@ def test_the_shipped_owen_model_plays_legal_moves_at_every_size_it_lists(players
     assert g.over and sum(b.decisions for b in bots) == len(g.moves)
 
 
-def test_the_shipped_sheng_ji_model_plays_only_sheng_ji_at_four_players():
-    """models/sheng-ji.npz (a re-ranker with a choice target, ``"players": [4]``) plays whole
-    hands of Sheng ji with legal moves; single deck is the heuristic's (Zhao Pengyou has a file
-    of its own, below)."""
-    from shangyou.bots.learned import MODELS, shipped_models
+def test_the_shipped_sheng_ji_model_plays_sheng_ji_and_single_deck():
+    """models/sheng-ji.npz (a re-ranker with a choice target that guides a small search,
+    ``"players": [4, 6]``) plays whole hands of Sheng ji at 4 and 6 players and of single deck
+    with legal moves (Zhao Pengyou has a file of its own, below)."""
+    from shangyou.bots.learned import MODELS, shipped_for, shipped_models
     path = MODELS / "sheng-ji.npz"
-    assert shipped_models()["sheng-ji"] == [str(path)]
+    for game in ("sheng-ji", "sheng-ji/single-deck"):
+        assert shipped_models()[game] == [str(path)]
+        assert all(shipped_for(game, n) == str(path)
+                   for n in shangyou.preset_info(game)["players"])
     assert path.stat().st_size <= 20 * 1024 * 1024
     net = load_model(str(path))
     assert net.meta["mode"] == "rerank" and net.meta["inputs"] == "sj-search-1"
-    g = shangyou.new_game("sheng-ji", players=4, seed=7)
-    bots = [Checked(make_bot("learned", seed=s)) for s in range(4)]
-    play_out(g, bots)
-    assert g.over and sum(b.decisions for b in bots) == len(g.moves)
+    for game, players, seed in (("sheng-ji", 4, 7), ("sheng-ji/single-deck", 4, 8),
+                                ("sheng-ji", 6, 9)):
+        g = shangyou.new_game(game, players=players, seed=seed)
+        bots = [Checked(make_bot("learned", seed=s)) for s in range(players)]
+        play_out(g, bots)
+        assert g.over and sum(b.decisions for b in bots) == len(g.moves)
     learned = make_bot("learned", seed=1)
-    for game, players, plays in (("sheng-ji", 4, True), ("sheng-ji/single-deck", 4, False)):
+    for game, players, plays in (("sheng-ji", 4, True), ("sheng-ji/single-deck", 4, True),
+                                 ("sheng-ji", 6, True)):
         g = shangyou.new_game(game, players=players, seed=5)
         while not g.over:
             view = g.view(g.to_act)
@@ -367,6 +373,12 @@ def test_pagat_is_played_by_the_re_rankers_at_their_sizes_and_the_first_model_el
     assert by_size[3] == by_size[4] == str(MODELS / "pagat-rerank.npz")
     assert all(by_size[n] == str(MODELS / "pagat-rerank5.npz") for n in (5, 6, 7, 8))
     assert set(by_size) == set(shangyou.preset_info(PAGAT)["players"])
+    teams = "zheng-shangyou/pagat-teams"        # the same models, at the team preset's sizes
+    assert shipped_for(teams, 4) == by_size[4] and shipped_for(teams, 6) == by_size[6]
+    g = shangyou.new_game(teams, players=6, seed=4)
+    bots = [Checked(make_bot("learned", seed=s)) for s in range(6)]
+    play_out(g, bots)
+    assert g.over and sum(b.decisions for b in bots) == len(g.moves)
     learned = make_bot("learned", seed=1)
     for players in shangyou.preset_info(PAGAT)["players"]:
         want = by_size.get(players, str(DEFAULT_MODEL))
