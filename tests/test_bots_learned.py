@@ -507,6 +507,71 @@ def test_a_guided_search_over_a_view_no_world_fits_plays_the_heuristics_move():
     assert checked == 5
 
 
+def test_a_climbing_model_with_a_duel_weighs_its_top_candidate_by_the_climbing_search(
+        monkeypatch):
+    """``duel_playouts`` in a climbing re-ranker's metadata: the network's best other candidate,
+    valued above the heuristic's move by more than ``duel_margin``, is weighed against that
+    move by the climbing search over those two moves only (``Search.run``'s ``cands``), with
+    the playouts and the CPU cap asked, from the decision's start; its choice is played. Below
+    the margin the heuristic's move is played and nothing is searched."""
+    from shangyou.bots.climbing_search import Search
+    from shangyou.bots.learned import DUEL_CAP_SECONDS, MODELS
+    shipped = load_model(str(MODELS / "zheng-fen.npz"))
+    runs: list = []
+    real_run = Search.run
+
+    def watch(self, iterations, seconds, cands=None, cpu_cap=None):
+        runs.append((list(cands or ()), iterations, cpu_cap, self.started))
+        return real_run(self, iterations, seconds, cands=cands, cpu_cap=cpu_cap)
+    monkeypatch.setattr(Search, "run", watch)
+    duel = LearnedBot(1, network=Network(shipped.w, {**shipped.meta, "duel_playouts": 10,
+                                                     "duel_margin": -1e9}))
+    never = LearnedBot(1, network=Network(shipped.w, {**shipped.meta, "duel_playouts": 10,
+                                                      "duel_margin": 1e9, "margin": 1e9}))
+    checked = 0
+    for seed in range(2):
+        g = shangyou.new_game("zheng-fen", players=4, seed=seed)
+        heur = make_bot("heuristic", seed=seed)
+        while not g.over:
+            v = g.view(g.to_act)
+            runs.clear()
+            move = duel.choose(v)
+            assert move in v["legal_moves"] or move in every_play(v, g.rules.family)["legal_moves"]
+            if runs:
+                (cands, iterations, cap, started), = runs
+                assert len(cands) == 2 and iterations == 10 and cap == DUEL_CAP_SECONDS
+                assert started == duel._started and move in cands
+                runs.clear()
+                assert never.choose(v) == cands[0] and runs == []   # the heuristic's move
+                checked += 1
+            g.apply(heur.choose(v))
+    assert checked >= 10
+
+
+def test_the_climbing_search_over_given_moves_begins_no_world_past_its_cpu_cap():
+    """``Search.run(..., cands=..., cpu_cap=...)``: the moves given are weighed, and once the
+    decision's CPU time is past the cap no world is begun (the first move stands)."""
+    import random as _random
+    from shangyou.bots.climbing_search import Search
+    g = shangyou.new_game("zheng-fen", players=4, seed=2)
+    view = every_play(g.view(g.to_act), g.rules.family)
+    moves = view["legal_moves"]
+    assert len(moves) >= 3
+    cands = [moves[-1], moves[0]]
+    info: dict = {}
+    s = Search(view, _random.Random(1))
+    s.info = info
+    s.started = time.process_time()
+    assert s.run(16, None, cands=cands, cpu_cap=30.0) in cands
+    assert set(info["values"]) == set(cands) and info["worlds"] >= 1
+    late: dict = {}
+    s = Search(view, _random.Random(1))
+    s.info = late
+    s.started = time.process_time() - 10.0          # ten CPU seconds ago
+    assert s.run(16, None, cands=cands, cpu_cap=0.25) == cands[0]
+    assert late["stop"] == "cap" and late["worlds"] == 0
+
+
 def test_duel_playouts_reads_one_count_or_a_count_per_table_size_from_a_models_file(tmp_path):
     """A model file keeps ``duel_playouts`` as one count or as a count per size (JSON keys are
     strings); a size not named, or outside ``duel_players``, does not search."""

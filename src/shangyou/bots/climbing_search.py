@@ -172,11 +172,14 @@ class Search:
         return uniq[:MAX_CANDIDATES]
 
     # ------------------------------------------------------------------- search
-    def run(self, iterations: int | None, seconds: float | None) -> str:
+    def run(self, iterations: int | None, seconds: float | None,
+            cands: list[str] | None = None, cpu_cap: float | None = None) -> str:
         """The move, after at most ``iterations`` playouts or ``seconds`` of thinking (the
         default: :data:`DEFAULT_ITERATIONS` under :data:`DEFAULT_CAP_SECONDS` of CPU time
         from :attr:`started`, the decision's start by ``time.process_time``, or else from
-        this call). ``info``, when
+        this call). ``cands``: weigh these moves (candidate 0 first) instead of
+        :meth:`candidates` (the learned level's guided search); ``cpu_cap``: no world begun
+        past that many CPU seconds from :attr:`started`. ``info``, when
         set, also receives ``worlds`` (worlds played out in full) and ``stop``, why the
         search stopped: ``"iterations"``, ``"seconds"``, ``"cap"`` (the CPU cap, also
         when a world was abandoned half played: its playouts are not counted), ``"race"``
@@ -192,13 +195,17 @@ class Search:
             started = self.started
             cpu_deadline = (time.process_time() if started is None else started) + \
                 DEFAULT_CAP_SECONDS
+        if cpu_cap is not None:
+            cpu_deadline = (time.process_time() if self.started is None else self.started) + \
+                cpu_cap
         info = self.info if self.info is not None else {}
         moves = self.view["legal_moves"]
         kind = moves[0].split()[0]
         if kind in ("give", "take", "discard", "offer"):
             info["stop"], info["worlds"] = "exchange", 0
             return climbing_heuristic.choose(self.view, self.rng)
-        cands = self.candidates()
+        if cands is None:
+            cands = self.candidates()
         if len(cands) == 1:
             info["stop"], info["worlds"] = "one", 0
             return cands[0]

@@ -314,6 +314,8 @@ class LearnedBot(Bot):
         duel = duel_playouts(net.meta, view["players"])
         if duel and pairs is not None:
             return self._duel(net, view, pairs, q, duel)
+        if duel:
+            return self._duel_climbing(net, search, cands, q, duel)
         best = int(q.argmax())
         return cands[best] if q[best] - q[0] > float(net.meta.get("margin", 0.0)) else base
 
@@ -325,11 +327,7 @@ class LearnedBot(Bot):
         no world begun past ``duel_cap_seconds`` of CPU (:data:`DUEL_CAP_SECONDS`) from the
         decision's start: the level's bound holds in the largest hands."""
         from . import sheng_ji_search
-        margin = float(net.meta.get("duel_margin", 0.0))
-        top = int(net.meta.get("duel_top", 1))
-        gain = q - q[0]
-        order = sorted(range(1, len(pairs)), key=lambda i: -gain[i])
-        chosen = [i for i in order[:top] if gain[i] > margin]
+        chosen = _guided(net, q)
         if not chosen:
             return pairs[0][0]
         try:
@@ -340,6 +338,33 @@ class LearnedBot(Bot):
                                                                     DUEL_CAP_SECONDS)))
         except ValueError:      # no world can be dealt from this view: the heuristic's move,
             return pairs[0][0]  # as the search level answers (sheng_ji_search.choose)
+
+    def _duel_climbing(self, net: Network, search, cands: list[str], q, playouts: int) -> str:
+        """The climbing games' guided search: as :meth:`_duel`, the candidates the network
+        chooses weighed against the heuristic's move (``cands[0]``) by the climbing search
+        (``Search.run`` over those moves: the same worlds for each, racing, and another move
+        only where it beats the heuristic's by the search's own margin), under the same CPU
+        cap from the decision's start."""
+        chosen = _guided(net, q)
+        if not chosen:
+            return cands[0]
+        search.started = self._started
+        try:
+            return search.run(playouts, None, cands=[cands[0]] + [cands[i] for i in chosen],
+                              cpu_cap=float(net.meta.get("duel_cap_seconds", DUEL_CAP_SECONDS)))
+        except ValueError:      # no world can be dealt from this view
+            return cands[0]
+
+
+def _guided(net: Network, q) -> list[int]:
+    """The candidates a guided search weighs against the heuristic's move (index 0): the
+    network's ``duel_top`` best others, each valued above that move by more than
+    ``duel_margin``."""
+    margin = float(net.meta.get("duel_margin", 0.0))
+    top = int(net.meta.get("duel_top", 1))
+    gain = q - q[0]
+    order = sorted(range(1, len(q)), key=lambda i: -gain[i])
+    return [i for i in order[:top] if gain[i] > margin]
 
 
 def duel_playouts(meta: dict, players: int) -> int:
