@@ -61,7 +61,7 @@ def test_learned_plays_legal_moves_at_every_table_size(players):
 
 
 def test_learned_plays_other_presets_as_the_heuristic_level():
-    g = shangyou.new_game("zheng-shangyou/winner", players=4, seed=2)
+    g = shangyou.new_game("zheng-shangyou/winner", players=8, seed=2, decks=2)    # no model
     learned, heuristic = make_bot("learned", seed=1), make_bot("heuristic", seed=1)
     view = g.view(g.to_act)
     assert not learned.plays(view)
@@ -255,14 +255,14 @@ def test_a_level_keeps_the_case_of_its_parameter():
 def test_the_shipped_owen_model_plays_owen_at_every_size():
     """models/owen.npz (a re-ranker distilled from the search at 2 and 3 players, ``"players":
     [2, 3, 4, 6]``: it beats the heuristic at every size, docs/training-owen.md) plays Owen at
-    each size the preset allows; "winner" stays the heuristic's."""
+    each size the preset allows; "winner" is another file's (models/winner.npz)."""
     from shangyou.bots.learned import MODELS, shipped_models
     owen = "zheng-shangyou/owen"
     assert shipped_models()[owen] == [str(MODELS / "owen.npz")]
     sizes = shangyou.preset_info(owen)["players"]
     assert sorted(load_model(str(MODELS / "owen.npz")).meta["players"]) == sorted(sizes)
     learned = make_bot("learned", seed=1)
-    tables = [(owen, n, True) for n in sizes] + [("zheng-shangyou/winner", 4, False)]
+    tables = [(owen, n, True) for n in sizes]
     for game, players, plays in tables:
         g = shangyou.new_game(game, players=players, seed=5)
         view = g.view(g.to_act)
@@ -546,6 +546,44 @@ def test_a_climbing_model_with_a_duel_weighs_its_top_candidate_by_the_climbing_s
                 checked += 1
             g.apply(heur.choose(v))
     assert checked >= 10
+
+
+def test_the_winner_model_guides_the_search_at_its_sizes():
+    """models/winner.npz (the pagat 4-player re-ranker's weights as the guide of a small
+    search) plays "winner" at the sizes it was measured at, whole hands with legal moves,
+    and the heuristic level plays the others."""
+    from shangyou.bots.learned import MODELS, duel_playouts, shipped_for
+    path = str(MODELS / "winner.npz")
+    winner = "zheng-shangyou/winner"
+    net = load_model(path)
+    sizes = net.meta["players"]
+    assert 4 in sizes and net.meta["games"] == [winner]
+    assert all(duel_playouts(net.meta, n) > 0 for n in sizes)
+    pagat = load_model(str(MODELS / "pagat-rerank.npz"))
+    assert all(np.array_equal(net.w[k], pagat.w[k]) for k in pagat.w)
+    for n in shangyou.preset_info(winner)["players"]:
+        assert shipped_for(winner, n) == (path if n in sizes else None), n
+    g = shangyou.new_game(winner, players=sizes[0], seed=3)
+    bots = [Checked(make_bot("learned", seed=s)) for s in range(sizes[0])]
+    play_out(g, bots)
+    assert g.over and sum(b.decisions for b in bots) == len(g.moves)
+
+
+def test_the_zheng_fen_model_guides_the_search_at_every_size():
+    """models/zheng-fen.npz plays Zheng Fen at 3 to 6 players, each size with its playouts
+    (fewer at 3, where a hand holds more cards): whole hands with legal moves."""
+    from shangyou.bots.learned import MODELS, duel_playouts, shipped_for
+    path = str(MODELS / "zheng-fen.npz")
+    sizes = shangyou.preset_info("zheng-fen")["players"]
+    assert [shipped_for("zheng-fen", n) for n in sizes] == [path] * len(sizes)
+    meta = load_model(path).meta
+    assert all(0 < duel_playouts(meta, n) <= 16 for n in sizes)
+    assert duel_playouts(meta, 3) < duel_playouts(meta, 4)
+    for players, seed in ((3, 1), (6, 2)):
+        g = shangyou.new_game("zheng-fen", players=players, seed=seed)
+        bots = [Checked(make_bot("learned", seed=s)) for s in range(players)]
+        play_out(g, bots)
+        assert g.over and sum(b.decisions for b in bots) == len(g.moves)
 
 
 def test_the_climbing_search_over_given_moves_begins_no_world_past_its_cpu_cap():
