@@ -476,6 +476,18 @@ def test_the_re_ranker_samples_no_world_for_its_candidates(monkeypatch):
         assert bot.choose(v) in v["legal_moves"]
 
 
+def heuristic_views(game: str, players: int, seeds):
+    """(game, view to act) at every decision of hands played by heuristic bots, one hand a
+    seed; the caller decides on the view without moving the game on."""
+    for seed in seeds:
+        g = shangyou.new_game(game, players=players, seed=seed)
+        heur = make_bot("heuristic", seed=seed)
+        while not g.over:
+            v = g.view(g.to_act)
+            yield g, v
+            g.apply(heur.choose(v))
+
+
 def test_a_guided_search_over_a_view_no_world_fits_plays_the_heuristics_move():
     """A view whose card counts no deal of the hidden cards can meet (a constructed state):
     the search cannot weigh, so the guided level plays the heuristic's move, as the search
@@ -529,22 +541,17 @@ def test_a_climbing_model_with_a_duel_weighs_its_top_candidate_by_the_climbing_s
     never = LearnedBot(1, network=Network(shipped.w, {**shipped.meta, "duel_playouts": 10,
                                                       "duel_margin": 1e9, "margin": 1e9}))
     checked = 0
-    for seed in range(2):
-        g = shangyou.new_game("zheng-fen", players=4, seed=seed)
-        heur = make_bot("heuristic", seed=seed)
-        while not g.over:
-            v = g.view(g.to_act)
+    for g, v in heuristic_views("zheng-fen", 4, range(2)):
+        runs.clear()
+        move = duel.choose(v)
+        assert move in v["legal_moves"] or move in every_play(v, g.rules.family)["legal_moves"]
+        if runs:
+            (cands, iterations, cap, started), = runs
+            assert len(cands) == 2 and iterations == 10 and cap == DUEL_CAP_SECONDS
+            assert started == duel._started and move in cands
             runs.clear()
-            move = duel.choose(v)
-            assert move in v["legal_moves"] or move in every_play(v, g.rules.family)["legal_moves"]
-            if runs:
-                (cands, iterations, cap, started), = runs
-                assert len(cands) == 2 and iterations == 10 and cap == DUEL_CAP_SECONDS
-                assert started == duel._started and move in cands
-                runs.clear()
-                assert never.choose(v) == cands[0] and runs == []   # the heuristic's move
-                checked += 1
-            g.apply(heur.choose(v))
+            assert never.choose(v) == cands[0] and runs == []   # the heuristic's move
+            checked += 1
     assert checked >= 10
 
 
@@ -656,33 +663,28 @@ def test_a_sheng_ji_model_with_a_duel_weighs_its_top_candidates_by_the_search(mo
     not_this_size = LearnedBot(1, network=Network(shipped.w, {
         **shipped.meta, "duel_playouts": {"5": 64, "6": 32}, "duel_margin": -1e9}))
     checked = 0
-    for seed in range(3):
-        g = shangyou.new_game("sheng-ji", players=4, seed=seed)
-        heur = make_bot("heuristic", seed=seed)
-        while not g.over:
-            v = g.view(g.to_act)
-            w = whole_plays(v)
-            if w["phase"] == "play" and not w.get("pending") and len(w["legal_moves"]) > 2 \
-                    and not w["legal_moves"][0].startswith("pick "):
-                base = duel._heuristic_move(w)
-                pairs = sheng_ji_search.candidates(w, w["legal_moves"], base)
-                if len(pairs) >= 3:
-                    state, rows = rerank_features(w, [m for m, _ in pairs], shipped.meta["inputs"])
-                    q = shipped.q_rerank(state, rows)
-                    top2 = sorted(range(1, len(pairs)), key=lambda i: -(q[i] - q[0]))[:2]
-                    weighed.clear()
-                    move = duel.choose(v)
-                    assert weighed == [([pairs[0][0]] + [pairs[i][0] for i in top2], 12,
-                                        DUEL_CAP_SECONDS)]
-                    assert move in [pairs[0][0]] + [pairs[i][0] for i in top2]
-                    weighed.clear()
-                    assert never.choose(v) == never._heuristic_move(w) and weighed == []
-                    elsewhere.choose(v)                 # a size it does not duel at
-                    not_this_size.choose(v)
-                    assert weighed == []
-                    by_size.choose(v)
-                    assert weighed == [([pairs[0][0], pairs[top2[0]][0]], 10, DUEL_CAP_SECONDS)]
-                    weighed.clear()
-                    checked += 1
-            g.apply(heur.choose(v))
+    for _, v in heuristic_views("sheng-ji", 4, range(3)):
+        w = whole_plays(v)
+        if w["phase"] == "play" and not w.get("pending") and len(w["legal_moves"]) > 2 \
+                and not w["legal_moves"][0].startswith("pick "):
+            base = duel._heuristic_move(w)
+            pairs = sheng_ji_search.candidates(w, w["legal_moves"], base)
+            if len(pairs) >= 3:
+                state, rows = rerank_features(w, [m for m, _ in pairs], shipped.meta["inputs"])
+                q = shipped.q_rerank(state, rows)
+                top2 = sorted(range(1, len(pairs)), key=lambda i: -(q[i] - q[0]))[:2]
+                weighed.clear()
+                move = duel.choose(v)
+                assert weighed == [([pairs[0][0]] + [pairs[i][0] for i in top2], 12,
+                                    DUEL_CAP_SECONDS)]
+                assert move in [pairs[0][0]] + [pairs[i][0] for i in top2]
+                weighed.clear()
+                assert never.choose(v) == never._heuristic_move(w) and weighed == []
+                elsewhere.choose(v)                 # a size it does not duel at
+                not_this_size.choose(v)
+                assert weighed == []
+                by_size.choose(v)
+                assert weighed == [([pairs[0][0], pairs[top2[0]][0]], 10, DUEL_CAP_SECONDS)]
+                weighed.clear()
+                checked += 1
     assert checked >= 10
