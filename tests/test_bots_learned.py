@@ -593,6 +593,36 @@ def test_the_zheng_fen_model_guides_the_search_at_every_size():
         assert g.over and sum(b.decisions for b in bots) == len(g.moves)
 
 
+def test_a_climbing_duel_after_seats_are_out_searches_only_then(monkeypatch):
+    """``duel_after_out`` N: the guided search runs only at decisions where N seats or more
+    have gone out (``view["finished"]``); before, the re-ranker decides alone."""
+    from shangyou.bots.climbing_search import Search
+    from shangyou.bots.learned import MODELS
+    shipped = load_model(str(MODELS / "pagat-rerank5.npz"))
+    runs: list = []
+    real_run = Search.run
+
+    def watch(self, iterations, seconds, cands=None, cpu_cap=None):
+        runs.append(len(self.view["finished"]))
+        return real_run(self, iterations, seconds, cands=cands, cpu_cap=cpu_cap)
+    monkeypatch.setattr(Search, "run", watch)
+    bot = LearnedBot(1, network=Network(shipped.w, {
+        **shipped.meta, "duel_playouts": 8, "duel_top": 2, "duel_margin": -1e9,
+        "duel_after_out": 2}))
+    before = after = 0
+    for g, v in heuristic_views("zheng-shangyou/pagat", 5, range(4)):
+        if v["phase"] != "play" or len(v["legal_moves"]) < 2:
+            continue
+        runs.clear()
+        bot.choose(v)
+        if len(v["finished"]) >= 2:
+            after += bool(runs)
+        else:
+            before += 1
+            assert runs == [], v["finished"]
+    assert before >= 20 and after >= 3
+
+
 def test_the_climbing_search_over_given_moves_begins_no_world_past_its_cpu_cap():
     """``Search.run(..., cands=..., cpu_cap=...)``: the moves given are weighed, and once the
     decision's CPU time is past the cap no world is begun (the first move stands)."""

@@ -314,7 +314,8 @@ class LearnedBot(Bot):
         duel = duel_playouts(net.meta, view["players"])
         if duel and pairs is not None:
             return self._duel(net, view, pairs, q, duel)
-        if duel:
+        after = net.meta.get("duel_after_out")      # climbing: only once that many are out
+        if duel and (after is None or len(view.get("finished") or ()) >= int(after)):
             return self._duel_climbing(net, search, cands, q, duel)
         best = int(q.argmax())
         return cands[best] if q[best] - q[0] > float(net.meta.get("margin", 0.0)) else base
@@ -344,7 +345,9 @@ class LearnedBot(Bot):
         chooses weighed against the heuristic's move (``cands[0]``) by the climbing search
         (``Search.run`` over those moves: the same worlds for each, racing, and another move
         only where it beats the heuristic's by the search's own margin), under the same CPU
-        cap from the decision's start."""
+        cap from the decision's start. With ``duel_after_out`` N in the model's metadata it
+        searches only once N seats are out (pagat: once the points are settled, where only
+        the place is left to play for), the re-ranker deciding alone before."""
         chosen = _guided(net, q)
         if not chosen:
             return cands[0]
