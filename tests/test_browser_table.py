@@ -326,6 +326,9 @@ def test_turn_awareness_timer_and_background_title(server, browser, errors):
     took = op.evaluate("window.__markedAt - window.__shangyou.stateAt")
     assert 0 <= took < 1000, f"the title changed {took:.0f} ms after the state arrived"
     assert int(op.evaluate("document.body.dataset.beeps || 0")) >= 1, "the sound played"
+    # the mover's page shows no "Your turn" once it has the state the other page has (on a
+    # loaded machine it may get that state a moment later)
+    _wait_version_above(pages[mover], _version(op) - 1)
     assert pages[mover].locator("#your-turn").count() == 0
     front.close()
     ca.close()
