@@ -334,9 +334,7 @@ class LearnedBot(Bot):
         try:
             return sheng_ji_search.weigh(view, [pairs[0]] + [pairs[i] for i in chosen],
                                          self.rng, iterations=playouts,
-                                         cpu_start=self._started,
-                                         cpu_cap=float(net.meta.get("duel_cap_seconds",
-                                                                    DUEL_CAP_SECONDS)))
+                                         cpu_start=self._started, cpu_cap=_cap(net))
         except ValueError:      # no world can be dealt from this view: the heuristic's move,
             return pairs[0][0]  # as the search level answers (sheng_ji_search.choose)
 
@@ -354,9 +352,14 @@ class LearnedBot(Bot):
         search.started = self._started
         try:
             return search.run(playouts, None, cands=[cands[0]] + [cands[i] for i in chosen],
-                              cpu_cap=float(net.meta.get("duel_cap_seconds", DUEL_CAP_SECONDS)))
+                              cpu_cap=_cap(net))
         except ValueError:      # no world can be dealt from this view
             return cands[0]
+
+
+def _cap(net: Network) -> float:
+    """CPU seconds from a decision's start past which a guided search begins no world."""
+    return float(net.meta.get("duel_cap_seconds", DUEL_CAP_SECONDS))
 
 
 def _guided(net: Network, q) -> list[int]:
