@@ -472,7 +472,9 @@ def test_the_re_ranker_samples_no_world_for_its_candidates(monkeypatch):
         raise AssertionError("the re-ranker sampled a world")
     monkeypatch.setattr(Search, "sampler", property(no_world))
     bot = make_bot("learned", seed=1)
-    for v in views:
+    alone = [v for v in views if len(v["finished"]) < 2]    # once two are out it searches
+    assert len(alone) >= 20
+    for v in alone:
         assert bot.choose(v) in v["legal_moves"]
 
 
@@ -593,34 +595,37 @@ def test_the_zheng_fen_model_guides_the_search_at_every_size():
         assert g.over and sum(b.decisions for b in bots) == len(g.moves)
 
 
-def test_a_climbing_duel_after_seats_are_out_searches_only_then(monkeypatch):
-    """``duel_after_out`` N: the guided search runs only at decisions where N seats or more
-    have gone out (``view["finished"]``); before, the re-ranker decides alone."""
+def test_the_pagat_models_search_once_two_seats_are_out_and_only_in_pagat(monkeypatch):
+    """The shipped pagat re-rankers (4 and 5 players) carry ``duel_after_out`` 2: the guided
+    search runs only at decisions where two seats or more have gone out
+    (``view["finished"]``), the re-ranker deciding alone before; ``duel_games`` keeps it out
+    of pagat-teams, which the same files play."""
     from shangyou.bots.climbing_search import Search
-    from shangyou.bots.learned import MODELS
-    shipped = load_model(str(MODELS / "pagat-rerank5.npz"))
     runs: list = []
     real_run = Search.run
 
     def watch(self, iterations, seconds, cands=None, cpu_cap=None):
-        runs.append(len(self.view["finished"]))
+        runs.append(iterations)
         return real_run(self, iterations, seconds, cands=cands, cpu_cap=cpu_cap)
     monkeypatch.setattr(Search, "run", watch)
-    bot = LearnedBot(1, network=Network(shipped.w, {
-        **shipped.meta, "duel_playouts": 8, "duel_top": 2, "duel_margin": -1e9,
-        "duel_after_out": 2}))
-    before = after = 0
-    for g, v in heuristic_views("zheng-shangyou/pagat", 5, range(4)):
-        if v["phase"] != "play" or len(v["legal_moves"]) < 2:
-            continue
-        runs.clear()
-        bot.choose(v)
-        if len(v["finished"]) >= 2:
-            after += bool(runs)
-        else:
-            before += 1
-            assert runs == [], v["finished"]
-    assert before >= 20 and after >= 3
+    bot = LearnedBot(1)
+    for game, players, searches in (("zheng-shangyou/pagat", 5, True),
+                                    ("zheng-shangyou/pagat", 4, True),
+                                    ("zheng-shangyou/pagat-teams", 4, False)):
+        before = after = 0
+        for g, v in heuristic_views(game, players, range(4)):
+            if v["phase"] != "play" or len(v["legal_moves"]) < 2:
+                continue
+            runs.clear()
+            assert bot.choose(v) in v["legal_moves"]
+            if len(v["finished"]) >= 2:
+                after += bool(runs)
+                assert all(n == 16 for n in runs)
+            else:
+                before += 1
+                assert runs == [], (game, v["finished"])
+        assert before >= 20, game
+        assert (after >= 3) if searches else after == 0, (game, after)
 
 
 def test_the_climbing_search_over_given_moves_begins_no_world_past_its_cpu_cap():
@@ -661,6 +666,10 @@ def test_duel_playouts_reads_one_count_or_a_count_per_table_size_from_a_models_f
     assert duel_playouts({"duel_playouts": 16, "duel_players": [5]}, 4) == 0
     assert duel_playouts({"duel_playouts": {"4": 8}, "duel_players": [5]}, 4) == 0
     assert duel_playouts({}, 4) == 0
+    games = {"duel_playouts": {"5": 16}, "duel_games": ["zheng-shangyou/pagat"]}
+    assert duel_playouts(games, 5, "zheng-shangyou/pagat") == 16
+    assert duel_playouts(games, 5, "zheng-shangyou/pagat-teams") == 0
+    assert duel_playouts(games, 5) == 0
 
 
 def test_a_sheng_ji_model_with_a_duel_weighs_its_top_candidates_by_the_search(monkeypatch):
