@@ -60,12 +60,20 @@ def test_learned_plays_legal_moves_at_every_table_size(players):
     assert g.over and sum(b.decisions for b in bots) == len(g.moves)
 
 
-def test_learned_plays_other_presets_as_the_heuristic_level():
-    g = shangyou.new_game("zheng-shangyou/winner", players=8, seed=2, decks=2)    # no model
+def test_learned_plays_what_no_model_plays_as_the_heuristic_level():
+    """Every preset and size has a shipped model now; the phases the models do not play
+    (Sheng ji's bids, here) and the games a given model file does not name are the
+    heuristic level's."""
+    g = shangyou.new_game("sheng-ji", players=4, seed=2)
     learned, heuristic = make_bot("learned", seed=1), make_bot("heuristic", seed=1)
     view = g.view(g.to_act)
-    assert not learned.plays(view)
+    assert view["phase"] != "play" and not learned.plays(view)
     assert learned.choose(view) == heuristic.choose(view)
+    g = shangyou.new_game("zheng-shangyou/owen", players=4, seed=2)
+    by_file = make_bot(f"learned:{DEFAULT_MODEL}", seed=1)      # a pagat model
+    view = g.view(g.to_act)
+    assert not by_file.plays(view)
+    assert by_file.choose(view) == make_bot("heuristic", seed=1).choose(view)
 
 
 def test_each_game_is_played_by_its_shipped_model_or_the_heuristic_level():
@@ -557,25 +565,27 @@ def test_a_climbing_model_with_a_duel_weighs_its_top_candidate_by_the_climbing_s
     assert checked >= 10
 
 
-def test_the_winner_model_guides_the_search_at_its_sizes():
-    """models/winner.npz (the pagat 4-player re-ranker's weights as the guide of a small
-    search) plays "winner" at the sizes it was measured at, whole hands with legal moves,
-    and the heuristic level plays the others."""
+def test_the_winner_models_guide_the_search_at_every_size():
+    """models/winner.npz (the pagat 4-player re-ranker's weights) guides a small search at
+    the one-pack sizes, 3 and 4, and models/winner5.npz (the 5-player one's) at the two-pack
+    sizes, 5 to 8, each size with its playouts: whole hands with legal moves."""
     from shangyou.bots.learned import MODELS, duel_playouts, shipped_for
-    path = str(MODELS / "winner.npz")
     winner = "zheng-shangyou/winner"
-    net = load_model(path)
-    sizes = net.meta["players"]
-    assert 4 in sizes and net.meta["games"] == [winner]
-    assert all(duel_playouts(net.meta, n) > 0 for n in sizes)
-    pagat = load_model(str(MODELS / "pagat-rerank.npz"))
-    assert all(np.array_equal(net.w[k], pagat.w[k]) for k in pagat.w)
-    for n in shangyou.preset_info(winner)["players"]:
-        assert shipped_for(winner, n) == (path if n in sizes else None), n
-    g = shangyou.new_game(winner, players=sizes[0], seed=3)
-    bots = [Checked(make_bot("learned", seed=s)) for s in range(sizes[0])]
-    play_out(g, bots)
-    assert g.over and sum(b.decisions for b in bots) == len(g.moves)
+    for name, weights, sizes in (("winner.npz", "pagat-rerank.npz", [3, 4]),
+                                 ("winner5.npz", "pagat-rerank5.npz", [5, 6, 7, 8])):
+        path = str(MODELS / name)
+        net = load_model(path)
+        assert net.meta["players"] == sizes and net.meta["games"] == [winner]
+        assert all(0 < duel_playouts(net.meta, n, winner) <= 16 for n in sizes)
+        pagat = load_model(str(MODELS / weights))
+        assert all(np.array_equal(net.w[k], pagat.w[k]) for k in pagat.w)
+        assert [shipped_for(winner, n) for n in sizes] == [path] * len(sizes)
+    assert shangyou.preset_info(winner)["players"] == (3, 4, 5, 6, 7, 8)
+    for players, options in ((3, {}), (5, {"decks": 2}), (8, {"decks": 2})):
+        g = shangyou.new_game(winner, players=players, seed=3, **options)
+        bots = [Checked(make_bot("learned", seed=s)) for s in range(players)]
+        play_out(g, bots)
+        assert g.over and sum(b.decisions for b in bots) == len(g.moves)
 
 
 def test_the_zheng_fen_model_guides_the_search_at_every_size():
