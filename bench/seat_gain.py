@@ -16,7 +16,10 @@ With ``--against K`` the first bot is compared with the bot listed K-th (0-based
 table instead of with the table's mean, deal by deal (``learned,search,heuristic,heuristic
 --against 1``: the learned seat less the search's, by points, place and going out first).
 
-    PYTHONPATH=src python bench/seat_gain.py FOLDER [--check BASELINE_FOLDER] [--against K]
+Several folders (the same levels in the same seats, on other seeds; a level's model file may
+differ) are pooled: their deals, each one sample.
+
+    PYTHONPATH=src python bench/seat_gain.py FOLDER [FOLDER ...] [--check BASELINE_FOLDER] [--against K]
 """
 
 from __future__ import annotations
@@ -48,25 +51,34 @@ def first_bot_points(folder: Path, key: str = "score",
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("folder", type=Path)
+    ap.add_argument("folder", type=Path, nargs="+")
     ap.add_argument("--check", type=Path, help="an all-heuristic run: its first bot's points")
     ap.add_argument("--against", type=int, default=None,
                     help="compare with the bot listed at this index (0-based), not the mean")
     args = ap.parse_args()
-    config, per_deal = first_bot_points(args.folder, against=args.against)
+    runs = [first_bot_points(f, against=args.against) for f in args.folder]
+    config = runs[0][0]
+    levels = [[b.split(":")[0] for b in c["bots"]] for c, _ in runs]     # learned:FILE -> learned
+    if any(lv != levels[0] or c["game"] != config["game"] for lv, (c, _) in zip(levels, runs)):
+        raise SystemExit("the folders hold different line-ups or games: not pooled")
+    if len(runs) > 1:
+        print("pooled first bots:", ", ".join(c["bots"][0] for c, _ in runs))
+    gains = [v for _, per_deal in runs for v in per_deal.values()]
     other = ("the table's mean" if args.against is None
              else f"{config['bots'][args.against]} (bot {args.against})")
-    m, lo, hi = mean_ci(list(per_deal.values()))
-    print(f"{config['game']} {config['bots']} seed {config['seed']}: {len(per_deal)} deals, "
+    seeds = ", ".join(str(c["seed"]) for c, _ in runs)
+    m, lo, hi = mean_ci(gains)
+    print(f"{config['game']} {config['bots']} seed {seeds}: {len(gains)} deals, "
           f"first bot over {other} {m:+.3f} [{lo:+.3f}, {hi:+.3f}] a hand")
     # the same pairing for the place (lower is better) and for going out first
     for key, what in (("place", "place"),
                       ("win", "win rate (out first; Sheng ji: its side wins the hand)")):
         try:
-            _, per = first_bot_points(args.folder, key, args.against)
+            per = [v for f in args.folder
+                   for v in first_bot_points(f, key, args.against)[1].values()]
         except (KeyError, TypeError):       # a run that does not record it (Sheng ji: no place)
             continue
-        m, lo, hi = mean_ci(list(per.values()))
+        m, lo, hi = mean_ci(per)
         print(f"  its {what} over {other}: {m:+.4f} [{lo:+.4f}, {hi:+.4f}]")
     if args.check:
         _, base = first_bot_points(args.check)
