@@ -680,6 +680,8 @@ def test_duel_playouts_reads_one_count_or_a_count_per_table_size_from_a_models_f
     assert duel_playouts(games, 5, "zheng-shangyou/pagat") == 16
     assert duel_playouts(games, 5, "zheng-shangyou/pagat-teams") == 0
     assert duel_playouts(games, 5) == 0
+    packs = {"duel_playouts": {"4": 16, "4x2": 6}}      # a size and a pack count first
+    assert [duel_playouts(packs, 4, None, d) for d in (1, 2, None)] == [16, 6, 16]
 
 
 def test_a_sheng_ji_model_with_a_duel_weighs_its_top_candidates_by_the_search(monkeypatch):

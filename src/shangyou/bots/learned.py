@@ -311,7 +311,8 @@ class LearnedBot(Bot):
             return cands[0] if cands else base      # a play that goes out at once
         state, rows = rerank_features(view, cands, net.meta.get("inputs"), plans)
         q = net.q_rerank(state, rows)
-        duel = duel_playouts(net.meta, view["players"], view.get("game"))
+        duel = duel_playouts(net.meta, view["players"], view.get("game"),
+                             (view.get("options") or {}).get("decks"))
         if duel and pairs is not None:
             return self._duel(net, view, pairs, q, duel)
         after = net.meta.get("duel_after_out")      # climbing: only once that many are out
@@ -373,17 +374,20 @@ def _guided(net: Network, q) -> list[int]:
     return [i for i in order[:top] if gain[i] > margin]
 
 
-def duel_playouts(meta: dict, players: int, game: str | None = None) -> int:
+def duel_playouts(meta: dict, players: int, game: str | None = None,
+                  decks: int | None = None) -> int:
     """The playouts a model's guided search spends at a table of ``players`` (0: no search).
     ``duel_playouts`` is one count for every size, or a count per size (``{"5": 64, "6": 32}``;
-    a size not named does not search); ``duel_players``, when given, also limits the sizes,
-    and ``duel_games`` the games (a model that plays pagat and pagat-teams may search in one)."""
+    a size not named does not search), where ``"4x2"`` names a size and a pack count and comes
+    before ``"4"`` (two packs make each playout dearer); ``duel_players``, when given, also
+    limits the sizes, and ``duel_games`` the games (a model that plays pagat and pagat-teams
+    may search in one)."""
     games = meta.get("duel_games")
     if games is not None and game not in games:
         return 0
     duel = meta.get("duel_playouts") or 0
     if isinstance(duel, dict):
-        duel = duel.get(str(players), 0)
+        duel = duel.get(f"{players}x{decks}", duel.get(str(players), 0))
     sizes = meta.get("duel_players")
     if sizes is not None and players not in sizes:
         return 0
