@@ -580,6 +580,8 @@ def test_the_winner_models_guide_the_search_at_every_size():
         pagat = load_model(str(MODELS / weights))
         assert all(np.array_equal(net.w[k], pagat.w[k]) for k in pagat.w)
         assert [shipped_for(winner, n) for n in sizes] == [path] * len(sizes)
+    one = load_model(str(MODELS / "winner.npz")).meta     # two packs at 4: fewer playouts
+    assert 0 < duel_playouts(one, 4, winner, 2) < duel_playouts(one, 4, winner, 1)
     assert shangyou.preset_info(winner)["players"] == (3, 4, 5, 6, 7, 8)
     for players, options in ((3, {}), (5, {"decks": 2}), (8, {"decks": 2})):
         g = shangyou.new_game(winner, players=players, seed=3, **options)
